@@ -1,0 +1,300 @@
+//! Kafka's configs (with Kafka's names and defaults) and the simulation's own knobs.
+//!
+//! Every field is validated by [`Config::validate`], which names the field and its allowed
+//! range, so a bad scenario or a bad shared link gets a message a person can act on.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::ConfigError;
+
+/// Most brokers a cluster may have (ids 1..=9).
+pub const MAX_BROKERS: u32 = 9;
+
+/// `leader.imbalance.check.interval.seconds` (300) in ms: how often the controller looks for
+/// partitions whose leader is not the preferred replica (`auto.leader.rebalance.enable`,
+/// default true).
+pub const LEADER_IMBALANCE_CHECK_INTERVAL_MS: u64 = 300_000;
+
+/// Kafka schedules the isr-expiration task every `replica.lag.time.max.ms / 2`; a scheduler
+/// cannot run a task every 0 ms, so the simulation never runs it more often than this.
+pub const MIN_ISR_EXPIRATION_PERIOD_MS: u64 = 10;
+
+/// Records one follower fetch response carries at most (a stand-in for
+/// `replica.fetch.max.bytes`, 1 MiB, with small records).
+pub const MAX_RECORDS_PER_FETCH: u64 = 1_000;
+
+/// Kafka configs and simulation knobs for one cluster and its one topic.
+///
+/// Serialized with Kafka's own config names (`min.insync.replicas`, ...). Knobs that are not
+/// Kafka configs are prefixed `sim.`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Topic config `min.insync.replicas` (ServerLogConfigs: default 1).
+    #[serde(rename = "min.insync.replicas")]
+    pub min_insync_replicas: u32,
+    /// Topic config `unclean.leader.election.enable` (default false).
+    #[serde(rename = "unclean.leader.election.enable")]
+    pub unclean_leader_election_enable: bool,
+    /// Feature `eligible.leader.replicas.version` (KIP-966): 1 is the default for 4.1 and later.
+    #[serde(rename = "eligible.leader.replicas.version")]
+    pub eligible_leader_replicas_version: u32,
+    /// Broker config `replica.lag.time.max.ms` (ReplicationConfigs: default 30000).
+    #[serde(rename = "replica.lag.time.max.ms")]
+    pub replica_lag_time_max_ms: u64,
+    /// Broker config `replica.fetch.wait.max.ms` (default 500).
+    #[serde(rename = "replica.fetch.wait.max.ms")]
+    pub replica_fetch_wait_max_ms: u64,
+    /// Broker config `replica.fetch.backoff.ms` (default 1000).
+    #[serde(rename = "replica.fetch.backoff.ms")]
+    pub replica_fetch_backoff_ms: u64,
+    /// Broker config `replica.socket.timeout.ms` (default 30000): a follower's fetch that gets
+    /// no answer within this time fails and is retried after the backoff.
+    #[serde(rename = "replica.socket.timeout.ms")]
+    pub replica_socket_timeout_ms: u64,
+    /// Broker config `replica.high.watermark.checkpoint.interval.ms` (default 5000).
+    #[serde(rename = "replica.high.watermark.checkpoint.interval.ms")]
+    pub replica_high_watermark_checkpoint_interval_ms: u64,
+    /// Broker config `broker.heartbeat.interval.ms` (KRaftConfigs: default 2000).
+    #[serde(rename = "broker.heartbeat.interval.ms")]
+    pub broker_heartbeat_interval_ms: u64,
+    /// Controller config `broker.session.timeout.ms` (KRaftConfigs: default 9000).
+    #[serde(rename = "broker.session.timeout.ms")]
+    pub broker_session_timeout_ms: u64,
+    /// Producer config `request.timeout.ms` (default 30000). It is also the TimeoutMs of the
+    /// Produce request, so it bounds how long `acks=all` waits in the purgatory.
+    #[serde(rename = "request.timeout.ms")]
+    pub request_timeout_ms: u64,
+    /// Producer config `delivery.timeout.ms` (default 120000).
+    #[serde(rename = "delivery.timeout.ms")]
+    pub delivery_timeout_ms: u64,
+    /// Producer config `retries` (default 2147483647).
+    pub retries: u32,
+    /// Producer config `retry.backoff.ms` (default 100).
+    #[serde(rename = "retry.backoff.ms")]
+    pub retry_backoff_ms: u64,
+    /// Simulation knob: one-way latency of every link between two brokers or a broker and a
+    /// client, in ms.
+    #[serde(rename = "sim.network.latency.ms")]
+    pub network_latency_ms: u64,
+    /// Simulation knob: one-way latency between a broker and the KRaft controller quorum,
+    /// including the time to commit a record to the metadata log, in ms.
+    #[serde(rename = "sim.controller.latency.ms")]
+    pub controller_latency_ms: u64,
+    /// Simulation knob: extra random delay added to each message, 0..=jitter ms, drawn from the
+    /// seeded generator.
+    #[serde(rename = "sim.network.jitter.ms")]
+    pub network_jitter_ms: u64,
+    /// Simulation knob: how often the controller looks for leaderless partitions to elect
+    /// uncleanly when `unclean.leader.election.enable` is true (the periodic unclean election
+    /// task of the KRaft controller).
+    #[serde(rename = "sim.unclean.election.interval.ms")]
+    pub unclean_election_interval_ms: u64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            min_insync_replicas: 1,
+            unclean_leader_election_enable: false,
+            eligible_leader_replicas_version: 1,
+            replica_lag_time_max_ms: 30_000,
+            replica_fetch_wait_max_ms: 500,
+            replica_fetch_backoff_ms: 1_000,
+            replica_socket_timeout_ms: 30_000,
+            replica_high_watermark_checkpoint_interval_ms: 5_000,
+            broker_heartbeat_interval_ms: 2_000,
+            broker_session_timeout_ms: 9_000,
+            request_timeout_ms: 30_000,
+            delivery_timeout_ms: 120_000,
+            retries: 2_147_483_647,
+            retry_backoff_ms: 100,
+            network_latency_ms: 1,
+            controller_latency_ms: 5,
+            network_jitter_ms: 0,
+            unclean_election_interval_ms: 300_000,
+        }
+    }
+}
+
+/// One config's name and allowed range, used for validation and shown by the UI.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Range {
+    pub name: &'static str,
+    pub min: u64,
+    pub max: u64,
+}
+
+/// The allowed range of every numeric config, in one place.
+pub const RANGES: &[Range] = &[
+    Range { name: "min.insync.replicas", min: 1, max: MAX_BROKERS as u64 },
+    Range { name: "eligible.leader.replicas.version", min: 0, max: 1 },
+    Range { name: "replica.lag.time.max.ms", min: 0, max: 600_000 },
+    Range { name: "replica.fetch.wait.max.ms", min: 0, max: 60_000 },
+    Range { name: "replica.fetch.backoff.ms", min: 1, max: 60_000 },
+    Range { name: "replica.socket.timeout.ms", min: 1, max: 600_000 },
+    Range { name: "replica.high.watermark.checkpoint.interval.ms", min: 1, max: 600_000 },
+    Range { name: "broker.heartbeat.interval.ms", min: 1, max: 60_000 },
+    Range { name: "broker.session.timeout.ms", min: 1, max: 600_000 },
+    Range { name: "request.timeout.ms", min: 1, max: 600_000 },
+    Range { name: "delivery.timeout.ms", min: 1, max: 3_600_000 },
+    Range { name: "retries", min: 0, max: 2_147_483_647 },
+    Range { name: "retry.backoff.ms", min: 1, max: 60_000 },
+    Range { name: "sim.network.latency.ms", min: 0, max: 10_000 },
+    Range { name: "sim.controller.latency.ms", min: 0, max: 10_000 },
+    Range { name: "sim.network.jitter.ms", min: 0, max: 10_000 },
+    Range { name: "sim.unclean.election.interval.ms", min: 1_000, max: 3_600_000 },
+];
+
+impl Config {
+    /// The value of a numeric config by its Kafka name.
+    pub fn numeric(&self, name: &str) -> Option<u64> {
+        Some(match name {
+            "min.insync.replicas" => u64::from(self.min_insync_replicas),
+            "eligible.leader.replicas.version" => u64::from(self.eligible_leader_replicas_version),
+            "replica.lag.time.max.ms" => self.replica_lag_time_max_ms,
+            "replica.fetch.wait.max.ms" => self.replica_fetch_wait_max_ms,
+            "replica.fetch.backoff.ms" => self.replica_fetch_backoff_ms,
+            "replica.socket.timeout.ms" => self.replica_socket_timeout_ms,
+            "replica.high.watermark.checkpoint.interval.ms" => {
+                self.replica_high_watermark_checkpoint_interval_ms
+            }
+            "broker.heartbeat.interval.ms" => self.broker_heartbeat_interval_ms,
+            "broker.session.timeout.ms" => self.broker_session_timeout_ms,
+            "request.timeout.ms" => self.request_timeout_ms,
+            "delivery.timeout.ms" => self.delivery_timeout_ms,
+            "retries" => u64::from(self.retries),
+            "retry.backoff.ms" => self.retry_backoff_ms,
+            "sim.network.latency.ms" => self.network_latency_ms,
+            "sim.controller.latency.ms" => self.controller_latency_ms,
+            "sim.network.jitter.ms" => self.network_jitter_ms,
+            "sim.unclean.election.interval.ms" => self.unclean_election_interval_ms,
+            _ => return None,
+        })
+    }
+
+    /// Sets a config from its Kafka name and a JSON value (a number, a boolean, or a string
+    /// holding either, as `kafka-configs.sh --add-config` takes them). The new value is
+    /// validated; on error nothing changes.
+    pub fn set(&mut self, name: &str, value: &serde_json::Value) -> Result<(), ConfigError> {
+        let mut next = self.clone();
+        let as_text = match value {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let parse_u64 = |range: &Range| -> Result<u64, ConfigError> {
+            as_text.trim().parse::<u64>().map_err(|_| ConfigError::out_of_range(range, &as_text))
+        };
+        if name == "unclean.leader.election.enable" {
+            next.unclean_leader_election_enable = match as_text.trim() {
+                "true" => true,
+                "false" => false,
+                _ => {
+                    return Err(ConfigError {
+                        field: name.to_string(),
+                        message: format!("{name} must be true or false, got {as_text}"),
+                    })
+                }
+            };
+        } else {
+            let range = RANGES.iter().find(|r| r.name == name).ok_or_else(|| ConfigError {
+                field: name.to_string(),
+                message: format!("unknown config {name}"),
+            })?;
+            let v = parse_u64(range)?;
+            if v < range.min || v > range.max {
+                return Err(ConfigError::out_of_range(range, &as_text));
+            }
+            let narrow = |v: u64| u32::try_from(v).map_err(|_| ConfigError::out_of_range(range, &as_text));
+            match name {
+                "min.insync.replicas" => next.min_insync_replicas = narrow(v)?,
+                "eligible.leader.replicas.version" => next.eligible_leader_replicas_version = narrow(v)?,
+                "replica.lag.time.max.ms" => next.replica_lag_time_max_ms = v,
+                "replica.fetch.wait.max.ms" => next.replica_fetch_wait_max_ms = v,
+                "replica.fetch.backoff.ms" => next.replica_fetch_backoff_ms = v,
+                "replica.socket.timeout.ms" => next.replica_socket_timeout_ms = v,
+                "replica.high.watermark.checkpoint.interval.ms" => {
+                    next.replica_high_watermark_checkpoint_interval_ms = v
+                }
+                "broker.heartbeat.interval.ms" => next.broker_heartbeat_interval_ms = v,
+                "broker.session.timeout.ms" => next.broker_session_timeout_ms = v,
+                "request.timeout.ms" => next.request_timeout_ms = v,
+                "delivery.timeout.ms" => next.delivery_timeout_ms = v,
+                "retries" => next.retries = narrow(v)?,
+                "retry.backoff.ms" => next.retry_backoff_ms = v,
+                "sim.network.latency.ms" => next.network_latency_ms = v,
+                "sim.controller.latency.ms" => next.controller_latency_ms = v,
+                "sim.network.jitter.ms" => next.network_jitter_ms = v,
+                "sim.unclean.election.interval.ms" => next.unclean_election_interval_ms = v,
+                _ => unreachable!("every name in RANGES is matched above"),
+            }
+        }
+        next.validate()?;
+        *self = next;
+        Ok(())
+    }
+
+    /// Checks every numeric config against [`RANGES`].
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        for range in RANGES {
+            let v = self.numeric(range.name).unwrap_or_default();
+            if v < range.min || v > range.max {
+                return Err(ConfigError::out_of_range(range, &v.to_string()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether KIP-966 eligible leader replicas are on.
+    pub fn elr_enabled(&self) -> bool {
+        self.eligible_leader_replicas_version >= 1
+    }
+
+    /// Partition.effectiveMinIsr: min.insync.replicas, but never more than the replica count.
+    pub fn effective_min_isr(&self, replication_factor: usize) -> usize {
+        (self.min_insync_replicas as usize).min(replication_factor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_kafkas() {
+        let c = Config::default();
+        assert_eq!(c.min_insync_replicas, 1);
+        assert_eq!(c.replica_lag_time_max_ms, 30_000);
+        assert_eq!(c.replica_fetch_wait_max_ms, 500);
+        assert_eq!(c.broker_session_timeout_ms, 9_000);
+        assert_eq!(c.broker_heartbeat_interval_ms, 2_000);
+        assert_eq!(c.replica_high_watermark_checkpoint_interval_ms, 5_000);
+        assert_eq!(c.request_timeout_ms, 30_000);
+        assert_eq!(c.delivery_timeout_ms, 120_000);
+        assert!(!c.unclean_leader_election_enable);
+        assert!(c.elr_enabled());
+        c.validate().unwrap();
+    }
+
+    #[test]
+    fn set_names_the_field_and_range() {
+        let mut c = Config::default();
+        let e = c.set("replica.lag.time.max.ms", &serde_json::json!(700_000)).unwrap_err();
+        assert_eq!(e.field, "replica.lag.time.max.ms");
+        assert!(e.message.contains("0..=600000"), "{}", e.message);
+        assert_eq!(c.replica_lag_time_max_ms, 30_000, "a rejected value changes nothing");
+        c.set("min.insync.replicas", &serde_json::json!("2")).unwrap();
+        assert_eq!(c.min_insync_replicas, 2);
+        assert!(c.set("no.such.config", &serde_json::json!(1)).is_err());
+        assert!(c.set("unclean.leader.election.enable", &serde_json::json!("yes")).is_err());
+        c.set("unclean.leader.election.enable", &serde_json::json!(true)).unwrap();
+        assert!(c.unclean_leader_election_enable);
+    }
+
+    #[test]
+    fn effective_min_isr_is_capped_by_replicas() {
+        let c = Config { min_insync_replicas: 3, ..Config::default() };
+        assert_eq!(c.effective_min_isr(2), 2);
+        assert_eq!(c.effective_min_isr(3), 3);
+    }
+}

@@ -1,0 +1,880 @@
+//! The KRaft controller: broker registrations and epochs, heartbeats and fencing, controlled
+//! shutdown, AlterPartition, and leader election (ISR, then ELR, then the last known leader,
+//! then unclean), with every change written as a metadata record.
+//!
+//! The election rules are a transcription of Kafka's PartitionChangeBuilder (build,
+//! maybePopulateTargetElr, tryElection, electAnyLeader, electPreferredLeader,
+//! maybeUpdateRecordElr, maybeUpdateLastKnownLeader) and ReplicationControlManager
+//! (generateLeaderAndIsrUpdates, handleBrokerFenced, handleBrokerUnfenced,
+//! handleBrokerInControlledShutdown, handleBrokerUncleanShutdown, alterPartition).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::network::{MetadataImage, Payload};
+use crate::sim::Sim;
+use crate::trace::{Level, TraceKind};
+use crate::types::{join_ids, BrokerId, ErrorCode, Node, TimeMs};
+
+/// BrokerRegistration as the controller keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BrokerRegistration {
+    /// The broker epoch: the offset of its RegisterBrokerRecord.
+    pub epoch: i64,
+    pub fenced: bool,
+    pub in_controlled_shutdown: bool,
+}
+
+/// LeaderRecoveryState: RECOVERING after an unclean election until the leader has recovered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LeaderRecoveryState {
+    Recovered,
+    Recovering,
+}
+
+/// PartitionRegistration: the controller's record of one partition.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartitionRegistration {
+    pub replicas: Vec<BrokerId>,
+    pub isr: Vec<BrokerId>,
+    pub elr: Vec<BrokerId>,
+    pub last_known_elr: Vec<BrokerId>,
+    pub leader: Option<BrokerId>,
+    pub leader_epoch: i32,
+    pub partition_epoch: i32,
+    pub leader_recovery_state: LeaderRecoveryState,
+}
+
+impl PartitionRegistration {
+    pub fn new(replicas: Vec<BrokerId>, leader: Option<BrokerId>) -> Self {
+        PartitionRegistration {
+            isr: replicas.clone(),
+            replicas,
+            elr: vec![],
+            last_known_elr: vec![],
+            leader,
+            leader_epoch: 0,
+            partition_epoch: 0,
+            leader_recovery_state: LeaderRecoveryState::Recovered,
+        }
+    }
+}
+
+/// PartitionChangeBuilder.Election.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Election {
+    Preferred,
+    Online,
+    Unclean,
+}
+
+/// How a new leader was chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ElectionKind {
+    /// From the ISR.
+    Clean,
+    /// From the ELR while the ISR was empty (KIP-966).
+    Elr,
+    /// The last known leader, when ISR and ELR are empty (balanced recovery; Kafka marks it
+    /// unclean).
+    LastKnownLeader,
+    /// From outside the ISR and ELR: committed records may be lost.
+    Unclean,
+}
+
+/// What PartitionChangeBuilder.build produced: the new registration, or nothing when the
+/// change is a no-op.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartitionChange {
+    pub next: PartitionRegistration,
+    /// Set when the leader field changed, with how it was chosen (None: no leader).
+    pub new_leader: Option<(Option<BrokerId>, Option<ElectionKind>)>,
+}
+
+/// Inputs to one PartitionChangeBuilder run.
+pub struct ChangeRequest<'a> {
+    pub target_isr: Vec<BrokerId>,
+    pub election: Election,
+    pub min_isr: usize,
+    pub elr_enabled: bool,
+    pub unclean_shutdown_replicas: &'a [BrokerId],
+    /// The LeaderAcceptor: is this broker an acceptable leader (registered, unfenced, not in
+    /// controlled shutdown)?
+    pub is_acceptable_leader: &'a dyn Fn(BrokerId) -> bool,
+}
+
+/// PartitionChangeBuilder.build for one partition. Returns None when nothing changes.
+pub fn build_partition_change(part: &PartitionRegistration, req: &ChangeRequest<'_>) -> Option<PartitionChange> {
+    let mut target_isr = req.target_isr.clone();
+    let mut target_elr = part.elr.clone();
+    let mut target_last_known_elr = part.last_known_elr.clone();
+
+    // maybePopulateTargetElr
+    if req.elr_enabled {
+        if target_isr.len() >= req.min_isr {
+            target_elr.clear();
+            target_last_known_elr.clear();
+        } else {
+            // The new ELR: current ISR and ELR, minus the target ISR and unclean-shutdown
+            // replicas. (Kafka builds a HashSet; we keep the replica-list order so output
+            // is deterministic.)
+            let candidates: Vec<BrokerId> = part
+                .replicas
+                .iter()
+                .copied()
+                .filter(|r| target_elr.contains(r) || part.isr.contains(r))
+                .collect();
+            target_elr = candidates
+                .iter()
+                .copied()
+                .filter(|r| !target_isr.contains(r) && !req.unclean_shutdown_replicas.contains(r))
+                .collect();
+            target_last_known_elr = part
+                .replicas
+                .iter()
+                .copied()
+                .filter(|r| candidates.contains(r) || target_last_known_elr.contains(r))
+                .filter(|r| !target_isr.contains(r) && !target_elr.contains(r))
+                .collect();
+        }
+    }
+
+    // tryElection
+    let is_valid_new_leader = |r: BrokerId, isr: &[BrokerId], elr: &[BrokerId]| -> bool {
+        (isr.contains(&r) || (isr.is_empty() && elr.contains(&r))) && (req.is_acceptable_leader)(r)
+    };
+    // canElectLastKnownLeader. Kafka's trunk logs, but does not refuse, a last known leader
+    // that is not alive; we require it to be acceptable so a dead broker is never elected
+    // (it is elected when it comes back and is unfenced, through handleBrokerUnfenced).
+    let can_elect_last_known = req.elr_enabled
+        && target_elr.is_empty()
+        && target_isr.is_empty()
+        && part.last_known_elr.len() == 1
+        && (req.is_acceptable_leader)(part.last_known_elr[0]);
+    let current_valid = part.leader.is_some_and(|l| is_valid_new_leader(l, &target_isr, &target_elr));
+    let (elected, unclean): (Option<BrokerId>, bool) = match req.election {
+        Election::Preferred => {
+            let preferred = part.replicas[0];
+            if is_valid_new_leader(preferred, &target_isr, &target_elr) {
+                (Some(preferred), false)
+            } else if current_valid {
+                (part.leader, false)
+            } else if let Some(r) =
+                part.replicas.iter().skip(1).copied().find(|&r| is_valid_new_leader(r, &target_isr, &target_elr))
+            {
+                (Some(r), false)
+            } else if can_elect_last_known {
+                (Some(part.last_known_elr[0]), true)
+            } else {
+                (None, false)
+            }
+        }
+        Election::Online | Election::Unclean => {
+            if current_valid {
+                (part.leader, false)
+            } else if let Some(r) =
+                part.replicas.iter().copied().find(|&r| is_valid_new_leader(r, &target_isr, &target_elr))
+            {
+                (Some(r), false)
+            } else if can_elect_last_known {
+                (Some(part.last_known_elr[0]), true)
+            } else if req.election == Election::Unclean {
+                match part.replicas.iter().copied().find(|&r| (req.is_acceptable_leader)(r)) {
+                    Some(r) => (Some(r), true),
+                    None => (None, false),
+                }
+            } else {
+                (None, false)
+            }
+        }
+    };
+
+    let mut record_isr: Option<Vec<BrokerId>> = None;
+    let mut record_leader: Option<Option<BrokerId>> = None;
+    let mut kind = None;
+    let mut recovery = part.leader_recovery_state;
+    if elected != part.leader {
+        if let Some(node) = elected.filter(|n| target_elr.contains(n)) {
+            target_isr = vec![node];
+            target_elr.retain(|&r| r != node);
+            kind = Some(ElectionKind::Elr);
+        } else if unclean {
+            kind = Some(if can_elect_last_known && elected == part.last_known_elr.first().copied() {
+                ElectionKind::LastKnownLeader
+            } else {
+                ElectionKind::Unclean
+            });
+        } else if elected.is_some() {
+            kind = Some(ElectionKind::Clean);
+        }
+        record_leader = Some(elected);
+        if unclean {
+            if let Some(node) = elected {
+                // "If the election was unclean, we have to forcibly set the ISR to just the
+                // new leader. This can result in data loss!"
+                record_isr = Some(vec![node]);
+                recovery = LeaderRecoveryState::Recovering;
+            }
+        }
+    }
+
+    // maybeUpdateRecordElr
+    let clean = record_isr.is_none();
+    if !clean || !req.elr_enabled {
+        target_elr.clear();
+        target_last_known_elr.clear();
+    }
+    let mut next = part.clone();
+    next.elr = target_elr;
+    let leader_none_after =
+        matches!(record_leader, Some(None)) || (record_leader.is_none() && part.leader.is_none());
+    if part.last_known_elr.len() == 1 && leader_none_after {
+        target_last_known_elr = part.last_known_elr.clone();
+    }
+    // With useLastKnownLeaderInBalancedRecovery (the default), lastKnownElr only ever holds
+    // the last known leader, set in maybeUpdateLastKnownLeader below.
+    let _ = target_last_known_elr;
+
+    // The ISR: set if it changed and the election did not already set it. With ELR on, the
+    // ISR may become empty; with ELR off, the last member stays.
+    if record_isr.is_none() && (!target_isr.is_empty() || req.elr_enabled) && target_isr != part.isr {
+        record_isr = Some(target_isr.clone());
+    }
+
+    // maybeUpdateLastKnownLeader
+    if req.elr_enabled {
+        let isr_now_empty = record_isr.as_ref().is_some_and(|i| i.is_empty());
+        if isr_now_empty && (part.last_known_elr.len() != 1 || Some(part.last_known_elr[0]) != part.leader) {
+            // "Only update the last known leader when the first time the partition becomes
+            // leaderless."
+            next.last_known_elr = part.leader.into_iter().collect();
+        } else if (matches!(record_leader, Some(Some(_))) || (part.leader.is_some() && record_leader != Some(None)))
+            && !part.last_known_elr.is_empty()
+        {
+            next.last_known_elr.clear();
+        }
+    } else {
+        next.last_known_elr.clear();
+    }
+
+    if let Some(isr) = record_isr {
+        next.isr = isr;
+    }
+    if let Some(leader) = record_leader {
+        next.leader = leader;
+        next.leader_epoch += 1;
+    }
+    if recovery == LeaderRecoveryState::Recovering && record_leader.is_some() {
+        next.leader_recovery_state = LeaderRecoveryState::Recovering;
+    }
+    if next == *part {
+        return None;
+    }
+    next.partition_epoch += 1;
+    Some(PartitionChange { next, new_leader: record_leader.map(|l| (l, kind)) })
+}
+
+/// One record of the controller's metadata log (`__cluster_metadata`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MetadataRecord {
+    pub offset: u64,
+    pub time_ms: TimeMs,
+    /// Kafka's record type, e.g. `PartitionChangeRecord`.
+    pub kind: String,
+    pub text: String,
+}
+
+/// The controller's state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Controller {
+    pub brokers: BTreeMap<BrokerId, BrokerRegistration>,
+    /// Last heartbeat time per broker (BrokerHeartbeatManager).
+    pub last_heartbeat_ms: BTreeMap<BrokerId, TimeMs>,
+    pub partition: PartitionRegistration,
+    /// The most recent metadata records (bounded); `next_offset` keeps counting.
+    pub records: Vec<MetadataRecord>,
+    pub next_offset: u64,
+}
+
+/// Most metadata records kept for the snapshot.
+pub const MAX_METADATA_RECORDS: usize = 500;
+
+impl Controller {
+    /// ClusterControlManager.isActive: registered, unfenced, not in controlled shutdown.
+    pub fn is_active(&self, b: BrokerId) -> bool {
+        self.brokers.get(&b).is_some_and(|r| !r.fenced && !r.in_controlled_shutdown)
+    }
+
+    pub fn image(&self) -> MetadataImage {
+        MetadataImage {
+            offset: self.next_offset.saturating_sub(1),
+            partition: self.partition.clone(),
+            brokers: self.brokers.clone(),
+        }
+    }
+
+    pub fn append(&mut self, now: TimeMs, kind: &str, text: String) -> u64 {
+        let offset = self.next_offset;
+        self.next_offset += 1;
+        self.records.push(MetadataRecord { offset, time_ms: now, kind: kind.to_string(), text });
+        if self.records.len() > MAX_METADATA_RECORDS {
+            let excess = self.records.len() - MAX_METADATA_RECORDS;
+            self.records.drain(..excess);
+        }
+        offset
+    }
+}
+
+/// Why the controller is changing the partition (the context string Kafka logs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangeCause {
+    BrokerFenced(BrokerId),
+    BrokerUnfenced(BrokerId),
+    ControlledShutdown(BrokerId),
+    UncleanShutdown(BrokerId),
+    ElectPreferred,
+    ElectUnclean,
+    PeriodicUnclean,
+    PreferredRebalance,
+}
+
+impl Sim {
+    /// Applies a partition change (if any) as a PartitionChangeRecord and pushes metadata.
+    pub(crate) fn controller_apply_change(&mut self, change: PartitionChange, cause: &str) {
+        let now = self.now;
+        let before = self.controller.partition.clone();
+        let next = change.next.clone();
+        let mut fields = vec![];
+        if next.leader != before.leader {
+            fields.push(format!("leader={}", next.leader.map_or("none".to_string(), |l| l.to_string())));
+        }
+        if next.isr != before.isr {
+            fields.push(format!("isr=[{}]", join_ids(&next.isr)));
+        }
+        if next.elr != before.elr {
+            fields.push(format!("eligibleLeaderReplicas=[{}]", join_ids(&next.elr)));
+        }
+        if next.last_known_elr != before.last_known_elr {
+            fields.push(format!("lastKnownElr=[{}]", join_ids(&next.last_known_elr)));
+        }
+        if next.leader_recovery_state != before.leader_recovery_state {
+            fields.push(format!("leaderRecoveryState={:?}", next.leader_recovery_state).to_uppercase());
+        }
+        self.controller.append(
+            now,
+            "PartitionChangeRecord",
+            format!(
+                "PartitionChangeRecord({}, partitionId={}, {}) leaderEpoch={} partitionEpoch={} [{}]",
+                self.tp.topic,
+                self.tp.partition,
+                fields.join(", "),
+                next.leader_epoch,
+                next.partition_epoch,
+                cause
+            ),
+        );
+        self.controller.partition = next.clone();
+        if let Some((leader, kind)) = change.new_leader {
+            self.metrics.elections += 1;
+            let text = match (leader, kind) {
+                (None, _) => format!(
+                    "[QuorumController] Partition {} has no leader: no eligible replica (Isr: [{}] Elr: [{}]) leader epoch {}",
+                    self.tp,
+                    join_ids(&next.isr),
+                    join_ids(&next.elr),
+                    next.leader_epoch
+                ),
+                (Some(l), Some(ElectionKind::Unclean)) | (Some(l), Some(ElectionKind::LastKnownLeader)) => {
+                    self.last_unclean_election_at = Some(now);
+                    format!(
+                        "[QuorumController] Setting new leader for topic {}, partition {} to {} using an unclean election{} (leader epoch {})",
+                        self.tp.topic,
+                        self.tp.partition,
+                        l,
+                        if kind == Some(ElectionKind::LastKnownLeader) { " of the last known leader" } else { "" },
+                        next.leader_epoch
+                    )
+                }
+                (Some(l), Some(ElectionKind::Elr)) => format!(
+                    "[QuorumController] Setting new leader for topic {}, partition {} to {} using ELR (leader epoch {})",
+                    self.tp.topic, self.tp.partition, l, next.leader_epoch
+                ),
+                (Some(l), _) => format!(
+                    "[QuorumController] Setting new leader for topic {}, partition {} to {} using a clean election (leader epoch {})",
+                    self.tp.topic, self.tp.partition, l, next.leader_epoch
+                ),
+            };
+            let level = match kind {
+                Some(ElectionKind::Unclean) | Some(ElectionKind::LastKnownLeader) => Level::Warn,
+                _ if leader.is_none() => Level::Warn,
+                _ => Level::Info,
+            };
+            self.trace(TraceKind::Election, level, None, text);
+        }
+        self.controller_publish_metadata();
+    }
+
+    /// Pushes the current metadata image to every broker whose process can hear it.
+    pub(crate) fn controller_publish_metadata(&mut self) {
+        let image = self.controller.image();
+        let ids: Vec<BrokerId> = self.brokers.keys().copied().collect();
+        for b in ids {
+            if self.brokers[&b].process.is_up() && self.brokers[&b].registered {
+                self.send(Node::Controller, Node::Broker(b), Payload::Metadata { image: image.clone() });
+            }
+        }
+    }
+
+    /// ReplicationControlManager.generateLeaderAndIsrUpdates for our one partition.
+    pub(crate) fn controller_generate_updates(
+        &mut self,
+        broker_to_remove: Option<BrokerId>,
+        broker_to_add: Option<BrokerId>,
+        broker_with_unclean_shutdown: Option<BrokerId>,
+        cause: ChangeCause,
+    ) {
+        let part = self.controller.partition.clone();
+        let relevant = match cause {
+            ChangeCause::BrokerFenced(b) | ChangeCause::ControlledShutdown(b) => part.isr.contains(&b),
+            ChangeCause::UncleanShutdown(b) => part.isr.contains(&b) || part.elr.contains(&b),
+            ChangeCause::BrokerUnfenced(_) | ChangeCause::PeriodicUnclean => part.leader.is_none(),
+            _ => true,
+        };
+        if !relevant {
+            return;
+        }
+        let controller = &self.controller;
+        let accept = |r: BrokerId| {
+            Some(r) != broker_to_remove
+                && Some(r) != broker_with_unclean_shutdown
+                && (Some(r) == broker_to_add || controller.is_active(r))
+        };
+        let unclean_shutdown: Vec<BrokerId> = broker_with_unclean_shutdown.into_iter().collect();
+        let target_isr: Vec<BrokerId> = part
+            .isr
+            .iter()
+            .copied()
+            .filter(|&r| Some(r) != broker_to_remove && Some(r) != broker_with_unclean_shutdown)
+            .collect();
+        let election = if self.config.unclean_leader_election_enable || cause == ChangeCause::ElectUnclean {
+            Election::Unclean
+        } else {
+            Election::Online
+        };
+        let req = ChangeRequest {
+            target_isr,
+            election,
+            min_isr: self.config.effective_min_isr(part.replicas.len()),
+            elr_enabled: self.config.elr_enabled(),
+            unclean_shutdown_replicas: &unclean_shutdown,
+            is_acceptable_leader: &accept,
+        };
+        if let Some(change) = build_partition_change(&part, &req) {
+            let context = match cause {
+                ChangeCause::BrokerFenced(b) => format!("handleBrokerFenced[{b}]"),
+                ChangeCause::BrokerUnfenced(b) => format!("handleBrokerUnfenced[{b}]"),
+                ChangeCause::ControlledShutdown(b) => format!("enterControlledShutdown[{b}]"),
+                ChangeCause::UncleanShutdown(b) => format!("handleBrokerUncleanShutdown[{b}]"),
+                ChangeCause::ElectUnclean => "electLeaders[UNCLEAN]".to_string(),
+                ChangeCause::PeriodicUnclean => "maybeElectUncleanLeaders".to_string(),
+                ChangeCause::ElectPreferred | ChangeCause::PreferredRebalance => "electLeaders[PREFERRED]".to_string(),
+            };
+            self.controller_apply_change(change, &context);
+        }
+    }
+
+    /// ReplicationControlManager.electLeader for kafka-leader-election.sh.
+    pub(crate) fn controller_elect(&mut self, election: Election, cause: ChangeCause) -> ErrorCode {
+        let part = self.controller.partition.clone();
+        let has_preferred = part.leader == Some(part.replicas[0]);
+        if (election == Election::Preferred && has_preferred) || (election == Election::Unclean && part.leader.is_some())
+        {
+            return ErrorCode::ELECTION_NOT_NEEDED;
+        }
+        let controller = &self.controller;
+        let accept = |r: BrokerId| controller.is_active(r);
+        let req = ChangeRequest {
+            target_isr: part.isr.clone(),
+            election,
+            min_isr: self.config.effective_min_isr(part.replicas.len()),
+            elr_enabled: self.config.elr_enabled(),
+            unclean_shutdown_replicas: &[],
+            is_acceptable_leader: &accept,
+        };
+        match build_partition_change(&part, &req) {
+            Some(change) => {
+                let ctx = match cause {
+                    ChangeCause::PreferredRebalance => "maybeBalancePartitionLeaders",
+                    _ if election == Election::Preferred => "electLeaders[PREFERRED]",
+                    _ => "electLeaders[UNCLEAN]",
+                };
+                self.controller_apply_change(change, ctx);
+                ErrorCode::NONE
+            }
+            None if election == Election::Preferred => ErrorCode::PREFERRED_LEADER_NOT_AVAILABLE,
+            None => ErrorCode::ELIGIBLE_LEADERS_NOT_AVAILABLE,
+        }
+    }
+
+    /// Handles a message delivered to the controller.
+    pub(crate) fn controller_receive(&mut self, from: Node, payload: Payload) {
+        let Node::Broker(b) = from else { return };
+        let now = self.now;
+        match payload {
+            Payload::BrokerRegistration { previous_broker_epoch } => {
+                let existing = self.controller.brokers.get(&b).cloned();
+                let epoch = self.controller.append(
+                    now,
+                    "RegisterBrokerRecord",
+                    format!("RegisterBrokerRecord(brokerId={b}, fenced=true)"),
+                ) as i64;
+                self.trace(
+                    TraceKind::Controller,
+                    Level::Info,
+                    Some(b),
+                    format!("[QuorumController] Registered broker {b} with broker epoch {epoch} (fenced until it catches up)"),
+                );
+                self.controller.brokers.insert(
+                    b,
+                    BrokerRegistration { epoch, fenced: true, in_controlled_shutdown: false },
+                );
+                self.controller.last_heartbeat_ms.insert(b, now);
+                self.schedule_session_check(b);
+                // ClusterControlManager.registerBroker: a previous epoch that does not match
+                // means the broker did not shut down cleanly (KIP-966).
+                if let Some(prev) = existing {
+                    if prev.epoch != previous_broker_epoch {
+                        self.trace(
+                            TraceKind::Controller,
+                            Level::Info,
+                            Some(b),
+                            format!("[QuorumController] Broker {b} registered after an unclean shutdown: removing it from the ISR and ELR"),
+                        );
+                        if self.config.elr_enabled() {
+                            self.controller_generate_updates(None, None, Some(b), ChangeCause::UncleanShutdown(b));
+                        }
+                    }
+                }
+                self.send(Node::Controller, from, Payload::BrokerRegistrationResponse { broker_epoch: epoch });
+                let image = self.controller.image();
+                self.send(Node::Controller, from, Payload::Metadata { image });
+            }
+            Payload::BrokerHeartbeat { broker_epoch, want_shut_down, metadata_offset } => {
+                let Some(reg) = self.controller.brokers.get(&b).cloned() else { return };
+                if reg.epoch != broker_epoch {
+                    return; // STALE_BROKER_EPOCH: a heartbeat from an earlier incarnation.
+                }
+                self.controller.last_heartbeat_ms.insert(b, now);
+                self.schedule_session_check(b);
+                if want_shut_down && !reg.in_controlled_shutdown {
+                    self.controller_controlled_shutdown(b);
+                } else if reg.fenced && !want_shut_down && metadata_offset >= reg.epoch as u64 {
+                    // BrokerHeartbeatManager: unfence once the broker has caught up with the
+                    // metadata log up to its own registration.
+                    if let Some(r) = self.controller.brokers.get_mut(&b) {
+                        r.fenced = false;
+                    }
+                    self.controller.append(
+                        now,
+                        "BrokerRegistrationChangeRecord",
+                        format!("BrokerRegistrationChangeRecord(brokerId={b}, brokerEpoch={}, fenced=UNFENCE)", reg.epoch),
+                    );
+                    self.trace(TraceKind::Controller, Level::Info, Some(b), format!("[QuorumController] Unfenced broker {b}"));
+                    self.controller_generate_updates(None, Some(b), None, ChangeCause::BrokerUnfenced(b));
+                    self.controller_publish_metadata();
+                }
+                let reg = self.controller.brokers[&b].clone();
+                let has_leaderships = self.controller.partition.leader == Some(b);
+                self.send(
+                    Node::Controller,
+                    from,
+                    Payload::BrokerHeartbeatResponse {
+                        fenced: reg.fenced,
+                        in_controlled_shutdown: reg.in_controlled_shutdown,
+                        should_shut_down: reg.in_controlled_shutdown && !has_leaderships,
+                    },
+                );
+                if metadata_offset + 1 < self.controller.next_offset {
+                    // The broker is behind (it was cut off, or frozen): it catches up.
+                    let image = self.controller.image();
+                    self.send(Node::Controller, from, Payload::Metadata { image });
+                }
+            }
+            Payload::AlterPartition { broker_epoch, leader_epoch, partition_epoch, new_isr } => {
+                let result = self.controller_alter_partition(b, broker_epoch, leader_epoch, partition_epoch, &new_isr);
+                let p = &self.controller.partition;
+                self.send(
+                    Node::Controller,
+                    from,
+                    Payload::AlterPartitionResponse {
+                        error: result,
+                        leader: p.leader,
+                        leader_epoch: p.leader_epoch,
+                        partition_epoch: p.partition_epoch,
+                        isr: p.isr.clone(),
+                    },
+                );
+            }
+            _ => {}
+        }
+    }
+
+    /// ReplicationControlManager.alterPartition with validateAlterPartitionData.
+    fn controller_alter_partition(
+        &mut self,
+        b: BrokerId,
+        broker_epoch: i64,
+        leader_epoch: i32,
+        partition_epoch: i32,
+        new_isr: &[(BrokerId, i64)],
+    ) -> ErrorCode {
+        let part = self.controller.partition.clone();
+        if self.controller.brokers.get(&b).map(|r| r.epoch) != Some(broker_epoch) {
+            return ErrorCode::STALE_BROKER_EPOCH;
+        }
+        if leader_epoch > part.leader_epoch || partition_epoch > part.partition_epoch {
+            return ErrorCode::NOT_CONTROLLER;
+        }
+        if leader_epoch < part.leader_epoch {
+            return ErrorCode::FENCED_LEADER_EPOCH;
+        }
+        if Some(b) != part.leader {
+            return ErrorCode::INVALID_REQUEST;
+        }
+        if partition_epoch < part.partition_epoch {
+            return ErrorCode::INVALID_UPDATE_VERSION;
+        }
+        let ids: Vec<BrokerId> = new_isr.iter().map(|(id, _)| *id).collect();
+        if ids.iter().any(|id| !part.replicas.contains(id)) || !ids.contains(&b) {
+            return ErrorCode::INVALID_REQUEST;
+        }
+        if part.leader_recovery_state == LeaderRecoveryState::Recovering && ids.len() > 1 {
+            // The new leader of an unclean election finishes recovery first. We model
+            // recovery as immediate: the next AlterPartition completes it.
+        }
+        // ineligibleReplicasForIsr
+        let ineligible: Vec<String> = new_isr
+            .iter()
+            .filter_map(|&(id, epoch)| match self.controller.brokers.get(&id) {
+                None => Some(format!("{id} (not registered)")),
+                Some(r) if r.in_controlled_shutdown => Some(format!("{id} (shutting down)")),
+                Some(r) if r.fenced => Some(format!("{id} (fenced)")),
+                Some(r) if epoch != -1 && r.epoch != epoch => {
+                    Some(format!("{id} (broker epoch mismatch: requested={epoch} VS expected={})", r.epoch))
+                }
+                _ => None,
+            })
+            .collect();
+        if !ineligible.is_empty() {
+            self.trace(
+                TraceKind::Controller,
+                Level::Info,
+                Some(b),
+                format!(
+                    "[QuorumController] Rejecting AlterPartition request from node {b} for {} because it specified ineligible replicas {} in the new ISR {}",
+                    self.tp,
+                    ineligible.join(", "),
+                    join_ids(&ids)
+                ),
+            );
+            return ErrorCode::INELIGIBLE_REPLICA;
+        }
+        let controller = &self.controller;
+        let accept = |r: BrokerId| controller.is_active(r);
+        let req = ChangeRequest {
+            target_isr: ids,
+            election: Election::Online,
+            min_isr: self.config.effective_min_isr(part.replicas.len()),
+            elr_enabled: self.config.elr_enabled(),
+            unclean_shutdown_replicas: &[],
+            is_acceptable_leader: &accept,
+        };
+        if let Some(mut change) = build_partition_change(&part, &req) {
+            change.next.leader_recovery_state = LeaderRecoveryState::Recovered;
+            self.controller_apply_change(change, &format!("alterPartition[{b}]"));
+        }
+        ErrorCode::NONE
+    }
+
+    /// handleBrokerInControlledShutdown.
+    fn controller_controlled_shutdown(&mut self, b: BrokerId) {
+        let now = self.now;
+        let epoch = self.controller.brokers.get(&b).map_or(-1, |r| r.epoch);
+        if let Some(r) = self.controller.brokers.get_mut(&b) {
+            r.in_controlled_shutdown = true;
+        }
+        self.controller.append(
+            now,
+            "BrokerRegistrationChangeRecord",
+            format!("BrokerRegistrationChangeRecord(brokerId={b}, brokerEpoch={epoch}, inControlledShutdown=1)"),
+        );
+        self.trace(
+            TraceKind::Controller,
+            Level::Info,
+            Some(b),
+            format!("[QuorumController] Broker {b} is in controlled shutdown: moving its leaderships and removing it from the ISR"),
+        );
+        self.controller_generate_updates(Some(b), None, None, ChangeCause::ControlledShutdown(b));
+        self.controller_publish_metadata();
+    }
+
+    /// BrokerHeartbeatManager's session check: fence a broker whose last heartbeat is older
+    /// than broker.session.timeout.ms (maybeFenceOneStaleBroker → handleBrokerFenced).
+    pub(crate) fn controller_session_check(&mut self, b: BrokerId) {
+        let now = self.now;
+        let Some(last) = self.controller.last_heartbeat_ms.get(&b).copied() else { return };
+        let Some(reg) = self.controller.brokers.get(&b).cloned() else { return };
+        if reg.fenced || now < last + self.config.broker_session_timeout_ms {
+            return;
+        }
+        self.trace(
+            TraceKind::Controller,
+            Level::Info,
+            Some(b),
+            format!("[QuorumController] Fencing broker {b} because its session has timed out."),
+        );
+        self.controller_generate_updates(Some(b), None, None, ChangeCause::BrokerFenced(b));
+        if let Some(r) = self.controller.brokers.get_mut(&b) {
+            r.fenced = true;
+            r.in_controlled_shutdown = false;
+        }
+        self.controller.append(
+            now,
+            "BrokerRegistrationChangeRecord",
+            format!("BrokerRegistrationChangeRecord(brokerId={b}, brokerEpoch={}, fenced=FENCE)", reg.epoch),
+        );
+        self.controller_publish_metadata();
+    }
+
+    /// The periodic unclean-election task for leaderless partitions, when
+    /// unclean.leader.election.enable is true.
+    pub(crate) fn controller_periodic_unclean(&mut self) {
+        if self.config.unclean_leader_election_enable && self.controller.partition.leader.is_none() {
+            self.controller_generate_updates(None, None, None, ChangeCause::PeriodicUnclean);
+        }
+    }
+
+    /// auto.leader.rebalance.enable: the periodic preferred-leader election
+    /// (maybeBalancePartitionLeaders). With one partition, any leader other than the preferred
+    /// replica is an imbalance above leader.imbalance.per.broker.percentage.
+    pub(crate) fn controller_preferred_rebalance(&mut self) {
+        let p = &self.controller.partition;
+        if p.leader.is_some() && p.leader != Some(p.replicas[0]) {
+            let _ = self.controller_elect(Election::Preferred, ChangeCause::PreferredRebalance);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn part(replicas: &[u32], isr: &[u32], leader: Option<u32>) -> PartitionRegistration {
+        let mut p = PartitionRegistration::new(replicas.to_vec(), leader);
+        p.isr = isr.to_vec();
+        p
+    }
+
+    fn run(
+        p: &PartitionRegistration,
+        target_isr: &[u32],
+        election: Election,
+        min_isr: usize,
+        alive: &[u32],
+    ) -> Option<PartitionChange> {
+        let accept = |r: u32| alive.contains(&r);
+        build_partition_change(
+            p,
+            &ChangeRequest {
+                target_isr: target_isr.to_vec(),
+                election,
+                min_isr,
+                elr_enabled: true,
+                unclean_shutdown_replicas: &[],
+                is_acceptable_leader: &accept,
+            },
+        )
+    }
+
+    #[test]
+    fn controlled_shutdown_below_min_isr_moves_replica_to_elr() {
+        // Article 000, example 2: min.insync.replicas=3, broker 3 stopped → Isr: 1,2 Elr: 3.
+        let p = part(&[1, 2, 3], &[1, 2, 3], Some(1));
+        let c = run(&p, &[1, 2], Election::Online, 3, &[1, 2]).unwrap();
+        assert_eq!(c.next.isr, vec![1, 2]);
+        assert_eq!(c.next.elr, vec![3]);
+        assert!(c.next.last_known_elr.is_empty());
+        assert_eq!(c.next.leader, Some(1));
+        assert_eq!(c.next.leader_epoch, 0, "an ISR shrink does not bump the leader epoch");
+        assert_eq!(c.next.partition_epoch, 1);
+        assert!(c.new_leader.is_none());
+    }
+
+    #[test]
+    fn last_isr_member_stopping_leaves_elr_and_last_known_elr() {
+        // Article 004, step 4: replicas 2,3, min ISR 1, ISR [2]; broker 2 stops →
+        // Leader: none Isr: Elr: 2 LastKnownElr: 2.
+        let p = part(&[2, 3], &[2], Some(2));
+        let c = run(&p, &[], Election::Online, 1, &[3]).unwrap();
+        assert_eq!(c.next.leader, None);
+        assert!(c.next.isr.is_empty());
+        assert_eq!(c.next.elr, vec![2]);
+        assert_eq!(c.next.last_known_elr, vec![2]);
+        assert_eq!(c.next.leader_epoch, 1, "losing the leader bumps the epoch");
+        // Broker 3 is alive but not eligible: an ONLINE election finds nobody.
+        assert!(run(&c.next, &[], Election::Online, 1, &[3]).is_none());
+        // kafka-leader-election.sh --election-type unclean elects 3, ISR [3], ELR cleared.
+        let u = run(&c.next, &[], Election::Unclean, 1, &[3]).unwrap();
+        assert_eq!(u.next.leader, Some(3));
+        assert_eq!(u.next.isr, vec![3]);
+        assert!(u.next.elr.is_empty());
+        assert!(u.next.last_known_elr.is_empty());
+        assert_eq!(u.new_leader, Some((Some(3), Some(ElectionKind::Unclean))));
+        assert_eq!(u.next.leader_recovery_state, LeaderRecoveryState::Recovering);
+    }
+
+    #[test]
+    fn elr_member_is_elected_when_the_isr_is_empty() {
+        // Article 003: A leads alone (ISR [A], ELR [B]); A fails; B is elected from the ELR;
+        // C (not in ISR or ELR) is not.
+        let p = PartitionRegistration { elr: vec![2], ..part(&[1, 2, 3], &[1], Some(1)) };
+        let c = run(&p, &[], Election::Online, 2, &[2, 3]).unwrap();
+        assert_eq!(c.next.leader, Some(2));
+        assert_eq!(c.next.isr, vec![2]);
+        assert_eq!(c.new_leader, Some((Some(2), Some(ElectionKind::Elr))));
+        assert!(!c.next.elr.contains(&2));
+    }
+
+    #[test]
+    fn preferred_election_prefers_first_replica_in_isr() {
+        let p = part(&[3, 1, 2], &[1, 2, 3], Some(1));
+        let c = run(&p, &[1, 2, 3], Election::Preferred, 1, &[1, 2, 3]).unwrap();
+        assert_eq!(c.next.leader, Some(3));
+        assert_eq!(c.next.leader_epoch, 1);
+        // Not in the ISR: the current leader stays, no change.
+        let q = part(&[3, 1, 2], &[1, 2], Some(1));
+        assert!(run(&q, &[1, 2], Election::Preferred, 1, &[1, 2, 3]).is_none());
+    }
+
+    #[test]
+    fn elr_disabled_keeps_last_isr_member() {
+        let p = part(&[1, 2], &[1], Some(1));
+        let accept = |r: u32| r == 2;
+        let c = build_partition_change(
+            &p,
+            &ChangeRequest {
+                target_isr: vec![],
+                election: Election::Online,
+                min_isr: 1,
+                elr_enabled: false,
+                unclean_shutdown_replicas: &[],
+                is_acceptable_leader: &accept,
+            },
+        )
+        .unwrap();
+        assert_eq!(c.next.leader, None);
+        assert_eq!(c.next.isr, vec![1], "without ELR the ISR never becomes empty");
+        assert!(c.next.elr.is_empty());
+    }
+}

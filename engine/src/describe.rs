@@ -1,0 +1,89 @@
+//! Read-outs in the words of Kafka's own tools.
+
+use crate::sim::Sim;
+use crate::types::{join_ids, BrokerId};
+
+/// `kafka-topics.sh --describe`, one partition line, as the controller's metadata says.
+pub fn describe_line(sim: &Sim) -> String {
+    let p = &sim.controller.partition;
+    format!(
+        "Topic: {} Partition: {} Leader: {} Replicas: {} Isr: {} Elr: {} LastKnownElr: {}",
+        sim.tp.topic,
+        sim.tp.partition,
+        p.leader.map_or("none".to_string(), |l| l.to_string()),
+        join_ids(&p.replicas),
+        join_ids(&p.isr),
+        join_ids(&p.elr),
+        join_ids(&p.last_known_elr)
+    )
+    .trim_end()
+    .to_string()
+}
+
+/// `kafka-get-offsets.sh`: ListOffsets(LATEST) without an isolation level answers the HW.
+pub fn offsets_line(sim: &Sim) -> String {
+    match high_watermark(sim) {
+        Some(hw) => format!("{}:{}:{}", sim.tp.topic, sim.tp.partition, hw),
+        None => format!("kafka-get-offsets.sh: LEADER_NOT_AVAILABLE for {}", sim.tp),
+    }
+}
+
+/// The HW as the current leader broker holds it, if there is a leader and it is up.
+pub fn high_watermark(sim: &Sim) -> Option<u64> {
+    let leader = sim.controller.partition.leader?;
+    let b = sim.brokers.get(&leader)?;
+    b.process.is_up().then_some(b.log.high_watermark)
+}
+
+fn replica_brokers(sim: &Sim) -> Vec<BrokerId> {
+    let mut r = sim.controller.partition.replicas.clone();
+    r.sort_unstable();
+    r
+}
+
+/// Each replica's leader-epoch-checkpoint joined on one line: `broker 2: 0 2 0 0 1 10`.
+pub fn epoch_lines(sim: &Sim) -> Vec<String> {
+    replica_brokers(sim)
+        .into_iter()
+        .map(|b| format!("broker {b}: {}", sim.brokers[&b].log.epoch_cache.checkpoint_line()))
+        .collect()
+}
+
+/// Each replica's replication-offset-checkpoint entry: `broker 1: rep 0 18`.
+pub fn hw_checkpoint_lines(sim: &Sim) -> Vec<String> {
+    replica_brokers(sim)
+        .into_iter()
+        .map(|b| match sim.brokers[&b].log.hw_checkpoint {
+            Some(hw) => format!("broker {b}: {} {} {hw}", sim.tp.topic, sim.tp.partition),
+            None => format!("broker {b}: (no replication-offset-checkpoint)"),
+        })
+        .collect()
+}
+
+/// `kafka-dump-log.sh --print-data-log`, shortened: batches and their records.
+pub fn dump_log_lines(sim: &Sim, broker: BrokerId) -> Vec<String> {
+    let Some(b) = sim.brokers.get(&broker) else { return vec![] };
+    let mut out = vec![format!("broker {broker} log ({}, log end offset {}):", sim.tp, b.log.log_end_offset())];
+    let records = &b.log.records;
+    let mut i = 0;
+    while i < records.len() {
+        let base = records[i].batch_base;
+        let epoch = records[i].epoch;
+        let mut j = i;
+        while j < records.len() && records[j].batch_base == base && records[j].epoch == epoch {
+            j += 1;
+        }
+        out.push(format!(
+            "  batch offsets {}-{} (count {}) partitionLeaderEpoch={}",
+            records[i].offset,
+            records[j - 1].offset,
+            j - i,
+            epoch
+        ));
+        for r in &records[i..j] {
+            out.push(format!("    offset {}: {}", r.offset, r.value));
+        }
+        i = j;
+    }
+    out
+}

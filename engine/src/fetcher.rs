@@ -1,0 +1,326 @@
+//! The follower side: ReplicaFetcherThread / AbstractFetcherThread. One fetch in flight per
+//! follower; the response's records are appended as the leader wrote them; the follower's HW
+//! is min(leader HW, own LEO); a diverging epoch truncates the log (truncationOffset).
+
+use serde::{Deserialize, Serialize};
+
+use crate::log::Record;
+use crate::network::Payload;
+use crate::sim::{BrokerTimer, Role, Sim};
+use crate::trace::{Level, TraceKind};
+use crate::types::{BrokerId, ErrorCode, Node, TimeMs};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FollowerState {
+    pub leader: Option<BrokerId>,
+    pub leader_epoch: i32,
+    pub partition_epoch: i32,
+    /// The fetch in flight, if any (fetch id).
+    pub in_flight_fetch: Option<u64>,
+    /// Guards SendFetch timers: only the newest generation sends.
+    pub generation: u64,
+    /// replica.fetch.backoff.ms after an error.
+    pub backing_off_until: Option<TimeMs>,
+}
+
+/// A truncation, kept for the UI to show the records falling away.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TruncationRecord {
+    pub time_ms: TimeMs,
+    pub broker: BrokerId,
+    pub to_offset: u64,
+    pub removed: Vec<Record>,
+    /// The HW before, when the truncation went below it.
+    pub below_high_watermark: Option<u64>,
+}
+
+/// Most truncations remembered for the snapshot.
+pub const MAX_TRUNCATIONS: usize = 100;
+
+/// AbstractFetcherThread.truncationOffset for a diverging epoch from the leader.
+/// `follower_end_for(epoch)` is the follower's LeaderEpochFileCache.endOffsetFor.
+/// Returns (offset to truncate to, whether truncation is complete).
+pub fn truncation_offset(
+    leader_epoch: i32,
+    leader_end_offset: i64,
+    follower_end_offset_for: (i32, i64),
+    replica_end_offset: u64,
+) -> (u64, bool) {
+    let leader_end = leader_end_offset.max(0) as u64;
+    let (follower_epoch, follower_end) = follower_end_offset_for;
+    if follower_epoch == crate::log::UNDEFINED_EPOCH || follower_end < 0 {
+        // No epoch ≤ the leader's: truncate to the leader's end offset.
+        return (leader_end.min(replica_end_offset), true);
+    }
+    let follower_end = follower_end as u64;
+    if follower_epoch != leader_epoch {
+        // The follower does not know the leader's epoch: truncate to the end of the largest
+        // epoch it knows below it, and ask again with the next fetch.
+        (follower_end.min(replica_end_offset), false)
+    } else {
+        (follower_end.min(leader_end).min(replica_end_offset), true)
+    }
+}
+
+impl Sim {
+    fn follower_mut(&mut self, b: BrokerId) -> Option<&mut FollowerState> {
+        match &mut self.brokers.get_mut(&b)?.role {
+            Role::Follower(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// The fetcher is (re)pointed at the leader: ReplicaManager.initialFetchOffset, then fetch.
+    pub(crate) fn fetcher_start(&mut self, b: BrokerId) {
+        let broker = self.brokers.get_mut(&b).expect("broker exists");
+        // A log with no epoch information cannot use the leader's divergence check: it is
+        // truncated to its HW first (the TRUNCATING state).
+        if broker.log.epoch_cache.entries.is_empty() && broker.log.log_end_offset() > broker.log.high_watermark {
+            let hw = broker.log.high_watermark;
+            if let Some(t) = broker.log.truncate_to(hw) {
+                self.record_truncation(b, t, None);
+            }
+        }
+        let generation = self.next_generation(b);
+        if let Some(f) = self.follower_mut(b) {
+            f.in_flight_fetch = None;
+            f.generation = generation;
+            f.backing_off_until = None;
+        }
+        self.schedule_broker_timer(b, 0, BrokerTimer::SendFetch { generation });
+    }
+
+    fn next_generation(&mut self, b: BrokerId) -> u64 {
+        let broker = self.brokers.get_mut(&b).expect("broker exists");
+        broker.fetch_generation += 1;
+        broker.fetch_generation
+    }
+
+    fn fetcher_schedule(&mut self, b: BrokerId, delay: u64) {
+        let generation = self.next_generation(b);
+        let now = self.now;
+        if let Some(f) = self.follower_mut(b) {
+            f.generation = generation;
+            f.backing_off_until = (delay > 0).then_some(now + delay);
+        }
+        self.schedule_broker_timer(b, delay, BrokerTimer::SendFetch { generation });
+    }
+
+    /// RemoteLeaderEndPoint.buildFetch and send.
+    pub(crate) fn fetcher_send_fetch(&mut self, b: BrokerId, generation: u64) {
+        let broker = &self.brokers[&b];
+        let Role::Follower(f) = &broker.role else { return };
+        if f.generation != generation || f.in_flight_fetch.is_some() {
+            return;
+        }
+        let Some(leader) = f.leader else { return };
+        let payload_base = (
+            broker.broker_epoch,
+            broker.log.log_end_offset(),
+            broker.log.log_start_offset,
+            f.leader_epoch,
+            broker.log.epoch_cache.latest_epoch(),
+        );
+        let fetch_id = self.next_generation(b);
+        if let Some(f) = self.follower_mut(b) {
+            f.in_flight_fetch = Some(fetch_id);
+            f.backing_off_until = None;
+        }
+        let (broker_epoch, fetch_offset, log_start_offset, current_leader_epoch, last_fetched_epoch) = payload_base;
+        self.send(
+            Node::Broker(b),
+            Node::Broker(leader),
+            Payload::Fetch {
+                fetch_id,
+                replica_id: b,
+                broker_epoch,
+                fetch_offset,
+                log_start_offset,
+                current_leader_epoch,
+                last_fetched_epoch,
+            },
+        );
+        self.schedule_broker_timer(b, self.config.replica_socket_timeout_ms, BrokerTimer::FetchTimeout { fetch_id });
+    }
+
+    /// No response within replica.socket.timeout.ms: the request failed; back off and retry.
+    pub(crate) fn fetcher_timeout(&mut self, b: BrokerId, fetch_id: u64) {
+        let Some(f) = self.follower_mut(b) else { return };
+        if f.in_flight_fetch != Some(fetch_id) {
+            return;
+        }
+        f.in_flight_fetch = None;
+        let leader = f.leader;
+        self.trace(
+            TraceKind::Broker,
+            Level::Warn,
+            Some(b),
+            format!(
+                "[ReplicaFetcher replicaId={b}, leaderId={}, fetcherId=0] Error sending fetch request: no response within replica.socket.timeout.ms={} ms",
+                leader.map_or("none".to_string(), |l| l.to_string()),
+                self.config.replica_socket_timeout_ms
+            ),
+        );
+        self.fetcher_schedule(b, self.config.replica_fetch_backoff_ms);
+    }
+
+    /// AbstractFetcherThread.processFetchRequest for our one partition.
+    pub(crate) fn fetcher_handle_response(&mut self, b: BrokerId, from: Node, payload: Payload) {
+        let Payload::FetchResponse {
+            fetch_id,
+            error,
+            high_watermark,
+            records,
+            diverging_epoch,
+            leader_log_end_offset,
+            leader_log_start_offset,
+        } = payload
+        else {
+            return;
+        };
+        let Some(f) = self.follower_mut(b) else { return };
+        if f.in_flight_fetch != Some(fetch_id) || f.leader.map(Node::Broker) != Some(from) {
+            return; // a response to a fetch we no longer wait for
+        }
+        f.in_flight_fetch = None;
+        let leader = f.leader.unwrap_or(0);
+        let slow = self.brokers[&b].slow_ms;
+        if error != ErrorCode::NONE {
+            if error == ErrorCode::OFFSET_OUT_OF_RANGE {
+                // handleOutOfRangeError: truncate to the leader's end if ours is past it, or
+                // start over from the leader's log start.
+                let leo = self.brokers[&b].log.log_end_offset();
+                let log = &mut self.brokers.get_mut(&b).expect("broker exists").log;
+                let t = if leader_log_end_offset < leo {
+                    log.truncate_to(leader_log_end_offset)
+                } else {
+                    let t = log.truncate_to(0);
+                    log.log_start_offset = leader_log_start_offset;
+                    t
+                };
+                if let Some(t) = t {
+                    self.record_truncation(b, t, Some(format!("OFFSET_OUT_OF_RANGE from leader {leader}")));
+                }
+                self.fetcher_schedule(b, 0);
+            } else {
+                self.fetcher_schedule(b, self.config.replica_fetch_backoff_ms);
+            }
+            return;
+        }
+        if let Some((epoch, end)) = diverging_epoch {
+            let log = &self.brokers[&b].log;
+            let leo = log.log_end_offset();
+            let follower_end = log.epoch_cache.end_offset_for(epoch, leo);
+            let (offset, _complete) = truncation_offset(epoch, end, follower_end, leo);
+            let reason = format!(
+                "[ReplicaFetcher replicaId={b}, leaderId={leader}, fetcherId=0] Truncating partition {} to offset {offset} due to leader epoch and offset EpochEndOffset(errorCode=0, partition={}, leaderEpoch={epoch}, endOffset={end})",
+                self.tp, self.tp.partition
+            );
+            let t = self.brokers.get_mut(&b).expect("broker exists").log.truncate_to(offset);
+            self.trace(TraceKind::Truncation, Level::Info, Some(b), reason);
+            if let Some(t) = t {
+                self.record_truncation(b, t, None);
+            }
+            self.fetcher_schedule(b, 0);
+            return;
+        }
+        let log = &mut self.brokers.get_mut(&b).expect("broker exists").log;
+        if let Some(first) = records.first() {
+            if first.offset != log.log_end_offset() {
+                // Not where we asked (the log changed meanwhile): fetch again.
+                self.fetcher_schedule(b, 0);
+                return;
+            }
+        }
+        log.append_as_follower(&records);
+        let leo = log.log_end_offset();
+        log.update_high_watermark(high_watermark.min(leo));
+        self.fetcher_schedule(b, slow);
+    }
+
+    /// Logs a truncation as UnifiedLog does, and remembers it for the UI.
+    pub(crate) fn record_truncation(&mut self, b: BrokerId, t: crate::log::Truncation, why: Option<String>) {
+        if let Some(why) = why {
+            self.trace(TraceKind::Truncation, Level::Info, Some(b), format!("[ReplicaFetcher replicaId={b}] {why}"));
+        }
+        let dir = format!("/tmp/kafka/{b}/data");
+        let text = match t.below_high_watermark {
+            Some(hw) => format!(
+                "[UnifiedLog partition={}, dir={dir}] Truncating {} to offset {} below high watermark {hw}",
+                self.tp, self.tp, t.to_offset
+            ),
+            None => format!("[UnifiedLog partition={}, dir={dir}] Truncating to offset {}", self.tp, t.to_offset),
+        };
+        let level = if t.below_high_watermark.is_some() { Level::Warn } else { Level::Info };
+        self.trace(TraceKind::Truncation, level, Some(b), text);
+        if !t.removed.is_empty() {
+            let values: Vec<&str> = t.removed.iter().map(|r| r.value.as_str()).collect();
+            self.trace(
+                TraceKind::Truncation,
+                level,
+                Some(b),
+                format!(
+                    "broker {b} threw away offsets {}..{}: {}",
+                    t.removed[0].offset,
+                    t.removed[t.removed.len() - 1].offset,
+                    values.join(" ")
+                ),
+            );
+        }
+        self.metrics.truncations += 1;
+        self.truncations.push(TruncationRecord {
+            time_ms: self.now,
+            broker: b,
+            to_offset: t.to_offset,
+            removed: t.removed,
+            below_high_watermark: t.below_high_watermark,
+        });
+        if self.truncations.len() > MAX_TRUNCATIONS {
+            self.truncations.remove(0);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::log::EpochCache;
+
+    #[test]
+    fn article_000_example_3_truncates_to_ten() {
+        // Broker 1 (old leader) holds 0..14 all in epoch 0; the leader answers
+        // divergingEpoch(epoch 0, endOffset 10): min(10, 15, 15) = 10.
+        let mut c = EpochCache::default();
+        c.assign(0, 0);
+        let follower_end = c.end_offset_for(0, 15);
+        assert_eq!(follower_end, (0, 15));
+        assert_eq!(truncation_offset(0, 10, follower_end, 15), (10, true));
+    }
+
+    #[test]
+    fn unknown_epoch_truncates_to_own_epoch_end_and_asks_again() {
+        // Follower knows epochs 0 (from 0) and 2 (from 8), LEO 12; the leader names epoch 1
+        // ending at 6. The follower's floor for 1 is epoch 0 ending at 8.
+        let mut c = EpochCache::default();
+        c.assign(0, 0);
+        c.assign(2, 8);
+        let follower_end = c.end_offset_for(1, 12);
+        assert_eq!(follower_end, (0, 8));
+        assert_eq!(truncation_offset(1, 6, follower_end, 12), (8, false));
+        // Next round: the follower now asks with epoch 0; the leader says epoch 0 ended at 5.
+        let mut c2 = c.clone();
+        c2.truncate_from_end(8);
+        assert_eq!(truncation_offset(0, 5, c2.end_offset_for(0, 8), 8), (5, true));
+    }
+
+    #[test]
+    fn no_epoch_at_or_below_truncates_to_leader_end() {
+        let mut c = EpochCache::default();
+        c.assign(3, 4);
+        let follower_end = c.end_offset_for(1, 9);
+        // Epoch 1 is older than any the follower knows: it ends where epoch 3 starts.
+        assert_eq!(follower_end, (1, 4));
+        assert_eq!(truncation_offset(1, 2, follower_end, 9), (2, true));
+        assert_eq!(truncation_offset(1, 7, (crate::log::UNDEFINED_EPOCH, -1), 9), (7, true));
+    }
+}

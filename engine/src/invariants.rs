@@ -1,0 +1,165 @@
+//! Safety properties checked after every event (when `Sim::check_invariants` is on):
+//!
+//! - every replica: log start ≤ HW ≤ LEO;
+//! - the leader is in the ISR; ISR and ELR are within the assignment and disjoint;
+//! - leader and partition epochs only rise; every epoch cache is ordered;
+//! - the leader's HW never falls during its leadership, and is never above the LEO of a
+//!   member of its ISR;
+//! - no committed record (one that a leader's HW covered) disappears unless an unclean
+//!   election (or a lost disk) happened — and then the loss is reported, not hidden.
+//!
+//! A violation is an engine bug: it is recorded with the seed and time that reproduce it.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::controller::{LeaderRecoveryState, PartitionRegistration};
+use crate::sim::{Loss, Role, Sim};
+use crate::trace::{Level, TraceKind};
+use crate::types::BrokerId;
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InvariantState {
+    pub last_leader_epoch: i32,
+    pub last_partition_epoch: i32,
+    /// (broker, leader epoch) → highest HW seen in that leadership.
+    pub leader_hw: BTreeMap<(BrokerId, i32), u64>,
+}
+
+/// Most violations recorded (the first ones matter).
+const MAX_VIOLATIONS: usize = 100;
+
+fn violation(sim: &mut Sim, what: String) {
+    if sim.violations.len() >= MAX_VIOLATIONS {
+        return;
+    }
+    let text = format!("invariant broken: {what} (seed={} t={})", sim.seed, sim.now);
+    sim.violations.push(text.clone());
+    sim.trace(TraceKind::Violation, Level::Error, None, text);
+}
+
+/// Checks every invariant; records violations.
+pub fn check(sim: &mut Sim) {
+    let mut found: Vec<String> = vec![];
+    for b in sim.brokers.values() {
+        let log = &b.log;
+        let leo = log.log_end_offset();
+        if !(log.log_start_offset <= log.high_watermark && log.high_watermark <= leo) {
+            found.push(format!(
+                "broker {}: log start {} ≤ HW {} ≤ LEO {} does not hold",
+                b.id, log.log_start_offset, log.high_watermark, leo
+            ));
+        }
+        let entries = &log.epoch_cache.entries;
+        if entries.windows(2).any(|w| w[0].epoch >= w[1].epoch || w[0].start_offset > w[1].start_offset) {
+            found.push(format!("broker {}: leader-epoch-checkpoint is not ordered: {}", b.id, log.epoch_cache.checkpoint_line()));
+        }
+    }
+    let p = &sim.controller.partition;
+    if let Some(l) = p.leader {
+        if !p.isr.contains(&l) {
+            found.push(format!("leader {l} is not in the ISR {:?}", p.isr));
+        }
+    }
+    if p.isr.iter().chain(p.elr.iter()).any(|r| !p.replicas.contains(r)) {
+        found.push(format!("ISR {:?} or ELR {:?} outside the replicas {:?}", p.isr, p.elr, p.replicas));
+    }
+    if p.isr.iter().any(|r| p.elr.contains(r)) {
+        found.push(format!("ISR {:?} and ELR {:?} overlap", p.isr, p.elr));
+    }
+    if p.leader_epoch < sim.invariant_state.last_leader_epoch {
+        found.push(format!("leader epoch fell from {} to {}", sim.invariant_state.last_leader_epoch, p.leader_epoch));
+    }
+    if p.partition_epoch < sim.invariant_state.last_partition_epoch {
+        found.push(format!("partition epoch fell from {} to {}", sim.invariant_state.last_partition_epoch, p.partition_epoch));
+    }
+    let (le, pe) = (p.leader_epoch, p.partition_epoch);
+    sim.invariant_state.last_leader_epoch = le;
+    sim.invariant_state.last_partition_epoch = pe;
+
+    let mut hw_updates = vec![];
+    for b in sim.brokers.values() {
+        let Role::Leader(l) = &b.role else { continue };
+        if !b.process.is_up() {
+            continue;
+        }
+        let hw = b.log.high_watermark;
+        let key = (b.id, l.leader_epoch);
+        if let Some(&prev) = sim.invariant_state.leader_hw.get(&key) {
+            if hw < prev {
+                found.push(format!("leader {} HW fell from {prev} to {hw} in leader epoch {}", b.id, l.leader_epoch));
+            }
+        }
+        hw_updates.push((key, hw));
+        for &m in l.isr_state.isr() {
+            let Some(mb) = sim.brokers.get(&m) else { continue };
+            if mb.disk_lost {
+                continue;
+            }
+            let member_leo = mb.log.log_end_offset();
+            if member_leo < hw {
+                found.push(format!("leader {} HW {hw} is above ISR member {m}'s LEO {member_leo}", b.id));
+            }
+        }
+    }
+    for (k, v) in hw_updates {
+        sim.invariant_state.leader_hw.insert(k, v);
+    }
+    for f in found {
+        violation(sim, f);
+    }
+}
+
+/// A leader's HW rose: the records below it are committed.
+pub fn on_leader_hw(sim: &mut Sim, b: BrokerId, _old: u64, new: u64) {
+    let from = sim.committed.len() as u64;
+    if new <= from {
+        return;
+    }
+    let records = sim.brokers[&b].log.read(from, new);
+    sim.committed.extend(records);
+}
+
+/// A broker became leader: does its log hold every committed record?
+pub fn on_new_leader(sim: &mut Sim, b: BrokerId, p: &PartitionRegistration) {
+    let log = &sim.brokers[&b].log;
+    let first_missing = sim
+        .committed
+        .iter()
+        .position(|r| log.record_at(r.offset).is_none_or(|mine| mine.epoch != r.epoch || mine.value != r.value));
+    let Some(idx) = first_missing else { return };
+    let lost: Vec<_> = sim.committed[idx..].to_vec();
+    sim.committed.truncate(idx);
+    let (Some(first), Some(last)) = (lost.first(), lost.last()) else { return };
+    let cause = if p.leader_recovery_state == LeaderRecoveryState::Recovering {
+        format!("broker {b} became leader through an unclean election and does not have them")
+    } else if sim.brokers[&b].disk_lost || sim.brokers.values().any(|x| x.disk_lost) {
+        format!("broker {b} became leader after a disk was lost")
+    } else {
+        violation(
+            sim,
+            format!("committed offsets {}..{} lost by a clean election of broker {b}", first.offset, last.offset),
+        );
+        "a clean election (engine bug)".to_string()
+    };
+    let values: Vec<String> = lost.iter().map(|r| r.value.clone()).collect();
+    sim.trace(
+        TraceKind::Loss,
+        Level::Error,
+        Some(b),
+        format!(
+            "Committed records lost: offsets {}..{} ({}) are gone: {cause}.",
+            first.offset,
+            last.offset,
+            values.join(" ")
+        ),
+    );
+    sim.losses.push(Loss {
+        time_ms: sim.now,
+        first_offset: first.offset,
+        last_offset: last.offset,
+        values,
+        cause,
+    });
+}

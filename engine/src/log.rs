@@ -1,0 +1,293 @@
+//! One replica's log: records, log start and end offsets, the high watermark, the
+//! leader-epoch cache and the two checkpoint files.
+//!
+//! Offsets are next-offset boundaries, as in Kafka: a log holding 0..=9 has LEO 10, and a HW
+//! of 10 makes offsets 0..=9 visible to consumers.
+
+use serde::{Deserialize, Serialize};
+
+/// Kafka's UNDEFINED_EPOCH and UNDEFINED_EPOCH_OFFSET.
+pub const UNDEFINED_EPOCH: i32 = -1;
+pub const UNDEFINED_EPOCH_OFFSET: i64 = -1;
+
+/// One record: its offset, the leader epoch of its batch, and a short value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Record {
+    pub offset: u64,
+    /// The partitionLeaderEpoch of the batch that holds the record.
+    pub epoch: i32,
+    /// The base offset of the batch that holds the record (batches are kept as the leader
+    /// wrote them: a follower appends them byte for byte).
+    pub batch_base: u64,
+    pub value: String,
+}
+
+/// An entry of LeaderEpochFileCache: epoch `epoch` starts at `start_offset`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EpochEntry {
+    pub epoch: i32,
+    pub start_offset: u64,
+}
+
+/// LeaderEpochFileCache: the `epoch startOffset` entries of `leader-epoch-checkpoint`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EpochCache {
+    pub entries: Vec<EpochEntry>,
+}
+
+impl EpochCache {
+    pub fn latest(&self) -> Option<EpochEntry> {
+        self.entries.last().copied()
+    }
+
+    pub fn latest_epoch(&self) -> Option<i32> {
+        self.latest().map(|e| e.epoch)
+    }
+
+    /// LeaderEpochFileCache.assign: record that `epoch` starts at `start_offset`. An entry
+    /// for a newer epoch removes entries that conflict with it (those starting at or after
+    /// its start offset); an entry for an older epoch than the latest is ignored, as Kafka
+    /// ignores it with a warning.
+    pub fn assign(&mut self, epoch: i32, start_offset: u64) -> bool {
+        match self.latest() {
+            Some(latest) if epoch < latest.epoch => false,
+            Some(latest) if epoch == latest.epoch => {
+                if start_offset < latest.start_offset {
+                    if let Some(last) = self.entries.last_mut() {
+                        last.start_offset = start_offset;
+                    }
+                    true
+                } else {
+                    false
+                }
+            }
+            _ => {
+                self.entries.retain(|e| e.start_offset < start_offset);
+                self.entries.push(EpochEntry { epoch, start_offset });
+                true
+            }
+        }
+    }
+
+    /// LeaderEpochFileCache.endOffsetFor: the largest epoch ≤ `requested` and where it ends
+    /// (the start offset of the next epoch, or the log end offset for the latest epoch).
+    /// Returns (UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET) when the requested epoch is newer
+    /// than any known epoch or the cache is empty.
+    pub fn end_offset_for(&self, requested: i32, log_end_offset: u64) -> (i32, i64) {
+        if requested == UNDEFINED_EPOCH || self.entries.is_empty() {
+            return (UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET);
+        }
+        if self.latest_epoch() == Some(requested) {
+            return (requested, log_end_offset as i64);
+        }
+        let higher = self.entries.iter().find(|e| e.epoch > requested);
+        let floor = self.entries.iter().rev().find(|e| e.epoch <= requested);
+        match (higher, floor) {
+            (None, _) => (UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET),
+            // The requested epoch is older than any known epoch.
+            (Some(h), None) => (requested, h.start_offset as i64),
+            (Some(h), Some(f)) => (f.epoch, h.start_offset as i64),
+        }
+    }
+
+    /// LeaderEpochFileCache.truncateFromEndAsyncFlush: drop entries starting at or after
+    /// `offset`.
+    pub fn truncate_from_end(&mut self, offset: u64) {
+        self.entries.retain(|e| e.start_offset < offset);
+    }
+
+    /// The leader-epoch-checkpoint file's contents joined on one line: version 0, the entry
+    /// count, then `epoch startOffset` pairs (`0 2 0 0 1 10`).
+    pub fn checkpoint_line(&self) -> String {
+        let mut s = format!("0 {}", self.entries.len());
+        for e in &self.entries {
+            s.push_str(&format!(" {} {}", e.epoch, e.start_offset));
+        }
+        s
+    }
+}
+
+/// What a truncation did, for the trace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Truncation {
+    pub to_offset: u64,
+    pub removed: Vec<Record>,
+    /// The HW before truncation, when the truncation went below it (data loss territory).
+    pub below_high_watermark: Option<u64>,
+}
+
+/// One replica's log on one broker's disk, plus the in-memory HW.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplicaLog {
+    pub log_start_offset: u64,
+    pub records: Vec<Record>,
+    /// In memory; lost on kill -9 and read back from the checkpoint on restart.
+    pub high_watermark: u64,
+    /// leader-epoch-checkpoint is flushed whenever the cache changes, so it is the cache.
+    pub epoch_cache: EpochCache,
+    /// The HW as last written to replication-offset-checkpoint, if ever.
+    pub hw_checkpoint: Option<u64>,
+}
+
+impl ReplicaLog {
+    pub fn log_end_offset(&self) -> u64 {
+        self.records.last().map_or(self.log_start_offset, |r| r.offset + 1)
+    }
+
+    pub fn record_at(&self, offset: u64) -> Option<&Record> {
+        if offset < self.log_start_offset {
+            return None;
+        }
+        self.records.get((offset - self.log_start_offset) as usize)
+    }
+
+    /// Records from `from` up to `to` (exclusive), clamped to the log.
+    pub fn read(&self, from: u64, to: u64) -> Vec<Record> {
+        let start = from.max(self.log_start_offset);
+        let end = to.min(self.log_end_offset());
+        (start..end).filter_map(|o| self.record_at(o).cloned()).collect()
+    }
+
+    /// UnifiedLog.appendAsLeader: assign offsets to a new batch stamped with `epoch`.
+    /// Returns (first offset, last offset).
+    pub fn append_as_leader(&mut self, epoch: i32, values: &[String]) -> (u64, u64) {
+        let base = self.log_end_offset();
+        for (i, v) in values.iter().enumerate() {
+            self.records.push(Record {
+                offset: base + i as u64,
+                epoch,
+                batch_base: base,
+                value: v.clone(),
+            });
+        }
+        (base, base + values.len() as u64 - 1)
+    }
+
+    /// UnifiedLog.appendAsFollower: append batches as the leader wrote them, and record each
+    /// batch's epoch in the epoch cache (assignEpochStartOffset(batch.partitionLeaderEpoch,
+    /// batch.baseOffset)).
+    pub fn append_as_follower(&mut self, records: &[Record]) {
+        for r in records {
+            debug_assert_eq!(r.offset, self.log_end_offset(), "follower appends in order");
+            if r.offset != self.log_end_offset() {
+                continue;
+            }
+            if r.offset == r.batch_base || self.epoch_cache.latest_epoch() != Some(r.epoch) {
+                self.epoch_cache.assign(r.epoch, r.batch_base.max(r.offset));
+            }
+            self.records.push(r.clone());
+        }
+    }
+
+    /// UnifiedLog.updateHighWatermark: clamp to [log start, LEO].
+    pub fn update_high_watermark(&mut self, hw: u64) -> u64 {
+        let hw = hw.max(self.log_start_offset).min(self.log_end_offset());
+        self.high_watermark = hw;
+        hw
+    }
+
+    /// UnifiedLog.maybeIncrementHighWatermark: only ever raises it.
+    pub fn maybe_increment_high_watermark(&mut self, hw: u64) -> bool {
+        if hw > self.high_watermark {
+            self.high_watermark = hw.min(self.log_end_offset());
+            true
+        } else {
+            false
+        }
+    }
+
+    /// UnifiedLog.truncateTo: drop records at and after `offset`; the epoch cache loses the
+    /// entries that start there; the HW drops to the new LEO if it was above it.
+    pub fn truncate_to(&mut self, offset: u64) -> Option<Truncation> {
+        if offset >= self.log_end_offset() {
+            return None;
+        }
+        let offset = offset.max(self.log_start_offset);
+        let keep = (offset - self.log_start_offset) as usize;
+        let removed = self.records.split_off(keep);
+        self.epoch_cache.truncate_from_end(offset);
+        let below = (self.high_watermark > offset).then_some(self.high_watermark);
+        if self.high_watermark > offset {
+            self.high_watermark = offset;
+        }
+        Some(Truncation { to_offset: offset, removed, below_high_watermark: below })
+    }
+
+    /// The disk is lost: nothing remains.
+    pub fn wipe(&mut self) {
+        *self = ReplicaLog::default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values(prefix: &str, n: usize) -> Vec<String> {
+        (1..=n).map(|i| format!("{prefix}{i}")).collect()
+    }
+
+    #[test]
+    fn end_offset_for_follows_leader_epoch_file_cache() {
+        // Article 000, example 3: new leader broker 2 has (0, 0) (1, 10), LEO 13.
+        let mut c = EpochCache::default();
+        c.assign(0, 0);
+        c.assign(1, 10);
+        assert_eq!(c.end_offset_for(0, 13), (0, 10));
+        assert_eq!(c.end_offset_for(1, 13), (1, 13));
+        assert_eq!(c.end_offset_for(2, 13), (UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET));
+        assert_eq!(c.checkpoint_line(), "0 2 0 0 1 10");
+        // An epoch older than any known: the requested epoch ends where the first starts.
+        let mut d = EpochCache::default();
+        d.assign(3, 20);
+        assert_eq!(d.end_offset_for(1, 25), (1, 20));
+        // A gap: epoch 1 unknown, floor is 0, which ends where 2 starts.
+        let mut g = EpochCache::default();
+        g.assign(0, 0);
+        g.assign(2, 7);
+        assert_eq!(g.end_offset_for(1, 9), (0, 7));
+    }
+
+    #[test]
+    fn assign_removes_conflicting_entries_and_ignores_older_epochs() {
+        let mut c = EpochCache::default();
+        assert!(c.assign(0, 0));
+        assert!(c.assign(1, 10));
+        assert!(!c.assign(0, 12), "older epoch ignored");
+        assert!(c.assign(2, 5), "a newer epoch starting earlier replaces conflicting entries");
+        assert_eq!(c.entries, vec![EpochEntry { epoch: 0, start_offset: 0 }, EpochEntry { epoch: 2, start_offset: 5 }]);
+    }
+
+    #[test]
+    fn leader_append_follower_append_and_truncate() {
+        let mut leader = ReplicaLog::default();
+        leader.epoch_cache.assign(0, 0);
+        assert_eq!(leader.append_as_leader(0, &values("ok-", 10)), (0, 9));
+        assert_eq!(leader.log_end_offset(), 10);
+        let mut follower = ReplicaLog::default();
+        follower.append_as_follower(&leader.read(0, 10));
+        assert_eq!(follower.log_end_offset(), 10);
+        assert_eq!(follower.epoch_cache.checkpoint_line(), "0 1 0 0");
+        assert_eq!(follower.update_high_watermark(25), 10, "HW clamps to the LEO");
+        leader.append_as_leader(0, &values("lost-", 5));
+        follower.append_as_follower(&leader.read(10, 15));
+        let t = follower.truncate_to(10).unwrap();
+        assert_eq!(t.removed.len(), 5);
+        assert_eq!(t.below_high_watermark, None, "HW 10 is not above offset 10");
+        assert_eq!(follower.log_end_offset(), 10);
+        assert!(follower.truncate_to(10).is_none(), "nothing to truncate at the LEO");
+        follower.high_watermark = 10;
+        let t = follower.truncate_to(4).unwrap();
+        assert_eq!(t.below_high_watermark, Some(10));
+        assert_eq!(follower.high_watermark, 4);
+    }
+
+    #[test]
+    fn leader_hw_only_rises() {
+        let mut l = ReplicaLog::default();
+        l.append_as_leader(0, &values("v", 5));
+        assert!(l.maybe_increment_high_watermark(3));
+        assert!(!l.maybe_increment_high_watermark(2));
+        assert_eq!(l.high_watermark, 3);
+    }
+}

@@ -1,0 +1,204 @@
+//! Messages between brokers, the controller and clients, and the links they travel on.
+//!
+//! A message is sent with a delivery time (latency of its link, plus jitter from the seeded
+//! generator). A message on a cut link, or to a broker whose process is down, is lost; its
+//! sender finds out by its own timeout, as a real TCP client would.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::controller::{BrokerRegistration, PartitionRegistration};
+use crate::log::Record;
+use crate::types::{Acks, BrokerId, ErrorCode, Node, TimeMs};
+
+/// The metadata a broker learns from the controller's metadata log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MetadataImage {
+    /// Offset of the last metadata record included.
+    pub offset: u64,
+    pub partition: PartitionRegistration,
+    pub brokers: BTreeMap<BrokerId, BrokerRegistration>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Payload {
+    /// A follower's Fetch (FetchRequest.Builder.forReplica).
+    Fetch {
+        fetch_id: u64,
+        replica_id: BrokerId,
+        broker_epoch: i64,
+        fetch_offset: u64,
+        log_start_offset: u64,
+        current_leader_epoch: i32,
+        last_fetched_epoch: Option<i32>,
+    },
+    FetchResponse {
+        fetch_id: u64,
+        error: ErrorCode,
+        high_watermark: u64,
+        leader_log_start_offset: u64,
+        records: Vec<Record>,
+        /// FetchResponseData.EpochEndOffset (epoch, end offset) when the logs diverged.
+        diverging_epoch: Option<(i32, i64)>,
+        /// The leader's LEO, used for OFFSET_OUT_OF_RANGE handling.
+        leader_log_end_offset: u64,
+    },
+    Produce {
+        request_id: u64,
+        acks: Acks,
+        values: Vec<String>,
+        timeout_ms: u64,
+    },
+    ProduceResponse {
+        request_id: u64,
+        error: ErrorCode,
+        base_offset: Option<u64>,
+        last_offset: Option<u64>,
+    },
+    /// A consumer's Fetch (read up to the HW).
+    ConsumerFetch { request_id: u64, offset: u64, max_records: u32 },
+    ConsumerFetchResponse {
+        request_id: u64,
+        error: ErrorCode,
+        records: Vec<Record>,
+        high_watermark: u64,
+        log_start_offset: u64,
+        log_end_offset: u64,
+    },
+    BrokerRegistration { previous_broker_epoch: i64 },
+    BrokerRegistrationResponse { broker_epoch: i64 },
+    BrokerHeartbeat { broker_epoch: i64, want_shut_down: bool, metadata_offset: u64 },
+    BrokerHeartbeatResponse { fenced: bool, in_controlled_shutdown: bool, should_shut_down: bool },
+    AlterPartition {
+        broker_epoch: i64,
+        leader_epoch: i32,
+        partition_epoch: i32,
+        /// New ISR with each member's broker epoch (BrokerState).
+        new_isr: Vec<(BrokerId, i64)>,
+    },
+    AlterPartitionResponse {
+        error: ErrorCode,
+        leader: Option<BrokerId>,
+        leader_epoch: i32,
+        partition_epoch: i32,
+        isr: Vec<BrokerId>,
+    },
+    /// The controller's metadata log, as a broker's metadata fetch would deliver it.
+    Metadata { image: MetadataImage },
+}
+
+impl Payload {
+    /// A short kind name for drawing and filtering.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Payload::Fetch { .. } => "Fetch",
+            Payload::FetchResponse { .. } => "FetchResponse",
+            Payload::Produce { .. } => "Produce",
+            Payload::ProduceResponse { .. } => "ProduceResponse",
+            Payload::ConsumerFetch { .. } => "ConsumerFetch",
+            Payload::ConsumerFetchResponse { .. } => "ConsumerFetchResponse",
+            Payload::BrokerRegistration { .. } => "BrokerRegistration",
+            Payload::BrokerRegistrationResponse { .. } => "BrokerRegistrationResponse",
+            Payload::BrokerHeartbeat { .. } => "BrokerHeartbeat",
+            Payload::BrokerHeartbeatResponse { .. } => "BrokerHeartbeatResponse",
+            Payload::AlterPartition { .. } => "AlterPartition",
+            Payload::AlterPartitionResponse { .. } => "AlterPartitionResponse",
+            Payload::Metadata { .. } => "Metadata",
+        }
+    }
+
+    /// A one-line summary in Kafka's field names, for labels on the animation.
+    pub fn summary(&self) -> String {
+        match self {
+            Payload::Fetch { fetch_offset, last_fetched_epoch, current_leader_epoch, replica_id, .. } => format!(
+                "Fetch replicaId={replica_id} fetchOffset={fetch_offset} lastFetchedEpoch={} currentLeaderEpoch={current_leader_epoch}",
+                last_fetched_epoch.map_or("none".to_string(), |e| e.to_string())
+            ),
+            Payload::FetchResponse { error, high_watermark, records, diverging_epoch, .. } => {
+                if let Some((e, o)) = diverging_epoch {
+                    format!("FetchResponse divergingEpoch=(epoch={e}, endOffset={o}) highWatermark={high_watermark}")
+                } else if *error != ErrorCode::NONE {
+                    format!("FetchResponse error={error}")
+                } else if records.is_empty() {
+                    format!("FetchResponse records=0 highWatermark={high_watermark}")
+                } else {
+                    format!(
+                        "FetchResponse records={}..{} highWatermark={high_watermark}",
+                        records[0].offset,
+                        records[records.len() - 1].offset
+                    )
+                }
+            }
+            Payload::Produce { acks, values, .. } => format!("Produce acks={acks} records={}", values.len()),
+            Payload::ProduceResponse { error, base_offset, .. } => match base_offset {
+                Some(o) if *error == ErrorCode::NONE => format!("ProduceResponse offset={o}"),
+                _ => format!("ProduceResponse error={error}"),
+            },
+            Payload::ConsumerFetch { offset, .. } => format!("Fetch (consumer) fetchOffset={offset}"),
+            Payload::ConsumerFetchResponse { error, records, high_watermark, .. } => {
+                format!("FetchResponse (consumer) error={error} records={} highWatermark={high_watermark}", records.len())
+            }
+            Payload::BrokerRegistration { previous_broker_epoch } => {
+                format!("BrokerRegistration previousBrokerEpoch={previous_broker_epoch}")
+            }
+            Payload::BrokerRegistrationResponse { broker_epoch } => {
+                format!("BrokerRegistrationResponse brokerEpoch={broker_epoch}")
+            }
+            Payload::BrokerHeartbeat { want_shut_down, .. } => {
+                if *want_shut_down {
+                    "BrokerHeartbeat wantShutDown=true".to_string()
+                } else {
+                    "BrokerHeartbeat".to_string()
+                }
+            }
+            Payload::BrokerHeartbeatResponse { fenced, should_shut_down, .. } => {
+                format!("BrokerHeartbeatResponse isFenced={fenced} shouldShutDown={should_shut_down}")
+            }
+            Payload::AlterPartition { new_isr, partition_epoch, .. } => format!(
+                "AlterPartition newIsr={} partitionEpoch={partition_epoch}",
+                new_isr.iter().map(|(b, _)| b.to_string()).collect::<Vec<_>>().join(",")
+            ),
+            Payload::AlterPartitionResponse { error, isr, partition_epoch, .. } => format!(
+                "AlterPartitionResponse error={error} isr={} partitionEpoch={partition_epoch}",
+                isr.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(",")
+            ),
+            Payload::Metadata { image } => format!("metadata up to offset {}", image.offset),
+        }
+    }
+}
+
+/// A message in flight.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Message {
+    pub id: u64,
+    pub from: Node,
+    pub to: Node,
+    pub sent_at: TimeMs,
+    pub deliver_at: TimeMs,
+    pub payload: Payload,
+}
+
+/// Links and their state: latency overrides and cuts.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Network {
+    /// Cut links, each stored with its endpoints in order.
+    pub cut: BTreeSet<(Node, Node)>,
+    /// Per-link one-way latency overrides.
+    pub latency_overrides: BTreeMap<(Node, Node), u64>,
+}
+
+pub fn link(a: Node, b: Node) -> (Node, Node) {
+    if a <= b {
+        (a, b)
+    } else {
+        (b, a)
+    }
+}
+
+impl Network {
+    pub fn is_cut(&self, a: Node, b: Node) -> bool {
+        self.cut.contains(&link(a, b))
+    }
+}

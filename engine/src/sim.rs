@@ -1,0 +1,903 @@
+//! The scheduler: integer virtual time, one ordered event queue, one seeded generator.
+//!
+//! Everything that happens is an [`Event`] at a time: a message delivered, a broker's timer,
+//! the controller's timer, a client's timer, or a scenario action. Events at the same time run
+//! in the order they were scheduled, so a run is a pure function of its scenario.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::client::{Consumer, Producer};
+use crate::config::Config;
+use crate::controller::{BrokerRegistration, Controller, PartitionRegistration};
+use crate::error::ScenarioError;
+use crate::fetcher::FollowerState;
+use crate::log::{Record, ReplicaLog};
+use crate::network::{MetadataImage, Message, Network, Payload};
+use crate::partition::LeaderState;
+use crate::rng::Rng;
+use crate::scenario::{Action, Endpoint, Scenario, TimedAction};
+use crate::trace::{Level, Trace, TraceEvent, TraceKind};
+use crate::types::{BrokerId, Node, TimeMs, TopicPartition};
+
+/// What a broker's process is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProcessState {
+    Running,
+    /// SIGSTOP: nothing runs; what arrives waits in the socket buffer.
+    Frozen,
+    /// kill -9: the process is gone; its disk stays.
+    Killed,
+    /// Stopped after a controlled shutdown (SIGTERM).
+    Stopped,
+}
+
+impl ProcessState {
+    /// The process exists (running or frozen).
+    pub fn is_up(self) -> bool {
+        matches!(self, ProcessState::Running | ProcessState::Frozen)
+    }
+}
+
+/// The replica's role on a broker, as ReplicaManager applies it from metadata.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Role {
+    /// No metadata yet, or not a replica.
+    None,
+    Leader(Box<LeaderState>),
+    Follower(FollowerState),
+}
+
+/// Timers that belong to one broker process.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BrokerTimer {
+    /// The fetcher sends its next Fetch (generation guards against stale timers).
+    SendFetch { generation: u64 },
+    /// replica.socket.timeout.ms passed with no response to this fetch.
+    FetchTimeout { fetch_id: u64 },
+    /// replica.fetch.wait.max.ms passed for a fetch held by the leader.
+    HeldFetchExpire { fetch_id: u64 },
+    /// ReplicaManager's isr-expiration task (every replica.lag.time.max.ms / 2).
+    IsrExpiration,
+    /// ReplicaManager's highwatermark-checkpoint task.
+    HwCheckpoint,
+    /// BrokerLifecycleManager's heartbeat.
+    Heartbeat,
+    /// A DelayedProduce's request timeout.
+    ProduceExpire { request_id: u64 },
+    /// Give up waiting for the controller during controlled shutdown.
+    ShutdownTimeout,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ControllerTimer {
+    SessionCheck { broker: BrokerId },
+    UncleanElection,
+    PreferredRebalance,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ClientTimer {
+    /// The producer (re)sends the current batch of a job.
+    ProducerSend { job: u64 },
+    /// The producer's in-flight request got no answer in time.
+    ProducerRequestTimeout { job: u64, request_id: u64 },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Event {
+    Deliver { message_id: u64 },
+    Broker { broker: BrokerId, incarnation: u32, timer: BrokerTimer },
+    Controller(ControllerTimer),
+    Client(ClientTimer),
+    /// The scenario timeline's action at this index.
+    Timeline { index: usize },
+}
+
+/// One broker: its process, its disk, and the in-memory state of its replica.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Broker {
+    pub id: BrokerId,
+    pub process: ProcessState,
+    /// Bumped at every start, so timers of an earlier process are ignored.
+    pub incarnation: u32,
+    pub log: ReplicaLog,
+    pub registered: bool,
+    pub broker_epoch: i64,
+    /// The broker epoch written at a clean shutdown (-1: none, so the next registration is
+    /// an unclean one).
+    pub clean_shutdown_epoch: i64,
+    pub metadata: Option<MetadataImage>,
+    pub role: Role,
+    /// Extra time each fetch takes on this broker (a slow disk or a busy machine).
+    pub slow_ms: u64,
+    /// In controlled shutdown.
+    pub shutting_down: bool,
+    /// SIGTERM received while frozen: acted on at thaw.
+    pub pending_sigterm: bool,
+    /// Events that arrived while frozen, in arrival order.
+    pub deferred: Vec<Event>,
+    pub frozen_since: Option<TimeMs>,
+    /// The disk was lost since the broker last held this replica.
+    pub disk_lost: bool,
+    /// DefaultAlterPartitionManager: one AlterPartition in flight per broker.
+    pub alter_partition_in_flight: bool,
+    /// Counter for fetch ids and timer generations.
+    pub fetch_generation: u64,
+}
+
+impl Broker {
+    fn new(id: BrokerId) -> Self {
+        Broker {
+            id,
+            process: ProcessState::Running,
+            incarnation: 0,
+            log: ReplicaLog::default(),
+            registered: true,
+            broker_epoch: -1,
+            clean_shutdown_epoch: -1,
+            metadata: None,
+            role: Role::None,
+            slow_ms: 0,
+            shutting_down: false,
+            pending_sigterm: false,
+            deferred: vec![],
+            frozen_since: None,
+            disk_lost: false,
+            alter_partition_in_flight: false,
+            fetch_generation: 0,
+        }
+    }
+
+    pub fn leader_state(&self) -> Option<&LeaderState> {
+        match &self.role {
+            Role::Leader(l) => Some(l),
+            _ => None,
+        }
+    }
+}
+
+/// Counters for the metrics panel.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Metrics {
+    pub isr_shrinks: u64,
+    pub isr_expands: u64,
+    pub elections: u64,
+    pub truncations: u64,
+    /// acks=all latencies of successful requests (most recent, bounded).
+    pub acks_all_latencies_ms: Vec<u64>,
+    pub produce_ok: u64,
+    pub produce_errors: u64,
+}
+
+/// A loss of committed records, reported plainly.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Loss {
+    pub time_ms: TimeMs,
+    /// Offsets of the committed records that are gone (first..=last).
+    pub first_offset: u64,
+    pub last_offset: u64,
+    pub values: Vec<String>,
+    pub cause: String,
+}
+
+/// The whole simulation.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Sim {
+    pub(crate) now: TimeMs,
+    pub(crate) config: Config,
+    pub(crate) tp: TopicPartition,
+    pub(crate) rng: Rng,
+    pub(crate) brokers: BTreeMap<BrokerId, Broker>,
+    pub(crate) controller: Controller,
+    pub(crate) network: Network,
+    pub(crate) in_flight: BTreeMap<u64, Message>,
+    /// Messages that reached a frozen broker and wait in its socket buffer.
+    pub(crate) buffered: BTreeMap<u64, Message>,
+    queue: BTreeMap<(TimeMs, u64), Event>,
+    next_seq: u64,
+    next_message_id: u64,
+    pub(crate) next_request_id: u64,
+    pub(crate) producer: Producer,
+    pub(crate) consumer: Consumer,
+    pub(crate) trace: Trace,
+    pub(crate) metrics: Metrics,
+    timeline: Vec<TimedAction>,
+    pub(crate) last_unclean_election_at: Option<TimeMs>,
+    /// The committed history: records that some leader's HW has covered.
+    pub(crate) committed: Vec<Record>,
+    pub(crate) losses: Vec<Loss>,
+    pub(crate) truncations: Vec<crate::fetcher::TruncationRecord>,
+    pub(crate) seed: u64,
+    pub(crate) violations: Vec<String>,
+    pub(crate) events_processed: u64,
+    /// Check invariants after every event (tests and the UI turn this on).
+    pub check_invariants: bool,
+    pub(crate) invariant_state: crate::invariants::InvariantState,
+}
+
+/// Most events a single `advance_to` may process before it stops (a guard against a
+/// scenario that would spin; reaching it is reported in the trace).
+pub const MAX_EVENTS_PER_ADVANCE: u64 = 50_000_000;
+
+impl Sim {
+    /// Builds a simulation from a scenario. The cluster starts running at time 0: every
+    /// broker registered and unfenced, the topic created with the first replica as leader
+    /// and every replica in the ISR, leader epoch 0.
+    pub fn new(scenario: &Scenario) -> Result<Sim, ScenarioError> {
+        scenario.validate()?;
+        let config = scenario.config.clone();
+        let replicas = scenario.replicas();
+        let mut controller = Controller {
+            brokers: BTreeMap::new(),
+            last_heartbeat_ms: BTreeMap::new(),
+            partition: PartitionRegistration::new(replicas.clone(), replicas.first().copied()),
+            records: vec![],
+            next_offset: 0,
+        };
+        let mut brokers = BTreeMap::new();
+        for id in 1..=scenario.brokers {
+            let epoch = controller.append(0, "RegisterBrokerRecord", format!("RegisterBrokerRecord(brokerId={id}, fenced=false)")) as i64;
+            controller.brokers.insert(id, BrokerRegistration { epoch, fenced: false, in_controlled_shutdown: false });
+            controller.last_heartbeat_ms.insert(id, 0);
+            let mut b = Broker::new(id);
+            b.broker_epoch = epoch;
+            brokers.insert(id, b);
+        }
+        controller.append(
+            0,
+            "TopicRecord",
+            format!("TopicRecord(name={}) PartitionRecord(partitionId={}, replicas=[{}], isr=[{}], leader={}, leaderEpoch=0, partitionEpoch=0)",
+                scenario.topic, 0, crate::types::join_ids(&replicas), crate::types::join_ids(&replicas), replicas[0]),
+        );
+        let mut sim = Sim {
+            now: 0,
+            config,
+            tp: TopicPartition { topic: scenario.topic.clone(), partition: 0 },
+            rng: Rng::new(scenario.seed),
+            brokers,
+            controller,
+            network: Network::default(),
+            in_flight: BTreeMap::new(),
+            buffered: BTreeMap::new(),
+            queue: BTreeMap::new(),
+            next_seq: 0,
+            next_message_id: 0,
+            next_request_id: 0,
+            producer: Producer::default(),
+            consumer: Consumer::default(),
+            trace: Trace::default(),
+            metrics: Metrics::default(),
+            timeline: scenario.timeline.clone(),
+            last_unclean_election_at: None,
+            committed: vec![],
+            losses: vec![],
+            truncations: vec![],
+            seed: scenario.seed,
+            violations: vec![],
+            events_processed: 0,
+            check_invariants: false,
+            invariant_state: Default::default(),
+        };
+        for link in &scenario.links {
+            sim.network
+                .latency_overrides
+                .insert(crate::network::link(link.a.node(), link.b.node()), link.latency_ms);
+        }
+        // Brokers apply the initial metadata and start their periodic tasks.
+        let image = sim.controller.image();
+        let ids: Vec<BrokerId> = sim.brokers.keys().copied().collect();
+        for b in &ids {
+            sim.apply_metadata(*b, image.clone());
+            sim.start_broker_tasks(*b);
+            sim.schedule_broker_timer(*b, sim.config.broker_heartbeat_interval_ms, BrokerTimer::Heartbeat);
+            sim.schedule_session_check(*b);
+        }
+        sim.schedule_at(sim.config.unclean_election_interval_ms, Event::Controller(ControllerTimer::UncleanElection));
+        sim.schedule_at(
+            crate::config::LEADER_IMBALANCE_CHECK_INTERVAL_MS,
+            Event::Controller(ControllerTimer::PreferredRebalance),
+        );
+        for (index, a) in sim.timeline.iter().enumerate() {
+            let at = a.at;
+            sim.queue.insert((at, sim.next_seq), Event::Timeline { index });
+            sim.next_seq += 1;
+        }
+        sim.trace(
+            TraceKind::Note,
+            Level::Info,
+            None,
+            format!(
+                "Created topic {} with replicas {} (leader {}), {} broker(s), min.insync.replicas={}",
+                sim.tp.topic,
+                crate::types::join_ids(&replicas),
+                replicas[0],
+                scenario.brokers,
+                sim.config.min_insync_replicas
+            ),
+        );
+        Ok(sim)
+    }
+
+    // ---- time and events -------------------------------------------------------------
+
+    pub fn now(&self) -> TimeMs {
+        self.now
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The time of the next event, if any.
+    pub fn next_event_time(&self) -> Option<TimeMs> {
+        self.queue.keys().next().map(|(t, _)| *t)
+    }
+
+    pub(crate) fn schedule_at(&mut self, at: TimeMs, event: Event) {
+        let at = at.max(self.now);
+        self.queue.insert((at, self.next_seq), event);
+        self.next_seq += 1;
+    }
+
+    pub(crate) fn schedule_broker_timer(&mut self, b: BrokerId, delay: u64, timer: BrokerTimer) {
+        let incarnation = self.brokers[&b].incarnation;
+        self.schedule_at(self.now + delay, Event::Broker { broker: b, incarnation, timer });
+    }
+
+    pub(crate) fn schedule_session_check(&mut self, b: BrokerId) {
+        let at = self.now + self.config.broker_session_timeout_ms;
+        self.schedule_at(at, Event::Controller(ControllerTimer::SessionCheck { broker: b }));
+    }
+
+    /// Processes the next event. Returns false when there is none.
+    pub fn step(&mut self) -> bool {
+        let Some((&(at, seq), _)) = self.queue.iter().next() else { return false };
+        let Some(event) = self.queue.remove(&(at, seq)) else { return false };
+        self.now = at;
+        self.dispatch(event);
+        self.events_processed += 1;
+        if self.check_invariants {
+            crate::invariants::check(self);
+        }
+        true
+    }
+
+    /// Processes every event up to and including time `t`, then sets the clock to `t`.
+    pub fn advance_to(&mut self, t: TimeMs) {
+        let mut n = 0;
+        while let Some(next) = self.next_event_time() {
+            if next > t || n >= MAX_EVENTS_PER_ADVANCE {
+                break;
+            }
+            self.step();
+            n += 1;
+        }
+        if t > self.now {
+            self.now = t;
+        }
+    }
+
+    /// Runs until `t` or until the timeline is done and nothing but periodic tasks remain,
+    /// whichever is later of the last timeline action and... simply: up to `t`.
+    pub fn run_until(&mut self, t: TimeMs) {
+        self.advance_to(t);
+    }
+
+    /// The time of the last action on the timeline.
+    pub fn timeline_end(&self) -> TimeMs {
+        self.timeline.iter().map(|a| a.at).max().unwrap_or(0)
+    }
+
+    fn dispatch(&mut self, event: Event) {
+        match event {
+            Event::Deliver { message_id } => self.deliver(message_id),
+            Event::Broker { broker, incarnation, timer } => {
+                let Some(b) = self.brokers.get_mut(&broker) else { return };
+                if b.incarnation != incarnation || !b.process.is_up() {
+                    return;
+                }
+                if b.process == ProcessState::Frozen {
+                    b.deferred.push(Event::Broker { broker, incarnation, timer });
+                    return;
+                }
+                self.broker_timer(broker, timer);
+            }
+            Event::Controller(t) => match t {
+                ControllerTimer::SessionCheck { broker } => self.controller_session_check(broker),
+                ControllerTimer::UncleanElection => {
+                    self.controller_periodic_unclean();
+                    self.schedule_at(
+                        self.now + self.config.unclean_election_interval_ms,
+                        Event::Controller(ControllerTimer::UncleanElection),
+                    );
+                }
+                ControllerTimer::PreferredRebalance => {
+                    self.controller_preferred_rebalance();
+                    self.schedule_at(
+                        self.now + crate::config::LEADER_IMBALANCE_CHECK_INTERVAL_MS,
+                        Event::Controller(ControllerTimer::PreferredRebalance),
+                    );
+                }
+            },
+            Event::Client(t) => self.client_timer(t),
+            Event::Timeline { index } => {
+                if let Some(a) = self.timeline.get(index).cloned() {
+                    if let Err(e) = self.apply_now(&a.action) {
+                        self.trace(TraceKind::Action, Level::Error, None, format!("action rejected: {e}"));
+                    }
+                }
+            }
+        }
+    }
+
+    fn broker_timer(&mut self, b: BrokerId, timer: BrokerTimer) {
+        match timer {
+            BrokerTimer::SendFetch { generation } => self.fetcher_send_fetch(b, generation),
+            BrokerTimer::FetchTimeout { fetch_id } => self.fetcher_timeout(b, fetch_id),
+            BrokerTimer::HeldFetchExpire { fetch_id } => self.leader_expire_held_fetch(b, fetch_id),
+            BrokerTimer::IsrExpiration => {
+                self.leader_maybe_shrink_isr(b);
+                let period = (self.config.replica_lag_time_max_ms / 2).max(crate::config::MIN_ISR_EXPIRATION_PERIOD_MS);
+                self.schedule_broker_timer(b, period, BrokerTimer::IsrExpiration);
+            }
+            BrokerTimer::HwCheckpoint => {
+                self.checkpoint_high_watermark(b);
+                self.schedule_broker_timer(
+                    b,
+                    self.config.replica_high_watermark_checkpoint_interval_ms,
+                    BrokerTimer::HwCheckpoint,
+                );
+            }
+            BrokerTimer::Heartbeat => {
+                self.send_heartbeat(b);
+                self.schedule_broker_timer(b, self.config.broker_heartbeat_interval_ms, BrokerTimer::Heartbeat);
+            }
+            BrokerTimer::ProduceExpire { request_id } => self.leader_expire_produce(b, request_id),
+            BrokerTimer::ShutdownTimeout => {
+                if self.brokers[&b].shutting_down {
+                    self.finish_shutdown(b);
+                }
+            }
+        }
+    }
+
+    // ---- network ---------------------------------------------------------------------
+
+    fn latency(&mut self, from: Node, to: Node) -> u64 {
+        let base = match self.network.latency_overrides.get(&crate::network::link(from, to)) {
+            Some(&l) => l,
+            None if from == Node::Controller || to == Node::Controller => self.config.controller_latency_ms,
+            None => self.config.network_latency_ms,
+        };
+        let jitter = if self.config.network_jitter_ms > 0 { self.rng.below_or_equal(self.config.network_jitter_ms) } else { 0 };
+        base + jitter
+    }
+
+    /// Sends a message; it is lost at once if its link is cut.
+    pub(crate) fn send(&mut self, from: Node, to: Node, payload: Payload) -> Option<u64> {
+        if self.network.is_cut(from, to) {
+            return None;
+        }
+        let delay = self.latency(from, to);
+        let id = self.next_message_id;
+        self.next_message_id += 1;
+        let msg = Message { id, from, to, sent_at: self.now, deliver_at: self.now + delay, payload };
+        self.schedule_at(msg.deliver_at, Event::Deliver { message_id: id });
+        self.in_flight.insert(id, msg);
+        Some(id)
+    }
+
+    fn deliver(&mut self, id: u64) {
+        let Some(msg) = self.in_flight.remove(&id) else { return };
+        if self.network.is_cut(msg.from, msg.to) {
+            return;
+        }
+        match msg.to {
+            Node::Broker(b) => {
+                let Some(broker) = self.brokers.get_mut(&b) else { return };
+                match broker.process {
+                    ProcessState::Killed | ProcessState::Stopped => {}
+                    ProcessState::Frozen => {
+                        broker.deferred.push(Event::Deliver { message_id: id });
+                        self.buffered.insert(id, msg);
+                    }
+                    ProcessState::Running => self.broker_receive(b, msg.from, msg.payload),
+                }
+            }
+            Node::Controller => self.controller_receive(msg.from, msg.payload),
+            Node::Client(_) => self.client_receive(msg.payload),
+        }
+    }
+
+    fn broker_receive(&mut self, b: BrokerId, from: Node, payload: Payload) {
+        match payload {
+            Payload::Fetch { .. } => self.leader_handle_fetch(b, from, payload),
+            Payload::FetchResponse { .. } => self.fetcher_handle_response(b, from, payload),
+            Payload::Produce { request_id, acks, values, timeout_ms } => {
+                self.leader_handle_produce(b, from, request_id, acks, values, timeout_ms)
+            }
+            Payload::ConsumerFetch { request_id, offset, max_records } => {
+                self.leader_handle_consumer_fetch(b, from, request_id, offset, max_records)
+            }
+            Payload::BrokerRegistrationResponse { broker_epoch } => {
+                let broker = self.brokers.get_mut(&b).expect("broker exists");
+                broker.broker_epoch = broker_epoch;
+                broker.registered = true;
+                self.schedule_broker_timer(b, 0, BrokerTimer::Heartbeat);
+            }
+            Payload::BrokerHeartbeatResponse { should_shut_down, .. } => {
+                if should_shut_down && self.brokers[&b].shutting_down {
+                    self.finish_shutdown(b);
+                }
+            }
+            Payload::AlterPartitionResponse { error, leader, leader_epoch, partition_epoch, isr } => {
+                self.leader_handle_alter_partition_response(b, error, leader, leader_epoch, partition_epoch, isr)
+            }
+            Payload::Metadata { image } => self.apply_metadata(b, image),
+            _ => {}
+        }
+    }
+
+    // ---- broker lifecycle ------------------------------------------------------------
+
+    fn start_broker_tasks(&mut self, b: BrokerId) {
+        // ReplicaManager.startup schedules isr-expiration and highwatermark-checkpoint with an
+        // initial delay of 0.
+        self.schedule_broker_timer(b, 0, BrokerTimer::IsrExpiration);
+        self.schedule_broker_timer(b, 0, BrokerTimer::HwCheckpoint);
+    }
+
+    fn send_heartbeat(&mut self, b: BrokerId) {
+        let broker = &self.brokers[&b];
+        if !broker.registered {
+            return;
+        }
+        let payload = Payload::BrokerHeartbeat {
+            broker_epoch: broker.broker_epoch,
+            want_shut_down: broker.shutting_down,
+            metadata_offset: broker.metadata.as_ref().map_or(0, |m| m.offset),
+        };
+        self.send(Node::Broker(b), Node::Controller, payload);
+    }
+
+    /// ReplicaManager.checkpointHighWatermarks: write the HW to replication-offset-checkpoint.
+    pub(crate) fn checkpoint_high_watermark(&mut self, b: BrokerId) {
+        let broker = self.brokers.get_mut(&b).expect("broker exists");
+        if broker.metadata.as_ref().is_some_and(|m| m.partition.replicas.contains(&b)) {
+            broker.log.hw_checkpoint = Some(broker.log.high_watermark);
+        }
+    }
+
+    fn finish_shutdown(&mut self, b: BrokerId) {
+        self.checkpoint_high_watermark(b);
+        self.leader_abandon(b);
+        let broker = self.brokers.get_mut(&b).expect("broker exists");
+        broker.clean_shutdown_epoch = broker.broker_epoch;
+        broker.process = ProcessState::Stopped;
+        broker.shutting_down = false;
+        self.clear_process_memory(b);
+        self.trace(TraceKind::Broker, Level::Info, Some(b), format!("[KafkaServer id={b}] shut down completed"));
+    }
+
+    /// What a process loses when it ends: everything but the disk.
+    fn clear_process_memory(&mut self, b: BrokerId) {
+        let ids: Vec<u64> = self.buffered.iter().filter(|(_, m)| m.to == Node::Broker(b)).map(|(id, _)| *id).collect();
+        for id in ids {
+            self.buffered.remove(&id);
+        }
+        let broker = self.brokers.get_mut(&b).expect("broker exists");
+        broker.incarnation += 1;
+        broker.role = Role::None;
+        broker.metadata = None;
+        broker.registered = false;
+        broker.deferred.clear();
+        broker.frozen_since = None;
+        broker.alter_partition_in_flight = false;
+        broker.pending_sigterm = false;
+    }
+
+    fn start(&mut self, b: BrokerId) {
+        let previous = {
+            let broker = self.brokers.get_mut(&b).expect("broker exists");
+            broker.process = ProcessState::Running;
+            broker.incarnation += 1;
+            // Log recovery: the HW comes back from replication-offset-checkpoint.
+            let hw = broker.log.hw_checkpoint.unwrap_or(0);
+            broker.log.update_high_watermark(hw);
+            let prev = broker.clean_shutdown_epoch;
+            broker.clean_shutdown_epoch = -1;
+            prev
+        };
+        self.start_broker_tasks(b);
+        self.send(Node::Broker(b), Node::Controller, Payload::BrokerRegistration { previous_broker_epoch: previous });
+        let log = &self.brokers[&b].log;
+        self.trace(
+            TraceKind::Broker,
+            Level::Info,
+            Some(b),
+            format!(
+                "[KafkaServer id={b}] started: {} loaded with log end offset {}, high watermark {} (from replication-offset-checkpoint)",
+                self.tp,
+                log.log_end_offset(),
+                log.high_watermark
+            ),
+        );
+    }
+
+    // ---- metadata ---------------------------------------------------------------------
+
+    /// The broker applies controller metadata: becomes leader or follower
+    /// (ReplicaManager.applyDelta → Partition.makeLeader / makeFollower).
+    pub(crate) fn apply_metadata(&mut self, b: BrokerId, image: MetadataImage) {
+        let broker = self.brokers.get_mut(&b).expect("broker exists");
+        if broker.metadata.as_ref().is_some_and(|m| m.offset >= image.offset) {
+            return;
+        }
+        let p = image.partition.clone();
+        broker.metadata = Some(image);
+        if !p.replicas.contains(&b) {
+            return;
+        }
+        if p.leader == Some(b) {
+            let same_epoch = matches!(&broker.role, Role::Leader(l) if l.leader_epoch == p.leader_epoch);
+            if same_epoch {
+                self.leader_apply_partition_update(b, &p);
+            } else {
+                self.make_leader(b, &p);
+            }
+        } else {
+            let same = matches!(&broker.role, Role::Follower(f) if f.leader == p.leader && f.leader_epoch == p.leader_epoch);
+            if same {
+                if let Role::Follower(f) = &mut self.brokers.get_mut(&b).expect("broker exists").role {
+                    f.partition_epoch = p.partition_epoch;
+                }
+            } else {
+                self.make_follower(b, &p);
+            }
+        }
+        if self.brokers[&b].shutting_down {
+            // The heartbeat after the metadata tells the controller we have caught up.
+            self.schedule_broker_timer(b, 0, BrokerTimer::Heartbeat);
+        }
+    }
+
+    // ---- trace -----------------------------------------------------------------------
+
+    pub(crate) fn trace(&mut self, kind: TraceKind, level: Level, broker: Option<BrokerId>, text: String) {
+        self.trace.push(self.now, kind, level, broker, text);
+    }
+
+    /// Trace events since `cursor` (at most `limit`), and the next cursor.
+    pub fn trace_since(&self, cursor: u64, limit: usize) -> (Vec<TraceEvent>, u64) {
+        self.trace.since(cursor, limit)
+    }
+
+    /// The whole transcript kept in memory, one line per event.
+    pub fn transcript(&self) -> Vec<String> {
+        self.trace.iter().map(|e| e.line()).collect()
+    }
+
+    pub fn trace_events(&self) -> impl Iterator<Item = &TraceEvent> {
+        self.trace.iter()
+    }
+
+    pub fn losses(&self) -> &[Loss] {
+        &self.losses
+    }
+
+    pub fn violations(&self) -> &[String] {
+        &self.violations
+    }
+
+    pub fn events_processed(&self) -> u64 {
+        self.events_processed
+    }
+
+    // ---- inputs ------------------------------------------------------------------------
+
+    /// Applies an input now (from the UI, or from the scenario timeline).
+    pub fn apply_now(&mut self, action: &Action) -> Result<(), ScenarioError> {
+        action.validate("action", self.brokers.len() as u32)?;
+        let now = self.now;
+        let note = |s: &mut Sim, text: String| s.trace(TraceKind::Action, Level::Info, None, text);
+        match action {
+            Action::Produce(spec) => self.client_produce(spec),
+            Action::Consume { max_records, from_beginning } => self.client_consume(*max_records, *from_beginning),
+            Action::Freeze { broker } => {
+                let b = self.brokers.get_mut(broker).expect("validated");
+                if b.process == ProcessState::Running {
+                    b.process = ProcessState::Frozen;
+                    b.frozen_since = Some(now);
+                    note(self, format!("kill -STOP broker {broker} (frozen: nothing runs, sockets stay open)"));
+                } else {
+                    note(self, format!("kill -STOP broker {broker}: not running, nothing to freeze"));
+                }
+            }
+            Action::Thaw { broker } => self.thaw(*broker),
+            Action::Kill { broker } => {
+                if self.brokers[broker].process.is_up() {
+                    self.brokers.get_mut(broker).expect("validated").process = ProcessState::Killed;
+                    self.clear_process_memory(*broker);
+                    note(self, format!("kill -9 broker {broker} (process gone; log and checkpoints stay on disk)"));
+                } else {
+                    note(self, format!("kill -9 broker {broker}: not running"));
+                }
+            }
+            Action::Stop { broker } => {
+                let b = self.brokers.get_mut(broker).expect("validated");
+                match b.process {
+                    ProcessState::Running if !b.shutting_down => {
+                        b.shutting_down = true;
+                        note(self, format!("kill -TERM broker {broker} (controlled shutdown)"));
+                        self.send_heartbeat(*broker);
+                        self.schedule_broker_timer(*broker, self.config.broker_session_timeout_ms, BrokerTimer::ShutdownTimeout);
+                    }
+                    ProcessState::Frozen => {
+                        b.pending_sigterm = true;
+                        note(self, format!("kill -TERM broker {broker} (frozen: the signal waits until it is thawed)"));
+                    }
+                    _ => note(self, format!("kill -TERM broker {broker}: not running")),
+                }
+            }
+            Action::Start { broker } => {
+                if self.brokers[broker].process.is_up() {
+                    note(self, format!("start broker {broker}: already running"));
+                } else {
+                    note(self, format!("start broker {broker}"));
+                    self.start(*broker);
+                }
+            }
+            Action::Slow { broker, ms } => {
+                self.brokers.get_mut(broker).expect("validated").slow_ms = *ms;
+                if *ms == 0 {
+                    note(self, format!("broker {broker} is no longer slow"));
+                } else {
+                    note(self, format!("broker {broker} is slow: each fetch takes {ms} ms longer"));
+                }
+            }
+            Action::Cut { a, b } => {
+                self.network.cut.insert(crate::network::link(a.node(), b.node()));
+                note(self, format!("network: cut the link between {} and {}", a.node(), b.node()));
+            }
+            Action::Heal { a, b } => {
+                self.network.cut.remove(&crate::network::link(a.node(), b.node()));
+                note(self, format!("network: healed the link between {} and {}", a.node(), b.node()));
+            }
+            Action::LoseDisk { broker } => {
+                if self.brokers[broker].process.is_up() {
+                    self.brokers.get_mut(broker).expect("validated").process = ProcessState::Killed;
+                    self.clear_process_memory(*broker);
+                }
+                let br = self.brokers.get_mut(broker).expect("validated");
+                br.log.wipe();
+                br.disk_lost = true;
+                br.clean_shutdown_epoch = -1;
+                note(self, format!("broker {broker} lost its disk: its log and checkpoint files are gone (the process is down)"));
+            }
+            Action::SetConfig { name, value } => {
+                self.config.set(name, value)?;
+                note(self, format!("kafka-configs.sh --alter --add-config {name}={}", match value {
+                    serde_json::Value::String(s) => s.clone(),
+                    v => v.to_string(),
+                }));
+                if name == "unclean.leader.election.enable" && self.config.unclean_leader_election_enable {
+                    // The controller acts on the next run of its periodic unclean election task.
+                }
+            }
+            Action::ElectPreferred => {
+                let r = self.controller_elect(crate::controller::Election::Preferred, crate::controller::ChangeCause::ElectPreferred);
+                self.report_election("PREFERRED", r);
+            }
+            Action::ElectUnclean => {
+                let r = self.controller_elect(crate::controller::Election::Unclean, crate::controller::ChangeCause::ElectUnclean);
+                self.report_election("UNCLEAN", r);
+            }
+            Action::Describe => {
+                let line = crate::describe::describe_line(self);
+                self.trace(TraceKind::Readout, Level::Info, None, line);
+            }
+            Action::Offsets => {
+                let line = crate::describe::offsets_line(self);
+                self.trace(TraceKind::Readout, Level::Info, None, line);
+            }
+            Action::Epochs => {
+                for line in crate::describe::epoch_lines(self) {
+                    self.trace(TraceKind::Readout, Level::Info, None, line);
+                }
+            }
+            Action::Checkpoints => {
+                for line in crate::describe::hw_checkpoint_lines(self) {
+                    self.trace(TraceKind::Readout, Level::Info, None, line);
+                }
+            }
+            Action::DumpLog { broker } => {
+                for line in crate::describe::dump_log_lines(self, *broker) {
+                    self.trace(TraceKind::Readout, Level::Info, Some(*broker), line);
+                }
+            }
+            Action::Note { text } => self.trace(TraceKind::Note, Level::Info, None, format!("# {text}")),
+        }
+        Ok(())
+    }
+
+    fn report_election(&mut self, kind: &str, r: crate::types::ErrorCode) {
+        let text = if r == crate::types::ErrorCode::NONE {
+            format!("kafka-leader-election.sh --election-type {}: Successfully completed leader election ({kind}) for partitions {}", kind.to_lowercase(), self.tp)
+        } else {
+            format!("kafka-leader-election.sh --election-type {}: Error completing leader election ({kind}) for partition {}: {r}", kind.to_lowercase(), self.tp)
+        };
+        self.trace(TraceKind::Action, Level::Info, None, text);
+    }
+
+    fn thaw(&mut self, b: BrokerId) {
+        let broker = self.brokers.get_mut(&b).expect("validated");
+        if broker.process != ProcessState::Frozen {
+            self.trace(TraceKind::Action, Level::Info, None, format!("kill -CONT broker {b}: not frozen"));
+            return;
+        }
+        broker.process = ProcessState::Running;
+        let since = broker.frozen_since.take().unwrap_or(self.now);
+        let deferred = std::mem::take(&mut broker.deferred);
+        let pending = std::mem::take(&mut broker.pending_sigterm);
+        self.trace(
+            TraceKind::Action,
+            Level::Info,
+            None,
+            format!("kill -CONT broker {b} (frozen for {} ms; {} queued event(s) run now)", self.now - since, deferred.len()),
+        );
+        for e in deferred {
+            if let Event::Deliver { message_id } = e {
+                if let Some(m) = self.buffered.remove(&message_id) {
+                    self.in_flight.insert(message_id, m);
+                }
+            }
+            self.schedule_at(self.now, e);
+        }
+        if pending {
+            let _ = self.apply_now(&Action::Stop { broker: b });
+        }
+    }
+
+    /// Applies an input at time `at`, running events up to then first.
+    pub fn apply_at(&mut self, at: TimeMs, action: &Action) -> Result<(), ScenarioError> {
+        self.advance_to(at);
+        self.apply_now(action)
+    }
+
+    /// The brokers (read-only), for snapshots and read-outs.
+    pub fn broker(&self, id: BrokerId) -> Option<&Broker> {
+        self.brokers.get(&id)
+    }
+
+    pub fn brokers(&self) -> impl Iterator<Item = &Broker> {
+        self.brokers.values()
+    }
+
+    pub fn controller(&self) -> &Controller {
+        &self.controller
+    }
+
+    pub fn topic_partition(&self) -> &TopicPartition {
+        &self.tp
+    }
+
+    pub fn in_flight(&self) -> impl Iterator<Item = &Message> {
+        self.in_flight.values().chain(self.buffered.values())
+    }
+
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+}
+
+impl Endpoint {
+    pub fn node(&self) -> Node {
+        match self {
+            Endpoint::Broker(b) => Node::Broker(*b),
+            Endpoint::Controller(_) => Node::Controller,
+        }
+    }
+}

@@ -1,0 +1,258 @@
+//! A snapshot: everything needed to draw the cluster at one moment, as plain data.
+
+use serde::{Deserialize, Serialize};
+
+use crate::controller::{LeaderRecoveryState, MetadataRecord};
+use crate::fetcher::TruncationRecord;
+use crate::log::{EpochEntry, Record};
+use crate::partition::{IsrState, ReplicaState};
+use crate::sim::{Loss, Metrics, ProcessState, Role, Sim};
+use crate::types::{BrokerId, Node, TimeMs};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Snapshot {
+    pub time_ms: TimeMs,
+    pub topic: String,
+    pub partition: u32,
+    pub brokers: Vec<BrokerSnapshot>,
+    pub controller: ControllerSnapshot,
+    pub in_flight: Vec<MessageSnapshot>,
+    pub purgatory: Vec<PurgatoryEntry>,
+    pub metrics: MetricsSnapshot,
+    pub describe: String,
+    pub offsets: String,
+    pub losses: Vec<Loss>,
+    pub violations: Vec<String>,
+    pub truncations: Vec<TruncationRecord>,
+    pub consumer_position: Option<u64>,
+    pub next_event_ms: Option<TimeMs>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BrokerSnapshot {
+    pub id: BrokerId,
+    pub process: ProcessState,
+    /// `running`, `frozen`, `killed`, `stopped`, `fenced`, `shutting down`.
+    pub state: String,
+    pub fenced: bool,
+    pub slow_ms: u64,
+    pub disk_lost: bool,
+    pub hosts_replica: bool,
+    /// `leader`, `follower`, or `none`.
+    pub role: String,
+    pub in_isr: bool,
+    pub in_elr: bool,
+    pub log_start_offset: u64,
+    pub log_end_offset: u64,
+    pub high_watermark: u64,
+    pub records: Vec<Record>,
+    pub epoch_cache: Vec<EpochEntry>,
+    pub leader_epoch_checkpoint: String,
+    pub hw_checkpoint: Option<u64>,
+    /// For a follower: the leader it fetches from.
+    pub fetching_from: Option<BrokerId>,
+    /// For a leader: its view of each follower and its ISR state.
+    pub leader_view: Option<LeaderView>,
+    /// ms since this broker last caught up, as its leader sees it (for the lag bar).
+    pub since_caught_up_ms: Option<u64>,
+    pub broker_epoch: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeaderView {
+    pub leader_epoch: i32,
+    pub partition_epoch: i32,
+    pub isr_state: IsrState,
+    pub maximal_isr: Vec<BrokerId>,
+    pub followers: Vec<(BrokerId, ReplicaState)>,
+    pub epoch_start_offset: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ControllerSnapshot {
+    pub leader: Option<BrokerId>,
+    pub leader_epoch: i32,
+    pub partition_epoch: i32,
+    pub replicas: Vec<BrokerId>,
+    pub isr: Vec<BrokerId>,
+    pub elr: Vec<BrokerId>,
+    pub last_known_elr: Vec<BrokerId>,
+    pub leader_recovery_state: LeaderRecoveryState,
+    /// (broker, epoch, fenced, in controlled shutdown)
+    pub registrations: Vec<(BrokerId, i64, bool, bool)>,
+    pub records: Vec<MetadataRecord>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MessageSnapshot {
+    pub id: u64,
+    pub from: Node,
+    pub to: Node,
+    pub kind: String,
+    pub summary: String,
+    pub sent_ms: TimeMs,
+    pub deliver_ms: TimeMs,
+    /// Arrived at a frozen broker: waits in its socket buffer.
+    pub buffered: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PurgatoryEntry {
+    pub broker: BrokerId,
+    pub request_id: u64,
+    pub first_offset: u64,
+    pub required_offset: u64,
+    pub created_ms: TimeMs,
+    pub deadline_ms: TimeMs,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MetricsSnapshot {
+    pub under_replicated: bool,
+    pub under_min_isr: bool,
+    pub offline: bool,
+    pub counters: Metrics,
+    pub acks_all_latency_avg_ms: Option<u64>,
+    pub acks_all_latency_max_ms: Option<u64>,
+}
+
+impl Sim {
+    /// Everything needed to draw this moment.
+    pub fn snapshot(&self) -> Snapshot {
+        let p = &self.controller.partition;
+        let now = self.now;
+        let leader_broker = p.leader.and_then(|l| self.brokers.get(&l));
+        let brokers = self
+            .brokers
+            .values()
+            .map(|b| {
+                let reg = self.controller.brokers.get(&b.id);
+                let fenced = reg.is_none_or(|r| r.fenced);
+                let state = match b.process {
+                    ProcessState::Frozen => "frozen",
+                    ProcessState::Killed => "killed",
+                    ProcessState::Stopped => "stopped",
+                    ProcessState::Running if b.shutting_down => "shutting down",
+                    ProcessState::Running if fenced => "fenced",
+                    ProcessState::Running => "running",
+                };
+                let (role, fetching_from, leader_view) = match &b.role {
+                    Role::Leader(l) => (
+                        "leader",
+                        None,
+                        Some(LeaderView {
+                            leader_epoch: l.leader_epoch,
+                            partition_epoch: l.partition_epoch,
+                            isr_state: l.isr_state.clone(),
+                            maximal_isr: l.isr_state.maximal_isr(),
+                            followers: l.remote.iter().map(|(k, v)| (*k, v.clone())).collect(),
+                            epoch_start_offset: l.epoch_start_offset,
+                        }),
+                    ),
+                    Role::Follower(f) => ("follower", f.leader, None),
+                    Role::None => ("none", None, None),
+                };
+                let since_caught_up_ms = leader_broker
+                    .and_then(|lb| lb.leader_state())
+                    .and_then(|l| l.remote.get(&b.id))
+                    .map(|s| now.saturating_sub(s.last_caught_up_time_ms));
+                BrokerSnapshot {
+                    id: b.id,
+                    process: b.process,
+                    state: state.to_string(),
+                    fenced,
+                    slow_ms: b.slow_ms,
+                    disk_lost: b.disk_lost,
+                    hosts_replica: p.replicas.contains(&b.id),
+                    role: role.to_string(),
+                    in_isr: p.isr.contains(&b.id),
+                    in_elr: p.elr.contains(&b.id),
+                    log_start_offset: b.log.log_start_offset,
+                    log_end_offset: b.log.log_end_offset(),
+                    high_watermark: b.log.high_watermark,
+                    records: b.log.records.clone(),
+                    epoch_cache: b.log.epoch_cache.entries.clone(),
+                    leader_epoch_checkpoint: b.log.epoch_cache.checkpoint_line(),
+                    hw_checkpoint: b.log.hw_checkpoint,
+                    fetching_from,
+                    leader_view,
+                    since_caught_up_ms,
+                    broker_epoch: b.broker_epoch,
+                }
+            })
+            .collect();
+        let mut in_flight: Vec<MessageSnapshot> = self
+            .in_flight
+            .values()
+            .map(|m| (m, false))
+            .chain(self.buffered.values().map(|m| (m, true)))
+            .map(|(m, buffered)| MessageSnapshot {
+                id: m.id,
+                from: m.from,
+                to: m.to,
+                kind: m.payload.kind().to_string(),
+                summary: m.payload.summary(),
+                sent_ms: m.sent_at,
+                deliver_ms: m.deliver_at,
+                buffered,
+            })
+            .collect();
+        in_flight.sort_by_key(|m| m.id);
+        let purgatory = self
+            .brokers
+            .values()
+            .filter_map(|b| b.leader_state().map(|l| (b.id, l)))
+            .flat_map(|(id, l)| {
+                l.purgatory.iter().map(move |d| PurgatoryEntry {
+                    broker: id,
+                    request_id: d.request_id,
+                    first_offset: d.first_offset,
+                    required_offset: d.required_offset,
+                    created_ms: d.created_ms,
+                    deadline_ms: d.deadline_ms,
+                })
+            })
+            .collect();
+        let lat = &self.metrics.acks_all_latencies_ms;
+        Snapshot {
+            time_ms: now,
+            topic: self.tp.topic.clone(),
+            partition: self.tp.partition,
+            brokers,
+            controller: ControllerSnapshot {
+                leader: p.leader,
+                leader_epoch: p.leader_epoch,
+                partition_epoch: p.partition_epoch,
+                replicas: p.replicas.clone(),
+                isr: p.isr.clone(),
+                elr: p.elr.clone(),
+                last_known_elr: p.last_known_elr.clone(),
+                leader_recovery_state: p.leader_recovery_state,
+                registrations: self
+                    .controller
+                    .brokers
+                    .iter()
+                    .map(|(id, r)| (*id, r.epoch, r.fenced, r.in_controlled_shutdown))
+                    .collect(),
+                records: self.controller.records.clone(),
+            },
+            in_flight,
+            purgatory,
+            metrics: MetricsSnapshot {
+                under_replicated: p.isr.len() < p.replicas.len(),
+                under_min_isr: p.isr.len() < self.config.effective_min_isr(p.replicas.len()),
+                offline: p.leader.is_none(),
+                counters: self.metrics.clone(),
+                acks_all_latency_avg_ms: (!lat.is_empty()).then(|| lat.iter().sum::<u64>() / lat.len() as u64),
+                acks_all_latency_max_ms: lat.iter().max().copied(),
+            },
+            describe: crate::describe::describe_line(self),
+            offsets: crate::describe::offsets_line(self),
+            losses: self.losses.clone(),
+            violations: self.violations.clone(),
+            truncations: self.truncations.clone(),
+            consumer_position: self.consumer.position,
+            next_event_ms: self.next_event_time(),
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! Small shared vocabulary: ids, nodes, Kafka error codes, acks.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// A broker's node id (1..=9).
+pub type BrokerId = u32;
+/// Simulated time in milliseconds since the scenario started.
+pub type TimeMs = u64;
+
+/// A topic partition, kept in every identifier so more partitions can come later.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct TopicPartition {
+    pub topic: String,
+    pub partition: u32,
+}
+
+impl fmt::Display for TopicPartition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}-{}", self.topic, self.partition)
+    }
+}
+
+/// An endpoint of the simulated network.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Node {
+    Broker(BrokerId),
+    /// The KRaft controller quorum, modelled as one always-available node.
+    Controller,
+    /// A client (producer or consumer) by client number.
+    Client(u32),
+}
+
+impl fmt::Display for Node {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Node::Broker(b) => write!(f, "broker {b}"),
+            Node::Controller => f.write_str("controller"),
+            Node::Client(c) => write!(f, "client {c}"),
+        }
+    }
+}
+
+/// Kafka's error codes that this simulation can produce, spelled as Kafka spells them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+pub enum ErrorCode {
+    NONE,
+    OFFSET_OUT_OF_RANGE,
+    NOT_LEADER_OR_FOLLOWER,
+    REQUEST_TIMED_OUT,
+    NOT_ENOUGH_REPLICAS,
+    NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+    FENCED_LEADER_EPOCH,
+    UNKNOWN_LEADER_EPOCH,
+    LEADER_NOT_AVAILABLE,
+    INVALID_REQUEST,
+    INVALID_UPDATE_VERSION,
+    INELIGIBLE_REPLICA,
+    NOT_CONTROLLER,
+    STALE_BROKER_EPOCH,
+    ELECTION_NOT_NEEDED,
+    ELIGIBLE_LEADERS_NOT_AVAILABLE,
+    PREFERRED_LEADER_NOT_AVAILABLE,
+    /// The producer's own TimeoutException: the batch expired after delivery.timeout.ms.
+    DELIVERY_TIMEOUT,
+}
+
+impl ErrorCode {
+    /// Kafka's numeric error code.
+    pub fn code(self) -> i16 {
+        use ErrorCode::*;
+        match self {
+            NONE => 0,
+            OFFSET_OUT_OF_RANGE => 1,
+            LEADER_NOT_AVAILABLE => 5,
+            NOT_LEADER_OR_FOLLOWER => 6,
+            REQUEST_TIMED_OUT => 7,
+            NOT_CONTROLLER => 41,
+            INVALID_REQUEST => 42,
+            NOT_ENOUGH_REPLICAS => 19,
+            NOT_ENOUGH_REPLICAS_AFTER_APPEND => 20,
+            ELECTION_NOT_NEEDED => 84,
+            PREFERRED_LEADER_NOT_AVAILABLE => 80,
+            ELIGIBLE_LEADERS_NOT_AVAILABLE => 83,
+            FENCED_LEADER_EPOCH => 74,
+            UNKNOWN_LEADER_EPOCH => 75,
+            STALE_BROKER_EPOCH => 77,
+            INVALID_UPDATE_VERSION => 95,
+            INELIGIBLE_REPLICA => 107,
+            DELIVERY_TIMEOUT => -1,
+        }
+    }
+
+    /// Kafka's RetriableException subclasses, as the producer treats them.
+    pub fn is_retriable(self) -> bool {
+        use ErrorCode::*;
+        matches!(
+            self,
+            NOT_LEADER_OR_FOLLOWER
+                | REQUEST_TIMED_OUT
+                | NOT_ENOUGH_REPLICAS
+                | NOT_ENOUGH_REPLICAS_AFTER_APPEND
+                | LEADER_NOT_AVAILABLE
+                | FENCED_LEADER_EPOCH
+                | UNKNOWN_LEADER_EPOCH
+                | OFFSET_OUT_OF_RANGE
+        )
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self, f)
+    }
+}
+
+/// The producer's `acks`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Acks {
+    #[serde(rename = "0")]
+    Zero,
+    #[serde(rename = "1")]
+    One,
+    /// `acks=all`, -1 on the wire.
+    #[serde(rename = "all", alias = "-1")]
+    All,
+}
+
+impl fmt::Display for Acks {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Acks::Zero => "0",
+            Acks::One => "1",
+            Acks::All => "all",
+        })
+    }
+}
+
+/// Joins broker ids as Kafka's tools print them: `1,2,3`.
+pub fn join_ids(ids: &[BrokerId]) -> String {
+    ids.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",")
+}
