@@ -1,3 +1,147 @@
-fn main() {
-    println!("watermark {}", watermark_engine::VERSION);
+//! `watermark`: runs Watermark scenarios natively and prints a transcript in the words of
+//! Kafka's own tools, each line prefixed by the simulated time.
+//!
+//! ```text
+//! watermark run FILE [--json] [--all]
+//! watermark run --preset NAME [--json] [--all]
+//! watermark presets
+//! ```
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use watermark_engine::presets::PRESETS;
+use watermark_engine::trace::TraceKind;
+use watermark_engine::{Scenario, TraceEvent};
+
+const USAGE: &str = "usage:
+  watermark run FILE [--json] [--all]         run a scenario file
+  watermark run --preset NAME [--json] [--all] run a built-in preset
+  watermark presets                            list the built-in presets
+
+--json  print the transcript as JSON lines
+--all   also print broker lifecycle lines (becoming leader or follower, starting)";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args, &mut std::io::stdout().lock()) {
+        Ok(code) => code,
+        Err(msg) => {
+            eprintln!("watermark: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(args: &[String], out: &mut dyn Write) -> Result<ExitCode, String> {
+    let io = |e: std::io::Error| e.to_string();
+    match args.first().map(String::as_str) {
+        Some("presets") => {
+            for p in PRESETS {
+                let s =
+                    Scenario::from_json(p.json).map_err(|e| format!("preset {}: {e}", p.name))?;
+                writeln!(out, "{:<24} {}", p.name, s.title).map_err(io)?;
+                writeln!(out, "{:<24} {}", "", s.source).map_err(io)?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Some("run") => {
+            let rest = &args[1..];
+            let json = rest.iter().any(|a| a == "--json");
+            let all = rest.iter().any(|a| a == "--all");
+            let positional: Vec<&String> = rest.iter().filter(|a| !a.starts_with("--")).collect();
+            let scenario = if let Some(i) = rest.iter().position(|a| a == "--preset") {
+                let name = rest
+                    .get(i + 1)
+                    .ok_or("--preset needs a name (see `watermark presets`)")?;
+                watermark_engine::presets::preset(name).map_err(|e| e.to_string())?
+            } else {
+                let file = positional.first().ok_or_else(|| USAGE.to_string())?;
+                let text = std::fs::read_to_string(file)
+                    .map_err(|e| format!("cannot read {file}: {e}"))?;
+                Scenario::from_json(&text).map_err(|e| format!("{file}: {e}"))?
+            };
+            let sim = watermark_engine::run(&scenario, true).map_err(|e| e.to_string())?;
+            for e in sim.trace_events().filter(|e| all || shown(e)) {
+                if json {
+                    writeln!(
+                        out,
+                        "{}",
+                        serde_json::to_string(e).map_err(|e| e.to_string())?
+                    )
+                    .map_err(io)?;
+                } else {
+                    writeln!(out, "{}", e.line()).map_err(io)?;
+                }
+            }
+            if sim.violations().is_empty() {
+                Ok(ExitCode::SUCCESS)
+            } else {
+                Ok(ExitCode::from(1))
+            }
+        }
+        Some("--version") | Some("-V") => {
+            writeln!(out, "watermark {}", watermark_engine::VERSION).map_err(io)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        _ => Err(USAGE.to_string()),
+    }
+}
+
+/// The transcript shows read-outs, results and server-log lines; broker lifecycle lines
+/// (makeLeader/makeFollower) only with `--all`.
+fn shown(e: &TraceEvent) -> bool {
+    !matches!(e.kind, TraceKind::Broker)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_to_string(args: &[&str]) -> (Result<ExitCode, String>, String) {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        let mut out = Vec::new();
+        let r = run(&args, &mut out);
+        (r, String::from_utf8(out).unwrap_or_default())
+    }
+
+    #[test]
+    fn presets_lists_every_preset() {
+        let (r, out) = run_to_string(&["presets"]);
+        assert!(r.is_ok());
+        for p in PRESETS {
+            assert!(out.contains(p.name), "{} listed", p.name);
+        }
+    }
+
+    #[test]
+    fn run_preset_prints_a_timed_transcript_and_json() {
+        let (r, out) = run_to_string(&["run", "--preset", "min-isr-3"]);
+        assert!(r.is_ok());
+        assert!(
+            out.lines()
+                .any(|l| l.contains("Topic: strict Partition: 0 Leader: 1")),
+            "{out}"
+        );
+        assert!(
+            out.lines().all(|l| l.starts_with('[') && l.contains("s] ")),
+            "{out}"
+        );
+        let (r, out) = run_to_string(&["run", "--preset", "min-isr-3", "--json"]);
+        assert!(r.is_ok());
+        for line in out.lines() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            assert!(v.get("time_ms").is_some() && v.get("text").is_some());
+        }
+    }
+
+    #[test]
+    fn bad_input_is_a_clear_error() {
+        let (r, _) = run_to_string(&["run", "--preset", "nope"]);
+        assert!(r.unwrap_err().contains("no preset named"));
+        let (r, _) = run_to_string(&["run", "/no/such/file.json"]);
+        assert!(r.unwrap_err().contains("cannot read"));
+        let (r, _) = run_to_string(&["frobnicate"]);
+        assert!(r.unwrap_err().contains("usage"));
+    }
 }

@@ -69,8 +69,11 @@ pub const MAX_SEEN: usize = 100_000;
 impl Sim {
     pub(crate) fn client_produce(&mut self, spec: &ProduceSpec) {
         let values = spec.values();
-        let pending: VecDeque<Vec<String>> =
-            if spec.one_by_one { values.into_iter().map(|v| vec![v]).collect() } else { VecDeque::from([values]) };
+        let pending: VecDeque<Vec<String>> = if spec.one_by_one {
+            values.into_iter().map(|v| vec![v]).collect()
+        } else {
+            VecDeque::from([values])
+        };
         let id = self.producer.next_job;
         self.producer.next_job += 1;
         self.producer.jobs.insert(
@@ -83,14 +86,22 @@ impl Sim {
                 current: None,
             },
         );
-        self.schedule_at(self.now, Event::Client(ClientTimer::ProducerSend { job: id }));
+        self.schedule_at(
+            self.now,
+            Event::Client(ClientTimer::ProducerSend { job: id }),
+        );
     }
 
     pub(crate) fn client_timer(&mut self, t: ClientTimer) {
         match t {
             ClientTimer::ProducerSend { job } => self.producer_send(job),
             ClientTimer::ProducerRequestTimeout { job, request_id } => {
-                let current = self.producer.jobs.get(&job).and_then(|j| j.current.as_ref()).and_then(|a| a.request_id);
+                let current = self
+                    .producer
+                    .jobs
+                    .get(&job)
+                    .and_then(|j| j.current.as_ref())
+                    .and_then(|a| a.request_id);
                 if current == Some(request_id) {
                     self.producer_result(job, request_id, ErrorCode::REQUEST_TIMED_OUT, None, None);
                 }
@@ -102,17 +113,27 @@ impl Sim {
         let now = self.now;
         let leader = self.controller.partition.leader;
         let delivery_timeout = self.config.delivery_timeout_ms;
-        let Some(job) = self.producer.jobs.get_mut(&job_id) else { return };
+        let Some(job) = self.producer.jobs.get_mut(&job_id) else {
+            return;
+        };
         if job.current.is_none() {
             let Some(values) = job.pending.pop_front() else {
                 self.producer.jobs.remove(&job_id);
                 return;
             };
-            job.current = Some(Attempt { values, created_ms: now, retries_done: 0, request_id: None, target: None });
+            job.current = Some(Attempt {
+                values,
+                created_ms: now,
+                retries_done: 0,
+                request_id: None,
+                target: None,
+            });
         }
         let acks = job.acks;
         let to = job.to;
-        let Some(attempt) = job.current.as_mut() else { return };
+        let Some(attempt) = job.current.as_mut() else {
+            return;
+        };
         if attempt.request_id.is_some() {
             return;
         }
@@ -126,14 +147,20 @@ impl Sim {
             self.metrics.produce_errors += 1;
             job.current = None;
             self.trace(TraceKind::Produce, Level::Error, None, text);
-            self.schedule_at(now, Event::Client(ClientTimer::ProducerSend { job: job_id }));
+            self.schedule_at(
+                now,
+                Event::Client(ClientTimer::ProducerSend { job: job_id }),
+            );
             return;
         }
         let Some(target) = to.or(leader) else {
             // No leader in the metadata: the batch waits (not a retry) and metadata is
             // refreshed after retry.backoff.ms.
             let backoff = self.config.retry_backoff_ms;
-            self.schedule_at(now + backoff, Event::Client(ClientTimer::ProducerSend { job: job_id }));
+            self.schedule_at(
+                now + backoff,
+                Event::Client(ClientTimer::ProducerSend { job: job_id }),
+            );
             return;
         };
         let request_id = self.next_request_id;
@@ -143,7 +170,16 @@ impl Sim {
         let values = attempt.values.clone();
         self.producer.requests.insert(request_id, job_id);
         let timeout_ms = self.config.request_timeout_ms;
-        self.send(PRODUCER, Node::Broker(target), Payload::Produce { request_id, acks, values, timeout_ms });
+        self.send(
+            PRODUCER,
+            Node::Broker(target),
+            Payload::Produce {
+                request_id,
+                acks,
+                values,
+                timeout_ms,
+            },
+        );
         if acks == Acks::Zero {
             // acks=0: the producer does not wait for any response.
             self.producer_result(job_id, request_id, ErrorCode::NONE, None, None);
@@ -151,21 +187,35 @@ impl Sim {
             let latency = self.config.network_latency_ms * 2;
             self.schedule_at(
                 now + timeout_ms + latency + CLIENT_TIMEOUT_SLACK_MS,
-                Event::Client(ClientTimer::ProducerRequestTimeout { job: job_id, request_id }),
+                Event::Client(ClientTimer::ProducerRequestTimeout {
+                    job: job_id,
+                    request_id,
+                }),
             );
         }
     }
 
-    fn producer_result(&mut self, job_id: u64, request_id: u64, error: ErrorCode, base: Option<u64>, last: Option<u64>) {
+    fn producer_result(
+        &mut self,
+        job_id: u64,
+        request_id: u64,
+        error: ErrorCode,
+        base: Option<u64>,
+        last: Option<u64>,
+    ) {
         let now = self.now;
         self.producer.requests.remove(&request_id);
         let backoff = self.config.retry_backoff_ms;
         let delivery_timeout = self.config.delivery_timeout_ms;
         let tp = self.tp.clone();
-        let Some(job) = self.producer.jobs.get_mut(&job_id) else { return };
+        let Some(job) = self.producer.jobs.get_mut(&job_id) else {
+            return;
+        };
         let acks = job.acks;
         let retries = job.retries;
-        let Some(attempt) = job.current.as_mut() else { return };
+        let Some(attempt) = job.current.as_mut() else {
+            return;
+        };
         if attempt.request_id != Some(request_id) {
             return;
         }
@@ -173,12 +223,19 @@ impl Sim {
         let waited = now - attempt.created_ms;
         if error == ErrorCode::NONE {
             let text = match (acks, base, last) {
-                (Acks::Zero, _, _) => format!("acks=0 -> sent ({} record(s); no response, so no offset)", attempt.values.len()),
+                (Acks::Zero, _, _) => format!(
+                    "acks=0 -> sent ({} record(s); no response, so no offset)",
+                    attempt.values.len()
+                ),
                 (_, Some(b), Some(l)) if b == l => format!("acks={acks} -> ok, offset={b}"),
                 (_, Some(b), Some(l)) => format!("acks={acks} -> ok, offsets={b}..{l}"),
                 _ => format!("acks={acks} -> ok"),
             };
-            let text = if acks == Acks::All { format!("{text} (waited {waited} ms)") } else { text };
+            let text = if acks == Acks::All {
+                format!("{text} (waited {waited} ms)")
+            } else {
+                text
+            };
             job.current = None;
             self.metrics.produce_ok += 1;
             if acks == Acks::All {
@@ -198,7 +255,10 @@ impl Sim {
                 "[Producer clientId=producer-1] Got error produce response on topic-partition {tp}, retrying ({left} attempts left). Error: {error}"
             );
             self.trace(TraceKind::Produce, Level::Warn, None, text);
-            self.schedule_at(now + backoff, Event::Client(ClientTimer::ProducerSend { job: job_id }));
+            self.schedule_at(
+                now + backoff,
+                Event::Client(ClientTimer::ProducerSend { job: job_id }),
+            );
             return;
         } else {
             let text = match (error, base) {
@@ -211,7 +271,10 @@ impl Sim {
             self.metrics.produce_errors += 1;
             self.trace(TraceKind::Produce, Level::Error, None, text);
         }
-        self.schedule_at(now, Event::Client(ClientTimer::ProducerSend { job: job_id }));
+        self.schedule_at(
+            now,
+            Event::Client(ClientTimer::ProducerSend { job: job_id }),
+        );
     }
 
     pub(crate) fn client_consume(&mut self, max_records: Option<u32>, from_beginning: bool) {
@@ -219,25 +282,53 @@ impl Sim {
             self.consumer.position = None;
         }
         let Some(leader) = self.controller.partition.leader else {
-            self.trace(TraceKind::Consume, Level::Warn, None, format!("consumer: LEADER_NOT_AVAILABLE for {}", self.tp));
+            self.trace(
+                TraceKind::Consume,
+                Level::Warn,
+                None,
+                format!("consumer: LEADER_NOT_AVAILABLE for {}", self.tp),
+            );
             return;
         };
-        let offset = self.consumer.position.unwrap_or_else(|| self.brokers[&leader].log.log_start_offset);
+        let offset = self
+            .consumer
+            .position
+            .unwrap_or_else(|| self.brokers[&leader].log.log_start_offset);
         let request_id = self.next_request_id;
         self.next_request_id += 1;
         let max = max_records.unwrap_or(500);
         self.consumer.requests.insert(request_id, max);
-        self.send(CONSUMER, Node::Broker(leader), Payload::ConsumerFetch { request_id, offset, max_records: max });
+        self.send(
+            CONSUMER,
+            Node::Broker(leader),
+            Payload::ConsumerFetch {
+                request_id,
+                offset,
+                max_records: max,
+            },
+        );
     }
 
     pub(crate) fn client_receive(&mut self, payload: Payload) {
         match payload {
-            Payload::ProduceResponse { request_id, error, base_offset, last_offset } => {
+            Payload::ProduceResponse {
+                request_id,
+                error,
+                base_offset,
+                last_offset,
+            } => {
                 if let Some(&job) = self.producer.requests.get(&request_id) {
                     self.producer_result(job, request_id, error, base_offset, last_offset);
                 }
             }
-            Payload::ConsumerFetchResponse { request_id, error, records, high_watermark, log_end_offset, .. } => {
+            Payload::ConsumerFetchResponse {
+                request_id,
+                error,
+                records,
+                high_watermark,
+                log_end_offset,
+                ..
+            } => {
                 if self.consumer.requests.remove(&request_id).is_none() {
                     return;
                 }
@@ -247,28 +338,65 @@ impl Sim {
         }
     }
 
-    fn consumer_response(&mut self, error: ErrorCode, records: Vec<crate::log::Record>, hw: u64, leo: u64) {
+    /// The engine sees every log: it tells the consumer's reader when offsets it already read
+    /// now hold other records on the leader (after an unclean election), even though a real
+    /// consumer would not notice until it read them again.
+    fn consumer_check_rewritten(&mut self) {
+        let Some(leader) = self.controller.partition.leader else {
+            return;
+        };
+        let log = &self.brokers[&leader].log;
+        let mut rewritten = vec![];
+        for (&offset, (epoch, value)) in &self.consumer.seen {
+            if self.consumer.reported.contains(&offset) {
+                continue;
+            }
+            if let Some(r) = log.record_at(offset) {
+                if r.epoch != *epoch || r.value != *value {
+                    rewritten.push((offset, r.value.clone(), value.clone()));
+                }
+            }
+        }
+        if rewritten.is_empty() {
+            return;
+        }
+        for (o, _, _) in &rewritten {
+            self.consumer.reported.insert(*o);
+        }
+        let (first, last) = (rewritten[0].0, rewritten[rewritten.len() - 1].0);
+        let now: Vec<&str> = rewritten.iter().map(|(_, n, _)| n.as_str()).collect();
+        let before: Vec<&str> = rewritten.iter().map(|(_, _, b)| b.as_str()).collect();
+        self.trace(
+            TraceKind::Loss,
+            Level::Warn,
+            None,
+            format!(
+                "consumer: offsets {first}..{last} now hold different records ({}) than it read there ({})",
+                now.join(" "),
+                before.join(" ")
+            ),
+        );
+    }
+
+    fn consumer_response(
+        &mut self,
+        error: ErrorCode,
+        records: Vec<crate::log::Record>,
+        hw: u64,
+        leo: u64,
+    ) {
+        self.consumer_check_rewritten();
         let position = self.consumer.position.unwrap_or(0);
         match error {
             ErrorCode::NONE => {
-                let mut rewritten = vec![];
                 for r in &records {
-                    if let Some((epoch, value)) = self.consumer.seen.get(&r.offset) {
-                        if (*epoch != r.epoch || *value != r.value) && self.consumer.reported.insert(r.offset) {
-                            rewritten.push(format!("offset {} now holds {} (read {} there before)", r.offset, r.value, value));
-                        }
+                    if self.consumer.seen.len() < MAX_SEEN
+                        || self.consumer.seen.contains_key(&r.offset)
+                    {
+                        self.consumer
+                            .seen
+                            .insert(r.offset, (r.epoch, r.value.clone()));
                     }
-                    if self.consumer.seen.len() < MAX_SEEN || self.consumer.seen.contains_key(&r.offset) {
-                        self.consumer.seen.insert(r.offset, (r.epoch, r.value.clone()));
-                    }
-                }
-                if !rewritten.is_empty() {
-                    self.trace(
-                        TraceKind::Loss,
-                        Level::Warn,
-                        None,
-                        format!("consumer: offsets point at different records than it read: {}", rewritten.join("; ")),
-                    );
                 }
                 if let Some(last) = records.last() {
                     let values: Vec<&str> = records.iter().map(|r| r.value.as_str()).collect();
@@ -278,7 +406,12 @@ impl Sim {
                         TraceKind::Consume,
                         Level::Info,
                         None,
-                        format!("consumer: {} (offsets {first}..{}, position {})", values.join(" "), last.offset, last.offset + 1),
+                        format!(
+                            "consumer: {} (offsets {first}..{}, position {})",
+                            values.join(" "),
+                            last.offset,
+                            last.offset + 1
+                        ),
                     );
                 } else {
                     self.consumer.position = Some(position);
@@ -301,7 +434,12 @@ impl Sim {
                 self.consumer.position = Some(leo);
                 self.trace(TraceKind::Consume, Level::Warn, None, text);
             }
-            other => self.trace(TraceKind::Consume, Level::Warn, None, format!("consumer: {other}")),
+            other => self.trace(
+                TraceKind::Consume,
+                Level::Warn,
+                None,
+                format!("consumer: {other}"),
+            ),
         }
     }
 }

@@ -127,23 +127,91 @@ pub struct Range {
 
 /// The allowed range of every numeric config, in one place.
 pub const RANGES: &[Range] = &[
-    Range { name: "min.insync.replicas", min: 1, max: MAX_BROKERS as u64 },
-    Range { name: "eligible.leader.replicas.version", min: 0, max: 1 },
-    Range { name: "replica.lag.time.max.ms", min: 0, max: 600_000 },
-    Range { name: "replica.fetch.wait.max.ms", min: 0, max: 60_000 },
-    Range { name: "replica.fetch.backoff.ms", min: 1, max: 60_000 },
-    Range { name: "replica.socket.timeout.ms", min: 1, max: 600_000 },
-    Range { name: "replica.high.watermark.checkpoint.interval.ms", min: 1, max: 600_000 },
-    Range { name: "broker.heartbeat.interval.ms", min: 1, max: 60_000 },
-    Range { name: "broker.session.timeout.ms", min: 1, max: 600_000 },
-    Range { name: "request.timeout.ms", min: 1, max: 600_000 },
-    Range { name: "delivery.timeout.ms", min: 1, max: 3_600_000 },
-    Range { name: "retries", min: 0, max: 2_147_483_647 },
-    Range { name: "retry.backoff.ms", min: 1, max: 60_000 },
-    Range { name: "sim.network.latency.ms", min: 0, max: 10_000 },
-    Range { name: "sim.controller.latency.ms", min: 0, max: 10_000 },
-    Range { name: "sim.network.jitter.ms", min: 0, max: 10_000 },
-    Range { name: "sim.unclean.election.interval.ms", min: 1_000, max: 3_600_000 },
+    Range {
+        name: "min.insync.replicas",
+        min: 1,
+        max: MAX_BROKERS as u64,
+    },
+    Range {
+        name: "eligible.leader.replicas.version",
+        min: 0,
+        max: 1,
+    },
+    Range {
+        name: "replica.lag.time.max.ms",
+        min: 0,
+        max: 600_000,
+    },
+    Range {
+        name: "replica.fetch.wait.max.ms",
+        min: 0,
+        max: 60_000,
+    },
+    Range {
+        name: "replica.fetch.backoff.ms",
+        min: 1,
+        max: 60_000,
+    },
+    Range {
+        name: "replica.socket.timeout.ms",
+        min: 1,
+        max: 600_000,
+    },
+    Range {
+        name: "replica.high.watermark.checkpoint.interval.ms",
+        min: 1,
+        max: 600_000,
+    },
+    Range {
+        name: "broker.heartbeat.interval.ms",
+        min: 1,
+        max: 60_000,
+    },
+    Range {
+        name: "broker.session.timeout.ms",
+        min: 1,
+        max: 600_000,
+    },
+    Range {
+        name: "request.timeout.ms",
+        min: 1,
+        max: 600_000,
+    },
+    Range {
+        name: "delivery.timeout.ms",
+        min: 1,
+        max: 3_600_000,
+    },
+    Range {
+        name: "retries",
+        min: 0,
+        max: 2_147_483_647,
+    },
+    Range {
+        name: "retry.backoff.ms",
+        min: 1,
+        max: 60_000,
+    },
+    Range {
+        name: "sim.network.latency.ms",
+        min: 0,
+        max: 10_000,
+    },
+    Range {
+        name: "sim.controller.latency.ms",
+        min: 0,
+        max: 10_000,
+    },
+    Range {
+        name: "sim.network.jitter.ms",
+        min: 0,
+        max: 10_000,
+    },
+    Range {
+        name: "sim.unclean.election.interval.ms",
+        min: 1_000,
+        max: 3_600_000,
+    },
 ];
 
 impl Config {
@@ -183,7 +251,10 @@ impl Config {
             other => other.to_string(),
         };
         let parse_u64 = |range: &Range| -> Result<u64, ConfigError> {
-            as_text.trim().parse::<u64>().map_err(|_| ConfigError::out_of_range(range, &as_text))
+            as_text
+                .trim()
+                .parse::<u64>()
+                .map_err(|_| ConfigError::out_of_range(range, &as_text))
         };
         if name == "unclean.leader.election.enable" {
             next.unclean_leader_election_enable = match as_text.trim() {
@@ -197,18 +268,24 @@ impl Config {
                 }
             };
         } else {
-            let range = RANGES.iter().find(|r| r.name == name).ok_or_else(|| ConfigError {
-                field: name.to_string(),
-                message: format!("unknown config {name}"),
-            })?;
+            let range = RANGES
+                .iter()
+                .find(|r| r.name == name)
+                .ok_or_else(|| ConfigError {
+                    field: name.to_string(),
+                    message: format!("unknown config {name}"),
+                })?;
             let v = parse_u64(range)?;
             if v < range.min || v > range.max {
                 return Err(ConfigError::out_of_range(range, &as_text));
             }
-            let narrow = |v: u64| u32::try_from(v).map_err(|_| ConfigError::out_of_range(range, &as_text));
+            let narrow =
+                |v: u64| u32::try_from(v).map_err(|_| ConfigError::out_of_range(range, &as_text));
             match name {
                 "min.insync.replicas" => next.min_insync_replicas = narrow(v)?,
-                "eligible.leader.replicas.version" => next.eligible_leader_replicas_version = narrow(v)?,
+                "eligible.leader.replicas.version" => {
+                    next.eligible_leader_replicas_version = narrow(v)?
+                }
                 "replica.lag.time.max.ms" => next.replica_lag_time_max_ms = v,
                 "replica.fetch.wait.max.ms" => next.replica_fetch_wait_max_ms = v,
                 "replica.fetch.backoff.ms" => next.replica_fetch_backoff_ms = v,
@@ -279,21 +356,33 @@ mod tests {
     #[test]
     fn set_names_the_field_and_range() {
         let mut c = Config::default();
-        let e = c.set("replica.lag.time.max.ms", &serde_json::json!(700_000)).unwrap_err();
+        let e = c
+            .set("replica.lag.time.max.ms", &serde_json::json!(700_000))
+            .unwrap_err();
         assert_eq!(e.field, "replica.lag.time.max.ms");
         assert!(e.message.contains("0..=600000"), "{}", e.message);
-        assert_eq!(c.replica_lag_time_max_ms, 30_000, "a rejected value changes nothing");
-        c.set("min.insync.replicas", &serde_json::json!("2")).unwrap();
+        assert_eq!(
+            c.replica_lag_time_max_ms, 30_000,
+            "a rejected value changes nothing"
+        );
+        c.set("min.insync.replicas", &serde_json::json!("2"))
+            .unwrap();
         assert_eq!(c.min_insync_replicas, 2);
         assert!(c.set("no.such.config", &serde_json::json!(1)).is_err());
-        assert!(c.set("unclean.leader.election.enable", &serde_json::json!("yes")).is_err());
-        c.set("unclean.leader.election.enable", &serde_json::json!(true)).unwrap();
+        assert!(c
+            .set("unclean.leader.election.enable", &serde_json::json!("yes"))
+            .is_err());
+        c.set("unclean.leader.election.enable", &serde_json::json!(true))
+            .unwrap();
         assert!(c.unclean_leader_election_enable);
     }
 
     #[test]
     fn effective_min_isr_is_capped_by_replicas() {
-        let c = Config { min_insync_replicas: 3, ..Config::default() };
+        let c = Config {
+            min_insync_replicas: 3,
+            ..Config::default()
+        };
         assert_eq!(c.effective_min_isr(2), 2);
         assert_eq!(c.effective_min_isr(3), 3);
     }

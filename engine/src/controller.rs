@@ -105,7 +105,10 @@ pub struct ChangeRequest<'a> {
 }
 
 /// PartitionChangeBuilder.build for one partition. Returns None when nothing changes.
-pub fn build_partition_change(part: &PartitionRegistration, req: &ChangeRequest<'_>) -> Option<PartitionChange> {
+pub fn build_partition_change(
+    part: &PartitionRegistration,
+    req: &ChangeRequest<'_>,
+) -> Option<PartitionChange> {
     let mut target_isr = req.target_isr.clone();
     let mut target_elr = part.elr.clone();
     let mut target_last_known_elr = part.last_known_elr.clone();
@@ -152,7 +155,9 @@ pub fn build_partition_change(part: &PartitionRegistration, req: &ChangeRequest<
         && target_isr.is_empty()
         && part.last_known_elr.len() == 1
         && (req.is_acceptable_leader)(part.last_known_elr[0]);
-    let current_valid = part.leader.is_some_and(|l| is_valid_new_leader(l, &target_isr, &target_elr));
+    let current_valid = part
+        .leader
+        .is_some_and(|l| is_valid_new_leader(l, &target_isr, &target_elr));
     let (elected, unclean): (Option<BrokerId>, bool) = match req.election {
         Election::Preferred => {
             let preferred = part.replicas[0];
@@ -160,8 +165,12 @@ pub fn build_partition_change(part: &PartitionRegistration, req: &ChangeRequest<
                 (Some(preferred), false)
             } else if current_valid {
                 (part.leader, false)
-            } else if let Some(r) =
-                part.replicas.iter().skip(1).copied().find(|&r| is_valid_new_leader(r, &target_isr, &target_elr))
+            } else if let Some(r) = part
+                .replicas
+                .iter()
+                .skip(1)
+                .copied()
+                .find(|&r| is_valid_new_leader(r, &target_isr, &target_elr))
             {
                 (Some(r), false)
             } else if can_elect_last_known {
@@ -173,14 +182,22 @@ pub fn build_partition_change(part: &PartitionRegistration, req: &ChangeRequest<
         Election::Online | Election::Unclean => {
             if current_valid {
                 (part.leader, false)
-            } else if let Some(r) =
-                part.replicas.iter().copied().find(|&r| is_valid_new_leader(r, &target_isr, &target_elr))
+            } else if let Some(r) = part
+                .replicas
+                .iter()
+                .copied()
+                .find(|&r| is_valid_new_leader(r, &target_isr, &target_elr))
             {
                 (Some(r), false)
             } else if can_elect_last_known {
                 (Some(part.last_known_elr[0]), true)
             } else if req.election == Election::Unclean {
-                match part.replicas.iter().copied().find(|&r| (req.is_acceptable_leader)(r)) {
+                match part
+                    .replicas
+                    .iter()
+                    .copied()
+                    .find(|&r| (req.is_acceptable_leader)(r))
+                {
                     Some(r) => (Some(r), true),
                     None => (None, false),
                 }
@@ -200,11 +217,13 @@ pub fn build_partition_change(part: &PartitionRegistration, req: &ChangeRequest<
             target_elr.retain(|&r| r != node);
             kind = Some(ElectionKind::Elr);
         } else if unclean {
-            kind = Some(if can_elect_last_known && elected == part.last_known_elr.first().copied() {
-                ElectionKind::LastKnownLeader
-            } else {
-                ElectionKind::Unclean
-            });
+            kind = Some(
+                if can_elect_last_known && elected == part.last_known_elr.first().copied() {
+                    ElectionKind::LastKnownLeader
+                } else {
+                    ElectionKind::Unclean
+                },
+            );
         } else if elected.is_some() {
             kind = Some(ElectionKind::Clean);
         }
@@ -238,18 +257,22 @@ pub fn build_partition_change(part: &PartitionRegistration, req: &ChangeRequest<
 
     // The ISR: set if it changed and the election did not already set it. With ELR on, the
     // ISR may become empty; with ELR off, the last member stays.
-    if record_isr.is_none() && (!target_isr.is_empty() || req.elr_enabled) && target_isr != part.isr {
+    if record_isr.is_none() && (!target_isr.is_empty() || req.elr_enabled) && target_isr != part.isr
+    {
         record_isr = Some(target_isr.clone());
     }
 
     // maybeUpdateLastKnownLeader
     if req.elr_enabled {
         let isr_now_empty = record_isr.as_ref().is_some_and(|i| i.is_empty());
-        if isr_now_empty && (part.last_known_elr.len() != 1 || Some(part.last_known_elr[0]) != part.leader) {
+        if isr_now_empty
+            && (part.last_known_elr.len() != 1 || Some(part.last_known_elr[0]) != part.leader)
+        {
             // "Only update the last known leader when the first time the partition becomes
             // leaderless."
             next.last_known_elr = part.leader.into_iter().collect();
-        } else if (matches!(record_leader, Some(Some(_))) || (part.leader.is_some() && record_leader != Some(None)))
+        } else if (matches!(record_leader, Some(Some(_)))
+            || (part.leader.is_some() && record_leader != Some(None)))
             && !part.last_known_elr.is_empty()
         {
             next.last_known_elr.clear();
@@ -272,7 +295,10 @@ pub fn build_partition_change(part: &PartitionRegistration, req: &ChangeRequest<
         return None;
     }
     next.partition_epoch += 1;
-    Some(PartitionChange { next, new_leader: record_leader.map(|l| (l, kind)) })
+    Some(PartitionChange {
+        next,
+        new_leader: record_leader.map(|l| (l, kind)),
+    })
 }
 
 /// One record of the controller's metadata log (`__cluster_metadata`).
@@ -303,7 +329,9 @@ pub const MAX_METADATA_RECORDS: usize = 500;
 impl Controller {
     /// ClusterControlManager.isActive: registered, unfenced, not in controlled shutdown.
     pub fn is_active(&self, b: BrokerId) -> bool {
-        self.brokers.get(&b).is_some_and(|r| !r.fenced && !r.in_controlled_shutdown)
+        self.brokers
+            .get(&b)
+            .is_some_and(|r| !r.fenced && !r.in_controlled_shutdown)
     }
 
     pub fn image(&self) -> MetadataImage {
@@ -317,7 +345,12 @@ impl Controller {
     pub fn append(&mut self, now: TimeMs, kind: &str, text: String) -> u64 {
         let offset = self.next_offset;
         self.next_offset += 1;
-        self.records.push(MetadataRecord { offset, time_ms: now, kind: kind.to_string(), text });
+        self.records.push(MetadataRecord {
+            offset,
+            time_ms: now,
+            kind: kind.to_string(),
+            text,
+        });
         if self.records.len() > MAX_METADATA_RECORDS {
             let excess = self.records.len() - MAX_METADATA_RECORDS;
             self.records.drain(..excess);
@@ -342,12 +375,21 @@ pub enum ChangeCause {
 impl Sim {
     /// Applies a partition change (if any) as a PartitionChangeRecord and pushes metadata.
     pub(crate) fn controller_apply_change(&mut self, change: PartitionChange, cause: &str) {
+        self.controller_record_change(change, cause);
+        self.controller_publish_metadata();
+    }
+
+    /// Writes a PartitionChangeRecord (without pushing metadata yet).
+    fn controller_record_change(&mut self, change: PartitionChange, cause: &str) {
         let now = self.now;
         let before = self.controller.partition.clone();
         let next = change.next.clone();
         let mut fields = vec![];
         if next.leader != before.leader {
-            fields.push(format!("leader={}", next.leader.map_or("none".to_string(), |l| l.to_string())));
+            fields.push(format!(
+                "leader={}",
+                next.leader.map_or("none".to_string(), |l| l.to_string())
+            ));
         }
         if next.isr != before.isr {
             fields.push(format!("isr=[{}]", join_ids(&next.isr)));
@@ -359,7 +401,9 @@ impl Sim {
             fields.push(format!("lastKnownElr=[{}]", join_ids(&next.last_known_elr)));
         }
         if next.leader_recovery_state != before.leader_recovery_state {
-            fields.push(format!("leaderRecoveryState={:?}", next.leader_recovery_state).to_uppercase());
+            fields.push(
+                format!("leaderRecoveryState={:?}", next.leader_recovery_state).to_uppercase(),
+            );
         }
         self.controller.append(
             now,
@@ -375,6 +419,11 @@ impl Sim {
             ),
         );
         self.controller.partition = next.clone();
+        if next.isr.len() < before.isr.len() {
+            self.metrics.isr_shrinks += 1;
+        } else if next.isr.len() > before.isr.len() {
+            self.metrics.isr_expands += 1;
+        }
         if let Some((leader, kind)) = change.new_leader {
             self.metrics.elections += 1;
             let text = match (leader, kind) {
@@ -412,7 +461,6 @@ impl Sim {
             };
             self.trace(TraceKind::Election, level, None, text);
         }
-        self.controller_publish_metadata();
     }
 
     /// Pushes the current metadata image to every broker whose process can hear it.
@@ -421,7 +469,13 @@ impl Sim {
         let ids: Vec<BrokerId> = self.brokers.keys().copied().collect();
         for b in ids {
             if self.brokers[&b].process.is_up() && self.brokers[&b].registered {
-                self.send(Node::Controller, Node::Broker(b), Payload::Metadata { image: image.clone() });
+                self.send(
+                    Node::Controller,
+                    Node::Broker(b),
+                    Payload::Metadata {
+                        image: image.clone(),
+                    },
+                );
             }
         }
     }
@@ -436,7 +490,9 @@ impl Sim {
     ) {
         let part = self.controller.partition.clone();
         let relevant = match cause {
-            ChangeCause::BrokerFenced(b) | ChangeCause::ControlledShutdown(b) => part.isr.contains(&b),
+            ChangeCause::BrokerFenced(b) | ChangeCause::ControlledShutdown(b) => {
+                part.isr.contains(&b)
+            }
             ChangeCause::UncleanShutdown(b) => part.isr.contains(&b) || part.elr.contains(&b),
             ChangeCause::BrokerUnfenced(_) | ChangeCause::PeriodicUnclean => part.leader.is_none(),
             _ => true,
@@ -457,11 +513,12 @@ impl Sim {
             .copied()
             .filter(|&r| Some(r) != broker_to_remove && Some(r) != broker_with_unclean_shutdown)
             .collect();
-        let election = if self.config.unclean_leader_election_enable || cause == ChangeCause::ElectUnclean {
-            Election::Unclean
-        } else {
-            Election::Online
-        };
+        let election =
+            if self.config.unclean_leader_election_enable || cause == ChangeCause::ElectUnclean {
+                Election::Unclean
+            } else {
+                Election::Online
+            };
         let req = ChangeRequest {
             target_isr,
             election,
@@ -478,7 +535,9 @@ impl Sim {
                 ChangeCause::UncleanShutdown(b) => format!("handleBrokerUncleanShutdown[{b}]"),
                 ChangeCause::ElectUnclean => "electLeaders[UNCLEAN]".to_string(),
                 ChangeCause::PeriodicUnclean => "maybeElectUncleanLeaders".to_string(),
-                ChangeCause::ElectPreferred | ChangeCause::PreferredRebalance => "electLeaders[PREFERRED]".to_string(),
+                ChangeCause::ElectPreferred | ChangeCause::PreferredRebalance => {
+                    "electLeaders[PREFERRED]".to_string()
+                }
             };
             self.controller_apply_change(change, &context);
         }
@@ -488,7 +547,8 @@ impl Sim {
     pub(crate) fn controller_elect(&mut self, election: Election, cause: ChangeCause) -> ErrorCode {
         let part = self.controller.partition.clone();
         let has_preferred = part.leader == Some(part.replicas[0]);
-        if (election == Election::Preferred && has_preferred) || (election == Election::Unclean && part.leader.is_some())
+        if (election == Election::Preferred && has_preferred)
+            || (election == Election::Unclean && part.leader.is_some())
         {
             return ErrorCode::ELECTION_NOT_NEEDED;
         }
@@ -522,7 +582,9 @@ impl Sim {
         let Node::Broker(b) = from else { return };
         let now = self.now;
         match payload {
-            Payload::BrokerRegistration { previous_broker_epoch } => {
+            Payload::BrokerRegistration {
+                previous_broker_epoch,
+            } => {
                 let existing = self.controller.brokers.get(&b).cloned();
                 let epoch = self.controller.append(
                     now,
@@ -537,7 +599,11 @@ impl Sim {
                 );
                 self.controller.brokers.insert(
                     b,
-                    BrokerRegistration { epoch, fenced: true, in_controlled_shutdown: false },
+                    BrokerRegistration {
+                        epoch,
+                        fenced: true,
+                        in_controlled_shutdown: false,
+                    },
                 );
                 self.controller.last_heartbeat_ms.insert(b, now);
                 self.schedule_session_check(b);
@@ -545,23 +611,42 @@ impl Sim {
                 // means the broker did not shut down cleanly (KIP-966).
                 if let Some(prev) = existing {
                     if prev.epoch != previous_broker_epoch {
-                        self.trace(
-                            TraceKind::Controller,
-                            Level::Info,
-                            Some(b),
-                            format!("[QuorumController] Broker {b} registered after an unclean shutdown: removing it from the ISR and ELR"),
-                        );
+                        let p = &self.controller.partition;
+                        let listed = p.isr.contains(&b) || p.elr.contains(&b);
+                        let text = if listed && self.config.elr_enabled() {
+                            format!("[QuorumController] Broker {b} registered after an unclean shutdown: removing it from the ISR and ELR")
+                        } else {
+                            format!("[QuorumController] Broker {b} registered after an unclean shutdown")
+                        };
+                        self.trace(TraceKind::Controller, Level::Info, Some(b), text);
                         if self.config.elr_enabled() {
-                            self.controller_generate_updates(None, None, Some(b), ChangeCause::UncleanShutdown(b));
+                            self.controller_generate_updates(
+                                None,
+                                None,
+                                Some(b),
+                                ChangeCause::UncleanShutdown(b),
+                            );
                         }
                     }
                 }
-                self.send(Node::Controller, from, Payload::BrokerRegistrationResponse { broker_epoch: epoch });
+                self.send(
+                    Node::Controller,
+                    from,
+                    Payload::BrokerRegistrationResponse {
+                        broker_epoch: epoch,
+                    },
+                );
                 let image = self.controller.image();
                 self.send(Node::Controller, from, Payload::Metadata { image });
             }
-            Payload::BrokerHeartbeat { broker_epoch, want_shut_down, metadata_offset } => {
-                let Some(reg) = self.controller.brokers.get(&b).cloned() else { return };
+            Payload::BrokerHeartbeat {
+                broker_epoch,
+                want_shut_down,
+                metadata_offset,
+            } => {
+                let Some(reg) = self.controller.brokers.get(&b).cloned() else {
+                    return;
+                };
                 if reg.epoch != broker_epoch {
                     return; // STALE_BROKER_EPOCH: a heartbeat from an earlier incarnation.
                 }
@@ -580,29 +665,57 @@ impl Sim {
                         "BrokerRegistrationChangeRecord",
                         format!("BrokerRegistrationChangeRecord(brokerId={b}, brokerEpoch={}, fenced=UNFENCE)", reg.epoch),
                     );
-                    self.trace(TraceKind::Controller, Level::Info, Some(b), format!("[QuorumController] Unfenced broker {b}"));
-                    self.controller_generate_updates(None, Some(b), None, ChangeCause::BrokerUnfenced(b));
+                    self.trace(
+                        TraceKind::Controller,
+                        Level::Info,
+                        Some(b),
+                        format!("[QuorumController] Unfenced broker {b}"),
+                    );
+                    self.controller_generate_updates(
+                        None,
+                        Some(b),
+                        None,
+                        ChangeCause::BrokerUnfenced(b),
+                    );
                     self.controller_publish_metadata();
                 }
                 let reg = self.controller.brokers[&b].clone();
                 let has_leaderships = self.controller.partition.leader == Some(b);
+                let should_shut_down = reg.in_controlled_shutdown && !has_leaderships;
                 self.send(
                     Node::Controller,
                     from,
                     Payload::BrokerHeartbeatResponse {
                         fenced: reg.fenced,
                         in_controlled_shutdown: reg.in_controlled_shutdown,
-                        should_shut_down: reg.in_controlled_shutdown && !has_leaderships,
+                        should_shut_down,
                     },
                 );
+                if should_shut_down && !reg.fenced {
+                    // BrokerHeartbeatManager moves the broker to SHUTDOWN_NOW, and
+                    // processBrokerHeartbeat fences it (handleBrokerFenced).
+                    self.controller_fence(b, &format!("[QuorumController] Broker {b} completed its controlled shutdown: fenced"));
+                    return;
+                }
                 if metadata_offset + 1 < self.controller.next_offset {
                     // The broker is behind (it was cut off, or frozen): it catches up.
                     let image = self.controller.image();
                     self.send(Node::Controller, from, Payload::Metadata { image });
                 }
             }
-            Payload::AlterPartition { broker_epoch, leader_epoch, partition_epoch, new_isr } => {
-                let result = self.controller_alter_partition(b, broker_epoch, leader_epoch, partition_epoch, &new_isr);
+            Payload::AlterPartition {
+                broker_epoch,
+                leader_epoch,
+                partition_epoch,
+                new_isr,
+            } => {
+                let (result, changed) = self.controller_alter_partition(
+                    b,
+                    broker_epoch,
+                    leader_epoch,
+                    partition_epoch,
+                    &new_isr,
+                );
                 let p = &self.controller.partition;
                 self.send(
                     Node::Controller,
@@ -615,6 +728,10 @@ impl Sim {
                         isr: p.isr.clone(),
                     },
                 );
+                // The AlterPartition response goes out before brokers see the new metadata.
+                if changed {
+                    self.controller_publish_metadata();
+                }
             }
             _ => {}
         }
@@ -622,6 +739,47 @@ impl Sim {
 
     /// ReplicationControlManager.alterPartition with validateAlterPartitionData.
     fn controller_alter_partition(
+        &mut self,
+        b: BrokerId,
+        broker_epoch: i64,
+        leader_epoch: i32,
+        partition_epoch: i32,
+        new_isr: &[(BrokerId, i64)],
+    ) -> (ErrorCode, bool) {
+        let error = self.controller_validate_alter_partition(
+            b,
+            broker_epoch,
+            leader_epoch,
+            partition_epoch,
+            new_isr,
+        );
+        if error != ErrorCode::NONE {
+            return (error, false);
+        }
+        let part = self.controller.partition.clone();
+        let controller = &self.controller;
+        let accept = |r: BrokerId| controller.is_active(r);
+        let req = ChangeRequest {
+            target_isr: new_isr.iter().map(|(id, _)| *id).collect(),
+            election: Election::Online,
+            min_isr: self.config.effective_min_isr(part.replicas.len()),
+            elr_enabled: self.config.elr_enabled(),
+            unclean_shutdown_replicas: &[],
+            is_acceptable_leader: &accept,
+        };
+        match build_partition_change(&part, &req) {
+            Some(mut change) => {
+                // An AlterPartition from the leader of an unclean election ends its recovery.
+                change.next.leader_recovery_state = LeaderRecoveryState::Recovered;
+                self.controller_record_change(change, &format!("alterPartition[{b}]"));
+                (ErrorCode::NONE, true)
+            }
+            None => (ErrorCode::NONE, false),
+        }
+    }
+
+    /// ReplicationControlManager.validateAlterPartitionData and ineligibleReplicasForIsr.
+    fn controller_validate_alter_partition(
         &mut self,
         b: BrokerId,
         broker_epoch: i64,
@@ -649,10 +807,6 @@ impl Sim {
         if ids.iter().any(|id| !part.replicas.contains(id)) || !ids.contains(&b) {
             return ErrorCode::INVALID_REQUEST;
         }
-        if part.leader_recovery_state == LeaderRecoveryState::Recovering && ids.len() > 1 {
-            // The new leader of an unclean election finishes recovery first. We model
-            // recovery as immediate: the next AlterPartition completes it.
-        }
         // ineligibleReplicasForIsr
         let ineligible: Vec<String> = new_isr
             .iter()
@@ -660,9 +814,10 @@ impl Sim {
                 None => Some(format!("{id} (not registered)")),
                 Some(r) if r.in_controlled_shutdown => Some(format!("{id} (shutting down)")),
                 Some(r) if r.fenced => Some(format!("{id} (fenced)")),
-                Some(r) if epoch != -1 && r.epoch != epoch => {
-                    Some(format!("{id} (broker epoch mismatch: requested={epoch} VS expected={})", r.epoch))
-                }
+                Some(r) if epoch != -1 && r.epoch != epoch => Some(format!(
+                    "{id} (broker epoch mismatch: requested={epoch} VS expected={})",
+                    r.epoch
+                )),
                 _ => None,
             })
             .collect();
@@ -679,20 +834,6 @@ impl Sim {
                 ),
             );
             return ErrorCode::INELIGIBLE_REPLICA;
-        }
-        let controller = &self.controller;
-        let accept = |r: BrokerId| controller.is_active(r);
-        let req = ChangeRequest {
-            target_isr: ids,
-            election: Election::Online,
-            min_isr: self.config.effective_min_isr(part.replicas.len()),
-            elr_enabled: self.config.elr_enabled(),
-            unclean_shutdown_replicas: &[],
-            is_acceptable_leader: &accept,
-        };
-        if let Some(mut change) = build_partition_change(&part, &req) {
-            change.next.leader_recovery_state = LeaderRecoveryState::Recovered;
-            self.controller_apply_change(change, &format!("alterPartition[{b}]"));
         }
         ErrorCode::NONE
     }
@@ -723,17 +864,29 @@ impl Sim {
     /// than broker.session.timeout.ms (maybeFenceOneStaleBroker → handleBrokerFenced).
     pub(crate) fn controller_session_check(&mut self, b: BrokerId) {
         let now = self.now;
-        let Some(last) = self.controller.last_heartbeat_ms.get(&b).copied() else { return };
-        let Some(reg) = self.controller.brokers.get(&b).cloned() else { return };
+        let Some(last) = self.controller.last_heartbeat_ms.get(&b).copied() else {
+            return;
+        };
+        let Some(reg) = self.controller.brokers.get(&b).cloned() else {
+            return;
+        };
         if reg.fenced || now < last + self.config.broker_session_timeout_ms {
             return;
         }
-        self.trace(
-            TraceKind::Controller,
-            Level::Info,
-            Some(b),
-            format!("[QuorumController] Fencing broker {b} because its session has timed out."),
+        self.controller_fence(
+            b,
+            &format!("[QuorumController] Fencing broker {b} because its session has timed out."),
         );
+    }
+
+    /// handleBrokerFenced: remove the broker from the ISR (electing a new leader if it led),
+    /// then record the fencing.
+    fn controller_fence(&mut self, b: BrokerId, why: &str) {
+        let now = self.now;
+        let Some(reg) = self.controller.brokers.get(&b).cloned() else {
+            return;
+        };
+        self.trace(TraceKind::Controller, Level::Info, Some(b), why.to_string());
         self.controller_generate_updates(Some(b), None, None, ChangeCause::BrokerFenced(b));
         if let Some(r) = self.controller.brokers.get_mut(&b) {
             r.fenced = true;
@@ -742,7 +895,10 @@ impl Sim {
         self.controller.append(
             now,
             "BrokerRegistrationChangeRecord",
-            format!("BrokerRegistrationChangeRecord(brokerId={b}, brokerEpoch={}, fenced=FENCE)", reg.epoch),
+            format!(
+                "BrokerRegistrationChangeRecord(brokerId={b}, brokerEpoch={}, fenced=FENCE)",
+                reg.epoch
+            ),
         );
         self.controller_publish_metadata();
     }
@@ -750,7 +906,8 @@ impl Sim {
     /// The periodic unclean-election task for leaderless partitions, when
     /// unclean.leader.election.enable is true.
     pub(crate) fn controller_periodic_unclean(&mut self) {
-        if self.config.unclean_leader_election_enable && self.controller.partition.leader.is_none() {
+        if self.config.unclean_leader_election_enable && self.controller.partition.leader.is_none()
+        {
             self.controller_generate_updates(None, None, None, ChangeCause::PeriodicUnclean);
         }
     }
@@ -806,7 +963,10 @@ mod tests {
         assert_eq!(c.next.elr, vec![3]);
         assert!(c.next.last_known_elr.is_empty());
         assert_eq!(c.next.leader, Some(1));
-        assert_eq!(c.next.leader_epoch, 0, "an ISR shrink does not bump the leader epoch");
+        assert_eq!(
+            c.next.leader_epoch, 0,
+            "an ISR shrink does not bump the leader epoch"
+        );
         assert_eq!(c.next.partition_epoch, 1);
         assert!(c.new_leader.is_none());
     }
@@ -831,14 +991,20 @@ mod tests {
         assert!(u.next.elr.is_empty());
         assert!(u.next.last_known_elr.is_empty());
         assert_eq!(u.new_leader, Some((Some(3), Some(ElectionKind::Unclean))));
-        assert_eq!(u.next.leader_recovery_state, LeaderRecoveryState::Recovering);
+        assert_eq!(
+            u.next.leader_recovery_state,
+            LeaderRecoveryState::Recovering
+        );
     }
 
     #[test]
     fn elr_member_is_elected_when_the_isr_is_empty() {
         // Article 003: A leads alone (ISR [A], ELR [B]); A fails; B is elected from the ELR;
         // C (not in ISR or ELR) is not.
-        let p = PartitionRegistration { elr: vec![2], ..part(&[1, 2, 3], &[1], Some(1)) };
+        let p = PartitionRegistration {
+            elr: vec![2],
+            ..part(&[1, 2, 3], &[1], Some(1))
+        };
         let c = run(&p, &[], Election::Online, 2, &[2, 3]).unwrap();
         assert_eq!(c.next.leader, Some(2));
         assert_eq!(c.next.isr, vec![2]);
@@ -874,7 +1040,11 @@ mod tests {
         )
         .unwrap();
         assert_eq!(c.next.leader, None);
-        assert_eq!(c.next.isr, vec![1], "without ELR the ISR never becomes empty");
+        assert_eq!(
+            c.next.isr,
+            vec![1],
+            "without ELR the ISR never becomes empty"
+        );
         assert!(c.next.elr.is_empty());
     }
 }

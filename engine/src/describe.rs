@@ -6,18 +6,26 @@ use crate::types::{join_ids, BrokerId};
 /// `kafka-topics.sh --describe`, one partition line, as the controller's metadata says.
 pub fn describe_line(sim: &Sim) -> String {
     let p = &sim.controller.partition;
-    format!(
-        "Topic: {} Partition: {} Leader: {} Replicas: {} Isr: {} Elr: {} LastKnownElr: {}",
-        sim.tp.topic,
-        sim.tp.partition,
-        p.leader.map_or("none".to_string(), |l| l.to_string()),
-        join_ids(&p.replicas),
-        join_ids(&p.isr),
-        join_ids(&p.elr),
-        join_ids(&p.last_known_elr)
-    )
-    .trim_end()
-    .to_string()
+    let field = |name: &str, ids: &[BrokerId]| {
+        if ids.is_empty() {
+            format!("{name}:")
+        } else {
+            format!("{name}: {}", join_ids(ids))
+        }
+    };
+    [
+        format!("Topic: {}", sim.tp.topic),
+        format!("Partition: {}", sim.tp.partition),
+        format!(
+            "Leader: {}",
+            p.leader.map_or("none".to_string(), |l| l.to_string())
+        ),
+        field("Replicas", &p.replicas),
+        field("Isr", &p.isr),
+        field("Elr", &p.elr),
+        field("LastKnownElr", &p.last_known_elr),
+    ]
+    .join(" ")
 }
 
 /// `kafka-get-offsets.sh`: ListOffsets(LATEST) without an isolation level answers the HW.
@@ -45,7 +53,12 @@ fn replica_brokers(sim: &Sim) -> Vec<BrokerId> {
 pub fn epoch_lines(sim: &Sim) -> Vec<String> {
     replica_brokers(sim)
         .into_iter()
-        .map(|b| format!("broker {b}: {}", sim.brokers[&b].log.epoch_cache.checkpoint_line()))
+        .map(|b| {
+            format!(
+                "broker {b}: {}",
+                sim.brokers[&b].log.epoch_cache.checkpoint_line()
+            )
+        })
         .collect()
 }
 
@@ -62,8 +75,14 @@ pub fn hw_checkpoint_lines(sim: &Sim) -> Vec<String> {
 
 /// `kafka-dump-log.sh --print-data-log`, shortened: batches and their records.
 pub fn dump_log_lines(sim: &Sim, broker: BrokerId) -> Vec<String> {
-    let Some(b) = sim.brokers.get(&broker) else { return vec![] };
-    let mut out = vec![format!("broker {broker} log ({}, log end offset {}):", sim.tp, b.log.log_end_offset())];
+    let Some(b) = sim.brokers.get(&broker) else {
+        return vec![];
+    };
+    let mut out = vec![format!(
+        "broker {broker} log ({}, log end offset {}):",
+        sim.tp,
+        b.log.log_end_offset()
+    )];
     let records = &b.log.records;
     let mut i = 0;
     while i < records.len() {

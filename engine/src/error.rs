@@ -44,7 +44,10 @@ pub struct ScenarioError {
 
 impl ScenarioError {
     pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
-        ScenarioError { field: field.into(), message: message.into() }
+        ScenarioError {
+            field: field.into(),
+            message: message.into(),
+        }
     }
 }
 
@@ -58,6 +61,9 @@ impl std::error::Error for ScenarioError {}
 
 impl From<ConfigError> for ScenarioError {
     fn from(e: ConfigError) -> Self {
-        ScenarioError { field: format!("config.{}", e.field), message: e.message }
+        ScenarioError {
+            field: format!("config.{}", e.field),
+            message: e.message,
+        }
     }
 }

@@ -75,7 +75,9 @@ impl Sim {
         let broker = self.brokers.get_mut(&b).expect("broker exists");
         // A log with no epoch information cannot use the leader's divergence check: it is
         // truncated to its HW first (the TRUNCATING state).
-        if broker.log.epoch_cache.entries.is_empty() && broker.log.log_end_offset() > broker.log.high_watermark {
+        if broker.log.epoch_cache.entries.is_empty()
+            && broker.log.log_end_offset() > broker.log.high_watermark
+        {
             let hw = broker.log.high_watermark;
             if let Some(t) = broker.log.truncate_to(hw) {
                 self.record_truncation(b, t, None);
@@ -109,7 +111,9 @@ impl Sim {
     /// RemoteLeaderEndPoint.buildFetch and send.
     pub(crate) fn fetcher_send_fetch(&mut self, b: BrokerId, generation: u64) {
         let broker = &self.brokers[&b];
-        let Role::Follower(f) = &broker.role else { return };
+        let Role::Follower(f) = &broker.role else {
+            return;
+        };
         if f.generation != generation || f.in_flight_fetch.is_some() {
             return;
         }
@@ -126,7 +130,13 @@ impl Sim {
             f.in_flight_fetch = Some(fetch_id);
             f.backing_off_until = None;
         }
-        let (broker_epoch, fetch_offset, log_start_offset, current_leader_epoch, last_fetched_epoch) = payload_base;
+        let (
+            broker_epoch,
+            fetch_offset,
+            log_start_offset,
+            current_leader_epoch,
+            last_fetched_epoch,
+        ) = payload_base;
         self.send(
             Node::Broker(b),
             Node::Broker(leader),
@@ -140,12 +150,18 @@ impl Sim {
                 last_fetched_epoch,
             },
         );
-        self.schedule_broker_timer(b, self.config.replica_socket_timeout_ms, BrokerTimer::FetchTimeout { fetch_id });
+        self.schedule_broker_timer(
+            b,
+            self.config.replica_socket_timeout_ms,
+            BrokerTimer::FetchTimeout { fetch_id },
+        );
     }
 
     /// No response within replica.socket.timeout.ms: the request failed; back off and retry.
     pub(crate) fn fetcher_timeout(&mut self, b: BrokerId, fetch_id: u64) {
-        let Some(f) = self.follower_mut(b) else { return };
+        let Some(f) = self.follower_mut(b) else {
+            return;
+        };
         if f.in_flight_fetch != Some(fetch_id) {
             return;
         }
@@ -178,7 +194,9 @@ impl Sim {
         else {
             return;
         };
-        let Some(f) = self.follower_mut(b) else { return };
+        let Some(f) = self.follower_mut(b) else {
+            return;
+        };
         if f.in_flight_fetch != Some(fetch_id) || f.leader.map(Node::Broker) != Some(from) {
             return; // a response to a fetch we no longer wait for
         }
@@ -199,7 +217,11 @@ impl Sim {
                     t
                 };
                 if let Some(t) = t {
-                    self.record_truncation(b, t, Some(format!("OFFSET_OUT_OF_RANGE from leader {leader}")));
+                    self.record_truncation(
+                        b,
+                        t,
+                        Some(format!("OFFSET_OUT_OF_RANGE from leader {leader}")),
+                    );
                 }
                 self.fetcher_schedule(b, 0);
             } else {
@@ -216,7 +238,12 @@ impl Sim {
                 "[ReplicaFetcher replicaId={b}, leaderId={leader}, fetcherId=0] Truncating partition {} to offset {offset} due to leader epoch and offset EpochEndOffset(errorCode=0, partition={}, leaderEpoch={epoch}, endOffset={end})",
                 self.tp, self.tp.partition
             );
-            let t = self.brokers.get_mut(&b).expect("broker exists").log.truncate_to(offset);
+            let t = self
+                .brokers
+                .get_mut(&b)
+                .expect("broker exists")
+                .log
+                .truncate_to(offset);
             self.trace(TraceKind::Truncation, Level::Info, Some(b), reason);
             if let Some(t) = t {
                 self.record_truncation(b, t, None);
@@ -239,9 +266,19 @@ impl Sim {
     }
 
     /// Logs a truncation as UnifiedLog does, and remembers it for the UI.
-    pub(crate) fn record_truncation(&mut self, b: BrokerId, t: crate::log::Truncation, why: Option<String>) {
+    pub(crate) fn record_truncation(
+        &mut self,
+        b: BrokerId,
+        t: crate::log::Truncation,
+        why: Option<String>,
+    ) {
         if let Some(why) = why {
-            self.trace(TraceKind::Truncation, Level::Info, Some(b), format!("[ReplicaFetcher replicaId={b}] {why}"));
+            self.trace(
+                TraceKind::Truncation,
+                Level::Info,
+                Some(b),
+                format!("[ReplicaFetcher replicaId={b}] {why}"),
+            );
         }
         let dir = format!("/tmp/kafka/{b}/data");
         let text = match t.below_high_watermark {
@@ -251,7 +288,11 @@ impl Sim {
             ),
             None => format!("[UnifiedLog partition={}, dir={dir}] Truncating to offset {}", self.tp, t.to_offset),
         };
-        let level = if t.below_high_watermark.is_some() { Level::Warn } else { Level::Info };
+        let level = if t.below_high_watermark.is_some() {
+            Level::Warn
+        } else {
+            Level::Info
+        };
         self.trace(TraceKind::Truncation, level, Some(b), text);
         if !t.removed.is_empty() {
             let values: Vec<&str> = t.removed.iter().map(|r| r.value.as_str()).collect();
@@ -310,7 +351,10 @@ mod tests {
         // Next round: the follower now asks with epoch 0; the leader says epoch 0 ended at 5.
         let mut c2 = c.clone();
         c2.truncate_from_end(8);
-        assert_eq!(truncation_offset(0, 5, c2.end_offset_for(0, 8), 8), (5, true));
+        assert_eq!(
+            truncation_offset(0, 5, c2.end_offset_for(0, 8), 8),
+            (5, true)
+        );
     }
 
     #[test]
@@ -321,6 +365,9 @@ mod tests {
         // Epoch 1 is older than any the follower knows: it ends where epoch 3 starts.
         assert_eq!(follower_end, (1, 4));
         assert_eq!(truncation_offset(1, 2, follower_end, 9), (2, true));
-        assert_eq!(truncation_offset(1, 7, (crate::log::UNDEFINED_EPOCH, -1), 9), (7, true));
+        assert_eq!(
+            truncation_offset(1, 7, (crate::log::UNDEFINED_EPOCH, -1), 9),
+            (7, true)
+        );
     }
 }

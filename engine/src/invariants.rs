@@ -52,8 +52,15 @@ pub fn check(sim: &mut Sim) {
             ));
         }
         let entries = &log.epoch_cache.entries;
-        if entries.windows(2).any(|w| w[0].epoch >= w[1].epoch || w[0].start_offset > w[1].start_offset) {
-            found.push(format!("broker {}: leader-epoch-checkpoint is not ordered: {}", b.id, log.epoch_cache.checkpoint_line()));
+        if entries
+            .windows(2)
+            .any(|w| w[0].epoch >= w[1].epoch || w[0].start_offset > w[1].start_offset)
+        {
+            found.push(format!(
+                "broker {}: leader-epoch-checkpoint is not ordered: {}",
+                b.id,
+                log.epoch_cache.checkpoint_line()
+            ));
         }
     }
     let p = &sim.controller.partition;
@@ -62,17 +69,30 @@ pub fn check(sim: &mut Sim) {
             found.push(format!("leader {l} is not in the ISR {:?}", p.isr));
         }
     }
-    if p.isr.iter().chain(p.elr.iter()).any(|r| !p.replicas.contains(r)) {
-        found.push(format!("ISR {:?} or ELR {:?} outside the replicas {:?}", p.isr, p.elr, p.replicas));
+    if p.isr
+        .iter()
+        .chain(p.elr.iter())
+        .any(|r| !p.replicas.contains(r))
+    {
+        found.push(format!(
+            "ISR {:?} or ELR {:?} outside the replicas {:?}",
+            p.isr, p.elr, p.replicas
+        ));
     }
     if p.isr.iter().any(|r| p.elr.contains(r)) {
         found.push(format!("ISR {:?} and ELR {:?} overlap", p.isr, p.elr));
     }
     if p.leader_epoch < sim.invariant_state.last_leader_epoch {
-        found.push(format!("leader epoch fell from {} to {}", sim.invariant_state.last_leader_epoch, p.leader_epoch));
+        found.push(format!(
+            "leader epoch fell from {} to {}",
+            sim.invariant_state.last_leader_epoch, p.leader_epoch
+        ));
     }
     if p.partition_epoch < sim.invariant_state.last_partition_epoch {
-        found.push(format!("partition epoch fell from {} to {}", sim.invariant_state.last_partition_epoch, p.partition_epoch));
+        found.push(format!(
+            "partition epoch fell from {} to {}",
+            sim.invariant_state.last_partition_epoch, p.partition_epoch
+        ));
     }
     let (le, pe) = (p.leader_epoch, p.partition_epoch);
     sim.invariant_state.last_leader_epoch = le;
@@ -88,18 +108,26 @@ pub fn check(sim: &mut Sim) {
         let key = (b.id, l.leader_epoch);
         if let Some(&prev) = sim.invariant_state.leader_hw.get(&key) {
             if hw < prev {
-                found.push(format!("leader {} HW fell from {prev} to {hw} in leader epoch {}", b.id, l.leader_epoch));
+                found.push(format!(
+                    "leader {} HW fell from {prev} to {hw} in leader epoch {}",
+                    b.id, l.leader_epoch
+                ));
             }
         }
         hw_updates.push((key, hw));
         for &m in l.isr_state.isr() {
-            let Some(mb) = sim.brokers.get(&m) else { continue };
+            let Some(mb) = sim.brokers.get(&m) else {
+                continue;
+            };
             if mb.disk_lost {
                 continue;
             }
             let member_leo = mb.log.log_end_offset();
             if member_leo < hw {
-                found.push(format!("leader {} HW {hw} is above ISR member {m}'s LEO {member_leo}", b.id));
+                found.push(format!(
+                    "leader {} HW {hw} is above ISR member {m}'s LEO {member_leo}",
+                    b.id
+                ));
             }
         }
     }
@@ -124,14 +152,16 @@ pub fn on_leader_hw(sim: &mut Sim, b: BrokerId, _old: u64, new: u64) {
 /// A broker became leader: does its log hold every committed record?
 pub fn on_new_leader(sim: &mut Sim, b: BrokerId, p: &PartitionRegistration) {
     let log = &sim.brokers[&b].log;
-    let first_missing = sim
-        .committed
-        .iter()
-        .position(|r| log.record_at(r.offset).is_none_or(|mine| mine.epoch != r.epoch || mine.value != r.value));
+    let first_missing = sim.committed.iter().position(|r| {
+        log.record_at(r.offset)
+            .is_none_or(|mine| mine.epoch != r.epoch || mine.value != r.value)
+    });
     let Some(idx) = first_missing else { return };
     let lost: Vec<_> = sim.committed[idx..].to_vec();
     sim.committed.truncate(idx);
-    let (Some(first), Some(last)) = (lost.first(), lost.last()) else { return };
+    let (Some(first), Some(last)) = (lost.first(), lost.last()) else {
+        return;
+    };
     let cause = if p.leader_recovery_state == LeaderRecoveryState::Recovering {
         format!("broker {b} became leader through an unclean election and does not have them")
     } else if sim.brokers[&b].disk_lost || sim.brokers.values().any(|x| x.disk_lost) {
@@ -139,7 +169,10 @@ pub fn on_new_leader(sim: &mut Sim, b: BrokerId, p: &PartitionRegistration) {
     } else {
         violation(
             sim,
-            format!("committed offsets {}..{} lost by a clean election of broker {b}", first.offset, last.offset),
+            format!(
+                "committed offsets {}..{} lost by a clean election of broker {b}",
+                first.offset, last.offset
+            ),
         );
         "a clean election (engine bug)".to_string()
     };

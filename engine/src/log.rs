@@ -63,7 +63,10 @@ impl EpochCache {
             }
             _ => {
                 self.entries.retain(|e| e.start_offset < start_offset);
-                self.entries.push(EpochEntry { epoch, start_offset });
+                self.entries.push(EpochEntry {
+                    epoch,
+                    start_offset,
+                });
                 true
             }
         }
@@ -131,7 +134,9 @@ pub struct ReplicaLog {
 
 impl ReplicaLog {
     pub fn log_end_offset(&self) -> u64 {
-        self.records.last().map_or(self.log_start_offset, |r| r.offset + 1)
+        self.records
+            .last()
+            .map_or(self.log_start_offset, |r| r.offset + 1)
     }
 
     pub fn record_at(&self, offset: u64) -> Option<&Record> {
@@ -145,7 +150,9 @@ impl ReplicaLog {
     pub fn read(&self, from: u64, to: u64) -> Vec<Record> {
         let start = from.max(self.log_start_offset);
         let end = to.min(self.log_end_offset());
-        (start..end).filter_map(|o| self.record_at(o).cloned()).collect()
+        (start..end)
+            .filter_map(|o| self.record_at(o).cloned())
+            .collect()
     }
 
     /// UnifiedLog.appendAsLeader: assign offsets to a new batch stamped with `epoch`.
@@ -210,7 +217,11 @@ impl ReplicaLog {
         if self.high_watermark > offset {
             self.high_watermark = offset;
         }
-        Some(Truncation { to_offset: offset, removed, below_high_watermark: below })
+        Some(Truncation {
+            to_offset: offset,
+            removed,
+            below_high_watermark: below,
+        })
     }
 
     /// The disk is lost: nothing remains.
@@ -235,7 +246,10 @@ mod tests {
         c.assign(1, 10);
         assert_eq!(c.end_offset_for(0, 13), (0, 10));
         assert_eq!(c.end_offset_for(1, 13), (1, 13));
-        assert_eq!(c.end_offset_for(2, 13), (UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET));
+        assert_eq!(
+            c.end_offset_for(2, 13),
+            (UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET)
+        );
         assert_eq!(c.checkpoint_line(), "0 2 0 0 1 10");
         // An epoch older than any known: the requested epoch ends where the first starts.
         let mut d = EpochCache::default();
@@ -254,8 +268,23 @@ mod tests {
         assert!(c.assign(0, 0));
         assert!(c.assign(1, 10));
         assert!(!c.assign(0, 12), "older epoch ignored");
-        assert!(c.assign(2, 5), "a newer epoch starting earlier replaces conflicting entries");
-        assert_eq!(c.entries, vec![EpochEntry { epoch: 0, start_offset: 0 }, EpochEntry { epoch: 2, start_offset: 5 }]);
+        assert!(
+            c.assign(2, 5),
+            "a newer epoch starting earlier replaces conflicting entries"
+        );
+        assert_eq!(
+            c.entries,
+            vec![
+                EpochEntry {
+                    epoch: 0,
+                    start_offset: 0
+                },
+                EpochEntry {
+                    epoch: 2,
+                    start_offset: 5
+                }
+            ]
+        );
     }
 
     #[test]
@@ -268,14 +297,21 @@ mod tests {
         follower.append_as_follower(&leader.read(0, 10));
         assert_eq!(follower.log_end_offset(), 10);
         assert_eq!(follower.epoch_cache.checkpoint_line(), "0 1 0 0");
-        assert_eq!(follower.update_high_watermark(25), 10, "HW clamps to the LEO");
+        assert_eq!(
+            follower.update_high_watermark(25),
+            10,
+            "HW clamps to the LEO"
+        );
         leader.append_as_leader(0, &values("lost-", 5));
         follower.append_as_follower(&leader.read(10, 15));
         let t = follower.truncate_to(10).unwrap();
         assert_eq!(t.removed.len(), 5);
         assert_eq!(t.below_high_watermark, None, "HW 10 is not above offset 10");
         assert_eq!(follower.log_end_offset(), 10);
-        assert!(follower.truncate_to(10).is_none(), "nothing to truncate at the LEO");
+        assert!(
+            follower.truncate_to(10).is_none(),
+            "nothing to truncate at the LEO"
+        );
         follower.high_watermark = 10;
         let t = follower.truncate_to(4).unwrap();
         assert_eq!(t.below_high_watermark, Some(10));

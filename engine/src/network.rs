@@ -58,7 +58,11 @@ pub enum Payload {
         last_offset: Option<u64>,
     },
     /// A consumer's Fetch (read up to the HW).
-    ConsumerFetch { request_id: u64, offset: u64, max_records: u32 },
+    ConsumerFetch {
+        request_id: u64,
+        offset: u64,
+        max_records: u32,
+    },
     ConsumerFetchResponse {
         request_id: u64,
         error: ErrorCode,
@@ -67,10 +71,22 @@ pub enum Payload {
         log_start_offset: u64,
         log_end_offset: u64,
     },
-    BrokerRegistration { previous_broker_epoch: i64 },
-    BrokerRegistrationResponse { broker_epoch: i64 },
-    BrokerHeartbeat { broker_epoch: i64, want_shut_down: bool, metadata_offset: u64 },
-    BrokerHeartbeatResponse { fenced: bool, in_controlled_shutdown: bool, should_shut_down: bool },
+    BrokerRegistration {
+        previous_broker_epoch: i64,
+    },
+    BrokerRegistrationResponse {
+        broker_epoch: i64,
+    },
+    BrokerHeartbeat {
+        broker_epoch: i64,
+        want_shut_down: bool,
+        metadata_offset: u64,
+    },
+    BrokerHeartbeatResponse {
+        fenced: bool,
+        in_controlled_shutdown: bool,
+        should_shut_down: bool,
+    },
     AlterPartition {
         broker_epoch: i64,
         leader_epoch: i32,
@@ -86,7 +102,9 @@ pub enum Payload {
         isr: Vec<BrokerId>,
     },
     /// The controller's metadata log, as a broker's metadata fetch would deliver it.
-    Metadata { image: MetadataImage },
+    Metadata {
+        image: MetadataImage,
+    },
 }
 
 impl Payload {

@@ -30,7 +30,8 @@ pub struct ReplicaState {
 impl ReplicaState {
     /// ReplicaState.isCaughtUp: LEO equal to the leader's, or caught up within the lag time.
     pub fn is_caught_up(&self, leader_end_offset: u64, now: TimeMs, lag_time_max_ms: u64) -> bool {
-        self.log_end_offset == Some(leader_end_offset) || now.saturating_sub(self.last_caught_up_time_ms) <= lag_time_max_ms
+        self.log_end_offset == Some(leader_end_offset)
+            || now.saturating_sub(self.last_caught_up_time_ms) <= lag_time_max_ms
     }
 
     /// Replica.updateFetchStateOrThrow: the three-branch rule for lastCaughtUpTimeMs.
@@ -63,18 +64,28 @@ impl ReplicaState {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "state")]
 pub enum IsrState {
-    Committed { isr: Vec<BrokerId> },
+    Committed {
+        isr: Vec<BrokerId>,
+    },
     /// The HW already counts the new replica (a stricter requirement).
-    PendingExpand { isr: Vec<BrokerId>, new_in_sync: BrokerId },
+    PendingExpand {
+        isr: Vec<BrokerId>,
+        new_in_sync: BrokerId,
+    },
     /// The HW still counts the departing replicas until the controller confirms.
-    PendingShrink { isr: Vec<BrokerId>, out_of_sync: Vec<BrokerId> },
+    PendingShrink {
+        isr: Vec<BrokerId>,
+        out_of_sync: Vec<BrokerId>,
+    },
 }
 
 impl IsrState {
     /// The committed ISR.
     pub fn isr(&self) -> &[BrokerId] {
         match self {
-            IsrState::Committed { isr } | IsrState::PendingExpand { isr, .. } | IsrState::PendingShrink { isr, .. } => isr,
+            IsrState::Committed { isr }
+            | IsrState::PendingExpand { isr, .. }
+            | IsrState::PendingShrink { isr, .. } => isr,
         }
     }
 
@@ -239,7 +250,12 @@ impl Sim {
             );
         }
         for h in held {
-            self.send_fetch_error(b, h.replica_id, h.fetch_id, ErrorCode::NOT_LEADER_OR_FOLLOWER);
+            self.send_fetch_error(
+                b,
+                h.replica_id,
+                h.fetch_id,
+                ErrorCode::NOT_LEADER_OR_FOLLOWER,
+            );
         }
     }
 
@@ -329,15 +345,33 @@ impl Sim {
             // DelayedFetch: nothing new; hold until replica.fetch.wait.max.ms or new records.
             let deadline = now + self.config.replica_fetch_wait_max_ms;
             if let Some(l) = self.leader_mut(b) {
-                l.held_fetches.push(HeldFetch { fetch_id, replica_id, fetch_offset, deadline_ms: deadline });
+                l.held_fetches.push(HeldFetch {
+                    fetch_id,
+                    replica_id,
+                    fetch_offset,
+                    deadline_ms: deadline,
+                });
             }
-            self.schedule_broker_timer(b, self.config.replica_fetch_wait_max_ms, BrokerTimer::HeldFetchExpire { fetch_id });
+            self.schedule_broker_timer(
+                b,
+                self.config.replica_fetch_wait_max_ms,
+                BrokerTimer::HeldFetchExpire { fetch_id },
+            );
         }
     }
 
-    fn leader_send_fetch_data(&mut self, b: BrokerId, to: BrokerId, fetch_id: u64, fetch_offset: u64) {
+    fn leader_send_fetch_data(
+        &mut self,
+        b: BrokerId,
+        to: BrokerId,
+        fetch_id: u64,
+        fetch_offset: u64,
+    ) {
         let log = &self.brokers[&b].log;
-        let records = log.read(fetch_offset, fetch_offset + crate::config::MAX_RECORDS_PER_FETCH);
+        let records = log.read(
+            fetch_offset,
+            fetch_offset + crate::config::MAX_RECORDS_PER_FETCH,
+        );
         let payload = Payload::FetchResponse {
             fetch_id,
             error: ErrorCode::NONE,
@@ -353,7 +387,9 @@ impl Sim {
     /// DelayedFetch.onExpiration: answer with what there is (usually nothing).
     pub(crate) fn leader_expire_held_fetch(&mut self, b: BrokerId, fetch_id: u64) {
         let Some(l) = self.leader_mut(b) else { return };
-        let Some(pos) = l.held_fetches.iter().position(|h| h.fetch_id == fetch_id) else { return };
+        let Some(pos) = l.held_fetches.iter().position(|h| h.fetch_id == fetch_id) else {
+            return;
+        };
         let h = l.held_fetches.remove(pos);
         self.leader_send_fetch_data(b, h.replica_id, h.fetch_id, h.fetch_offset);
     }
@@ -364,7 +400,9 @@ impl Sim {
         let leo = self.brokers[&b].log.log_end_offset();
         let Some(l) = self.leader_mut(b) else { return };
         let (ready, waiting): (Vec<HeldFetch>, Vec<HeldFetch>) =
-            std::mem::take(&mut l.held_fetches).into_iter().partition(|h| h.fetch_offset < leo);
+            std::mem::take(&mut l.held_fetches)
+                .into_iter()
+                .partition(|h| h.fetch_offset < leo);
         l.held_fetches = waiting;
         for h in ready {
             self.leader_send_fetch_data(b, h.replica_id, h.fetch_id, h.fetch_offset);
@@ -372,10 +410,21 @@ impl Sim {
     }
 
     /// Partition.isReplicaIsrEligible, from this broker's metadata cache.
-    fn is_replica_isr_eligible(&self, b: BrokerId, replica: BrokerId, fetch_broker_epoch: Option<i64>) -> bool {
-        let Some(m) = &self.brokers[&b].metadata else { return false };
+    fn is_replica_isr_eligible(
+        &self,
+        b: BrokerId,
+        replica: BrokerId,
+        fetch_broker_epoch: Option<i64>,
+    ) -> bool {
+        let Some(m) = &self.brokers[&b].metadata else {
+            return false;
+        };
         match m.brokers.get(&replica) {
-            Some(r) => !r.fenced && !r.in_controlled_shutdown && fetch_broker_epoch.is_none_or(|e| e == r.epoch),
+            Some(r) => {
+                !r.fenced
+                    && !r.in_controlled_shutdown
+                    && fetch_broker_epoch.is_none_or(|e| e == r.epoch)
+            }
             None => false,
         }
     }
@@ -383,12 +432,18 @@ impl Sim {
     /// Partition.maybeExpandIsr.
     fn leader_maybe_expand_isr(&mut self, b: BrokerId, replica: BrokerId) {
         let broker = &self.brokers[&b];
-        let Role::Leader(l) = &broker.role else { return };
+        let Role::Leader(l) = &broker.role else {
+            return;
+        };
         if l.isr_state.is_inflight() || l.isr_state.isr().contains(&replica) {
             return;
         }
-        let Some(state) = l.remote.get(&replica) else { return };
-        let Some(follower_leo) = state.log_end_offset else { return };
+        let Some(state) = l.remote.get(&replica) else {
+            return;
+        };
+        let Some(follower_leo) = state.log_end_offset else {
+            return;
+        };
         // isFollowerInSync: LEO ≥ HW and ≥ the start offset of the current leader epoch.
         if follower_leo < broker.log.high_watermark || follower_leo < l.epoch_start_offset {
             return;
@@ -397,16 +452,27 @@ impl Sim {
             return;
         }
         let isr = l.isr_state.isr().to_vec();
+        // The leader keeps its ISR as a Set<Integer>; for broker ids its iteration (and so the
+        // AlterPartition's newIsr and the describe output after it) is ascending.
         let mut new_isr = isr.clone();
         new_isr.push(replica);
+        new_isr.sort_unstable();
         self.trace(
             TraceKind::Isr,
             Level::Info,
             Some(b),
-            format!("[Partition {} broker={b}] Expanding ISR from {} to {}", self.tp, join_ids(&isr), join_ids(&new_isr)),
+            format!(
+                "[Partition {} broker={b}] Expanding ISR from {} to {}",
+                self.tp,
+                join_ids(&isr),
+                join_ids(&new_isr)
+            ),
         );
         if let Some(l) = self.leader_mut(b) {
-            l.isr_state = IsrState::PendingExpand { isr, new_in_sync: replica };
+            l.isr_state = IsrState::PendingExpand {
+                isr,
+                new_in_sync: replica,
+            };
         }
         self.leader_submit_alter_partition(b, &new_isr);
     }
@@ -416,7 +482,9 @@ impl Sim {
         let now = self.now;
         let lag = self.config.replica_lag_time_max_ms;
         let broker = &self.brokers[&b];
-        let Role::Leader(l) = &broker.role else { return };
+        let Role::Leader(l) = &broker.role else {
+            return;
+        };
         if l.isr_state.is_inflight() {
             return;
         }
@@ -427,12 +495,17 @@ impl Sim {
             .iter()
             .copied()
             .filter(|&r| r != b)
-            .filter(|r| l.remote.get(r).is_some_and(|s| !s.is_caught_up(leo, now, lag)))
+            .filter(|r| {
+                l.remote
+                    .get(r)
+                    .is_some_and(|s| !s.is_caught_up(leo, now, lag))
+            })
             .collect();
         if out.is_empty() {
             return;
         }
-        let new_isr: Vec<BrokerId> = isr.iter().copied().filter(|r| !out.contains(r)).collect();
+        let mut new_isr: Vec<BrokerId> = isr.iter().copied().filter(|r| !out.contains(r)).collect();
+        new_isr.sort_unstable();
         let details: Vec<String> = out
             .iter()
             .map(|r| {
@@ -455,7 +528,10 @@ impl Sim {
         );
         self.trace(TraceKind::Isr, Level::Info, Some(b), text);
         if let Some(l) = self.leader_mut(b) {
-            l.isr_state = IsrState::PendingShrink { isr, out_of_sync: out };
+            l.isr_state = IsrState::PendingShrink {
+                isr,
+                out_of_sync: out,
+            };
         }
         self.leader_submit_alter_partition(b, &new_isr);
     }
@@ -463,11 +539,17 @@ impl Sim {
     /// Partition.submitAlterPartition → DefaultAlterPartitionManager.
     fn leader_submit_alter_partition(&mut self, b: BrokerId, new_isr: &[BrokerId]) {
         let broker = &self.brokers[&b];
-        let Role::Leader(l) = &broker.role else { return };
+        let Role::Leader(l) = &broker.role else {
+            return;
+        };
         let new_isr_with_epochs: Vec<(BrokerId, i64)> = new_isr
             .iter()
             .map(|&r| {
-                let epoch = if r == b { broker.broker_epoch } else { l.remote.get(&r).and_then(|s| s.broker_epoch).unwrap_or(-1) };
+                let epoch = if r == b {
+                    broker.broker_epoch
+                } else {
+                    l.remote.get(&r).and_then(|s| s.broker_epoch).unwrap_or(-1)
+                };
                 (r, epoch)
             })
             .collect();
@@ -477,10 +559,19 @@ impl Sim {
             partition_epoch: l.partition_epoch,
             new_isr: new_isr_with_epochs,
         };
-        self.brokers.get_mut(&b).expect("broker exists").alter_partition_in_flight = true;
-        if self.send(Node::Broker(b), Node::Controller, payload).is_none() {
+        self.brokers
+            .get_mut(&b)
+            .expect("broker exists")
+            .alter_partition_in_flight = true;
+        if self
+            .send(Node::Broker(b), Node::Controller, payload)
+            .is_none()
+        {
             // Cut off from the controller: the request fails and the state reverts.
-            self.brokers.get_mut(&b).expect("broker exists").alter_partition_in_flight = false;
+            self.brokers
+                .get_mut(&b)
+                .expect("broker exists")
+                .alter_partition_in_flight = false;
             if let Some(l) = self.leader_mut(b) {
                 let isr = l.isr_state.isr().to_vec();
                 l.isr_state = IsrState::Committed { isr };
@@ -498,7 +589,10 @@ impl Sim {
         partition_epoch: i32,
         isr: Vec<BrokerId>,
     ) {
-        self.brokers.get_mut(&b).expect("broker exists").alter_partition_in_flight = false;
+        self.brokers
+            .get_mut(&b)
+            .expect("broker exists")
+            .alter_partition_in_flight = false;
         let tp = self.tp.clone();
         let Some(l) = self.leader_mut(b) else { return };
         if error != ErrorCode::NONE {
@@ -512,7 +606,10 @@ impl Sim {
             );
             return;
         }
-        if leader != Some(b) || leader_epoch != l.leader_epoch || partition_epoch <= l.partition_epoch {
+        if leader != Some(b)
+            || leader_epoch != l.leader_epoch
+            || partition_epoch <= l.partition_epoch
+        {
             // Stale: metadata already brought this (or a newer) state.
             if l.isr_state.is_inflight() && partition_epoch <= l.partition_epoch {
                 let committed = l.isr_state.isr().to_vec();
@@ -520,14 +617,8 @@ impl Sim {
             }
             return;
         }
-        let old = l.isr_state.isr().len();
         l.isr_state = IsrState::Committed { isr: isr.clone() };
         l.partition_epoch = partition_epoch;
-        if isr.len() < old {
-            self.metrics.isr_shrinks += 1;
-        } else if isr.len() > old {
-            self.metrics.isr_expands += 1;
-        }
         self.trace(
             TraceKind::Isr,
             Level::Info,
@@ -543,7 +634,9 @@ impl Sim {
         let now = self.now;
         let lag = self.config.replica_lag_time_max_ms;
         let broker = &self.brokers[&b];
-        let Role::Leader(l) = &broker.role else { return false };
+        let Role::Leader(l) = &broker.role else {
+            return false;
+        };
         let min_isr = self.config.effective_min_isr(l.replicas.len());
         // isUnderMinIsr: the HW does not move while the ISR is below min.insync.replicas.
         if l.isr_state.isr().len() < min_isr {
@@ -553,7 +646,8 @@ impl Sim {
         let maximal = l.isr_state.maximal_isr();
         let mut new_hw = Some(leo);
         for (&r, state) in &l.remote {
-            let should_wait_to_join = state.is_caught_up(leo, now, lag) && self.is_replica_isr_eligible(b, r, state.broker_epoch);
+            let should_wait_to_join = state.is_caught_up(leo, now, lag)
+                && self.is_replica_isr_eligible(b, r, state.broker_epoch);
             if maximal.contains(&r) || should_wait_to_join {
                 // An unknown LEO (-1 in Kafka) pulls the candidate below any HW.
                 new_hw = match (new_hw, state.log_end_offset) {
@@ -564,7 +658,12 @@ impl Sim {
         }
         let Some(new_hw) = new_hw else { return false };
         let old = broker.log.high_watermark;
-        let moved = self.brokers.get_mut(&b).expect("broker exists").log.maybe_increment_high_watermark(new_hw);
+        let moved = self
+            .brokers
+            .get_mut(&b)
+            .expect("broker exists")
+            .log
+            .maybe_increment_high_watermark(new_hw);
         if moved {
             crate::invariants::on_leader_hw(self, b, old, new_hw);
         }
@@ -576,12 +675,17 @@ impl Sim {
     pub(crate) fn leader_try_complete_delayed(&mut self, b: BrokerId) {
         let now = self.now;
         let broker = &self.brokers[&b];
-        let Role::Leader(l) = &broker.role else { return };
+        let Role::Leader(l) = &broker.role else {
+            return;
+        };
         let hw = broker.log.high_watermark;
         let min_isr = self.config.effective_min_isr(l.replicas.len());
         let maximal = l.isr_state.maximal_isr().len();
-        let (done, waiting): (Vec<DelayedProduce>, Vec<DelayedProduce>) =
-            l.purgatory.clone().into_iter().partition(|d| hw >= d.required_offset);
+        let (done, waiting): (Vec<DelayedProduce>, Vec<DelayedProduce>) = l
+            .purgatory
+            .clone()
+            .into_iter()
+            .partition(|d| hw >= d.required_offset);
         if done.is_empty() {
             return;
         }
@@ -589,7 +693,11 @@ impl Sim {
             l.purgatory = waiting;
         }
         for d in done {
-            let error = if min_isr <= maximal { ErrorCode::NONE } else { ErrorCode::NOT_ENOUGH_REPLICAS_AFTER_APPEND };
+            let error = if min_isr <= maximal {
+                ErrorCode::NONE
+            } else {
+                ErrorCode::NOT_ENOUGH_REPLICAS_AFTER_APPEND
+            };
             let _ = now;
             self.send(
                 Node::Broker(b),
@@ -607,12 +715,19 @@ impl Sim {
     /// DelayedProduce.onExpiration: REQUEST_TIMED_OUT.
     pub(crate) fn leader_expire_produce(&mut self, b: BrokerId, request_id: u64) {
         let Some(l) = self.leader_mut(b) else { return };
-        let Some(pos) = l.purgatory.iter().position(|d| d.request_id == request_id) else { return };
+        let Some(pos) = l.purgatory.iter().position(|d| d.request_id == request_id) else {
+            return;
+        };
         let d = l.purgatory.remove(pos);
         self.send(
             Node::Broker(b),
             d.client,
-            Payload::ProduceResponse { request_id, error: ErrorCode::REQUEST_TIMED_OUT, base_offset: None, last_offset: None },
+            Payload::ProduceResponse {
+                request_id,
+                error: ErrorCode::REQUEST_TIMED_OUT,
+                base_offset: None,
+                last_offset: None,
+            },
         );
     }
 
@@ -629,7 +744,16 @@ impl Sim {
         let now = self.now;
         let respond = |s: &mut Sim, error: ErrorCode, base: Option<u64>, last: Option<u64>| {
             if acks != Acks::Zero {
-                s.send(Node::Broker(b), from, Payload::ProduceResponse { request_id, error, base_offset: base, last_offset: last });
+                s.send(
+                    Node::Broker(b),
+                    from,
+                    Payload::ProduceResponse {
+                        request_id,
+                        error,
+                        base_offset: base,
+                        last_offset: last,
+                    },
+                );
             }
         };
         let broker = &self.brokers[&b];
@@ -645,7 +769,12 @@ impl Sim {
             return;
         }
         let epoch = l.leader_epoch;
-        let (first, last) = self.brokers.get_mut(&b).expect("broker exists").log.append_as_leader(epoch, &values);
+        let (first, last) = self
+            .brokers
+            .get_mut(&b)
+            .expect("broker exists")
+            .log
+            .append_as_leader(epoch, &values);
         // A leader alone in the ISR moves the HW on its own append.
         self.leader_maybe_increment_hw(b);
         self.leader_complete_held_fetches(b);
@@ -663,7 +792,11 @@ impl Sim {
                         deadline_ms: now + timeout_ms,
                     });
                 }
-                self.schedule_broker_timer(b, timeout_ms, BrokerTimer::ProduceExpire { request_id });
+                self.schedule_broker_timer(
+                    b,
+                    timeout_ms,
+                    BrokerTimer::ProduceExpire { request_id },
+                );
                 // tryCompleteElseWatch
                 self.leader_try_complete_delayed(b);
             }
@@ -671,7 +804,14 @@ impl Sim {
     }
 
     /// A consumer's Fetch: FetchIsolation.HIGH_WATERMARK.
-    pub(crate) fn leader_handle_consumer_fetch(&mut self, b: BrokerId, from: Node, request_id: u64, offset: u64, max: u32) {
+    pub(crate) fn leader_handle_consumer_fetch(
+        &mut self,
+        b: BrokerId,
+        from: Node,
+        request_id: u64,
+        offset: u64,
+        max: u32,
+    ) {
         let broker = &self.brokers[&b];
         let log = &broker.log;
         let (error, records) = if !matches!(broker.role, Role::Leader(_)) {
@@ -679,7 +819,10 @@ impl Sim {
         } else if offset > log.log_end_offset() || offset < log.log_start_offset {
             (ErrorCode::OFFSET_OUT_OF_RANGE, vec![])
         } else {
-            (ErrorCode::NONE, log.read(offset, log.high_watermark.min(offset + u64::from(max))))
+            (
+                ErrorCode::NONE,
+                log.read(offset, log.high_watermark.min(offset + u64::from(max))),
+            )
         };
         let payload = Payload::ConsumerFetchResponse {
             request_id,
@@ -763,17 +906,26 @@ mod tests {
     #[test]
     fn caught_up_means_equal_leo_or_within_lag() {
         let s = state(10, 0, 10, 0);
-        assert!(s.is_caught_up(10, 999_999, 5_000), "an idle frozen follower stays in sync");
+        assert!(
+            s.is_caught_up(10, 999_999, 5_000),
+            "an idle frozen follower stays in sync"
+        );
         assert!(!s.is_caught_up(11, 5_001, 5_000));
         assert!(s.is_caught_up(11, 5_000, 5_000));
     }
 
     #[test]
     fn maximal_isr_counts_pending_expand_but_not_pending_shrink() {
-        let e = IsrState::PendingExpand { isr: vec![1, 2], new_in_sync: 3 };
+        let e = IsrState::PendingExpand {
+            isr: vec![1, 2],
+            new_in_sync: 3,
+        };
         assert_eq!(e.maximal_isr(), vec![1, 2, 3]);
         assert_eq!(e.isr(), &[1, 2]);
-        let s = IsrState::PendingShrink { isr: vec![1, 2, 3], out_of_sync: vec![3] };
+        let s = IsrState::PendingShrink {
+            isr: vec![1, 2, 3],
+            out_of_sync: vec![3],
+        };
         assert_eq!(s.maximal_isr(), vec![1, 2, 3]);
         assert!(s.is_inflight());
     }

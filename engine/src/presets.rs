@@ -13,14 +13,38 @@ pub struct Preset {
 
 /// Every preset, in the order the articles tell them.
 pub const PRESETS: &[Preset] = &[
-    Preset { name: "acks-walkthrough", json: include_str!("../presets/acks-walkthrough.json") },
-    Preset { name: "frozen-follower", json: include_str!("../presets/frozen-follower.json") },
-    Preset { name: "min-isr-3", json: include_str!("../presets/min-isr-3.json") },
-    Preset { name: "diverged-truncation", json: include_str!("../presets/diverged-truncation.json") },
-    Preset { name: "leader-failover", json: include_str!("../presets/leader-failover.json") },
-    Preset { name: "unclean-election", json: include_str!("../presets/unclean-election.json") },
-    Preset { name: "last-replica-standing", json: include_str!("../presets/last-replica-standing.json") },
-    Preset { name: "slow-follower", json: include_str!("../presets/slow-follower.json") },
+    Preset {
+        name: "acks-walkthrough",
+        json: include_str!("../presets/acks-walkthrough.json"),
+    },
+    Preset {
+        name: "frozen-follower",
+        json: include_str!("../presets/frozen-follower.json"),
+    },
+    Preset {
+        name: "min-isr-3",
+        json: include_str!("../presets/min-isr-3.json"),
+    },
+    Preset {
+        name: "diverged-truncation",
+        json: include_str!("../presets/diverged-truncation.json"),
+    },
+    Preset {
+        name: "leader-failover",
+        json: include_str!("../presets/leader-failover.json"),
+    },
+    Preset {
+        name: "unclean-election",
+        json: include_str!("../presets/unclean-election.json"),
+    },
+    Preset {
+        name: "last-replica-standing",
+        json: include_str!("../presets/last-replica-standing.json"),
+    },
+    Preset {
+        name: "slow-follower",
+        json: include_str!("../presets/slow-follower.json"),
+    },
 ];
 
 /// The preset called `name`, parsed.
@@ -28,7 +52,14 @@ pub fn preset(name: &str) -> Result<Scenario, ScenarioError> {
     let p = PRESETS.iter().find(|p| p.name == name).ok_or_else(|| {
         ScenarioError::new(
             "preset",
-            format!("no preset named {name:?}; the presets are: {}", PRESETS.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")),
+            format!(
+                "no preset named {name:?}; the presets are: {}",
+                PRESETS
+                    .iter()
+                    .map(|p| p.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         )
     })?;
     Scenario::from_json(p.json)
@@ -45,6 +76,9 @@ mod tests {
             assert!(!s.title.is_empty(), "{} has a title", p.name);
             assert!(!s.source.is_empty(), "{} says where it comes from", p.name);
         }
-        assert!(preset("nope").unwrap_err().message.contains("frozen-follower"));
+        assert!(preset("nope")
+            .unwrap_err()
+            .message
+            .contains("frozen-follower"));
     }
 }

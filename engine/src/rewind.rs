@@ -27,7 +27,11 @@ impl Rewind {
     /// Starts recording from `sim` (usually at time 0), with a checkpoint every `interval_ms`
     /// of simulated time.
     pub fn new(sim: &Sim, interval_ms: u64) -> Self {
-        Rewind { checkpoints: vec![(sim.clone(), 0)], inputs: vec![], interval_ms: interval_ms.max(1) }
+        Rewind {
+            checkpoints: vec![(sim.clone(), 0)],
+            inputs: vec![],
+            interval_ms: interval_ms.max(1),
+        }
     }
 
     /// Applies an input to the live simulation and records it.
@@ -35,7 +39,11 @@ impl Rewind {
         let events_processed = live.events_processed;
         let at = live.now;
         live.apply_now(action)?;
-        self.inputs.push(Input { events_processed, at, action: action.clone() });
+        self.inputs.push(Input {
+            events_processed,
+            at,
+            action: action.clone(),
+        });
         Ok(())
     }
 
@@ -49,7 +57,11 @@ impl Rewind {
 
     /// The simulation as it was at time `t` (events at `t` processed).
     pub fn state_at(&self, t: TimeMs) -> Sim {
-        let idx = self.checkpoints.iter().rposition(|(s, _)| s.now <= t).unwrap_or(0);
+        let idx = self
+            .checkpoints
+            .iter()
+            .rposition(|(s, _)| s.now <= t)
+            .unwrap_or(0);
         let (base, applied) = &self.checkpoints[idx];
         let mut sim = base.clone();
         for input in &self.inputs[*applied..] {

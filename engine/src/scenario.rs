@@ -183,21 +183,45 @@ pub enum Action {
         from_beginning: bool,
     },
     /// SIGSTOP.
-    Freeze { broker: BrokerId },
+    Freeze {
+        broker: BrokerId,
+    },
     /// SIGCONT.
-    Thaw { broker: BrokerId },
+    Thaw {
+        broker: BrokerId,
+    },
     /// kill -9.
-    Kill { broker: BrokerId },
+    Kill {
+        broker: BrokerId,
+    },
     /// SIGTERM: controlled shutdown.
-    Stop { broker: BrokerId },
-    Start { broker: BrokerId },
+    Stop {
+        broker: BrokerId,
+    },
+    Start {
+        broker: BrokerId,
+    },
     /// Each fetch on this broker takes `ms` longer (0: normal again).
-    Slow { broker: BrokerId, ms: u64 },
-    Cut { a: Endpoint, b: Endpoint },
-    Heal { a: Endpoint, b: Endpoint },
-    LoseDisk { broker: BrokerId },
+    Slow {
+        broker: BrokerId,
+        ms: u64,
+    },
+    Cut {
+        a: Endpoint,
+        b: Endpoint,
+    },
+    Heal {
+        a: Endpoint,
+        b: Endpoint,
+    },
+    LoseDisk {
+        broker: BrokerId,
+    },
     /// `kafka-configs.sh --alter --add-config name=value`.
-    SetConfig { name: String, value: serde_json::Value },
+    SetConfig {
+        name: String,
+        value: serde_json::Value,
+    },
     /// `kafka-leader-election.sh --election-type preferred`.
     ElectPreferred,
     /// `kafka-leader-election.sh --election-type unclean`.
@@ -211,9 +235,13 @@ pub enum Action {
     /// Every broker's replication-offset-checkpoint.
     Checkpoints,
     /// `kafka-dump-log.sh --print-data-log` for one broker.
-    DumpLog { broker: BrokerId },
+    DumpLog {
+        broker: BrokerId,
+    },
     /// A comment in the transcript.
-    Note { text: String },
+    Note {
+        text: String,
+    },
 }
 
 /// ProduceSpec under the `produce` action (serde needs a named struct inside the tag).
@@ -236,7 +264,10 @@ impl Action {
             Action::Produce(spec) => {
                 let n = spec.values.len() as u64 + u64::from(spec.count.unwrap_or(0));
                 if n == 0 {
-                    return Err(ScenarioError::new(format!("{field}.values"), "produce needs at least one value (values, or prefix and count)"));
+                    return Err(ScenarioError::new(
+                        format!("{field}.values"),
+                        "produce needs at least one value (values, or prefix and count)",
+                    ));
                 }
                 if n > MAX_VALUES_PER_PRODUCE as u64 {
                     return Err(ScenarioError::new(
@@ -245,13 +276,23 @@ impl Action {
                     ));
                 }
                 if spec.count.is_some() != spec.prefix.is_some() {
-                    return Err(ScenarioError::new(format!("{field}.prefix"), "prefix and count go together"));
+                    return Err(ScenarioError::new(
+                        format!("{field}.prefix"),
+                        "prefix and count go together",
+                    ));
                 }
-                let long = spec.values.iter().chain(spec.prefix.iter()).find(|v| v.chars().count() > MAX_VALUE_LEN);
+                let long = spec
+                    .values
+                    .iter()
+                    .chain(spec.prefix.iter())
+                    .find(|v| v.chars().count() > MAX_VALUE_LEN);
                 if let Some(v) = long {
                     return Err(ScenarioError::new(
                         format!("{field}.values"),
-                        format!("a value may be at most {MAX_VALUE_LEN} characters, got {}", v.chars().count()),
+                        format!(
+                            "a value may be at most {MAX_VALUE_LEN} characters, got {}",
+                            v.chars().count()
+                        ),
                     ));
                 }
                 if let Some(b) = spec.to {
@@ -268,7 +309,10 @@ impl Action {
             Action::Slow { broker, ms } => {
                 broker_ok(*broker, "broker")?;
                 if *ms > 600_000 {
-                    return Err(ScenarioError::new(format!("{field}.ms"), format!("slow ms must be in 0..=600000, got {ms}")));
+                    return Err(ScenarioError::new(
+                        format!("{field}.ms"),
+                        format!("slow ms must be in 0..=600000, got {ms}"),
+                    ));
                 }
             }
             Action::Cut { a, b } | Action::Heal { a, b } => {
@@ -278,24 +322,39 @@ impl Action {
                     }
                 }
                 if a == b {
-                    return Err(ScenarioError::new(format!("{field}.b"), "a link needs two different endpoints"));
+                    return Err(ScenarioError::new(
+                        format!("{field}.b"),
+                        "a link needs two different endpoints",
+                    ));
                 }
             }
             Action::SetConfig { name, value } => {
                 let mut c = Config::default();
-                c.set(name, value).map_err(|e| ScenarioError::new(format!("{field}.value"), e.message))?;
+                c.set(name, value)
+                    .map_err(|e| ScenarioError::new(format!("{field}.value"), e.message))?;
             }
             Action::Note { text } => {
                 if text.chars().count() > MAX_TEXT_LEN {
-                    return Err(ScenarioError::new(format!("{field}.text"), format!("a note may be at most {MAX_TEXT_LEN} characters")));
+                    return Err(ScenarioError::new(
+                        format!("{field}.text"),
+                        format!("a note may be at most {MAX_TEXT_LEN} characters"),
+                    ));
                 }
             }
             Action::Consume { max_records, .. } => {
                 if max_records.is_some_and(|m| m == 0 || m > 100_000) {
-                    return Err(ScenarioError::new(format!("{field}.max_records"), "max_records must be in 1..=100000"));
+                    return Err(ScenarioError::new(
+                        format!("{field}.max_records"),
+                        "max_records must be in 1..=100000",
+                    ));
                 }
             }
-            Action::ElectPreferred | Action::ElectUnclean | Action::Describe | Action::Offsets | Action::Epochs | Action::Checkpoints => {}
+            Action::ElectPreferred
+            | Action::ElectUnclean
+            | Action::Describe
+            | Action::Offsets
+            | Action::Epochs
+            | Action::Checkpoints => {}
         }
         Ok(())
     }
@@ -305,9 +364,13 @@ impl Scenario {
     /// Parses and validates a scenario from JSON.
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
         if text.len() > 4 * 1024 * 1024 {
-            return Err(ScenarioError::new("scenario", "a scenario may be at most 4 MiB of JSON"));
+            return Err(ScenarioError::new(
+                "scenario",
+                "a scenario may be at most 4 MiB of JSON",
+            ));
         }
-        let s: Scenario = serde_json::from_str(text).map_err(|e| ScenarioError::new("scenario", format!("not a valid scenario: {e}")))?;
+        let s: Scenario = serde_json::from_str(text)
+            .map_err(|e| ScenarioError::new("scenario", format!("not a valid scenario: {e}")))?;
         s.validate()?;
         Ok(s)
     }
@@ -321,24 +384,41 @@ impl Scenario {
         if !self.assignment.is_empty() {
             self.assignment.clone()
         } else {
-            (1..=self.replication_factor.unwrap_or(self.brokers).min(self.brokers)).collect()
+            (1..=self
+                .replication_factor
+                .unwrap_or(self.brokers)
+                .min(self.brokers))
+                .collect()
         }
     }
 
     pub fn end_ms(&self) -> u64 {
-        self.end_ms.unwrap_or_else(|| self.timeline.iter().map(|a| a.at).max().unwrap_or(0) + 5_000)
+        self.end_ms
+            .unwrap_or_else(|| self.timeline.iter().map(|a| a.at).max().unwrap_or(0) + 5_000)
     }
 
     pub fn validate(&self) -> Result<(), ScenarioError> {
         if self.version != FORMAT_VERSION {
-            return Err(ScenarioError::new("version", format!("this build reads scenario format version {FORMAT_VERSION}, got {}", self.version)));
+            return Err(ScenarioError::new(
+                "version",
+                format!(
+                    "this build reads scenario format version {FORMAT_VERSION}, got {}",
+                    self.version
+                ),
+            ));
         }
         if self.brokers == 0 || self.brokers > MAX_BROKERS {
-            return Err(ScenarioError::new("brokers", format!("brokers must be in 1..={MAX_BROKERS}, got {}", self.brokers)));
+            return Err(ScenarioError::new(
+                "brokers",
+                format!("brokers must be in 1..={MAX_BROKERS}, got {}", self.brokers),
+            ));
         }
         if self.topic.is_empty()
             || self.topic.len() > MAX_TOPIC_LEN
-            || !self.topic.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '-')
+            || !self
+                .topic
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '-')
         {
             return Err(ScenarioError::new(
                 "topic",
@@ -349,26 +429,44 @@ impl Scenario {
             if rf == 0 || rf > self.brokers {
                 return Err(ScenarioError::new(
                     "replication_factor",
-                    format!("replication_factor must be in 1..={} (the broker count), got {rf}", self.brokers),
+                    format!(
+                        "replication_factor must be in 1..={} (the broker count), got {rf}",
+                        self.brokers
+                    ),
                 ));
             }
         }
         for (i, &b) in self.assignment.iter().enumerate() {
             if b == 0 || b > self.brokers {
-                return Err(ScenarioError::new(format!("assignment[{i}]"), format!("broker must be one of 1..={}, got {b}", self.brokers)));
+                return Err(ScenarioError::new(
+                    format!("assignment[{i}]"),
+                    format!("broker must be one of 1..={}, got {b}", self.brokers),
+                ));
             }
             if self.assignment[..i].contains(&b) {
-                return Err(ScenarioError::new(format!("assignment[{i}]"), format!("broker {b} appears twice")));
+                return Err(ScenarioError::new(
+                    format!("assignment[{i}]"),
+                    format!("broker {b} appears twice"),
+                ));
             }
         }
         self.config.validate()?;
         if self.timeline.len() > MAX_TIMELINE_ACTIONS {
-            return Err(ScenarioError::new("timeline", format!("at most {MAX_TIMELINE_ACTIONS} actions, got {}", self.timeline.len())));
+            return Err(ScenarioError::new(
+                "timeline",
+                format!(
+                    "at most {MAX_TIMELINE_ACTIONS} actions, got {}",
+                    self.timeline.len()
+                ),
+            ));
         }
         let mut total_values = 0u64;
         for (i, a) in self.timeline.iter().enumerate() {
             if a.at > MAX_TIME_MS {
-                return Err(ScenarioError::new(format!("timeline[{i}].at"), format!("at must be in 0..={MAX_TIME_MS} ms, got {}", a.at)));
+                return Err(ScenarioError::new(
+                    format!("timeline[{i}].at"),
+                    format!("at must be in 0..={MAX_TIME_MS} ms, got {}", a.at),
+                ));
             }
             a.action.validate(&format!("timeline[{i}]"), self.brokers)?;
             if let Action::Produce(p) = &a.action {
@@ -376,14 +474,22 @@ impl Scenario {
             }
         }
         if total_values > 1_000_000 {
-            return Err(ScenarioError::new("timeline", format!("at most 1000000 records in a scenario, got {total_values}")));
+            return Err(ScenarioError::new(
+                "timeline",
+                format!("at most 1000000 records in a scenario, got {total_values}"),
+            ));
         }
         if let Some(end) = self.end_ms {
             if end > MAX_TIME_MS {
-                return Err(ScenarioError::new("end_ms", format!("end_ms must be in 0..={MAX_TIME_MS}, got {end}")));
+                return Err(ScenarioError::new(
+                    "end_ms",
+                    format!("end_ms must be in 0..={MAX_TIME_MS}, got {end}"),
+                ));
             }
         }
-        if self.title.chars().count() > MAX_TEXT_LEN || self.description.chars().count() > 4 * MAX_TEXT_LEN {
+        if self.title.chars().count() > MAX_TEXT_LEN
+            || self.description.chars().count() > 4 * MAX_TEXT_LEN
+        {
             return Err(ScenarioError::new("title", "title or description too long"));
         }
         Ok(())
@@ -411,7 +517,13 @@ mod tests {
             Action::Produce(p) => assert_eq!(p.values()[9], "ok-10"),
             other => panic!("{other:?}"),
         }
-        assert_eq!(s.timeline[2].action, Action::Cut { a: Endpoint::Broker(1), b: Endpoint::Controller(ControllerName::Controller) });
+        assert_eq!(
+            s.timeline[2].action,
+            Action::Cut {
+                a: Endpoint::Broker(1),
+                b: Endpoint::Controller(ControllerName::Controller)
+            }
+        );
         let back = Scenario::from_json(&s.to_json_pretty()).unwrap();
         assert_eq!(back, s);
     }
@@ -421,16 +533,23 @@ mod tests {
         let e = Scenario::from_json(r#"{"brokers":12}"#).unwrap_err();
         assert_eq!(e.field, "brokers");
         assert!(e.message.contains("1..=9"));
-        let e = Scenario::from_json(r#"{"timeline":[{"at":5,"action":"kill","broker":4}]}"#).unwrap_err();
+        let e = Scenario::from_json(r#"{"timeline":[{"at":5,"action":"kill","broker":4}]}"#)
+            .unwrap_err();
         assert_eq!(e.field, "timeline[0].broker");
         let e = Scenario::from_json(r#"{"config":{"min.insync.replicas":0}}"#).unwrap_err();
         assert_eq!(e.field, "config.min.insync.replicas");
         let e = Scenario::from_json(r#"{"assignment":[1,1]}"#).unwrap_err();
         assert_eq!(e.field, "assignment[1]");
-        let e = Scenario::from_json(r#"{"timeline":[{"at":0,"action":"set_config","name":"retries","value":-1}]}"#).unwrap_err();
+        let e = Scenario::from_json(
+            r#"{"timeline":[{"at":0,"action":"set_config","name":"retries","value":-1}]}"#,
+        )
+        .unwrap_err();
         assert_eq!(e.field, "timeline[0].value");
         assert!(Scenario::from_json("{").is_err());
         assert!(Scenario::from_json(r#"{"nonsense":1}"#).is_err());
-        assert_eq!(Scenario::from_json(r#"{"version":2}"#).unwrap_err().field, "version");
+        assert_eq!(
+            Scenario::from_json(r#"{"version":2}"#).unwrap_err().field,
+            "version"
+        );
     }
 }

@@ -14,7 +14,7 @@ use crate::controller::{BrokerRegistration, Controller, PartitionRegistration};
 use crate::error::ScenarioError;
 use crate::fetcher::FollowerState;
 use crate::log::{Record, ReplicaLog};
-use crate::network::{MetadataImage, Message, Network, Payload};
+use crate::network::{Message, MetadataImage, Network, Payload};
 use crate::partition::LeaderState;
 use crate::rng::Rng;
 use crate::scenario::{Action, Endpoint, Scenario, TimedAction};
@@ -88,12 +88,20 @@ pub enum ClientTimer {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Event {
-    Deliver { message_id: u64 },
-    Broker { broker: BrokerId, incarnation: u32, timer: BrokerTimer },
+    Deliver {
+        message_id: u64,
+    },
+    Broker {
+        broker: BrokerId,
+        incarnation: u32,
+        timer: BrokerTimer,
+    },
     Controller(ControllerTimer),
     Client(ClientTimer),
     /// The scenario timeline's action at this index.
-    Timeline { index: usize },
+    Timeline {
+        index: usize,
+    },
 }
 
 /// One broker: its process, its disk, and the in-memory state of its replica.
@@ -239,8 +247,19 @@ impl Sim {
         };
         let mut brokers = BTreeMap::new();
         for id in 1..=scenario.brokers {
-            let epoch = controller.append(0, "RegisterBrokerRecord", format!("RegisterBrokerRecord(brokerId={id}, fenced=false)")) as i64;
-            controller.brokers.insert(id, BrokerRegistration { epoch, fenced: false, in_controlled_shutdown: false });
+            let epoch = controller.append(
+                0,
+                "RegisterBrokerRecord",
+                format!("RegisterBrokerRecord(brokerId={id}, fenced=false)"),
+            ) as i64;
+            controller.brokers.insert(
+                id,
+                BrokerRegistration {
+                    epoch,
+                    fenced: false,
+                    in_controlled_shutdown: false,
+                },
+            );
             controller.last_heartbeat_ms.insert(id, 0);
             let mut b = Broker::new(id);
             b.broker_epoch = epoch;
@@ -255,7 +274,10 @@ impl Sim {
         let mut sim = Sim {
             now: 0,
             config,
-            tp: TopicPartition { topic: scenario.topic.clone(), partition: 0 },
+            tp: TopicPartition {
+                topic: scenario.topic.clone(),
+                partition: 0,
+            },
             rng: Rng::new(scenario.seed),
             brokers,
             controller,
@@ -282,9 +304,10 @@ impl Sim {
             invariant_state: Default::default(),
         };
         for link in &scenario.links {
-            sim.network
-                .latency_overrides
-                .insert(crate::network::link(link.a.node(), link.b.node()), link.latency_ms);
+            sim.network.latency_overrides.insert(
+                crate::network::link(link.a.node(), link.b.node()),
+                link.latency_ms,
+            );
         }
         // Brokers apply the initial metadata and start their periodic tasks.
         let image = sim.controller.image();
@@ -292,17 +315,24 @@ impl Sim {
         for b in &ids {
             sim.apply_metadata(*b, image.clone());
             sim.start_broker_tasks(*b);
-            sim.schedule_broker_timer(*b, sim.config.broker_heartbeat_interval_ms, BrokerTimer::Heartbeat);
+            let phase = sim
+                .rng
+                .below_or_equal(sim.config.broker_heartbeat_interval_ms - 1);
+            sim.schedule_broker_timer(*b, phase, BrokerTimer::Heartbeat);
             sim.schedule_session_check(*b);
         }
-        sim.schedule_at(sim.config.unclean_election_interval_ms, Event::Controller(ControllerTimer::UncleanElection));
+        sim.schedule_at(
+            sim.config.unclean_election_interval_ms,
+            Event::Controller(ControllerTimer::UncleanElection),
+        );
         sim.schedule_at(
             crate::config::LEADER_IMBALANCE_CHECK_INTERVAL_MS,
             Event::Controller(ControllerTimer::PreferredRebalance),
         );
         for (index, a) in sim.timeline.iter().enumerate() {
             let at = a.at;
-            sim.queue.insert((at, sim.next_seq), Event::Timeline { index });
+            sim.queue
+                .insert((at, sim.next_seq), Event::Timeline { index });
             sim.next_seq += 1;
         }
         sim.trace(
@@ -344,18 +374,32 @@ impl Sim {
 
     pub(crate) fn schedule_broker_timer(&mut self, b: BrokerId, delay: u64, timer: BrokerTimer) {
         let incarnation = self.brokers[&b].incarnation;
-        self.schedule_at(self.now + delay, Event::Broker { broker: b, incarnation, timer });
+        self.schedule_at(
+            self.now + delay,
+            Event::Broker {
+                broker: b,
+                incarnation,
+                timer,
+            },
+        );
     }
 
     pub(crate) fn schedule_session_check(&mut self, b: BrokerId) {
         let at = self.now + self.config.broker_session_timeout_ms;
-        self.schedule_at(at, Event::Controller(ControllerTimer::SessionCheck { broker: b }));
+        self.schedule_at(
+            at,
+            Event::Controller(ControllerTimer::SessionCheck { broker: b }),
+        );
     }
 
     /// Processes the next event. Returns false when there is none.
     pub fn step(&mut self) -> bool {
-        let Some((&(at, seq), _)) = self.queue.iter().next() else { return false };
-        let Some(event) = self.queue.remove(&(at, seq)) else { return false };
+        let Some((&(at, seq), _)) = self.queue.iter().next() else {
+            return false;
+        };
+        let Some(event) = self.queue.remove(&(at, seq)) else {
+            return false;
+        };
         self.now = at;
         self.dispatch(event);
         self.events_processed += 1;
@@ -394,13 +438,23 @@ impl Sim {
     fn dispatch(&mut self, event: Event) {
         match event {
             Event::Deliver { message_id } => self.deliver(message_id),
-            Event::Broker { broker, incarnation, timer } => {
-                let Some(b) = self.brokers.get_mut(&broker) else { return };
+            Event::Broker {
+                broker,
+                incarnation,
+                timer,
+            } => {
+                let Some(b) = self.brokers.get_mut(&broker) else {
+                    return;
+                };
                 if b.incarnation != incarnation || !b.process.is_up() {
                     return;
                 }
                 if b.process == ProcessState::Frozen {
-                    b.deferred.push(Event::Broker { broker, incarnation, timer });
+                    b.deferred.push(Event::Broker {
+                        broker,
+                        incarnation,
+                        timer,
+                    });
                     return;
                 }
                 self.broker_timer(broker, timer);
@@ -426,7 +480,12 @@ impl Sim {
             Event::Timeline { index } => {
                 if let Some(a) = self.timeline.get(index).cloned() {
                     if let Err(e) = self.apply_now(&a.action) {
-                        self.trace(TraceKind::Action, Level::Error, None, format!("action rejected: {e}"));
+                        self.trace(
+                            TraceKind::Action,
+                            Level::Error,
+                            None,
+                            format!("action rejected: {e}"),
+                        );
                     }
                 }
             }
@@ -440,7 +499,8 @@ impl Sim {
             BrokerTimer::HeldFetchExpire { fetch_id } => self.leader_expire_held_fetch(b, fetch_id),
             BrokerTimer::IsrExpiration => {
                 self.leader_maybe_shrink_isr(b);
-                let period = (self.config.replica_lag_time_max_ms / 2).max(crate::config::MIN_ISR_EXPIRATION_PERIOD_MS);
+                let period = (self.config.replica_lag_time_max_ms / 2)
+                    .max(crate::config::MIN_ISR_EXPIRATION_PERIOD_MS);
                 self.schedule_broker_timer(b, period, BrokerTimer::IsrExpiration);
             }
             BrokerTimer::HwCheckpoint => {
@@ -453,7 +513,11 @@ impl Sim {
             }
             BrokerTimer::Heartbeat => {
                 self.send_heartbeat(b);
-                self.schedule_broker_timer(b, self.config.broker_heartbeat_interval_ms, BrokerTimer::Heartbeat);
+                self.schedule_broker_timer(
+                    b,
+                    self.config.broker_heartbeat_interval_ms,
+                    BrokerTimer::Heartbeat,
+                );
             }
             BrokerTimer::ProduceExpire { request_id } => self.leader_expire_produce(b, request_id),
             BrokerTimer::ShutdownTimeout => {
@@ -467,12 +531,22 @@ impl Sim {
     // ---- network ---------------------------------------------------------------------
 
     fn latency(&mut self, from: Node, to: Node) -> u64 {
-        let base = match self.network.latency_overrides.get(&crate::network::link(from, to)) {
+        let base = match self
+            .network
+            .latency_overrides
+            .get(&crate::network::link(from, to))
+        {
             Some(&l) => l,
-            None if from == Node::Controller || to == Node::Controller => self.config.controller_latency_ms,
+            None if from == Node::Controller || to == Node::Controller => {
+                self.config.controller_latency_ms
+            }
             None => self.config.network_latency_ms,
         };
-        let jitter = if self.config.network_jitter_ms > 0 { self.rng.below_or_equal(self.config.network_jitter_ms) } else { 0 };
+        let jitter = if self.config.network_jitter_ms > 0 {
+            self.rng.below_or_equal(self.config.network_jitter_ms)
+        } else {
+            0
+        };
         base + jitter
     }
 
@@ -484,20 +558,31 @@ impl Sim {
         let delay = self.latency(from, to);
         let id = self.next_message_id;
         self.next_message_id += 1;
-        let msg = Message { id, from, to, sent_at: self.now, deliver_at: self.now + delay, payload };
+        let msg = Message {
+            id,
+            from,
+            to,
+            sent_at: self.now,
+            deliver_at: self.now + delay,
+            payload,
+        };
         self.schedule_at(msg.deliver_at, Event::Deliver { message_id: id });
         self.in_flight.insert(id, msg);
         Some(id)
     }
 
     fn deliver(&mut self, id: u64) {
-        let Some(msg) = self.in_flight.remove(&id) else { return };
+        let Some(msg) = self.in_flight.remove(&id) else {
+            return;
+        };
         if self.network.is_cut(msg.from, msg.to) {
             return;
         }
         match msg.to {
             Node::Broker(b) => {
-                let Some(broker) = self.brokers.get_mut(&b) else { return };
+                let Some(broker) = self.brokers.get_mut(&b) else {
+                    return;
+                };
                 match broker.process {
                     ProcessState::Killed | ProcessState::Stopped => {}
                     ProcessState::Frozen => {
@@ -516,26 +601,44 @@ impl Sim {
         match payload {
             Payload::Fetch { .. } => self.leader_handle_fetch(b, from, payload),
             Payload::FetchResponse { .. } => self.fetcher_handle_response(b, from, payload),
-            Payload::Produce { request_id, acks, values, timeout_ms } => {
-                self.leader_handle_produce(b, from, request_id, acks, values, timeout_ms)
-            }
-            Payload::ConsumerFetch { request_id, offset, max_records } => {
-                self.leader_handle_consumer_fetch(b, from, request_id, offset, max_records)
-            }
+            Payload::Produce {
+                request_id,
+                acks,
+                values,
+                timeout_ms,
+            } => self.leader_handle_produce(b, from, request_id, acks, values, timeout_ms),
+            Payload::ConsumerFetch {
+                request_id,
+                offset,
+                max_records,
+            } => self.leader_handle_consumer_fetch(b, from, request_id, offset, max_records),
             Payload::BrokerRegistrationResponse { broker_epoch } => {
                 let broker = self.brokers.get_mut(&b).expect("broker exists");
                 broker.broker_epoch = broker_epoch;
                 broker.registered = true;
                 self.schedule_broker_timer(b, 0, BrokerTimer::Heartbeat);
             }
-            Payload::BrokerHeartbeatResponse { should_shut_down, .. } => {
+            Payload::BrokerHeartbeatResponse {
+                should_shut_down, ..
+            } => {
                 if should_shut_down && self.brokers[&b].shutting_down {
                     self.finish_shutdown(b);
                 }
             }
-            Payload::AlterPartitionResponse { error, leader, leader_epoch, partition_epoch, isr } => {
-                self.leader_handle_alter_partition_response(b, error, leader, leader_epoch, partition_epoch, isr)
-            }
+            Payload::AlterPartitionResponse {
+                error,
+                leader,
+                leader_epoch,
+                partition_epoch,
+                isr,
+            } => self.leader_handle_alter_partition_response(
+                b,
+                error,
+                leader,
+                leader_epoch,
+                partition_epoch,
+                isr,
+            ),
             Payload::Metadata { image } => self.apply_metadata(b, image),
             _ => {}
         }
@@ -545,9 +648,15 @@ impl Sim {
 
     fn start_broker_tasks(&mut self, b: BrokerId) {
         // ReplicaManager.startup schedules isr-expiration and highwatermark-checkpoint with an
-        // initial delay of 0.
-        self.schedule_broker_timer(b, 0, BrokerTimer::IsrExpiration);
-        self.schedule_broker_timer(b, 0, BrokerTimer::HwCheckpoint);
+        // initial delay of 0, from the broker's own start. Brokers start at different moments,
+        // so each task's phase is drawn from the seeded generator.
+        let isr_period = (self.config.replica_lag_time_max_ms / 2)
+            .max(crate::config::MIN_ISR_EXPIRATION_PERIOD_MS);
+        let phase = self.rng.below_or_equal(isr_period - 1);
+        self.schedule_broker_timer(b, phase, BrokerTimer::IsrExpiration);
+        let cp = self.config.replica_high_watermark_checkpoint_interval_ms;
+        let phase = self.rng.below_or_equal(cp - 1);
+        self.schedule_broker_timer(b, phase, BrokerTimer::HwCheckpoint);
     }
 
     fn send_heartbeat(&mut self, b: BrokerId) {
@@ -566,7 +675,11 @@ impl Sim {
     /// ReplicaManager.checkpointHighWatermarks: write the HW to replication-offset-checkpoint.
     pub(crate) fn checkpoint_high_watermark(&mut self, b: BrokerId) {
         let broker = self.brokers.get_mut(&b).expect("broker exists");
-        if broker.metadata.as_ref().is_some_and(|m| m.partition.replicas.contains(&b)) {
+        if broker
+            .metadata
+            .as_ref()
+            .is_some_and(|m| m.partition.replicas.contains(&b))
+        {
             broker.log.hw_checkpoint = Some(broker.log.high_watermark);
         }
     }
@@ -579,12 +692,22 @@ impl Sim {
         broker.process = ProcessState::Stopped;
         broker.shutting_down = false;
         self.clear_process_memory(b);
-        self.trace(TraceKind::Broker, Level::Info, Some(b), format!("[KafkaServer id={b}] shut down completed"));
+        self.trace(
+            TraceKind::Broker,
+            Level::Info,
+            Some(b),
+            format!("[KafkaServer id={b}] shut down completed"),
+        );
     }
 
     /// What a process loses when it ends: everything but the disk.
     fn clear_process_memory(&mut self, b: BrokerId) {
-        let ids: Vec<u64> = self.buffered.iter().filter(|(_, m)| m.to == Node::Broker(b)).map(|(id, _)| *id).collect();
+        let ids: Vec<u64> = self
+            .buffered
+            .iter()
+            .filter(|(_, m)| m.to == Node::Broker(b))
+            .map(|(id, _)| *id)
+            .collect();
         for id in ids {
             self.buffered.remove(&id);
         }
@@ -612,7 +735,13 @@ impl Sim {
             prev
         };
         self.start_broker_tasks(b);
-        self.send(Node::Broker(b), Node::Controller, Payload::BrokerRegistration { previous_broker_epoch: previous });
+        self.send(
+            Node::Broker(b),
+            Node::Controller,
+            Payload::BrokerRegistration {
+                previous_broker_epoch: previous,
+            },
+        );
         let log = &self.brokers[&b].log;
         self.trace(
             TraceKind::Broker,
@@ -633,7 +762,11 @@ impl Sim {
     /// (ReplicaManager.applyDelta → Partition.makeLeader / makeFollower).
     pub(crate) fn apply_metadata(&mut self, b: BrokerId, image: MetadataImage) {
         let broker = self.brokers.get_mut(&b).expect("broker exists");
-        if broker.metadata.as_ref().is_some_and(|m| m.offset >= image.offset) {
+        if broker
+            .metadata
+            .as_ref()
+            .is_some_and(|m| m.offset >= image.offset)
+        {
             return;
         }
         let p = image.partition.clone();
@@ -642,7 +775,8 @@ impl Sim {
             return;
         }
         if p.leader == Some(b) {
-            let same_epoch = matches!(&broker.role, Role::Leader(l) if l.leader_epoch == p.leader_epoch);
+            let same_epoch =
+                matches!(&broker.role, Role::Leader(l) if l.leader_epoch == p.leader_epoch);
             if same_epoch {
                 self.leader_apply_partition_update(b, &p);
             } else {
@@ -651,7 +785,9 @@ impl Sim {
         } else {
             let same = matches!(&broker.role, Role::Follower(f) if f.leader == p.leader && f.leader_epoch == p.leader_epoch);
             if same {
-                if let Role::Follower(f) = &mut self.brokers.get_mut(&b).expect("broker exists").role {
+                if let Role::Follower(f) =
+                    &mut self.brokers.get_mut(&b).expect("broker exists").role
+                {
                     f.partition_epoch = p.partition_epoch;
                 }
             } else {
@@ -666,7 +802,13 @@ impl Sim {
 
     // ---- trace -----------------------------------------------------------------------
 
-    pub(crate) fn trace(&mut self, kind: TraceKind, level: Level, broker: Option<BrokerId>, text: String) {
+    pub(crate) fn trace(
+        &mut self,
+        kind: TraceKind,
+        level: Level,
+        broker: Option<BrokerId>,
+        text: String,
+    ) {
         self.trace.push(self.now, kind, level, broker, text);
     }
 
@@ -705,15 +847,26 @@ impl Sim {
         let note = |s: &mut Sim, text: String| s.trace(TraceKind::Action, Level::Info, None, text);
         match action {
             Action::Produce(spec) => self.client_produce(spec),
-            Action::Consume { max_records, from_beginning } => self.client_consume(*max_records, *from_beginning),
+            Action::Consume {
+                max_records,
+                from_beginning,
+            } => self.client_consume(*max_records, *from_beginning),
             Action::Freeze { broker } => {
                 let b = self.brokers.get_mut(broker).expect("validated");
                 if b.process == ProcessState::Running {
                     b.process = ProcessState::Frozen;
                     b.frozen_since = Some(now);
-                    note(self, format!("kill -STOP broker {broker} (frozen: nothing runs, sockets stay open)"));
+                    note(
+                        self,
+                        format!(
+                            "kill -STOP broker {broker} (frozen: nothing runs, sockets stay open)"
+                        ),
+                    );
                 } else {
-                    note(self, format!("kill -STOP broker {broker}: not running, nothing to freeze"));
+                    note(
+                        self,
+                        format!("kill -STOP broker {broker}: not running, nothing to freeze"),
+                    );
                 }
             }
             Action::Thaw { broker } => self.thaw(*broker),
@@ -731,9 +884,16 @@ impl Sim {
                 match b.process {
                     ProcessState::Running if !b.shutting_down => {
                         b.shutting_down = true;
-                        note(self, format!("kill -TERM broker {broker} (controlled shutdown)"));
+                        note(
+                            self,
+                            format!("kill -TERM broker {broker} (controlled shutdown)"),
+                        );
                         self.send_heartbeat(*broker);
-                        self.schedule_broker_timer(*broker, self.config.broker_session_timeout_ms, BrokerTimer::ShutdownTimeout);
+                        self.schedule_broker_timer(
+                            *broker,
+                            self.config.broker_session_timeout_ms,
+                            BrokerTimer::ShutdownTimeout,
+                        );
                     }
                     ProcessState::Frozen => {
                         b.pending_sigterm = true;
@@ -755,16 +915,37 @@ impl Sim {
                 if *ms == 0 {
                     note(self, format!("broker {broker} is no longer slow"));
                 } else {
-                    note(self, format!("broker {broker} is slow: each fetch takes {ms} ms longer"));
+                    note(
+                        self,
+                        format!("broker {broker} is slow: each fetch takes {ms} ms longer"),
+                    );
                 }
             }
             Action::Cut { a, b } => {
-                self.network.cut.insert(crate::network::link(a.node(), b.node()));
-                note(self, format!("network: cut the link between {} and {}", a.node(), b.node()));
+                self.network
+                    .cut
+                    .insert(crate::network::link(a.node(), b.node()));
+                note(
+                    self,
+                    format!(
+                        "network: cut the link between {} and {}",
+                        a.node(),
+                        b.node()
+                    ),
+                );
             }
             Action::Heal { a, b } => {
-                self.network.cut.remove(&crate::network::link(a.node(), b.node()));
-                note(self, format!("network: healed the link between {} and {}", a.node(), b.node()));
+                self.network
+                    .cut
+                    .remove(&crate::network::link(a.node(), b.node()));
+                note(
+                    self,
+                    format!(
+                        "network: healed the link between {} and {}",
+                        a.node(),
+                        b.node()
+                    ),
+                );
             }
             Action::LoseDisk { broker } => {
                 if self.brokers[broker].process.is_up() {
@@ -779,20 +960,34 @@ impl Sim {
             }
             Action::SetConfig { name, value } => {
                 self.config.set(name, value)?;
-                note(self, format!("kafka-configs.sh --alter --add-config {name}={}", match value {
-                    serde_json::Value::String(s) => s.clone(),
-                    v => v.to_string(),
-                }));
-                if name == "unclean.leader.election.enable" && self.config.unclean_leader_election_enable {
+                note(
+                    self,
+                    format!(
+                        "kafka-configs.sh --alter --add-config {name}={}",
+                        match value {
+                            serde_json::Value::String(s) => s.clone(),
+                            v => v.to_string(),
+                        }
+                    ),
+                );
+                if name == "unclean.leader.election.enable"
+                    && self.config.unclean_leader_election_enable
+                {
                     // The controller acts on the next run of its periodic unclean election task.
                 }
             }
             Action::ElectPreferred => {
-                let r = self.controller_elect(crate::controller::Election::Preferred, crate::controller::ChangeCause::ElectPreferred);
+                let r = self.controller_elect(
+                    crate::controller::Election::Preferred,
+                    crate::controller::ChangeCause::ElectPreferred,
+                );
                 self.report_election("PREFERRED", r);
             }
             Action::ElectUnclean => {
-                let r = self.controller_elect(crate::controller::Election::Unclean, crate::controller::ChangeCause::ElectUnclean);
+                let r = self.controller_elect(
+                    crate::controller::Election::Unclean,
+                    crate::controller::ChangeCause::ElectUnclean,
+                );
                 self.report_election("UNCLEAN", r);
             }
             Action::Describe => {
@@ -818,7 +1013,9 @@ impl Sim {
                     self.trace(TraceKind::Readout, Level::Info, Some(*broker), line);
                 }
             }
-            Action::Note { text } => self.trace(TraceKind::Note, Level::Info, None, format!("# {text}")),
+            Action::Note { text } => {
+                self.trace(TraceKind::Note, Level::Info, None, format!("# {text}"))
+            }
         }
         Ok(())
     }
@@ -835,7 +1032,12 @@ impl Sim {
     fn thaw(&mut self, b: BrokerId) {
         let broker = self.brokers.get_mut(&b).expect("validated");
         if broker.process != ProcessState::Frozen {
-            self.trace(TraceKind::Action, Level::Info, None, format!("kill -CONT broker {b}: not frozen"));
+            self.trace(
+                TraceKind::Action,
+                Level::Info,
+                None,
+                format!("kill -CONT broker {b}: not frozen"),
+            );
             return;
         }
         broker.process = ProcessState::Running;
@@ -846,7 +1048,11 @@ impl Sim {
             TraceKind::Action,
             Level::Info,
             None,
-            format!("kill -CONT broker {b} (frozen for {} ms; {} queued event(s) run now)", self.now - since, deferred.len()),
+            format!(
+                "kill -CONT broker {b} (frozen for {} ms; {} queued event(s) run now)",
+                self.now - since,
+                deferred.len()
+            ),
         );
         for e in deferred {
             if let Event::Deliver { message_id } = e {

@@ -243,7 +243,8 @@ impl Sim {
                 under_min_isr: p.isr.len() < self.config.effective_min_isr(p.replicas.len()),
                 offline: p.leader.is_none(),
                 counters: self.metrics.clone(),
-                acks_all_latency_avg_ms: (!lat.is_empty()).then(|| lat.iter().sum::<u64>() / lat.len() as u64),
+                acks_all_latency_avg_ms: (!lat.is_empty())
+                    .then(|| lat.iter().sum::<u64>() / lat.len() as u64),
                 acks_all_latency_max_ms: lat.iter().max().copied(),
             },
             describe: crate::describe::describe_line(self),

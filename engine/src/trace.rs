@@ -75,10 +75,24 @@ pub struct Trace {
 }
 
 impl Trace {
-    pub fn push(&mut self, time_ms: TimeMs, kind: TraceKind, level: Level, broker: Option<BrokerId>, text: String) {
+    pub fn push(
+        &mut self,
+        time_ms: TimeMs,
+        kind: TraceKind,
+        level: Level,
+        broker: Option<BrokerId>,
+        text: String,
+    ) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.events.push_back(TraceEvent { seq, time_ms, kind, level, broker, text });
+        self.events.push_back(TraceEvent {
+            seq,
+            time_ms,
+            kind,
+            level,
+            broker,
+            text,
+        });
         if self.events.len() > MAX_TRACE_EVENTS {
             self.events.pop_front();
         }
@@ -86,8 +100,16 @@ impl Trace {
 
     /// Events with `seq >= cursor`, at most `limit`, and the cursor to pass next time.
     pub fn since(&self, cursor: u64, limit: usize) -> (Vec<TraceEvent>, u64) {
-        let out: Vec<TraceEvent> = self.events.iter().filter(|e| e.seq >= cursor).take(limit).cloned().collect();
-        let next = out.last().map_or(cursor.max(self.first_seq()), |e| e.seq + 1);
+        let out: Vec<TraceEvent> = self
+            .events
+            .iter()
+            .filter(|e| e.seq >= cursor)
+            .take(limit)
+            .cloned()
+            .collect();
+        let next = out
+            .last()
+            .map_or(cursor.max(self.first_seq()), |e| e.seq + 1);
         (out, next)
     }
 
@@ -115,7 +137,10 @@ mod tests {
             t.push(i * 10, TraceKind::Note, Level::Info, None, format!("e{i}"));
         }
         let (a, c) = t.since(0, 2);
-        assert_eq!(a.iter().map(|e| e.text.as_str()).collect::<Vec<_>>(), ["e0", "e1"]);
+        assert_eq!(
+            a.iter().map(|e| e.text.as_str()).collect::<Vec<_>>(),
+            ["e0", "e1"]
+        );
         let (b, c2) = t.since(c, 10);
         assert_eq!(b.len(), 3);
         assert_eq!(c2, 5);

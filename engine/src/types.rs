@@ -141,5 +141,8 @@ impl fmt::Display for Acks {
 
 /// Joins broker ids as Kafka's tools print them: `1,2,3`.
 pub fn join_ids(ids: &[BrokerId]) -> String {
-    ids.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",")
+    ids.iter()
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
 }
