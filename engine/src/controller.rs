@@ -24,6 +24,10 @@ pub struct BrokerRegistration {
     pub epoch: i64,
     pub fenced: bool,
     pub in_controlled_shutdown: bool,
+    /// The incarnation of the process that registered (a retried registration from the same
+    /// process is not a restart).
+    #[serde(default)]
+    pub incarnation: u32,
 }
 
 /// LeaderRecoveryState: RECOVERING after an unclean election until the leader has recovered.
@@ -584,8 +588,26 @@ impl Sim {
         match payload {
             Payload::BrokerRegistration {
                 previous_broker_epoch,
+                incarnation,
             } => {
                 let existing = self.controller.brokers.get(&b).cloned();
+                let same_process = existing.as_ref().is_some_and(|r| r.incarnation == incarnation);
+                // ClusterControlManager.registerBroker: while the old registration still has a
+                // valid session, a new incarnation is refused
+                // (DuplicateBrokerRegistrationException); the broker retries until the old
+                // session expires and the controller has fenced it.
+                let last_heartbeat = self.controller.last_heartbeat_ms.get(&b).copied().unwrap_or(0);
+                let session_valid = now < last_heartbeat + self.config.broker_session_timeout_ms;
+                if existing.as_ref().is_some_and(|r| !r.fenced) && !same_process && session_valid {
+                    self.trace(
+                        TraceKind::Controller,
+                        Level::Info,
+                        Some(b),
+                        format!("[QuorumController] Rejected registration of broker {b}: DuplicateBrokerRegistrationException: Another broker is registered with that broker id."),
+                    );
+                    self.send(Node::Controller, from, Payload::BrokerRegistrationResponse { broker_epoch: -1 });
+                    return;
+                }
                 let epoch = self.controller.append(
                     now,
                     "RegisterBrokerRecord",
@@ -603,13 +625,14 @@ impl Sim {
                         epoch,
                         fenced: true,
                         in_controlled_shutdown: false,
+                        incarnation,
                     },
                 );
                 self.controller.last_heartbeat_ms.insert(b, now);
                 self.schedule_session_check(b);
                 // ClusterControlManager.registerBroker: a previous epoch that does not match
                 // means the broker did not shut down cleanly (KIP-966).
-                if let Some(prev) = existing {
+                if let Some(prev) = existing.filter(|_| !same_process) {
                     if prev.epoch != previous_broker_epoch {
                         let p = &self.controller.partition;
                         let listed = p.isr.contains(&b) || p.elr.contains(&b);
@@ -652,6 +675,19 @@ impl Sim {
                 }
                 self.controller.last_heartbeat_ms.insert(b, now);
                 self.schedule_session_check(b);
+                if want_shut_down && reg.fenced {
+                    // A fenced broker that wants to shut down may do so now (SHUTDOWN_NOW).
+                    self.send(
+                        Node::Controller,
+                        from,
+                        Payload::BrokerHeartbeatResponse {
+                            fenced: true,
+                            in_controlled_shutdown: false,
+                            should_shut_down: true,
+                        },
+                    );
+                    return;
+                }
                 if want_shut_down && !reg.in_controlled_shutdown {
                     self.controller_controlled_shutdown(b);
                 } else if reg.fenced && !want_shut_down && metadata_offset >= reg.epoch as u64 {

@@ -207,6 +207,12 @@ impl ReplicaLog {
     /// entries that start there; the HW drops to the new LEO if it was above it.
     pub fn truncate_to(&mut self, offset: u64) -> Option<Truncation> {
         if offset >= self.log_end_offset() {
+            // "Always truncate epoch cache since we may have a conflicting epoch entry at the
+            // end of the log from the leader. This could happen if this broker was a leader
+            // and inserted the first start offset entry, but then failed to append any
+            // entries before another leader was elected." (UnifiedLog.truncateTo)
+            let leo = self.log_end_offset();
+            self.epoch_cache.truncate_from_end(leo);
             return None;
         }
         let offset = offset.max(self.log_start_offset);
@@ -312,6 +318,11 @@ mod tests {
             follower.truncate_to(10).is_none(),
             "nothing to truncate at the LEO"
         );
+        // A leader that assigned an epoch but appended nothing in it: truncating at the LEO
+        // still drops that empty epoch's entry.
+        follower.epoch_cache.assign(3, 10);
+        assert!(follower.truncate_to(12).is_none());
+        assert_eq!(follower.epoch_cache.latest_epoch(), Some(0));
         follower.high_watermark = 10;
         let t = follower.truncate_to(4).unwrap();
         assert_eq!(t.below_high_watermark, Some(10));

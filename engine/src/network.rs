@@ -73,6 +73,7 @@ pub enum Payload {
     },
     BrokerRegistration {
         previous_broker_epoch: i64,
+        incarnation: u32,
     },
     BrokerRegistrationResponse {
         broker_epoch: i64,
@@ -158,7 +159,7 @@ impl Payload {
             Payload::ConsumerFetchResponse { error, records, high_watermark, .. } => {
                 format!("FetchResponse (consumer) error={error} records={} highWatermark={high_watermark}", records.len())
             }
-            Payload::BrokerRegistration { previous_broker_epoch } => {
+            Payload::BrokerRegistration { previous_broker_epoch, .. } => {
                 format!("BrokerRegistration previousBrokerEpoch={previous_broker_epoch}")
             }
             Payload::BrokerRegistrationResponse { broker_epoch } => {

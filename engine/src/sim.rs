@@ -69,6 +69,8 @@ pub enum BrokerTimer {
     ProduceExpire { request_id: u64 },
     /// Give up waiting for the controller during controlled shutdown.
     ShutdownTimeout,
+    /// BrokerLifecycleManager: (re)send the registration until it is answered.
+    Register,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -134,6 +136,8 @@ pub struct Broker {
     pub alter_partition_in_flight: bool,
     /// Counter for fetch ids and timer generations.
     pub fetch_generation: u64,
+    /// The previous broker epoch this process registers with (kept across retries).
+    pub registering_with_previous_epoch: i64,
 }
 
 impl Broker {
@@ -156,6 +160,7 @@ impl Broker {
             disk_lost: false,
             alter_partition_in_flight: false,
             fetch_generation: 0,
+            registering_with_previous_epoch: -1,
         }
     }
 
@@ -258,6 +263,7 @@ impl Sim {
                     epoch,
                     fenced: false,
                     in_controlled_shutdown: false,
+                    incarnation: 0,
                 },
             );
             controller.last_heartbeat_ms.insert(id, 0);
@@ -520,6 +526,17 @@ impl Sim {
                 );
             }
             BrokerTimer::ProduceExpire { request_id } => self.leader_expire_produce(b, request_id),
+            BrokerTimer::Register => {
+                let broker = &self.brokers[&b];
+                if !broker.registered {
+                    let payload = Payload::BrokerRegistration {
+                        previous_broker_epoch: broker.registering_with_previous_epoch,
+                        incarnation: broker.incarnation,
+                    };
+                    self.send(Node::Broker(b), Node::Controller, payload);
+                    self.schedule_broker_timer(b, self.config.broker_heartbeat_interval_ms, BrokerTimer::Register);
+                }
+            }
             BrokerTimer::ShutdownTimeout => {
                 if self.brokers[&b].shutting_down {
                     self.finish_shutdown(b);
@@ -613,6 +630,9 @@ impl Sim {
                 max_records,
             } => self.leader_handle_consumer_fetch(b, from, request_id, offset, max_records),
             Payload::BrokerRegistrationResponse { broker_epoch } => {
+                if broker_epoch < 0 {
+                    return; // refused: the Register timer tries again
+                }
                 let broker = self.brokers.get_mut(&b).expect("broker exists");
                 broker.broker_epoch = broker_epoch;
                 broker.registered = true;
@@ -720,6 +740,7 @@ impl Sim {
         broker.frozen_since = None;
         broker.alter_partition_in_flight = false;
         broker.pending_sigterm = false;
+        broker.shutting_down = false;
     }
 
     fn start(&mut self, b: BrokerId) {
@@ -734,14 +755,9 @@ impl Sim {
             broker.clean_shutdown_epoch = -1;
             prev
         };
+        self.brokers.get_mut(&b).expect("broker exists").registering_with_previous_epoch = previous;
         self.start_broker_tasks(b);
-        self.send(
-            Node::Broker(b),
-            Node::Controller,
-            Payload::BrokerRegistration {
-                previous_broker_epoch: previous,
-            },
-        );
+        self.schedule_broker_timer(b, 0, BrokerTimer::Register);
         let log = &self.brokers[&b].log;
         self.trace(
             TraceKind::Broker,
