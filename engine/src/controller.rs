@@ -591,12 +591,19 @@ impl Sim {
                 incarnation,
             } => {
                 let existing = self.controller.brokers.get(&b).cloned();
-                let same_process = existing.as_ref().is_some_and(|r| r.incarnation == incarnation);
+                let same_process = existing
+                    .as_ref()
+                    .is_some_and(|r| r.incarnation == incarnation);
                 // ClusterControlManager.registerBroker: while the old registration still has a
                 // valid session, a new incarnation is refused
                 // (DuplicateBrokerRegistrationException); the broker retries until the old
                 // session expires and the controller has fenced it.
-                let last_heartbeat = self.controller.last_heartbeat_ms.get(&b).copied().unwrap_or(0);
+                let last_heartbeat = self
+                    .controller
+                    .last_heartbeat_ms
+                    .get(&b)
+                    .copied()
+                    .unwrap_or(0);
                 let session_valid = now < last_heartbeat + self.config.broker_session_timeout_ms;
                 if existing.as_ref().is_some_and(|r| !r.fenced) && !same_process && session_valid {
                     self.trace(
@@ -605,7 +612,11 @@ impl Sim {
                         Some(b),
                         format!("[QuorumController] Rejected registration of broker {b}: DuplicateBrokerRegistrationException: Another broker is registered with that broker id."),
                     );
-                    self.send(Node::Controller, from, Payload::BrokerRegistrationResponse { broker_epoch: -1 });
+                    self.send(
+                        Node::Controller,
+                        from,
+                        Payload::BrokerRegistrationResponse { broker_epoch: -1 },
+                    );
                     return;
                 }
                 let epoch = self.controller.append(
@@ -937,6 +948,28 @@ impl Sim {
             ),
         );
         self.controller_publish_metadata();
+    }
+
+    /// "If the cluster-level min.insync.replicas is updated, even if the value is unchanged,
+    /// all the ELR state will be cleaned" (Kafka's operations guide, Eligible Leader
+    /// Replicas): the ELR's promise (these replicas hold every committed record) was made
+    /// under the old minimum.
+    pub(crate) fn controller_clear_elr(&mut self) {
+        let part = self.controller.partition.clone();
+        if part.elr.is_empty() && part.last_known_elr.is_empty() {
+            return;
+        }
+        let mut next = part.clone();
+        next.elr.clear();
+        next.last_known_elr.clear();
+        next.partition_epoch += 1;
+        self.controller_apply_change(
+            PartitionChange {
+                next,
+                new_leader: None,
+            },
+            "minIsrConfigUpdate",
+        );
     }
 
     /// The periodic unclean-election task for leaderless partitions, when

@@ -534,7 +534,11 @@ impl Sim {
                         incarnation: broker.incarnation,
                     };
                     self.send(Node::Broker(b), Node::Controller, payload);
-                    self.schedule_broker_timer(b, self.config.broker_heartbeat_interval_ms, BrokerTimer::Register);
+                    self.schedule_broker_timer(
+                        b,
+                        self.config.broker_heartbeat_interval_ms,
+                        BrokerTimer::Register,
+                    );
                 }
             }
             BrokerTimer::ShutdownTimeout => {
@@ -755,7 +759,10 @@ impl Sim {
             broker.clean_shutdown_epoch = -1;
             prev
         };
-        self.brokers.get_mut(&b).expect("broker exists").registering_with_previous_epoch = previous;
+        self.brokers
+            .get_mut(&b)
+            .expect("broker exists")
+            .registering_with_previous_epoch = previous;
         self.start_broker_tasks(b);
         self.schedule_broker_timer(b, 0, BrokerTimer::Register);
         let log = &self.brokers[&b].log;
@@ -986,10 +993,10 @@ impl Sim {
                         }
                     ),
                 );
-                if name == "unclean.leader.election.enable"
-                    && self.config.unclean_leader_election_enable
-                {
-                    // The controller acts on the next run of its periodic unclean election task.
+                // unclean.leader.election.enable=true is acted on by the controller's next
+                // periodic unclean election run, not at once (as article 004 observed).
+                if name == "min.insync.replicas" {
+                    self.controller_clear_elr();
                 }
             }
             Action::ElectPreferred => {

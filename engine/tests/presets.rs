@@ -13,19 +13,32 @@ struct Run {
 fn run(name: &str) -> Run {
     let scenario = preset(name).expect("preset parses");
     let sim = watermark_engine::run(&scenario, true).expect("preset runs");
-    assert!(sim.violations().is_empty(), "{name}: invariants broken: {:?}", sim.violations());
-    let lines = sim.trace_events().map(|e| (e.time_ms, e.text.clone())).collect();
+    assert!(
+        sim.violations().is_empty(),
+        "{name}: invariants broken: {:?}",
+        sim.violations()
+    );
+    let lines = sim
+        .trace_events()
+        .map(|e| (e.time_ms, e.text.clone()))
+        .collect();
     Run { sim, lines }
 }
 
 impl Run {
     /// A line equal to `text` in the time window [from, to] (ms).
     fn has(&self, from: u64, to: u64, text: &str) -> bool {
-        self.lines.iter().any(|(t, l)| *t >= from && *t <= to && l == text)
+        self.lines
+            .iter()
+            .any(|(t, l)| *t >= from && *t <= to && l == text)
     }
 
     fn assert_line(&self, from: u64, to: u64, text: &str) {
-        assert!(self.has(from, to, text), "expected {text:?} between {from} and {to} ms; transcript:\n{}", self.dump());
+        assert!(
+            self.has(from, to, text),
+            "expected {text:?} between {from} and {to} ms; transcript:\n{}",
+            self.dump()
+        );
     }
 
     fn first_containing(&self, needle: &str) -> Option<&(u64, String)> {
@@ -33,13 +46,21 @@ impl Run {
     }
 
     fn dump(&self) -> String {
-        self.lines.iter().map(|(t, l)| format!("{t:>7} {l}")).collect::<Vec<_>>().join("\n")
+        self.lines
+            .iter()
+            .map(|(t, l)| format!("{t:>7} {l}"))
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 }
 
 fn waited_ms(line: &str) -> u64 {
     let start = line.find("(waited ").expect("waited") + "(waited ".len();
-    line[start..].split(' ').next().and_then(|n| n.parse().ok()).expect("a number")
+    line[start..]
+        .split(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .expect("a number")
 }
 
 #[test]
@@ -49,12 +70,21 @@ fn frozen_follower_matches_article_000_example_1_2() {
     r.assert_line(1000, 1000, "rep:0:10");
     // "=== 4. SIGSTOP broker 3, no new records, wait 12s / Isr: 1,2,3": an idle frozen
     // follower stays in the ISR.
-    r.assert_line(14000, 14000, "Topic: rep Partition: 0 Leader: 1 Replicas: 1,2,3 Isr: 1,2,3 Elr: LastKnownElr:");
+    r.assert_line(
+        14000,
+        14000,
+        "Topic: rep Partition: 0 Leader: 1 Replicas: 1,2,3 Isr: 1,2,3 Elr: LastKnownElr:",
+    );
     // "before SIGSTOP: high watermark = 12"
     r.assert_line(16000, 16000, "rep:0:12");
     for (i, offset) in (12..=16).enumerate() {
         let _ = i;
-        assert!(r.lines.iter().any(|(_, l)| l == &format!("acks=1 -> ok, offset={offset}")), "acks=1 offset {offset}");
+        assert!(
+            r.lines
+                .iter()
+                .any(|(_, l)| l == &format!("acks=1 -> ok, offset={offset}")),
+            "acks=1 offset {offset}"
+        );
     }
     // "high watermark = 12 (t+160 ms)": acks=1 writes leave the HW at 12.
     r.assert_line(16150, 16150, "rep:0:12");
@@ -62,20 +92,46 @@ fn frozen_follower_matches_article_000_example_1_2() {
     // happens at the first isr-expiration run more than replica.lag.time.max.ms (5000) after
     // broker 3 last caught up (just before it froze), so the wait is between about
     // 5000 - (time between its last fetch and the send) and 5000 + 2500.
-    let (t, line) = r.first_containing("acks=all -> ok, offset=17").expect("the acks=all write completes");
+    let (t, line) = r
+        .first_containing("acks=all -> ok, offset=17")
+        .expect("the acks=all write completes");
     let waited = waited_ms(line);
     assert!((4000..=7600).contains(&waited), "waited {waited} ms at {t}");
-    let (shrink_t, shrink) = r.first_containing("Shrinking ISR from 1,2,3 to 1,2").expect("broker 3 is dropped");
-    assert!(shrink.contains("Leader: (highWatermark: 12, endOffset: 18)"), "{shrink}");
-    assert!(shrink.contains("(brokerId: 3, endOffset: 12, lastCaughtUpTimeMs:"), "{shrink}");
+    let (shrink_t, shrink) = r
+        .first_containing("Shrinking ISR from 1,2,3 to 1,2")
+        .expect("broker 3 is dropped");
+    assert!(
+        shrink.contains("Leader: (highWatermark: 12, endOffset: 18)"),
+        "{shrink}"
+    );
+    assert!(
+        shrink.contains("(brokerId: 3, endOffset: 12, lastCaughtUpTimeMs:"),
+        "{shrink}"
+    );
     assert!(shrink_t < t, "the write completes after the shrink");
-    r.assert_line(*shrink_t, *t, "[Partition rep-0 broker=1] ISR updated to 1,2  and version updated to 1");
+    r.assert_line(
+        *shrink_t,
+        *t,
+        "[Partition rep-0 broker=1] ISR updated to 1,2  and version updated to 1",
+    );
     // "high watermark = 18 / Isr: 1,2"
     r.assert_line(24000, 24000, "rep:0:18");
-    r.assert_line(24000, 24000, "Topic: rep Partition: 0 Leader: 1 Replicas: 1,2,3 Isr: 1,2 Elr: LastKnownElr:");
+    r.assert_line(
+        24000,
+        24000,
+        "Topic: rep Partition: 0 Leader: 1 Replicas: 1,2,3 Isr: 1,2 Elr: LastKnownElr:",
+    );
     // "=== 6. SIGCONT broker 3, wait 5s / Isr: 1,2,3 ... version updated to 2"
-    r.assert_line(29000, 29000, "Topic: rep Partition: 0 Leader: 1 Replicas: 1,2,3 Isr: 1,2,3 Elr: LastKnownElr:");
-    r.assert_line(24000, 29000, "[Partition rep-0 broker=1] ISR updated to 1,2,3  and version updated to 2");
+    r.assert_line(
+        29000,
+        29000,
+        "Topic: rep Partition: 0 Leader: 1 Replicas: 1,2,3 Isr: 1,2,3 Elr: LastKnownElr:",
+    );
+    r.assert_line(
+        24000,
+        29000,
+        "[Partition rep-0 broker=1] ISR updated to 1,2,3  and version updated to 2",
+    );
     // "=== 7. replication-offset-checkpoint: rep 0 18 on all three brokers"
     for b in 1..=3 {
         r.assert_line(35000, 35000, &format!("broker {b}: rep 0 18"));
@@ -85,19 +141,38 @@ fn frozen_follower_matches_article_000_example_1_2() {
 #[test]
 fn min_isr_3_matches_article_000_example_2() {
     let r = run("min-isr-3");
-    r.assert_line(0, 0, "Topic: strict Partition: 0 Leader: 1 Replicas: 1,2,3 Isr: 1,2,3 Elr: LastKnownElr:");
+    r.assert_line(
+        0,
+        0,
+        "Topic: strict Partition: 0 Leader: 1 Replicas: 1,2,3 Isr: 1,2,3 Elr: LastKnownElr:",
+    );
     r.assert_line(100, 1000, "acks=all -> ok, offset=0 (waited 4 ms)");
     r.assert_line(200, 1000, "acks=1 -> ok, offset=1");
     // "stop broker 3 (SIGTERM, controlled shutdown) / Isr: 1,2 Elr: 3"
-    r.assert_line(3000, 3000, "Topic: strict Partition: 0 Leader: 1 Replicas: 1,2,3 Isr: 1,2 Elr: 3 LastKnownElr:");
+    r.assert_line(
+        3000,
+        3000,
+        "Topic: strict Partition: 0 Leader: 1 Replicas: 1,2,3 Isr: 1,2 Elr: 3 LastKnownElr:",
+    );
     r.assert_line(3100, 3200, "acks=all -> NOT_ENOUGH_REPLICAS");
     r.assert_line(3200, 4000, "acks=1 -> ok, offset=2");
     r.assert_line(4100, 4200, "acks=all -> ok, offset=3 (waited 4 ms)");
     r.assert_line(4200, 5000, "acks=1 -> ok, offset=4");
     // "offsets on the leader's disk (broker 1)": 0 acks-all, 1 acks-1, 2 acks-1, 3 acks-all,
     // 4 acks-1 — the rejected write left nothing behind.
-    let values: Vec<&str> = r.sim.broker(1).unwrap().log.records.iter().map(|r| r.value.as_str()).collect();
-    assert_eq!(values, ["acks-all", "acks-1", "acks-1", "acks-all", "acks-1"]);
+    let values: Vec<&str> = r
+        .sim
+        .broker(1)
+        .unwrap()
+        .log
+        .records
+        .iter()
+        .map(|r| r.value.as_str())
+        .collect();
+    assert_eq!(
+        values,
+        ["acks-all", "acks-1", "acks-1", "acks-all", "acks-1"]
+    );
 }
 
 #[test]
@@ -109,8 +184,16 @@ fn diverged_truncation_matches_article_000_example_3() {
     // The dead leader's log still holds lost-1..lost-5 at offsets 10..14, epoch 0.
     r.assert_line(3200, 3200, "    offset 10: lost-1");
     r.assert_line(3200, 3200, "    offset 14: lost-5");
-    r.assert_line(15000, 15000, "Topic: div Partition: 0 Leader: 2 Replicas: 1,2,3 Isr: 2,3 Elr: LastKnownElr:");
-    r.assert_line(16000, 16000, "  batch offsets 10-12 (count 3) partitionLeaderEpoch=1");
+    r.assert_line(
+        15000,
+        15000,
+        "Topic: div Partition: 0 Leader: 2 Replicas: 1,2,3 Isr: 2,3 Elr: LastKnownElr:",
+    );
+    r.assert_line(
+        16000,
+        16000,
+        "  batch offsets 10-12 (count 3) partitionLeaderEpoch=1",
+    );
     r.assert_line(16000, 16000, "broker 1: 0 1 0 0");
     r.assert_line(16000, 16000, "broker 2: 0 2 0 0 1 10");
     r.assert_line(16000, 16000, "broker 3: 0 2 0 0 1 10");
@@ -119,8 +202,16 @@ fn diverged_truncation_matches_article_000_example_3() {
         27000,
         "[ReplicaFetcher replicaId=1, leaderId=2, fetcherId=0] Truncating partition div-0 to offset 10 due to leader epoch and offset EpochEndOffset(errorCode=0, partition=0, leaderEpoch=0, endOffset=10)",
     );
-    r.assert_line(17000, 27000, "[UnifiedLog partition=div-0, dir=/tmp/kafka/1/data] Truncating to offset 10");
-    r.assert_line(27000, 27000, "Topic: div Partition: 0 Leader: 2 Replicas: 1,2,3 Isr: 1,2,3 Elr: LastKnownElr:");
+    r.assert_line(
+        17000,
+        27000,
+        "[UnifiedLog partition=div-0, dir=/tmp/kafka/1/data] Truncating to offset 10",
+    );
+    r.assert_line(
+        27000,
+        27000,
+        "Topic: div Partition: 0 Leader: 2 Replicas: 1,2,3 Isr: 1,2,3 Elr: LastKnownElr:",
+    );
     for b in 1..=3 {
         r.assert_line(27000, 27000, &format!("broker {b}: 0 2 0 0 1 10"));
     }
@@ -130,26 +221,45 @@ fn diverged_truncation_matches_article_000_example_3() {
         27100,
         "consumer: ok-1 ok-2 ok-3 ok-4 ok-5 ok-6 ok-7 ok-8 ok-9 ok-10 new-1 new-2 new-3 (offsets 0..12, position 13)",
     );
-    assert!(r.sim.losses().is_empty(), "acks=1 records above the HW were never committed: no loss");
+    assert!(
+        r.sim.losses().is_empty(),
+        "acks=1 records above the HW were never committed: no loss"
+    );
 }
 
 #[test]
 fn leader_failover_matches_article_004_lab_steps_1_to_3() {
     let r = run("leader-failover");
-    r.assert_line(1000, 1000, "Topic: ha2 Partition: 0 Leader: 3 Replicas: 3,1,2 Isr: 3,1,2 Elr: LastKnownElr:");
+    r.assert_line(
+        1000,
+        1000,
+        "Topic: ha2 Partition: 0 Leader: 3 Replicas: 3,1,2 Isr: 3,1,2 Elr: LastKnownElr:",
+    );
     // "0 0 ← epoch 0 started at offset 0"
     r.assert_line(1000, 1000, "broker 1: 0 1 0 0");
-    r.assert_line(3000, 3000, "Topic: ha2 Partition: 0 Leader: 1 Replicas: 3,1,2 Isr: 1,2 Elr: LastKnownElr:");
+    r.assert_line(
+        3000,
+        3000,
+        "Topic: ha2 Partition: 0 Leader: 1 Replicas: 3,1,2 Isr: 1,2 Elr: LastKnownElr:",
+    );
     // "1 100 ← epoch 1 started at offset 100"
     r.assert_line(5000, 5000, "broker 1: 0 2 0 0 1 100");
     // "Broker 3 copied the 50 records it missed, rejoined the in-sync set"
-    r.assert_line(20000, 20000, "Topic: ha2 Partition: 0 Leader: 1 Replicas: 3,1,2 Isr: 1,2,3 Elr: LastKnownElr:");
+    r.assert_line(
+        20000,
+        20000,
+        "Topic: ha2 Partition: 0 Leader: 1 Replicas: 3,1,2 Isr: 1,2,3 Elr: LastKnownElr:",
+    );
     r.assert_line(
         20000,
         20000,
         "kafka-leader-election.sh --election-type preferred: Successfully completed leader election (PREFERRED) for partitions ha2-0",
     );
-    r.assert_line(20100, 20100, "Topic: ha2 Partition: 0 Leader: 3 Replicas: 3,1,2 Isr: 1,2,3 Elr: LastKnownElr:");
+    r.assert_line(
+        20100,
+        20100,
+        "Topic: ha2 Partition: 0 Leader: 3 Replicas: 3,1,2 Isr: 1,2,3 Elr: LastKnownElr:",
+    );
     // "All 150 records are there."
     r.assert_line(20100, 20100, "ha2:0:150");
     assert_eq!(r.sim.broker(3).unwrap().log.log_end_offset(), 150);
@@ -160,46 +270,94 @@ fn unclean_election_matches_article_004_lab_step_4() {
     let r = run("unclean-election");
     r.assert_line(10000, 10000, "risky2:0:20");
     // "Leader: none Replicas: 2,3 Isr: Elr: 2 LastKnownElr: 2"
-    r.assert_line(30000, 30000, "Topic: risky2 Partition: 0 Leader: none Replicas: 2,3 Isr: Elr: 2 LastKnownElr: 2");
+    r.assert_line(
+        30000,
+        30000,
+        "Topic: risky2 Partition: 0 Leader: none Replicas: 2,3 Isr: Elr: 2 LastKnownElr: 2",
+    );
     r.assert_line(
         30000,
         30000,
         "kafka-leader-election.sh --election-type unclean: Successfully completed leader election (UNCLEAN) for partitions risky2-0",
     );
-    r.assert_line(30100, 30100, "Topic: risky2 Partition: 0 Leader: 3 Replicas: 2,3 Isr: 3 Elr: LastKnownElr:");
+    r.assert_line(
+        30100,
+        30100,
+        "Topic: risky2 Partition: 0 Leader: 3 Replicas: 2,3 Isr: 3 Elr: LastKnownElr:",
+    );
     // "The end offset went from 20 back to 10."
     r.assert_line(30100, 30100, "risky2:0:10");
     // "Truncating risky2-0 to offset 10 below high watermark 20"
-    let (_, warn) = r.first_containing("below high watermark").expect("broker 2 truncates below its HW");
-    assert!(warn.ends_with("Truncating risky2-0 to offset 10 below high watermark 20"), "{warn}");
+    let (_, warn) = r
+        .first_containing("below high watermark")
+        .expect("broker 2 truncates below its HW");
+    assert!(
+        warn.ends_with("Truncating risky2-0 to offset 10 below high watermark 20"),
+        "{warn}"
+    );
     // "values on broker 2: 1 2 3 4 5 6 7 8 9 10 21 22 23 24 25"
-    let values: Vec<&str> = r.sim.broker(2).unwrap().log.records.iter().map(|r| r.value.as_str()).collect();
-    assert_eq!(values, ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "21", "22", "23", "24", "25"]);
+    let values: Vec<&str> = r
+        .sim
+        .broker(2)
+        .unwrap()
+        .log
+        .records
+        .iter()
+        .map(|r| r.value.as_str())
+        .collect();
+    assert_eq!(
+        values,
+        ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "21", "22", "23", "24", "25"]
+    );
     // The loss is reported, naming the offsets.
     let losses = r.sim.losses();
     assert_eq!(losses.len(), 1);
     assert_eq!((losses[0].first_offset, losses[0].last_offset), (10, 19));
     // "A consumer that had committed offset 20 would now be past the end of the log."
-    assert!(r.first_containing("consumer: OFFSET_OUT_OF_RANGE: position 20 is past the log end offset 15").is_some());
-    assert!(r.first_containing("consumer: offsets 10..14 now hold different records (21 22 23 24 25)").is_some());
+    assert!(r
+        .first_containing(
+            "consumer: OFFSET_OUT_OF_RANGE: position 20 is past the log end offset 15"
+        )
+        .is_some());
+    assert!(r
+        .first_containing("consumer: offsets 10..14 now hold different records (21 22 23 24 25)")
+        .is_some());
 }
 
 #[test]
 fn last_replica_standing_matches_article_003() {
     let r = run("last-replica-standing");
     // 1. C leaves the ISR while the ISR is still at the minimum: not in the ELR.
-    r.assert_line(14000, 14000, "Topic: elr Partition: 0 Leader: 1 Replicas: 1,2,3 Isr: 1,2 Elr: LastKnownElr:");
+    r.assert_line(
+        14000,
+        14000,
+        "Topic: elr Partition: 0 Leader: 1 Replicas: 1,2,3 Isr: 1,2 Elr: LastKnownElr:",
+    );
     // 2. B leaves: the ISR is below min.insync.replicas, so B is kept in the ELR.
-    r.assert_line(35000, 35000, "Topic: elr Partition: 0 Leader: 1 Replicas: 1,2,3 Isr: 1 Elr: 2 LastKnownElr:");
+    r.assert_line(
+        35000,
+        35000,
+        "Topic: elr Partition: 0 Leader: 1 Replicas: 1,2,3 Isr: 1 Elr: 2 LastKnownElr:",
+    );
     // 3. New acks=all writes fail.
     r.assert_line(36000, 36100, "acks=all -> NOT_ENOUGH_REPLICAS");
     // 5. A fails: B is elected from the ELR; C, alive, is not.
     let (_, election) = r.first_containing("using ELR").expect("an ELR election");
-    assert!(election.contains("partition 0 to 2 using ELR"), "{election}");
-    assert!(r.first_containing("partition 0 to 3").is_none(), "C is never elected");
+    assert!(
+        election.contains("partition 0 to 2 using ELR"),
+        "{election}"
+    );
+    assert!(
+        r.first_containing("partition 0 to 3").is_none(),
+        "C is never elected"
+    );
     // Nothing committed is lost: every acknowledged record is readable.
     assert!(r.sim.losses().is_empty());
-    r.assert_line(52000, 52100, "consumer: a-1 a-2 a-3 a-4 a-5 b-1 (offsets 0..5, position 6)");
+    r.assert_line(
+        52000,
+        52100,
+        "consumer: a-1 a-2 a-3 a-4 a-5 b-1 (offsets 0..5, position 6)",
+    );
 }
 
 #[test]
@@ -210,7 +368,11 @@ fn acks_walkthrough_follows_the_eight_steps() {
     // acks=0: no response, so no offset.
     assert!(r.first_containing("acks=0 -> sent").is_some());
     // acks=1: answered after the leader's append: one round trip.
-    r.assert_line(3000 + 2 * latency, 3000 + 2 * latency, "acks=1 -> ok, offset=11");
+    r.assert_line(
+        3000 + 2 * latency,
+        3000 + 2 * latency,
+        "acks=1 -> ok, offset=11",
+    );
     // acks=all: produce, fetch response carrying the record, the followers' next fetch (the
     // acknowledgement), produce response: four one-way trips.
     let (t, line) = r.first_containing("acks=all -> ok, offset=12").unwrap();
@@ -222,9 +384,16 @@ fn acks_walkthrough_follows_the_eight_steps() {
     sim.advance_to(4000 + 3 * latency);
     let leader_hw = sim.broker(1).unwrap().log.high_watermark;
     let follower_hw = sim.broker(2).unwrap().log.high_watermark;
-    assert_eq!(leader_hw, 13, "the leader's HW passed the record when the second fetch arrived");
+    assert_eq!(
+        leader_hw, 13,
+        "the leader's HW passed the record when the second fetch arrived"
+    );
     assert_eq!(follower_hw, 12, "the follower still has the old HW");
-    assert_eq!(sim.broker(2).unwrap().log.log_end_offset(), 13, "though it has the record");
+    assert_eq!(
+        sim.broker(2).unwrap().log.log_end_offset(),
+        13,
+        "though it has the record"
+    );
     // Its next fetch has no new data: the leader holds it up to replica.fetch.wait.max.ms;
     // only then does the follower learn HW 13.
     let wait = scenario.config.replica_fetch_wait_max_ms;
@@ -241,15 +410,28 @@ fn slow_follower_matches_article_004_first_demo() {
     r.assert_line(2000, 2000, "rep:0:3");
     // The green area stops: records keep arriving, the HW stays where broker 3 left it.
     r.assert_line(20000, 20000, "rep:0:3");
-    r.assert_line(20000, 20000, "Topic: rep Partition: 0 Leader: 1 Replicas: 1,2,3 Isr: 1,2,3 Elr: LastKnownElr:");
+    r.assert_line(
+        20000,
+        20000,
+        "Topic: rep Partition: 0 Leader: 1 Replicas: 1,2,3 Isr: 1,2,3 Elr: LastKnownElr:",
+    );
     // After replica.lag.time.max.ms (30 s) since broker 3 last caught up (about 3 s), broker 3
     // is removed at the next isr-expiration run (every 15 s).
-    let (t, _) = r.first_containing("Shrinking ISR from 1,2,3 to 1,2").expect("broker 3 leaves the ISR");
+    let (t, _) = r
+        .first_containing("Shrinking ISR from 1,2,3 to 1,2")
+        .expect("broker 3 leaves the ISR");
     assert!((33_000..=48_000).contains(t), "shrink at {t}");
     // ... and the green area jumps forward to the leader's end.
     r.assert_line(46500, 46500, "rep:0:25");
-    r.assert_line(46500, 46500, "Topic: rep Partition: 0 Leader: 1 Replicas: 1,2,3 Isr: 1,2 Elr: LastKnownElr:");
+    r.assert_line(
+        46500,
+        46500,
+        "Topic: rep Partition: 0 Leader: 1 Replicas: 1,2,3 Isr: 1,2 Elr: LastKnownElr:",
+    );
     // Broker 3, no longer slow, catches up and rejoins.
-    assert!(r.lines.iter().any(|(t, l)| *t > 47000 && l.ends_with("ISR updated to 1,2,3  and version updated to 2")));
+    assert!(r
+        .lines
+        .iter()
+        .any(|(t, l)| *t > 47000 && l.ends_with("ISR updated to 1,2,3  and version updated to 2")));
     assert!(r.sim.trace_events().any(|e| e.kind == TraceKind::Isr));
 }

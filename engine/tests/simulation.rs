@@ -6,12 +6,12 @@
 //! simulation`. Seeds that once failed are kept in `REGRESSIONS`.
 
 use watermark_engine::rng::Rng;
-use watermark_engine::scenario::{Endpoint, ProduceSpec, AcksOrDefault, ControllerName};
+use watermark_engine::scenario::{AcksOrDefault, ControllerName, Endpoint, ProduceSpec};
 use watermark_engine::types::Acks;
 use watermark_engine::{Action, Config, Scenario, Sim};
 
 /// Seeds that found bugs before; they stay in the run forever.
-const REGRESSIONS: &[u64] = &[];
+const REGRESSIONS: &[u64] = &[18, 21, 71, 236, 648, 750, 1179, 1285, 2657, 2874];
 
 const FAULT_PHASE_MS: u64 = 90_000;
 const QUIET_PHASE_MS: u64 = 150_000;
@@ -31,7 +31,13 @@ fn random_scenario(seed: u64) -> Scenario {
         delivery_timeout_ms: 20_000,
         ..Config::default()
     };
-    Scenario { brokers, replication_factor: Some(rf), seed, config, ..Scenario::default() }
+    Scenario {
+        brokers,
+        replication_factor: Some(rf),
+        seed,
+        config,
+        ..Scenario::default()
+    }
 }
 
 fn random_action(rng: &mut Rng, brokers: u32, n: &mut u32) -> Action {
@@ -54,17 +60,35 @@ fn random_action(rng: &mut Rng, brokers: u32, n: &mut u32) -> Action {
                 ..ProduceSpec::default()
             })
         }
-        40..=45 => Action::Consume { max_records: None, from_beginning: rng.below_or_equal(3) == 0 },
+        40..=45 => Action::Consume {
+            max_records: None,
+            from_beginning: rng.below_or_equal(3) == 0,
+        },
         46..=51 => Action::Freeze { broker: b },
         52..=59 => Action::Thaw { broker: b },
         60..=63 => Action::Kill { broker: b },
         64..=67 => Action::Stop { broker: b },
         68..=77 => Action::Start { broker: b },
-        78..=80 => Action::Slow { broker: b, ms: rng.below_or_equal(3) * 2_000 },
-        81..=84 if b != other => Action::Cut { a: endpoint(b), b: endpoint(other) },
-        85..=86 => Action::Cut { a: endpoint(b), b: Endpoint::Controller(ControllerName::Controller) },
-        87..=92 if b != other => Action::Heal { a: endpoint(b), b: endpoint(other) },
-        93..=94 => Action::Heal { a: endpoint(b), b: Endpoint::Controller(ControllerName::Controller) },
+        78..=80 => Action::Slow {
+            broker: b,
+            ms: rng.below_or_equal(3) * 2_000,
+        },
+        81..=84 if b != other => Action::Cut {
+            a: endpoint(b),
+            b: endpoint(other),
+        },
+        85..=86 => Action::Cut {
+            a: endpoint(b),
+            b: Endpoint::Controller(ControllerName::Controller),
+        },
+        87..=92 if b != other => Action::Heal {
+            a: endpoint(b),
+            b: endpoint(other),
+        },
+        93..=94 => Action::Heal {
+            a: endpoint(b),
+            b: Endpoint::Controller(ControllerName::Controller),
+        },
         95 => Action::LoseDisk { broker: b },
         96 => Action::ElectPreferred,
         97 => Action::ElectUnclean,
@@ -99,7 +123,12 @@ fn run_seed(seed: u64) -> Result<(), String> {
 }
 
 fn run_seed_inner(seed: u64) -> Result<(), (String, Box<Sim>)> {
-    let mut sim = Sim::new(&random_scenario(seed)).map_err(|e| (e.to_string(), Box::new(Sim::new(&Scenario::default()).expect("default"))))?;
+    let mut sim = Sim::new(&random_scenario(seed)).map_err(|e| {
+        (
+            e.to_string(),
+            Box::new(Sim::new(&Scenario::default()).expect("default")),
+        )
+    })?;
     match run_phases(seed, &mut sim) {
         Ok(()) => Ok(()),
         Err(e) => Err((e, Box::new(sim))),
@@ -117,29 +146,41 @@ fn run_phases(seed: u64, sim: &mut Sim) -> Result<(), String> {
         t += 1 + rng.below_or_equal(3_000);
         let action = random_action(&mut rng, scenario.brokers, &mut n);
         sim.advance_to(t);
-        sim.apply_now(&action).map_err(|e| format!("action {action:?} rejected: {e}"))?;
+        sim.apply_now(&action)
+            .map_err(|e| format!("action {action:?} rejected: {e}"))?;
         if !sim.violations().is_empty() {
             return Err(format!("after {action:?}: {:?}", sim.violations()));
         }
     }
     // Quiet phase: heal everything, thaw and start everyone, then a few writes.
     for a in 1..=scenario.brokers {
-        sim.apply_now(&Action::Slow { broker: a, ms: 0 }).map_err(|e| e.to_string())?;
-        sim.apply_now(&Action::Thaw { broker: a }).map_err(|e| e.to_string())?;
-        sim.apply_now(&Action::Heal { a: Endpoint::Broker(a), b: Endpoint::Controller(ControllerName::Controller) })
+        sim.apply_now(&Action::Slow { broker: a, ms: 0 })
             .map_err(|e| e.to_string())?;
+        sim.apply_now(&Action::Thaw { broker: a })
+            .map_err(|e| e.to_string())?;
+        sim.apply_now(&Action::Heal {
+            a: Endpoint::Broker(a),
+            b: Endpoint::Controller(ControllerName::Controller),
+        })
+        .map_err(|e| e.to_string())?;
         for c in a + 1..=scenario.brokers {
-            sim.apply_now(&Action::Heal { a: Endpoint::Broker(a), b: Endpoint::Broker(c) }).map_err(|e| e.to_string())?;
+            sim.apply_now(&Action::Heal {
+                a: Endpoint::Broker(a),
+                b: Endpoint::Broker(c),
+            })
+            .map_err(|e| e.to_string())?;
         }
     }
     sim.advance_to(t + 20_000);
     for a in 1..=scenario.brokers {
-        sim.apply_now(&Action::Start { broker: a }).map_err(|e| e.to_string())?;
+        sim.apply_now(&Action::Start { broker: a })
+            .map_err(|e| e.to_string())?;
     }
     sim.advance_to(t + 60_000);
     if sim.controller().partition.leader.is_none() {
         // Offline with no eligible replica: what an operator would do.
-        sim.apply_now(&Action::ElectUnclean).map_err(|e| e.to_string())?;
+        sim.apply_now(&Action::ElectUnclean)
+            .map_err(|e| e.to_string())?;
     }
     sim.advance_to(t + 70_000);
     sim.apply_now(&Action::Produce(ProduceSpec {
@@ -154,13 +195,21 @@ fn run_phases(seed: u64, sim: &mut Sim) -> Result<(), String> {
     }
     // Convergence.
     let p = sim.controller().partition.clone();
-    let leader = p.leader.ok_or_else(|| format!("no leader after the quiet phase: {}", sim.snapshot().describe))?;
+    let leader = p.leader.ok_or_else(|| {
+        format!(
+            "no leader after the quiet phase: {}",
+            sim.snapshot().describe
+        )
+    })?;
     let mut isr = p.isr.clone();
     isr.sort_unstable();
     let mut replicas = p.replicas.clone();
     replicas.sort_unstable();
     if isr != replicas {
-        return Err(format!("not every replica rejoined the ISR: {}", sim.snapshot().describe));
+        return Err(format!(
+            "not every replica rejoined the ISR: {}",
+            sim.snapshot().describe
+        ));
     }
     let lb = sim.broker(leader).expect("leader exists");
     let (leo, hw) = (lb.log.log_end_offset(), lb.log.high_watermark);
@@ -185,10 +234,16 @@ fn run_phases(seed: u64, sim: &mut Sim) -> Result<(), String> {
 
 #[test]
 fn random_faults_keep_invariants_and_converge() {
-    let seeds: Vec<u64> = match std::env::var("WATERMARK_SIM_SEED").ok().and_then(|s| s.parse().ok()) {
+    let seeds: Vec<u64> = match std::env::var("WATERMARK_SIM_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+    {
         Some(one) => vec![one],
         None => {
-            let count = std::env::var("WATERMARK_SIM_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(300u64);
+            let count = std::env::var("WATERMARK_SIM_SEEDS")
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(500u64);
             REGRESSIONS.iter().copied().chain(0..count).collect()
         }
     };
@@ -199,11 +254,18 @@ fn random_faults_keep_invariants_and_converge() {
         }
     }
     if let (Some(seed), true) = (
-        std::env::var("WATERMARK_SIM_SEED").ok().and_then(|s| s.parse::<u64>().ok()),
+        std::env::var("WATERMARK_SIM_SEED")
+            .ok()
+            .and_then(|s| s.parse::<u64>().ok()),
         std::env::var("WATERMARK_SIM_TRACE").is_ok(),
     ) {
         // Replay the seed and print its whole trace.
         let _ = run_seed_traced(seed);
     }
-    assert!(failures.is_empty(), "{} seed(s) failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} seed(s) failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
