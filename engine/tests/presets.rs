@@ -1,5 +1,6 @@
 //! Every preset reproduces the numbers its article reports. Expectations are the articles'
 //! own figures (quoted beside each check), with windows where a figure depends on scheduling.
+#![cfg(not(target_arch = "wasm32"))]
 
 use watermark_engine::presets::preset;
 use watermark_engine::trace::TraceKind;

@@ -4,6 +4,7 @@
 //!
 //! A failure prints `seed=N`; rerun one seed with `WATERMARK_SIM_SEED=N cargo test --test
 //! simulation`. Seeds that once failed are kept in `REGRESSIONS`.
+#![cfg(not(target_arch = "wasm32"))]
 
 use watermark_engine::rng::Rng;
 use watermark_engine::scenario::{AcksOrDefault, ControllerName, Endpoint, ProduceSpec};
