@@ -1,8 +1,10 @@
-use leptos::prelude::*;
+//! Watermark's playground: mounts the Leptos app on the page's `<body>`.
+
+mod app;
 
 fn main() {
-    console_error_panic_hook_set();
-    leptos::mount::mount_to_body(|| view! { <h1>"Watermark " {watermark_engine::VERSION}</h1> });
+    // Panics in wasm otherwise print only "unreachable executed"; this sends the
+    // message and location to the browser console instead.
+    console_error_panic_hook::set_once();
+    leptos::mount::mount_to_body(app::App);
 }
-
-fn console_error_panic_hook_set() {}
