@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+// Reports the size of the wasm and JavaScript that the release build ships (raw and gzip),
+// and fails when their gzip total passes the budget below.
+//
+// Usage: node scripts/check-size.mjs [dist-dir]   (default: dist)
+
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { gzipSync, constants } from "node:zlib";
+
+// The one place the budget lives: gzip bytes of all shipped .wasm and .js together.
+const BUDGET_GZIP_BYTES = 300 * 1000;
+
+const dist = process.argv[2] ?? "dist";
+
+function shippedFiles(dir) {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    console.error(`error: ${dir}/ not found: run the release build (trunk build --release) first.`);
+    process.exit(1);
+  }
+  return entries.flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return shippedFiles(path);
+    return /\.(wasm|js)$/.test(entry.name) ? [path] : [];
+  });
+}
+
+const kB = (bytes) => `${(bytes / 1000).toFixed(1)} kB`;
+
+const rows = shippedFiles(dist)
+  .sort()
+  .map((path) => {
+    const bytes = readFileSync(path);
+    return {
+      file: relative(dist, path),
+      raw: statSync(path).size,
+      gzip: gzipSync(bytes, { level: constants.Z_BEST_COMPRESSION }).length,
+    };
+  });
+
+if (rows.length === 0) {
+  console.error(`error: no .wasm or .js files in ${dist}/: did the release build run?`);
+  process.exit(1);
+}
+
+const total = rows.reduce((sum, row) => ({ raw: sum.raw + row.raw, gzip: sum.gzip + row.gzip }), {
+  raw: 0,
+  gzip: 0,
+});
+const width = Math.max(...rows.map((row) => row.file.length), "total".length);
+const line = (file, raw, gzip) => `${file.padEnd(width)}  ${raw.padStart(10)}  ${gzip.padStart(10)}`;
+
+console.log(line("file", "raw", "gzip -9"));
+for (const row of rows) console.log(line(row.file, kB(row.raw), kB(row.gzip)));
+console.log(line("total", kB(total.raw), kB(total.gzip)));
+
+const used = ((100 * total.gzip) / BUDGET_GZIP_BYTES).toFixed(0);
+if (total.gzip > BUDGET_GZIP_BYTES) {
+  console.error(
+    `size budget exceeded: ${kB(total.gzip)} gzip > ${kB(BUDGET_GZIP_BYTES)} (${used}% of the budget in scripts/check-size.mjs)`,
+  );
+  process.exit(1);
+}
+console.log(`size budget ok: ${kB(total.gzip)} gzip of ${kB(BUDGET_GZIP_BYTES)} (${used}%)`);
