@@ -247,8 +247,18 @@ impl Sim {
             self.trace(TraceKind::Produce, Level::Info, None, text);
         } else if error.is_retriable()
             && attempt.retries_done < retries
-            && now + backoff < attempt.created_ms + delivery_timeout
+            && now + backoff >= attempt.created_ms + delivery_timeout
         {
+            // Retries left, but delivery.timeout.ms runs out first: the batch expires.
+            let text = format!(
+                "acks={acks} -> TimeoutException: Expiring {} record(s) for {tp}: {} ms has passed since batch creation (last error {error})",
+                attempt.values.len(),
+                now + backoff - attempt.created_ms
+            );
+            job.current = None;
+            self.metrics.produce_errors += 1;
+            self.trace(TraceKind::Produce, Level::Error, None, text);
+        } else if error.is_retriable() && attempt.retries_done < retries {
             attempt.retries_done += 1;
             let left = retries - attempt.retries_done;
             let text = format!(

@@ -113,6 +113,7 @@ pub struct HeldFetch {
     pub fetch_id: u64,
     pub replica_id: BrokerId,
     pub fetch_offset: u64,
+    pub since_ms: TimeMs,
     pub deadline_ms: TimeMs,
 }
 
@@ -349,6 +350,7 @@ impl Sim {
                     fetch_id,
                     replica_id,
                     fetch_offset,
+                    since_ms: now,
                     deadline_ms: deadline,
                 });
             }

@@ -18,6 +18,8 @@ pub struct Snapshot {
     pub controller: ControllerSnapshot,
     pub in_flight: Vec<MessageSnapshot>,
     pub purgatory: Vec<PurgatoryEntry>,
+    /// Follower fetches the leader holds (DelayedFetch), waiting for data or their deadline.
+    pub held_fetches: Vec<HeldFetchSnapshot>,
     pub metrics: MetricsSnapshot,
     pub describe: String,
     pub offsets: String,
@@ -103,6 +105,15 @@ pub struct PurgatoryEntry {
     pub first_offset: u64,
     pub required_offset: u64,
     pub created_ms: TimeMs,
+    pub deadline_ms: TimeMs,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeldFetchSnapshot {
+    pub leader: BrokerId,
+    pub replica: BrokerId,
+    pub fetch_offset: u64,
+    pub since_ms: TimeMs,
     pub deadline_ms: TimeMs,
 }
 
@@ -213,6 +224,20 @@ impl Sim {
                 })
             })
             .collect();
+        let held_fetches = self
+            .brokers
+            .values()
+            .filter_map(|b| b.leader_state().map(|l| (b.id, l)))
+            .flat_map(|(id, l)| {
+                l.held_fetches.iter().map(move |h| HeldFetchSnapshot {
+                    leader: id,
+                    replica: h.replica_id,
+                    fetch_offset: h.fetch_offset,
+                    since_ms: h.since_ms,
+                    deadline_ms: h.deadline_ms,
+                })
+            })
+            .collect();
         let lat = &self.metrics.acks_all_latencies_ms;
         Snapshot {
             time_ms: now,
@@ -238,6 +263,7 @@ impl Sim {
             },
             in_flight,
             purgatory,
+            held_fetches,
             metrics: MetricsSnapshot {
                 under_replicated: p.isr.len() < p.replicas.len(),
                 under_min_isr: p.isr.len() < self.config.effective_min_isr(p.replicas.len()),
