@@ -1,0 +1,75 @@
+//! Workloads shared by the criterion benchmarks and the wasm timing run.
+
+use watermark_engine::scenario::{ControllerName, Endpoint, ProduceSpec, TimedAction};
+use watermark_engine::{Action, Scenario};
+
+fn produce(at: u64, acks: &str, n: u32) -> TimedAction {
+    let spec: ProduceSpec = serde_json::from_value(
+        serde_json::json!({"acks": acks, "prefix": format!("r{at}-"), "count": n}),
+    )
+    .expect("spec");
+    TimedAction {
+        at,
+        action: Action::Produce(spec),
+    }
+}
+
+/// 3 brokers, RF 3, acks=all: one 10-record batch every 100 ms for 60 s.
+pub fn steady() -> Scenario {
+    Scenario {
+        brokers: 3,
+        timeline: (0..600).map(|i| produce(i * 100, "all", 10)).collect(),
+        end_ms: Some(60_000),
+        ..Scenario::default()
+    }
+}
+
+/// Same writes, plus a fault every 2 s: freezes, kills, restarts, cuts and heals.
+pub fn fault_heavy() -> Scenario {
+    let mut s = steady();
+    s.config.replica_lag_time_max_ms = 5_000;
+    for i in 0..30u64 {
+        let b = (i % 3) as u32 + 1;
+        let at = i * 2_000 + 50;
+        let action = match i % 6 {
+            0 => Action::Freeze { broker: b },
+            1 => Action::Thaw {
+                broker: (i as u32 + 2) % 3 + 1,
+            },
+            2 => Action::Kill { broker: b },
+            3 => Action::Start {
+                broker: (i as u32 + 2) % 3 + 1,
+            },
+            4 => Action::Cut {
+                a: Endpoint::Broker(b),
+                b: Endpoint::Controller(ControllerName::Controller),
+            },
+            _ => Action::Heal {
+                a: Endpoint::Broker((i as u32 + 2) % 3 + 1),
+                b: Endpoint::Controller(ControllerName::Controller),
+            },
+        };
+        s.timeline.push(TimedAction { at, action });
+    }
+    for b in 1..=3 {
+        s.timeline.push(TimedAction {
+            at: 59_000,
+            action: Action::Thaw { broker: b },
+        });
+        s.timeline.push(TimedAction {
+            at: 59_000,
+            action: Action::Start { broker: b },
+        });
+    }
+    s
+}
+
+/// 10 minutes, 10 000 records: one acks=all record every 60 ms.
+pub fn ten_minutes() -> Scenario {
+    Scenario {
+        brokers: 3,
+        timeline: (0..10_000).map(|i| produce(i * 60, "all", 1)).collect(),
+        end_ms: Some(600_000),
+        ..Scenario::default()
+    }
+}
