@@ -643,12 +643,9 @@ impl Sim {
                 self.schedule_broker_timer(b, 0, BrokerTimer::Heartbeat);
             }
             Payload::BrokerHeartbeatResponse {
-                should_shut_down, ..
-            } => {
-                if should_shut_down && self.brokers[&b].shutting_down {
-                    self.finish_shutdown(b);
-                }
-            }
+                should_shut_down: true,
+                ..
+            } if self.brokers[&b].shutting_down => self.finish_shutdown(b),
             Payload::AlterPartitionResponse {
                 error,
                 leader,
@@ -838,6 +835,11 @@ impl Sim {
     /// Trace events since `cursor` (at most `limit`), and the next cursor.
     pub fn trace_since(&self, cursor: u64, limit: usize) -> (Vec<TraceEvent>, u64) {
         self.trace.since(cursor, limit)
+    }
+
+    /// The cursor just past the newest trace event.
+    pub fn trace_next_seq(&self) -> u64 {
+        self.trace.next_seq()
     }
 
     /// The whole transcript kept in memory, one line per event.

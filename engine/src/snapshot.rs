@@ -28,6 +28,8 @@ pub struct Snapshot {
     pub truncations: Vec<TruncationRecord>,
     pub consumer_position: Option<u64>,
     pub next_event_ms: Option<TimeMs>,
+    /// Cut links, each with its endpoints in order.
+    pub cut_links: Vec<(Node, Node)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -280,6 +282,7 @@ impl Sim {
             truncations: self.truncations.clone(),
             consumer_position: self.consumer.position,
             next_event_ms: self.next_event_time(),
+            cut_links: self.network.cut.iter().copied().collect(),
         }
     }
 }

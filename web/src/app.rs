@@ -1,33 +1,176 @@
-//! The playground's top-level component. For now a first page: what Watermark is,
-//! and which engine build the page runs.
+//! The playground page: composes the cluster view, time controls, settings, actions and
+//! read-outs over one [`Ctx`], runs the frame loop, and handles the keyboard.
 
+use leptos::ev;
 use leptos::prelude::*;
+
+use crate::cluster::{ClusterView, Waiting};
+use crate::model::{default_scenario, Playground};
+use crate::panels::{
+    narration, Actions, Alarms, BrokerActions, Readouts, Settings, Simplifications, TimeBar,
+};
+use crate::state::Ctx;
 
 /// The version label shown in the header, e.g. `engine v0.1.0`.
 pub fn engine_version_label(version: &str) -> String {
     format!("engine v{version}")
 }
 
-/// The whole page. `data-wasm="ready"` is set only here, by the wasm module, so a
-/// browser test can tell a rendered app from the static `index.html`.
+fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now())
+}
+
+fn tab_hidden() -> bool {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .is_some_and(|d| d.hidden())
+}
+
+/// Width available to the cluster view.
+fn stage_width() -> f64 {
+    let w = web_sys::window()
+        .and_then(|w| w.inner_width().ok())
+        .and_then(|v| v.as_f64())
+        .unwrap_or(1024.0);
+    // Wide screens put the side panel beside the stage (see style/main.css).
+    let stage = if w >= 1100.0 { w - 400.0 } else { w - 24.0 };
+    stage.clamp(340.0, 1400.0)
+}
+
+/// The frame loop: each animation frame moves the playground by the real time elapsed ×
+/// speed, and publishes one snapshot. Nothing runs while paused or while the tab is hidden.
+fn run_frames(ctx: Ctx, last: f64) {
+    request_animation_frame(move || {
+        let now = now_ms();
+        let real = if tab_hidden() {
+            0.0
+        } else {
+            (now - last).max(0.0)
+        };
+        let moved = ctx.pg.try_update_value(|pg| pg.tick(real)).unwrap_or(false);
+        if moved {
+            ctx.publish();
+        }
+        run_frames(ctx, now);
+    });
+}
+
+fn typing_in_a_field(ev: &web_sys::KeyboardEvent) -> bool {
+    use wasm_bindgen::JsCast;
+    ev.target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .is_some_and(|el| {
+            matches!(
+                el.tag_name().as_str(),
+                "INPUT" | "SELECT" | "TEXTAREA" | "BUTTON"
+            )
+        })
+}
+
 #[component]
 pub fn App() -> impl IntoView {
+    let pg = match Playground::new(default_scenario()) {
+        Ok(pg) => pg,
+        // The default scenario is a constant of this build; it always validates (a test says so).
+        Err(e) => panic!("default scenario: {e}"),
+    };
+    let ctx = Ctx::new(pg);
+    ctx.publish();
+    let width = RwSignal::new(stage_width());
+    let help = RwSignal::new(false);
+
+    run_frames(ctx, now_ms());
+    let resize = window_event_listener(ev::resize, move |_| width.set(stage_width()));
+    let keys = window_event_listener(ev::keydown, move |e| {
+        let key = e.key();
+        if key == "?" {
+            help.update(|h| *h = !*h);
+            e.prevent_default();
+            return;
+        }
+        if key == "Escape" {
+            help.set(false);
+            return;
+        }
+        if typing_in_a_field(&e) && key != "Escape" {
+            // Space and arrows belong to the focused control (buttons, sliders, fields).
+            return;
+        }
+        match key.as_str() {
+            " " => {
+                e.prevent_default();
+                ctx.with_pg(|pg| pg.playing = !pg.playing);
+            }
+            "ArrowRight" => {
+                e.prevent_default();
+                ctx.with_pg(|pg| {
+                    pg.playing = false;
+                    pg.step();
+                });
+            }
+            "ArrowLeft" => {
+                e.prevent_default();
+                ctx.with_pg(|pg| {
+                    pg.playing = false;
+                    let t = pg.current().now().saturating_sub(100);
+                    pg.seek(t);
+                });
+            }
+            _ => {}
+        }
+    });
+    on_cleanup(move || {
+        resize.remove();
+        keys.remove();
+    });
+
     view! {
         <div class="app" data-wasm="ready">
             <header class="masthead">
                 <h1>"Watermark"</h1>
-                <span class="version" id="engine-version">
-                    {engine_version_label(watermark_engine::VERSION)}
-                </span>
-            </header>
-            <main>
+                <span class="version" id="engine-version">{engine_version_label(watermark_engine::VERSION)}</span>
                 <p class="lede">
-                    "A browser playground for Apache Kafka partition replication: "
-                    "watch leaders, followers, the ISR and the high watermark move, "
-                    "one message at a time."
+                    "Apache Kafka partition replication, simulated: the ISR, the high watermark, "
+                    "acks and leader epochs, one message at a time."
                 </p>
-                <p class="note">"The simulation view is on its way."</p>
+                <button class="help-button" aria-label="Keyboard shortcuts" on:click=move |_| help.update(|h| *h = !*h)>"?"</button>
+            </header>
+            <Alarms ctx=ctx />
+            <main class="layout">
+                <section class="stage" aria-label="Simulation">
+                    <TimeBar ctx=ctx />
+                    <div class="legend" aria-hidden="true">
+                        <span class="swatch committed"></span>"committed (below the HW) "
+                        <span class="swatch uncommitted"></span>"not yet committed "
+                        <span class="swatch divergent"></span>"diverged from the leader"
+                    </div>
+                    <ClusterView frame=ctx.frame width=width />
+                    <Waiting frame=ctx.frame />
+                    <BrokerActions ctx=ctx />
+                    <Simplifications />
+                </section>
+                <aside class="side">
+                    <Settings ctx=ctx />
+                    <Actions ctx=ctx />
+                </aside>
+                <Readouts ctx=ctx />
             </main>
+            <div class="sr-only" aria-live="polite" aria-atomic="true">{narration(ctx)}</div>
+            <Show when=move || help.get()>
+                <div class="help" role="dialog" aria-modal="false" aria-label="Keyboard shortcuts">
+                    <h2>"Keyboard"</h2>
+                    <dl>
+                        <dt><kbd>"Space"</kbd></dt><dd>"Play or pause"</dd>
+                        <dt><kbd>"→"</kbd></dt><dd>"Step to the next event"</dd>
+                        <dt><kbd>"←"</kbd></dt><dd>"Go back 100 ms"</dd>
+                        <dt><kbd>"?"</kbd></dt><dd>"Show or hide this help"</dd>
+                        <dt><kbd>"Tab"</kbd></dt><dd>"Move between controls; every action is a button"</dd>
+                    </dl>
+                    <button on:click=move |_| help.set(false)>"Close"</button>
+                </div>
+            </Show>
         </div>
     }
 }
@@ -39,5 +182,10 @@ mod tests {
     #[test]
     fn version_label_prefixes_engine_and_v() {
         assert_eq!(engine_version_label("1.2.3"), "engine v1.2.3");
+    }
+
+    #[test]
+    fn the_default_scenario_builds() {
+        assert!(Playground::new(default_scenario()).is_ok());
     }
 }

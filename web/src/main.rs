@@ -1,6 +1,11 @@
 //! Watermark's playground: mounts the Leptos app on the page's `<body>`.
 
 mod app;
+mod cluster;
+mod geometry;
+mod model;
+mod panels;
+mod state;
 
 fn main() {
     // Panics in wasm otherwise print only "unreachable executed"; this sends the

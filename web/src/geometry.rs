@@ -1,0 +1,347 @@
+//! Layout and projection as pure functions, tested natively: where a lane, a log cell or a
+//! message in flight is drawn, which cells are committed, how the speed slider maps to a
+//! speed, and the replication calculator of article 004.
+
+use watermark_engine::log::Record;
+use watermark_engine::types::{BrokerId, Node};
+
+/// SVG geometry, in user units.
+pub const LABEL_W: f64 = 170.0;
+pub const CELL_W: f64 = 38.0;
+pub const CELL_H: f64 = 34.0;
+pub const LANE_H: f64 = 78.0;
+pub const TOP: f64 = 86.0;
+pub const CONTROLLER_Y: f64 = 30.0;
+pub const CLIENT_X: f64 = 24.0;
+
+/// The y of the centre of a broker's lane, by its position in the broker list.
+pub fn lane_y(index: usize) -> f64 {
+    TOP + index as f64 * LANE_H + LANE_H / 2.0
+}
+
+/// Total SVG height for `brokers` lanes.
+pub fn svg_height(brokers: usize) -> f64 {
+    TOP + brokers as f64 * LANE_H + 10.0
+}
+
+/// The range of offsets shown: the last `capacity` offsets up to the longest log, plus one
+/// free slot where the next record will go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OffsetWindow {
+    pub first: u64,
+    pub count: u64,
+}
+
+pub fn offset_window(max_log_end: u64, capacity: u64) -> OffsetWindow {
+    let capacity = capacity.max(1);
+    let end = max_log_end + 1;
+    let first = end.saturating_sub(capacity);
+    OffsetWindow {
+        first,
+        count: end - first,
+    }
+}
+
+/// How many cells fit in `width` units beside the labels.
+pub fn cell_capacity(width: f64) -> u64 {
+    (((width - LABEL_W - 12.0) / CELL_W).floor().max(4.0)) as u64
+}
+
+/// The x of an offset's cell, if it is inside the window.
+pub fn cell_x(offset: u64, window: OffsetWindow) -> Option<f64> {
+    (offset >= window.first && offset < window.first + window.count)
+        .then(|| LABEL_W + (offset - window.first) as f64 * CELL_W)
+}
+
+/// How a cell is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CellKind {
+    /// Below the leader's HW: held by the whole ISR, visible to consumers.
+    Committed,
+    /// Above the HW: only some replicas have it so far.
+    Uncommitted,
+    /// This replica holds a different record than the leader at the same offset.
+    Divergent,
+}
+
+impl CellKind {
+    pub fn class(self) -> &'static str {
+        match self {
+            CellKind::Committed => "cell committed",
+            CellKind::Uncommitted => "cell uncommitted",
+            CellKind::Divergent => "cell divergent",
+        }
+    }
+
+    /// Text that says the same as the colour, for people who do not see colour.
+    pub fn label(self) -> &'static str {
+        match self {
+            CellKind::Committed => "committed",
+            CellKind::Uncommitted => "not yet committed",
+            CellKind::Divergent => "diverged from the leader",
+        }
+    }
+}
+
+/// A replica's record against the leader's log and HW.
+pub fn cell_kind(
+    record: &Record,
+    leader_record: Option<&Record>,
+    leader_hw: Option<u64>,
+) -> CellKind {
+    match leader_record {
+        Some(l) if l.epoch != record.epoch || l.value != record.value => CellKind::Divergent,
+        _ if leader_hw.is_some_and(|hw| record.offset < hw) && leader_record.is_some() => {
+            CellKind::Committed
+        }
+        _ => CellKind::Uncommitted,
+    }
+}
+
+/// Where a node is drawn: brokers at the left end of their lane, the controller on top,
+/// clients at the far left.
+pub fn node_anchor(node: Node, broker_index: impl Fn(BrokerId) -> Option<usize>) -> (f64, f64) {
+    match node {
+        Node::Broker(b) => (LABEL_W - 24.0, lane_y(broker_index(b).unwrap_or(0))),
+        Node::Controller => (LABEL_W / 2.0, CONTROLLER_Y),
+        Node::Client(_) => (CLIENT_X, TOP - 16.0),
+    }
+}
+
+/// Where a message in flight is at `now`: linear between its ends by elapsed time. A
+/// message waiting in a frozen broker's socket buffer sits at its destination.
+pub fn message_position(
+    from: (f64, f64),
+    to: (f64, f64),
+    sent_ms: u64,
+    deliver_ms: u64,
+    now_ms: f64,
+    buffered: bool,
+) -> (f64, f64) {
+    if buffered {
+        return to;
+    }
+    let span = (deliver_ms.saturating_sub(sent_ms)) as f64;
+    let p = if span <= 0.0 {
+        1.0
+    } else {
+        ((now_ms - sent_ms as f64) / span).clamp(0.0, 1.0)
+    };
+    (from.0 + (to.0 - from.0) * p, from.1 + (to.1 - from.1) * p)
+}
+
+/// A truncated record falling out of its lane: (downward offset, opacity) after `age_ms`
+/// of a `total_ms` fall.
+pub fn falling(age_ms: f64, total_ms: f64) -> (f64, f64) {
+    let p = (age_ms / total_ms).clamp(0.0, 1.0);
+    (p * p * LANE_H * 0.6, 1.0 - p)
+}
+
+/// Fraction of replica.lag.time.max.ms used up since the follower last caught up (0..=1).
+pub fn lag_fraction(since_caught_up_ms: u64, lag_time_max_ms: u64) -> f64 {
+    if lag_time_max_ms == 0 {
+        return if since_caught_up_ms == 0 { 0.0 } else { 1.0 };
+    }
+    (since_caught_up_ms as f64 / lag_time_max_ms as f64).clamp(0.0, 1.0)
+}
+
+/// Speed slider: positions 0..=1000 map to 0.1×..=100× on a log scale.
+pub fn speed_from_slider(pos: u32) -> f64 {
+    let p = f64::from(pos.min(1000)) / 1000.0;
+    10f64.powf(-1.0 + 3.0 * p)
+}
+
+pub fn slider_from_speed(speed: f64) -> u32 {
+    let s = speed.clamp(0.1, 100.0);
+    (((s.log10() + 1.0) / 3.0) * 1000.0).round() as u32
+}
+
+/// Speed as people read it: `0.25×`, `1×`, `12×`.
+pub fn format_speed(speed: f64) -> String {
+    if speed < 1.0 {
+        format!("{:.2}×", speed)
+    } else if speed < 10.0 {
+        format!("{:.1}×", speed)
+    } else {
+        format!("{:.0}×", speed)
+    }
+}
+
+/// Article 004's calculator, with Kafka's effective minimum (never above the replica count).
+/// Returns (brokers that can fail with acks=all writes continuing, brokers that can be lost
+/// for ever without losing a committed record).
+pub fn replication_calculator(replication_factor: u32, min_insync_replicas: u32) -> (u32, u32) {
+    let effective = min_insync_replicas.min(replication_factor).max(1);
+    (replication_factor - effective, effective - 1)
+}
+
+/// The warnings an operator would give for this pair.
+pub fn config_warnings(replication_factor: u32, min_insync_replicas: u32) -> Vec<String> {
+    let mut w = vec![];
+    if min_insync_replicas > replication_factor {
+        w.push(format!(
+            "min.insync.replicas={min_insync_replicas} is above the replication factor {replication_factor}: Kafka uses {replication_factor} instead, so any stopped replica blocks acks=all writes."
+        ));
+    } else if min_insync_replicas == replication_factor && replication_factor > 1 {
+        w.push(format!(
+            "min.insync.replicas equals the replication factor ({replication_factor}): one stopped broker blocks all acks=all writes, even during a routine restart."
+        ));
+    }
+    if min_insync_replicas == 1 && replication_factor >= 3 {
+        w.push(format!(
+            "min.insync.replicas=1 with replication factor {replication_factor}: acks=all can mean one broker, which may hold the only copy of an acknowledged record."
+        ));
+    }
+    w
+}
+
+/// Simulated time as `m:ss.mmm`.
+pub fn format_clock(ms: u64) -> String {
+    format!("{}:{:02}.{:03}", ms / 60_000, (ms / 1000) % 60, ms % 1000)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(offset: u64, epoch: i32, value: &str) -> Record {
+        Record {
+            offset,
+            epoch,
+            batch_base: offset,
+            value: value.to_string(),
+        }
+    }
+
+    #[test]
+    fn cells_below_the_leaders_hw_are_committed() {
+        let leader = rec(3, 0, "a");
+        assert_eq!(
+            cell_kind(&rec(3, 0, "a"), Some(&leader), Some(4)),
+            CellKind::Committed
+        );
+        assert_eq!(
+            cell_kind(&rec(3, 0, "a"), Some(&leader), Some(3)),
+            CellKind::Uncommitted,
+            "HW 3 commits only 0..2"
+        );
+        assert_eq!(
+            cell_kind(&rec(3, 0, "lost-1"), Some(&leader), Some(4)),
+            CellKind::Divergent
+        );
+        assert_eq!(
+            cell_kind(&rec(3, 1, "a"), Some(&leader), Some(4)),
+            CellKind::Divergent,
+            "same value, other epoch"
+        );
+        assert_eq!(
+            cell_kind(&rec(9, 0, "x"), None, Some(20)),
+            CellKind::Uncommitted,
+            "beyond the leader's log"
+        );
+        assert_eq!(
+            cell_kind(&rec(3, 0, "a"), None, None),
+            CellKind::Uncommitted,
+            "no leader: nothing to compare"
+        );
+    }
+
+    #[test]
+    fn the_window_ends_one_past_the_longest_log() {
+        assert_eq!(offset_window(5, 20), OffsetWindow { first: 0, count: 6 });
+        assert_eq!(
+            offset_window(100, 20),
+            OffsetWindow {
+                first: 81,
+                count: 20
+            }
+        );
+        let w = offset_window(100, 20);
+        assert_eq!(cell_x(81, w), Some(LABEL_W));
+        assert_eq!(cell_x(80, w), None);
+        assert_eq!(cell_x(100, w), Some(LABEL_W + 19.0 * CELL_W));
+        assert_eq!(cell_x(101, w), None);
+        assert!(cell_capacity(1200.0) > cell_capacity(375.0));
+        assert_eq!(cell_capacity(10.0), 4, "never fewer than four cells");
+    }
+
+    #[test]
+    fn messages_move_linearly_and_wait_in_buffers() {
+        let (from, to) = ((0.0, 0.0), (100.0, 50.0));
+        assert_eq!(
+            message_position(from, to, 1000, 1100, 1000.0, false),
+            (0.0, 0.0)
+        );
+        assert_eq!(
+            message_position(from, to, 1000, 1100, 1050.0, false),
+            (50.0, 25.0)
+        );
+        assert_eq!(
+            message_position(from, to, 1000, 1100, 2000.0, false),
+            (100.0, 50.0)
+        );
+        assert_eq!(message_position(from, to, 1000, 1100, 1050.0, true), to);
+        assert_eq!(
+            message_position(from, to, 1000, 1000, 1000.0, false),
+            to,
+            "zero latency: arrived"
+        );
+    }
+
+    #[test]
+    fn speed_slider_is_logarithmic_from_a_tenth_to_a_hundred() {
+        assert!((speed_from_slider(0) - 0.1).abs() < 1e-9);
+        assert!((speed_from_slider(1000) - 100.0).abs() < 1e-6);
+        assert!((speed_from_slider(333) - 1.0).abs() < 0.01);
+        for s in [0.1, 0.5, 1.0, 7.0, 100.0] {
+            assert!(
+                (speed_from_slider(slider_from_speed(s)) - s).abs() / s < 0.01,
+                "{s}"
+            );
+        }
+        assert_eq!(format_speed(0.25), "0.25×");
+        assert_eq!(format_speed(12.4), "12×");
+    }
+
+    #[test]
+    fn calculator_matches_article_004() {
+        // "Why is 3 replicas, minimum 2 the standard? It survives one broker failure with
+        // writes still accepted ... one permanent loss cannot remove it."
+        assert_eq!(replication_calculator(3, 2), (1, 1));
+        // "A minimum of 1 gives up the durability."
+        assert_eq!(replication_calculator(3, 1), (2, 0));
+        // "A minimum of 3 gives up availability during any restart."
+        assert_eq!(replication_calculator(3, 3), (0, 2));
+        // "Two replicas with a minimum of 2 also stops writes on any single failure."
+        assert_eq!(replication_calculator(2, 2), (0, 1));
+        // Above the replica count, Kafka uses the replica count.
+        assert_eq!(replication_calculator(2, 5), (0, 1));
+    }
+
+    #[test]
+    fn warnings_for_risky_minimums() {
+        assert_eq!(config_warnings(3, 2), Vec::<String>::new());
+        assert!(config_warnings(3, 1)[0].contains("acks=all can mean one broker"));
+        assert!(config_warnings(3, 3)[0].contains("one stopped broker blocks"));
+        assert!(config_warnings(2, 3)[0].contains("above the replication factor"));
+    }
+
+    #[test]
+    fn truncated_records_fall_and_fade() {
+        assert_eq!(falling(0.0, 3000.0), (0.0, 1.0));
+        let (dy, o) = falling(1500.0, 3000.0);
+        assert!(dy > 0.0 && o == 0.5);
+        let (dy_end, o_end) = falling(4000.0, 3000.0);
+        assert_eq!(o_end, 0.0);
+        assert!(dy_end > dy);
+    }
+
+    #[test]
+    fn lag_bar_fills_toward_the_limit() {
+        assert_eq!(lag_fraction(0, 30_000), 0.0);
+        assert_eq!(lag_fraction(15_000, 30_000), 0.5);
+        assert_eq!(lag_fraction(90_000, 30_000), 1.0);
+        assert_eq!(lag_fraction(5, 0), 1.0);
+        assert_eq!(format_clock(83_456), "1:23.456");
+    }
+}

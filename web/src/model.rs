@@ -1,0 +1,333 @@
+//! The playground's controller: owns the simulation, its rewind checkpoints and the playback
+//! clock. Plain Rust (no signals, no DOM), so it is tested natively; the app publishes one
+//! fresh snapshot per frame from it.
+
+use watermark_engine::rewind::Rewind;
+use watermark_engine::trace::{Level, TraceKind};
+use watermark_engine::types::TimeMs;
+use watermark_engine::{Action, Config, Scenario, ScenarioError, Sim};
+
+/// Checkpoint interval for scrubbing (simulated ms).
+pub const CHECKPOINT_MS: u64 = 2_000;
+/// How far one real frame may move the clock at most (ms of simulated time), so a stalled
+/// tab does not jump minutes ahead when it comes back.
+pub const MAX_FRAME_MS: f64 = 250.0;
+
+/// A mark on the timeline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Marker {
+    pub time_ms: TimeMs,
+    pub kind: MarkerKind,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarkerKind {
+    Isr,
+    Election,
+    Truncation,
+    Error,
+}
+
+impl MarkerKind {
+    pub fn class(self) -> &'static str {
+        match self {
+            MarkerKind::Isr => "marker isr",
+            MarkerKind::Election => "marker election",
+            MarkerKind::Truncation => "marker truncation",
+            MarkerKind::Error => "marker error",
+        }
+    }
+}
+
+/// The scenario a fresh playground starts with: three brokers, replication factor 3,
+/// min.insync.replicas=2, with latencies large enough to watch messages travel.
+pub fn default_scenario() -> Scenario {
+    let config = Config {
+        min_insync_replicas: 2,
+        network_latency_ms: 40,
+        controller_latency_ms: 40,
+        ..Config::default()
+    };
+    Scenario {
+        title: "Playground".into(),
+        topic: "rep".into(),
+        brokers: 3,
+        replication_factor: Some(3),
+        seed: 1,
+        config,
+        ..Scenario::default()
+    }
+}
+
+pub struct Playground {
+    scenario: Scenario,
+    live: Sim,
+    rewind: Rewind,
+    /// The state shown while scrubbed back; None when following the live run.
+    view: Option<Sim>,
+    pub playing: bool,
+    speed: f64,
+    /// Fractional simulated ms carried between frames.
+    carry_ms: f64,
+    markers: Vec<Marker>,
+    marker_cursor: u64,
+}
+
+impl Playground {
+    pub fn new(scenario: Scenario) -> Result<Self, ScenarioError> {
+        let mut live = Sim::new(&scenario)?;
+        live.check_invariants = true;
+        let rewind = Rewind::new(&live, CHECKPOINT_MS);
+        Ok(Playground {
+            scenario,
+            live,
+            rewind,
+            view: None,
+            playing: false,
+            speed: 1.0,
+            carry_ms: 0.0,
+            markers: vec![],
+            marker_cursor: 0,
+        })
+    }
+
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// The simulation shown: the scrubbed-back view, or the live run.
+    pub fn current(&self) -> &Sim {
+        self.view.as_ref().unwrap_or(&self.live)
+    }
+
+    /// The furthest time simulated so far (the live run's clock).
+    pub fn max_time(&self) -> TimeMs {
+        self.live.now()
+    }
+
+    pub fn is_scrubbed_back(&self) -> bool {
+        self.view.is_some()
+    }
+
+    pub fn speed(&self) -> f64 {
+        self.speed
+    }
+
+    pub fn set_speed(&mut self, speed: f64) {
+        self.speed = speed.clamp(0.1, 100.0);
+    }
+
+    pub fn markers(&self) -> &[Marker] {
+        &self.markers
+    }
+
+    /// One animation frame: `real_ms` of wall time passed. Moves the clock by
+    /// real_ms × speed when playing (from the view when scrubbed back, replaying the
+    /// recorded past until it reaches the live run). Returns true when anything moved.
+    pub fn tick(&mut self, real_ms: f64) -> bool {
+        if !self.playing {
+            return false;
+        }
+        self.carry_ms += (real_ms * self.speed).min(MAX_FRAME_MS * self.speed.max(1.0));
+        let whole = self.carry_ms.floor();
+        if whole < 1.0 {
+            return false;
+        }
+        self.carry_ms -= whole;
+        let target = self.current().now() + whole as u64;
+        self.seek_or_advance(target);
+        true
+    }
+
+    fn seek_or_advance(&mut self, target: TimeMs) {
+        if self.view.is_some() && target < self.live.now() {
+            self.view = Some(self.rewind.state_at(target));
+        } else {
+            self.view = None;
+            self.live.advance_to(target);
+            self.rewind.observe(&self.live);
+            self.collect_markers();
+        }
+    }
+
+    /// Runs the next event (from the shown state).
+    pub fn step(&mut self) {
+        match &self.view {
+            Some(v) => {
+                let next = v.next_event_time().unwrap_or(v.now());
+                self.seek(next.max(v.now() + 1).min(self.live.now()));
+            }
+            None => {
+                self.live.step();
+                self.rewind.observe(&self.live);
+                self.collect_markers();
+            }
+        }
+    }
+
+    /// Shows the state at time `t` (clamped to what has been simulated).
+    pub fn seek(&mut self, t: TimeMs) {
+        if t >= self.live.now() {
+            self.view = None;
+        } else {
+            self.view = Some(self.rewind.state_at(t));
+        }
+    }
+
+    /// Applies an action now. When scrubbed back, the future after the shown moment is
+    /// discarded first; the returned note says so.
+    pub fn act(&mut self, action: &Action) -> Result<Option<String>, ScenarioError> {
+        let mut note = None;
+        if let Some(view) = self.view.take() {
+            let t = view.now();
+            let lost = self.live.now() - t;
+            // Check the action against the view before discarding anything.
+            action.validate("action", self.scenario.brokers)?;
+            self.rewind.discard_after(t);
+            self.live = view;
+            self.markers.retain(|m| m.time_ms <= t);
+            self.marker_cursor = self.live.trace_next_seq();
+            note = Some(format!(
+                "Acting at {} discarded the {} ms that had been simulated after it.",
+                crate::geometry::format_clock(t),
+                lost
+            ));
+        }
+        self.rewind.apply(&mut self.live, action)?;
+        self.collect_markers();
+        Ok(note)
+    }
+
+    fn collect_markers(&mut self) {
+        let (events, next) = self.live.trace_since(self.marker_cursor, usize::MAX);
+        self.marker_cursor = next;
+        for e in events {
+            let kind = match e.kind {
+                TraceKind::Isr if e.text.contains("ISR updated") => Some(MarkerKind::Isr),
+                TraceKind::Election => Some(MarkerKind::Election),
+                TraceKind::Truncation
+                    if e.text.contains("Truncating partition")
+                        || e.text.contains("below high watermark") =>
+                {
+                    Some(MarkerKind::Truncation)
+                }
+                TraceKind::Loss | TraceKind::Violation => Some(MarkerKind::Error),
+                TraceKind::Produce if e.level == Level::Error => Some(MarkerKind::Error),
+                _ => None,
+            };
+            if let Some(kind) = kind {
+                self.markers.push(Marker {
+                    time_ms: e.time_ms,
+                    kind,
+                    text: e.text.clone(),
+                });
+            }
+        }
+        if self.markers.len() > 2_000 {
+            let excess = self.markers.len() - 2_000;
+            self.markers.drain(..excess);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use watermark_engine::scenario::ProduceSpec;
+
+    fn produce(values: &[&str]) -> Action {
+        Action::Produce(ProduceSpec {
+            values: values.iter().map(|s| s.to_string()).collect(),
+            ..ProduceSpec::default()
+        })
+    }
+
+    #[test]
+    fn nothing_moves_while_paused_and_time_scales_with_speed() {
+        let mut p = Playground::new(default_scenario()).unwrap();
+        assert!(!p.tick(100.0));
+        assert_eq!(p.max_time(), 0);
+        p.playing = true;
+        p.set_speed(2.0);
+        assert!(p.tick(100.0));
+        assert_eq!(p.max_time(), 200);
+        p.set_speed(0.1);
+        p.tick(5.0); // 0.5 ms: carried, not lost
+        p.tick(5.0);
+        assert_eq!(p.max_time(), 201);
+        p.set_speed(1000.0);
+        assert_eq!(p.speed(), 100.0, "speed is clamped to 100×");
+        p.tick(10_000.0);
+        assert_eq!(p.max_time(), 201 + 25_000, "a long frame is capped");
+    }
+
+    #[test]
+    fn scrubbing_back_and_acting_discards_the_future() {
+        let mut p = Playground::new(default_scenario()).unwrap();
+        p.act(&produce(&["a"])).unwrap();
+        p.playing = true;
+        for _ in 0..100 {
+            p.tick(100.0);
+        }
+        assert_eq!(p.max_time(), 10_000);
+        p.act(&produce(&["b"])).unwrap();
+        p.seek(3_000);
+        assert!(p.is_scrubbed_back());
+        assert_eq!(p.current().now(), 3_000);
+        assert_eq!(p.max_time(), 10_000, "the live run is kept while scrubbing");
+        let note = p
+            .act(&Action::Freeze { broker: 2 })
+            .unwrap()
+            .expect("a note");
+        assert!(note.contains("discarded the 7000 ms"), "{note}");
+        assert!(!p.is_scrubbed_back());
+        assert_eq!(p.max_time(), 3_000);
+        let leader = p.current().broker(1).unwrap();
+        assert!(
+            leader.log.records.iter().all(|r| r.value != "b"),
+            "the later write is gone"
+        );
+        assert_eq!(
+            p.current().broker(2).unwrap().process,
+            watermark_engine::sim::ProcessState::Frozen
+        );
+    }
+
+    #[test]
+    fn step_runs_one_event_and_playing_from_the_past_catches_up() {
+        let mut p = Playground::new(default_scenario()).unwrap();
+        let before = p.current().events_processed();
+        p.step();
+        assert_eq!(p.current().events_processed(), before + 1);
+        p.playing = true;
+        for _ in 0..50 {
+            p.tick(100.0);
+        }
+        p.seek(1_000);
+        for _ in 0..100 {
+            p.tick(100.0);
+        }
+        assert!(
+            !p.is_scrubbed_back(),
+            "playing past the live clock returns to the live run"
+        );
+        assert_eq!(p.max_time(), 11_000);
+    }
+
+    #[test]
+    fn markers_record_isr_changes_and_elections() {
+        let mut p = Playground::new(default_scenario()).unwrap();
+        p.act(&Action::Kill { broker: 1 }).unwrap();
+        p.playing = true;
+        p.set_speed(100.0);
+        for _ in 0..40 {
+            p.tick(50.0);
+        }
+        assert!(
+            p.markers().iter().any(|m| m.kind == MarkerKind::Election),
+            "{:?}",
+            p.markers()
+        );
+    }
+}

@@ -1,0 +1,620 @@
+//! Controls and read-outs: time, settings, actions, per-broker faults, Kafka-tool read-outs,
+//! metrics and the event log. Each control has an accessible name; all work from the
+//! keyboard (they are native buttons, inputs and selects).
+
+use leptos::prelude::*;
+use watermark_engine::scenario::{AcksOrDefault, ControllerName, Endpoint, ProduceSpec};
+use watermark_engine::trace::{Level, TraceKind};
+use watermark_engine::types::Acks;
+use watermark_engine::Action;
+
+use crate::geometry;
+use crate::state::Ctx;
+
+fn set_config(ctx: Ctx, name: &str, value: serde_json::Value) {
+    ctx.act(Action::SetConfig {
+        name: name.to_string(),
+        value,
+    });
+}
+
+#[component]
+pub fn TimeBar(ctx: Ctx) -> impl IntoView {
+    let status = ctx.status;
+    let playing = move || status.with(|s| s.playing);
+    let toggle = move |_| {
+        ctx.with_pg(|pg| pg.playing = !pg.playing);
+    };
+    let step = move |_| {
+        ctx.with_pg(|pg| {
+            pg.playing = false;
+            pg.step();
+        });
+    };
+    let on_speed = move |ev| {
+        let pos: u32 = event_target_value(&ev).parse().unwrap_or(333);
+        ctx.with_pg(|pg| pg.set_speed(geometry::speed_from_slider(pos)));
+    };
+    let on_scrub = move |ev| {
+        let t: u64 = event_target_value(&ev).parse().unwrap_or(0);
+        ctx.with_pg(|pg| {
+            pg.playing = false;
+            pg.seek(t);
+        });
+    };
+    let to_live = move |_| {
+        ctx.with_pg(|pg| {
+            let t = pg.max_time();
+            pg.seek(t);
+        });
+    };
+    let marker_view = move || {
+        status.with(|s| {
+            let max = s.max_time.max(1) as f64;
+            s.markers
+                .iter()
+                .map(|m| {
+                    let x = format!("{:.3}%", m.time_ms as f64 / max * 100.0);
+                    view! {
+                        <line class=m.kind.class() x1=x.clone() x2=x y1="0" y2="12">
+                            <title>{format!("{} {}", geometry::format_clock(m.time_ms), m.text)}</title>
+                        </line>
+                    }
+                })
+                .collect_view()
+        })
+    };
+    view! {
+        <div class="timebar" role="group" aria-label="Time">
+            <button class="play" on:click=toggle aria-label=move || if playing() { "Pause" } else { "Play" }>
+                {move || if playing() { "❚❚ Pause" } else { "▶ Play" }}
+            </button>
+            <button on:click=step aria-label="Step" title="Run the next event (→)">"Step ▸"</button>
+            <label class="speed">
+                <span>"Speed "</span>
+                <input
+                    type="range"
+                    min="0"
+                    max="1000"
+                    aria-label="Speed"
+                    prop:value=move || status.with(|s| geometry::slider_from_speed(s.speed).to_string())
+                    on:input=on_speed
+                />
+                <output>{move || status.with(|s| geometry::format_speed(s.speed))}</output>
+            </label>
+            <span class="clock" aria-label="Simulated time">
+                {move || status.with(|s| format!("t = {}", geometry::format_clock(s.now)))}
+            </span>
+            <div class="timeline">
+                <input
+                    type="range"
+                    min="0"
+                    aria-label="Timeline"
+                    prop:max=move || status.with(|s| s.max_time.to_string())
+                    prop:value=move || status.with(|s| s.now.to_string())
+                    on:input=on_scrub
+                />
+                <svg class="markers" aria-hidden="true" preserveAspectRatio="none" viewBox="0 0 100 12" width="100%" height="12">
+                    {marker_view}
+                </svg>
+            </div>
+            <Show when=move || status.with(|s| s.scrubbed)>
+                <button on:click=to_live aria-label="Back to the live run">"Back to live"</button>
+                <span class="scrub-note">"Viewing the past. Acting now discards what came after."</span>
+            </Show>
+        </div>
+    }
+}
+
+#[component]
+pub fn Settings(ctx: Ctx) -> impl IntoView {
+    let status = ctx.status;
+    let restart = move |brokers: u32, rf: u32| {
+        let mut s = ctx.pg.with_value(|pg| pg.scenario().clone());
+        s.brokers = brokers;
+        s.assignment = vec![];
+        s.replication_factor = Some(rf.min(brokers).max(1));
+        s.config = status.with_untracked(|st| st.config.clone());
+        s.timeline = vec![];
+        ctx.restart(
+            s,
+            format!(
+                "Started a new cluster: {brokers} broker(s), replication factor {}.",
+                rf.min(brokers).max(1)
+            ),
+        );
+    };
+    let on_brokers = move |ev| {
+        let n: u32 = event_target_value(&ev).parse().unwrap_or(3);
+        let rf = status.with_untracked(|s| s.replication_factor);
+        restart(n.clamp(1, 9), rf);
+    };
+    let on_rf = move |ev| {
+        let rf: u32 = event_target_value(&ev).parse().unwrap_or(3);
+        let b = status.with_untracked(|s| s.brokers);
+        restart(b, rf);
+    };
+    let number = move |name: &'static str| {
+        move |ev| {
+            let v: u64 = event_target_value(&ev).parse().unwrap_or(0);
+            set_config(ctx, name, serde_json::json!(v));
+        }
+    };
+    let warnings = move || {
+        status
+            .with(|s| geometry::config_warnings(s.replication_factor, s.config.min_insync_replicas))
+    };
+    let calc = move || {
+        status.with(|s| {
+            geometry::replication_calculator(s.replication_factor, s.config.min_insync_replicas)
+        })
+    };
+    view! {
+        <section class="settings" aria-labelledby="settings-h">
+            <h2 id="settings-h">"Cluster"</h2>
+            <label>
+                <span>"Brokers "</span>
+                <input type="range" min="1" max="9" aria-label="Brokers"
+                    prop:value=move || status.with(|s| s.brokers.to_string()) on:change=on_brokers />
+                <output>{move || status.with(|s| s.brokers)}</output>
+            </label>
+            <label>
+                <span>"Replication factor "</span>
+                <input type="range" min="1" aria-label="Replication factor"
+                    prop:max=move || status.with(|s| s.brokers.to_string())
+                    prop:value=move || status.with(|s| s.replication_factor.to_string()) on:change=on_rf />
+                <output>{move || status.with(|s| s.replication_factor)}</output>
+            </label>
+            <p class="hint">"Changing brokers or the replication factor starts a new cluster."</p>
+            <label>
+                <span><code>"min.insync.replicas"</code>" "</span>
+                <input type="range" min="1" aria-label="min.insync.replicas"
+                    prop:max=move || status.with(|s| s.brokers.to_string())
+                    prop:value=move || status.with(|s| s.config.min_insync_replicas.to_string())
+                    on:change=number("min.insync.replicas") />
+                <output>{move || status.with(|s| s.config.min_insync_replicas)}</output>
+            </label>
+            <label>
+                <span><code>"replica.lag.time.max.ms"</code>" "</span>
+                <input type="range" min="0" max="60000" step="500" aria-label="replica.lag.time.max.ms"
+                    prop:value=move || status.with(|s| s.config.replica_lag_time_max_ms.to_string())
+                    on:change=number("replica.lag.time.max.ms") />
+                <output>{move || status.with(|s| s.config.replica_lag_time_max_ms)}</output>
+            </label>
+            <ul class="warnings">
+                {move || warnings().into_iter().map(|w| view! { <li role="note">{w}</li> }).collect_view()}
+            </ul>
+            <dl class="calculator">
+                <dt>"Brokers that can fail with acks=all writes continuing"</dt>
+                <dd data-testid="can-fail">{move || calc().0}</dd>
+                <dt>"Brokers that can be lost for ever without losing a committed record"</dt>
+                <dd data-testid="can-lose">{move || calc().1}</dd>
+            </dl>
+            <details class="advanced">
+                <summary>"Advanced"</summary>
+                <label class="check">
+                    <input type="checkbox" aria-label="unclean.leader.election.enable"
+                        prop:checked=move || status.with(|s| s.config.unclean_leader_election_enable)
+                        on:change=move |ev| set_config(ctx, "unclean.leader.election.enable", serde_json::json!(event_target_checked(&ev))) />
+                    <code>"unclean.leader.election.enable"</code>
+                </label>
+                <label class="check">
+                    <input type="checkbox" aria-label="Eligible leader replicas (KIP-966)"
+                        prop:checked=move || status.with(|s| s.config.elr_enabled())
+                        on:change=move |ev| set_config(ctx, "eligible.leader.replicas.version", serde_json::json!(if event_target_checked(&ev) { 1 } else { 0 })) />
+                    "Eligible leader replicas (KIP-966)"
+                </label>
+                <NumberSetting ctx=ctx name="replica.fetch.wait.max.ms" min=0 max=5000 step=50 get=|c| c.replica_fetch_wait_max_ms />
+                <NumberSetting ctx=ctx name="broker.session.timeout.ms" min=1000 max=60000 step=500 get=|c| c.broker_session_timeout_ms />
+                <NumberSetting ctx=ctx name="request.timeout.ms" min=1000 max=120000 step=1000 get=|c| c.request_timeout_ms />
+                <NumberSetting ctx=ctx name="sim.network.latency.ms" min=0 max=1000 step=5 get=|c| c.network_latency_ms />
+                <NumberSetting ctx=ctx name="sim.controller.latency.ms" min=0 max=1000 step=5 get=|c| c.controller_latency_ms />
+            </details>
+        </section>
+    }
+}
+
+#[component]
+fn NumberSetting(
+    ctx: Ctx,
+    name: &'static str,
+    min: u64,
+    max: u64,
+    step: u64,
+    get: fn(&watermark_engine::Config) -> u64,
+) -> impl IntoView {
+    let status = ctx.status;
+    view! {
+        <label>
+            <span><code>{name}</code>" "</span>
+            <input type="range" min=min max=max step=step aria-label=name
+                prop:value=move || status.with(|s| get(&s.config).to_string())
+                on:change=move |ev| {
+                    let v: u64 = event_target_value(&ev).parse().unwrap_or(min);
+                    set_config(ctx, name, serde_json::json!(v));
+                } />
+            <output>{move || status.with(|s| get(&s.config))}</output>
+        </label>
+    }
+}
+
+#[component]
+pub fn Actions(ctx: Ctx) -> impl IntoView {
+    let value = RwSignal::new("v".to_string());
+    let count = RwSignal::new(1u32);
+    let acks = RwSignal::new("all".to_string());
+    let next = StoredValue::new(1u32);
+    let produce = move |_| {
+        let acks = match acks.get_untracked().as_str() {
+            "0" => Acks::Zero,
+            "1" => Acks::One,
+            _ => Acks::All,
+        };
+        let n = count.get_untracked().clamp(1, 1000);
+        let start = next.get_value();
+        next.set_value(start.saturating_add(n));
+        let prefix = value.get_untracked();
+        let prefix: String = if prefix.trim().is_empty() {
+            "v".into()
+        } else {
+            prefix.trim().chars().take(40).collect()
+        };
+        ctx.act(Action::Produce(ProduceSpec {
+            acks: AcksOrDefault(acks),
+            prefix: Some(format!("{prefix}-")),
+            start: Some(start),
+            count: Some(n),
+            ..ProduceSpec::default()
+        }));
+    };
+    let position = move || {
+        ctx.frame.with(|f| match f.snap.consumer_position {
+            Some(p) => format!("consumer position {p}"),
+            None => "the consumer has not read yet".to_string(),
+        })
+    };
+    view! {
+        <section class="actions" aria-labelledby="actions-h">
+            <h2 id="actions-h">"Produce and consume"</h2>
+            <div class="produce">
+                <label>"Value " <input type="text" aria-label="Value" maxlength="40" prop:value=value
+                    on:input=move |ev| value.set(event_target_value(&ev)) /></label>
+                <label>"Records " <input type="number" min="1" max="1000" aria-label="Records" prop:value=move || count.get().to_string()
+                    on:input=move |ev| count.set(event_target_value(&ev).parse().unwrap_or(1)) /></label>
+                <label>"acks "
+                    <select aria-label="acks" on:change=move |ev| acks.set(event_target_value(&ev))>
+                        <option value="all" selected=true>"all"</option>
+                        <option value="1">"1"</option>
+                        <option value="0">"0"</option>
+                    </select>
+                </label>
+                <button on:click=produce aria-label="Produce">"Produce"</button>
+            </div>
+            <div class="consume">
+                <button aria-label="Consume" on:click=move |_| ctx.act(Action::Consume { max_records: None, from_beginning: false })>"Consume"</button>
+                <button aria-label="Consume from the beginning" on:click=move |_| ctx.act(Action::Consume { max_records: None, from_beginning: true })>"From the beginning"</button>
+                <span class="position">{position}</span>
+            </div>
+            <div class="elections">
+                <button aria-label="Elect the preferred leader" on:click=move |_| ctx.act(Action::ElectPreferred)>"Elect the preferred leader"</button>
+                <button aria-label="Force an unclean election" class="danger" on:click=move |_| ctx.act(Action::ElectUnclean)>"Force an unclean election"</button>
+            </div>
+        </section>
+    }
+}
+
+#[component]
+pub fn BrokerActions(ctx: Ctx) -> impl IntoView {
+    let ids = Memo::new(move |_| {
+        ctx.frame
+            .with(|f| f.snap.brokers.iter().map(|b| b.id).collect::<Vec<_>>())
+    });
+    view! {
+        <section class="broker-actions" aria-label="Faults">
+            <For each=move || ids.get() key=|id| *id let:id>
+                <BrokerRow ctx=ctx id=id />
+            </For>
+        </section>
+    }
+}
+
+#[component]
+fn BrokerRow(ctx: Ctx, id: u32) -> impl IntoView {
+    let b = Memo::new(move |_| {
+        ctx.frame.with(|f| {
+            let leader = f.snap.controller.leader;
+            f.snap.brokers.iter().find(|b| b.id == id).map(|b| {
+                let cut_controller = f.snap.cut_links.iter().any(|(x, y)| {
+                    (*x, *y)
+                        == (
+                            watermark_engine::types::Node::Broker(id),
+                            watermark_engine::types::Node::Controller,
+                        )
+                });
+                (
+                    b.process,
+                    b.slow_ms > 0,
+                    cut_controller,
+                    leader,
+                    b.state.clone(),
+                    f.snap.cut_links.clone(),
+                )
+            })
+        })
+    });
+    let up = move || b.with(|b| b.as_ref().is_some_and(|b| b.0.is_up()));
+    let frozen = move || {
+        b.with(|b| {
+            b.as_ref()
+                .is_some_and(|b| b.0 == watermark_engine::sim::ProcessState::Frozen)
+        })
+    };
+    let slow = move || b.with(|b| b.as_ref().is_some_and(|b| b.1));
+    let cut_ctl = move || b.with(|b| b.as_ref().is_some_and(|b| b.2));
+    let leader = move || b.with(|b| b.as_ref().and_then(|b| b.3));
+    let cut_from_leader = move || {
+        b.with(|b| {
+            b.as_ref().is_some_and(|b| {
+                b.3.is_some_and(|l| {
+                    let link = watermark_engine::network::link(
+                        watermark_engine::types::Node::Broker(id),
+                        watermark_engine::types::Node::Broker(l),
+                    );
+                    b.5.contains(&link)
+                })
+            })
+        })
+    };
+    let controller = Endpoint::Controller(ControllerName::Controller);
+    view! {
+        <div class="broker-row" role="group" aria-label=format!("Broker {id}")>
+            <span class="name">{format!("broker {id}")}<small>{move || b.with(|b| b.as_ref().map(|b| format!(" {}", b.4)).unwrap_or_default())}</small></span>
+            <button aria-label=move || if frozen() { format!("Thaw broker {id}") } else { format!("Freeze broker {id}") }
+                prop:disabled=move || !up()
+                on:click=move |_| ctx.act(if frozen() { Action::Thaw { broker: id } } else { Action::Freeze { broker: id } })>
+                {move || if frozen() { "Thaw" } else { "Freeze" }}
+            </button>
+            <button aria-label=format!("Kill broker {id}") prop:disabled=move || !up() on:click=move |_| ctx.act(Action::Kill { broker: id })>"Kill"</button>
+            <button aria-label=format!("Stop broker {id}") prop:disabled=move || !up() on:click=move |_| ctx.act(Action::Stop { broker: id })>"Stop"</button>
+            <button aria-label=format!("Start broker {id}") prop:disabled=up on:click=move |_| ctx.act(Action::Start { broker: id })>"Start"</button>
+            <button aria-label=move || if slow() { format!("Speed up broker {id}") } else { format!("Slow broker {id}") }
+                on:click=move |_| ctx.act(Action::Slow { broker: id, ms: if slow() { 0 } else { 5_000 } })>
+                {move || if slow() { "Unslow" } else { "Slow" }}
+            </button>
+            <button aria-label=move || if cut_ctl() { format!("Heal broker {id} to the controller") } else { format!("Cut broker {id} from the controller") }
+                on:click=move |_| ctx.act(if cut_ctl() { Action::Heal { a: Endpoint::Broker(id), b: controller } } else { Action::Cut { a: Endpoint::Broker(id), b: controller } })>
+                {move || if cut_ctl() { "Heal controller link" } else { "Cut from controller" }}
+            </button>
+            <Show when=move || leader().is_some_and(|l| l != id)>
+                <button aria-label=move || if cut_from_leader() { format!("Heal broker {id} to the leader") } else { format!("Cut broker {id} from the leader") }
+                    on:click=move |_| {
+                        if let Some(l) = leader() {
+                            ctx.act(if cut_from_leader() { Action::Heal { a: Endpoint::Broker(id), b: Endpoint::Broker(l) } } else { Action::Cut { a: Endpoint::Broker(id), b: Endpoint::Broker(l) } })
+                        }
+                    }>
+                    {move || if cut_from_leader() { "Heal leader link" } else { "Cut from leader" }}
+                </button>
+            </Show>
+            <button aria-label=format!("Lose the disk of broker {id}") class="danger" on:click=move |_| ctx.act(Action::LoseDisk { broker: id })>"Lose disk"</button>
+        </div>
+    }
+}
+
+fn kind_name(k: TraceKind) -> &'static str {
+    match k {
+        TraceKind::Action => "actions",
+        TraceKind::Readout => "read-outs",
+        TraceKind::Produce => "produce",
+        TraceKind::Consume => "consume",
+        TraceKind::Isr => "ISR",
+        TraceKind::Election => "elections",
+        TraceKind::Truncation => "truncations",
+        TraceKind::Controller => "controller",
+        TraceKind::Broker => "brokers",
+        TraceKind::Loss => "losses",
+        TraceKind::Violation => "invariants",
+        TraceKind::Note => "notes",
+    }
+}
+
+const FILTERS: &[TraceKind] = &[
+    TraceKind::Isr,
+    TraceKind::Election,
+    TraceKind::Truncation,
+    TraceKind::Produce,
+    TraceKind::Consume,
+    TraceKind::Controller,
+    TraceKind::Broker,
+    TraceKind::Action,
+    TraceKind::Loss,
+];
+
+#[component]
+pub fn Readouts(ctx: Ctx) -> impl IntoView {
+    let frame = ctx.frame;
+    let hidden = RwSignal::new(vec![TraceKind::Broker]);
+    let epochs = move || {
+        frame.with(|f| {
+            f.snap
+                .brokers
+                .iter()
+                .filter(|b| b.hosts_replica)
+                .map(|b| format!("broker {}: {}", b.id, b.leader_epoch_checkpoint))
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+    };
+    let metrics = move || {
+        frame.with(|f| {
+            let m = &f.snap.metrics;
+            let yes = |b: bool| if b { "yes" } else { "no" };
+            vec![
+                ("Under-replicated", yes(m.under_replicated).to_string()),
+                ("Under min ISR", yes(m.under_min_isr).to_string()),
+                ("Offline (no leader)", yes(m.offline).to_string()),
+                ("ISR shrinks", m.counters.isr_shrinks.to_string()),
+                ("ISR expands", m.counters.isr_expands.to_string()),
+                ("Elections", m.counters.elections.to_string()),
+                ("Truncations", m.counters.truncations.to_string()),
+                (
+                    "acks=all latency (avg / max)",
+                    match (m.acks_all_latency_avg_ms, m.acks_all_latency_max_ms) {
+                        (Some(a), Some(x)) => format!("{a} ms / {x} ms"),
+                        _ => "—".into(),
+                    },
+                ),
+                (
+                    "Produce ok / failed",
+                    format!("{} / {}", m.counters.produce_ok, m.counters.produce_errors),
+                ),
+            ]
+        })
+    };
+    let results = move || {
+        ctx.log.with(|l| {
+            l.iter()
+                .rev()
+                .filter(|e| e.kind == TraceKind::Produce || e.kind == TraceKind::Consume)
+                .take(8)
+                .map(|e| (e.line(), e.level))
+                .collect::<Vec<_>>()
+        })
+    };
+    let lines = move || {
+        let hidden = hidden.get();
+        ctx.log.with(|l| {
+            l.iter()
+                .rev()
+                .filter(|e| !hidden.contains(&e.kind))
+                .take(200)
+                .map(|e| (e.seq, e.line(), e.level, kind_name(e.kind)))
+                .collect::<Vec<_>>()
+        })
+    };
+    view! {
+        <section class="readouts" aria-labelledby="readouts-h">
+            <h2 id="readouts-h">"In Kafka's words"</h2>
+            <h3>"kafka-topics.sh --describe"</h3>
+            <pre class="describe" aria-label="kafka-topics --describe">{move || frame.with(|f| f.snap.describe.clone())}</pre>
+            <h3>"kafka-get-offsets.sh"</h3>
+            <pre class="offsets" aria-label="kafka-get-offsets">{move || frame.with(|f| f.snap.offsets.clone())}</pre>
+            <h3>"leader-epoch-checkpoint"</h3>
+            <pre class="epochs" aria-label="leader-epoch-checkpoint">{epochs}</pre>
+            <h3>"Produce and consume results"</h3>
+            <ul class="results" aria-label="Produce results">
+                {move || results().into_iter().map(|(l, level)| view! { <li class=format!("{level:?}").to_lowercase()>{l}</li> }).collect_view()}
+            </ul>
+            <h3>"Metrics"</h3>
+            <dl class="metrics">
+                {move || metrics().into_iter().map(|(k, v)| view! { <dt>{k}</dt><dd>{v}</dd> }).collect_view()}
+            </dl>
+            <h3>"Event log"</h3>
+            <fieldset class="filters">
+                <legend>"Show"</legend>
+                {FILTERS.iter().map(|&k| view! {
+                    <label class="check">
+                        <input type="checkbox" aria-label=format!("Show {}", kind_name(k))
+                            prop:checked=move || !hidden.with(|h| h.contains(&k))
+                            on:change=move |ev| {
+                                let on = event_target_checked(&ev);
+                                hidden.update(|h| { h.retain(|x| *x != k); if !on { h.push(k); } });
+                            } />
+                        {kind_name(k)}
+                    </label>
+                }).collect_view()}
+            </fieldset>
+            <ol class="log" aria-label="Event log">
+                <For each=lines key=|l| l.0 let:l>
+                    <li class=format!("{} {}", format!("{:?}", l.2).to_lowercase(), l.3.replace(' ', "-"))>{l.1}</li>
+                </For>
+            </ol>
+        </section>
+    }
+}
+
+/// Red banner for broken invariants; a plain statement for lost committed records.
+#[component]
+pub fn Alarms(ctx: Ctx) -> impl IntoView {
+    let frame = ctx.frame;
+    let violations = move || frame.with(|f| f.snap.violations.clone());
+    let losses = move || {
+        frame.with(|f| {
+            f.snap
+                .losses
+                .iter()
+                .map(|l| {
+                    format!(
+                        "Committed records were lost at {}: offsets {}..{} ({}). Cause: {}.",
+                        geometry::format_clock(l.time_ms),
+                        l.first_offset,
+                        l.last_offset,
+                        l.values.join(" "),
+                        l.cause
+                    )
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+    view! {
+        <Show when=move || !violations().is_empty()>
+            <div class="banner" role="alert">
+                <strong>"An invariant was broken. This is a bug in Watermark's engine: "</strong>
+                {move || violations().join("; ")}
+            </div>
+        </Show>
+        <Show when=move || !losses().is_empty()>
+            <div class="loss" role="status">
+                {move || losses().into_iter().map(|l| view! { <p>{l}</p> }).collect_view()}
+            </div>
+        </Show>
+        <Show when=move || ctx.notice.with(|n| n.is_some())>
+            <p class="notice" role="status">
+                {move || ctx.notice.get().unwrap_or_default()}
+                <button aria-label="Dismiss" on:click=move |_| ctx.notice.set(None)>"×"</button>
+            </p>
+        </Show>
+    }
+}
+
+/// What the simulation simplifies, in plain words (docs/engine.md keeps the same list).
+#[component]
+pub fn Simplifications() -> impl IntoView {
+    let items = [
+        "One partition. The KRaft controller is one always-available node with a latency; its Raft quorum is not shown.",
+        "Clients always know the current leader, as if their metadata refreshed instantly.",
+        "Producer idempotence is not modelled: a retried batch that was already written is written again.",
+        "No segments or retention: the log start offset stays 0. A follower fetch carries at most 1 000 records.",
+        "Writes reach the page cache at once and survive kill -9; a lost disk loses everything. fsync is not modelled.",
+        "A slow broker waits the given time after each fetch response before fetching again.",
+        "One consumer without a group; after OFFSET_OUT_OF_RANGE it moves to the log end (auto.offset.reset=latest).",
+        "The last known leader is elected only when it is alive (Kafka's code logs but does not refuse a dead one).",
+        "Reassignment is not modelled.",
+    ];
+    view! {
+        <details class="simplifications">
+            <summary>"What this simulation simplifies"</summary>
+            <ul>{items.iter().map(|i| view! { <li>{*i}</li> }).collect_view()}</ul>
+        </details>
+    }
+}
+
+/// Narrates key events for screen readers.
+pub fn narration(ctx: Ctx) -> impl Fn() -> String {
+    move || {
+        ctx.log.with(|l| {
+            l.iter()
+                .rev()
+                .find(|e| {
+                    matches!(
+                        e.kind,
+                        TraceKind::Isr
+                            | TraceKind::Election
+                            | TraceKind::Truncation
+                            | TraceKind::Loss
+                    ) || (e.kind == TraceKind::Produce && e.level != Level::Warn)
+                })
+                .map(|e| e.line())
+                .unwrap_or_default()
+        })
+    }
+}
