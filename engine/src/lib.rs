@@ -22,6 +22,7 @@ pub mod presets;
 pub mod rewind;
 pub mod rng;
 pub mod scenario;
+pub mod share;
 pub mod sim;
 pub mod snapshot;
 pub mod trace;

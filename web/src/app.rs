@@ -76,13 +76,16 @@ pub fn App() -> impl IntoView {
         // The default scenario is a constant of this build; it always validates (a test says so).
         Err(e) => panic!("default scenario: {e}"),
     };
-    let ctx = Ctx::new(pg);
+    let ctx = Ctx::new(pg, stage_width());
     ctx.publish();
-    let width = RwSignal::new(stage_width());
+    let width = ctx.width;
     let help = RwSignal::new(false);
 
     run_frames(ctx, now_ms());
-    let resize = window_event_listener(ev::resize, move |_| width.set(stage_width()));
+    let resize = window_event_listener(ev::resize, move |_| {
+        width.set(stage_width());
+        ctx.publish();
+    });
     let keys = window_event_listener(ev::keydown, move |e| {
         let key = e.key();
         if key == "?" {

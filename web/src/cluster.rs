@@ -17,6 +17,8 @@ pub struct Frame {
     /// Simulated time with a fraction, for smooth motion between whole milliseconds.
     pub now: f64,
     pub lag_time_max_ms: u64,
+    /// The width the cluster view was laid out for (so packets use the same window).
+    pub snap_width: f64,
 }
 
 /// One drawn cell: everything that decides how it looks, so it is its own key.
@@ -384,8 +386,26 @@ fn Packet(
     frame: RwSignal<Arc<Frame>>,
     index_of: impl Fn(BrokerId) -> Option<usize> + Copy + Send + Sync + 'static,
 ) -> impl IntoView {
-    let from = geometry::node_anchor(message.from, index_of);
-    let to = geometry::node_anchor(message.to, index_of);
+    // Broker ends sit at the broker's log end as it was when the message was drawn first:
+    // a fetch leaves from the follower's LEO and lands at the leader's.
+    let (from, to) = frame.with_untracked(|f| {
+        let window = window_of(&f.snap, f.snap_width);
+        let anchor = |n: Node| match n {
+            Node::Broker(b) => {
+                let leo = f
+                    .snap
+                    .brokers
+                    .iter()
+                    .find(|x| x.id == b)
+                    .map_or(0, |x| x.log_end_offset);
+                let (_, y) = geometry::node_anchor(n, index_of);
+                let x = geometry::cell_x(leo, window).unwrap_or(LABEL_W) + CELL_W / 2.0;
+                (x, y - CELL_H / 2.0 - 4.0)
+            }
+            other => geometry::node_anchor(other, index_of),
+        };
+        (anchor(message.from), anchor(message.to))
+    });
     let pos = move || {
         frame.with(|f| {
             geometry::message_position(

@@ -33,6 +33,8 @@ pub struct Ctx {
     pub log: RwSignal<Arc<Vec<TraceEvent>>>,
     /// A message for the person: what an action did or why it was refused.
     pub notice: RwSignal<Option<String>>,
+    /// Width available to the cluster view.
+    pub width: RwSignal<f64>,
     log_seq: StoredValue<(u64, u64)>,
 }
 
@@ -40,14 +42,16 @@ pub struct Ctx {
 pub const LOG_LINES: usize = 400;
 
 impl Ctx {
-    pub fn new(pg: Playground) -> Self {
-        let (frame, status) = Self::views(&pg);
+    pub fn new(pg: Playground, width: f64) -> Self {
+        let (mut frame, status) = Self::views(&pg);
+        frame.snap_width = width;
         Ctx {
             pg: StoredValue::new(pg),
             frame: RwSignal::new(Arc::new(frame)),
             status: RwSignal::new(status),
             log: RwSignal::new(Arc::new(vec![])),
             notice: RwSignal::new(None),
+            width: RwSignal::new(width),
             log_seq: StoredValue::new((u64::MAX, u64::MAX)),
         }
     }
@@ -58,6 +62,7 @@ impl Ctx {
             snap: sim.snapshot(),
             now: sim.now() as f64,
             lag_time_max_ms: sim.config().replica_lag_time_max_ms,
+            snap_width: 0.0,
         };
         let status = Status {
             playing: pg.playing,
@@ -75,7 +80,8 @@ impl Ctx {
 
     /// Publishes the controller's current state to the signals.
     pub fn publish(&self) {
-        let (frame, status) = self.pg.with_value(Self::views);
+        let (mut frame, status) = self.pg.with_value(Self::views);
+        frame.snap_width = self.width.get_untracked();
         self.frame.set(Arc::new(frame));
         if self.status.with_untracked(|s| *s != status) {
             self.status.set(status);
