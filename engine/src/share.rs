@@ -205,8 +205,7 @@ mod tests {
         let huge = format!("w1.{}", "A".repeat(MAX_LINK_CHARS + 1));
         assert_eq!(decode(&huge).unwrap_err().field, "link");
         // A scenario with too many brokers: the error names the field and the range.
-        let mut s = Scenario::default();
-        s.brokers = 3;
+        let s = Scenario::default();
         let text = serde_json::to_string(&s)
             .unwrap()
             .replace("\"brokers\":3", "\"brokers\":50");
