@@ -100,10 +100,6 @@ pub enum Event {
     },
     Controller(ControllerTimer),
     Client(ClientTimer),
-    /// The scenario timeline's action at this index.
-    Timeline {
-        index: usize,
-    },
 }
 
 /// One broker: its process, its disk, and the in-memory state of its replica.
@@ -218,6 +214,8 @@ pub struct Sim {
     pub(crate) trace: Trace,
     pub(crate) metrics: Metrics,
     timeline: Vec<TimedAction>,
+    /// The next timeline action to run.
+    timeline_cursor: usize,
     pub(crate) last_unclean_election_at: Option<TimeMs>,
     /// The committed history: records that some leader's HW has covered.
     pub(crate) committed: Vec<Record>,
@@ -299,6 +297,7 @@ impl Sim {
             trace: Trace::default(),
             metrics: Metrics::default(),
             timeline: scenario.timeline.clone(),
+            timeline_cursor: 0,
             last_unclean_election_at: None,
             committed: vec![],
             losses: vec![],
@@ -335,12 +334,9 @@ impl Sim {
             crate::config::LEADER_IMBALANCE_CHECK_INTERVAL_MS,
             Event::Controller(ControllerTimer::PreferredRebalance),
         );
-        for (index, a) in sim.timeline.iter().enumerate() {
-            let at = a.at;
-            sim.queue
-                .insert((at, sim.next_seq), Event::Timeline { index });
-            sim.next_seq += 1;
-        }
+        // Timeline actions run in time order (listed order within one time), each after every
+        // event at its time, exactly as a person's input applied at that moment would.
+        sim.timeline.sort_by_key(|a| a.at);
         sim.trace(
             TraceKind::Note,
             Level::Info,
@@ -369,7 +365,15 @@ impl Sim {
 
     /// The time of the next event, if any.
     pub fn next_event_time(&self) -> Option<TimeMs> {
-        self.queue.keys().next().map(|(t, _)| *t)
+        let event = self.queue.keys().next().map(|(t, _)| *t);
+        let action = self
+            .timeline
+            .get(self.timeline_cursor)
+            .map(|a| a.at.max(self.now));
+        match (event, action) {
+            (Some(e), Some(a)) => Some(e.min(a)),
+            (e, a) => e.or(a),
+        }
     }
 
     pub(crate) fn schedule_at(&mut self, at: TimeMs, event: Event) {
@@ -400,19 +404,45 @@ impl Sim {
 
     /// Processes the next event. Returns false when there is none.
     pub fn step(&mut self) -> bool {
-        let Some((&(at, seq), _)) = self.queue.iter().next() else {
-            return false;
-        };
-        let Some(event) = self.queue.remove(&(at, seq)) else {
-            return false;
-        };
-        self.now = at;
-        self.dispatch(event);
+        let next_event = self.queue.keys().next().copied();
+        let next_action = self
+            .timeline
+            .get(self.timeline_cursor)
+            .map(|a| a.at.max(self.now));
+        match (next_event, next_action) {
+            // An action at time t runs after every event at t.
+            (Some((at, _)), Some(action_at)) if action_at < at => self.run_timeline_action(),
+            (None, Some(_)) => self.run_timeline_action(),
+            (Some((at, seq)), _) => {
+                let Some(event) = self.queue.remove(&(at, seq)) else {
+                    return false;
+                };
+                self.now = at;
+                self.dispatch(event);
+            }
+            (None, None) => return false,
+        }
         self.events_processed += 1;
         if self.check_invariants {
             crate::invariants::check(self);
         }
         true
+    }
+
+    fn run_timeline_action(&mut self) {
+        let Some(a) = self.timeline.get(self.timeline_cursor).cloned() else {
+            return;
+        };
+        self.timeline_cursor += 1;
+        self.now = self.now.max(a.at);
+        if let Err(e) = self.apply_now(&a.action) {
+            self.trace(
+                TraceKind::Action,
+                Level::Error,
+                None,
+                format!("action rejected: {e}"),
+            );
+        }
     }
 
     /// Processes every event up to and including time `t`, then sets the clock to `t`.
@@ -483,18 +513,6 @@ impl Sim {
                 }
             },
             Event::Client(t) => self.client_timer(t),
-            Event::Timeline { index } => {
-                if let Some(a) = self.timeline.get(index).cloned() {
-                    if let Err(e) = self.apply_now(&a.action) {
-                        self.trace(
-                            TraceKind::Action,
-                            Level::Error,
-                            None,
-                            format!("action rejected: {e}"),
-                        );
-                    }
-                }
-            }
         }
     }
 

@@ -5,7 +5,7 @@
 use watermark_engine::rewind::Rewind;
 use watermark_engine::trace::{Level, TraceKind};
 use watermark_engine::types::TimeMs;
-use watermark_engine::{Action, Config, Scenario, ScenarioError, Sim};
+use watermark_engine::{Action, Config, Scenario, ScenarioError, Sim, TimedAction};
 
 /// Checkpoint interval for scrubbing (simulated ms).
 pub const CHECKPOINT_MS: u64 = 2_000;
@@ -194,9 +194,27 @@ impl Playground {
                 lost
             ));
         }
+        // An input at time t comes after every event at t (as timeline actions do), so the
+        // session replays the same from its scenario.
+        let now = self.live.now();
+        self.live.advance_to(now);
         self.rewind.apply(&mut self.live, action)?;
         self.collect_markers();
         Ok(note)
+    }
+
+    /// The session as a scenario: the starting scenario, its own timeline, and every input
+    /// applied since, at its time. Running it gives the same state at every moment.
+    pub fn to_scenario(&self) -> Scenario {
+        let mut s = self.scenario.clone();
+        s.timeline
+            .extend(self.rewind.inputs().map(|(at, a)| TimedAction {
+                at,
+                action: a.clone(),
+            }));
+        s.timeline.sort_by_key(|a| a.at);
+        s.end_ms = Some(self.live.now().max(s.end_ms.unwrap_or(0)));
+        s
     }
 
     fn collect_markers(&mut self) {
@@ -313,6 +331,45 @@ mod tests {
             "playing past the live clock returns to the live run"
         );
         assert_eq!(p.max_time(), 11_000);
+    }
+
+    #[test]
+    fn a_session_replays_exactly_from_its_scenario() {
+        let mut p = Playground::new(default_scenario()).unwrap();
+        p.playing = true;
+        let inputs = [
+            (300, produce(&["a", "b"])),
+            (1200, Action::Freeze { broker: 3 }),
+            (1700, produce(&["c"])),
+            (9000, Action::Thaw { broker: 3 }),
+            (9000, Action::Kill { broker: 1 }),
+            (15000, produce(&["d"])),
+        ];
+        let mut i = 0;
+        while p.max_time() < 30_000 {
+            p.tick(50.0);
+            while i < inputs.len() && inputs[i].0 <= p.max_time() {
+                p.act(&inputs[i].1).unwrap();
+                i += 1;
+            }
+            if p.max_time() == 5_000 {
+                p.step(); // a step into the middle of a millisecond, then an input
+                p.act(&Action::Consume {
+                    max_records: None,
+                    from_beginning: true,
+                })
+                .unwrap();
+            }
+        }
+        let scenario = p.to_scenario();
+        let mut replay =
+            Sim::new(&Scenario::from_json(&scenario.to_json_pretty()).unwrap()).unwrap();
+        replay.advance_to(p.max_time());
+        assert_eq!(
+            serde_json::to_string(&replay.snapshot()).unwrap(),
+            serde_json::to_string(&p.current().snapshot()).unwrap()
+        );
+        assert_eq!(replay.transcript(), p.current().transcript());
     }
 
     #[test]
