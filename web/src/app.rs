@@ -9,6 +9,8 @@ use crate::model::{default_scenario, Playground};
 use crate::panels::{
     narration, Actions, Alarms, BrokerActions, Readouts, Settings, Simplifications, TimeBar,
 };
+use crate::session;
+use crate::share_ui::{self, Caption, SessionPanel};
 use crate::state::Ctx;
 
 /// The version label shown in the header, e.g. `engine v0.1.0`.
@@ -29,11 +31,14 @@ fn tab_hidden() -> bool {
 }
 
 /// Width available to the cluster view.
-fn stage_width() -> f64 {
+fn stage_width(embed: bool) -> f64 {
     let w = web_sys::window()
         .and_then(|w| w.inner_width().ok())
         .and_then(|v| v.as_f64())
         .unwrap_or(1024.0);
+    if embed {
+        return (w - 16.0).clamp(300.0, 1400.0);
+    }
     // Wide screens put the side panel beside the stage (see style/main.css).
     let stage = if w >= 1100.0 { w - 400.0 } else { w - 24.0 };
     stage.clamp(340.0, 1400.0)
@@ -71,22 +76,55 @@ fn typing_in_a_field(ev: &web_sys::KeyboardEvent) -> bool {
 
 #[component]
 pub fn App() -> impl IntoView {
-    let pg = match Playground::new(default_scenario()) {
+    let (search, hash) = share_ui::page_search_and_hash();
+    let options = session::parse_url(&search, &hash);
+    let opening = session::choose_opening(
+        &options,
+        share_ui::stored_session().as_deref(),
+        default_scenario(),
+    );
+    let embed = options.embed;
+    let pg = match Playground::new(opening.scenario.clone())
+        .or_else(|_| Playground::new(default_scenario()))
+    {
         Ok(pg) => pg,
         // The default scenario is a constant of this build; it always validates (a test says so).
         Err(e) => panic!("default scenario: {e}"),
     };
-    let ctx = Ctx::new(pg, stage_width());
+    let ctx = Ctx::new(pg, stage_width(embed), embed);
+    if let Some(t) = options.start_ms {
+        ctx.pg.update_value(|pg| pg.run_to(t));
+    }
+    ctx.pg.update_value(|pg| pg.playing = options.autoplay);
+    ctx.notice.set(opening.notice.clone());
     ctx.publish();
     let width = ctx.width;
     let help = RwSignal::new(false);
+    let show_controls = !embed || options.controls;
 
     run_frames(ctx, now_ms());
     let resize = window_event_listener(ev::resize, move |_| {
-        width.set(stage_width());
+        width.set(stage_width(embed));
         ctx.publish();
     });
+    let messages = window_event_listener(ev::message, move |e: web_sys::MessageEvent| {
+        if embed {
+            share_ui::handle_host_message(ctx, &e.data());
+        }
+    });
+    if embed {
+        // Report height and state to the host page a few times a second.
+        let last = StoredValue::new((-1, u64::MAX));
+        let report = move || share_ui::report_to_host(ctx, last);
+        report();
+        if let Ok(h) = set_interval_with_handle(report, std::time::Duration::from_millis(250)) {
+            on_cleanup(move || h.clear());
+        }
+    }
     let keys = window_event_listener(ev::keydown, move |e| {
+        if embed && !show_controls {
+            return;
+        }
         let key = e.key();
         if key == "?" {
             help.update(|h| *h = !*h);
@@ -97,7 +135,7 @@ pub fn App() -> impl IntoView {
             help.set(false);
             return;
         }
-        if typing_in_a_field(&e) && key != "Escape" {
+        if typing_in_a_field(&e) {
             // Space and arrows belong to the focused control (buttons, sliders, fields).
             return;
         }
@@ -127,8 +165,31 @@ pub fn App() -> impl IntoView {
     on_cleanup(move || {
         resize.remove();
         keys.remove();
+        messages.remove();
     });
 
+    if embed {
+        let base = share_ui::page_base();
+        let open_full = move || {
+            let t = ctx.status.with(|s| s.now);
+            ctx.pg
+                .with_value(|pg| session::share_link(&base, &pg.to_scenario(), t))
+        };
+        return view! {
+            <div class="app embed" data-wasm="ready">
+                <Alarms ctx=ctx />
+                <Caption ctx=ctx />
+                <Show when=move || show_controls><TimeBar ctx=ctx /></Show>
+                <ClusterView frame=ctx.frame width=width />
+                <p class="embed-foot">
+                    <span class="describe-mini" aria-label="kafka-topics --describe">{move || ctx.frame.with(|f| f.snap.describe.clone())}</span>
+                    " "
+                    <a href=open_full target="_blank" rel="noopener">"Open in Watermark"</a>
+                </p>
+            </div>
+        }
+        .into_any();
+    }
     view! {
         <div class="app" data-wasm="ready">
             <header class="masthead">
@@ -143,6 +204,7 @@ pub fn App() -> impl IntoView {
             <Alarms ctx=ctx />
             <main class="layout">
                 <section class="stage" aria-label="Simulation">
+                    <Caption ctx=ctx />
                     <TimeBar ctx=ctx />
                     <div class="legend" aria-hidden="true">
                         <span class="swatch committed"></span>"committed (below the HW) "
@@ -155,6 +217,7 @@ pub fn App() -> impl IntoView {
                     <Simplifications />
                 </section>
                 <aside class="side">
+                    <SessionPanel ctx=ctx />
                     <Settings ctx=ctx />
                     <Actions ctx=ctx />
                 </aside>
@@ -176,6 +239,7 @@ pub fn App() -> impl IntoView {
             </Show>
         </div>
     }
+    .into_any()
 }
 
 #[cfg(test)]

@@ -5,6 +5,8 @@ mod cluster;
 mod geometry;
 mod model;
 mod panels;
+mod session;
+mod share_ui;
 mod state;
 
 fn main() {

@@ -140,6 +140,11 @@ impl Playground {
         true
     }
 
+    /// Runs the live simulation forward to `t` (or shows `t` if it is in the past).
+    pub fn run_to(&mut self, t: TimeMs) {
+        self.seek_or_advance(t);
+    }
+
     fn seek_or_advance(&mut self, target: TimeMs) {
         if self.view.is_some() && target < self.live.now() {
             self.view = Some(self.rewind.state_at(target));

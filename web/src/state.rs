@@ -35,6 +35,8 @@ pub struct Ctx {
     pub notice: RwSignal<Option<String>>,
     /// Width available to the cluster view.
     pub width: RwSignal<f64>,
+    /// Embedded in another page: never touches storage or the URL.
+    pub embed: bool,
     log_seq: StoredValue<(u64, u64)>,
 }
 
@@ -42,7 +44,7 @@ pub struct Ctx {
 pub const LOG_LINES: usize = 400;
 
 impl Ctx {
-    pub fn new(pg: Playground, width: f64) -> Self {
+    pub fn new(pg: Playground, width: f64, embed: bool) -> Self {
         let (mut frame, status) = Self::views(&pg);
         frame.snap_width = width;
         Ctx {
@@ -52,6 +54,7 @@ impl Ctx {
             log: RwSignal::new(Arc::new(vec![])),
             notice: RwSignal::new(None),
             width: RwSignal::new(width),
+            embed,
             log_seq: StoredValue::new((u64::MAX, u64::MAX)),
         }
     }
@@ -111,6 +114,7 @@ impl Ctx {
             None => {}
         }
         self.publish();
+        crate::share_ui::save_session(*self);
     }
 
     /// Starts over with a new scenario (a new cluster).
@@ -119,7 +123,7 @@ impl Ctx {
             Ok(pg) => {
                 self.pg.set_value(pg);
                 self.log_seq.set_value((u64::MAX, u64::MAX));
-                self.notice.set(Some(note));
+                self.notice.set((!note.is_empty()).then_some(note));
             }
             Err(e) => self.notice.set(Some(format!("Not done: {e}"))),
         }

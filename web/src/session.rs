@@ -1,0 +1,273 @@
+//! Where a session comes from and goes to: the page URL (share links, preset links, embed
+//! options), local storage, and files. The parsing is pure and tested natively; the browser
+//! glue is small.
+
+use watermark_engine::presets::preset;
+use watermark_engine::share;
+use watermark_engine::Scenario;
+
+/// Local storage key of the current session (a share-link payload).
+pub const STORAGE_KEY: &str = "watermark.session.v1";
+
+/// Options read from the page URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UrlOptions {
+    /// `?embed=1`: the minimal view for an iframe.
+    pub embed: bool,
+    /// `?autoplay=1`: start playing.
+    pub autoplay: bool,
+    /// `?controls=0`: hide the time controls (embed only).
+    pub controls: bool,
+    /// `?t=MS`: start at this simulated time.
+    pub start_ms: Option<u64>,
+    /// `?preset=NAME`.
+    pub preset: Option<String>,
+    /// `#s=w1.…`: a shared scenario.
+    pub link: Option<String>,
+}
+
+/// Reads `search` (`?a=b&…`) and `hash` (`#s=…`).
+pub fn parse_url(search: &str, hash: &str) -> UrlOptions {
+    let params: Vec<(String, String)> = search
+        .trim_start_matches('?')
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| match p.split_once('=') {
+            Some((k, v)) => (k.to_string(), v.to_string()),
+            None => (p.to_string(), String::new()),
+        })
+        .collect();
+    let get = |k: &str| {
+        params
+            .iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.as_str())
+    };
+    let flag = |k: &str, default: bool| match get(k) {
+        Some("0") | Some("false") | Some("no") => false,
+        Some(_) => true,
+        None => default,
+    };
+    let hash = hash.trim_start_matches('#');
+    let link = hash
+        .split('&')
+        .find_map(|p| p.strip_prefix("s="))
+        .map(str::to_string)
+        .or_else(|| hash.starts_with("w1.").then(|| hash.to_string()))
+        .filter(|l| !l.is_empty());
+    UrlOptions {
+        embed: flag("embed", false),
+        autoplay: flag("autoplay", false),
+        controls: flag("controls", true),
+        start_ms: get("t")
+            .and_then(|t| t.parse().ok())
+            .map(|t: u64| t.min(watermark_engine::scenario::MAX_TIME_MS)),
+        preset: get("preset").map(str::to_string),
+        link,
+    }
+}
+
+/// What the page opens, and what to tell the person about it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Opening {
+    pub scenario: Scenario,
+    pub notice: Option<String>,
+    /// The scenario came from storage (a restored session).
+    pub restored: bool,
+}
+
+/// Chooses the scenario to open: a shared link, then a preset, then the stored session,
+/// then the default. A bad link or preset opens the default and says what was wrong.
+pub fn choose_opening(options: &UrlOptions, stored: Option<&str>, default: Scenario) -> Opening {
+    if let Some(link) = &options.link {
+        return match share::decode(link) {
+            Ok(scenario) => Opening {
+                scenario,
+                notice: None,
+                restored: false,
+            },
+            Err(e) => Opening {
+                scenario: default,
+                notice: Some(format!(
+                    "This link could not be opened ({}: {}). Showing the default scenario instead.",
+                    e.field, e.message
+                )),
+                restored: false,
+            },
+        };
+    }
+    if let Some(name) = &options.preset {
+        return match preset(name) {
+            Ok(scenario) => Opening {
+                scenario,
+                notice: None,
+                restored: false,
+            },
+            Err(e) => Opening {
+                scenario: default,
+                notice: Some(format!(
+                    "{}. Showing the default scenario instead.",
+                    e.message
+                )),
+                restored: false,
+            },
+        };
+    }
+    if !options.embed {
+        if let Some(Ok(scenario)) = stored.map(share::decode) {
+            return Opening {
+                scenario,
+                notice: Some("Restored your last session. Reset starts over.".into()),
+                restored: true,
+            };
+        }
+    }
+    Opening {
+        scenario: default,
+        notice: None,
+        restored: false,
+    }
+}
+
+/// The link to a scenario at a time, on the page at `base` (origin + path).
+pub fn share_link(base: &str, scenario: &Scenario, time_ms: u64) -> String {
+    format!("{base}?t={time_ms}#s={}", share::encode(scenario))
+}
+
+/// Options for an embed snippet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EmbedOptions {
+    pub autoplay: bool,
+    pub start_ms: u64,
+    pub controls: bool,
+    pub height: u32,
+}
+
+/// The `<iframe>` snippet for a scenario. Only the title is text from the scenario, and it
+/// is escaped for an HTML attribute.
+pub fn embed_snippet(base: &str, scenario: &Scenario, o: &EmbedOptions) -> String {
+    let title = if scenario.title.is_empty() {
+        "Watermark".to_string()
+    } else {
+        format!("Watermark: {}", scenario.title)
+    };
+    format!(
+        "<iframe src=\"{base}?embed=1&t={}&autoplay={}&controls={}#s={}\" title=\"{}\" width=\"100%\" height=\"{}\" style=\"border:0\" loading=\"lazy\"></iframe>",
+        o.start_ms,
+        u8::from(o.autoplay),
+        u8::from(o.controls),
+        share::encode(scenario),
+        escape_attr(&title),
+        o.height.clamp(200, 2000)
+    )
+}
+
+pub fn escape_attr(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('"', "&quot;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn url_options_are_read_with_defaults() {
+        let o = parse_url("", "");
+        assert_eq!(
+            o,
+            UrlOptions {
+                embed: false,
+                autoplay: false,
+                controls: true,
+                start_ms: None,
+                preset: None,
+                link: None
+            }
+        );
+        let o = parse_url("?embed=1&t=12000&autoplay=1&controls=0", "#s=w1.abc");
+        assert!(o.embed && o.autoplay && !o.controls);
+        assert_eq!(o.start_ms, Some(12_000));
+        assert_eq!(o.link.as_deref(), Some("w1.abc"));
+        assert_eq!(
+            parse_url("?preset=min-isr-3", "").preset.as_deref(),
+            Some("min-isr-3")
+        );
+        assert_eq!(
+            parse_url("?t=abc", "").start_ms,
+            None,
+            "a bad time is ignored"
+        );
+        assert_eq!(parse_url("", "#w1.xyz").link.as_deref(), Some("w1.xyz"));
+    }
+
+    #[test]
+    fn a_shared_link_opens_exactly_its_scenario() {
+        let s = preset("frozen-follower").unwrap();
+        let link = share_link("http://127.0.0.1:8080/", &s, 21_000);
+        let (search, hash) = link["http://127.0.0.1:8080/".len()..]
+            .split_once('#')
+            .unwrap();
+        let o = parse_url(search, &format!("#{hash}"));
+        assert_eq!(o.start_ms, Some(21_000));
+        let opened = choose_opening(&o, None, Scenario::default());
+        assert_eq!(opened.scenario, s);
+        assert!(opened.notice.is_none());
+    }
+
+    #[test]
+    fn bad_links_open_the_default_and_say_why() {
+        let o = parse_url("", "#s=w1.!!!!");
+        let opened = choose_opening(&o, None, Scenario::default());
+        assert_eq!(opened.scenario, Scenario::default());
+        let notice = opened.notice.unwrap();
+        assert!(notice.contains("encoding"), "{notice}");
+        assert!(notice.contains("default scenario"));
+        let opened = choose_opening(&parse_url("?preset=nope", ""), None, Scenario::default());
+        assert!(opened.notice.unwrap().contains("no preset named"));
+    }
+
+    #[test]
+    fn the_stored_session_is_restored_but_not_in_an_embed() {
+        let s = preset("min-isr-3").unwrap();
+        let stored = share::encode(&s);
+        let opened = choose_opening(&parse_url("", ""), Some(&stored), Scenario::default());
+        assert!(opened.restored);
+        assert_eq!(opened.scenario, s);
+        let embed = choose_opening(
+            &parse_url("?embed=1", ""),
+            Some(&stored),
+            Scenario::default(),
+        );
+        assert!(!embed.restored);
+        let junk = choose_opening(&parse_url("", ""), Some("garbage"), Scenario::default());
+        assert_eq!(
+            junk.scenario,
+            Scenario::default(),
+            "a damaged stored session is ignored"
+        );
+    }
+
+    #[test]
+    fn embed_snippet_escapes_the_title_and_carries_options() {
+        let s = Scenario { title: "<script>\"x\" & y".into(), ..Scenario::default() };
+        let snippet = embed_snippet(
+            "https://example.org/wm/",
+            &s,
+            &EmbedOptions {
+                autoplay: true,
+                start_ms: 500,
+                controls: false,
+                height: 50,
+            },
+        );
+        assert!(
+            snippet.contains("title=\"Watermark: &lt;script&gt;&quot;x&quot; &amp; y\""),
+            "{snippet}"
+        );
+        assert!(snippet.contains("?embed=1&t=500&autoplay=1&controls=0#s=w1."));
+        assert!(snippet.contains("height=\"200\""), "height is clamped");
+    }
+}

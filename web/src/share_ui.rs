@@ -1,0 +1,405 @@
+//! Sharing and sessions in the page: the Share panel (link and embed snippet), presets with
+//! their own links and step-through captions, Reset, export and import of scenario files,
+//! the transcript download, local storage, and the embed's postMessage protocol
+//! (docs/embedding.md).
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use watermark_engine::presets::{preset, PRESETS};
+use watermark_engine::trace::TraceKind;
+use watermark_engine::{share, Scenario};
+
+use crate::geometry;
+use crate::model::default_scenario;
+use crate::session::{self, EmbedOptions, STORAGE_KEY};
+use crate::state::Ctx;
+
+/// The page address without query or fragment (origin + path).
+pub fn page_base() -> String {
+    web_sys::window()
+        .map(|w| {
+            let l = w.location();
+            format!(
+                "{}{}",
+                l.origin().unwrap_or_default(),
+                l.pathname().unwrap_or_default()
+            )
+        })
+        .unwrap_or_default()
+}
+
+pub fn page_search_and_hash() -> (String, String) {
+    web_sys::window()
+        .map(|w| {
+            let l = w.location();
+            (l.search().unwrap_or_default(), l.hash().unwrap_or_default())
+        })
+        .unwrap_or_default()
+}
+
+fn storage() -> Option<web_sys::Storage> {
+    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
+}
+
+pub fn stored_session() -> Option<String> {
+    storage().and_then(|s| s.get_item(STORAGE_KEY).ok().flatten())
+}
+
+/// Saves the session (not in an embed, which must not touch its host's storage).
+pub fn save_session(ctx: Ctx) {
+    if ctx.embed {
+        return;
+    }
+    let link = ctx.pg.with_value(|pg| share::encode(&pg.to_scenario()));
+    if let Some(s) = storage() {
+        let _ = s.set_item(STORAGE_KEY, &link);
+    }
+}
+
+fn clear_session() {
+    if let Some(s) = storage() {
+        let _ = s.remove_item(STORAGE_KEY);
+    }
+}
+
+/// Offers `text` as a file download.
+fn download(filename: &str, text: &str, mime: &str) {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options) else {
+        return;
+    };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
+        return;
+    };
+    if let Ok(a) = document.create_element("a") {
+        if let Ok(a) = a.dyn_into::<web_sys::HtmlAnchorElement>() {
+            a.set_href(&url);
+            a.set_download(filename);
+            a.click();
+        }
+    }
+    let _ = web_sys::Url::revoke_object_url(&url);
+}
+
+fn copy_to_clipboard(text: &str) {
+    if let Some(w) = web_sys::window() {
+        let _ = w.navigator().clipboard().write_text(text);
+    }
+}
+
+/// The caption of a stepped-through scenario: its latest note at or before the shown time.
+fn caption(ctx: Ctx) -> impl Fn() -> Option<String> {
+    move || {
+        ctx.log.with(|l| {
+            l.iter()
+                .rev()
+                .find(|e| e.kind == TraceKind::Note && e.text.starts_with("# "))
+                .map(|e| e.text[2..].to_string())
+        })
+    }
+}
+
+/// The time of the next note on the timeline after the shown moment.
+fn next_note_time(ctx: Ctx) -> Option<u64> {
+    ctx.pg.with_value(|pg| {
+        let now = pg.current().now();
+        pg.scenario()
+            .timeline
+            .iter()
+            .filter(|a| matches!(a.action, watermark_engine::Action::Note { .. }) && a.at > now)
+            .map(|a| a.at)
+            .min()
+    })
+}
+
+/// Plays up to the next caption and pauses there.
+fn next_step(ctx: Ctx) {
+    let target = next_note_time(ctx);
+    ctx.with_pg(|pg| {
+        pg.playing = false;
+        let t = target.unwrap_or_else(|| pg.scenario().end_ms());
+        if t >= pg.max_time() {
+            pg.run_to(t);
+        } else {
+            pg.seek(t);
+        }
+    });
+}
+
+#[component]
+pub fn Caption(ctx: Ctx) -> impl IntoView {
+    let text = Memo::new(move |_| caption(ctx)());
+    let has_steps = move || {
+        ctx.status.with(|_| {
+            ctx.pg.with_value(|pg| {
+                pg.scenario()
+                    .timeline
+                    .iter()
+                    .any(|a| matches!(a.action, watermark_engine::Action::Note { .. }))
+            })
+        })
+    };
+    view! {
+        <Show when=has_steps>
+            <div class="caption-bar">
+                <p class="caption" aria-live="polite" data-testid="caption">{move || text.get().unwrap_or_else(|| "Press Next step to walk through this scenario.".into())}</p>
+                <button aria-label="Next step" on:click=move |_| next_step(ctx)>"Next step ▸"</button>
+            </div>
+        </Show>
+    }
+}
+
+#[component]
+pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
+    let open = RwSignal::new(false);
+    let autoplay = RwSignal::new(false);
+    let controls = RwSignal::new(true);
+    let height = RwSignal::new(480u32);
+    let start = RwSignal::new(None::<u64>);
+    let base = page_base();
+    let base_link = base.clone();
+    let link = Memo::new(move |_| {
+        if !open.get() {
+            return String::new();
+        }
+        let t = ctx.status.with(|s| s.now);
+        ctx.pg
+            .with_value(|pg| session::share_link(&base_link, &pg.to_scenario(), t))
+    });
+    let base_embed = base.clone();
+    let snippet = Memo::new(move |_| {
+        if !open.get() {
+            return String::new();
+        }
+        let now = ctx.status.with(|s| s.now);
+        let o = EmbedOptions {
+            autoplay: autoplay.get(),
+            start_ms: start.get().unwrap_or(now),
+            controls: controls.get(),
+            height: height.get(),
+        };
+        ctx.pg
+            .with_value(|pg| session::embed_snippet(&base_embed, &pg.to_scenario(), &o))
+    });
+    let reset = move |_| {
+        clear_session();
+        ctx.restart(
+            default_scenario(),
+            "Started over with the default scenario.".into(),
+        );
+        save_session(ctx);
+    };
+    let export = move |_| {
+        let json = ctx.pg.with_value(|pg| pg.to_scenario().to_json_pretty());
+        download("watermark-scenario.json", &json, "application/json");
+    };
+    let transcript = move |_| {
+        let text = ctx.pg.with_value(|pg| pg.current().transcript().join("\n"));
+        download(
+            "watermark-transcript.txt",
+            &format!("{text}\n"),
+            "text/plain",
+        );
+    };
+    let import = move |ev: web_sys::Event| {
+        let Some(input) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        else {
+            return;
+        };
+        let Some(file) = input.files().and_then(|f| f.get(0)) else {
+            return;
+        };
+        if file.size() > 4.0 * 1024.0 * 1024.0 {
+            ctx.notice.set(Some(
+                "Not imported: a scenario file may be at most 4 MiB.".into(),
+            ));
+            return;
+        }
+        let promise = file.text();
+        leptos::task::spawn_local(async move {
+            let text = wasm_bindgen_futures::JsFuture::from(promise)
+                .await
+                .ok()
+                .and_then(|v| v.as_string())
+                .unwrap_or_default();
+            match Scenario::from_json(&text) {
+                Ok(s) => {
+                    let title = if s.title.is_empty() {
+                        "the scenario".to_string()
+                    } else {
+                        format!("“{}”", s.title)
+                    };
+                    ctx.restart(s, format!("Imported {title}."));
+                    save_session(ctx);
+                }
+                Err(e) => ctx.notice.set(Some(format!("Not imported: {e}"))),
+            }
+        });
+    };
+    let chosen = RwSignal::new(PRESETS[0].name.to_string());
+    let chosen_preset = move || preset(&chosen.get()).ok();
+    let open_preset = move |_| {
+        if let Ok(s) = preset(&chosen.get_untracked()) {
+            let title = s.title.clone();
+            ctx.restart(
+                s,
+                format!("Opened the preset “{title}”. Play it, or step through it with Next step."),
+            );
+            save_session(ctx);
+        }
+    };
+    let base_presets = base.clone();
+    view! {
+        <section class="session" aria-labelledby="session-h">
+            <h2 id="session-h">"Scenarios"</h2>
+            <label class="preset-pick">
+                "Preset "
+                <select aria-label="Preset" on:change=move |ev| chosen.set(event_target_value(&ev))>
+                    {PRESETS.iter().map(|p| {
+                        let title = preset(p.name).map(|s| s.title).unwrap_or_default();
+                        view! { <option value=p.name>{title}</option> }
+                    }).collect_view()}
+                </select>
+            </label>
+            {move || chosen_preset().map(|s| view! {
+                <p class="preset-about">{s.description.clone()}<br/><small>"Source: "{s.source.clone()}</small></p>
+            })}
+            <div class="row">
+                <button aria-label="Open preset" on:click=open_preset>"Open preset"</button>
+                <a class="preset-link" href=move || format!("{}?preset={}", base_presets, chosen.get())>"Link to this preset"</a>
+            </div>
+            <div class="row">
+                <button aria-label="Share" aria-expanded=move || open.get().to_string() on:click=move |_| open.update(|o| *o = !*o)>"Share"</button>
+                <button aria-label="Reset" on:click=reset>"Reset"</button>
+                <button aria-label="Export scenario" on:click=export>"Export JSON"</button>
+                <label class="file">"Import JSON " <input type="file" accept="application/json,.json" aria-label="Import scenario" on:change=import /></label>
+                <button aria-label="Download transcript" on:click=transcript>"Transcript"</button>
+            </div>
+            <Show when=move || open.get()>
+                <div class="share-panel">
+                    <label for="share-link">"Link to this moment "<small>{move || format!("({} characters)", link.with(|l| l.len()))}</small></label>
+                    <textarea id="share-link" readonly rows="3" aria-label="Share link" prop:value=link></textarea>
+                    <button aria-label="Copy link" on:click=move |_| copy_to_clipboard(&link.get_untracked())>"Copy link"</button>
+                    <fieldset>
+                        <legend>"Embed"</legend>
+                        <label class="check"><input type="checkbox" aria-label="Start playing" prop:checked=autoplay on:change=move |ev| autoplay.set(event_target_checked(&ev)) />"Start playing"</label>
+                        <label class="check"><input type="checkbox" aria-label="Show time controls" prop:checked=controls on:change=move |ev| controls.set(event_target_checked(&ev)) />"Show time controls"</label>
+                        <label>"Start at (ms) "<input type="number" min="0" aria-label="Start time" placeholder="now"
+                            on:input=move |ev| start.set(event_target_value(&ev).parse().ok()) /></label>
+                        <label>"Height (px) "<input type="number" min="200" max="2000" aria-label="Height" prop:value=move || height.get().to_string()
+                            on:input=move |ev| height.set(event_target_value(&ev).parse().unwrap_or(480)) /></label>
+                        <textarea readonly rows="4" aria-label="Embed snippet" prop:value=snippet></textarea>
+                        <button aria-label="Copy embed snippet" on:click=move |_| copy_to_clipboard(&snippet.get_untracked())>"Copy snippet"</button>
+                    </fieldset>
+                </div>
+            </Show>
+        </section>
+    }
+}
+
+/// Messages to the host page of an embed (docs/embedding.md).
+pub fn post_to_host(message: &serde_json::Value) {
+    let Some(w) = web_sys::window() else { return };
+    let Ok(parent) = w.parent() else { return };
+    let Some(parent) = parent else { return };
+    if parent == w {
+        return;
+    }
+    let Ok(js) = js_sys::JSON::parse(&message.to_string()) else {
+        return;
+    };
+    let _ = parent.post_message(&js, "*");
+}
+
+/// Reports the content height and the state (time, describe line) to the host.
+pub fn report_to_host(ctx: Ctx, last: StoredValue<(i32, u64)>) {
+    let height = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+        .map_or(0, |e| e.scroll_height());
+    let now = ctx.status.with_untracked(|s| s.now);
+    let (h0, t0) = last.get_value();
+    if height != h0 {
+        post_to_host(
+            &serde_json::json!({"source": "watermark", "type": "height", "height": height}),
+        );
+    }
+    if now != t0 || height != h0 {
+        let describe = ctx.frame.with_untracked(|f| f.snap.describe.clone());
+        post_to_host(&serde_json::json!({
+            "source": "watermark", "type": "state", "time_ms": now,
+            "clock": geometry::format_clock(now), "describe": describe,
+            "playing": ctx.status.with_untracked(|s| s.playing),
+        }));
+    }
+    last.set_value((height, now));
+}
+
+/// Handles a message from the host: play, pause, seek, load.
+pub fn handle_host_message(ctx: Ctx, data: &wasm_bindgen::JsValue) {
+    let Some(text) = js_sys::JSON::stringify(data)
+        .ok()
+        .and_then(|s| s.as_string())
+    else {
+        return;
+    };
+    if text.len() > share::MAX_LINK_CHARS * 2 {
+        return;
+    }
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return;
+    };
+    if v.get("target").and_then(|t| t.as_str()) != Some("watermark") {
+        return;
+    }
+    match v.get("type").and_then(|t| t.as_str()) {
+        Some("play") => {
+            ctx.with_pg(|pg| pg.playing = true);
+        }
+        Some("pause") => {
+            ctx.with_pg(|pg| pg.playing = false);
+        }
+        Some("seek") => {
+            let Some(t) = v.get("time_ms").and_then(|t| t.as_u64()) else {
+                post_to_host(
+                    &serde_json::json!({"source": "watermark", "type": "error", "message": "seek needs time_ms, a whole number of milliseconds"}),
+                );
+                return;
+            };
+            let t = t.min(watermark_engine::scenario::MAX_TIME_MS);
+            ctx.with_pg(|pg| {
+                if t > pg.max_time() {
+                    pg.run_to(t);
+                } else {
+                    pg.seek(t);
+                }
+            });
+        }
+        Some("load") => {
+            let scenario = match (v.get("link").and_then(|l| l.as_str()), v.get("scenario")) {
+                (Some(link), _) => share::decode(link).map_err(|e| e.to_string()),
+                (None, Some(s)) => Scenario::from_json(&s.to_string()).map_err(|e| e.to_string()),
+                _ => Err(
+                    "load needs link (a w1. payload) or scenario (a scenario object)".to_string(),
+                ),
+            };
+            match scenario {
+                Ok(s) => ctx.restart(s, String::new()),
+                Err(e) => post_to_host(
+                    &serde_json::json!({"source": "watermark", "type": "error", "message": e}),
+                ),
+            }
+            ctx.notice.set(None);
+        }
+        _ => post_to_host(
+            &serde_json::json!({"source": "watermark", "type": "error", "message": "unknown message type: use play, pause, seek or load"}),
+        ),
+    }
+}
