@@ -9,7 +9,10 @@ import { join, relative } from "node:path";
 import { gzipSync, constants } from "node:zlib";
 
 // The one place the budget lives: gzip bytes of all shipped .wasm and .js together.
-const BUDGET_GZIP_BYTES = 300 * 1000;
+// It started at 300 KB for the first page; the engine (with its presets and the share-link
+// codec) and the full playground UI spent it, and it was raised to 400 KB when they landed
+// (368 KB were used then; see BENCHMARKS.md). Raise it only with a reason written here.
+const BUDGET_GZIP_BYTES = 400 * 1000;
 
 const dist = process.argv[2] ?? "dist";
 
