@@ -114,3 +114,106 @@ fn the_decoder_survives_random_and_mutated_links() {
         slowest.as_secs_f64() * 1000.0
     );
 }
+
+/// A random scenario: random cluster, configs and a timeline of every kind of action.
+fn random_scenario(rng: &mut Rng) -> watermark_engine::Scenario {
+    use watermark_engine::scenario::{
+        AcksOrDefault, ControllerName, Endpoint, ProduceSpec, TimedAction,
+    };
+    use watermark_engine::types::Acks;
+    use watermark_engine::{Action, Config, Scenario};
+    let brokers = 1 + rng.below_or_equal(8) as u32;
+    let b = |rng: &mut Rng| 1 + rng.below_or_equal(u64::from(brokers - 1)) as u32;
+    let text = |rng: &mut Rng| -> String {
+        let n = rng.below_or_equal(12) as usize;
+        (0..n)
+            .map(|_| {
+                ['a', 'Z', '7', ' ', '-', 'é', '"', '<', '🙂', '\\'][rng.below_or_equal(9) as usize]
+            })
+            .collect()
+    };
+    let mut timeline = vec![];
+    for _ in 0..rng.below_or_equal(30) {
+        let at = rng.below_or_equal(600_000);
+        let action = match rng.below_or_equal(12) {
+            0 => Action::Produce(ProduceSpec {
+                acks: AcksOrDefault(
+                    [Acks::Zero, Acks::One, Acks::All][rng.below_or_equal(2) as usize],
+                ),
+                values: (0..1 + rng.below_or_equal(3)).map(|_| text(rng)).collect(),
+                one_by_one: rng.below_or_equal(1) == 1,
+                retries: (rng.below_or_equal(1) == 1).then(|| rng.below_or_equal(5) as u32),
+                ..ProduceSpec::default()
+            }),
+            1 => Action::Freeze { broker: b(rng) },
+            2 => Action::Thaw { broker: b(rng) },
+            3 => Action::Kill { broker: b(rng) },
+            4 => Action::Start { broker: b(rng) },
+            5 => Action::Slow {
+                broker: b(rng),
+                ms: rng.below_or_equal(10_000),
+            },
+            6 => Action::Cut {
+                a: Endpoint::Broker(b(rng)),
+                b: Endpoint::Controller(ControllerName::Controller),
+            },
+            7 => Action::SetConfig {
+                name: "replica.lag.time.max.ms".into(),
+                value: serde_json::json!(rng.below_or_equal(60_000)),
+            },
+            8 => Action::Note { text: text(rng) },
+            9 => Action::Consume {
+                max_records: Some(1 + rng.below_or_equal(100) as u32),
+                from_beginning: rng.below_or_equal(1) == 1,
+            },
+            10 => Action::ElectUnclean,
+            11 => Action::DumpLog { broker: b(rng) },
+            _ => Action::Describe,
+        };
+        timeline.push(TimedAction { at, action });
+    }
+    Scenario {
+        title: text(rng),
+        description: text(rng),
+        brokers,
+        replication_factor: Some(1 + rng.below_or_equal(u64::from(brokers - 1)) as u32),
+        seed: rng.next_u64(),
+        config: Config {
+            min_insync_replicas: 1 + rng.below_or_equal(8) as u32,
+            replica_lag_time_max_ms: rng.below_or_equal(600_000),
+            unclean_leader_election_enable: rng.below_or_equal(1) == 1,
+            network_jitter_ms: rng.below_or_equal(50),
+            ..Config::default()
+        },
+        timeline,
+        end_ms: (rng.below_or_equal(1) == 1).then(|| rng.below_or_equal(700_000)),
+        ..Scenario::default()
+    }
+}
+
+#[test]
+fn random_scenarios_round_trip_exactly_through_links() {
+    let cases: u64 = std::env::var("WATERMARK_ROUNDTRIP_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(3_000);
+    let mut rng = Rng::new(0x5CA1AB1E);
+    for i in 0..cases {
+        let s = random_scenario(&mut rng);
+        s.validate()
+            .unwrap_or_else(|e| panic!("case {i}: generated an invalid scenario: {e}"));
+        let link = encode(&s);
+        assert!(
+            link.starts_with("w1.")
+                && link
+                    .bytes()
+                    .all(|c| c.is_ascii_alphanumeric() || b"-_.".contains(&c)),
+            "URL-safe"
+        );
+        assert_eq!(
+            decode(&link).unwrap_or_else(|e| panic!("case {i}: {e}")),
+            s,
+            "case {i}"
+        );
+    }
+}
