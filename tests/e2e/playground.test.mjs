@@ -1,0 +1,422 @@
+// The playground as a person uses it, in the release build: the cluster settings, acks=all
+// waiting in the purgatory, a frozen follower leaving the ISR, a leader failover, scrubbing
+// the timeline, the keyboard, and the layout on a phone and in dark mode. Each test drives
+// the page through its controls' accessible names and reads the result from what the page
+// shows (the describe line, the clock, the lists), polling rather than sleeping.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { useApp } from "../lib/harness.mjs";
+import {
+  button,
+  clock,
+  clockMs,
+  describe,
+  eventLog,
+  notice,
+  openFresh,
+  parseClock,
+  pause,
+  play,
+  poll,
+  produceResults,
+  setRange,
+  shareHash,
+  slider,
+  SPEED_MAX,
+  waitForClock,
+  waitForText,
+  waiting,
+} from "../lib/ui.mjs";
+
+const app = useApp();
+
+const lanes = (page) => page.locator("svg.cluster g.lane");
+const lane = (page, index) => lanes(page).nth(index);
+const laneClass = (page, index) => lane(page, index).getAttribute("class");
+const calculator = async (page) => [
+  await page.locator("[data-testid=can-fail]").textContent(),
+  await page.locator("[data-testid=can-lose]").textContent(),
+];
+const warnings = (page) => page.locator("ul.warnings li");
+
+test("the sliders set the cluster: brokers and RF start a new one, min.insync.replicas moves the calculator", async () => {
+  const { page } = await openFresh(app, "/");
+
+  // The default scenario: 3 brokers, RF 3, min.insync.replicas=2.
+  assert.match(await describe(page).textContent(), /Leader: 1 Replicas: 1,2,3 Isr: 1,2,3 /);
+  assert.equal(await lanes(page).count(), 3);
+  assert.deepEqual(await calculator(page), ["1", "1"], "RF 3, min 2: one broker can fail, one can be lost");
+  assert.equal(await warnings(page).count(), 0);
+
+  // Article 004's calculator, live, without a new cluster.
+  await setRange(page, "min.insync.replicas", 1);
+  await poll(async () => (await calculator(page)).join() === "2,0", {
+    message: async () => `calculator ${await calculator(page)}`,
+  });
+  await waitForText(warnings(page).first(), /min\.insync\.replicas=1 with replication factor 3/);
+  await setRange(page, "min.insync.replicas", 3);
+  await poll(async () => (await calculator(page)).join() === "0,2", {
+    message: async () => `calculator ${await calculator(page)}`,
+  });
+  await waitForText(warnings(page).first(), /min\.insync\.replicas equals the replication factor \(3\)/);
+  await waitForText(eventLog(page), /--add-config min\.insync\.replicas=3/);
+  assert.match(await describe(page).textContent(), /Replicas: 1,2,3 /, "a live config change keeps the cluster");
+  await setRange(page, "min.insync.replicas", 2);
+  await poll(async () => (await calculator(page)).join() === "1,1");
+
+  // Five brokers: a new cluster with five lanes and five rows of fault buttons; RF stays 3.
+  await setRange(page, "Brokers", 5);
+  await poll(async () => (await lanes(page).count()) === 5, {
+    message: async () => `${await lanes(page).count()} lanes`,
+  });
+  await waitForText(notice(page), /Started a new cluster: 5 broker\(s\), replication factor 3/);
+  assert.equal(await button(page, "Kill broker 5").count(), 1);
+  assert.match(await describe(page).textContent(), /Replicas: 1,2,3 Isr: 1,2,3 /);
+
+  // RF 4: replicas 1..4, the fifth broker hosts none.
+  await setRange(page, "Replication factor", 4);
+  await waitForText(describe(page), /Leader: 1 Replicas: 1,2,3,4 Isr: 1,2,3,4 /);
+  assert.equal(await lanes(page).count(), 5);
+  await waitForText(lane(page, 4), /no replica/);
+  assert.deepEqual(await calculator(page), ["2", "1"], "RF 4, min 2 (kept over the restart)");
+  assert.equal(await slider(page, "Replication factor").inputValue(), "4");
+
+  await app.screenshot(page, "playground-5-brokers-rf-4");
+});
+
+test("acks=all waits in the purgatory while a follower is frozen, and completes once it catches up", async () => {
+  const { page } = await openFresh(app, "/");
+
+  await button(page, "Freeze broker 3").click();
+  await waitForText(lane(page, 2), /frozen/);
+  await button(page, "Produce").click();
+  // Step, event by event, until the produce request reaches the leader and waits there.
+  await poll(
+    async () => {
+      if (/Purgatory/.test(await waiting(page).textContent())) return true;
+      await button(page, "Step").click();
+      return false;
+    },
+    { timeout: 10_000, interval: 0, message: async () => `waiting: ${await waiting(page).textContent()}` },
+  );
+  const entry = page.getByRole("listitem").filter({ hasText: "Purgatory on broker 1" });
+  assert.match(await entry.textContent(), /^Purgatory on broker 1: acks=all offsets 0\.\.0 waits for HW ≥ 1 \(HW now 0\); REQUEST_TIMED_OUT in /);
+
+  // Let simulated seconds pass: broker 2 has the record, broker 3 does not, so the HW
+  // stays 0 and the request keeps waiting (the ISR is still 1,2,3).
+  await setRange(page, "Speed", 666); // 10×
+  await play(page);
+  await waitForClock(page, 3_000);
+  await pause(page);
+  const frozenFor = await clockMs(page);
+  assert.ok(frozenFor < 9_000, `paused at ${frozenFor} ms, before the controller fences the frozen broker`);
+  assert.match(await entry.textContent(), /waits for HW ≥ 1 \(HW now 0\)/);
+  assert.doesNotMatch(await produceResults(page).textContent(), /acks=all/);
+  assert.match(await describe(page).textContent(), /Isr: 1,2,3 /);
+  await app.screenshot(page, "playground-purgatory");
+
+  // Thaw: broker 3 fetches, the HW moves to 1, and the request completes.
+  await button(page, "Thaw broker 3").click();
+  await play(page);
+  const result = await waitForText(produceResults(page), /acks=all -> ok, offset=0 \(waited \d+ ms\)/);
+  await pause(page);
+  const waited = Number(/waited (\d+) ms/.exec(result)[1]);
+  assert.ok(waited >= frozenFor, `waited ${waited} ms, at least the ${frozenFor} ms broker 3 was frozen`);
+  assert.equal(await entry.count(), 0, "the purgatory is empty");
+  await waitForText(page.locator('pre[aria-label="kafka-get-offsets"]'), /^rep:0:1$/);
+});
+
+test("a frozen follower that falls behind leaves the ISR after replica.lag.time.max.ms", async () => {
+  const { page } = await openFresh(app, "/");
+
+  await setRange(page, "replica.lag.time.max.ms", 2000);
+  // Keep the controller from fencing the frozen broker (9 s by default), so only the
+  // leader's lag check can take it out of the ISR.
+  await page.locator("details.advanced > summary").click();
+  await setRange(page, "broker.session.timeout.ms", 60000);
+  await waitForText(eventLog(page), /--add-config broker\.session\.timeout\.ms=60000/);
+  await waitForText(eventLog(page), /--add-config replica\.lag\.time\.max\.ms=2000/);
+
+  // Broker 3 stops at t=0, then a record arrives that it will never fetch.
+  await button(page, "Freeze broker 3").click();
+  await button(page, "Produce").click();
+  await setRange(page, "Speed", 666); // 10×
+  await play(page);
+  await waitForText(describe(page), /Leader: 1 Replicas: 1,2,3 Isr: 1,2 /);
+  await pause(page);
+  await waitForText(lane(page, 2), /out of sync/);
+
+  // The leader shrank the ISR (not the controller): broker 3 last caught up with its fetch
+  // at 40 ms, so it is out once 40 + 2000 ms have passed, at the leader's next lag check.
+  const log = await eventLog(page).innerText();
+  const shrink = /\[\s*(\d+)\.(\d{3})s\] \[Partition rep-0 broker=1\] Shrinking ISR from 1,2,3 to 1,2\. .*\(brokerId: 3, endOffset: 0, lastCaughtUpTimeMs: (\d+)\)/.exec(log);
+  assert.ok(shrink, `no leader-side ISR shrink of broker 3 in the log:\n${log}`);
+  const shrunkAt = Number(shrink[1]) * 1000 + Number(shrink[2]);
+  const caughtUp = Number(shrink[3]);
+  assert.ok(shrunkAt > caughtUp + 2000, `shrunk at ${shrunkAt} ms, within the lag time of ${caughtUp} ms`);
+  // (No upper bound: the first check after the change runs on the old 15 s period's phase.)
+  assert.doesNotMatch(log, /Fencing broker 3/);
+  // With broker 3 out, the ISR of two meets min.insync.replicas=2 and the write commits.
+  const result = await waitForText(produceResults(page), /acks=all -> ok, offset=0 \(waited \d+ ms\)/);
+  assert.ok(Number(/waited (\d+) ms/.exec(result)[1]) >= shrunkAt, result);
+  await app.screenshot(page, "playground-isr-shrunk");
+
+  // Scrubbed back to just before the lag time ran out, broker 3 is still in the ISR.
+  await slider(page, "Timeline").fill(String(caughtUp + 1900));
+  await waitForText(clock(page), new RegExp(`^t = ${fmt(caughtUp + 1900).replace(".", "\\.")}$`));
+  assert.match(await describe(page).textContent(), /Isr: 1,2,3 /);
+});
+
+test("an idle frozen follower stays in the ISR: it is not behind", async () => {
+  // Kafka's rule: a follower whose log end equals the leader's is caught up, however long
+  // ago it fetched. Opened from a share link at 20 s: frozen at 0, nothing written.
+  const scenario = {
+    version: 1,
+    brokers: 3,
+    replication_factor: 3,
+    config: {
+      "min.insync.replicas": 2,
+      "replica.lag.time.max.ms": 2000,
+      "broker.session.timeout.ms": 60000,
+      "sim.network.latency.ms": 40,
+    },
+    timeline: [{ at: 0, action: "freeze", broker: 3 }],
+  };
+  const { page } = await openFresh(app, `/?t=20000${shareHash(scenario)}`);
+  assert.equal(await clockMs(page), 20_000);
+  assert.match(await describe(page).textContent(), /Leader: 1 Replicas: 1,2,3 Isr: 1,2,3 /);
+  assert.match(await laneClass(page, 2), /\bfrozen\b/);
+  await waitForText(lane(page, 2), /in ISR/);
+  // One record, and the next lag check (within 1 s) takes it out.
+  await button(page, "Produce").click();
+  await setRange(page, "Speed", 666);
+  await play(page);
+  await waitForText(describe(page), /Isr: 1,2 /);
+  await pause(page);
+  assert.ok((await clockMs(page)) > 20_000);
+  assert.match(await eventLog(page).innerText(), /Shrinking ISR from 1,2,3 to 1,2/);
+});
+
+test("killing the leader elects a new leader in a new leader epoch", async () => {
+  const { page } = await openFresh(app, "/");
+  const controller = page.locator("svg.cluster g.controller");
+  assert.match(await controller.textContent(), /leader epoch 0/);
+
+  await button(page, "Kill broker 1").click();
+  await waitForText(lane(page, 0), /killed/);
+  assert.equal(await button(page, "Start broker 1").isEnabled(), true);
+  assert.equal(await button(page, "Kill broker 1").isDisabled(), true);
+  // The controller fences broker 1 after broker.session.timeout.ms (9 s simulated).
+  await setRange(page, "Speed", SPEED_MAX);
+  await play(page);
+  const line = await waitForText(describe(page), /Leader: 2 /);
+  await pause(page);
+  assert.match(line, /Leader: 2 Replicas: 1,2,3 Isr: 2,3 /);
+  await waitForText(controller, /leader epoch 1/);
+  await waitForText(lane(page, 1), /broker 2 · leader/);
+  const log = await eventLog(page).innerText();
+  assert.match(log, /\[\s*9\.000s\] \[QuorumController\] Fencing broker 1/);
+  assert.match(log, /Setting new leader for topic rep, partition 0 to 2 using a clean election \(leader epoch 1\)/);
+  // The narration for screen readers says it too.
+  await waitForText(page.locator('div.sr-only[aria-live="polite"]'), /leader|ISR/i);
+  await app.screenshot(page, "playground-new-leader");
+});
+
+test("the timeline scrubs back and forward, and acting in the past discards the future", async () => {
+  const { page } = await openFresh(app, "/");
+  const timeline = slider(page, "Timeline");
+  const backToLive = button(page, "Back to the live run");
+
+  await setRange(page, "Speed", SPEED_MAX);
+  await play(page);
+  await waitForClock(page, 3_000);
+  await pause(page);
+  const killedAt = await clockMs(page);
+  await button(page, "Kill broker 1").click();
+  await play(page);
+  await waitForText(describe(page), /Leader: 2 /);
+  await waitForClock(page, killedAt + 15_000);
+  await pause(page);
+  const live = await clockMs(page);
+  assert.equal(await timeline.evaluate((el) => Number(el.max)), live);
+  assert.equal(await backToLive.count(), 0, "following the live run");
+
+  // Back to before the kill: broker 1 runs and leads.
+  const before = killedAt - 500;
+  await timeline.fill(String(before));
+  await waitForText(clock(page), new RegExp(`^t = ${fmt(before).replace(".", "\\.")}$`));
+  assert.match(await describe(page).textContent(), /Leader: 1 Replicas: 1,2,3 Isr: 1,2,3 /);
+  assert.match(await laneClass(page, 0), /\brunning\b/);
+  await backToLive.waitFor();
+  assert.match(await page.locator(".scrub-note").textContent(), /Viewing the past/);
+  assert.equal(await button(page, "Play").count(), 1, "scrubbing pauses");
+  await app.screenshot(page, "playground-scrubbed-back");
+
+  // Forward, still in the past: after the fence broker 2 leads.
+  await timeline.fill(String(killedAt + 12_000));
+  await waitForText(describe(page), /Leader: 2 Replicas: 1,2,3 Isr: 2,3 /);
+  assert.equal(await clockMs(page), killedAt + 12_000);
+  assert.match(await laneClass(page, 0), /\bkilled\b/);
+
+  // Back to the live run: the present again.
+  await backToLive.click();
+  await backToLive.waitFor({ state: "detached" });
+  assert.equal(await clockMs(page), live);
+  assert.match(await describe(page).textContent(), /Leader: 2 /);
+
+  // Acting while scrubbed back discards what came after, and says so.
+  await timeline.fill(String(before));
+  await waitForText(describe(page), /Leader: 1 /);
+  await button(page, "Freeze broker 3").click();
+  const note = await waitForText(notice(page), /discarded/);
+  assert.match(note, new RegExp(`Acting at ${fmt(before).replace(".", "\\.")} discarded the ${live - before} ms that had been simulated after it`));
+  await backToLive.waitFor({ state: "detached" });
+  assert.equal(await timeline.evaluate((el) => Number(el.max)), before, "the live run now ends where we acted");
+  assert.match(await describe(page).textContent(), /Leader: 1 Replicas: 1,2,3 Isr: 1,2,3 /, "the kill is gone");
+  assert.match(await laneClass(page, 0), /\brunning\b/);
+  assert.match(await laneClass(page, 2), /\bfrozen\b/);
+});
+
+test("the keyboard plays, pauses, steps and goes back; ? opens the help; Tab reaches every action", async () => {
+  const { page } = await openFresh(app, "/?t=5000");
+  assert.equal(await clockMs(page), 5000, "?t=5000 opens at 5 s");
+  const help = page.getByRole("dialog", { name: "Keyboard shortcuts", exact: true });
+
+  await page.keyboard.press("?");
+  await help.waitFor();
+  assert.match(await help.textContent(), /Play or pause/);
+  await app.screenshot(page, "playground-help");
+  await page.keyboard.press("?");
+  await help.waitFor({ state: "detached" });
+  await page.keyboard.press("?");
+  await help.waitFor();
+  await page.keyboard.press("Escape");
+  await help.waitFor({ state: "detached" });
+
+  // ← goes back 100 ms (into the past), → runs the next event from there.
+  await page.keyboard.press("ArrowLeft");
+  await waitForText(clock(page), /^t = 0:04\.900$/);
+  await button(page, "Back to the live run").waitFor();
+  await page.keyboard.press("ArrowRight");
+  const stepped = parseClock(await waitForText(clock(page), /^t = 0:0[45]\.\d{3}$/));
+  await poll(async () => (await clockMs(page)) > 4900, { message: async () => await clock(page).textContent() });
+  assert.ok((await clockMs(page)) <= 5000, `one step from 4.900 s stays within the run (at ${stepped})`);
+
+  // Space plays and pauses: the Play/Pause button's name follows.
+  await page.keyboard.press(" ");
+  await button(page, "Pause").waitFor();
+  const from = await clockMs(page);
+  await poll(async () => (await clockMs(page)) > from + 50);
+  await page.keyboard.press(" ");
+  await button(page, "Play").waitFor();
+  const stopped = await clockMs(page);
+  await new Promise((ok) => setTimeout(ok, 200));
+  assert.equal(await clockMs(page), stopped, "paused: the clock stands still");
+
+  // Tab goes through every control; Enter on a focused button acts.
+  const focused = () =>
+    page.evaluate(() => document.activeElement?.getAttribute("aria-label") ?? document.activeElement?.tagName);
+  // One full round: stop at the first element focused twice.
+  const seen = [];
+  for (let i = 0; i < 150; i++) {
+    await page.keyboard.press("Tab");
+    const { name, again } = await page.evaluate(() => {
+      const el = document.activeElement;
+      window.__tabbed ??= new WeakSet();
+      const again = window.__tabbed.has(el);
+      window.__tabbed.add(el);
+      return { name: el?.getAttribute("aria-label") ?? el?.tagName, again };
+    });
+    if (again) break;
+    seen.push(name);
+  }
+  const actions = [
+    "Keyboard shortcuts", "Play", "Step", "Speed", "Timeline",
+    "Brokers", "Replication factor", "min.insync.replicas", "replica.lag.time.max.ms",
+    "Value", "Records", "acks", "Produce", "Consume", "Consume from the beginning",
+    "Elect the preferred leader", "Force an unclean election", "Share", "Preset", "Open preset",
+  ];
+  for (const id of [1, 2, 3]) {
+    actions.push(`Freeze broker ${id}`, `Kill broker ${id}`, `Stop broker ${id}`, `Slow broker ${id}`);
+    actions.push(`Cut broker ${id} from the controller`, `Lose the disk of broker ${id}`);
+    if (id !== 1) actions.push(`Cut broker ${id} from the leader`);
+  }
+  const missing = actions.filter((a) => !seen.includes(a));
+  assert.deepEqual(missing, [], `not reached with Tab; the order was:\n  ${seen.join("\n  ")}`);
+
+  await poll(async () => {
+    if ((await focused()) === "Freeze broker 3") return true;
+    await page.keyboard.press("Tab");
+    return false;
+  }, { interval: 0 });
+  await page.keyboard.press("Enter");
+  await button(page, "Thaw broker 3").waitFor();
+  assert.match(await laneClass(page, 2), /\bfrozen\b/);
+  assert.equal(await focused(), "Thaw broker 3", "focus stays on the button, now named for what it does next");
+  // Space on a focused button presses it (and does not play).
+  await page.keyboard.press(" ");
+  await button(page, "Freeze broker 3").waitFor();
+  assert.equal(await button(page, "Play").count(), 1);
+});
+
+test("a share link opens its scenario; each cell says in words whether it is committed", async () => {
+  const scenario = {
+    version: 1,
+    brokers: 3,
+    replication_factor: 3,
+    config: { "sim.network.latency.ms": 40, "min.insync.replicas": 2 },
+    timeline: [
+      { at: 0, action: "produce", acks: "all", prefix: "c", count: 3 },
+      { at: 1000, action: "freeze", broker: 2 },
+      { at: 1000, action: "freeze", broker: 3 },
+      { at: 1500, action: "produce", acks: "1", values: ["tail"] },
+    ],
+  };
+  const { page } = await openFresh(app, `/?t=2000${shareHash(scenario)}`);
+  assert.equal(await clockMs(page), 2000);
+  const titles = await page
+    .locator("svg.cluster g.cell")
+    .evaluateAll((cells) => cells.map((c) => [c.getAttribute("class"), c.querySelector("title").textContent]));
+  assert.ok(
+    titles.some(([k, t]) => k === "cell committed" && t === "offset 0 epoch 0: c1 (committed)"),
+    JSON.stringify(titles),
+  );
+  assert.ok(
+    titles.some(([k, t]) => k === "cell uncommitted" && t === "offset 3 epoch 0: tail (not yet committed)"),
+    JSON.stringify(titles),
+  );
+  assert.equal(titles.filter(([k]) => k === "cell committed").length, 9, "three records on three replicas");
+  assert.match(await page.locator('pre[aria-label="kafka-get-offsets"]').textContent(), /^rep:0:3$/);
+});
+
+test("on a 375 px phone and in dark mode the page fits its width and keeps the cluster view", async () => {
+  const scenario = {
+    version: 1,
+    brokers: 3,
+    replication_factor: 3,
+    config: { "sim.network.latency.ms": 40, "min.insync.replicas": 2 },
+    timeline: [{ at: 0, action: "produce", acks: "all", prefix: "r", count: 6 }],
+  };
+  const { page } = await openFresh(app, `/?t=1500${shareHash(scenario)}`, { colorScheme: "dark" });
+  await page.setViewportSize({ width: 375, height: 740 });
+  // The cluster view follows the window's width (web/src/app.rs, on resize).
+  await poll(async () => (await page.locator("svg.cluster").evaluate((s) => s.getBoundingClientRect().width)) <= 375);
+  const widths = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+  assert.ok(widths[0] <= widths[1], `the page scrolls sideways: ${widths[0]} px wide in a ${widths[1]} px window`);
+  assert.equal(await lanes(page).count(), 3);
+  assert.ok((await page.locator("svg.cluster g.cell").count()) > 0, "cells are drawn");
+  assert.equal(await page.evaluate(() => getComputedStyle(document.body).backgroundColor), "rgb(15, 18, 22)");
+  await button(page, "Produce").scrollIntoViewIfNeeded();
+  assert.ok(await button(page, "Produce").isVisible());
+  await app.screenshot(page, "playground-375-dark");
+
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await poll(async () => (await page.locator("svg.cluster").evaluate((s) => s.getBoundingClientRect().width)) > 375);
+  await app.screenshot(page, "playground-desktop-dark");
+});
+
+/** 5000 → `0:05.000`, as the page's clock shows it. */
+function fmt(ms) {
+  return `${Math.floor(ms / 60_000)}:${String(Math.floor(ms / 1000) % 60).padStart(2, "0")}.${String(ms % 1000).padStart(3, "0")}`;
+}
