@@ -379,11 +379,11 @@ fn BrokerRow(ctx: Ctx, id: u32) -> impl IntoView {
             <button aria-label=format!("Start broker {id}") prop:disabled=up on:click=move |_| ctx.act(Action::Start { broker: id })>"Start"</button>
             <button aria-label=move || if slow() { format!("Speed up broker {id}") } else { format!("Slow broker {id}") }
                 on:click=move |_| ctx.act(Action::Slow { broker: id, ms: if slow() { 0 } else { 5_000 } })>
-                {move || if slow() { "Unslow" } else { "Slow" }}
+                {move || if slow() { "Speed up" } else { "Slow" }}
             </button>
             <button aria-label=move || if cut_ctl() { format!("Heal broker {id} to the controller") } else { format!("Cut broker {id} from the controller") }
                 on:click=move |_| ctx.act(if cut_ctl() { Action::Heal { a: Endpoint::Broker(id), b: controller } } else { Action::Cut { a: Endpoint::Broker(id), b: controller } })>
-                {move || if cut_ctl() { "Heal controller link" } else { "Cut from controller" }}
+                {move || if cut_ctl() { format!("Heal broker {id} to the controller") } else { format!("Cut broker {id} from the controller") }}
             </button>
             <Show when=move || leader().is_some_and(|l| l != id)>
                 <button aria-label=move || if cut_from_leader() { format!("Heal broker {id} to the leader") } else { format!("Cut broker {id} from the leader") }
@@ -392,10 +392,10 @@ fn BrokerRow(ctx: Ctx, id: u32) -> impl IntoView {
                             ctx.act(if cut_from_leader() { Action::Heal { a: Endpoint::Broker(id), b: Endpoint::Broker(l) } } else { Action::Cut { a: Endpoint::Broker(id), b: Endpoint::Broker(l) } })
                         }
                     }>
-                    {move || if cut_from_leader() { "Heal leader link" } else { "Cut from leader" }}
+                    {move || if cut_from_leader() { format!("Heal broker {id} to the leader") } else { format!("Cut broker {id} from the leader") }}
                 </button>
             </Show>
-            <button aria-label=format!("Lose the disk of broker {id}") class="danger" on:click=move |_| ctx.act(Action::LoseDisk { broker: id })>"Lose disk"</button>
+            <button aria-label=format!("Lose the disk of broker {id}") class="danger" on:click=move |_| ctx.act(Action::LoseDisk { broker: id })>"Lose the disk"</button>
         </div>
     }
 }

@@ -278,7 +278,7 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
             <div class="row">
                 <button aria-label="Share" aria-expanded=move || open.get().to_string() on:click=move |_| open.update(|o| *o = !*o)>"Share"</button>
                 <button aria-label="Reset" on:click=reset>"Reset"</button>
-                <button aria-label="Export scenario" on:click=export>"Export JSON"</button>
+                <button aria-label="Export scenario" on:click=export>"Export scenario"</button>
                 <label class="file">"Import JSON " <input type="file" accept="application/json,.json" aria-label="Import scenario" on:change=import /></label>
                 <button aria-label="Download transcript" on:click=transcript>"Transcript"</button>
             </div>
@@ -296,7 +296,7 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
                         <label>"Height (px) "<input type="number" min="200" max="2000" aria-label="Height" prop:value=move || height.get().to_string()
                             on:input=move |ev| height.set(event_target_value(&ev).parse().unwrap_or(480)) /></label>
                         <textarea readonly rows="4" aria-label="Embed snippet" prop:value=snippet></textarea>
-                        <button aria-label="Copy embed snippet" on:click=move |_| copy_to_clipboard(&snippet.get_untracked())>"Copy snippet"</button>
+                        <button aria-label="Copy embed snippet" on:click=move |_| copy_to_clipboard(&snippet.get_untracked())>"Copy embed snippet"</button>
                     </fieldset>
                 </div>
             </Show>
