@@ -237,7 +237,17 @@ fn Lane(
     let title = move || {
         broker.with(|b| {
             b.as_ref()
-                .map(|b| format!("broker {} · {}", b.id, if b.hosts_replica { b.role.as_str() } else { "no replica" }))
+                .map(|b| {
+                    format!(
+                        "broker {} · {}",
+                        b.id,
+                        if b.hosts_replica {
+                            b.role.as_str()
+                        } else {
+                            "no replica"
+                        }
+                    )
+                })
                 .unwrap_or_default()
         })
     };

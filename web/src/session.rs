@@ -252,7 +252,10 @@ mod tests {
 
     #[test]
     fn embed_snippet_escapes_the_title_and_carries_options() {
-        let s = Scenario { title: "<script>\"x\" & y".into(), ..Scenario::default() };
+        let s = Scenario {
+            title: "<script>\"x\" & y".into(),
+            ..Scenario::default()
+        };
         let snippet = embed_snippet(
             "https://example.org/wm/",
             &s,
