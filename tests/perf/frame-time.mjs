@@ -1,0 +1,362 @@
+#!/usr/bin/env node
+// Frame time of the playground under load, in headless Chromium. Not part of scripts/test:
+// speed is measured, never asserted. Run by hand after a release build:
+//
+//   trunk build --release
+//   node tests/perf/frame-time.mjs [--seconds 10] [--speeds 0,1,10,100] [--records 300] [--loads 5]
+//
+// For each speed it opens dist/ on a share link (7 brokers, RF 7, latency 40 ms, 300
+// single-record produce actions spread over the measured window, ?autoplay=1), sets the
+// Speed slider (speed 0 is a baseline: the same page, paused), waits a second, and then:
+//   1. for --seconds, inside the page: requestAnimationFrame deltas (median, p95, p99, max,
+//      share over 16.7 ms); the time the app's own frame callback takes, from its start to
+//      the end of the microtasks it queued (Leptos runs its DOM updates there), timed with
+//      performance.now() by a wrapper installed before the app loads; messages in flight
+//      (g.packet); and, over the same window, Chromium's counters (CDP
+//      Performance.getMetrics): time in script, style recalculation and layout;
+//   2. for 3 s, DOM mutations per frame by where they land (a MutationObserver);
+//   3. for 3 s, a CPU profile of the page (CDP Profiler), self time grouped into browser
+//      work outside JS (style, layout, paint: "(program)"), DOM calls, wasm-bindgen's
+//      string decoding, other JS glue, wasm, GC and idle.
+// Then, over --loads fresh loads: time to first render (navigation start → the element
+// [data-wasm="ready"] attached, seen by a MutationObserver) beside the navigation timing;
+// and the sizes of dist/'s wasm and JS, raw and gzip -9.
+
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
+import { join } from "node:path";
+import { constants, gzipSync } from "node:zlib";
+import { APP_READY, CHROMIUM_PATH, DIST_DIR, launchBrowser, newWatchedPage, serveStatic } from "../lib/harness.mjs";
+import { shareHash } from "../lib/ui.mjs";
+
+function option(name, fallback) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && i + 1 < process.argv.length ? process.argv[i + 1] : fallback;
+}
+const SECONDS = Number(option("seconds", 10));
+const SPEEDS = option("speeds", "0,1,10,100").split(",").map(Number);
+const RECORDS = Number(option("records", 300));
+const LOADS = Number(option("loads", 5));
+
+/** Speed → the Speed slider's position (0..1000 ↔ 0.1×..100×, log scale; web/src/geometry.rs). */
+const sliderPosition = (speed) => Math.round((Math.log10(speed / 0.1) / 3) * 1000);
+
+/**
+ * The load: 7 brokers, RF 7, latency 40 ms, and RECORDS single-record produce actions
+ * (acks=all and acks=1 in turn) spread evenly over the simulated time the measurements
+ * cover at `speed`, so records keep arriving and fetches keep flying throughout.
+ */
+function scenarioFor(speed) {
+  const span = Math.max(1, speed) * (SECONDS + 8) * 1000;
+  const step = Math.max(1, Math.floor(span / RECORDS));
+  return {
+    version: 1,
+    title: `Frame-time load: 7 brokers, RF 7, ${RECORDS} records`,
+    brokers: 7,
+    replication_factor: 7,
+    config: { "min.insync.replicas": 2, "sim.network.latency.ms": 40, "sim.controller.latency.ms": 40 },
+    timeline: Array.from({ length: RECORDS }, (_, i) => ({
+      at: i * step,
+      action: "produce",
+      acks: i % 2 === 0 ? "all" : "1",
+      values: [`r${i}`],
+    })),
+    end_ms: span + 60_000,
+  };
+}
+
+// Installed before the page's scripts: times each animation-frame callback the app
+// registers (to the end of the microtasks it queues), and notes when the app is ready.
+function instrument() {
+  const raf = window.requestAnimationFrame.bind(window);
+  window.__wm = { ready: null, recording: false, callbacks: [], raf };
+  window.requestAnimationFrame = (cb) =>
+    raf((ts) => {
+      const t0 = performance.now();
+      try {
+        cb(ts);
+      } finally {
+        if (window.__wm.recording) {
+          // Leptos' effects run as microtasks after the callback; a chain of microtasks
+          // queued now ends after them.
+          let p = Promise.resolve();
+          for (let i = 0; i < 8; i++) p = p.then(() => {});
+          p.then(() => window.__wm.callbacks.push(performance.now() - t0));
+        }
+      }
+    });
+  const seen = () => {
+    if (window.__wm.ready === null && document.querySelector('[data-wasm="ready"]')) {
+      window.__wm.ready = performance.now();
+      return true;
+    }
+    return false;
+  };
+  new MutationObserver((_, obs) => seen() && obs.disconnect()).observe(document, {
+    subtree: true,
+    childList: true,
+    attributes: true,
+    attributeFilter: ["data-wasm"],
+  });
+}
+
+// In the page: frame deltas, app callback times and messages in flight for `ms`.
+function sampleFrames(ms) {
+  const raf = window.__wm.raf;
+  return new Promise((resolve) => {
+    const deltas = [];
+    const packets = [];
+    window.__wm.callbacks = [];
+    window.__wm.recording = true;
+    let last = null;
+    const start = performance.now();
+    const frame = (ts) => {
+      if (last !== null) deltas.push(ts - last);
+      last = ts;
+      packets.push(document.querySelectorAll("svg.cluster g.packet").length);
+      if (ts - start < ms) {
+        raf(frame);
+      } else {
+        window.__wm.recording = false;
+        resolve({ deltas, packets, callbacks: window.__wm.callbacks });
+      }
+    };
+    raf(frame);
+  });
+}
+
+// In the page: DOM mutations per frame for `ms`, by the part of the page they land in.
+function countMutations(ms) {
+  const raf = window.__wm.raf;
+  const parts = [
+    ["cluster: log cells", "svg.cluster g.cell"],
+    ["cluster: messages", "svg.cluster g.packet"],
+    ["cluster: lanes", "svg.cluster g.lane"],
+    ["cluster: other", "svg.cluster"],
+    ["time bar", ".timebar"],
+    ["waiting requests", "ul.waiting"],
+    ["fault buttons", ".broker-actions"],
+    ["event log", "ol.log"],
+    ["read-outs", "section.readouts"],
+    ["settings and actions", "aside.side"],
+  ];
+  // A removed node is detached by the time the observer runs: it is placed by its own
+  // class, or else by the parent it was removed from.
+  const where = (node, parent) => {
+    const el = node.nodeType === 1 ? node : node.parentElement;
+    if (el) for (const [name, selector] of parts) if (el.isConnected ? el.closest(selector) : el.matches(selector.split(" ").pop())) return name;
+    return parent ? where(parent) : "other";
+  };
+  return new Promise((resolve) => {
+    const tally = {};
+    let frames = 0;
+    const observer = new MutationObserver((records) => {
+      for (const m of records) {
+        // For a childList change the target is the parent, so attribute it by the nodes.
+        const node = m.type === "childList" ? (m.addedNodes[0] ?? m.removedNodes[0] ?? m.target) : m.target;
+        const key = `${where(node, m.target)}|${m.type === "childList" ? "nodes added or removed" : m.type === "attributes" ? "attributes set" : "text changed"}`;
+        tally[key] = (tally[key] ?? 0) + (m.type === "childList" ? m.addedNodes.length + m.removedNodes.length : 1);
+      }
+    });
+    observer.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+    const start = performance.now();
+    const frame = (ts) => {
+      frames++;
+      if (ts - start < ms) raf(frame);
+      else {
+        observer.disconnect();
+        resolve({ tally, frames });
+      }
+    };
+    raf(frame);
+  });
+}
+
+const quantile = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))] : NaN;
+};
+const median = (xs) => quantile(xs, 0.5);
+const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const ms = (x) => `${x.toFixed(1)} ms`;
+const pct = (x) => `${(100 * x).toFixed(0)}%`;
+
+async function cdpMetrics(cdp) {
+  const { metrics } = await cdp.send("Performance.getMetrics");
+  return Object.fromEntries(metrics.map((m) => [m.name, m.value]));
+}
+
+function clockSeconds(text) {
+  const m = /t = (\d+):(\d\d)\.(\d\d\d)/.exec(text ?? "");
+  return m ? Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) / 1000 : NaN;
+}
+
+/** Self time of a CPU profile, grouped; values are shares of the profiled wall time. */
+function profileGroups(profile) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const DOM = /^(setAttribute|removeAttribute|remove|insertBefore|appendChild|createElementNS|createElement|createTextNode|replaceWith|before|after|set (nodeValue|data|textContent|value|checked|disabled|max))$/;
+  const groups = {};
+  let total = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    const { functionName: f, url } = byId.get(profile.samples[i]).callFrame;
+    const dt = profile.timeDeltas[i];
+    total += dt;
+    let g;
+    if (f === "(idle)") g = "idle";
+    else if (f === "(program)") g = "browser outside JS (style, layout, paint, …)";
+    else if (f === "(garbage collector)") g = "garbage collector";
+    else if (url.endsWith(".wasm")) g = "wasm (engine, snapshot, Leptos)";
+    else if (/^(decode|decodeText|getStringFromWasm0|encode|passStringToWasm0)$/.test(f)) g = "strings between wasm and JS";
+    else if (DOM.test(f) || /^__wbg_(set|remove|insert|create|append)/.test(f)) g = "DOM calls";
+    else if (url.endsWith(".js")) g = "other JS glue";
+    else g = `other: ${f}`;
+    groups[g] = (groups[g] ?? 0) + dt;
+  }
+  return Object.entries(groups)
+    .map(([k, v]) => [k, v / total])
+    .sort((a, b) => b[1] - a[1]);
+}
+
+async function measureSpeed(context, url, speed) {
+  const { page, problems } = await newWatchedPage(context);
+  await page.addInitScript(instrument);
+  const paused = speed === 0;
+  await page.goto(`${url}?autoplay=1${shareHash(scenarioFor(paused ? 1 : speed))}`, { waitUntil: "load" });
+  await page.locator(APP_READY).waitFor({ state: "attached", timeout: 30_000 });
+  const clock = page.getByLabel("Simulated time", { exact: true });
+  if (paused) {
+    await page.waitForTimeout(2000);
+    await page.getByRole("button", { name: "Pause", exact: true }).click();
+  } else {
+    await page.getByRole("slider", { name: "Speed", exact: true }).fill(String(sliderPosition(speed)));
+  }
+  await page.waitForTimeout(1000);
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("Performance.enable");
+  const t0 = clockSeconds(await clock.textContent());
+  const before = await cdpMetrics(cdp);
+  const sample = await page.evaluate(sampleFrames, SECONDS * 1000);
+  const after = await cdpMetrics(cdp);
+  const t1 = clockSeconds(await clock.textContent());
+  const mutations = await page.evaluate(countMutations, 3000);
+  await cdp.send("Profiler.enable");
+  await cdp.send("Profiler.setSamplingInterval", { interval: 250 });
+  await cdp.send("Profiler.start");
+  await page.waitForTimeout(3000);
+  const { profile } = await cdp.send("Profiler.stop");
+  const speedShown = paused ? "paused" : await page.locator(".speed output").textContent();
+  await cdp.detach();
+  await page.close();
+  if (problems.length) throw new Error(`the page reported problems:\n  ${problems.join("\n  ")}`);
+  const perSecond = (k) => (after[k] - before[k]) / SECONDS;
+  const { deltas, packets, callbacks } = sample;
+  return {
+    speed: speedShown,
+    fps: deltas.length / SECONDS,
+    median: median(deltas),
+    p95: quantile(deltas, 0.95),
+    p99: quantile(deltas, 0.99),
+    max: Math.max(...deltas),
+    over16: deltas.filter((x) => x > 16.7).length / deltas.length,
+    callbackMedian: callbacks.length ? median(callbacks) : 0,
+    callbackP95: callbacks.length ? quantile(callbacks, 0.95) : 0,
+    script: perSecond("ScriptDuration"),
+    style: perSecond("RecalcStyleDuration"),
+    layout: perSecond("LayoutDuration"),
+    task: perSecond("TaskDuration"),
+    nodes: after.Nodes,
+    packetsMean: mean(packets),
+    packetsMax: Math.max(...packets),
+    simulated: t1 - t0,
+    mutations,
+    profile: profileGroups(profile),
+  };
+}
+
+async function measureLoad(context, url) {
+  const { page, problems } = await newWatchedPage(context);
+  await page.addInitScript(instrument);
+  await page.goto(url, { waitUntil: "load" });
+  await page.locator(APP_READY).waitFor({ state: "attached", timeout: 30_000 });
+  const t = await page.evaluate(() => {
+    const nav = performance.getEntriesByType("navigation")[0];
+    const fcp = performance.getEntriesByName("first-contentful-paint")[0];
+    return {
+      ready: window.__wm.ready,
+      responseEnd: nav.responseEnd,
+      domContentLoaded: nav.domContentLoadedEventEnd,
+      load: nav.loadEventEnd,
+      fcp: fcp ? fcp.startTime : NaN,
+    };
+  });
+  await page.close();
+  if (problems.length) throw new Error(`the page reported problems:\n  ${problems.join("\n  ")}`);
+  return t;
+}
+
+function sizes() {
+  return readdirSync(DIST_DIR)
+    .filter((f) => /\.(wasm|js)$/.test(f))
+    .sort()
+    .map((f) => {
+      const bytes = readFileSync(join(DIST_DIR, f));
+      return { file: f, raw: bytes.length, gzip: gzipSync(bytes, { level: constants.Z_BEST_COMPRESSION }).length };
+    });
+}
+
+const server = await serveStatic();
+const context = await launchBrowser();
+try {
+  const chromium = execFileSync(CHROMIUM_PATH, ["--version"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+  console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model.trim()}); ${chromium}, headless, --disable-gpu; window 1024×640`);
+  console.log(`load: 7 brokers, RF 7, latency 40 ms, ${RECORDS} single-record produce actions over each window; ${SECONDS} s per speed`);
+  console.log(`load average before: ${loadavg().map((x) => x.toFixed(1)).join(" ")}\n`);
+
+  const results = [];
+  for (const speed of SPEEDS) results.push(await measureSpeed(context, server.url, speed));
+  const loadAfter = loadavg();
+
+  console.log("| speed | frames/s | frame median | p95 | p99 | max | frames > 16.7 ms | app frame callback median / p95 | script / style / layout (share of wall time) | in flight mean / max | simulated |");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|");
+  for (const r of results) {
+    console.log(
+      `| ${r.speed} | ${r.fps.toFixed(0)} | ${ms(r.median)} | ${ms(r.p95)} | ${ms(r.p99)} | ${ms(r.max)} | ${pct(r.over16)} | ${ms(r.callbackMedian)} / ${ms(r.callbackP95)} | ${pct(r.script)} / ${pct(r.style)} / ${pct(r.layout)} | ${r.packetsMean.toFixed(1)} / ${r.packetsMax} | ${r.simulated.toFixed(1)} s |`,
+    );
+  }
+  console.log(`load average after: ${loadAfter.map((x) => x.toFixed(1)).join(" ")}`);
+
+  console.log("\nwhere the main thread's time goes (CPU profile, 3 s, share of wall time):");
+  for (const r of results) {
+    console.log(`  ${r.speed}: ${r.profile.filter(([, v]) => v >= 0.005).map(([k, v]) => `${k} ${pct(v)}`).join(", ")}`);
+  }
+  console.log("\nDOM mutations per frame (3 s, MutationObserver; nodes added + removed, attributes set, texts changed):");
+  for (const r of results) {
+    const { tally, frames } = r.mutations;
+    const top = Object.entries(tally)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 6)
+      .map(([k, v]) => `${k.replace("|", ": ")} ${(v / frames).toFixed(0)}`);
+    console.log(`  ${r.speed} (${frames} frames): ${top.join("; ") || "none"}`);
+  }
+
+  const loads = [];
+  for (let i = 0; i < LOADS; i++) loads.push(await measureLoad(context, server.url));
+  const m = (k) => ms(median(loads.map((l) => l[k])));
+  console.log(`\ntime to first render, median of ${LOADS} loads from 127.0.0.1 (no cache):`);
+  console.log("| response end | DOMContentLoaded | load event | first contentful paint | app mounted ([data-wasm=\"ready\"]) |");
+  console.log("|---|---|---|---|---|");
+  console.log(`| ${m("responseEnd")} | ${m("domContentLoaded")} | ${m("load")} | ${m("fcp")} | ${m("ready")} |`);
+  console.log(`(each load, ms to mounted: ${loads.map((l) => l.ready.toFixed(0)).join(", ")})`);
+
+  console.log("\nsizes of dist/:");
+  console.log("| file | raw | gzip -9 |");
+  console.log("|---|---|---|");
+  const rows = sizes();
+  for (const r of rows) console.log(`| ${r.file.replace(/-[0-9a-f]{16}/, "")} | ${(r.raw / 1000).toFixed(1)} kB | ${(r.gzip / 1000).toFixed(1)} kB |`);
+  const total = rows.reduce((a, r) => ({ raw: a.raw + r.raw, gzip: a.gzip + r.gzip }), { raw: 0, gzip: 0 });
+  console.log(`| total | ${(total.raw / 1000).toFixed(1)} kB | ${(total.gzip / 1000).toFixed(1)} kB |`);
+} finally {
+  await context.close();
+  await server.close();
+}
