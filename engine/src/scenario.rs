@@ -122,6 +122,8 @@ pub struct TimedAction {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct ProduceSpec {
+    /// Default: `all`, the producer's default.
+    #[serde(default)]
     pub acks: AcksOrDefault,
     /// The values, in order.
     #[serde(default)]

@@ -115,21 +115,21 @@ pub fn decode(link: &str) -> Result<Scenario, ShareError> {
     if link.is_empty() {
         return Err(err("link", "the link holds no scenario"));
     }
-    if link.len() > MAX_LINK_CHARS + CURRENT_PREFIX.len() {
-        return Err(err(
-            "link",
-            format!(
-                "the scenario in the link is {} characters long; the limit is {MAX_LINK_CHARS}",
-                link.len()
-            ),
-        ));
-    }
     let Some((tag, payload)) = link.split_once('.') else {
         return Err(err(
             "version",
             "the link has no format tag (it should start with w1.)",
         ));
     };
+    if payload.len() > MAX_LINK_CHARS {
+        return Err(err(
+            "link",
+            format!(
+                "the scenario in the link is {} characters long; the limit is {MAX_LINK_CHARS}",
+                payload.len()
+            ),
+        ));
+    }
     match tag {
         "w1" => decode_v1(payload),
         other => Err(err(

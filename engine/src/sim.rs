@@ -466,6 +466,11 @@ impl Sim {
         self.advance_to(t);
     }
 
+    /// Timeline actions not run yet, in the order they will run.
+    pub fn pending_timeline(&self) -> impl Iterator<Item = &TimedAction> {
+        self.timeline[self.timeline_cursor.min(self.timeline.len())..].iter()
+    }
+
     /// The time of the last action on the timeline.
     pub fn timeline_end(&self) -> TimeMs {
         self.timeline.iter().map(|a| a.at).max().unwrap_or(0)

@@ -176,7 +176,9 @@ test("a host page drives an embed through postMessage, and the embed leaves the 
   // Load a scenario object.
   since = await mark(page, "wm");
   await post(page, "wm", { target: "watermark", type: "load", scenario: { topic: "object", brokers: 2 } });
-  // (Still at 0 ms: the embed does not report it, see the todo test below; read the iframe.)
+  // Still at 0 ms, and the load is reported all the same.
+  const objectState = await waitForMessage(page, "wm", since, (m) => m.type === "state" && m.describe.startsWith("Topic: object "));
+  assert.equal(objectState.time_ms, 0);
   await frame
     .locator('span[aria-label="kafka-topics --describe"]', { hasText: "Topic: object " })
     .waitFor();
@@ -219,7 +221,6 @@ test("a host page drives an embed through postMessage, and the embed leaves the 
 
 test(
   "a load that keeps the time at 0 is reported to the host",
-  { todo: "app bug: the embed posts state only when the time or height changed, so a load at the same time is never reported" },
   async () => {
     const { page } = await openHost("host-load", hostPage([{ id: "wm", src: "index.html?embed=1" }]));
     await page.frameLocator("#wm").locator(APP_READY).waitFor({ state: "attached", timeout: 15_000 });

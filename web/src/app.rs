@@ -32,9 +32,12 @@ fn tab_hidden() -> bool {
 
 /// Width available to the cluster view.
 fn stage_width(embed: bool) -> f64 {
+    // The document's client width leaves out a vertical scrollbar.
     let w = web_sys::window()
-        .and_then(|w| w.inner_width().ok())
-        .and_then(|v| v.as_f64())
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+        .map(|e| f64::from(e.client_width()))
+        .filter(|w| *w > 0.0)
         .unwrap_or(1024.0);
     if embed {
         return (w - 16.0).clamp(300.0, 1400.0);
@@ -46,7 +49,11 @@ fn stage_width(embed: bool) -> f64 {
 
 /// The frame loop: each animation frame moves the playground by the real time elapsed ×
 /// speed, and publishes one snapshot. Nothing runs while paused or while the tab is hidden.
-fn run_frames(ctx: Ctx, last: f64) {
+/// The session is saved at most this often while it plays (and on every action and when
+/// the page is hidden), so a reload reopens it where it was left.
+const SAVE_EVERY_MS: f64 = 1_000.0;
+
+fn run_frames(ctx: Ctx, last: f64, saved_at: f64) {
     request_animation_frame(move || {
         let now = now_ms();
         let real = if tab_hidden() {
@@ -55,10 +62,16 @@ fn run_frames(ctx: Ctx, last: f64) {
             (now - last).max(0.0)
         };
         let moved = ctx.pg.try_update_value(|pg| pg.tick(real)).unwrap_or(false);
+        let mut saved_at = saved_at;
         if moved {
             ctx.publish();
+            ctx.dirty.set_value(true);
+            if now - saved_at >= SAVE_EVERY_MS {
+                share_ui::save_if_dirty(ctx);
+                saved_at = now;
+            }
         }
-        run_frames(ctx, now);
+        run_frames(ctx, now, saved_at);
     });
 }
 
@@ -92,7 +105,13 @@ pub fn App() -> impl IntoView {
         Err(e) => panic!("default scenario: {e}"),
     };
     let ctx = Ctx::new(pg, stage_width(embed), embed);
-    if let Some(t) = options.start_ms {
+    // Open at the link's time; a restored session reopens where it was left.
+    let start = options.start_ms.or_else(|| {
+        opening
+            .restored
+            .then(|| opening.scenario.end_ms.unwrap_or(0))
+    });
+    if let Some(t) = start {
         ctx.pg.update_value(|pg| pg.run_to(t));
     }
     ctx.pg.update_value(|pg| pg.playing = options.autoplay);
@@ -102,7 +121,8 @@ pub fn App() -> impl IntoView {
     let help = RwSignal::new(false);
     let show_controls = !embed || options.controls;
 
-    run_frames(ctx, now_ms());
+    run_frames(ctx, now_ms(), now_ms());
+    let hide = window_event_listener_untyped("pagehide", move |_| share_ui::save_if_dirty(ctx));
     let resize = window_event_listener(ev::resize, move |_| {
         width.set(stage_width(embed));
         ctx.publish();
@@ -114,7 +134,7 @@ pub fn App() -> impl IntoView {
     });
     if embed {
         // Report height and state to the host page a few times a second.
-        let last = StoredValue::new((-1, u64::MAX));
+        let last = StoredValue::new((-1, u64::MAX, false, String::new()));
         let report = move || share_ui::report_to_host(ctx, last);
         report();
         if let Ok(h) = set_interval_with_handle(report, std::time::Duration::from_millis(250)) {
@@ -166,6 +186,7 @@ pub fn App() -> impl IntoView {
         resize.remove();
         keys.remove();
         messages.remove();
+        hide.remove();
     });
 
     if embed {

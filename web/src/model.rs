@@ -164,11 +164,24 @@ impl Playground {
                 self.seek(next.max(v.now() + 1).min(self.live.now()));
             }
             None => {
-                self.live.step();
+                // Every event of the next millisecond: a step never stops between events
+                // that happen at the same time, so a moment is always a whole millisecond
+                // and a shared link (?t=MS) shows exactly it.
+                if let Some(t) = self.live.next_event_time() {
+                    self.live.advance_to(t);
+                }
                 self.rewind.observe(&self.live);
                 self.collect_markers();
             }
         }
+    }
+
+    /// The time of the next note (caption) still to run on the shown state's timeline.
+    pub fn next_note_time(&self) -> Option<TimeMs> {
+        self.current()
+            .pending_timeline()
+            .find(|a| matches!(a.action, Action::Note { .. }))
+            .map(|a| a.at)
     }
 
     /// Shows the state at time `t` (clamped to what has been simulated).
@@ -318,11 +331,17 @@ mod tests {
     }
 
     #[test]
-    fn step_runs_one_event_and_playing_from_the_past_catches_up() {
+    fn step_runs_one_moment_and_playing_from_the_past_catches_up() {
         let mut p = Playground::new(default_scenario()).unwrap();
         let before = p.current().events_processed();
+        let t = p.current().next_event_time().unwrap();
         p.step();
-        assert_eq!(p.current().events_processed(), before + 1);
+        assert!(p.current().events_processed() > before);
+        assert_eq!(p.current().now(), t);
+        assert!(
+            p.current().next_event_time().unwrap() > t,
+            "every event at that millisecond ran"
+        );
         p.playing = true;
         for _ in 0..50 {
             p.tick(100.0);

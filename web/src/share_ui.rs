@@ -47,12 +47,21 @@ pub fn stored_session() -> Option<String> {
 
 /// Saves the session (not in an embed, which must not touch its host's storage).
 pub fn save_session(ctx: Ctx) {
+    ctx.dirty.set_value(false);
     if ctx.embed {
         return;
     }
     let link = ctx.pg.with_value(|pg| share::encode(&pg.to_scenario()));
     if let Some(s) = storage() {
         let _ = s.set_item(STORAGE_KEY, &link);
+    }
+}
+
+/// Saves the session if it moved since it was last saved. Opening a link and leaving
+/// without doing anything keeps the stored session as it was.
+pub fn save_if_dirty(ctx: Ctx) {
+    if ctx.dirty.get_value() {
+        save_session(ctx);
     }
 }
 
@@ -106,15 +115,7 @@ fn caption(ctx: Ctx) -> impl Fn() -> Option<String> {
 
 /// The time of the next note on the timeline after the shown moment.
 fn next_note_time(ctx: Ctx) -> Option<u64> {
-    ctx.pg.with_value(|pg| {
-        let now = pg.current().now();
-        pg.scenario()
-            .timeline
-            .iter()
-            .filter(|a| matches!(a.action, watermark_engine::Action::Note { .. }) && a.at > now)
-            .map(|a| a.at)
-            .min()
-    })
+    ctx.pg.with_value(|pg| pg.next_note_time())
 }
 
 /// Plays up to the next caption and pauses there.
@@ -187,12 +188,12 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
             .with_value(|pg| session::embed_snippet(&base_embed, &pg.to_scenario(), &o))
     });
     let reset = move |_| {
-        clear_session();
         ctx.restart(
             default_scenario(),
             "Started over with the default scenario.".into(),
         );
-        save_session(ctx);
+        // Reset forgets the session: the next reload opens the default scenario.
+        clear_session();
     };
     let export = move |_| {
         let json = ctx.pg.with_value(|pg| pg.to_scenario().to_json_pretty());
@@ -237,13 +238,17 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
                         format!("“{}”", s.title)
                     };
                     ctx.restart(s, format!("Imported {title}."));
-                    save_session(ctx);
                 }
                 Err(e) => ctx.notice.set(Some(format!("Not imported: {e}"))),
             }
         });
     };
-    let chosen = RwSignal::new(PRESETS[0].name.to_string());
+    // A page opened with ?preset=NAME shows that preset in the picker.
+    let (search, hash) = page_search_and_hash();
+    let from_url = session::parse_url(&search, &hash)
+        .preset
+        .filter(|n| PRESETS.iter().any(|p| p.name == n));
+    let chosen = RwSignal::new(from_url.unwrap_or_else(|| PRESETS[0].name.to_string()));
     let chosen_preset = move || preset(&chosen.get()).ok();
     let open_preset = move |_| {
         if let Ok(s) = preset(&chosen.get_untracked()) {
@@ -252,7 +257,6 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
                 s,
                 format!("Opened the preset “{title}”. Play it, or step through it with Next step."),
             );
-            save_session(ctx);
         }
     };
     let base_presets = base.clone();
@@ -264,7 +268,8 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
                 <select aria-label="Preset" on:change=move |ev| chosen.set(event_target_value(&ev))>
                     {PRESETS.iter().map(|p| {
                         let title = preset(p.name).map(|s| s.title).unwrap_or_default();
-                        view! { <option value=p.name>{title}</option> }
+                        let name = p.name;
+                        view! { <option value=name selected=move || chosen.get() == name>{title}</option> }
                     }).collect_view()}
                 </select>
             </label>
@@ -319,27 +324,27 @@ pub fn post_to_host(message: &serde_json::Value) {
 }
 
 /// Reports the content height and the state (time, describe line) to the host.
-pub fn report_to_host(ctx: Ctx, last: StoredValue<(i32, u64)>) {
+pub fn report_to_host(ctx: Ctx, last: StoredValue<(i32, u64, bool, String)>) {
     let height = web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.document_element())
         .map_or(0, |e| e.scroll_height());
     let now = ctx.status.with_untracked(|s| s.now);
-    let (h0, t0) = last.get_value();
+    let playing = ctx.status.with_untracked(|s| s.playing);
+    let describe = ctx.frame.with_untracked(|f| f.snap.describe.clone());
+    let (h0, t0, p0, d0) = last.get_value();
     if height != h0 {
         post_to_host(
             &serde_json::json!({"source": "watermark", "type": "height", "height": height}),
         );
     }
-    if now != t0 || height != h0 {
-        let describe = ctx.frame.with_untracked(|f| f.snap.describe.clone());
+    if now != t0 || playing != p0 || describe != d0 {
         post_to_host(&serde_json::json!({
             "source": "watermark", "type": "state", "time_ms": now,
-            "clock": geometry::format_clock(now), "describe": describe,
-            "playing": ctx.status.with_untracked(|s| s.playing),
+            "clock": geometry::format_clock(now), "describe": describe, "playing": playing,
         }));
     }
-    last.set_value((height, now));
+    last.set_value((height, now, playing, describe));
 }
 
 /// Handles a message from the host: play, pause, seek, load.

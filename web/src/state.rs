@@ -37,6 +37,8 @@ pub struct Ctx {
     pub width: RwSignal<f64>,
     /// Embedded in another page: never touches storage or the URL.
     pub embed: bool,
+    /// The session moved (played) since it was last saved.
+    pub dirty: StoredValue<bool>,
     log_seq: StoredValue<(u64, u64)>,
 }
 
@@ -55,6 +57,7 @@ impl Ctx {
             notice: RwSignal::new(None),
             width: RwSignal::new(width),
             embed,
+            dirty: StoredValue::new(false),
             log_seq: StoredValue::new((u64::MAX, u64::MAX)),
         }
     }
@@ -128,6 +131,7 @@ impl Ctx {
             Err(e) => self.notice.set(Some(format!("Not done: {e}"))),
         }
         self.publish();
+        crate::share_ui::save_session(*self);
     }
 
     pub fn with_pg<R>(&self, f: impl FnOnce(&mut Playground) -> R) -> Option<R> {
