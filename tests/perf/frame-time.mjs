@@ -3,17 +3,19 @@
 // speed is measured, never asserted. Run by hand after a release build:
 //
 //   trunk build --release
-//   node tests/perf/frame-time.mjs [--seconds 10] [--speeds 0,1,10,100] [--records 300] [--loads 5]
+//   node tests/perf/frame-time.mjs [--seconds 10] [--speeds 0,1,10,100] [--records 300] [--loads 5] [--css CSS]
 //
 // For each speed it opens dist/ on a share link (7 brokers, RF 7, latency 40 ms, 300
 // single-record produce actions spread over the measured window, ?autoplay=1), sets the
 // Speed slider (speed 0 is a baseline: the same page, paused), waits a second, and then:
-//   1. for --seconds, inside the page: requestAnimationFrame deltas (median, p95, p99, max,
-//      share over 16.7 ms); the time the app's own frame callback takes, from its start to
-//      the end of the microtasks it queued (Leptos runs its DOM updates there), timed with
-//      performance.now() by a wrapper installed before the app loads; messages in flight
-//      (g.packet); and, over the same window, Chromium's counters (CDP
-//      Performance.getMetrics): time in script, style recalculation and layout;
+//   1. for --seconds, inside the page: requestAnimationFrame deltas (median, p95, p99,
+//      max, and the share over 16.7 ms, allowing 10% vsync jitter); the time the app's
+//      own frame callback takes, from its start to the end of the microtasks it queued
+//      (Leptos runs its DOM updates there), timed with performance.now() by a wrapper
+//      installed before the app loads; messages in flight (g.packet); over the same
+//      window, Chromium's counters (CDP Performance.getMetrics): time in script, style
+//      recalculation and layout; and the CPU time Chromium's processes used per frame
+//      (/proc), which other work on the machine does not inflate as it does wall time;
 //   2. for 3 s, DOM mutations per frame by where they land (a MutationObserver);
 //   3. for 3 s, a CPU profile of the page (CDP Profiler), self time grouped into browser
 //      work outside JS (style, layout, paint: "(program)"), DOM calls, wasm-bindgen's
@@ -38,6 +40,11 @@ const SECONDS = Number(option("seconds", 10));
 const SPEEDS = option("speeds", "0,1,10,100").split(",").map(Number);
 const RECORDS = Number(option("records", 300));
 const LOADS = Number(option("loads", 5));
+// For finding where the time goes: a stylesheet added to the page before measuring, e.g.
+// --css "ol.log{display:none}" shows what the event log's layout and paint cost.
+const CSS = option("css", "");
+/** A frame counts as late when it took over 16.7 ms by more than vsync jitter (10%). */
+const LATE_MS = 16.7 * 1.1;
 
 /** Speed → the Speed slider's position (0..1000 ↔ 0.1×..100×, log scale; web/src/geometry.rs). */
 const sliderPosition = (speed) => Math.round((Math.log10(speed / 0.1) / 3) * 1000);
@@ -187,6 +194,41 @@ async function cdpMetrics(cdp) {
   return Object.fromEntries(metrics.map((m) => [m.name, m.value]));
 }
 
+// CPU time (user + system, ms) that Chromium's processes have used so far: the browser that
+// this script started (a child of this Node process) and all its descendants, split into
+// renderers and the rest (browser, GPU/viz compositor, utilities). Unlike wall-clock
+// durations, CPU time does not grow when other work on the machine takes the cores.
+const CLK_TCK = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+function chromiumCpu() {
+  const procs = readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .map((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+        return { pid: Number(pid), ppid: Number(fields[1]), cpu: ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK, cmdline };
+      } catch {
+        return null;
+      }
+    })
+    .filter(Boolean);
+  const mine = new Set(procs.filter((p) => p.ppid === process.pid && p.cmdline.includes("chrom")).map((p) => p.pid));
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const p of procs) if (!mine.has(p.pid) && mine.has(p.ppid)) mine.add(p.pid), (grew = true);
+  }
+  let renderer = 0;
+  let other = 0;
+  for (const p of procs) {
+    if (!mine.has(p.pid)) continue;
+    if (p.cmdline.includes("--type=renderer")) renderer += p.cpu;
+    else other += p.cpu;
+  }
+  return { renderer, other };
+}
+
 function clockSeconds(text) {
   const m = /t = (\d+):(\d\d)\.(\d\d\d)/.exec(text ?? "");
   return m ? Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) / 1000 : NaN;
@@ -225,6 +267,7 @@ async function measureSpeed(context, url, speed) {
   await page.goto(`${url}?autoplay=1${shareHash(scenarioFor(paused ? 1 : speed))}`, { waitUntil: "load" });
   await page.locator(APP_READY).waitFor({ state: "attached", timeout: 30_000 });
   const clock = page.getByLabel("Simulated time", { exact: true });
+  if (CSS) await page.addStyleTag({ content: CSS });
   if (paused) {
     await page.waitForTimeout(2000);
     await page.getByRole("button", { name: "Pause", exact: true }).click();
@@ -236,7 +279,9 @@ async function measureSpeed(context, url, speed) {
   await cdp.send("Performance.enable");
   const t0 = clockSeconds(await clock.textContent());
   const before = await cdpMetrics(cdp);
+  const cpuBefore = chromiumCpu();
   const sample = await page.evaluate(sampleFrames, SECONDS * 1000);
+  const cpuAfter = chromiumCpu();
   const after = await cdpMetrics(cdp);
   const t1 = clockSeconds(await clock.textContent());
   const mutations = await page.evaluate(countMutations, 3000);
@@ -258,9 +303,12 @@ async function measureSpeed(context, url, speed) {
     p95: quantile(deltas, 0.95),
     p99: quantile(deltas, 0.99),
     max: Math.max(...deltas),
-    over16: deltas.filter((x) => x > 16.7).length / deltas.length,
+    over16: deltas.filter((x) => x > LATE_MS).length / deltas.length,
     callbackMedian: callbacks.length ? median(callbacks) : 0,
     callbackP95: callbacks.length ? quantile(callbacks, 0.95) : 0,
+    rendererCpuPerFrame: (cpuAfter.renderer - cpuBefore.renderer) / deltas.length,
+    otherCpuPerFrame: (cpuAfter.other - cpuBefore.other) / deltas.length,
+    cpuShare: (cpuAfter.renderer - cpuBefore.renderer + cpuAfter.other - cpuBefore.other) / (SECONDS * 1000),
     script: perSecond("ScriptDuration"),
     style: perSecond("RecalcStyleDuration"),
     layout: perSecond("LayoutDuration"),
@@ -311,17 +359,18 @@ try {
   const chromium = execFileSync(CHROMIUM_PATH, ["--version"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
   console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model.trim()}); ${chromium}, headless, --disable-gpu; window 1024×640`);
   console.log(`load: 7 brokers, RF 7, latency 40 ms, ${RECORDS} single-record produce actions over each window; ${SECONDS} s per speed`);
+  if (CSS) console.log(`extra stylesheet: ${CSS}`);
   console.log(`load average before: ${loadavg().map((x) => x.toFixed(1)).join(" ")}\n`);
 
   const results = [];
   for (const speed of SPEEDS) results.push(await measureSpeed(context, server.url, speed));
   const loadAfter = loadavg();
 
-  console.log("| speed | frames/s | frame median | p95 | p99 | max | frames > 16.7 ms | app frame callback median / p95 | script / style / layout (share of wall time) | in flight mean / max | simulated |");
-  console.log("|---|---|---|---|---|---|---|---|---|---|---|");
+  console.log("| speed | frames/s | frame median | p95 | p99 | max | frames > 16.7 ms (late) | app frame callback median / p95 | script / style / layout (share of wall time) | CPU per frame: renderer + rest of Chromium | Chromium CPU (of 2 cores) | in flight mean / max | simulated |");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const r of results) {
     console.log(
-      `| ${r.speed} | ${r.fps.toFixed(0)} | ${ms(r.median)} | ${ms(r.p95)} | ${ms(r.p99)} | ${ms(r.max)} | ${pct(r.over16)} | ${ms(r.callbackMedian)} / ${ms(r.callbackP95)} | ${pct(r.script)} / ${pct(r.style)} / ${pct(r.layout)} | ${r.packetsMean.toFixed(1)} / ${r.packetsMax} | ${r.simulated.toFixed(1)} s |`,
+      `| ${r.speed} | ${r.fps.toFixed(0)} | ${ms(r.median)} | ${ms(r.p95)} | ${ms(r.p99)} | ${ms(r.max)} | ${pct(r.over16)} | ${ms(r.callbackMedian)} / ${ms(r.callbackP95)} | ${pct(r.script)} / ${pct(r.style)} / ${pct(r.layout)} | ${ms(r.rendererCpuPerFrame)} + ${ms(r.otherCpuPerFrame)} | ${pct(r.cpuShare / 2)} | ${r.packetsMean.toFixed(1)} / ${r.packetsMax} | ${r.simulated.toFixed(1)} s |`,
     );
   }
   console.log(`load average after: ${loadAfter.map((x) => x.toFixed(1)).join(" ")}`);
