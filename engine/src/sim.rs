@@ -59,8 +59,10 @@ pub enum BrokerTimer {
     FetchTimeout { fetch_id: u64 },
     /// replica.fetch.wait.max.ms passed for a fetch held by the leader.
     HeldFetchExpire { fetch_id: u64 },
-    /// ReplicaManager's isr-expiration task (every replica.lag.time.max.ms / 2).
-    IsrExpiration,
+    /// ReplicaManager's isr-expiration task (every replica.lag.time.max.ms / 2). The
+    /// generation is the broker's `isr_expiration_generation` when it was scheduled; a change
+    /// of replica.lag.time.max.ms bumps it, so the task queued at the old period is stale.
+    IsrExpiration { generation: u64 },
     /// ReplicaManager's highwatermark-checkpoint task.
     HwCheckpoint,
     /// BrokerLifecycleManager's heartbeat.
@@ -132,6 +134,9 @@ pub struct Broker {
     pub alter_partition_in_flight: bool,
     /// Counter for fetch ids and timer generations.
     pub fetch_generation: u64,
+    /// The current isr-expiration task: bumped when replica.lag.time.max.ms changes, so the
+    /// task scheduled at the old period dies and one at the new period takes its place.
+    pub isr_expiration_generation: u64,
     /// The previous broker epoch this process registers with (kept across retries).
     pub registering_with_previous_epoch: i64,
 }
@@ -156,6 +161,7 @@ impl Broker {
             disk_lost: false,
             alter_partition_in_flight: false,
             fetch_generation: 0,
+            isr_expiration_generation: 0,
             registering_with_previous_epoch: -1,
         }
     }
@@ -526,11 +532,13 @@ impl Sim {
             BrokerTimer::SendFetch { generation } => self.fetcher_send_fetch(b, generation),
             BrokerTimer::FetchTimeout { fetch_id } => self.fetcher_timeout(b, fetch_id),
             BrokerTimer::HeldFetchExpire { fetch_id } => self.leader_expire_held_fetch(b, fetch_id),
-            BrokerTimer::IsrExpiration => {
+            BrokerTimer::IsrExpiration { generation } => {
+                if generation != self.brokers[&b].isr_expiration_generation {
+                    return; // scheduled at an earlier replica.lag.time.max.ms
+                }
                 self.leader_maybe_shrink_isr(b);
-                let period = (self.config.replica_lag_time_max_ms / 2)
-                    .max(crate::config::MIN_ISR_EXPIRATION_PERIOD_MS);
-                self.schedule_broker_timer(b, period, BrokerTimer::IsrExpiration);
+                let period = self.isr_expiration_period();
+                self.schedule_broker_timer(b, period, BrokerTimer::IsrExpiration { generation });
             }
             BrokerTimer::HwCheckpoint => {
                 self.checkpoint_high_watermark(b);
@@ -694,13 +702,56 @@ impl Sim {
         // ReplicaManager.startup schedules isr-expiration and highwatermark-checkpoint with an
         // initial delay of 0, from the broker's own start. Brokers start at different moments,
         // so each task's phase is drawn from the seeded generator.
-        let isr_period = (self.config.replica_lag_time_max_ms / 2)
-            .max(crate::config::MIN_ISR_EXPIRATION_PERIOD_MS);
-        let phase = self.rng.below_or_equal(isr_period - 1);
-        self.schedule_broker_timer(b, phase, BrokerTimer::IsrExpiration);
+        self.schedule_isr_expiration(b);
         let cp = self.config.replica_high_watermark_checkpoint_interval_ms;
         let phase = self.rng.below_or_equal(cp - 1);
         self.schedule_broker_timer(b, phase, BrokerTimer::HwCheckpoint);
+    }
+
+    /// How often the isr-expiration task runs: replica.lag.time.max.ms / 2, as
+    /// ReplicaManager.startup schedules it, but never more often than
+    /// [`MIN_ISR_EXPIRATION_PERIOD_MS`](crate::config::MIN_ISR_EXPIRATION_PERIOD_MS).
+    fn isr_expiration_period(&self) -> u64 {
+        (self.config.replica_lag_time_max_ms / 2).max(crate::config::MIN_ISR_EXPIRATION_PERIOD_MS)
+    }
+
+    /// Schedules the broker's isr-expiration task under its current generation, first run at
+    /// a phase drawn from the seeded generator (as at a broker's start).
+    fn schedule_isr_expiration(&mut self, b: BrokerId) {
+        let phase = self.rng.below_or_equal(self.isr_expiration_period() - 1);
+        let generation = self.brokers[&b].isr_expiration_generation;
+        self.schedule_broker_timer(b, phase, BrokerTimer::IsrExpiration { generation });
+    }
+
+    /// replica.lag.time.max.ms changed: every broker whose process is up (running or frozen)
+    /// drops the isr-expiration task it scheduled at the old period and starts one at the new
+    /// period, as if it had been restarted with the new value. Brokers that are down pick the
+    /// value up when they start. Brokers are visited in id order (a `BTreeMap`), so the
+    /// generator's draws, and the whole run, stay deterministic.
+    ///
+    /// Kafka itself cannot do this: `replica.lag.time.max.ms` is a static (read-only) broker
+    /// config. ReplicaManager.startup schedules "isr-expiration" once, with period
+    /// `config.replicaLagTimeMaxMs / 2`. DynamicBrokerConfig.validateConfigs throws "Cannot
+    /// update these configs dynamically" for any name in `DynamicConfig.Broker.nonDynamicProps`
+    /// (every KafkaConfig name outside `DynamicBrokerConfig.AllDynamicConfigs`), and the only
+    /// replication config in that set is `follower.fetch.last.tiered.offset.enable`
+    /// (`DynamicReplicationConfig.ReconfigurableConfigs`), per apache/kafka trunk,
+    /// core/src/main/scala/kafka/server/{DynamicBrokerConfig,ReplicaManager}.scala. Changing
+    /// it takes a rolling restart; the playground applies it on every broker at once.
+    fn restart_isr_expiration_tasks(&mut self) {
+        let ids: Vec<BrokerId> = self
+            .brokers
+            .values()
+            .filter(|broker| broker.process.is_up())
+            .map(|broker| broker.id)
+            .collect();
+        for b in ids {
+            self.brokers
+                .get_mut(&b)
+                .expect("broker exists")
+                .isr_expiration_generation += 1;
+            self.schedule_isr_expiration(b);
+        }
     }
 
     fn send_heartbeat(&mut self, b: BrokerId) {
@@ -1007,6 +1058,7 @@ impl Sim {
                 note(self, format!("broker {broker} lost its disk: its log and checkpoint files are gone (the process is down)"));
             }
             Action::SetConfig { name, value } => {
+                let lag_before = self.config.replica_lag_time_max_ms;
                 self.config.set(name, value)?;
                 note(
                     self,
@@ -1022,6 +1074,11 @@ impl Sim {
                 // periodic unclean election run, not at once (as article 004 observed).
                 if name == "min.insync.replicas" {
                     self.controller_clear_elr();
+                }
+                // The isr-expiration task runs every replica.lag.time.max.ms / 2: reschedule
+                // it on the new period now, rather than after the run queued at the old one.
+                if self.config.replica_lag_time_max_ms != lag_before {
+                    self.restart_isr_expiration_tasks();
                 }
             }
             Action::ElectPreferred => {

@@ -394,3 +394,36 @@ fn trace_is_read_by_cursor() {
     assert!(rest.iter().all(|e| e.seq >= cursor));
     assert!(sim.trace_since(end, 1000).0.is_empty());
 }
+
+#[test]
+fn lowering_replica_lag_time_max_ms_reschedules_isr_expiration_at_once() {
+    // Kafka schedules isr-expiration once, at startup, every replica.lag.time.max.ms / 2
+    // (ReplicaManager.startup), and the config is not dynamically reconfigurable. The
+    // playground applies a change at once on every broker, as if each had been restarted with
+    // the new value: the isr-expiration task then runs on the new period straight away, not
+    // after the one queued at the old period (here up to 15 s later).
+    for seed in 1..=8 {
+        let json = format!(
+            r#"{{"seed":{seed},"config":{{"replica.lag.time.max.ms":30000,"broker.session.timeout.ms":60000}},
+                "timeline":[{{"at":2000,"action":"freeze","broker":3}},
+                            {{"at":3000,"action":"produce","acks":"1","values":["behind"]}},
+                            {{"at":5000,"action":"set_config","name":"replica.lag.time.max.ms","value":1000}}],
+                "end_ms":25000}}"#
+        );
+        let (sim, lines) = run(&json);
+        let (t, l) = find(&lines, "Shrinking ISR from 1,2,3 to 1,2")
+            .unwrap_or_else(|| panic!("seed {seed}: broker 3 never left the ISR"));
+        // Broker 3 last caught up before 2000, so it is out of sync as soon as the lag is
+        // 1000 ms; the new task (period 500 ms) runs within 500 ms of the change.
+        assert!(
+            (5000..5500).contains(t),
+            "seed {seed}: shrunk at {t}, want within 500 ms of the change at 5000: {l}"
+        );
+        assert_eq!(
+            run(&json).1,
+            lines,
+            "seed {seed}: the same scenario gives the same transcript"
+        );
+        assert!(sim.losses().is_empty());
+    }
+}
