@@ -140,6 +140,10 @@ fn run_phases(seed: u64, sim: &mut Sim) -> Result<(), String> {
     let scenario = random_scenario(seed);
     sim.check_invariants = true;
     let mut rng = Rng::new(seed);
+    // A second generator moves the replica.lag.time.max.ms slider now and then (0..=60000 in
+    // steps of 500, as the UI does), so the isr-expiration task is rescheduled mid-run under
+    // faults. Being separate, it leaves each seed's other actions as they were.
+    let mut lag_rng = Rng::new(seed ^ 0x1A67_7135);
     let mut t = 0;
     let mut n = 0;
     // Fault phase.
@@ -147,10 +151,19 @@ fn run_phases(seed: u64, sim: &mut Sim) -> Result<(), String> {
         t += 1 + rng.below_or_equal(3_000);
         let action = random_action(&mut rng, scenario.brokers, &mut n);
         sim.advance_to(t);
-        sim.apply_now(&action)
-            .map_err(|e| format!("action {action:?} rejected: {e}"))?;
-        if !sim.violations().is_empty() {
-            return Err(format!("after {action:?}: {:?}", sim.violations()));
+        let mut actions = vec![action];
+        if lag_rng.below_or_equal(24) == 0 {
+            actions.push(Action::SetConfig {
+                name: "replica.lag.time.max.ms".into(),
+                value: serde_json::json!(500 * lag_rng.below_or_equal(120)),
+            });
+        }
+        for action in &actions {
+            sim.apply_now(action)
+                .map_err(|e| format!("action {action:?} rejected: {e}"))?;
+            if !sim.violations().is_empty() {
+                return Err(format!("after {action:?}: {:?}", sim.violations()));
+            }
         }
     }
     // Quiet phase: heal everything, thaw and start everyone, then a few writes.
