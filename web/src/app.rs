@@ -48,7 +48,7 @@ fn stage_width(embed: bool) -> f64 {
 }
 
 /// The frame loop: each animation frame moves the playground by the real time elapsed ×
-/// speed, and publishes one snapshot. Nothing runs while paused or while the tab is hidden.
+/// speed, and publishes what changed (see `state`). Nothing runs while paused or while the tab is hidden.
 /// The session is saved at most this often while it plays (and on every action and when
 /// the page is hidden), so a reload reopens it where it was left.
 const SAVE_EVERY_MS: f64 = 1_000.0;
@@ -63,8 +63,10 @@ fn run_frames(ctx: Ctx, last: f64, saved_at: f64) {
         };
         let moved = ctx.pg.try_update_value(|pg| pg.tick(real)).unwrap_or(false);
         let mut saved_at = saved_at;
+        if moved || ctx.log_pending() {
+            ctx.publish_frame(now);
+        }
         if moved {
-            ctx.publish();
             ctx.dirty.set_value(true);
             if now - saved_at >= SAVE_EVERY_MS {
                 share_ui::save_if_dirty(ctx);
@@ -118,6 +120,7 @@ pub fn App() -> impl IntoView {
     ctx.notice.set(opening.notice.clone());
     ctx.publish();
     let width = ctx.width;
+    let lag_time_max_ms = Memo::new(move |_| ctx.status.with(|s| s.config.replica_lag_time_max_ms));
     let help = RwSignal::new(false);
     let show_controls = !embed || options.controls;
 
@@ -192,7 +195,7 @@ pub fn App() -> impl IntoView {
     if embed {
         let base = share_ui::page_base();
         let open_full = move || {
-            let t = ctx.status.with(|s| s.now);
+            let t = ctx.clock.with(|c| c.now);
             ctx.pg
                 .with_value(|pg| session::share_link(&base, &pg.to_scenario(), t))
         };
@@ -201,9 +204,9 @@ pub fn App() -> impl IntoView {
                 <Alarms ctx=ctx />
                 <Caption ctx=ctx />
                 <Show when=move || show_controls><TimeBar ctx=ctx /></Show>
-                <ClusterView frame=ctx.frame width=width />
+                <ClusterView snap=ctx.snap clock=ctx.clock lag_time_max_ms=lag_time_max_ms width=width />
                 <p class="embed-foot">
-                    <span class="describe-mini" aria-label="kafka-topics --describe">{move || ctx.frame.with(|f| f.snap.describe.clone())}</span>
+                    <span class="describe-mini" aria-label="kafka-topics --describe">{move || ctx.snap.with(|s| s.describe.clone())}</span>
                     " "
                     <a href=open_full target="_blank" rel="noopener">"Open in Watermark"</a>
                 </p>
@@ -232,8 +235,8 @@ pub fn App() -> impl IntoView {
                         <span class="swatch uncommitted"></span>"not yet committed "
                         <span class="swatch divergent"></span>"diverged from the leader"
                     </div>
-                    <ClusterView frame=ctx.frame width=width />
-                    <Waiting frame=ctx.frame />
+                    <ClusterView snap=ctx.snap clock=ctx.clock lag_time_max_ms=lag_time_max_ms width=width />
+                    <Waiting snap=ctx.snap clock=ctx.clock />
                     <BrokerActions ctx=ctx />
                     <Simplifications />
                 </section>

@@ -9,29 +9,20 @@ use watermark_engine::snapshot::{BrokerSnapshot, MessageSnapshot, Snapshot};
 use watermark_engine::types::{BrokerId, Node};
 
 use crate::geometry::{self, OffsetWindow, CELL_H, CELL_W, LABEL_W};
+use crate::state::Clock;
 
-/// What one frame shows.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Frame {
-    pub snap: Snapshot,
-    /// Simulated time with a fraction, for smooth motion between whole milliseconds.
-    pub now: f64,
-    pub lag_time_max_ms: u64,
-    /// The width the cluster view was laid out for (so packets use the same window).
-    pub snap_width: f64,
-}
-
-/// One drawn cell: everything that decides how it looks, so it is its own key.
+/// One drawn cell: everything that decides how it looks, so it is its own key. Its x is
+/// fixed by its offset inside the sliding log group (`geometry::log_x`), so a cell keeps
+/// its DOM nodes while the window slides; only a change of what it shows replaces it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct CellData {
     broker: BrokerId,
+    lane: usize,
     offset: u64,
     epoch: i32,
     value: String,
     kind: &'static str,
     label: &'static str,
-    x: i64,
-    y: i64,
 }
 
 fn leader_of(snap: &Snapshot) -> Option<&BrokerSnapshot> {
@@ -62,11 +53,10 @@ fn cells(snap: &Snapshot, window: OffsetWindow) -> Vec<CellData> {
         .enumerate()
         .filter(|(_, b)| b.hosts_replica)
     {
-        let y = geometry::lane_y(i) - CELL_H / 2.0;
         for r in b.records.iter().filter(|r| r.offset >= window.first) {
-            let Some(x) = geometry::cell_x(r.offset, window) else {
+            if geometry::cell_x(r.offset, window).is_none() {
                 continue;
-            };
+            }
             let leader_record = leader.and_then(|l| {
                 r.offset
                     .checked_sub(l.log_start_offset)
@@ -75,13 +65,12 @@ fn cells(snap: &Snapshot, window: OffsetWindow) -> Vec<CellData> {
             let kind = geometry::cell_kind(r, leader_record, hw);
             out.push(CellData {
                 broker: b.id,
+                lane: i,
                 offset: r.offset,
                 epoch: r.epoch,
                 value: r.value.clone(),
                 kind: kind.class(),
                 label: kind.label(),
-                x: x as i64,
-                y: y as i64,
             });
         }
     }
@@ -89,13 +78,14 @@ fn cells(snap: &Snapshot, window: OffsetWindow) -> Vec<CellData> {
 }
 
 /// A record a truncation threw away, drawn falling out of its lane for a few seconds.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Ghost {
-    key: (BrokerId, u64, u64, i32),
+    broker: BrokerId,
+    time_ms: u64,
+    lane: usize,
+    offset: u64,
+    epoch: i32,
     value: String,
-    x: f64,
-    y: f64,
-    opacity: f64,
 }
 
 /// How long (simulated ms) truncated records stay visible as they fall away.
@@ -108,20 +98,20 @@ fn ghosts(snap: &Snapshot, window: OffsetWindow, now: f64) -> Vec<Ghost> {
         if !(0.0..GHOST_MS).contains(&age) {
             continue;
         }
-        let Some(i) = snap.brokers.iter().position(|b| b.id == t.broker) else {
+        let Some(lane) = snap.brokers.iter().position(|b| b.id == t.broker) else {
             continue;
         };
-        let (dy, opacity) = geometry::falling(age, GHOST_MS);
         for r in &t.removed {
-            let Some(x) = geometry::cell_x(r.offset, window) else {
+            if geometry::cell_x(r.offset, window).is_none() {
                 continue;
-            };
+            }
             out.push(Ghost {
-                key: (t.broker, t.time_ms, r.offset, r.epoch),
+                broker: t.broker,
+                time_ms: t.time_ms,
+                lane,
+                offset: r.offset,
+                epoch: r.epoch,
                 value: r.value.clone(),
-                x,
-                y: geometry::lane_y(i) - CELL_H / 2.0 + dy,
-                opacity,
             });
         }
     }
@@ -137,16 +127,35 @@ fn short(value: &str) -> String {
     }
 }
 
+/// The shown simulated time as a float, for motion.
+fn now_of(clock: RwSignal<Clock>) -> f64 {
+    clock.with(|c| c.now as f64)
+}
+
 #[component]
-pub fn ClusterView(frame: RwSignal<Arc<Frame>>, width: RwSignal<f64>) -> impl IntoView {
-    let window = Memo::new(move |_| frame.with(|f| window_of(&f.snap, width.get())));
-    let cell_list = Memo::new(move |_| frame.with(|f| cells(&f.snap, window.get())));
+pub fn ClusterView(
+    snap: RwSignal<Arc<Snapshot>>,
+    clock: RwSignal<Clock>,
+    lag_time_max_ms: Memo<u64>,
+    width: RwSignal<f64>,
+) -> impl IntoView {
+    let window = Memo::new(move |_| snap.with(|s| window_of(s, width.get())));
+    let shift = move || geometry::translate(geometry::window_shift(window.get()), 0.0);
+    let cell_list = Memo::new(move |_| snap.with(|s| cells(s, window.get())));
     let broker_ids =
-        Memo::new(move |_| frame.with(|f| f.snap.brokers.iter().map(|b| b.id).collect::<Vec<_>>()));
+        Memo::new(move |_| snap.with(|s| s.brokers.iter().map(|b| b.id).collect::<Vec<_>>()));
     let height = move || geometry::svg_height(broker_ids.with(|b| b.len()));
-    let messages = Memo::new(move |_| frame.with(|f| f.snap.in_flight.clone()));
-    let falling = move || frame.with(|f| ghosts(&f.snap, window.get(), f.now));
+    let messages = Memo::new(move |_| snap.with(|s| s.in_flight.clone()));
+    let falling = Memo::new(move |_| snap.with(|s| ghosts(s, window.get(), now_of(clock))));
+    let ruler = Memo::new(move |_| {
+        let w = window.get();
+        (w.first..w.first + w.count)
+            .filter(|o| o % 5 == 0)
+            .collect::<Vec<_>>()
+    });
     let index_of = move |id: BrokerId| broker_ids.with(|b| b.iter().position(|x| *x == id));
+    let leader_epoch = Memo::new(move |_| snap.with(|s| s.controller.leader_epoch));
+    let partition_epoch = Memo::new(move |_| snap.with(|s| s.controller.partition_epoch));
 
     view! {
         <svg
@@ -163,220 +172,260 @@ pub fn ClusterView(frame: RwSignal<Arc<Frame>>, width: RwSignal<f64>) -> impl In
                 <rect x="8" y="12" width=LABEL_W - 40.0 height="36" rx="6"></rect>
                 <text x="18" y="35">"KRaft controller"</text>
                 <text class="small" x=LABEL_W - 22.0 y="24">
-                    {move || frame.with(|f| format!("leader epoch {}", f.snap.controller.leader_epoch))}
+                    {move || format!("leader epoch {}", leader_epoch.get())}
                 </text>
                 <text class="small" x=LABEL_W - 22.0 y="40">
-                    {move || frame.with(|f| format!("partition epoch {}", f.snap.controller.partition_epoch))}
+                    {move || format!("partition epoch {}", partition_epoch.get())}
                 </text>
             </g>
-            // Offset ruler.
-            <g class="ruler">
-                {move || {
-                    let w = window.get();
-                    (w.first..w.first + w.count)
-                        .filter(|o| o % 5 == 0)
-                        .filter_map(|o| geometry::cell_x(o, w).map(|x| (o, x)))
-                        .map(|(o, x)| view! { <text x=x + 2.0 y=geometry::TOP - 6.0>{o.to_string()}</text> })
-                        .collect_view()
-                }}
-            </g>
             <For each=move || broker_ids.get() key=|id| *id let:id>
-                <Lane id=id frame=frame window=window index_of=index_of />
+                <Lane id=id snap=snap clock=clock lag_time_max_ms=lag_time_max_ms window=window index_of=index_of />
             </For>
-            <For
-                each=move || cell_list.get()
-                key=|c| c.clone()
-                let:c
-            >
-                <g class=c.kind>
-                    <rect x=c.x y=c.y width=CELL_W - 3.0 height=CELL_H rx="3">
-                        <title>{format!("offset {} epoch {}: {} ({})", c.offset, c.epoch, c.value, c.label)}</title>
-                    </rect>
-                    <text class="value" x=c.x + 3 y=c.y + 14>{short(&c.value)}</text>
-                    <text class="epoch" x=c.x + 3 y=c.y + 28>{format!("e{}", c.epoch)}</text>
+            // The logs and the offset ruler slide left together as records arrive.
+            <g class="log-window" transform=shift>
+                <g class="ruler">
+                    <For each=move || ruler.get() key=|o| *o let:o>
+                        <text x=geometry::log_x(o) + 2.0 y=geometry::TOP - 6.0>{o.to_string()}</text>
+                    </For>
                 </g>
-            </For>
-            {move || {
-                falling()
-                    .into_iter()
-                    .map(|g| {
-                        view! {
-                            <g class="cell truncated" opacity=g.opacity>
-                                <rect x=g.x y=g.y width=CELL_W - 3.0 height=CELL_H rx="3">
-                                    <title>{format!("truncated: {}", g.value)}</title>
-                                </rect>
-                                <text class="value" x=g.x + 3.0 y=g.y + 14.0>{short(&g.value)}</text>
-                            </g>
-                        }
-                    })
-                    .collect_view()
-            }}
+                <For each=move || cell_list.get() key=|c| c.clone() let:c>
+                    <Cell c=c />
+                </For>
+                <For each=move || falling.get() key=|g| g.clone() let:g>
+                    <FallingCell g=g clock=clock />
+                </For>
+            </g>
             <For each=move || messages.get() key=|m| m.id let:m>
-                <Packet message=m frame=frame index_of=index_of />
+                <Packet message=m snap=snap clock=clock width=width index_of=index_of />
             </For>
         </svg>
     }
 }
 
 #[component]
+fn Cell(c: CellData) -> impl IntoView {
+    let x = geometry::log_x(c.offset);
+    let y = geometry::lane_y(c.lane) - CELL_H / 2.0;
+    view! {
+        <g class=c.kind>
+            <rect x=x y=y width=CELL_W - 3.0 height=CELL_H rx="3">
+                <title>{format!("offset {} epoch {}: {} ({})", c.offset, c.epoch, c.value, c.label)}</title>
+            </rect>
+            <text class="value" x=x + 3.0 y=y + 14.0>{short(&c.value)}</text>
+            <text class="epoch" x=x + 3.0 y=y + 28.0>{format!("e{}", c.epoch)}</text>
+        </g>
+    }
+}
+
+#[component]
+fn FallingCell(g: Ghost, clock: RwSignal<Clock>) -> impl IntoView {
+    let x = geometry::log_x(g.offset);
+    let y = geometry::lane_y(g.lane) - CELL_H / 2.0;
+    let fall = move || geometry::falling(now_of(clock) - g.time_ms as f64, GHOST_MS);
+    view! {
+        <g
+            class="cell truncated"
+            transform=move || geometry::translate(0.0, fall().0)
+            opacity=move || format!("{:.2}", fall().1)
+        >
+            <rect x=x y=y width=CELL_W - 3.0 height=CELL_H rx="3">
+                <title>{format!("truncated: offset {} epoch {}: {}", g.offset, g.epoch, g.value)}</title>
+            </rect>
+            <text class="value" x=x + 3.0 y=y + 14.0>{short(&g.value)}</text>
+        </g>
+    }
+}
+
+/// What a lane's label shows about its broker: everything but the log itself.
+#[derive(Debug, Clone, PartialEq)]
+struct LaneInfo {
+    class: String,
+    title: String,
+    state: String,
+    offsets: String,
+    hw: u64,
+    leo: u64,
+    /// `since_caught_up_ms` at the snapshot's time.
+    since_caught_up_ms: Option<u64>,
+    snap_time_ms: u64,
+}
+
+fn lane_info(b: &BrokerSnapshot, snap_time_ms: u64) -> LaneInfo {
+    let membership = if b.in_isr {
+        "in ISR"
+    } else if b.in_elr {
+        "in ELR"
+    } else if b.hosts_replica {
+        "out of sync"
+    } else {
+        "no replica"
+    };
+    let slow = if b.slow_ms > 0 { " · slow" } else { "" };
+    LaneInfo {
+        class: format!("lane {} {}", b.role, b.state.replace(' ', "-")),
+        title: format!(
+            "broker {} · {}",
+            b.id,
+            if b.hosts_replica {
+                b.role.as_str()
+            } else {
+                "no replica"
+            }
+        ),
+        state: format!("{} · {membership}{slow}", b.state),
+        offsets: format!("LEO {}  HW {}", b.log_end_offset, b.high_watermark),
+        hw: b.high_watermark,
+        leo: b.log_end_offset,
+        since_caught_up_ms: b.since_caught_up_ms,
+        snap_time_ms,
+    }
+}
+
+#[component]
 fn Lane(
     id: BrokerId,
-    frame: RwSignal<Arc<Frame>>,
+    snap: RwSignal<Arc<Snapshot>>,
+    clock: RwSignal<Clock>,
+    lag_time_max_ms: Memo<u64>,
     window: Memo<OffsetWindow>,
     index_of: impl Fn(BrokerId) -> Option<usize> + Copy + Send + Sync + 'static,
 ) -> impl IntoView {
-    let broker =
-        Memo::new(move |_| frame.with(|f| f.snap.brokers.iter().find(|b| b.id == id).cloned()));
-    let y = move || geometry::lane_y(index_of(id).unwrap_or(0));
+    let info = Memo::new(move |_| {
+        snap.with(|s| {
+            s.brokers
+                .iter()
+                .find(|b| b.id == id)
+                .map(|b| lane_info(b, s.time_ms))
+        })
+    });
+    let y = Memo::new(move |_| geometry::lane_y(index_of(id).unwrap_or(0)));
+    let text = move |f: fn(&LaneInfo) -> String| {
+        move || info.with(|i| i.as_ref().map(f).unwrap_or_default())
+    };
     let class = move || {
-        broker.with(|b| match b {
-            Some(b) => format!("lane {} {}", b.role, b.state.replace(' ', "-")),
-            None => "lane".into(),
+        info.with(|i| {
+            i.as_ref()
+                .map_or_else(|| "lane".to_string(), |i| i.class.clone())
         })
     };
-    let title = move || {
-        broker.with(|b| {
-            b.as_ref()
-                .map(|b| {
-                    format!(
-                        "broker {} · {}",
-                        b.id,
-                        if b.hosts_replica {
-                            b.role.as_str()
-                        } else {
-                            "no replica"
-                        }
-                    )
-                })
-                .unwrap_or_default()
-        })
-    };
-    let state = move || {
-        broker.with(|b| {
-            b.as_ref()
-                .map(|b| {
-                    let membership = if b.in_isr {
-                        "in ISR"
-                    } else if b.in_elr {
-                        "in ELR"
-                    } else if b.hosts_replica {
-                        "out of sync"
-                    } else {
-                        "no replica"
-                    };
-                    let slow = if b.slow_ms > 0 { " · slow" } else { "" };
-                    format!("{} · {membership}{slow}", b.state)
-                })
-                .unwrap_or_default()
-        })
-    };
-    let offsets = move || {
-        broker.with(|b| {
-            b.as_ref()
-                .map(|b| format!("LEO {}  HW {}", b.log_end_offset, b.high_watermark))
-                .unwrap_or_default()
-        })
-    };
-    let marker = move |which: &'static str| {
-        move || {
+    // Where the HW and LEO markers stand in the window (offsets left of it pin to its edge).
+    let marker_x = move |hw: bool| {
+        Memo::new(move |_| {
             let w = window.get();
-            broker.with(|b| {
-                let b = b.as_ref()?;
-                let offset = if which == "hw" {
-                    b.high_watermark
-                } else {
-                    b.log_end_offset
-                };
+            info.with(|i| {
+                let i = i.as_ref()?;
+                let offset = if hw { i.hw } else { i.leo };
                 let x = geometry::cell_x(offset, w)
                     .or_else(|| (offset < w.first).then_some(LABEL_W))?;
                 Some(x - 1.5)
             })
-        }
-    };
-    let lag = move || {
-        frame.with(|f| {
-            let b = f.snap.brokers.iter().find(|b| b.id == id)?;
-            let since = b.since_caught_up_ms?;
-            Some(geometry::lag_fraction(since, f.lag_time_max_ms))
         })
     };
+    let hw_x = marker_x(true);
+    let leo_x = marker_x(false);
+    let place =
+        move |x: Memo<Option<f64>>| move || geometry::translate(x.get().unwrap_or(0.0), y.get());
+    let shown =
+        move |x: Memo<Option<f64>>| move || if x.get().is_some() { "inline" } else { "none" };
+    // The lag bar drains with the clock between snapshots.
+    let lag_width = Memo::new(move |_| {
+        let now = clock.with(|c| c.now);
+        info.with(|i| {
+            let i = i.as_ref()?;
+            let since = i.since_caught_up_ms? + now.saturating_sub(i.snap_time_ms);
+            Some(geometry::lag_fraction(since, lag_time_max_ms.get()))
+        })
+        .map_or(0.0, |f| (120.0 * (1.0 - f) * 10.0).round() / 10.0)
+    });
+    let half = geometry::LANE_H / 2.0;
     view! {
         <g class=class>
-            <rect class="lane-bg" x="4" y=move || y() - geometry::LANE_H / 2.0 + 3.0 width="100%" height=geometry::LANE_H - 6.0 rx="6"></rect>
-            <text class="lane-title" x="12" y=move || y() - 20.0>{title}</text>
-            <text class="lane-state" x="12" y=move || y() - 6.0>{state}</text>
-            <text class="lane-offsets" x="12" y=move || y() + 8.0>{offsets}</text>
+            <rect class="lane-bg" x="4" y=move || y.get() - half + 3.0 width="100%" height=geometry::LANE_H - 6.0 rx="6"></rect>
+            <text class="lane-title" x="12" y=move || y.get() - 20.0>{text(|i| i.title.clone())}</text>
+            <text class="lane-state" x="12" y=move || y.get() - 6.0>{text(|i| i.state.clone())}</text>
+            <text class="lane-offsets" x="12" y=move || y.get() + 8.0>{text(|i| i.offsets.clone())}</text>
             <g class="lag" aria-hidden="true">
-                <rect class="lag-track" x="12" y=move || y() + 16.0 width="120" height="6" rx="3"></rect>
-                <rect
-                    class="lag-fill"
-                    x="12"
-                    y=move || y() + 16.0
-                    width=move || lag().map_or(0.0, |f| 120.0 * (1.0 - f))
-                    height="6"
-                    rx="3"
-                ></rect>
+                <rect class="lag-track" x="12" y=move || y.get() + 16.0 width="120" height="6" rx="3"></rect>
+                <rect class="lag-fill" x="12" y=move || y.get() + 16.0 width=move || lag_width.get() height="6" rx="3"></rect>
             </g>
-            {move || {
-                let x = marker("hw")()?;
-                Some(view! {
-                    <g class="hw-marker">
-                        <line x1=x x2=x y1=y() - geometry::LANE_H / 2.0 + 6.0 y2=y() + geometry::LANE_H / 2.0 - 6.0></line>
-                        <text x=x + 2.0 y=y() + geometry::LANE_H / 2.0 - 8.0>"HW"</text>
-                    </g>
-                })
-            }}
-            {move || {
-                let x = marker("leo")()?;
-                Some(view! {
-                    <g class="leo-marker">
-                        <line x1=x x2=x y1=y() - geometry::LANE_H / 2.0 + 6.0 y2=y() - CELL_H / 2.0 - 2.0></line>
-                        <text x=x + 2.0 y=y() - geometry::LANE_H / 2.0 + 14.0>"LEO"</text>
-                    </g>
-                })
-            }}
+            <g class="hw-marker" transform=place(hw_x) display=shown(hw_x)>
+                <line x1="0" x2="0" y1=6.0 - half y2=half - 6.0></line>
+                <text x="2" y=half - 8.0>"HW"</text>
+            </g>
+            <g class="leo-marker" transform=place(leo_x) display=shown(leo_x)>
+                <line x1="0" x2="0" y1=6.0 - half y2=-CELL_H / 2.0 - 2.0></line>
+                <text x="2" y=14.0 - half>"LEO"</text>
+            </g>
         </g>
     }
 }
 
 /// What waits: acks=all requests in the purgatory and follower fetches the leader holds.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum WaitItem {
+    Purgatory {
+        broker: BrokerId,
+        request_id: u64,
+        first_offset: u64,
+        required_offset: u64,
+        deadline_ms: u64,
+    },
+    HeldFetch {
+        leader: BrokerId,
+        replica: BrokerId,
+        fetch_offset: u64,
+        deadline_ms: u64,
+    },
+}
+
+fn seconds_left(deadline_ms: u64, now: u64) -> String {
+    format!("{:.1}", deadline_ms.saturating_sub(now) as f64 / 1000.0)
+}
+
 #[component]
-pub fn Waiting(frame: RwSignal<Arc<Frame>>) -> impl IntoView {
-    let items = move || {
-        frame.with(|f| {
-            let now = f.now;
-            let hw = leader_of(&f.snap).map(|l| l.high_watermark);
-            let mut out: Vec<String> = f
-                .snap
+pub fn Waiting(snap: RwSignal<Arc<Snapshot>>, clock: RwSignal<Clock>) -> impl IntoView {
+    let items = Memo::new(move |_| {
+        snap.with(|s| {
+            let mut out: Vec<WaitItem> = s
                 .purgatory
                 .iter()
-                .map(|p| {
-                    format!(
-                        "Purgatory on broker {}: acks=all offsets {}..{} waits for HW ≥ {} (HW now {}); REQUEST_TIMED_OUT in {:.1} s",
-                        p.broker,
-                        p.first_offset,
-                        p.required_offset - 1,
-                        p.required_offset,
-                        hw.map_or("?".to_string(), |h| h.to_string()),
-                        ((p.deadline_ms as f64 - now) / 1000.0).max(0.0)
-                    )
+                .map(|p| WaitItem::Purgatory {
+                    broker: p.broker,
+                    request_id: p.request_id,
+                    first_offset: p.first_offset,
+                    required_offset: p.required_offset,
+                    deadline_ms: p.deadline_ms,
                 })
                 .collect();
-            out.extend(f.snap.held_fetches.iter().map(|h| {
-                format!(
-                    "Broker {} holds broker {}'s fetch (fetchOffset {}): answers when records arrive, or in {:.1} s (replica.fetch.wait.max.ms)",
-                    h.leader,
-                    h.replica,
-                    h.fetch_offset,
-                    ((h.deadline_ms as f64 - now) / 1000.0).max(0.0)
-                )
+            out.extend(s.held_fetches.iter().map(|h| WaitItem::HeldFetch {
+                leader: h.leader,
+                replica: h.replica,
+                fetch_offset: h.fetch_offset,
+                deadline_ms: h.deadline_ms,
             }));
             out
         })
-    };
+    });
+    let hw = Memo::new(move |_| snap.with(|s| leader_of(s).map(|l| l.high_watermark)));
+    let now = Memo::new(move |_| clock.with(|c| c.now));
     view! {
         <ul class="waiting" aria-label="Waiting requests">
-            {move || items().into_iter().map(|t| view! { <li>{t}</li> }).collect_view()}
+            <For each=move || items.get() key=|i| i.clone() let:item>
+                <li>
+                    {move || match &item {
+                        WaitItem::Purgatory { broker, first_offset, required_offset, deadline_ms, .. } => format!(
+                            "Purgatory on broker {broker}: acks=all offsets {first_offset}..{} waits for HW ≥ {required_offset} (HW now {}); REQUEST_TIMED_OUT in {} s",
+                            required_offset - 1,
+                            hw.get().map_or("?".to_string(), |h| h.to_string()),
+                            seconds_left(*deadline_ms, now.get()),
+                        ),
+                        WaitItem::HeldFetch { leader, replica, fetch_offset, deadline_ms } => format!(
+                            "Broker {leader} holds broker {replica}'s fetch (fetchOffset {fetch_offset}): answers when records arrive, or in {} s (replica.fetch.wait.max.ms)",
+                            seconds_left(*deadline_ms, now.get()),
+                        ),
+                    }}
+                </li>
+            </For>
         </ul>
     }
 }
@@ -393,17 +442,18 @@ fn node_label(n: Node) -> String {
 #[component]
 fn Packet(
     message: MessageSnapshot,
-    frame: RwSignal<Arc<Frame>>,
+    snap: RwSignal<Arc<Snapshot>>,
+    clock: RwSignal<Clock>,
+    width: RwSignal<f64>,
     index_of: impl Fn(BrokerId) -> Option<usize> + Copy + Send + Sync + 'static,
 ) -> impl IntoView {
     // Broker ends sit at the broker's log end as it was when the message was drawn first:
     // a fetch leaves from the follower's LEO and lands at the leader's.
-    let (from, to) = frame.with_untracked(|f| {
-        let window = window_of(&f.snap, f.snap_width);
+    let (from, to) = snap.with_untracked(|s| {
+        let window = window_of(s, width.get_untracked());
         let anchor = |n: Node| match n {
             Node::Broker(b) => {
-                let leo = f
-                    .snap
+                let leo = s
                     .brokers
                     .iter()
                     .find(|x| x.id == b)
@@ -416,17 +466,16 @@ fn Packet(
         };
         (anchor(message.from), anchor(message.to))
     });
-    let pos = move || {
-        frame.with(|f| {
-            geometry::message_position(
-                from,
-                to,
-                message.sent_ms,
-                message.deliver_ms,
-                f.now,
-                message.buffered,
-            )
-        })
+    let place = move || {
+        let (x, y) = geometry::message_position(
+            from,
+            to,
+            message.sent_ms,
+            message.deliver_ms,
+            now_of(clock),
+            message.buffered,
+        );
+        geometry::translate(x, y)
     };
     let kind = message.kind.to_lowercase();
     let label = format!(
@@ -442,11 +491,11 @@ fn Packet(
         _ => String::new(),
     };
     view! {
-        <g class=format!("packet {kind}{}", if message.buffered { " buffered" } else { "" })>
-            <circle cx=move || pos().0 cy=move || pos().1 r="6">
+        <g class=format!("packet {kind}{}", if message.buffered { " buffered" } else { "" }) transform=place>
+            <circle cx="0" cy="0" r="6">
                 <title>{label}</title>
             </circle>
-            <text class="packet-label" x=move || pos().0 + 9.0 y=move || pos().1 - 8.0>{short_label}</text>
+            <text class="packet-label" x="9" y="-8">{short_label}</text>
         </g>
     }
 }

@@ -53,6 +53,25 @@ pub fn cell_x(offset: u64, window: OffsetWindow) -> Option<f64> {
         .then(|| LABEL_W + (offset - window.first) as f64 * CELL_W)
 }
 
+/// The x of an offset's cell inside the sliding log group, whose origin moves left by
+/// [`window_shift`] as the window slides: cells keep their coordinates (and their DOM
+/// nodes) while the window moves, and only the group's transform changes.
+pub fn log_x(offset: u64) -> f64 {
+    LABEL_W + offset as f64 * CELL_W
+}
+
+/// The horizontal translation of the sliding log group for `window`, so that
+/// `log_x(o) + window_shift(w) == cell_x(o, w)` for every offset in the window.
+pub fn window_shift(window: OffsetWindow) -> f64 {
+    -(window.first as f64) * CELL_W
+}
+
+/// An SVG `transform` value that moves by (x, y), rounded to a hundredth of a unit so equal
+/// positions give equal strings.
+pub fn translate(x: f64, y: f64) -> String {
+    format!("translate({:.2} {:.2})", x, y)
+}
+
 /// How a cell is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CellKind {
@@ -263,6 +282,18 @@ mod tests {
         assert_eq!(cell_x(101, w), None);
         assert!(cell_capacity(1200.0) > cell_capacity(375.0));
         assert_eq!(cell_capacity(10.0), 4, "never fewer than four cells");
+    }
+
+    #[test]
+    fn the_sliding_group_puts_cells_where_the_window_does() {
+        for (max, cap) in [(5, 20), (100, 20), (10_000, 7)] {
+            let w = offset_window(max, cap);
+            for o in w.first..w.first + w.count {
+                let x = log_x(o) + window_shift(w);
+                assert_eq!(Some(x), cell_x(o, w), "offset {o} of {w:?}");
+            }
+        }
+        assert_eq!(translate(-3.0, 0.004), "translate(-3.00 0.00)");
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The playground's controller: owns the simulation, its rewind checkpoints and the playback
-//! clock. Plain Rust (no signals, no DOM), so it is tested natively; the app publishes one
-//! fresh snapshot per frame from it.
+//! clock. Plain Rust (no signals, no DOM), so it is tested natively; the app publishes its
+//! state to signals (web/src/state.rs).
 
 use watermark_engine::rewind::Rewind;
 use watermark_engine::trace::{Level, TraceKind};
@@ -14,14 +14,14 @@ pub const CHECKPOINT_MS: u64 = 2_000;
 pub const MAX_FRAME_MS: f64 = 250.0;
 
 /// A mark on the timeline.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Marker {
     pub time_ms: TimeMs,
     pub kind: MarkerKind,
     pub text: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MarkerKind {
     Isr,
     Election,

@@ -48,22 +48,11 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
             pg.seek(t);
         });
     };
-    let marker_view = move || {
-        status.with(|s| {
-            let max = s.max_time.max(1) as f64;
-            s.markers
-                .iter()
-                .map(|m| {
-                    let x = format!("{:.3}%", m.time_ms as f64 / max * 100.0);
-                    view! {
-                        <line class=m.kind.class() x1=x.clone() x2=x y1="0" y2="12">
-                            <title>{format!("{} {}", geometry::format_clock(m.time_ms), m.text)}</title>
-                        </line>
-                    }
-                })
-                .collect_view()
-        })
-    };
+    let clock = ctx.clock;
+    // The markers sit at their own times on an axis that stretches with the run (the
+    // viewBox), so a playing run changes one attribute, not every marker.
+    let markers = Memo::new(move |_| status.with(|s| s.markers.clone()));
+    let axis = move || format!("0 0 {} 12", clock.with(|c| c.max_time.max(1)));
     view! {
         <div class="timebar" role="group" aria-label="Time">
             <button class="play" on:click=toggle aria-label=move || if playing() { "Pause" } else { "Play" }>
@@ -83,19 +72,23 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
                 <output>{move || status.with(|s| geometry::format_speed(s.speed))}</output>
             </label>
             <span class="clock" aria-label="Simulated time">
-                {move || status.with(|s| format!("t = {}", geometry::format_clock(s.now)))}
+                {move || clock.with(|c| format!("t = {}", geometry::format_clock(c.now)))}
             </span>
             <div class="timeline">
                 <input
                     type="range"
                     min="0"
                     aria-label="Timeline"
-                    prop:max=move || status.with(|s| s.max_time.to_string())
-                    prop:value=move || status.with(|s| s.now.to_string())
+                    prop:max=move || clock.with(|c| c.max_time.to_string())
+                    prop:value=move || clock.with(|c| c.now.to_string())
                     on:input=on_scrub
                 />
-                <svg class="markers" aria-hidden="true" preserveAspectRatio="none" viewBox="0 0 100 12" width="100%" height="12">
-                    {marker_view}
+                <svg class="markers" aria-hidden="true" preserveAspectRatio="none" viewBox=axis width="100%" height="12">
+                    <For each=move || markers.get() key=|m| m.clone() let:m>
+                        <line class=m.kind.class() x1=m.time_ms x2=m.time_ms y1="0" y2="12" vector-effect="non-scaling-stroke">
+                            <title>{format!("{} {}", geometry::format_clock(m.time_ms), m.text)}</title>
+                        </line>
+                    </For>
                 </svg>
             </div>
             <Show when=move || status.with(|s| s.scrubbed)>
@@ -268,7 +261,7 @@ pub fn Actions(ctx: Ctx) -> impl IntoView {
         }));
     };
     let position = move || {
-        ctx.frame.with(|f| match f.snap.consumer_position {
+        ctx.snap.with(|s| match s.consumer_position {
             Some(p) => format!("consumer position {p}"),
             None => "the consumer has not read yet".to_string(),
         })
@@ -306,8 +299,8 @@ pub fn Actions(ctx: Ctx) -> impl IntoView {
 #[component]
 pub fn BrokerActions(ctx: Ctx) -> impl IntoView {
     let ids = Memo::new(move |_| {
-        ctx.frame
-            .with(|f| f.snap.brokers.iter().map(|b| b.id).collect::<Vec<_>>())
+        ctx.snap
+            .with(|sn| sn.brokers.iter().map(|b| b.id).collect::<Vec<_>>())
     });
     view! {
         <section class="broker-actions" aria-label="Faults">
@@ -321,10 +314,10 @@ pub fn BrokerActions(ctx: Ctx) -> impl IntoView {
 #[component]
 fn BrokerRow(ctx: Ctx, id: u32) -> impl IntoView {
     let b = Memo::new(move |_| {
-        ctx.frame.with(|f| {
-            let leader = f.snap.controller.leader;
-            f.snap.brokers.iter().find(|b| b.id == id).map(|b| {
-                let cut_controller = f.snap.cut_links.iter().any(|(x, y)| {
+        ctx.snap.with(|sn| {
+            let leader = sn.controller.leader;
+            sn.brokers.iter().find(|b| b.id == id).map(|b| {
+                let cut_controller = sn.cut_links.iter().any(|(x, y)| {
                     (*x, *y)
                         == (
                             watermark_engine::types::Node::Broker(id),
@@ -337,7 +330,7 @@ fn BrokerRow(ctx: Ctx, id: u32) -> impl IntoView {
                     cut_controller,
                     leader,
                     b.state.clone(),
-                    f.snap.cut_links.clone(),
+                    sn.cut_links.clone(),
                 )
             })
         })
@@ -429,14 +422,44 @@ const FILTERS: &[TraceKind] = &[
     TraceKind::Loss,
 ];
 
+/// The metrics shown, in order ([`metric_values`] gives their values).
+const METRICS: [&str; 9] = [
+    "Under-replicated",
+    "Under min ISR",
+    "Offline (no leader)",
+    "ISR shrinks",
+    "ISR expands",
+    "Elections",
+    "Truncations",
+    "acks=all latency (avg / max)",
+    "Produce ok / failed",
+];
+
+fn metric_values(m: &watermark_engine::snapshot::MetricsSnapshot) -> [String; 9] {
+    let yes = |b: bool| if b { "yes" } else { "no" }.to_string();
+    [
+        yes(m.under_replicated),
+        yes(m.under_min_isr),
+        yes(m.offline),
+        m.counters.isr_shrinks.to_string(),
+        m.counters.isr_expands.to_string(),
+        m.counters.elections.to_string(),
+        m.counters.truncations.to_string(),
+        match (m.acks_all_latency_avg_ms, m.acks_all_latency_max_ms) {
+            (Some(a), Some(x)) => format!("{a} ms / {x} ms"),
+            _ => "—".into(),
+        },
+        format!("{} / {}", m.counters.produce_ok, m.counters.produce_errors),
+    ]
+}
+
 #[component]
 pub fn Readouts(ctx: Ctx) -> impl IntoView {
-    let frame = ctx.frame;
+    let snap = ctx.snap;
     let hidden = RwSignal::new(vec![TraceKind::Broker]);
     let epochs = move || {
-        frame.with(|f| {
-            f.snap
-                .brokers
+        snap.with(|sn| {
+            sn.brokers
                 .iter()
                 .filter(|b| b.hosts_replica)
                 .map(|b| format!("broker {}: {}", b.id, b.leader_epoch_checkpoint))
@@ -444,42 +467,18 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
                 .join("\n")
         })
     };
-    let metrics = move || {
-        frame.with(|f| {
-            let m = &f.snap.metrics;
-            let yes = |b: bool| if b { "yes" } else { "no" };
-            vec![
-                ("Under-replicated", yes(m.under_replicated).to_string()),
-                ("Under min ISR", yes(m.under_min_isr).to_string()),
-                ("Offline (no leader)", yes(m.offline).to_string()),
-                ("ISR shrinks", m.counters.isr_shrinks.to_string()),
-                ("ISR expands", m.counters.isr_expands.to_string()),
-                ("Elections", m.counters.elections.to_string()),
-                ("Truncations", m.counters.truncations.to_string()),
-                (
-                    "acks=all latency (avg / max)",
-                    match (m.acks_all_latency_avg_ms, m.acks_all_latency_max_ms) {
-                        (Some(a), Some(x)) => format!("{a} ms / {x} ms"),
-                        _ => "—".into(),
-                    },
-                ),
-                (
-                    "Produce ok / failed",
-                    format!("{} / {}", m.counters.produce_ok, m.counters.produce_errors),
-                ),
-            ]
-        })
-    };
-    let results = move || {
+    // Rebuilt only when a value changes; the rows themselves stay.
+    let metrics = Memo::new(move |_| snap.with(|sn| metric_values(&sn.metrics)));
+    let results = Memo::new(move |_| {
         ctx.log.with(|l| {
             l.iter()
                 .rev()
                 .filter(|e| e.kind == TraceKind::Produce || e.kind == TraceKind::Consume)
                 .take(8)
-                .map(|e| (e.line(), e.level))
+                .map(|e| (e.seq, e.line(), e.level))
                 .collect::<Vec<_>>()
         })
-    };
+    });
     let lines = move || {
         let hidden = hidden.get();
         ctx.log.with(|l| {
@@ -495,18 +494,22 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
         <section class="readouts" aria-labelledby="readouts-h">
             <h2 id="readouts-h">"In Kafka's words"</h2>
             <h3>"kafka-topics.sh --describe"</h3>
-            <pre class="describe" aria-label="kafka-topics --describe">{move || frame.with(|f| f.snap.describe.clone())}</pre>
+            <pre class="describe" aria-label="kafka-topics --describe">{move || snap.with(|sn| sn.describe.clone())}</pre>
             <h3>"kafka-get-offsets.sh"</h3>
-            <pre class="offsets" aria-label="kafka-get-offsets">{move || frame.with(|f| f.snap.offsets.clone())}</pre>
+            <pre class="offsets" aria-label="kafka-get-offsets">{move || snap.with(|sn| sn.offsets.clone())}</pre>
             <h3>"leader-epoch-checkpoint"</h3>
             <pre class="epochs" aria-label="leader-epoch-checkpoint">{epochs}</pre>
             <h3>"Produce and consume results"</h3>
             <ul class="results" aria-label="Produce results">
-                {move || results().into_iter().map(|(l, level)| view! { <li class=format!("{level:?}").to_lowercase()>{l}</li> }).collect_view()}
+                <For each=move || results.get() key=|r| r.0 let:r>
+                    <li class=format!("{:?}", r.2).to_lowercase()>{r.1}</li>
+                </For>
             </ul>
             <h3>"Metrics"</h3>
             <dl class="metrics">
-                {move || metrics().into_iter().map(|(k, v)| view! { <dt>{k}</dt><dd>{v}</dd> }).collect_view()}
+                {METRICS.iter().enumerate().map(|(i, k)| view! {
+                    <dt>{*k}</dt><dd>{move || metrics.with(|m| m[i].clone())}</dd>
+                }).collect_view()}
             </dl>
             <h3>"Event log"</h3>
             <fieldset class="filters">
@@ -535,12 +538,11 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
 /// Red banner for broken invariants; a plain statement for lost committed records.
 #[component]
 pub fn Alarms(ctx: Ctx) -> impl IntoView {
-    let frame = ctx.frame;
-    let violations = move || frame.with(|f| f.snap.violations.clone());
-    let losses = move || {
-        frame.with(|f| {
-            f.snap
-                .losses
+    let snap = ctx.snap;
+    let violations = Memo::new(move |_| snap.with(|sn| sn.violations.clone()));
+    let losses = Memo::new(move |_| {
+        snap.with(|sn| {
+            sn.losses
                 .iter()
                 .map(|l| {
                     format!(
@@ -554,17 +556,17 @@ pub fn Alarms(ctx: Ctx) -> impl IntoView {
                 })
                 .collect::<Vec<_>>()
         })
-    };
+    });
     view! {
-        <Show when=move || !violations().is_empty()>
+        <Show when=move || violations.with(|v| !v.is_empty())>
             <div class="banner" role="alert">
                 <strong>"An invariant was broken. This is a bug in Watermark's engine: "</strong>
-                {move || violations().join("; ")}
+                {move || violations.with(|v| v.join("; "))}
             </div>
         </Show>
-        <Show when=move || !losses().is_empty()>
+        <Show when=move || losses.with(|l| !l.is_empty())>
             <div class="loss" role="status">
-                {move || losses().into_iter().map(|l| view! { <p>{l}</p> }).collect_view()}
+                {move || losses.get().into_iter().map(|l| view! { <p>{l}</p> }).collect_view()}
             </div>
         </Show>
         <Show when=move || ctx.notice.with(|n| n.is_some())>
@@ -589,6 +591,7 @@ pub fn Simplifications() -> impl IntoView {
         "One consumer without a group; after OFFSET_OUT_OF_RANGE it moves to the log end (auto.offset.reset=latest).",
         "The last known leader is elected only when it is alive (Kafka's code logs but does not refuse a dead one).",
         "Reassignment is not modelled.",
+        "Changing replica.lag.time.max.ms applies at once on every broker, as if each were restarted with the new value (real Kafka needs a broker restart for it).",
     ];
     view! {
         <details class="simplifications">

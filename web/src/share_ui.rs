@@ -168,7 +168,7 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
         if !open.get() {
             return String::new();
         }
-        let t = ctx.status.with(|s| s.now);
+        let t = ctx.clock.with(|c| c.now);
         ctx.pg
             .with_value(|pg| session::share_link(&base_link, &pg.to_scenario(), t))
     });
@@ -177,7 +177,7 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
         if !open.get() {
             return String::new();
         }
-        let now = ctx.status.with(|s| s.now);
+        let now = ctx.clock.with(|c| c.now);
         let o = EmbedOptions {
             autoplay: autoplay.get(),
             start_ms: start.get().unwrap_or(now),
@@ -329,9 +329,9 @@ pub fn report_to_host(ctx: Ctx, last: StoredValue<(i32, u64, bool, String)>) {
         .and_then(|w| w.document())
         .and_then(|d| d.document_element())
         .map_or(0, |e| e.scroll_height());
-    let now = ctx.status.with_untracked(|s| s.now);
+    let now = ctx.clock.with_untracked(|c| c.now);
     let playing = ctx.status.with_untracked(|s| s.playing);
-    let describe = ctx.frame.with_untracked(|f| f.snap.describe.clone());
+    let describe = ctx.snap.with_untracked(|s| s.describe.clone());
     let (h0, t0, p0, d0) = last.get_value();
     if height != h0 {
         post_to_host(

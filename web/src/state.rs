@@ -1,22 +1,35 @@
 //! The app's shared state: the playground controller (not a signal) and the signals that
-//! carry one fresh snapshot per frame to the components.
+//! carry its state to the components.
+//!
+//! What changes how often decides which signal carries it, so that a playing page touches
+//! as little of the DOM as it can (BENCHMARKS.md, "UI"):
+//! - `clock`: the shown simulated time, every frame (packets, countdowns, lag bars);
+//! - `snap`: the shown state, replaced only when it changed (an event ran, an action, a
+//!   seek, a new scenario);
+//! - `status`: the controls' state (playing, speed, config, markers), when it changed;
+//! - `log`: the trace lines, at most a few times a second while playing.
 
 use std::sync::Arc;
 
 use leptos::prelude::*;
+use watermark_engine::snapshot::Snapshot;
 use watermark_engine::trace::TraceEvent;
 use watermark_engine::{Action, Config, Scenario};
 
-use crate::cluster::Frame;
 use crate::model::{Marker, Playground};
 
-/// Everything besides the snapshot that the controls show.
+/// The shown simulated time and the furthest time simulated so far.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Clock {
+    pub now: u64,
+    pub max_time: u64,
+}
+
+/// Everything besides the snapshot and the clock that the controls show.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Status {
     pub playing: bool,
     pub speed: f64,
-    pub now: u64,
-    pub max_time: u64,
     pub scrubbed: bool,
     pub markers: Vec<Marker>,
     pub config: Config,
@@ -24,10 +37,15 @@ pub struct Status {
     pub replication_factor: u32,
 }
 
+/// What identifies the shown state apart from the clock: it changes when an event runs, a
+/// trace line or an action is recorded, or the view moves between the live run and the past.
+type SnapKey = (u64, u64, usize, bool);
+
 #[derive(Clone, Copy)]
 pub struct Ctx {
     pub pg: StoredValue<Playground>,
-    pub frame: RwSignal<Arc<Frame>>,
+    pub snap: RwSignal<Arc<Snapshot>>,
+    pub clock: RwSignal<Clock>,
     pub status: RwSignal<Status>,
     /// The trace up to the shown moment (newest last, bounded).
     pub log: RwSignal<Arc<Vec<TraceEvent>>>,
@@ -39,66 +57,119 @@ pub struct Ctx {
     pub embed: bool,
     /// The session moved (played) since it was last saved.
     pub dirty: StoredValue<bool>,
+    snap_key: StoredValue<Option<SnapKey>>,
+    /// (trace sequence, shown time) the log was last built at; and the real time (ms) of it.
     log_seq: StoredValue<(u64, u64)>,
+    log_at: StoredValue<f64>,
+    /// The log has lines not shown yet (it was refreshed too recently).
+    log_pending: StoredValue<bool>,
 }
 
 /// Most trace lines the event log keeps on screen.
 pub const LOG_LINES: usize = 400;
 
+/// While playing, the event log and what reads it (captions, results, narration) are
+/// refreshed at most this often (real ms); a pause, an action or a seek refreshes them at
+/// once.
+pub const LOG_REFRESH_MS: f64 = 250.0;
+
+fn snap_key(pg: &Playground) -> SnapKey {
+    let sim = pg.current();
+    (
+        sim.events_processed(),
+        sim.trace_next_seq(),
+        sim.pending_timeline().count(),
+        pg.is_scrubbed_back(),
+    )
+}
+
+fn clock_of(pg: &Playground) -> Clock {
+    Clock {
+        now: pg.current().now(),
+        max_time: pg.max_time(),
+    }
+}
+
+fn status_of(pg: &Playground) -> Status {
+    let sim = pg.current();
+    Status {
+        playing: pg.playing,
+        speed: pg.speed(),
+        scrubbed: pg.is_scrubbed_back(),
+        markers: pg.markers().to_vec(),
+        config: sim.config().clone(),
+        brokers: pg.scenario().brokers,
+        replication_factor: pg.scenario().replicas().len() as u32,
+    }
+}
+
 impl Ctx {
     pub fn new(pg: Playground, width: f64, embed: bool) -> Self {
-        let (mut frame, status) = Self::views(&pg);
-        frame.snap_width = width;
+        let snap = pg.current().snapshot();
+        let clock = clock_of(&pg);
+        let status = status_of(&pg);
         Ctx {
             pg: StoredValue::new(pg),
-            frame: RwSignal::new(Arc::new(frame)),
+            snap: RwSignal::new(Arc::new(snap)),
+            clock: RwSignal::new(clock),
             status: RwSignal::new(status),
             log: RwSignal::new(Arc::new(vec![])),
             notice: RwSignal::new(None),
             width: RwSignal::new(width),
             embed,
             dirty: StoredValue::new(false),
+            snap_key: StoredValue::new(None),
             log_seq: StoredValue::new((u64::MAX, u64::MAX)),
+            log_at: StoredValue::new(f64::NEG_INFINITY),
+            log_pending: StoredValue::new(false),
         }
     }
 
-    fn views(pg: &Playground) -> (Frame, Status) {
-        let sim = pg.current();
-        let frame = Frame {
-            snap: sim.snapshot(),
-            now: sim.now() as f64,
-            lag_time_max_ms: sim.config().replica_lag_time_max_ms,
-            snap_width: 0.0,
-        };
-        let status = Status {
-            playing: pg.playing,
-            speed: pg.speed(),
-            now: sim.now(),
-            max_time: pg.max_time(),
-            scrubbed: pg.is_scrubbed_back(),
-            markers: pg.markers().to_vec(),
-            config: sim.config().clone(),
-            brokers: pg.scenario().brokers,
-            replication_factor: pg.scenario().replicas().len() as u32,
-        };
-        (frame, status)
+    /// Publishes the controller's current state to the signals, all of it at once.
+    pub fn publish(&self) {
+        self.publish_at(None);
     }
 
-    /// Publishes the controller's current state to the signals.
-    pub fn publish(&self) {
-        let (mut frame, status) = self.pg.with_value(Self::views);
-        frame.snap_width = self.width.get_untracked();
-        self.frame.set(Arc::new(frame));
+    /// Publishes one animation frame (`real_ms`: the page's clock): the clock always, the
+    /// snapshot when the state changed, the log when it grew and was last refreshed at
+    /// least [`LOG_REFRESH_MS`] ago.
+    pub fn publish_frame(&self, real_ms: f64) {
+        self.publish_at(Some(real_ms));
+    }
+
+    /// The log has lines it has not shown yet.
+    pub fn log_pending(&self) -> bool {
+        self.log_pending.get_value()
+    }
+
+    fn publish_at(&self, frame_at: Option<f64>) {
+        let (key, clock, status) = self
+            .pg
+            .with_value(|pg| (snap_key(pg), clock_of(pg), status_of(pg)));
+        if frame_at.is_none() || self.snap_key.get_value() != Some(key) {
+            self.snap_key.set_value(Some(key));
+            let snap = self.pg.with_value(|pg| pg.current().snapshot());
+            self.snap.set(Arc::new(snap));
+        }
+        if self.clock.get_untracked() != clock {
+            self.clock.set(clock);
+        }
         if self.status.with_untracked(|s| *s != status) {
             self.status.set(status);
         }
         // The log only changes when the trace grows or the shown moment moves back.
-        let key = self
-            .pg
-            .with_value(|pg| (pg.current().trace_next_seq(), pg.current().now()));
+        let log_key = (key.1, clock.now);
         let (seq, _) = self.log_seq.get_value();
-        if key.0 != seq || self.pg.with_value(|pg| pg.is_scrubbed_back()) {
-            self.log_seq.set_value(key);
+        let changed = log_key.0 != seq || key.3;
+        let due = match frame_at {
+            None => true,
+            Some(at) => at - self.log_at.get_value() >= LOG_REFRESH_MS,
+        };
+        let stale = changed && self.log_seq.get_value() != log_key;
+        self.log_pending.set_value(stale && !due);
+        if stale && due {
+            self.log_seq.set_value(log_key);
+            self.log_at.set_value(frame_at.unwrap_or(f64::NEG_INFINITY));
             let lines: Vec<TraceEvent> = self.pg.with_value(|pg| {
                 let events: Vec<&TraceEvent> = pg.current().trace_events().collect();
                 let start = events.len().saturating_sub(LOG_LINES);
