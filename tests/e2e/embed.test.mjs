@@ -115,7 +115,7 @@ test("a host page drives an embed through postMessage, and the embed leaves the 
   assert.equal(first.playing, false);
   assert.equal(first.describe, "Topic: rep Partition: 0 Leader: 1 Replicas: 1,2,3 Isr: 1,2,3 Elr: LastKnownElr:");
   assert.equal(await frame.locator('span[aria-label="kafka-topics --describe"]').textContent(), first.describe);
-  await frame.locator("svg.cluster").waitFor();
+  await frame.locator(".cluster").waitFor();
 
   // Play: time advances and the state says so.
   let since = await mark(page, "wm");
@@ -245,7 +245,7 @@ test("an embed without time controls, and one that autoplays from a given time",
   assert.equal(await bare.getByRole("button", { name: "Play", exact: true }).count(), 0, "no Play button");
   assert.equal(await bare.getByRole("button", { name: "Step", exact: true }).count(), 0);
   assert.equal(await bare.getByRole("slider", { name: "Timeline", exact: true }).count(), 0);
-  assert.ok(await bare.locator("svg.cluster").isVisible());
+  assert.ok(await bare.locator(".cluster").isVisible());
   assert.match(await bare.locator('span[aria-label="kafka-topics --describe"]').textContent(), /^Topic: risky2 /);
   assert.ok(await bare.locator("[data-testid=caption]").isVisible(), "the caption stays");
   assert.equal(await bare.getByRole("heading", { level: 1 }).count(), 0, "no page chrome");

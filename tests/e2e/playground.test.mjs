@@ -31,7 +31,7 @@ import {
 
 const app = useApp();
 
-const lanes = (page) => page.locator("svg.cluster g.lane");
+const lanes = (page) => page.locator(".cluster g.lane");
 const lane = (page, index) => lanes(page).nth(index);
 const laneClass = (page, index) => lane(page, index).getAttribute("class");
 const calculator = async (page) => [
@@ -201,7 +201,7 @@ test("an idle frozen follower stays in the ISR: it is not behind", async () => {
 
 test("killing the leader elects a new leader in a new leader epoch", async () => {
   const { page } = await openFresh(app, "/");
-  const controller = page.locator("svg.cluster g.controller");
+  const controller = page.locator(".cluster g.controller");
   assert.match(await controller.textContent(), /leader epoch 0/);
 
   await button(page, "Kill broker 1").click();
@@ -377,7 +377,7 @@ test("a share link opens its scenario; each cell says in words whether it is com
   const { page } = await openFresh(app, `/?t=2000${shareHash(scenario)}`);
   assert.equal(await clockMs(page), 2000);
   const titles = await page
-    .locator("svg.cluster g.cell")
+    .locator(".cluster g.cell")
     .evaluateAll((cells) => cells.map((c) => [c.getAttribute("class"), c.querySelector("title").textContent]));
   assert.ok(
     titles.some(([k, t]) => k === "cell committed" && t === "offset 0 epoch 0: c1 (committed)"),
@@ -402,18 +402,18 @@ test("on a 375 px phone and in dark mode the page fits its width and keeps the c
   const { page } = await openFresh(app, `/?t=1500${shareHash(scenario)}`, { colorScheme: "dark" });
   await page.setViewportSize({ width: 375, height: 740 });
   // The cluster view follows the window's width (web/src/app.rs, on resize).
-  await poll(async () => (await page.locator("svg.cluster").evaluate((s) => s.getBoundingClientRect().width)) <= 375);
+  await poll(async () => (await page.locator(".cluster").evaluate((s) => s.getBoundingClientRect().width)) <= 375);
   const widths = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
   assert.ok(widths[0] <= widths[1], `the page scrolls sideways: ${widths[0]} px wide in a ${widths[1]} px window`);
   assert.equal(await lanes(page).count(), 3);
-  assert.ok((await page.locator("svg.cluster g.cell").count()) > 0, "cells are drawn");
+  assert.ok((await page.locator(".cluster g.cell").count()) > 0, "cells are drawn");
   assert.equal(await page.evaluate(() => getComputedStyle(document.body).backgroundColor), "rgb(15, 18, 22)");
   await button(page, "Produce").scrollIntoViewIfNeeded();
   assert.ok(await button(page, "Produce").isVisible());
   await app.screenshot(page, "playground-375-dark");
 
   await page.setViewportSize({ width: 1280, height: 800 });
-  await poll(async () => (await page.locator("svg.cluster").evaluate((s) => s.getBoundingClientRect().width)) > 375);
+  await poll(async () => (await page.locator(".cluster").evaluate((s) => s.getBoundingClientRect().width)) > 375);
   await app.screenshot(page, "playground-desktop-dark");
 });
 

@@ -115,7 +115,7 @@ async function readState(page) {
     produceResults: await page.locator('ul[aria-label="Produce results"] > li').allTextContents(),
     metrics: await text(page.locator("dl.metrics")),
     brokers: await page.locator(".broker-row .name").allTextContents(),
-    cluster: await page.locator("svg.cluster").innerHTML(),
+    cluster: await page.locator(".cluster").innerHTML(),
     transcript: (await download(page, "Download transcript")).text,
   };
 }

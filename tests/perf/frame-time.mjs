@@ -121,7 +121,7 @@ function sampleFrames(ms) {
     const frame = (ts) => {
       if (last !== null) deltas.push(ts - last);
       last = ts;
-      packets.push(document.querySelectorAll("svg.cluster g.packet").length);
+      packets.push(document.querySelectorAll(".cluster g.packet").length);
       if (ts - start < ms) {
         raf(frame);
       } else {
@@ -137,10 +137,10 @@ function sampleFrames(ms) {
 function countMutations(ms) {
   const raf = window.__wm.raf;
   const parts = [
-    ["cluster: log cells", "svg.cluster g.cell"],
-    ["cluster: messages", "svg.cluster g.packet"],
-    ["cluster: lanes", "svg.cluster g.lane"],
-    ["cluster: other", "svg.cluster"],
+    ["cluster: log cells", ".cluster g.cell"],
+    ["cluster: messages", ".cluster g.packet"],
+    ["cluster: lanes", ".cluster g.lane"],
+    ["cluster: other", ".cluster"],
     ["time bar", ".timebar"],
     ["waiting requests", "ul.waiting"],
     ["fault buttons", ".broker-actions"],
@@ -260,6 +260,56 @@ function profileGroups(profile) {
     .sort((a, b) => b[1] - a[1]);
 }
 
+/**
+ * A Chromium trace of `ms`: time per frame in the rendering pipeline's steps (style, layout,
+ * paint recording, raster, …), by the thread they ran on. Nested events of the same name
+ * are counted once (only the outermost).
+ */
+async function tracePipeline(cdp, ms) {
+  const events = [];
+  cdp.on("Tracing.dataCollected", ({ value }) => events.push(...value));
+  const done = new Promise((resolve) => cdp.once("Tracing.tracingComplete", resolve));
+  await cdp.send("Tracing.start", {
+    transferMode: "ReportEvents",
+    traceConfig: { includedCategories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "cc", "blink", "viz"] },
+  });
+  await new Promise((r) => setTimeout(r, ms));
+  await cdp.send("Tracing.end");
+  await done;
+  const threads = new Map();
+  for (const e of events) if (e.ph === "M" && e.name === "thread_name") threads.set(`${e.pid}:${e.tid}`, e.args.name);
+  const wanted = new Set(["UpdateLayoutTree", "Layout", "PrePaint", "Paint", "Layerize", "Commit", "RasterTask", "PaintArtifactCompositor::Update", "UpdateLayer", "HitTest", "ProxyMain::BeginMainFrame", "FunctionCall", "FireAnimationFrame", "ParseHTML", "GPUTask", "ScheduledTask"]);
+  const totals = new Map();
+  const open = new Map();
+  for (const e of events.sort((a, b) => a.ts - b.ts)) {
+    if (!wanted.has(e.name)) continue;
+    const thread = (threads.get(`${e.pid}:${e.tid}`) ?? "other").replace(/\d+$/, "");
+    const key = `${thread}: ${e.name}`;
+    const stackKey = `${e.pid}:${e.tid}:${e.name}`;
+    if (e.ph === "X") {
+      const until = open.get(stackKey) ?? 0;
+      if (e.ts >= until) {
+        totals.set(key, (totals.get(key) ?? 0) + (e.dur ?? 0));
+        open.set(stackKey, e.ts + (e.dur ?? 0));
+      }
+    } else if (e.ph === "B") {
+      if (!open.has(`B${stackKey}`)) open.set(`B${stackKey}`, e.ts);
+    } else if (e.ph === "E") {
+      const begin = open.get(`B${stackKey}`);
+      if (begin !== undefined) {
+        totals.set(key, (totals.get(key) ?? 0) + (e.ts - begin));
+        open.delete(`B${stackKey}`);
+      }
+    }
+  }
+  // A main-thread frame is one BeginMainFrame (style, layout, paint and commit of one frame).
+  const frames = events.filter((e) => e.name === "ProxyMain::BeginMainFrame" && (e.ph === "X" || e.ph === "B")).length;
+  return {
+    frames: Math.max(1, frames),
+    steps: [...totals.entries()].map(([k, us]) => [k, us / 1000]).sort((a, b) => b[1] - a[1]),
+  };
+}
+
 async function measureSpeed(context, url, speed) {
   const { page, problems } = await newWatchedPage(context);
   await page.addInitScript(instrument);
@@ -290,6 +340,7 @@ async function measureSpeed(context, url, speed) {
   await cdp.send("Profiler.start");
   await page.waitForTimeout(3000);
   const { profile } = await cdp.send("Profiler.stop");
+  const pipeline = await tracePipeline(cdp, 3000);
   const speedShown = paused ? "paused" : await page.locator(".speed output").textContent();
   await cdp.detach();
   await page.close();
@@ -319,6 +370,7 @@ async function measureSpeed(context, url, speed) {
     simulated: t1 - t0,
     mutations,
     profile: profileGroups(profile),
+    pipeline,
   };
 }
 
@@ -378,6 +430,11 @@ try {
   console.log("\nwhere the main thread's time goes (CPU profile, 3 s, share of wall time):");
   for (const r of results) {
     console.log(`  ${r.speed}: ${r.profile.filter(([, v]) => v >= 0.005).map(([k, v]) => `${k} ${pct(v)}`).join(", ")}`);
+  }
+  console.log("\nrendering pipeline (Chromium trace, 3 s; ms per main-thread frame, by thread: step):");
+  for (const r of results) {
+    const { frames, steps } = r.pipeline;
+    console.log(`  ${r.speed} (${frames} frames): ${steps.filter(([, v]) => v / frames >= 0.05).map(([k, v]) => `${k} ${(v / frames).toFixed(2)}`).join("; ")}`);
   }
   console.log("\nDOM mutations per frame (3 s, MutationObserver; nodes added + removed, attributes set, texts changed):");
   for (const r of results) {

@@ -132,6 +132,12 @@ fn now_of(clock: RwSignal<Clock>) -> f64 {
     clock.with(|c| c.now as f64)
 }
 
+/// The cluster view is a stack of SVGs in one box: a head (the controller and the offset
+/// ruler), one SVG per broker lane, and an overlay for what moves (messages in flight and
+/// truncated records falling away). Every part draws in the same coordinates (a lane's
+/// viewBox is its slice of them), and each is its own paint layer (`contain: strict` in
+/// style/main.css), so a frame repaints the parts that changed: the overlay, and the lanes
+/// whose broker changed, instead of the whole picture.
 #[component]
 pub fn ClusterView(
     snap: RwSignal<Arc<Snapshot>>,
@@ -156,49 +162,68 @@ pub fn ClusterView(
     let index_of = move |id: BrokerId| broker_ids.with(|b| b.iter().position(|x| *x == id));
     let leader_epoch = Memo::new(move |_| snap.with(|s| s.controller.leader_epoch));
     let partition_epoch = Memo::new(move |_| snap.with(|s| s.controller.partition_epoch));
+    let px = |v: f64| format!("{v}px");
 
     view! {
-        <svg
+        <div
             class="cluster"
             role="img"
-            aria-label="Cluster view: one lane per broker with its log"
-            viewBox=move || format!("0 0 {} {}", width.get(), height())
-            width=move || width.get()
-            height=height
+            aria-label="Cluster view: one lane per broker with its log, and the messages between them"
+            style:width=move || px(width.get())
+            style:height=move || px(height())
         >
-            <title>"Brokers, their logs, and the messages between them"</title>
-            // The controller.
-            <g class="controller">
-                <rect x="8" y="12" width=LABEL_W - 40.0 height="36" rx="6"></rect>
-                <text x="18" y="35">"KRaft controller"</text>
-                <text class="small" x=LABEL_W - 22.0 y="24">
-                    {move || format!("leader epoch {}", leader_epoch.get())}
-                </text>
-                <text class="small" x=LABEL_W - 22.0 y="40">
-                    {move || format!("partition epoch {}", partition_epoch.get())}
-                </text>
-            </g>
-            <For each=move || broker_ids.get() key=|id| *id let:id>
-                <Lane id=id snap=snap clock=clock lag_time_max_ms=lag_time_max_ms window=window index_of=index_of />
-            </For>
-            // The logs and the offset ruler slide left together as records arrive.
-            <g class="log-window" transform=shift>
-                <g class="ruler">
+            <svg
+                class="cluster-head"
+                aria-hidden="true"
+                viewBox=move || format!("0 0 {} {}", width.get(), geometry::TOP)
+                width=move || width.get()
+                height=geometry::TOP
+            >
+                <g class="controller">
+                    <rect x="8" y="12" width=LABEL_W - 40.0 height="36" rx="6"></rect>
+                    <text x="18" y="35">"KRaft controller"</text>
+                    <text class="small" x=LABEL_W - 22.0 y="24">
+                        {move || format!("leader epoch {}", leader_epoch.get())}
+                    </text>
+                    <text class="small" x=LABEL_W - 22.0 y="40">
+                        {move || format!("partition epoch {}", partition_epoch.get())}
+                    </text>
+                </g>
+                <g class="ruler" transform=shift>
                     <For each=move || ruler.get() key=|o| *o let:o>
                         <text x=geometry::log_x(o) + 2.0 y=geometry::TOP - 6.0>{o.to_string()}</text>
                     </For>
                 </g>
-                <For each=move || cell_list.get() key=|c| c.clone() let:c>
-                    <Cell c=c />
-                </For>
-                <For each=move || falling.get() key=|g| g.clone() let:g>
-                    <FallingCell g=g clock=clock />
-                </For>
-            </g>
-            <For each=move || messages.get() key=|m| m.id let:m>
-                <Packet message=m snap=snap clock=clock width=width index_of=index_of />
+            </svg>
+            <For each=move || broker_ids.get() key=|id| *id let:id>
+                <Lane
+                    id=id
+                    snap=snap
+                    clock=clock
+                    lag_time_max_ms=lag_time_max_ms
+                    window=window
+                    cells=cell_list
+                    width=width
+                    index_of=index_of
+                />
             </For>
-        </svg>
+            <svg
+                class="cluster-flow"
+                aria-hidden="true"
+                viewBox=move || format!("0 0 {} {}", width.get(), height())
+                width=move || width.get()
+                height=height
+            >
+                <g class="log-window" transform=shift>
+                    <For each=move || falling.get() key=|g| g.clone() let:g>
+                        <FallingCell g=g clock=clock />
+                    </For>
+                </g>
+                <For each=move || messages.get() key=|m| m.id let:m>
+                    <Packet message=m snap=snap clock=clock width=width index_of=index_of />
+                </For>
+            </svg>
+        </div>
     }
 }
 
@@ -288,8 +313,19 @@ fn Lane(
     clock: RwSignal<Clock>,
     lag_time_max_ms: Memo<u64>,
     window: Memo<OffsetWindow>,
+    cells: Memo<Vec<CellData>>,
+    width: RwSignal<f64>,
     index_of: impl Fn(BrokerId) -> Option<usize> + Copy + Send + Sync + 'static,
 ) -> impl IntoView {
+    let mine = Memo::new(move |_| {
+        cells.with(|c| {
+            c.iter()
+                .filter(|c| c.broker == id)
+                .cloned()
+                .collect::<Vec<_>>()
+        })
+    });
+    let shift = move || geometry::translate(geometry::window_shift(window.get()), 0.0);
     let info = Memo::new(move |_| {
         snap.with(|s| {
             s.brokers
@@ -335,18 +371,27 @@ fn Lane(
             let since = i.since_caught_up_ms? + now.saturating_sub(i.snap_time_ms);
             Some(geometry::lag_fraction(since, lag_time_max_ms.get()))
         })
-        .map_or(0.0, |f| (120.0 * (1.0 - f) * 10.0).round() / 10.0)
+        // Whole pixels: a follower that keeps up does not repaint its lane every frame.
+        .map_or(0.0, |f| (120.0 * (1.0 - f)).round())
     });
     let half = geometry::LANE_H / 2.0;
+    // The lane's slice of the cluster's coordinates.
+    let view_box = move || format!("0 {} {} {}", y.get() - half, width.get(), geometry::LANE_H);
     view! {
+        <svg class="lane-view" aria-hidden="true" viewBox=view_box width=move || width.get() height=geometry::LANE_H>
         <g class=class>
-            <rect class="lane-bg" x="4" y=move || y.get() - half + 3.0 width="100%" height=geometry::LANE_H - 6.0 rx="6"></rect>
+            <rect class="lane-bg" x="4" y=move || y.get() - half + 3.0 width=move || (width.get() - 8.0).max(0.0) height=geometry::LANE_H - 6.0 rx="6"></rect>
             <text class="lane-title" x="12" y=move || y.get() - 20.0>{text(|i| i.title.clone())}</text>
             <text class="lane-state" x="12" y=move || y.get() - 6.0>{text(|i| i.state.clone())}</text>
             <text class="lane-offsets" x="12" y=move || y.get() + 8.0>{text(|i| i.offsets.clone())}</text>
             <g class="lag" aria-hidden="true">
                 <rect class="lag-track" x="12" y=move || y.get() + 16.0 width="120" height="6" rx="3"></rect>
                 <rect class="lag-fill" x="12" y=move || y.get() + 16.0 width=move || lag_width.get() height="6" rx="3"></rect>
+            </g>
+            <g class="log-window" transform=shift>
+                <For each=move || mine.get() key=|c| c.clone() let:c>
+                    <Cell c=c />
+                </For>
             </g>
             <g class="hw-marker" transform=place(hw_x) display=shown(hw_x)>
                 <line x1="0" x2="0" y1=6.0 - half y2=half - 6.0></line>
@@ -357,6 +402,7 @@ fn Lane(
                 <text x="2" y=14.0 - half>"LEO"</text>
             </g>
         </g>
+        </svg>
     }
 }
 

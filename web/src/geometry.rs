@@ -24,21 +24,33 @@ pub fn svg_height(brokers: usize) -> f64 {
     TOP + brokers as f64 * LANE_H + 10.0
 }
 
-/// The range of offsets shown: the last `capacity` offsets up to the longest log, plus one
-/// free slot where the next record will go.
+/// The range of offsets shown: up to `capacity` offsets ending at the longest log, plus
+/// one free slot where the next record will go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OffsetWindow {
     pub first: u64,
     pub count: u64,
 }
 
+/// How far the window moves at a time: five offsets (a ruler mark) when at least ten fit, so
+/// the logs slide (and repaint whole) once every five records rather than on every record.
+pub fn window_step(capacity: u64) -> u64 {
+    if capacity >= 10 {
+        5
+    } else {
+        1
+    }
+}
+
 pub fn offset_window(max_log_end: u64, capacity: u64) -> OffsetWindow {
     let capacity = capacity.max(1);
     let end = max_log_end + 1;
-    let first = end.saturating_sub(capacity);
+    let step = window_step(capacity);
+    // The smallest multiple of the step that still shows offset `end - 1` and the free slot.
+    let first = end.saturating_sub(capacity).div_ceil(step) * step;
     OffsetWindow {
         first,
-        count: end - first,
+        count: (end - first).min(capacity),
     }
 }
 
@@ -268,18 +280,40 @@ mod tests {
     #[test]
     fn the_window_ends_one_past_the_longest_log() {
         assert_eq!(offset_window(5, 20), OffsetWindow { first: 0, count: 6 });
+        // 101 slots needed (0..=100), 20 fit: the window starts at the next multiple of 5
+        // above 81 and shows 85..=100, with room to grow before it moves again.
         assert_eq!(
             offset_window(100, 20),
             OffsetWindow {
-                first: 81,
-                count: 20
+                first: 85,
+                count: 16
             }
         );
         let w = offset_window(100, 20);
-        assert_eq!(cell_x(81, w), Some(LABEL_W));
-        assert_eq!(cell_x(80, w), None);
-        assert_eq!(cell_x(100, w), Some(LABEL_W + 19.0 * CELL_W));
+        assert_eq!(cell_x(85, w), Some(LABEL_W));
+        assert_eq!(cell_x(84, w), None);
+        assert_eq!(cell_x(100, w), Some(LABEL_W + 15.0 * CELL_W));
         assert_eq!(cell_x(101, w), None);
+        // Small windows move one offset at a time.
+        assert_eq!(
+            offset_window(100, 6),
+            OffsetWindow {
+                first: 95,
+                count: 6
+            }
+        );
+        // The log end and the free slot are always inside, and the window only moves
+        // forward, in whole steps, as the log grows.
+        for cap in [4, 9, 10, 17, 40] {
+            let mut last = 0;
+            for max in 0..300 {
+                let w = offset_window(max, cap);
+                assert!(w.first <= max && max < w.first + w.count, "{max} in {w:?}");
+                assert!(w.count <= cap && w.first >= last);
+                assert_eq!(w.first % window_step(cap), 0);
+                last = w.first;
+            }
+        }
         assert!(cell_capacity(1200.0) > cell_capacity(375.0));
         assert_eq!(cell_capacity(10.0), 4, "never fewer than four cells");
     }

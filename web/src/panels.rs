@@ -479,16 +479,40 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
                 .collect::<Vec<_>>()
         })
     });
+    // The newest 200 lines, oldest first as in a server log: new lines are appended (and old
+    // ones dropped from the top), which keeps every other line's DOM node where it is.
     let lines = move || {
         let hidden = hidden.get();
         ctx.log.with(|l| {
-            l.iter()
+            let mut v = l
+                .iter()
                 .rev()
                 .filter(|e| !hidden.contains(&e.kind))
                 .take(200)
                 .map(|e| (e.seq, e.line(), e.level, kind_name(e.kind)))
-                .collect::<Vec<_>>()
+                .collect::<Vec<_>>();
+            v.reverse();
+            v
         })
+    };
+    // Follow the newest line, like `tail -f`, unless the reader scrolled up.
+    let log_ref = NodeRef::<leptos::html::Ol>::new();
+    let follow = StoredValue::new(true);
+    Effect::new(move |_| {
+        ctx.log.track();
+        hidden.track();
+        if follow.get_value() {
+            request_animation_frame(move || {
+                if let Some(el) = log_ref.get_untracked() {
+                    el.set_scroll_top(el.scroll_height());
+                }
+            });
+        }
+    });
+    let on_log_scroll = move |_| {
+        if let Some(el) = log_ref.get_untracked() {
+            follow.set_value(el.scroll_top() + el.client_height() >= el.scroll_height() - 24);
+        }
     };
     view! {
         <section class="readouts" aria-labelledby="readouts-h">
@@ -511,7 +535,7 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
                     <dt>{*k}</dt><dd>{move || metrics.with(|m| m[i].clone())}</dd>
                 }).collect_view()}
             </dl>
-            <h3>"Event log"</h3>
+            <h3>"Event log " <span class="hint">"(newest at the bottom)"</span></h3>
             <fieldset class="filters">
                 <legend>"Show"</legend>
                 {FILTERS.iter().map(|&k| view! {
@@ -526,7 +550,7 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
                     </label>
                 }).collect_view()}
             </fieldset>
-            <ol class="log" aria-label="Event log">
+            <ol class="log" aria-label="Event log" node_ref=log_ref on:scroll=on_log_scroll>
                 <For each=lines key=|l| l.0 let:l>
                     <li class=format!("{} {}", format!("{:?}", l.2).to_lowercase(), l.3.replace(' ', "-"))>{l.1}</li>
                 </For>
