@@ -5,6 +5,7 @@ use leptos::ev;
 use leptos::prelude::*;
 
 use crate::cluster::{ClusterView, Waiting};
+use crate::geometry;
 use crate::model::{default_scenario, Playground};
 use crate::panels::{
     narration, Actions, Alarms, BrokerActions, Readouts, Settings, Simplifications, TimeBar,
@@ -40,11 +41,11 @@ fn stage_width(embed: bool) -> f64 {
         .filter(|w| *w > 0.0)
         .unwrap_or(1024.0);
     if embed {
-        return (w - 16.0).clamp(300.0, 1400.0);
+        return (w - 16.0).clamp(300.0, geometry::MAX_STAGE_W);
     }
     // Wide screens put the side panel beside the stage (see style/main.css).
     let stage = if w >= 1100.0 { w - 400.0 } else { w - 24.0 };
-    stage.clamp(340.0, 1400.0)
+    stage.clamp(340.0, geometry::MAX_STAGE_W)
 }
 
 /// The frame loop: each animation frame moves the playground by the real time elapsed ×

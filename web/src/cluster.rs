@@ -58,9 +58,10 @@ fn cells(snap: &Snapshot, window: OffsetWindow) -> Vec<CellData> {
                 continue;
             }
             let leader_record = leader.and_then(|l| {
-                r.offset
-                    .checked_sub(l.log_start_offset)
-                    .and_then(|i| l.records.get(i as usize))
+                l.records
+                    .binary_search_by_key(&r.offset, |x| x.offset)
+                    .ok()
+                    .map(|i| &l.records[i])
             });
             let kind = geometry::cell_kind(r, leader_record, hw);
             out.push(CellData {
@@ -135,7 +136,7 @@ fn now_of(clock: RwSignal<Clock>) -> f64 {
 /// The cluster view is a stack of SVGs in one box: a head (the controller and the offset
 /// ruler), one SVG per broker lane, and an overlay for what moves (messages in flight and
 /// truncated records falling away). Every part draws in the same coordinates (a lane's
-/// viewBox is its slice of them), and each is its own paint layer (`contain: strict` in
+/// viewBox is its slice of them), and each is its own paint layer (`contain: content` in
 /// style/main.css), so a frame repaints the parts that changed: the overlay, and the lanes
 /// whose broker changed, instead of the whole picture.
 #[component]
@@ -170,7 +171,6 @@ pub fn ClusterView(
             role="img"
             aria-label="Cluster view: one lane per broker with its log, and the messages between them"
             style:width=move || px(width.get())
-            style:height=move || px(height())
         >
             <svg
                 class="cluster-head"
@@ -573,5 +573,33 @@ mod tests {
             "the acks=1 tail is above the HW"
         );
         assert_eq!(cs.iter().filter(|c| c.broker == 2).count(), 3);
+    }
+
+    #[test]
+    fn the_snapshot_tail_draws_the_same_cells_as_the_whole_log() {
+        // 300 records, a follower frozen half-way (its log ends 150 behind) and a leader
+        // change that leaves divergent records: the newest window looks the same whether
+        // the snapshot carries every record or only the tail.
+        let s = Scenario::from_json(
+            r#"{"brokers":3,"timeline":[
+                {"at":0,"action":"produce","acks":"1","prefix":"a-","count":150},
+                {"at":2000,"action":"freeze","broker":3},
+                {"at":2100,"action":"produce","acks":"1","prefix":"b-","count":150},
+                {"at":4000,"action":"freeze","broker":2},
+                {"at":4100,"action":"produce","acks":"1","prefix":"c-","count":5},
+                {"at":4200,"action":"kill","broker":1},
+                {"at":4300,"action":"thaw","broker":2}],"end_ms":30000}"#,
+        )
+        .unwrap();
+        let sim = watermark_engine::run(&s, true).unwrap();
+        let full = sim.snapshot();
+        let tail = sim.snapshot_tail(geometry::SNAPSHOT_TAIL);
+        for width in [375.0, 1024.0, geometry::MAX_STAGE_W] {
+            let w = window_of(&full, width);
+            assert_eq!(w, window_of(&tail, width));
+            let cs = cells(&full, w);
+            assert!(!cs.is_empty());
+            assert_eq!(cells(&tail, w), cs, "width {width}");
+        }
     }
 }

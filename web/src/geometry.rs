@@ -32,14 +32,11 @@ pub struct OffsetWindow {
     pub count: u64,
 }
 
-/// How far the window moves at a time: five offsets (a ruler mark) when at least ten fit, so
-/// the logs slide (and repaint whole) once every five records rather than on every record.
+/// How far the window moves at a time: up to five offsets (a ruler mark), and never more
+/// than a quarter of the window, so the logs slide (and repaint whole) once every few
+/// records rather than on every record, while a narrow view still shows most of its slots.
 pub fn window_step(capacity: u64) -> u64 {
-    if capacity >= 10 {
-        5
-    } else {
-        1
-    }
+    (capacity / 4).clamp(1, 5)
 }
 
 pub fn offset_window(max_log_end: u64, capacity: u64) -> OffsetWindow {
@@ -53,6 +50,13 @@ pub fn offset_window(max_log_end: u64, capacity: u64) -> OffsetWindow {
         count: (end - first).min(capacity),
     }
 }
+
+/// The widest cluster view (web/src/app.rs clamps the stage to it).
+pub const MAX_STAGE_W: f64 = 1400.0;
+
+/// How many of the newest offsets the UI takes in each snapshot: enough for the widest
+/// window and its step, with room to spare.
+pub const SNAPSHOT_TAIL: u64 = 64;
 
 /// How many cells fit in `width` units beside the labels.
 pub fn cell_capacity(width: f64) -> u64 {
@@ -316,6 +320,12 @@ mod tests {
         }
         assert!(cell_capacity(1200.0) > cell_capacity(375.0));
         assert_eq!(cell_capacity(10.0), 4, "never fewer than four cells");
+    }
+
+    #[test]
+    fn the_snapshot_tail_covers_the_widest_window() {
+        let cap = cell_capacity(MAX_STAGE_W);
+        assert!(cap + window_step(cap) <= SNAPSHOT_TAIL, "{cap} cells");
     }
 
     #[test]

@@ -105,7 +105,7 @@ fn status_of(pg: &Playground) -> Status {
 
 impl Ctx {
     pub fn new(pg: Playground, width: f64, embed: bool) -> Self {
-        let snap = pg.current().snapshot();
+        let snap = pg.current().snapshot_tail(crate::geometry::SNAPSHOT_TAIL);
         let clock = clock_of(&pg);
         let status = status_of(&pg);
         Ctx {
@@ -148,7 +148,9 @@ impl Ctx {
             .with_value(|pg| (snap_key(pg), clock_of(pg), status_of(pg)));
         if frame_at.is_none() || self.snap_key.get_value() != Some(key) {
             self.snap_key.set_value(Some(key));
-            let snap = self.pg.with_value(|pg| pg.current().snapshot());
+            let snap = self
+                .pg
+                .with_value(|pg| pg.current().snapshot_tail(crate::geometry::SNAPSHOT_TAIL));
             self.snap.set(Arc::new(snap));
         }
         if self.clock.get_untracked() != clock {
