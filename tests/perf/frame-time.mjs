@@ -3,7 +3,8 @@
 // speed is measured, never asserted. Run by hand after a release build:
 //
 //   trunk build --release
-//   node tests/perf/frame-time.mjs [--seconds 10] [--speeds 0,1,10,100] [--records 300] [--loads 5] [--css CSS]
+//   node tests/perf/frame-time.mjs [--seconds 10] [--speeds 0,1,10,100] [--records 300]
+//                                  [--latency 40] [--loads 5] [--css CSS]
 //
 // For each speed it opens dist/ on a share link (7 brokers, RF 7, latency 40 ms, 300
 // single-record produce actions spread over the measured window, ?autoplay=1), sets the
@@ -19,7 +20,9 @@
 //   2. for 3 s, DOM mutations per frame by where they land (a MutationObserver);
 //   3. for 3 s, a CPU profile of the page (CDP Profiler), self time grouped into browser
 //      work outside JS (style, layout, paint: "(program)"), DOM calls, wasm-bindgen's
-//      string decoding, other JS glue, wasm, GC and idle.
+//      string decoding, other JS glue, wasm, GC and idle;
+//   4. for 3 s, a Chromium trace: time per frame in each step of the rendering pipeline
+//      (style, layout, paint, layerize, raster, …) by thread.
 // Then, over --loads fresh loads: time to first render (navigation start → the element
 // [data-wasm="ready"] attached, seen by a MutationObserver) beside the navigation timing;
 // and the sizes of dist/'s wasm and JS, raw and gzip -9.
@@ -40,6 +43,9 @@ const SECONDS = Number(option("seconds", 10));
 const SPEEDS = option("speeds", "0,1,10,100").split(",").map(Number);
 const RECORDS = Number(option("records", 300));
 const LOADS = Number(option("loads", 5));
+// sim.network.latency.ms of the load: longer latencies keep more messages in flight
+// (e.g. --latency 300 --records 900 keeps two to three dozen in flight at 1×).
+const LATENCY = Number(option("latency", 40));
 // For finding where the time goes: a stylesheet added to the page before measuring, e.g.
 // --css "ol.log{display:none}" shows what the event log's layout and paint cost.
 const CSS = option("css", "");
@@ -50,7 +56,7 @@ const LATE_MS = 16.7 * 1.1;
 const sliderPosition = (speed) => Math.round((Math.log10(speed / 0.1) / 3) * 1000);
 
 /**
- * The load: 7 brokers, RF 7, latency 40 ms, and RECORDS single-record produce actions
+ * The load: 7 brokers, RF 7, latency LATENCY ms, and RECORDS single-record produce actions
  * (acks=all and acks=1 in turn) spread evenly over the simulated time the measurements
  * cover at `speed`, so records keep arriving and fetches keep flying throughout.
  */
@@ -59,10 +65,10 @@ function scenarioFor(speed) {
   const step = Math.max(1, Math.floor(span / RECORDS));
   return {
     version: 1,
-    title: `Frame-time load: 7 brokers, RF 7, ${RECORDS} records`,
+    title: `Frame-time load: 7 brokers, RF 7, ${RECORDS} records, latency ${LATENCY} ms`,
     brokers: 7,
     replication_factor: 7,
-    config: { "min.insync.replicas": 2, "sim.network.latency.ms": 40, "sim.controller.latency.ms": 40 },
+    config: { "min.insync.replicas": 2, "sim.network.latency.ms": LATENCY, "sim.controller.latency.ms": LATENCY },
     timeline: Array.from({ length: RECORDS }, (_, i) => ({
       at: i * step,
       action: "produce",
@@ -410,7 +416,7 @@ const context = await launchBrowser();
 try {
   const chromium = execFileSync(CHROMIUM_PATH, ["--version"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
   console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model.trim()}); ${chromium}, headless, --disable-gpu; window 1024×640`);
-  console.log(`load: 7 brokers, RF 7, latency 40 ms, ${RECORDS} single-record produce actions over each window; ${SECONDS} s per speed`);
+  console.log(`load: 7 brokers, RF 7, latency ${LATENCY} ms, ${RECORDS} single-record produce actions over each window; ${SECONDS} s per speed`);
   if (CSS) console.log(`extra stylesheet: ${CSS}`);
   console.log(`load average before: ${loadavg().map((x) => x.toFixed(1)).join(" ")}\n`);
 
