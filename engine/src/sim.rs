@@ -921,7 +921,8 @@ impl Sim {
         self.trace.iter().map(|e| e.line()).collect()
     }
 
-    pub fn trace_events(&self) -> impl Iterator<Item = &TraceEvent> {
+    /// The trace events kept in memory, oldest first (`.rev()` reads the newest first).
+    pub fn trace_events(&self) -> impl DoubleEndedIterator<Item = &TraceEvent> {
         self.trace.iter()
     }
 

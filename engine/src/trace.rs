@@ -1,10 +1,16 @@
 //! The bounded trace of what happened: server-log lines, produce results, consumer reads,
 //! faults and read-outs, each with its simulated time. The transcript is this trace,
 //! formatted one line per event.
+//!
+//! The trace is copied with every rewind checkpoint (`Sim::clone`), so its storage is
+//! shared: events live in sealed, immutable chunks of [`TRACE_CHUNK_EVENTS`] behind an `Arc`,
+//! plus one small mutable tail. A clone copies the chunk pointers and the tail (fewer than
+//! [`TRACE_CHUNK_EVENTS`] events), never the whole history.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::types::{BrokerId, TimeMs};
 
@@ -65,12 +71,36 @@ pub fn format_time(ms: TimeMs) -> String {
     format!("{:>4}.{:03}s", ms / 1000, ms % 1000)
 }
 
-/// Most trace events kept in memory.
+/// Fewest trace events kept in memory: the newest ones (see [`Trace`] for the exact rule).
 pub const MAX_TRACE_EVENTS: usize = 20_000;
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// Events per sealed, shared chunk of the trace.
+pub const TRACE_CHUNK_EVENTS: usize = 256;
+
+/// The bounded trace: the newest events of the run, in order.
+///
+/// Events are stored in chunks aligned on their `seq`: chunk k holds the events with
+/// `seq` in `k * TRACE_CHUNK_EVENTS .. (k + 1) * TRACE_CHUNK_EVENTS`. A chunk is sealed
+/// (moved behind an `Arc`, never changed again) when its last event is pushed; the newest,
+/// unfinished chunk is the mutable tail. Cloning shares every sealed chunk.
+///
+/// The bound drops whole chunks, oldest first: after every push the trace holds exactly the
+/// events with `seq >= first`, where `first` is the largest multiple of
+/// [`TRACE_CHUNK_EVENTS`] at or below `next_seq - MAX_TRACE_EVENTS` (0 while
+/// `next_seq <= MAX_TRACE_EVENTS`). So it keeps at least [`MAX_TRACE_EVENTS`] events once
+/// that many happened, and fewer than `MAX_TRACE_EVENTS + TRACE_CHUNK_EVENTS`; what it keeps
+/// depends only on how many events were pushed.
+///
+/// It serializes as it always did, `{"events": [...], "next_seq": n}`, and compares by
+/// content.
+#[derive(Debug, Clone, Default)]
 pub struct Trace {
-    events: VecDeque<TraceEvent>,
+    /// Sealed chunks, oldest first; each ends on a chunk boundary.
+    chunks: VecDeque<Arc<[TraceEvent]>>,
+    /// The newest events, after the last sealed chunk; never a whole chunk.
+    tail: Vec<TraceEvent>,
+    /// Events held: in `chunks` and `tail` together.
+    len: usize,
     next_seq: u64,
 }
 
@@ -84,8 +114,7 @@ impl Trace {
         text: String,
     ) {
         let seq = self.next_seq;
-        self.next_seq += 1;
-        self.events.push_back(TraceEvent {
+        self.append(TraceEvent {
             seq,
             time_ms,
             kind,
@@ -93,20 +122,31 @@ impl Trace {
             broker,
             text,
         });
-        if self.events.len() > MAX_TRACE_EVENTS {
-            self.events.pop_front();
+    }
+
+    /// Adds an event whose `seq` is `next_seq`, seals the tail on a chunk boundary, and
+    /// drops the oldest chunks the bound no longer needs.
+    fn append(&mut self, event: TraceEvent) {
+        self.next_seq = event.seq + 1;
+        self.tail.push(event);
+        self.len += 1;
+        if self.next_seq.is_multiple_of(TRACE_CHUNK_EVENTS as u64) {
+            // Moves the events into one new allocation; the tail keeps its buffer.
+            let sealed: Arc<[TraceEvent]> = self.tail.drain(..).collect();
+            self.chunks.push_back(sealed);
+        }
+        while let Some(oldest) = self.chunks.front() {
+            if self.len - oldest.len() < MAX_TRACE_EVENTS {
+                break;
+            }
+            self.len -= oldest.len();
+            self.chunks.pop_front();
         }
     }
 
     /// Events with `seq >= cursor`, at most `limit`, and the cursor to pass next time.
     pub fn since(&self, cursor: u64, limit: usize) -> (Vec<TraceEvent>, u64) {
-        let out: Vec<TraceEvent> = self
-            .events
-            .iter()
-            .filter(|e| e.seq >= cursor)
-            .take(limit)
-            .cloned()
-            .collect();
+        let out: Vec<TraceEvent> = self.iter_from(cursor).take(limit).cloned().collect();
         let next = out
             .last()
             .map_or(cursor.max(self.first_seq()), |e| e.seq + 1);
@@ -114,15 +154,102 @@ impl Trace {
     }
 
     pub fn first_seq(&self) -> u64 {
-        self.events.front().map_or(self.next_seq, |e| e.seq)
+        self.iter().next().map_or(self.next_seq, |e| e.seq)
     }
 
     pub fn next_seq(&self) -> u64 {
         self.next_seq
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = &TraceEvent> {
-        self.events.iter()
+    /// How many events are kept.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The kept events, oldest first.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &TraceEvent> + '_ {
+        self.slices().flatten()
+    }
+
+    /// The kept events with `seq >= cursor`, oldest first; skips whole chunks before it.
+    pub fn iter_from(&self, cursor: u64) -> impl DoubleEndedIterator<Item = &TraceEvent> + '_ {
+        self.slices()
+            .flat_map(move |s| &s[s.partition_point(|e| e.seq < cursor)..])
+    }
+
+    fn slices(&self) -> impl DoubleEndedIterator<Item = &[TraceEvent]> + '_ {
+        self.chunks
+            .iter()
+            .map(|c| &c[..])
+            .chain(std::iter::once(&self.tail[..]))
+    }
+}
+
+impl PartialEq for Trace {
+    fn eq(&self, other: &Trace) -> bool {
+        self.next_seq == other.next_seq && self.len == other.len && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for Trace {}
+
+/// The serialized form: the kept events and the next sequence number.
+#[derive(Serialize)]
+struct TraceOut<'a> {
+    events: Events<'a>,
+    next_seq: u64,
+}
+
+struct Events<'a>(&'a Trace);
+
+impl Serialize for Events<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter())
+    }
+}
+
+#[derive(Deserialize)]
+struct TraceIn {
+    events: Vec<TraceEvent>,
+    next_seq: u64,
+}
+
+impl Serialize for Trace {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        TraceOut {
+            events: Events(self),
+            next_seq: self.next_seq,
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Trace {
+    /// Rebuilds the chunks as pushes would have built them; the events must be consecutive
+    /// and end just before `next_seq`.
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Trace, D::Error> {
+        let data = TraceIn::deserialize(d)?;
+        let first = data.next_seq.checked_sub(data.events.len() as u64);
+        let consecutive =
+            first.is_some_and(|first| data.events.iter().zip(first..).all(|(e, seq)| e.seq == seq));
+        let Some(first) = first.filter(|_| consecutive) else {
+            return Err(serde::de::Error::custom(
+                "trace events must be numbered consecutively up to next_seq",
+            ));
+        };
+        let mut trace = Trace {
+            next_seq: first,
+            ..Trace::default()
+        };
+        for e in data.events {
+            trace.append(e);
+        }
+        trace.next_seq = data.next_seq;
+        Ok(trace)
     }
 }
 
@@ -146,5 +273,196 @@ mod tests {
         assert_eq!(c2, 5);
         assert!(t.since(c2, 10).0.is_empty());
         assert_eq!(format_time(5126), "   5.126s");
+    }
+
+    /// The documented rule, on a plain deque: push, then keep the events from the largest
+    /// multiple of TRACE_CHUNK_EVENTS at or below next_seq - MAX_TRACE_EVENTS.
+    #[derive(Default)]
+    struct Reference {
+        events: VecDeque<TraceEvent>,
+        next_seq: u64,
+    }
+
+    impl Reference {
+        fn push(&mut self, e: TraceEvent) {
+            self.events.push_back(e);
+            self.next_seq += 1;
+            let chunk = TRACE_CHUNK_EVENTS as u64;
+            let first = self.next_seq.saturating_sub(MAX_TRACE_EVENTS as u64) / chunk * chunk;
+            while self.events.front().is_some_and(|e| e.seq < first) {
+                self.events.pop_front();
+            }
+        }
+    }
+
+    fn event(i: u64) -> TraceEvent {
+        TraceEvent {
+            seq: i,
+            time_ms: i / 3,
+            kind: if i.is_multiple_of(5) {
+                TraceKind::Isr
+            } else {
+                TraceKind::Produce
+            },
+            level: Level::Info,
+            broker: (!i.is_multiple_of(7)).then_some((i % 7) as BrokerId),
+            text: format!("event {i} {}", "x".repeat((i % 13) as usize)),
+        }
+    }
+
+    fn push(t: &mut Trace, r: &mut Reference, i: u64) {
+        let e = event(i);
+        t.push(e.time_ms, e.kind, e.level, e.broker, e.text.clone());
+        r.push(e);
+    }
+
+    fn assert_same(t: &Trace, r: &Reference) {
+        assert_eq!(t.next_seq(), r.next_seq);
+        assert_eq!(t.len(), r.events.len());
+        assert!(t.iter().eq(r.events.iter()), "at next_seq {}", r.next_seq);
+        assert!(t.iter().rev().eq(r.events.iter().rev()));
+        assert_eq!(
+            t.first_seq(),
+            r.events.front().map_or(r.next_seq, |e| e.seq)
+        );
+        for cursor in [
+            0,
+            t.first_seq() + 1,
+            r.next_seq.saturating_sub(300),
+            r.next_seq,
+        ] {
+            for limit in [0, 1, 400, usize::MAX] {
+                let expected: Vec<TraceEvent> = r
+                    .events
+                    .iter()
+                    .filter(|e| e.seq >= cursor)
+                    .take(limit)
+                    .cloned()
+                    .collect();
+                let next = expected
+                    .last()
+                    .map_or(cursor.max(t.first_seq()), |e| e.seq + 1);
+                assert_eq!(
+                    t.since(cursor, limit),
+                    (expected, next),
+                    "since({cursor}, {limit})"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn keeps_what_the_documented_rule_keeps() {
+        let mut t = Trace::default();
+        let mut r = Reference::default();
+        assert_same(&t, &r);
+        let mut i = 0;
+        // Across the first seal, the bound, and several turnovers of the whole buffer.
+        for until in [
+            1, 255, 256, 257, 19_999, 20_000, 20_001, 20_255, 20_480, 20_481, 65_537,
+        ] {
+            while i < until {
+                push(&mut t, &mut r, i);
+                i += 1;
+            }
+            assert_same(&t, &r);
+        }
+        assert!(t.len() >= MAX_TRACE_EVENTS && t.len() < MAX_TRACE_EVENTS + TRACE_CHUNK_EVENTS);
+        assert_eq!(t.first_seq() % TRACE_CHUNK_EVENTS as u64, 0);
+    }
+
+    #[test]
+    fn a_clone_shares_every_sealed_chunk_and_copies_only_the_tail() {
+        let mut t = Trace::default();
+        let mut r = Reference::default();
+        for i in 0..30_100 {
+            push(&mut t, &mut r, i);
+        }
+        let copy = t.clone();
+        assert_eq!(copy, t);
+        assert!(copy.chunks.len() >= MAX_TRACE_EVENTS / TRACE_CHUNK_EVENTS);
+        assert_eq!(copy.chunks.len(), t.chunks.len());
+        for (a, b) in copy.chunks.iter().zip(&t.chunks) {
+            assert!(Arc::ptr_eq(a, b), "chunk at seq {} copied", a[0].seq);
+        }
+        assert!(copy.tail.len() < TRACE_CHUNK_EVENTS);
+        assert_eq!(
+            copy.chunks.iter().map(|c| c.len()).sum::<usize>() + copy.tail.len(),
+            copy.len()
+        );
+        // The original moves on; the copy does not see it and the chunks stay shared.
+        let before: Vec<TraceEvent> = copy.iter().cloned().collect();
+        for i in 30_100..31_000 {
+            push(&mut t, &mut r, i);
+        }
+        assert_same(&t, &r);
+        assert!(copy.iter().eq(before.iter()));
+        assert!(t
+            .chunks
+            .iter()
+            .any(|c| copy.chunks.iter().any(|d| Arc::ptr_eq(c, d))));
+    }
+
+    #[test]
+    fn a_simulation_clone_shares_its_trace() {
+        let mut s = crate::Scenario {
+            brokers: 5,
+            end_ms: Some(120_000),
+            ..crate::Scenario::default()
+        };
+        s.timeline = (0..4_000)
+            .map(|i| crate::TimedAction {
+                at: i * 30,
+                action: crate::Action::Epochs,
+            })
+            .collect();
+        let sim = crate::run(&s, true).unwrap();
+        assert!(sim.trace.len() >= MAX_TRACE_EVENTS, "the trace is full");
+        let copy = sim.clone();
+        assert!(copy
+            .trace
+            .chunks
+            .iter()
+            .zip(&sim.trace.chunks)
+            .all(|(a, b)| Arc::ptr_eq(a, b)));
+        assert_eq!(copy.transcript(), sim.transcript());
+    }
+
+    #[test]
+    fn serializes_as_before_and_rebuilds_the_same_chunks() {
+        let mut t = Trace::default();
+        let mut r = Reference::default();
+        for i in 0..20_700 {
+            push(&mut t, &mut r, i);
+        }
+        let json = serde_json::to_value(&t).unwrap();
+        let events: Vec<TraceEvent> = r.events.iter().cloned().collect();
+        let expected = serde_json::json!({"events": events, "next_seq": r.next_seq});
+        if json != expected {
+            let (a, b) = (json.to_string(), expected.to_string());
+            let at = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+            panic!(
+                "serialized trace differs at byte {at}: {} vs {}",
+                &a[at.saturating_sub(80)..(at + 80).min(a.len())],
+                &b[at.saturating_sub(80)..(at + 80).min(b.len())]
+            );
+        }
+        let mut back: Trace = serde_json::from_value(json).unwrap();
+        assert_eq!(back, t);
+        for i in 20_700..21_000 {
+            push(&mut t, &mut r, i);
+            let e = event(i);
+            back.push(e.time_ms, e.kind, e.level, e.broker, e.text);
+        }
+        assert_eq!(back, t);
+        assert_same(&back, &r);
+        let bad = serde_json::json!({"events": [event(3), event(5)], "next_seq": 6});
+        assert!(serde_json::from_value::<Trace>(bad).is_err());
+        let empty: Trace =
+            serde_json::from_value(serde_json::json!({"events": [], "next_seq": 9})).unwrap();
+        assert_eq!(
+            (empty.first_seq(), empty.next_seq(), empty.len()),
+            (9, 9, 0)
+        );
     }
 }
