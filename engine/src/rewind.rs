@@ -2,11 +2,26 @@
 //! person applied, so the state at any moment is rebuilt by cloning the nearest earlier
 //! checkpoint and replaying forward. Replay is exact: each input is re-applied after the same
 //! number of processed events as the first time.
+//!
+//! The checkpoints are bounded: at most [`MAX_CHECKPOINTS`] are kept. When one more is due,
+//! every other checkpoint is dropped (the first is always kept) and the spacing doubles, so
+//! however long a session runs, memory stays bounded and the checkpoints stay spread evenly
+//! over the whole run. The cost is replay: a rebuild replays at most the stretch between two
+//! checkpoints, which is the starting interval until `MAX_CHECKPOINTS` intervals have been
+//! recorded, and after that about 1/64 to 1/128 of the time simulated so far (at most twice
+//! the current spacing, [`Rewind::interval_ms`]).
 
 use crate::error::ScenarioError;
 use crate::scenario::Action;
 use crate::sim::Sim;
 use crate::types::TimeMs;
+
+/// Most checkpoints a [`Rewind`] keeps. Each is a whole [`Sim`]: its trace is shared with the
+/// other checkpoints chunk by chunk (see [`crate::trace::Trace`]), but each replica's log and
+/// the committed history are copies, so a checkpoint costs about
+/// `(brokers + 1) × records × 70 bytes` plus up to 20 000 trace events that no other checkpoint
+/// holds.
+pub const MAX_CHECKPOINTS: usize = 128;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Input {
@@ -17,15 +32,17 @@ struct Input {
 
 #[derive(Debug, Clone)]
 pub struct Rewind {
-    /// Checkpoints in time order, each with how many inputs it already includes.
+    /// Checkpoints in time order, each with how many inputs it already includes. The first is
+    /// the start and is never dropped.
     checkpoints: Vec<(Sim, usize)>,
     inputs: Vec<Input>,
+    /// Simulated time between checkpoints: the starting interval, doubled at each thinning.
     interval_ms: u64,
 }
 
 impl Rewind {
     /// Starts recording from `sim` (usually at time 0), with a checkpoint every `interval_ms`
-    /// of simulated time.
+    /// of simulated time, at first (see [`MAX_CHECKPOINTS`]).
     pub fn new(sim: &Sim, interval_ms: u64) -> Self {
         Rewind {
             checkpoints: vec![(sim.clone(), 0)],
@@ -47,12 +64,29 @@ impl Rewind {
         Ok(())
     }
 
-    /// Call after the live simulation moved: takes a checkpoint when one is due.
+    /// Call after the live simulation moved: takes a checkpoint when one is due. When that
+    /// makes more than [`MAX_CHECKPOINTS`], thins them out first: keeps the first, the newest
+    /// and every other one between, and doubles the interval.
     pub fn observe(&mut self, live: &Sim) {
         let last = self.checkpoints.last().map_or(0, |(s, _)| s.now);
         if live.now >= last + self.interval_ms {
             self.checkpoints.push((live.clone(), self.inputs.len()));
+            if self.checkpoints.len() > MAX_CHECKPOINTS {
+                self.thin_out();
+            }
         }
+    }
+
+    /// Drops every checkpoint at an odd position except the newest, and doubles the interval.
+    fn thin_out(&mut self) {
+        let newest = self.checkpoints.len() - 1;
+        let mut i = 0;
+        self.checkpoints.retain(|_| {
+            let keep = i % 2 == 0 || i == newest;
+            i += 1;
+            keep
+        });
+        self.interval_ms = self.interval_ms.saturating_mul(2);
     }
 
     /// The simulation as it was at time `t` (events at `t` processed).
@@ -79,7 +113,8 @@ impl Rewind {
         sim
     }
 
-    /// Acting while scrubbed back discards the future from `t`.
+    /// Acting while scrubbed back discards the future from `t`: the checkpoints and inputs
+    /// after it. The interval stays what thinning made it.
     pub fn discard_after(&mut self, t: TimeMs) {
         self.checkpoints.retain(|(s, _)| s.now <= t);
         if self.checkpoints.is_empty() {
@@ -93,8 +128,19 @@ impl Rewind {
         }
     }
 
+    /// How many checkpoints are kept (at most [`MAX_CHECKPOINTS`]).
     pub fn checkpoint_count(&self) -> usize {
         self.checkpoints.len()
+    }
+
+    /// The current spacing of checkpoints: the starting interval times 2 for each thinning.
+    pub fn interval_ms(&self) -> u64 {
+        self.interval_ms
+    }
+
+    /// The simulated time of each checkpoint, oldest first.
+    pub fn checkpoint_times(&self) -> impl Iterator<Item = TimeMs> + '_ {
+        self.checkpoints.iter().map(|(s, _)| s.now)
     }
 
     /// The recorded inputs with their times, to save the session as a scenario.

@@ -73,3 +73,34 @@ pub fn ten_minutes() -> Scenario {
         ..Scenario::default()
     }
 }
+
+/// 15 minutes of a 7-broker cluster, RF 7, with the playground's 40 ms latency: one
+/// single-record write every 500 ms (acks=all and acks=1 in turn) and an epochs read-out
+/// (7 trace lines) every 250 ms, so the trace passes its cap of 20 000 events after about
+/// 10 minutes and keeps turning over.
+pub fn busy_seven_brokers() -> Scenario {
+    let mut timeline = vec![];
+    for i in 0..3_600u64 {
+        let at = i * 250;
+        if i % 2 == 0 {
+            let acks = if i % 4 == 0 { "all" } else { "1" };
+            timeline.push(produce(at, acks, 1));
+        }
+        timeline.push(TimedAction {
+            at,
+            action: Action::Epochs,
+        });
+    }
+    Scenario {
+        brokers: 7,
+        replication_factor: Some(7),
+        config: watermark_engine::Config {
+            network_latency_ms: 40,
+            controller_latency_ms: 40,
+            ..watermark_engine::Config::default()
+        },
+        timeline,
+        end_ms: Some(900_000),
+        ..Scenario::default()
+    }
+}
