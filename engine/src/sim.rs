@@ -5,6 +5,7 @@
 //! in the order they were scheduled, so a run is a pure function of its scenario.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -219,7 +220,9 @@ pub struct Sim {
     pub(crate) consumer: Consumer,
     pub(crate) trace: Trace,
     pub(crate) metrics: Metrics,
-    timeline: Vec<TimedAction>,
+    /// The scenario's timeline, sorted by time; never changes, so clones share it.
+    #[serde(with = "shared_slice")]
+    timeline: Arc<[TimedAction]>,
     /// The next timeline action to run.
     timeline_cursor: usize,
     pub(crate) last_unclean_election_at: Option<TimeMs>,
@@ -233,6 +236,23 @@ pub struct Sim {
     /// Check invariants after every event (tests and the UI turn this on).
     pub check_invariants: bool,
     pub(crate) invariant_state: crate::invariants::InvariantState,
+}
+
+/// Serde for an `Arc<[T]>` field, as a plain sequence (serde's `rc` feature is not on).
+mod shared_slice {
+    use std::sync::Arc;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer, T: Serialize>(v: &Arc<[T]>, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(v.iter())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+        d: D,
+    ) -> Result<Arc<[T]>, D::Error> {
+        Vec::<T>::deserialize(d).map(Arc::from)
+    }
 }
 
 /// Most events a single `advance_to` may process before it stops (a guard against a
@@ -281,6 +301,10 @@ impl Sim {
             format!("TopicRecord(name={}) PartitionRecord(partitionId={}, replicas=[{}], isr=[{}], leader={}, leaderEpoch=0, partitionEpoch=0)",
                 scenario.topic, 0, crate::types::join_ids(&replicas), crate::types::join_ids(&replicas), replicas[0]),
         );
+        // Timeline actions run in time order (listed order within one time), each after every
+        // event at its time, exactly as a person's input applied at that moment would.
+        let mut timeline = scenario.timeline.clone();
+        timeline.sort_by_key(|a| a.at);
         let mut sim = Sim {
             now: 0,
             config,
@@ -302,7 +326,7 @@ impl Sim {
             consumer: Consumer::default(),
             trace: Trace::default(),
             metrics: Metrics::default(),
-            timeline: scenario.timeline.clone(),
+            timeline: timeline.into(),
             timeline_cursor: 0,
             last_unclean_election_at: None,
             committed: vec![],
@@ -340,9 +364,6 @@ impl Sim {
             crate::config::LEADER_IMBALANCE_CHECK_INTERVAL_MS,
             Event::Controller(ControllerTimer::PreferredRebalance),
         );
-        // Timeline actions run in time order (listed order within one time), each after every
-        // event at its time, exactly as a person's input applied at that moment would.
-        sim.timeline.sort_by_key(|a| a.at);
         sim.trace(
             TraceKind::Note,
             Level::Info,
@@ -1211,5 +1232,35 @@ impl Endpoint {
             Endpoint::Broker(b) => Node::Broker(*b),
             Endpoint::Controller(_) => Node::Controller,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_clone_shares_the_timeline_which_stays_sorted() {
+        let s = Scenario::from_json(
+            r#"{"timeline":[{"at":900,"action":"describe"},{"at":100,"action":"offsets"},
+                             {"at":100,"action":"epochs"}],"end_ms":2000}"#,
+        )
+        .unwrap();
+        let mut sim = Sim::new(&s).unwrap();
+        let copy = sim.clone();
+        assert!(Arc::ptr_eq(&sim.timeline, &copy.timeline));
+        let order: Vec<TimeMs> = sim.pending_timeline().map(|a| a.at).collect();
+        assert_eq!(order, [100, 100, 900]);
+        assert!(
+            matches!(sim.timeline[1].action, Action::Epochs),
+            "stable within a time"
+        );
+        sim.advance_to(2_000);
+        assert_eq!(sim.pending_timeline().count(), 0);
+        assert_eq!(
+            copy.pending_timeline().count(),
+            3,
+            "the clone's cursor is its own"
+        );
     }
 }
