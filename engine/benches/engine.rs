@@ -1,6 +1,8 @@
-//! Criterion benchmarks: events per second for a steady and a fault-heavy workload, and the
+//! Criterion benchmarks: events per second for a steady and a fault-heavy workload, the
 //! time to rebuild the state at any moment of a 10-minute, 10 000-record scenario (what the
-//! UI's scrubbing needs: under 16 ms).
+//! UI's scrubbing needs: under 16 ms) and of a 15-minute 7-broker session recorded the way
+//! the playground records it, and the cost of one checkpoint (`Sim::clone`) once the trace
+//! is full.
 //!
 //! Run: `cargo bench -p watermark-engine --bench engine`. Figures go in BENCHMARKS.md.
 
@@ -10,7 +12,7 @@ use watermark_engine::Sim;
 
 #[path = "../tests/common/workloads.rs"]
 mod workloads;
-use workloads::{fault_heavy, steady, ten_minutes};
+use workloads::{busy_seven_brokers, fault_heavy, steady, ten_minutes};
 
 fn events_per_second(c: &mut Criterion) {
     let mut g = c.benchmark_group("events");
@@ -33,7 +35,8 @@ fn events_per_second(c: &mut Criterion) {
 fn rebuild_at_any_moment(c: &mut Criterion) {
     let scenario = ten_minutes();
     let mut live = Sim::new(&scenario).expect("builds");
-    // The UI keeps a checkpoint every 5 s of simulated time.
+    // A checkpoint every 5 s of simulated time: 121 checkpoints, under the cap, so none is
+    // thinned out (the playground's 2 s spacing is measured by `ui_session_*` below).
     let mut rewind = Rewind::new(&live, 5_000);
     let mut t = 0;
     while t < 600_000 {
@@ -55,5 +58,47 @@ fn rebuild_at_any_moment(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, events_per_second, rebuild_at_any_moment);
+/// The busy 7-broker session played at 100× as the playground plays it: a frame every
+/// 1 667 ms of simulated time, a checkpoint every 2 s (web/src/model.rs CHECKPOINT_MS), so
+/// the checkpoints are thinned out twice along the way. Then the cost of the next
+/// checkpoint (a clone of a simulation whose trace is full) and of rebuilding moments.
+fn ui_session(c: &mut Criterion) {
+    let scenario = busy_seven_brokers();
+    let mut live = Sim::new(&scenario).expect("builds");
+    live.check_invariants = true;
+    let mut rewind = Rewind::new(&live, 2_000);
+    let mut t = 0;
+    while t < 900_000 {
+        t += 1_667;
+        live.advance_to(t);
+        rewind.observe(&live);
+    }
+    assert!(
+        live.trace_next_seq() - live.trace_events().next().expect("events").seq >= 20_000,
+        "the trace is full"
+    );
+    // The clone alone (what observe pays for a checkpoint); dropping it is not timed. The
+    // logs hold 1 800 records each and the trace 20 000 to 20 255 events.
+    let mut g = c.benchmark_group("clone");
+    g.bench_function("sim_full_trace_7_brokers", |b| {
+        b.iter_with_large_drop(|| live.clone())
+    });
+    g.finish();
+    let mut g = c.benchmark_group("rewind");
+    for at in [120_000u64, 450_000, 899_999] {
+        g.bench_with_input(
+            BenchmarkId::new("ui_session_15min_7_brokers", at),
+            &at,
+            |b, &at| b.iter(|| rewind.state_at(at).now()),
+        );
+    }
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    events_per_second,
+    rebuild_at_any_moment,
+    ui_session
+);
 criterion_main!(benches);

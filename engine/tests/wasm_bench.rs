@@ -1,6 +1,7 @@
 //! Timing of the engine compiled to WebAssembly, with the JavaScript host's
-//! `performance.now()`: events per second and the time to rebuild any moment of a
-//! 10-minute, 10 000-record scenario. Ignored by default (timings are measurements, not
+//! `performance.now()`: events per second, the time to rebuild any moment of a
+//! 10-minute, 10 000-record scenario, and the cost of one checkpoint (`Sim::clone`) of a
+//! 7-broker simulation whose trace is full. Ignored by default (timings are measurements, not
 //! assertions); run with
 //! `cargo test -p watermark-engine --release --target wasm32-unknown-unknown --test wasm_bench -- --include-ignored`.
 #![cfg(target_arch = "wasm32")]
@@ -79,6 +80,18 @@ fn timings() {
     }
     log(&format!(
         "wasm snapshot with 10k-record logs: median {:.2} ms",
+        median(times)
+    ));
+    let mut live = watermark_engine::run(&workloads::busy_seven_brokers(), true).expect("runs");
+    let mut times = vec![];
+    for _ in 0..15 {
+        let t0 = now();
+        let copy = live.clone();
+        times.push(now() - t0);
+        live = copy;
+    }
+    log(&format!(
+        "wasm Sim::clone, 7 brokers, full trace: median {:.3} ms",
         median(times)
     ));
 }
