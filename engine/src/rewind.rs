@@ -16,11 +16,11 @@ use crate::scenario::Action;
 use crate::sim::Sim;
 use crate::types::TimeMs;
 
-/// Most checkpoints a [`Rewind`] keeps. Each is a whole [`Sim`]: its trace is shared with the
-/// other checkpoints chunk by chunk (see [`crate::trace::Trace`]), but each replica's log and
+/// Most checkpoints a [`Rewind`] keeps. Each is a whole [`Sim`]: its trace and timeline are
+/// shared with the other checkpoints (see [`crate::trace::Trace`]), but each replica's log and
 /// the committed history are copies, so a checkpoint costs about
-/// `(brokers + 1) × records × 70 bytes` plus up to 20 000 trace events that no other checkpoint
-/// holds.
+/// `(brokers + 1) × records × 48 bytes` in wasm32 (80 natively) plus the trace events, up to
+/// 20 255, that no other checkpoint holds. docs/engine.md has the worst case.
 pub const MAX_CHECKPOINTS: usize = 128;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
