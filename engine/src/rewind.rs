@@ -113,6 +113,30 @@ impl Rewind {
         sim
     }
 
+    /// Moves `sim`, a state this rewind built (by [`Rewind::state_at`] or by this), forward
+    /// to `t`, replaying the recorded inputs after its time: the result is exactly
+    /// `state_at(t)`, without going back to a checkpoint. Playing while scrubbed back calls
+    /// this every frame, so a frame costs the events of that frame, not a replay of up to a
+    /// whole (possibly thinned, long) checkpoint interval.
+    pub fn advance(&self, sim: &mut Sim, t: TimeMs) {
+        if t <= sim.now {
+            return;
+        }
+        // `sim` holds every input at or before its time (state_at applies those at <= t).
+        let first = self.inputs.partition_point(|i| i.at <= sim.now);
+        for input in &self.inputs[first..] {
+            if input.at > t {
+                break;
+            }
+            while sim.events_processed < input.events_processed && sim.step() {}
+            if sim.now < input.at {
+                sim.now = input.at;
+            }
+            let _ = sim.apply_now(&input.action);
+        }
+        sim.advance_to(t);
+    }
+
     /// Acting while scrubbed back discards the future from `t`: the checkpoints and inputs
     /// after it. The interval stays what thinning made it.
     pub fn discard_after(&mut self, t: TimeMs) {

@@ -173,9 +173,15 @@ impl Ctx {
             self.log_seq.set_value(log_key);
             self.log_at.set_value(frame_at.unwrap_or(f64::NEG_INFINITY));
             let lines: Vec<TraceEvent> = self.pg.with_value(|pg| {
-                let events: Vec<&TraceEvent> = pg.current().trace_events().collect();
-                let start = events.len().saturating_sub(LOG_LINES);
-                events[start..].iter().map(|e| (*e).clone()).collect()
+                let mut newest: Vec<TraceEvent> = pg
+                    .current()
+                    .trace_events()
+                    .rev()
+                    .take(LOG_LINES)
+                    .cloned()
+                    .collect();
+                newest.reverse();
+                newest
             });
             self.log.set(Arc::new(lines));
         }
