@@ -234,7 +234,8 @@ pub fn App() -> impl IntoView {
                     <div class="legend" aria-hidden="true">
                         <span class="swatch committed"></span>"committed (below the HW) "
                         <span class="swatch uncommitted"></span>"not yet committed "
-                        <span class="swatch divergent"></span>"diverged from the leader"
+                        <span class="swatch divergent"></span>"diverged from the leader · "
+                        <span class="epoch-key">"e3"</span>" the first record of leader epoch 3 in a log"
                     </div>
                     <ClusterView snap=ctx.snap clock=ctx.clock lag_time_max_ms=lag_time_max_ms width=width />
                     <Waiting snap=ctx.snap clock=ctx.clock />

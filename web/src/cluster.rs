@@ -23,6 +23,11 @@ struct CellData {
     value: String,
     kind: &'static str,
     label: &'static str,
+    /// The first cell of a run of one leader epoch in the window: it carries the epoch's
+    /// label (`e3`), and the cells after it in that epoch do not repeat it. The labels are
+    /// where the log's epochs start, as in its leader-epoch-checkpoint; drawing one per cell
+    /// doubled the text the lanes lay out and raster (BENCHMARKS.md, "UI").
+    epoch_start: bool,
 }
 
 fn leader_of(snap: &Snapshot) -> Option<&BrokerSnapshot> {
@@ -53,10 +58,13 @@ fn cells(snap: &Snapshot, window: OffsetWindow) -> Vec<CellData> {
         .enumerate()
         .filter(|(_, b)| b.hosts_replica)
     {
+        let mut previous_epoch = None;
         for r in b.records.iter().filter(|r| r.offset >= window.first) {
             if geometry::cell_x(r.offset, window).is_none() {
                 continue;
             }
+            let epoch_start = previous_epoch != Some(r.epoch);
+            previous_epoch = Some(r.epoch);
             let leader_record = leader.and_then(|l| {
                 l.records
                     .binary_search_by_key(&r.offset, |x| x.offset)
@@ -72,6 +80,7 @@ fn cells(snap: &Snapshot, window: OffsetWindow) -> Vec<CellData> {
                 value: r.value.clone(),
                 kind: kind.class(),
                 label: kind.label(),
+                epoch_start,
             });
         }
     }
@@ -237,7 +246,9 @@ fn Cell(c: CellData) -> impl IntoView {
                 <title>{format!("offset {} epoch {}: {} ({})", c.offset, c.epoch, c.value, c.label)}</title>
             </rect>
             <text class="value" x=x + 3.0 y=y + 14.0>{short(&c.value)}</text>
-            <text class="epoch" x=x + 3.0 y=y + 28.0>{format!("e{}", c.epoch)}</text>
+            {c.epoch_start.then(|| view! {
+                <text class="epoch" x=x + 3.0 y=y + 28.0>{format!("e{}", c.epoch)}</text>
+            })}
         </g>
     }
 }
@@ -573,6 +584,38 @@ mod tests {
             "the acks=1 tail is above the HW"
         );
         assert_eq!(cs.iter().filter(|c| c.broker == 2).count(), 3);
+    }
+
+    #[test]
+    fn the_epoch_is_labelled_where_it_starts_in_each_lane() {
+        // Epoch 0 writes a-0..a-2; broker 1 is killed and broker 2 leads epoch 1, writing
+        // b-3, b-4. Each lane labels the first cell of each epoch in the window.
+        let s = Scenario::from_json(
+            r#"{"timeline":[{"at":0,"action":"produce","acks":"all","prefix":"a-","count":3},
+                             {"at":1000,"action":"kill","broker":1},
+                             {"at":12000,"action":"produce","acks":"all","prefix":"b-","start":3,"count":2}],
+                "end_ms":14000}"#,
+        )
+        .unwrap();
+        let sim = watermark_engine::run(&s, true).unwrap();
+        let snap = sim.snapshot();
+        let starts = |cs: &[CellData], broker| {
+            cs.iter()
+                .filter(|c| c.broker == broker && c.epoch_start)
+                .map(|c| (c.offset, c.epoch))
+                .collect::<Vec<_>>()
+        };
+        let cs = cells(&snap, window_of(&snap, 1200.0));
+        assert_eq!(cs.iter().filter(|c| c.broker == 2).count(), 5);
+        assert_eq!(starts(&cs, 2), [(0, 0), (3, 1)]);
+        assert_eq!(
+            starts(&cs, 1),
+            [(0, 0)],
+            "the killed leader's log is all epoch 0"
+        );
+        // In a window that begins mid-epoch, its first cell carries the label.
+        let w = OffsetWindow { first: 1, count: 4 };
+        assert_eq!(starts(&cells(&snap, w), 2), [(1, 0), (3, 1)]);
     }
 
     #[test]
