@@ -98,7 +98,14 @@ impl Rewind {
             .unwrap_or(0);
         let (base, applied) = &self.checkpoints[idx];
         let mut sim = base.clone();
-        for input in &self.inputs[*applied..] {
+        Self::replay(&mut sim, &self.inputs[*applied..], t);
+        sim
+    }
+
+    /// Replays `inputs` (in order, each after the events that preceded it in the live run)
+    /// onto `sim` up to time `t`, then runs it to `t`.
+    fn replay(sim: &mut Sim, inputs: &[Input], t: TimeMs) {
+        for input in inputs {
             if input.at > t {
                 break;
             }
@@ -110,7 +117,6 @@ impl Rewind {
             let _ = sim.apply_now(&input.action);
         }
         sim.advance_to(t);
-        sim
     }
 
     /// Moves `sim`, a state this rewind built (by [`Rewind::state_at`] or by this), forward
@@ -124,17 +130,7 @@ impl Rewind {
         }
         // `sim` holds every input at or before its time (state_at applies those at <= t).
         let first = self.inputs.partition_point(|i| i.at <= sim.now);
-        for input in &self.inputs[first..] {
-            if input.at > t {
-                break;
-            }
-            while sim.events_processed < input.events_processed && sim.step() {}
-            if sim.now < input.at {
-                sim.now = input.at;
-            }
-            let _ = sim.apply_now(&input.action);
-        }
-        sim.advance_to(t);
+        Self::replay(sim, &self.inputs[first..], t);
     }
 
     /// Acting while scrubbed back discards the future from `t`: the checkpoints and inputs

@@ -143,34 +143,36 @@ impl Ctx {
     }
 
     fn publish_at(&self, frame_at: Option<f64>) {
-        let (key, clock, status) = self
-            .pg
-            .with_value(|pg| (snap_key(pg), clock_of(pg), status_of(pg)));
+        let (key, clock) = self.pg.with_value(|pg| (snap_key(pg), clock_of(pg)));
+        // Between events only the clock moves: what else a frame could change (markers,
+        // leaving the past for the live run) comes with a new key, and the controls
+        // (play, speed, config) publish in full.
         if frame_at.is_none() || self.snap_key.get_value() != Some(key) {
             self.snap_key.set_value(Some(key));
-            let snap = self
-                .pg
-                .with_value(|pg| pg.current().snapshot_tail(crate::geometry::SNAPSHOT_TAIL));
+            let (snap, status) = self.pg.with_value(|pg| {
+                (
+                    pg.current().snapshot_tail(crate::geometry::SNAPSHOT_TAIL),
+                    status_of(pg),
+                )
+            });
             self.snap.set(Arc::new(snap));
+            if self.status.with_untracked(|s| *s != status) {
+                self.status.set(status);
+            }
         }
         if self.clock.get_untracked() != clock {
             self.clock.set(clock);
         }
-        if self.status.with_untracked(|s| *s != status) {
-            self.status.set(status);
-        }
-        // The log only changes when the trace grows or the shown moment moves back.
-        let log_key = (key.1, clock.now);
-        let (seq, _) = self.log_seq.get_value();
-        let changed = log_key.0 != seq || key.3;
+        // The log only changes when the trace grows or, in the past, the shown moment moves.
+        let (seq, shown_at) = self.log_seq.get_value();
+        let stale = key.1 != seq || (key.3 && clock.now != shown_at);
         let due = match frame_at {
             None => true,
             Some(at) => at - self.log_at.get_value() >= LOG_REFRESH_MS,
         };
-        let stale = changed && self.log_seq.get_value() != log_key;
         self.log_pending.set_value(stale && !due);
         if stale && due {
-            self.log_seq.set_value(log_key);
+            self.log_seq.set_value((key.1, clock.now));
             self.log_at.set_value(frame_at.unwrap_or(f64::NEG_INFINITY));
             let lines: Vec<TraceEvent> = self.pg.with_value(|pg| {
                 let mut newest: Vec<TraceEvent> = pg
