@@ -439,6 +439,30 @@ fn seconds_left(deadline_ms: u64, now: u64) -> String {
     format!("{:.1}", deadline_ms.saturating_sub(now) as f64 / 1000.0)
 }
 
+/// The line above the waiting list: how many of each kind wait.
+fn waiting_summary(items: &[WaitItem]) -> String {
+    let produces = items
+        .iter()
+        .filter(|i| matches!(i, WaitItem::Purgatory { .. }))
+        .count();
+    let fetches = items.len() - produces;
+    if items.is_empty() {
+        return "Nothing waits: no acks=all request in the purgatory, no fetch held by a leader."
+            .into();
+    }
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    format!(
+        "Waiting: {} in the purgatory, {} held by a leader",
+        plural(produces, "acks=all request", "acks=all requests"),
+        plural(fetches, "follower fetch", "follower fetches"),
+    )
+}
+
+/// What waits, under the cluster view. The list is a box of fixed height that scrolls: it
+/// grows and shrinks with every request, and a box that changed height would move (and so
+/// repaint) everything below it on each change. A countdown's text changes only when its
+/// tenth of a second does.
 #[component]
 pub fn Waiting(snap: RwSignal<Arc<Snapshot>>, clock: RwSignal<Clock>) -> impl IntoView {
     let items = Memo::new(move |_| {
@@ -463,27 +487,43 @@ pub fn Waiting(snap: RwSignal<Arc<Snapshot>>, clock: RwSignal<Clock>) -> impl In
             out
         })
     });
+    let summary = Memo::new(move |_| items.with(|i| waiting_summary(i)));
     let hw = Memo::new(move |_| snap.with(|s| leader_of(s).map(|l| l.high_watermark)));
-    let now = Memo::new(move |_| clock.with(|c| c.now));
     view! {
-        <ul class="waiting" aria-label="Waiting requests">
-            <For each=move || items.get() key=|i| i.clone() let:item>
-                <li>
-                    {move || match &item {
-                        WaitItem::Purgatory { broker, first_offset, required_offset, deadline_ms, .. } => format!(
-                            "Purgatory on broker {broker}: acks=all offsets {first_offset}..{} waits for HW ≥ {required_offset} (HW now {}); REQUEST_TIMED_OUT in {} s",
-                            required_offset - 1,
-                            hw.get().map_or("?".to_string(), |h| h.to_string()),
-                            seconds_left(*deadline_ms, now.get()),
-                        ),
-                        WaitItem::HeldFetch { leader, replica, fetch_offset, deadline_ms } => format!(
-                            "Broker {leader} holds broker {replica}'s fetch (fetchOffset {fetch_offset}): answers when records arrive, or in {} s (replica.fetch.wait.max.ms)",
-                            seconds_left(*deadline_ms, now.get()),
-                        ),
-                    }}
-                </li>
-            </For>
-        </ul>
+        <div class="waiting-box">
+            <p class="waiting-summary">{move || summary.get()}</p>
+            <ul class="waiting" aria-label="Waiting requests">
+                <For each=move || items.get() key=|i| i.clone() let:item>
+                    <WaitLine item=item hw=hw clock=clock />
+                </For>
+            </ul>
+        </div>
+    }
+}
+
+#[component]
+fn WaitLine(item: WaitItem, hw: Memo<Option<u64>>, clock: RwSignal<Clock>) -> impl IntoView {
+    let deadline_ms = match item {
+        WaitItem::Purgatory { deadline_ms, .. } | WaitItem::HeldFetch { deadline_ms, .. } => {
+            deadline_ms
+        }
+    };
+    let left = Memo::new(move |_| seconds_left(deadline_ms, clock.with(|c| c.now)));
+    view! {
+        <li>
+            {move || match &item {
+                WaitItem::Purgatory { broker, first_offset, required_offset, .. } => format!(
+                    "Purgatory on broker {broker}: acks=all offsets {first_offset}..{} waits for HW ≥ {required_offset} (HW now {}); REQUEST_TIMED_OUT in {} s",
+                    required_offset - 1,
+                    hw.get().map_or("?".to_string(), |h| h.to_string()),
+                    left.get(),
+                ),
+                WaitItem::HeldFetch { leader, replica, fetch_offset, .. } => format!(
+                    "Broker {leader} holds broker {replica}'s fetch (fetchOffset {fetch_offset}): answers when records arrive, or in {} s (replica.fetch.wait.max.ms)",
+                    left.get(),
+                ),
+            }}
+        </li>
     }
 }
 
@@ -584,6 +624,38 @@ mod tests {
             "the acks=1 tail is above the HW"
         );
         assert_eq!(cs.iter().filter(|c| c.broker == 2).count(), 3);
+    }
+
+    #[test]
+    fn the_waiting_summary_counts_each_kind() {
+        let produce = |id| WaitItem::Purgatory {
+            broker: 1,
+            request_id: id,
+            first_offset: 0,
+            required_offset: 1,
+            deadline_ms: 30_000,
+        };
+        let fetch = |replica| WaitItem::HeldFetch {
+            leader: 1,
+            replica,
+            fetch_offset: 1,
+            deadline_ms: 500,
+        };
+        assert!(waiting_summary(&[]).starts_with("Nothing waits"));
+        assert_eq!(
+            waiting_summary(&[produce(1), fetch(2)]),
+            "Waiting: 1 acks=all request in the purgatory, 1 follower fetch held by a leader"
+        );
+        assert_eq!(
+            waiting_summary(&[produce(1), produce(2), fetch(2), fetch(3), fetch(4)]),
+            "Waiting: 2 acks=all requests in the purgatory, 3 follower fetches held by a leader"
+        );
+        assert_eq!(seconds_left(30_000, 1_234), "28.8");
+        assert_eq!(
+            seconds_left(500, 900),
+            "0.0",
+            "an overdue deadline reads zero"
+        );
     }
 
     #[test]
