@@ -21,6 +21,8 @@ const app = useApp();
 
 /** Local storage key of the saved session (web/src/session.rs). */
 const SESSION_KEY = "watermark.session.v1";
+/** Local storage key of how far the saved session had run (web/src/session.rs). */
+const TIME_KEY = "watermark.session.time.v1";
 const DEFAULT_DESCRIBE = "Topic: rep Partition: 0 Leader: 1 Replicas: 1,2,3 Isr: 1,2,3 Elr: LastKnownElr:";
 const RESTORED = "Restored your last session. Reset starts over.";
 const HOSTILE = "<img src=x onerror=alert(1)>";
@@ -419,9 +421,14 @@ test(
     const { page } = await openFresh("/");
     await button(page, "Produce").click();
     await button(page, "Freeze broker 3").click();
+    const saved = await page.evaluate((key) => localStorage.getItem(key), SESSION_KEY);
     await playUntil(page, 2_000);
     const before = await readState(page);
     await reload(page);
+    // Playing on saves only how far the session ran (TIME_KEY); the payload is encoded again
+    // only by an action, which keeps a long session's autosave from stalling frames.
+    assert.equal(await page.evaluate((key) => localStorage.getItem(key), SESSION_KEY), saved, "the payload as the last action left it");
+    assert.ok(Number(await page.evaluate((key) => localStorage.getItem(key), TIME_KEY)) >= parseClock(before.clock), "the time it was left at");
     assert.equal(await noticeText(page), RESTORED);
     assert.equal(await clock(page).textContent(), before.clock);
     assert.equal(await button(page, "Thaw broker 3").count(), 1, "broker 3 is still frozen");

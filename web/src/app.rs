@@ -110,10 +110,11 @@ pub fn App() -> impl IntoView {
     let ctx = Ctx::new(pg, stage_width(embed), embed);
     // Open at the link's time; a restored session reopens where it was left.
     let start = options.start_ms.or_else(|| {
-        opening
-            .restored
-            .then(|| opening.scenario.end_ms.unwrap_or(0))
+        opening.restored.then(|| {
+            session::restored_time(opening.scenario.end_ms, share_ui::stored_time().as_deref())
+        })
     });
+    ctx.stored_is_current.set_value(opening.restored);
     if let Some(t) = start {
         ctx.pg.update_value(|pg| pg.run_to(t));
     }

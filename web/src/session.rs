@@ -8,6 +8,20 @@ use watermark_engine::Scenario;
 
 /// Local storage key of the current session (a share-link payload).
 pub const STORAGE_KEY: &str = "watermark.session.v1";
+/// Local storage key of how far the stored session had run (simulated ms, decimal). Saved
+/// apart from the payload so that a session that plays on need not be encoded again.
+pub const TIME_KEY: &str = "watermark.session.time.v1";
+
+/// Where a restored session reopens: the later of its payload's `end_ms` (the time of its
+/// last action) and the saved time, if that is a number within the engine's time limit;
+/// anything else in storage is ignored.
+pub fn restored_time(end_ms: Option<u64>, stored_time: Option<&str>) -> u64 {
+    let saved = stored_time
+        .and_then(|t| t.trim().parse::<u64>().ok())
+        .filter(|t| *t <= watermark_engine::scenario::MAX_TIME_MS)
+        .unwrap_or(0);
+    end_ms.unwrap_or(0).max(saved)
+}
 
 /// Options read from the page URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -247,6 +261,31 @@ mod tests {
             junk.scenario,
             Scenario::default(),
             "a damaged stored session is ignored"
+        );
+    }
+
+    #[test]
+    fn a_restored_session_reopens_at_the_later_of_its_last_action_and_its_saved_time() {
+        assert_eq!(restored_time(Some(2_000), Some("7250")), 7_250);
+        assert_eq!(
+            restored_time(Some(9_000), Some("7250")),
+            9_000,
+            "a saved time older than the payload loses"
+        );
+        assert_eq!(restored_time(None, Some(" 300 ")), 300);
+        assert_eq!(
+            restored_time(Some(2_000), None),
+            2_000,
+            "sessions saved before the time key"
+        );
+        for junk in ["", "-5", "1e3", "soon", "18446744073709551616"] {
+            assert_eq!(restored_time(Some(2_000), Some(junk)), 2_000, "{junk:?}");
+        }
+        let too_far = (watermark_engine::scenario::MAX_TIME_MS + 1).to_string();
+        assert_eq!(
+            restored_time(Some(2_000), Some(&too_far)),
+            2_000,
+            "beyond the engine's time limit"
         );
     }
 

@@ -11,7 +11,7 @@ use watermark_engine::{share, Scenario};
 
 use crate::geometry;
 use crate::model::default_scenario;
-use crate::session::{self, EmbedOptions, STORAGE_KEY};
+use crate::session::{self, EmbedOptions, STORAGE_KEY, TIME_KEY};
 use crate::state::Ctx;
 
 /// The page address without query or fragment (origin + path).
@@ -45,29 +45,56 @@ pub fn stored_session() -> Option<String> {
     storage().and_then(|s| s.get_item(STORAGE_KEY).ok().flatten())
 }
 
-/// Saves the session (not in an embed, which must not touch its host's storage).
+/// How far the stored session had run, as saved (parsed by `session::restored_time`).
+pub fn stored_time() -> Option<String> {
+    storage().and_then(|s| s.get_item(TIME_KEY).ok().flatten())
+}
+
+/// Saves the session: its scenario and inputs as a link payload, and how far it has run (not
+/// in an embed, which must not touch its host's storage). Encoding a long session takes
+/// milliseconds (JSON, deflate), so this runs after actions, not while playing.
 pub fn save_session(ctx: Ctx) {
     ctx.dirty.set_value(false);
     if ctx.embed {
         return;
     }
-    let link = ctx.pg.with_value(|pg| share::encode(&pg.to_scenario()));
+    let (link, head) = ctx
+        .pg
+        .with_value(|pg| (share::encode(&pg.to_scenario()), pg.max_time()));
     if let Some(s) = storage() {
         let _ = s.set_item(STORAGE_KEY, &link);
+        let _ = s.set_item(TIME_KEY, &head.to_string());
+        ctx.stored_is_current.set_value(true);
     }
 }
 
-/// Saves the session if it moved since it was last saved. Opening a link and leaving
-/// without doing anything keeps the stored session as it was.
+/// Saves the session if it moved since it was last saved: only how far it has run when the
+/// stored scenario and inputs are already this playground's (every action saves them), the
+/// whole session otherwise. Opening a link and leaving without doing anything keeps the
+/// stored session as it was.
 pub fn save_if_dirty(ctx: Ctx) {
-    if ctx.dirty.get_value() {
+    if !ctx.dirty.get_value() {
+        return;
+    }
+    if !ctx.stored_is_current.get_value() {
         save_session(ctx);
+        return;
+    }
+    ctx.dirty.set_value(false);
+    if ctx.embed {
+        return;
+    }
+    let head = ctx.pg.with_value(|pg| pg.max_time());
+    if let Some(s) = storage() {
+        let _ = s.set_item(TIME_KEY, &head.to_string());
     }
 }
 
-fn clear_session() {
+fn clear_session(ctx: Ctx) {
+    ctx.stored_is_current.set_value(false);
     if let Some(s) = storage() {
         let _ = s.remove_item(STORAGE_KEY);
+        let _ = s.remove_item(TIME_KEY);
     }
 }
 
@@ -193,7 +220,7 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
             "Started over with the default scenario.".into(),
         );
         // Reset forgets the session: the next reload opens the default scenario.
-        clear_session();
+        clear_session(ctx);
     };
     let export = move |_| {
         let json = ctx.pg.with_value(|pg| pg.to_scenario().to_json_pretty());

@@ -57,6 +57,9 @@ pub struct Ctx {
     pub embed: bool,
     /// The session moved (played) since it was last saved.
     pub dirty: StoredValue<bool>,
+    /// Local storage holds this playground's scenario and inputs (saved after each action, or
+    /// restored from there): a save while playing need only write how far it has run.
+    pub stored_is_current: StoredValue<bool>,
     snap_key: StoredValue<Option<SnapKey>>,
     /// (trace sequence, shown time) the log was last built at; and the real time (ms) of it.
     log_seq: StoredValue<(u64, u64)>,
@@ -118,6 +121,7 @@ impl Ctx {
             width: RwSignal::new(width),
             embed,
             dirty: StoredValue::new(false),
+            stored_is_current: StoredValue::new(false),
             snap_key: StoredValue::new(None),
             log_seq: StoredValue::new((u64::MAX, u64::MAX)),
             log_at: StoredValue::new(f64::NEG_INFINITY),
