@@ -49,6 +49,9 @@ const LATENCY = Number(option("latency", 40));
 // For finding where the time goes: a stylesheet added to the page before measuring, e.g.
 // --css "ol.log{display:none}" shows what the event log's layout and paint cost.
 const CSS = option("css", "");
+// With N > 0, the N wasm functions with the most inclusive time in the CPU profile. Needs a
+// wasm with its name section, which the release build drops; see docs/ui.md "Profiling".
+const WASM_TOP = Number(option("wasm-top", 0));
 /** A frame counts as late when it took over 16.7 ms by more than vsync jitter (10%). */
 const LATE_MS = 16.7 * 1.1;
 
@@ -95,7 +98,7 @@ function instrument() {
           // queued now ends after them.
           let p = Promise.resolve();
           for (let i = 0; i < 8; i++) p = p.then(() => {});
-          p.then(() => window.__wm.callbacks.push(performance.now() - t0));
+          p.then(() => window.__wm.callbacks.push([ts, performance.now() - t0]));
         }
       }
     });
@@ -119,20 +122,21 @@ function sampleFrames(ms) {
   const raf = window.__wm.raf;
   return new Promise((resolve) => {
     const deltas = [];
+    const stamps = [];
     const packets = [];
     window.__wm.callbacks = [];
     window.__wm.recording = true;
     let last = null;
     const start = performance.now();
     const frame = (ts) => {
-      if (last !== null) deltas.push(ts - last);
+      if (last !== null) deltas.push(ts - last), stamps.push(last);
       last = ts;
       packets.push(document.querySelectorAll(".cluster g.packet").length);
       if (ts - start < ms) {
         raf(frame);
       } else {
         window.__wm.recording = false;
-        resolve({ deltas, packets, callbacks: window.__wm.callbacks });
+        resolve({ deltas, stamps, packets, callbacks: window.__wm.callbacks });
       }
     };
     raf(frame);
@@ -267,6 +271,37 @@ function profileGroups(profile) {
 }
 
 /**
+ * Inclusive time of wasm functions in a CPU profile (each function counted once per sample,
+ * however often it recurs on the stack), as shares of the profiled wall time, largest first.
+ */
+function wasmInclusive(profile, top) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const totals = new Map();
+  let total = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    const dt = profile.timeDeltas[i];
+    total += dt;
+    const seen = new Set();
+    for (let id = profile.samples[i]; id !== undefined; id = parent.get(id)) {
+      const { functionName: f, url } = byId.get(id).callFrame;
+      if (!url.endsWith(".wasm") || seen.has(f)) continue;
+      seen.add(f);
+      totals.set(f, (totals.get(f) ?? 0) + dt);
+    }
+  }
+  const self = new Map();
+  for (let i = 0; i < profile.samples.length; i++) {
+    const { functionName: f, url } = byId.get(profile.samples[i]).callFrame;
+    const k = url.endsWith(".wasm") ? f : `${f || "(anonymous)"} [${url.split("/").pop() || "native"}]`;
+    self.set(k, (self.get(k) ?? 0) + profile.timeDeltas[i]);
+  }
+  const share = (m) => [...m.entries()].map(([k, v]) => [k, v / total]).sort((a, b) => b[1] - a[1]).slice(0, top);
+  return { inclusive: share(totals), self: share(self) };
+}
+
+/**
  * A Chromium trace of `ms`: time per frame in the rendering pipeline's steps (style, layout,
  * paint recording, raster, …), by the thread they ran on. Nested events of the same name
  * are counted once (only the outermost).
@@ -277,7 +312,7 @@ async function tracePipeline(cdp, ms) {
   const done = new Promise((resolve) => cdp.once("Tracing.tracingComplete", resolve));
   await cdp.send("Tracing.start", {
     transferMode: "ReportEvents",
-    traceConfig: { includedCategories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "cc", "blink", "viz"] },
+    traceConfig: { includedCategories: ["toplevel", "devtools.timeline", "disabled-by-default-devtools.timeline", "cc", "blink", "viz"] },
   });
   await new Promise((r) => setTimeout(r, ms));
   await cdp.send("Tracing.end");
@@ -308,11 +343,35 @@ async function tracePipeline(cdp, ms) {
       }
     }
   }
+  // Busy time per thread (outermost tasks), and on the renderer's main thread the tasks'
+  // direct children by name: what keeps each thread busy, frame or not.
+  const busy = new Map();
+  const mainChildren = new Map();
+  const byThread = new Map();
+  for (const e of events) {
+    if (e.ph !== "X" || e.dur === undefined) continue;
+    const t = `${e.pid}:${e.tid}`;
+    if (!byThread.has(t)) byThread.set(t, []);
+    byThread.get(t).push(e);
+  }
+  for (const [t, list] of byThread) {
+    const thread = (threads.get(t) ?? "other").replace(/\d+$/, "");
+    list.sort((a, b) => a.ts - b.ts || b.dur - a.dur);
+    const stack = [];
+    for (const e of list) {
+      while (stack.length && stack[stack.length - 1].ts + stack[stack.length - 1].dur <= e.ts) stack.pop();
+      if (stack.length === 0) busy.set(thread, (busy.get(thread) ?? 0) + e.dur);
+      else if (stack.length === 1 && thread === "CrRendererMain") mainChildren.set(e.name, (mainChildren.get(e.name) ?? 0) + e.dur);
+      stack.push(e);
+    }
+  }
   // A main-thread frame is one BeginMainFrame (style, layout, paint and commit of one frame).
   const frames = events.filter((e) => e.name === "ProxyMain::BeginMainFrame" && (e.ph === "X" || e.ph === "B")).length;
   return {
     frames: Math.max(1, frames),
     steps: [...totals.entries()].map(([k, us]) => [k, us / 1000]).sort((a, b) => b[1] - a[1]),
+    busy: [...busy.entries()].map(([k, us]) => [k, us / 1000]).sort((a, b) => b[1] - a[1]),
+    mainTasks: [...mainChildren.entries()].map(([k, us]) => [k, us / 1000]).sort((a, b) => b[1] - a[1]),
   };
 }
 
@@ -352,8 +411,14 @@ async function measureSpeed(context, url, speed) {
   await page.close();
   if (problems.length) throw new Error(`the page reported problems:\n  ${problems.join("\n  ")}`);
   const perSecond = (k) => (after[k] - before[k]) / SECONDS;
-  const { deltas, packets, callbacks } = sample;
+  const { deltas, stamps, packets } = sample;
+  const callbacks = sample.callbacks.map(([, d]) => d);
+  // The app's callback in the frame that began each late interval, beside all of them.
+  const callbackAt = new Map(sample.callbacks);
+  const lateCallbacks = deltas.flatMap((d, i) => (d > LATE_MS && callbackAt.has(stamps[i]) ? [callbackAt.get(stamps[i])] : []));
   return {
+    lateCallbackMedian: lateCallbacks.length ? median(lateCallbacks) : NaN,
+    lateCallbackP95: lateCallbacks.length ? quantile(lateCallbacks, 0.95) : NaN,
     speed: speedShown,
     fps: deltas.length / SECONDS,
     median: median(deltas),
@@ -376,6 +441,7 @@ async function measureSpeed(context, url, speed) {
     simulated: t1 - t0,
     mutations,
     profile: profileGroups(profile),
+    wasmTop: WASM_TOP > 0 ? wasmInclusive(profile, WASM_TOP) : { inclusive: [], self: [] },
     pipeline,
   };
 }
@@ -433,14 +499,33 @@ try {
   }
   console.log(`load average after: ${loadAfter.map((x) => x.toFixed(1)).join(" ")}`);
 
+  console.log("\nthe app's frame callback in the frames that came late (median / p95), against all frames:");
+  for (const r of results) {
+    console.log(`  ${r.speed}: ${Number.isNaN(r.lateCallbackMedian) ? "no late frames" : `${ms(r.lateCallbackMedian)} / ${ms(r.lateCallbackP95)}`}, all ${ms(r.callbackMedian)} / ${ms(r.callbackP95)}`);
+  }
   console.log("\nwhere the main thread's time goes (CPU profile, 3 s, share of wall time):");
   for (const r of results) {
     console.log(`  ${r.speed}: ${r.profile.filter(([, v]) => v >= 0.005).map(([k, v]) => `${k} ${pct(v)}`).join(", ")}`);
+  }
+  if (WASM_TOP > 0) {
+    console.log(`\nwasm functions by inclusive time (CPU profile, 3 s, share of wall time; top ${WASM_TOP}; needs a wasm with names):`);
+    for (const r of results) {
+      console.log(`  ${r.speed}:`);
+      for (const [f, v] of r.wasmTop.inclusive) console.log(`    ${(100 * v).toFixed(1).padStart(5)}%  ${f.length > 160 ? `${f.slice(0, 160)}…` : f}`);
+    }
+    console.log(`\nfunctions by self time, wasm and JS (same profile; top ${WASM_TOP}):`);
+    for (const r of results) {
+      console.log(`  ${r.speed}:`);
+      for (const [f, v] of r.wasmTop.self) console.log(`    ${(100 * v).toFixed(1).padStart(5)}%  ${f.length > 160 ? `${f.slice(0, 160)}…` : f}`);
+    }
   }
   console.log("\nrendering pipeline (Chromium trace, 3 s; ms per main-thread frame, by thread: step):");
   for (const r of results) {
     const { frames, steps } = r.pipeline;
     console.log(`  ${r.speed} (${frames} frames): ${steps.filter(([, v]) => v / frames >= 0.05).map(([k, v]) => `${k} ${(v / frames).toFixed(2)}`).join("; ")}`);
+    const perFrame = (list) => list.filter(([, v]) => v / frames >= 0.05).map(([k, v]) => `${k} ${(v / frames).toFixed(2)}`).join("; ");
+    console.log(`    busy per frame, by thread: ${perFrame(r.pipeline.busy)}`);
+    console.log(`    renderer main thread, tasks by what they run: ${perFrame(r.pipeline.mainTasks)}`);
   }
   console.log("\nDOM mutations per frame (3 s, MutationObserver; nodes added + removed, attributes set, texts changed):");
   for (const r of results) {
