@@ -206,7 +206,7 @@ pub fn App() -> impl IntoView {
                 <Alarms ctx=ctx />
                 <Caption ctx=ctx />
                 <Show when=move || show_controls><TimeBar ctx=ctx /></Show>
-                <ClusterView snap=ctx.snap clock=ctx.clock lag_time_max_ms=lag_time_max_ms width=width />
+                <ClusterView snap=ctx.snap clock=ctx.clock tick=ctx.tick lag_time_max_ms=lag_time_max_ms width=width />
                 <p class="embed-foot">
                     <span class="describe-mini" aria-label="kafka-topics --describe">{move || ctx.snap.with(|s| s.describe.clone())}</span>
                     " "
@@ -238,8 +238,8 @@ pub fn App() -> impl IntoView {
                         <span class="swatch divergent"></span>"diverged from the leader · "
                         <span class="epoch-key">"e3"</span>" the first record of leader epoch 3 in a log"
                     </div>
-                    <ClusterView snap=ctx.snap clock=ctx.clock lag_time_max_ms=lag_time_max_ms width=width />
-                    <Waiting snap=ctx.snap clock=ctx.clock />
+                    <ClusterView snap=ctx.snap clock=ctx.clock tick=ctx.tick lag_time_max_ms=lag_time_max_ms width=width />
+                    <Waiting snap=ctx.snap tick=ctx.tick />
                     <BrokerActions ctx=ctx />
                     <Simplifications />
                 </section>

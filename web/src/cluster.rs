@@ -87,6 +87,50 @@ fn cells(snap: &Snapshot, window: OffsetWindow) -> Vec<CellData> {
     out
 }
 
+/// Where a marker for `offset` stands in the window (offsets left of it pin to its edge).
+fn marker_x(offset: u64, w: OffsetWindow) -> Option<f64> {
+    let x = geometry::cell_x(offset, w).or_else(|| (offset < w.first).then_some(LABEL_W))?;
+    Some(x - 1.5)
+}
+
+/// What a lane draws besides its cells: its place, its label, its markers and the window's
+/// shift.
+#[derive(Debug, Clone, PartialEq, Default)]
+struct LaneHead {
+    index: usize,
+    info: Option<LaneInfo>,
+    hw_x: Option<f64>,
+    leo_x: Option<f64>,
+    shift: f64,
+}
+
+/// Every lane's head and cells for a snapshot and window. The cluster view computes them
+/// once per change and sets each lane's signals only where they changed: a Leptos effect
+/// downstream of a changed signal wakes even when the memos between them turn out equal,
+/// so lanes that read the snapshot through memos all woke on every snapshot.
+fn lane_views(snap: &Snapshot, window: OffsetWindow) -> Vec<(BrokerId, LaneHead, Vec<CellData>)> {
+    let mut all = cells(snap, window);
+    snap.brokers
+        .iter()
+        .enumerate()
+        .map(|(index, b)| {
+            let mine: Vec<CellData> = all.iter().filter(|c| c.broker == b.id).cloned().collect();
+            all.retain(|c| c.broker != b.id);
+            let head = LaneHead {
+                index,
+                info: Some(lane_info(b, snap.time_ms)),
+                hw_x: marker_x(b.high_watermark, window),
+                leo_x: marker_x(b.log_end_offset, window),
+                shift: geometry::window_shift(window),
+            };
+            (b.id, head, mine)
+        })
+        .collect()
+}
+
+/// One lane's signals, as the cluster view keeps them.
+type LaneSignals = (BrokerId, RwSignal<LaneHead>, RwSignal<Vec<CellData>>);
+
 /// A record a truncation threw away, drawn falling out of its lane for a few seconds.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Ghost {
@@ -152,12 +196,31 @@ fn now_of(clock: RwSignal<Clock>) -> f64 {
 pub fn ClusterView(
     snap: RwSignal<Arc<Snapshot>>,
     clock: RwSignal<Clock>,
+    tick: RwSignal<u64>,
     lag_time_max_ms: Memo<u64>,
     width: RwSignal<f64>,
 ) -> impl IntoView {
     let window = Memo::new(move |_| snap.with(|s| window_of(s, width.get())));
     let shift = move || geometry::translate(geometry::window_shift(window.get()), 0.0);
-    let cell_list = Memo::new(move |_| snap.with(|s| cells(s, window.get())));
+    // Each lane's signals, set from one effect only where they changed (see `lane_views`).
+    let lanes = StoredValue::new(Vec::<LaneSignals>::new());
+    Effect::new(move |_| {
+        let w = window.get();
+        let views = snap.with(|s| lane_views(s, w));
+        lanes.with_value(|lanes| {
+            for (id, head, cells) in lanes {
+                let Some((_, h, c)) = views.iter().find(|v| v.0 == *id) else {
+                    continue;
+                };
+                if head.try_with_untracked(|x| x != h) == Some(true) {
+                    head.try_set(h.clone());
+                }
+                if cells.try_with_untracked(|x| x != c) == Some(true) {
+                    cells.try_set(c.clone());
+                }
+            }
+        });
+    });
     let broker_ids =
         Memo::new(move |_| snap.with(|s| s.brokers.iter().map(|b| b.id).collect::<Vec<_>>()));
     let height = move || geometry::svg_height(broker_ids.with(|b| b.len()));
@@ -208,12 +271,11 @@ pub fn ClusterView(
                 <Lane
                     id=id
                     snap=snap
-                    clock=clock
-                    lag_time_max_ms=lag_time_max_ms
                     window=window
-                    cells=cell_list
+                    lanes=lanes
+                    tick=tick
+                    lag_time_max_ms=lag_time_max_ms
                     width=width
-                    index_of=index_of
                 />
             </For>
             <svg
@@ -281,9 +343,9 @@ struct LaneInfo {
     offsets: String,
     hw: u64,
     leo: u64,
-    /// `since_caught_up_ms` at the snapshot's time.
-    since_caught_up_ms: Option<u64>,
-    snap_time_ms: u64,
+    /// When the replica last caught up (the snapshot's time less `since_caught_up_ms`): it
+    /// stays the same from one snapshot to the next while the replica does not catch up.
+    caught_up_at_ms: Option<u64>,
 }
 
 fn lane_info(b: &BrokerSnapshot, snap_time_ms: u64) -> LaneInfo {
@@ -312,8 +374,9 @@ fn lane_info(b: &BrokerSnapshot, snap_time_ms: u64) -> LaneInfo {
         offsets: format!("LEO {}  HW {}", b.log_end_offset, b.high_watermark),
         hw: b.high_watermark,
         leo: b.log_end_offset,
-        since_caught_up_ms: b.since_caught_up_ms,
-        snap_time_ms,
+        caught_up_at_ms: b
+            .since_caught_up_ms
+            .map(|since| snap_time_ms.saturating_sub(since)),
     }
 }
 
@@ -321,65 +384,62 @@ fn lane_info(b: &BrokerSnapshot, snap_time_ms: u64) -> LaneInfo {
 fn Lane(
     id: BrokerId,
     snap: RwSignal<Arc<Snapshot>>,
-    clock: RwSignal<Clock>,
-    lag_time_max_ms: Memo<u64>,
     window: Memo<OffsetWindow>,
-    cells: Memo<Vec<CellData>>,
+    lanes: StoredValue<Vec<LaneSignals>>,
+    tick: RwSignal<u64>,
+    lag_time_max_ms: Memo<u64>,
     width: RwSignal<f64>,
-    index_of: impl Fn(BrokerId) -> Option<usize> + Copy + Send + Sync + 'static,
 ) -> impl IntoView {
-    let mine = Memo::new(move |_| {
-        cells.with(|c| {
-            c.iter()
-                .filter(|c| c.broker == id)
-                .cloned()
-                .collect::<Vec<_>>()
-        })
-    });
-    let shift = move || geometry::translate(geometry::window_shift(window.get()), 0.0);
-    let info = Memo::new(move |_| {
-        snap.with(|s| {
-            s.brokers
-                .iter()
-                .find(|b| b.id == id)
-                .map(|b| lane_info(b, s.time_ms))
-        })
-    });
-    let y = Memo::new(move |_| geometry::lane_y(index_of(id).unwrap_or(0)));
+    // This lane's signals, registered with the cluster view, which keeps them up to date.
+    let (h, c) = snap
+        .with_untracked(|s| lane_views(s, window.get_untracked()))
+        .into_iter()
+        .find(|v| v.0 == id)
+        .map(|v| (v.1, v.2))
+        .unwrap_or_default();
+    let head = RwSignal::new(h);
+    let mine = RwSignal::new(c);
+    lanes.update_value(|l| l.push((id, head, mine)));
+    on_cleanup(move || lanes.update_value(|l| l.retain(|x| x.0 != id)));
+
+    let shift = move || head.with(|h| geometry::translate(h.shift, 0.0));
+    let y = move || head.with(|h| geometry::lane_y(h.index));
     let text = move |f: fn(&LaneInfo) -> String| {
-        move || info.with(|i| i.as_ref().map(f).unwrap_or_default())
+        move || head.with(|h| h.info.as_ref().map(f).unwrap_or_default())
     };
     let class = move || {
-        info.with(|i| {
-            i.as_ref()
+        head.with(|h| {
+            h.info
+                .as_ref()
                 .map_or_else(|| "lane".to_string(), |i| i.class.clone())
         })
     };
-    // Where the HW and LEO markers stand in the window (offsets left of it pin to its edge).
-    let marker_x = move |hw: bool| {
-        Memo::new(move |_| {
-            let w = window.get();
-            info.with(|i| {
-                let i = i.as_ref()?;
-                let offset = if hw { i.hw } else { i.leo };
-                let x = geometry::cell_x(offset, w)
-                    .or_else(|| (offset < w.first).then_some(LABEL_W))?;
-                Some(x - 1.5)
+    let place = move |hw: bool| {
+        move || {
+            head.with(|h| {
+                let x = if hw { h.hw_x } else { h.leo_x };
+                geometry::translate(x.unwrap_or(0.0), geometry::lane_y(h.index))
             })
-        })
+        }
     };
-    let hw_x = marker_x(true);
-    let leo_x = marker_x(false);
-    let place =
-        move |x: Memo<Option<f64>>| move || geometry::translate(x.get().unwrap_or(0.0), y.get());
-    let shown =
-        move |x: Memo<Option<f64>>| move || if x.get().is_some() { "inline" } else { "none" };
-    // The lag bar drains with the clock between snapshots.
+    let shown = move |hw: bool| {
+        move || {
+            head.with(|h| {
+                let x = if hw { h.hw_x } else { h.leo_x };
+                if x.is_some() {
+                    "inline"
+                } else {
+                    "none"
+                }
+            })
+        }
+    };
+    // The lag bar drains with the clock (to a tenth of a second) between snapshots.
     let lag_width = Memo::new(move |_| {
-        let now = clock.with(|c| c.now);
-        info.with(|i| {
-            let i = i.as_ref()?;
-            let since = i.since_caught_up_ms? + now.saturating_sub(i.snap_time_ms);
+        let now = tick.get();
+        head.with(|h| {
+            let i = h.info.as_ref()?;
+            let since = now.saturating_sub(i.caught_up_at_ms?);
             Some(geometry::lag_fraction(since, lag_time_max_ms.get()))
         })
         // Whole pixels: a follower that keeps up does not repaint its lane every frame.
@@ -387,28 +447,28 @@ fn Lane(
     });
     let half = geometry::LANE_H / 2.0;
     // The lane's slice of the cluster's coordinates.
-    let view_box = move || format!("0 {} {} {}", y.get() - half, width.get(), geometry::LANE_H);
+    let view_box = move || format!("0 {} {} {}", y() - half, width.get(), geometry::LANE_H);
     view! {
         <svg class="lane-view" aria-hidden="true" viewBox=view_box width=move || width.get() height=geometry::LANE_H>
         <g class=class>
-            <rect class="lane-bg" x="4" y=move || y.get() - half + 3.0 width=move || (width.get() - 8.0).max(0.0) height=geometry::LANE_H - 6.0 rx="6"></rect>
-            <text class="lane-title" x="12" y=move || y.get() - 20.0>{text(|i| i.title.clone())}</text>
-            <text class="lane-state" x="12" y=move || y.get() - 6.0>{text(|i| i.state.clone())}</text>
-            <text class="lane-offsets" x="12" y=move || y.get() + 8.0>{text(|i| i.offsets.clone())}</text>
+            <rect class="lane-bg" x="4" y=move || y() - half + 3.0 width=move || (width.get() - 8.0).max(0.0) height=geometry::LANE_H - 6.0 rx="6"></rect>
+            <text class="lane-title" x="12" y=move || y() - 20.0>{text(|i| i.title.clone())}</text>
+            <text class="lane-state" x="12" y=move || y() - 6.0>{text(|i| i.state.clone())}</text>
+            <text class="lane-offsets" x="12" y=move || y() + 8.0>{text(|i| i.offsets.clone())}</text>
             <g class="lag" aria-hidden="true">
-                <rect class="lag-track" x="12" y=move || y.get() + 16.0 width="120" height="6" rx="3"></rect>
-                <rect class="lag-fill" x="12" y=move || y.get() + 16.0 width=move || lag_width.get() height="6" rx="3"></rect>
+                <rect class="lag-track" x="12" y=move || y() + 16.0 width="120" height="6" rx="3"></rect>
+                <rect class="lag-fill" x="12" y=move || y() + 16.0 width=move || lag_width.get() height="6" rx="3"></rect>
             </g>
             <g class="log-window" transform=shift>
                 <For each=move || mine.get() key=|c| c.clone() let:c>
                     <Cell c=c />
                 </For>
             </g>
-            <g class="hw-marker" transform=place(hw_x) display=shown(hw_x)>
+            <g class="hw-marker" transform=place(true) display=shown(true)>
                 <line x1="0" x2="0" y1=6.0 - half y2=half - 6.0></line>
                 <text x="2" y=half - 8.0>"HW"</text>
             </g>
-            <g class="leo-marker" transform=place(leo_x) display=shown(leo_x)>
+            <g class="leo-marker" transform=place(false) display=shown(false)>
                 <line x1="0" x2="0" y1=6.0 - half y2=-CELL_H / 2.0 - 2.0></line>
                 <text x="2" y=14.0 - half>"LEO"</text>
             </g>
@@ -461,10 +521,10 @@ fn waiting_summary(items: &[WaitItem]) -> String {
 
 /// What waits, under the cluster view. The list is a box of fixed height that scrolls: it
 /// grows and shrinks with every request, and a box that changed height would move (and so
-/// repaint) everything below it on each change. A countdown's text changes only when its
-/// tenth of a second does.
+/// repaint) everything below it on each change. The countdowns follow the clock to a tenth
+/// of a second (`Ctx::tick`), not every frame.
 #[component]
-pub fn Waiting(snap: RwSignal<Arc<Snapshot>>, clock: RwSignal<Clock>) -> impl IntoView {
+pub fn Waiting(snap: RwSignal<Arc<Snapshot>>, tick: RwSignal<u64>) -> impl IntoView {
     let items = Memo::new(move |_| {
         snap.with(|s| {
             let mut out: Vec<WaitItem> = s
@@ -494,7 +554,7 @@ pub fn Waiting(snap: RwSignal<Arc<Snapshot>>, clock: RwSignal<Clock>) -> impl In
             <p class="waiting-summary">{move || summary.get()}</p>
             <ul class="waiting" aria-label="Waiting requests">
                 <For each=move || items.get() key=|i| i.clone() let:item>
-                    <WaitLine item=item hw=hw clock=clock />
+                    <WaitLine item=item hw=hw tick=tick />
                 </For>
             </ul>
         </div>
@@ -502,13 +562,13 @@ pub fn Waiting(snap: RwSignal<Arc<Snapshot>>, clock: RwSignal<Clock>) -> impl In
 }
 
 #[component]
-fn WaitLine(item: WaitItem, hw: Memo<Option<u64>>, clock: RwSignal<Clock>) -> impl IntoView {
+fn WaitLine(item: WaitItem, hw: Memo<Option<u64>>, tick: RwSignal<u64>) -> impl IntoView {
     let deadline_ms = match item {
         WaitItem::Purgatory { deadline_ms, .. } | WaitItem::HeldFetch { deadline_ms, .. } => {
             deadline_ms
         }
     };
-    let left = Memo::new(move |_| seconds_left(deadline_ms, clock.with(|c| c.now)));
+    let left = Memo::new(move |_| seconds_left(deadline_ms, tick.get()));
     view! {
         <li>
             {move || match &item {
@@ -624,6 +684,40 @@ mod tests {
             "the acks=1 tail is above the HW"
         );
         assert_eq!(cs.iter().filter(|c| c.broker == 2).count(), 3);
+    }
+
+    #[test]
+    fn a_lane_whose_broker_did_not_change_keeps_an_equal_view() {
+        // Brokers 2 and 3 are frozen; the leader takes an acks=1 record in between the two
+        // snapshots. Only the leader's lane view changes, so only its signals are set.
+        let run = |end_ms| {
+            let s = Scenario::from_json(&format!(
+                r#"{{"timeline":[{{"at":0,"action":"produce","acks":"all","prefix":"a-","count":3}},
+                                 {{"at":1000,"action":"freeze","broker":2}},{{"at":1000,"action":"freeze","broker":3}},
+                                 {{"at":1500,"action":"produce","acks":"1","values":["late"]}}],"end_ms":{end_ms}}}"#
+            ))
+            .unwrap();
+            watermark_engine::run(&s, true).unwrap().snapshot()
+        };
+        let (before, after) = (run(1_400), run(1_700));
+        let views = |s: &Snapshot| lane_views(s, window_of(s, 1200.0));
+        let (a, b) = (views(&before), views(&after));
+        assert_eq!(a.len(), 3);
+        assert_eq!(a[0].0, 1);
+        assert_ne!(a[0], b[0], "the leader's lane took a record");
+        assert_eq!(b[0].2.len(), 4);
+        assert_eq!(b[0].1.leo_x, marker_x(4, window_of(&after, 1200.0)));
+        assert_eq!(
+            a[1..],
+            b[1..],
+            "the frozen followers' lanes are as they were"
+        );
+        // The lanes' cells are the snapshot's cells, each in its broker's lane.
+        let all: Vec<CellData> = b.iter().flat_map(|v| v.2.clone()).collect();
+        assert_eq!(all, cells(&after, window_of(&after, 1200.0)));
+        assert!(b
+            .iter()
+            .all(|(id, head, cs)| cs.iter().all(|c| c.broker == *id && c.lane == head.index)));
     }
 
     #[test]

@@ -25,6 +25,14 @@ pub struct Clock {
     pub max_time: u64,
 }
 
+/// How finely [`Ctx::tick`] follows the clock.
+pub const TICK_MS: u64 = 100;
+
+/// The clock rounded down to [`TICK_MS`].
+pub fn tick_of(now: u64) -> u64 {
+    now - now % TICK_MS
+}
+
 /// Everything besides the snapshot and the clock that the controls show.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Status {
@@ -46,6 +54,10 @@ pub struct Ctx {
     pub pg: StoredValue<Playground>,
     pub snap: RwSignal<Arc<Snapshot>>,
     pub clock: RwSignal<Clock>,
+    /// The shown time rounded down to [`TICK_MS`], set only when that changes: for what
+    /// moves slower than the frames (countdowns, lag bars), so that their effects do not
+    /// wake on every frame as the clock's do.
+    pub tick: RwSignal<u64>,
     pub status: RwSignal<Status>,
     /// The trace up to the shown moment (newest last, bounded).
     pub log: RwSignal<Arc<Vec<TraceEvent>>>,
@@ -115,6 +127,7 @@ impl Ctx {
             pg: StoredValue::new(pg),
             snap: RwSignal::new(Arc::new(snap)),
             clock: RwSignal::new(clock),
+            tick: RwSignal::new(tick_of(clock.now)),
             status: RwSignal::new(status),
             log: RwSignal::new(Arc::new(vec![])),
             notice: RwSignal::new(None),
@@ -166,6 +179,9 @@ impl Ctx {
         }
         if self.clock.get_untracked() != clock {
             self.clock.set(clock);
+        }
+        if self.tick.get_untracked() != tick_of(clock.now) {
+            self.tick.set(tick_of(clock.now));
         }
         // The log only changes when the trace grows or, in the past, the shown moment moves.
         let (seq, shown_at) = self.log_seq.get_value();
