@@ -1,5 +1,5 @@
 // The playground as a person uses it, in the release build: the cluster settings, acks=all
-// waiting in the purgatory, a frozen follower leaving the ISR, a leader failover, scrubbing
+// waiting in the purgatory, messages in flight, a frozen follower leaving the ISR, a leader failover, scrubbing
 // the timeline, the keyboard, and the layout on a phone and in dark mode. Each test drives
 // the page through its controls' accessible names and reads the result from what the page
 // shows (the describe line, the clock, the lists), polling rather than sleeping.
@@ -391,6 +391,54 @@ test("a share link opens its scenario; each cell says in words whether it is com
   );
   assert.equal(titles.filter(([k]) => k === "cell committed").length, 9, "three records on three replicas");
   assert.match(await page.locator('pre[aria-label="kafka-get-offsets"]').textContent(), /^rep:0:3$/);
+});
+
+test("messages fly between the brokers, labelled in Kafka's fields, moving only while the clock does", async () => {
+  // 300 ms of network latency keeps each message in flight for many frames.
+  const scenario = {
+    version: 1,
+    brokers: 3,
+    replication_factor: 3,
+    config: { "sim.network.latency.ms": 300 },
+    timeline: [{ at: 0, action: "produce", acks: "all", values: ["m"] }],
+  };
+  const { page } = await openFresh(app, `/?t=1000${shareHash(scenario)}`);
+  await play(page);
+  const fetch = page.locator(".cluster g.packet.fetch").first();
+  await fetch.waitFor({ timeout: 10_000 });
+  const [label, title] = await fetch.evaluate((g) => [g.querySelector("text").textContent, g.querySelector("title").textContent]);
+  assert.match(label, /^Fetch replicaId=[23] fetchOffset=1 lastFetchedEpoch=0 currentLeaderEpoch=0$/);
+  assert.match(title, /^broker [23] → broker 1: Fetch replicaId=[23] fetchOffset=1 /);
+  // Responses carry the leader's high watermark.
+  await waitForText(page.locator(".cluster g.packet.fetchresponse text").first(), /^FetchResponse records=0 highWatermark=1$/);
+
+  // While playing, one and the same message moves from frame to frame.
+  await poll(
+    () =>
+      page.evaluate(
+        () =>
+          new Promise((resolve) => {
+            const g = document.querySelector(".cluster g.packet");
+            const before = g?.getAttribute("transform");
+            setTimeout(() => resolve(Boolean(g?.isConnected && g.getAttribute("transform") !== before)), 100);
+          }),
+      ),
+    { timeout: 5_000, message: async () => "no message moved in 100 ms" },
+  );
+  // Paused, nothing moves.
+  const transforms = async () => (await page.locator(".cluster g.packet").evaluateAll((gs) => gs.map((g) => g.getAttribute("transform")))).join(" | ");
+  await pause(page);
+  await poll(
+    async () => {
+      if ((await page.locator(".cluster g.packet").count()) > 0) return true;
+      await button(page, "Step").click();
+      return false;
+    },
+    { timeout: 10_000, interval: 0, message: async () => "no message in flight after stepping" },
+  );
+  const still = await transforms();
+  await page.waitForTimeout(500);
+  assert.equal(await transforms(), still);
 });
 
 test("on a 375 px phone and in dark mode the page fits its width and keeps the cluster view", async () => {

@@ -128,6 +128,34 @@ fn lane_views(snap: &Snapshot, window: OffsetWindow) -> Vec<(BrokerId, LaneHead,
         .collect()
 }
 
+/// A message in flight as drawn: its element and what places it. One effect moves every
+/// message each frame, where a reactive `transform` per message woke one effect each.
+struct Flight {
+    id: u64,
+    node: NodeRef<leptos::svg::G>,
+    from: (f64, f64),
+    to: (f64, f64),
+    sent_ms: u64,
+    deliver_ms: u64,
+    buffered: bool,
+    /// The `transform` last set.
+    placed: String,
+}
+
+impl Flight {
+    fn transform(&self, now: f64) -> String {
+        let (x, y) = geometry::message_position(
+            self.from,
+            self.to,
+            self.sent_ms,
+            self.deliver_ms,
+            now,
+            self.buffered,
+        );
+        geometry::translate(x, y)
+    }
+}
+
 /// One lane's signals, as the cluster view keeps them.
 type LaneSignals = (BrokerId, RwSignal<LaneHead>, RwSignal<Vec<CellData>>);
 
@@ -223,6 +251,21 @@ pub fn ClusterView(
     });
     let broker_ids =
         Memo::new(move |_| snap.with(|s| s.brokers.iter().map(|b| b.id).collect::<Vec<_>>()));
+    let flights = StoredValue::new(Vec::<Flight>::new());
+    Effect::new(move |_| {
+        let now = now_of(clock);
+        flights.update_value(|flights| {
+            for f in flights.iter_mut() {
+                let t = f.transform(now);
+                if t != f.placed {
+                    if let Some(el) = f.node.get_untracked() {
+                        let _ = el.set_attribute("transform", &t);
+                    }
+                    f.placed = t;
+                }
+            }
+        });
+    });
     let height = move || geometry::svg_height(broker_ids.with(|b| b.len()));
     let messages = Memo::new(move |_| snap.with(|s| s.in_flight.clone()));
     let falling = Memo::new(move |_| snap.with(|s| ghosts(s, window.get(), now_of(clock))));
@@ -291,7 +334,7 @@ pub fn ClusterView(
                     </For>
                 </g>
                 <For each=move || messages.get() key=|m| m.id let:m>
-                    <Packet message=m snap=snap clock=clock width=width index_of=index_of />
+                    <Packet message=m snap=snap clock=clock width=width index_of=index_of flights=flights />
                 </For>
             </svg>
         </div>
@@ -603,6 +646,7 @@ fn Packet(
     clock: RwSignal<Clock>,
     width: RwSignal<f64>,
     index_of: impl Fn(BrokerId) -> Option<usize> + Copy + Send + Sync + 'static,
+    flights: StoredValue<Vec<Flight>>,
 ) -> impl IntoView {
     // Broker ends sit at the broker's log end as it was when the message was drawn first:
     // a fetch leaves from the follower's LEO and lands at the leader's.
@@ -623,17 +667,23 @@ fn Packet(
         };
         (anchor(message.from), anchor(message.to))
     });
-    let place = move || {
-        let (x, y) = geometry::message_position(
-            from,
-            to,
-            message.sent_ms,
-            message.deliver_ms,
-            now_of(clock),
-            message.buffered,
-        );
-        geometry::translate(x, y)
+    // Placed now; the cluster view's effect moves it from the next frame on.
+    let node = NodeRef::new();
+    let mut flight = Flight {
+        id: message.id,
+        node,
+        from,
+        to,
+        sent_ms: message.sent_ms,
+        deliver_ms: message.deliver_ms,
+        buffered: message.buffered,
+        placed: String::new(),
     };
+    flight.placed = flight.transform(clock.with_untracked(|c| c.now as f64));
+    let place = flight.placed.clone();
+    let id = message.id;
+    flights.update_value(|f| f.push(flight));
+    on_cleanup(move || flights.update_value(|f| f.retain(|x| x.id != id)));
     let kind = message.kind.to_lowercase();
     let label = format!(
         "{} → {}: {}",
@@ -648,7 +698,7 @@ fn Packet(
         _ => String::new(),
     };
     view! {
-        <g class=format!("packet {kind}{}", if message.buffered { " buffered" } else { "" }) transform=place>
+        <g class=format!("packet {kind}{}", if message.buffered { " buffered" } else { "" }) transform=place node_ref=node>
             <circle cx="0" cy="0" r="6">
                 <title>{label}</title>
             </circle>
