@@ -4,7 +4,7 @@
 //
 //   trunk build --release
 //   node tests/perf/frame-time.mjs [--seconds 10] [--speeds 0,1,10,100] [--records 300]
-//                                  [--latency 40] [--loads 5] [--css CSS]
+//                                  [--latency 40] [--loads 5] [--css CSS] [--wasm-top N]
 //
 // For each speed it opens dist/ on a share link (7 brokers, RF 7, latency 40 ms, 300
 // single-record produce actions spread over the measured window, ?autoplay=1), sets the
@@ -22,7 +22,11 @@
 //      work outside JS (style, layout, paint: "(program)"), DOM calls, wasm-bindgen's
 //      string decoding, other JS glue, wasm, GC and idle;
 //   4. for 3 s, a Chromium trace: time per frame in each step of the rendering pipeline
-//      (style, layout, paint, layerize, raster, …) by thread.
+//      (style, layout, paint, layerize, raster, …) by thread, each thread's busy time per
+//      frame, and what the main thread's tasks ran.
+// It also prints the app callback of the frames that came late beside all frames', and with
+// --wasm-top N the N wasm functions with the most inclusive and self time in the profile
+// (this needs a wasm that kept its name section: docs/ui.md, "Profiling").
 // Then, over --loads fresh loads: time to first render (navigation start → the element
 // [data-wasm="ready"] attached, seen by a MutationObserver) beside the navigation timing;
 // and the sizes of dist/'s wasm and JS, raw and gzip -9.
