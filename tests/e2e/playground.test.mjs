@@ -441,6 +441,31 @@ test("messages fly between the brokers, labelled in Kafka's fields, moving only 
   assert.equal(await transforms(), still);
 });
 
+test("the event log follows its newest line while it grows, unless the reader scrolled up", async () => {
+  const scenario = {
+    version: 1,
+    timeline: Array.from({ length: 60 }, (_, i) => ({ at: i * 100, action: "produce", acks: "1", values: [`v${i}`] })),
+  };
+  const { page } = await openFresh(app, `/?t=2000${shareHash(scenario)}`);
+  const log = page.locator("ol.log");
+  const position = () => log.evaluate((ol) => [ol.scrollTop, ol.clientHeight, ol.scrollHeight]);
+  const atBottom = ([top, height, all]) => top + height >= all - 24;
+  await play(page);
+  await waitForClock(page, 3_000);
+  // Lines keep arriving (a produce every 100 ms) and the log keeps its newest in view.
+  await poll(async () => atBottom(await position()), { timeout: 5_000, message: async () => `${await position()}` });
+  const [, height, all] = await position();
+  assert.ok(all > height * 1.5, `the log overflows its box: ${all} px in ${height}`);
+  // Scrolled up, it stays where the reader put it while lines arrive.
+  await log.evaluate((ol) => {
+    ol.scrollTop = 0;
+    ol.dispatchEvent(new Event("scroll"));
+  });
+  await waitForClock(page, 4_500);
+  await pause(page);
+  assert.equal((await position())[0], 0, "the reader's place is kept");
+});
+
 test("on a 375 px phone and in dark mode the page fits its width and keeps the cluster view", async () => {
   const scenario = {
     version: 1,

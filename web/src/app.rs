@@ -56,6 +56,7 @@ const SAVE_EVERY_MS: f64 = 1_000.0;
 
 fn run_frames(ctx: Ctx, last: f64, saved_at: f64) {
     request_animation_frame(move || {
+        crate::panels::follow_log();
         let now = now_ms();
         let real = if tab_hidden() {
             0.0
