@@ -2,7 +2,6 @@
 //! state, ISR/ELR membership and lag bar; the controller; and the messages in flight.
 //! Thin: every position comes from `geometry`, every fact from the snapshot.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use leptos::prelude::*;
@@ -110,15 +109,13 @@ struct LaneHead {
 /// downstream of a changed signal wakes even when the memos between them turn out equal,
 /// so lanes that read the snapshot through memos all woke on every snapshot.
 fn lane_views(snap: &Snapshot, window: OffsetWindow) -> Vec<(BrokerId, LaneHead, Vec<CellData>)> {
-    let mut by_broker: BTreeMap<BrokerId, Vec<CellData>> = BTreeMap::new();
-    for c in cells(snap, window) {
-        by_broker.entry(c.broker).or_default().push(c);
-    }
+    let mut all = cells(snap, window);
     snap.brokers
         .iter()
         .enumerate()
         .map(|(index, b)| {
-            let mine = by_broker.remove(&b.id).unwrap_or_default();
+            let mine: Vec<CellData> = all.iter().filter(|c| c.broker == b.id).cloned().collect();
+            all.retain(|c| c.broker != b.id);
             let head = LaneHead {
                 index,
                 info: Some(lane_info(b, snap.time_ms)),

@@ -180,9 +180,8 @@ impl Ctx {
         if self.clock.get_untracked() != clock {
             self.clock.set(clock);
         }
-        let tick = tick_of(clock.now);
-        if self.tick.get_untracked() != tick {
-            self.tick.set(tick);
+        if self.tick.get_untracked() != tick_of(clock.now) {
+            self.tick.set(tick_of(clock.now));
         }
         // The log only changes when the trace grows or, in the past, the shown moment moves.
         let (seq, shown_at) = self.log_seq.get_value();
