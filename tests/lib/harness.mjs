@@ -23,7 +23,8 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-export const DIST_DIR = join(REPO_ROOT, "dist");
+/** The built site to serve: dist/, or WM_DIST (e.g. to compare two builds in turn). */
+export const DIST_DIR = process.env.WM_DIST || join(REPO_ROOT, "dist");
 export const OUTPUT_DIR = join(REPO_ROOT, "tests", "output");
 export const CHROMIUM_PATH = process.env.WM_CHROMIUM || "/usr/bin/chromium";
 

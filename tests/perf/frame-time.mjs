@@ -5,6 +5,7 @@
 //   trunk build --release
 //   node tests/perf/frame-time.mjs [--seconds 10] [--speeds 0,1,10,100] [--records 300]
 //                                  [--latency 40] [--loads 5] [--css CSS] [--wasm-top N]
+//                                  [--cpu-throttle N]
 //
 // For each speed it opens dist/ on a share link (7 brokers, RF 7, latency 40 ms, 300
 // single-record produce actions spread over the measured window, ?autoplay=1), sets the
@@ -56,6 +57,10 @@ const CSS = option("css", "");
 // With N > 0, the N wasm functions with the most inclusive time in the CPU profile. Needs a
 // wasm with its name section, which the release build drops; see docs/ui.md "Profiling".
 const WASM_TOP = Number(option("wasm-top", 0));
+// With N > 1, Chromium runs the page's main thread N times slower (CDP
+// Emulation.setCPUThrottlingRate): a stand-in for a slower machine, which shows differences
+// that a fast one absorbs in its idle time. Raster and compositor threads are not slowed.
+const THROTTLE = Number(option("cpu-throttle", 1));
 /** A frame counts as late when it took over 16.7 ms by more than vsync jitter (10%). */
 const LATE_MS = 16.7 * 1.1;
 
@@ -396,6 +401,10 @@ async function measureSpeed(context, url, speed) {
   await page.waitForTimeout(1000);
   const cdp = await context.newCDPSession(page);
   await cdp.send("Performance.enable");
+  if (THROTTLE > 1) {
+    await cdp.send("Emulation.setCPUThrottlingRate", { rate: THROTTLE });
+    await page.waitForTimeout(500);
+  }
   const t0 = clockSeconds(await clock.textContent());
   const before = await cdpMetrics(cdp);
   const cpuBefore = chromiumCpu();
@@ -488,6 +497,7 @@ try {
   console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model.trim()}); ${chromium}, headless, --disable-gpu; window 1024×640`);
   console.log(`load: 7 brokers, RF 7, latency ${LATENCY} ms, ${RECORDS} single-record produce actions over each window; ${SECONDS} s per speed`);
   if (CSS) console.log(`extra stylesheet: ${CSS}`);
+  if (THROTTLE > 1) console.log(`main thread slowed ${THROTTLE}× (CDP Emulation.setCPUThrottlingRate)`);
   console.log(`load average before: ${loadavg().map((x) => x.toFixed(1)).join(" ")}\n`);
 
   const results = [];
