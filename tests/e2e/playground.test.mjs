@@ -418,9 +418,14 @@ test("messages fly between the brokers, labelled in Kafka's fields, moving only 
       page.evaluate(
         () =>
           new Promise((resolve) => {
+            // Slots are pooled (web/src/cluster.rs): the same message is the same data-id.
             const g = document.querySelector(".cluster g.packet");
-            const before = g?.getAttribute("transform");
-            setTimeout(() => resolve(Boolean(g?.isConnected && g.getAttribute("transform") !== before)), 100);
+            const [id, before] = [g?.getAttribute("data-id"), g?.getAttribute("transform")];
+            setTimeout(
+              () =>
+                resolve(Boolean(g?.isConnected && g.matches(".packet") && g.getAttribute("data-id") === id && g.getAttribute("transform") !== before)),
+              100,
+            );
           }),
       ),
     { timeout: 5_000, message: async () => "no message moved in 100 ms" },

@@ -117,7 +117,17 @@ async function readState(page) {
     produceResults: await page.locator('ul[aria-label="Produce results"] > li').allTextContents(),
     metrics: await text(page.locator("dl.metrics")),
     brokers: await page.locator(".broker-row .name").allTextContents(),
-    cluster: await page.locator(".cluster").innerHTML(),
+    // The picture as drawn: message slots are pooled (web/src/cluster.rs, `Flight`), so free
+    // slots are left out and the drawn ones are put in message order.
+    cluster: await page.locator(".cluster").evaluate((c) => {
+      const copy = c.cloneNode(true);
+      for (const g of copy.querySelectorAll("g.flights > g.free")) g.remove();
+      for (const flights of copy.querySelectorAll("g.flights")) {
+        const drawn = [...flights.children].sort((a, b) => Number(a.dataset.id) - Number(b.dataset.id));
+        flights.replaceChildren(...drawn);
+      }
+      return copy.innerHTML;
+    }),
     transcript: (await download(page, "Download transcript")).text,
   };
 }

@@ -128,11 +128,17 @@ fn lane_views(snap: &Snapshot, window: OffsetWindow) -> Vec<(BrokerId, LaneHead,
         .collect()
 }
 
-/// A message in flight as drawn: its element and what places it. One effect moves every
-/// message each frame, where a reactive `transform` per message woke one effect each.
+/// One drawn message slot: its elements, which the next new message reuses once this one has
+/// arrived. At 10× and faster a message lives a frame or two, so creating and removing its
+/// elements (and a component) each time was most of a frame (docs/ui.md, "Messages in
+/// flight"); a pooled slot only has its class, texts and transform set.
 struct Flight {
-    id: u64,
-    node: NodeRef<leptos::svg::G>,
+    /// The message drawn, or `None`: the slot is free and hidden (class `free`).
+    id: Option<u64>,
+    g: web_sys::Element,
+    /// The texts of the circle's `<title>` and of the label: their data is set in place.
+    title: web_sys::Text,
+    label: web_sys::Text,
     from: (f64, f64),
     to: (f64, f64),
     sent_ms: u64,
@@ -142,7 +148,48 @@ struct Flight {
     placed: String,
 }
 
+const SVG_NS: &str = "http://www.w3.org/2000/svg";
+
 impl Flight {
+    /// A new hidden slot: `<g><circle r=6><title/></circle><text class=packet-label/></g>`,
+    /// appended to `parent`.
+    fn new(parent: &web_sys::Element) -> Option<Flight> {
+        let doc = parent.owner_document()?;
+        let make = |tag: &str, attrs: &[(&str, &str)]| {
+            let el = doc.create_element_ns(Some(SVG_NS), tag).ok()?;
+            for (k, v) in attrs {
+                el.set_attribute(k, v).ok()?;
+            }
+            Some(el)
+        };
+        let g = make("g", &[("class", "free")])?;
+        let circle = make("circle", &[("cx", "0"), ("cy", "0"), ("r", "6")])?;
+        let title = make("title", &[])?;
+        let label = make(
+            "text",
+            &[("class", "packet-label"), ("x", "9"), ("y", "-8")],
+        )?;
+        let (title_text, label_text) = (doc.create_text_node(""), doc.create_text_node(""));
+        title.append_child(&title_text).ok()?;
+        label.append_child(&label_text).ok()?;
+        circle.append_child(&title).ok()?;
+        g.append_child(&circle).ok()?;
+        g.append_child(&label).ok()?;
+        parent.append_child(&g).ok()?;
+        Some(Flight {
+            id: None,
+            g,
+            title: title_text,
+            label: label_text,
+            from: (0.0, 0.0),
+            to: (0.0, 0.0),
+            sent_ms: 0,
+            deliver_ms: 0,
+            buffered: false,
+            placed: String::new(),
+        })
+    }
+
     fn transform(&self, now: f64) -> String {
         let (x, y) = geometry::message_position(
             self.from,
@@ -154,6 +201,92 @@ impl Flight {
         );
         geometry::translate(x, y)
     }
+
+    /// Draws `m` in this slot, between `ends`, placed for `now`.
+    fn show(&mut self, m: &MessageSnapshot, ends: ((f64, f64), (f64, f64)), now: f64) {
+        self.id = Some(m.id);
+        (self.from, self.to) = ends;
+        self.sent_ms = m.sent_ms;
+        self.deliver_ms = m.deliver_ms;
+        self.buffered = m.buffered;
+        let class = format!(
+            "packet {}{}",
+            m.kind.to_lowercase(),
+            if m.buffered { " buffered" } else { "" }
+        );
+        let _ = self.g.set_attribute("class", &class);
+        let _ = self.g.set_attribute("data-id", &m.id.to_string());
+        self.title.set_data(&format!(
+            "{} → {}: {}",
+            node_label(m.from),
+            node_label(m.to),
+            m.summary
+        ));
+        let short = match m.kind.as_str() {
+            "Fetch" | "FetchResponse" | "Produce" | "ProduceResponse" | "AlterPartition" => {
+                m.summary.as_str()
+            }
+            _ => "",
+        };
+        if self.label.data() != short {
+            self.label.set_data(short);
+        }
+        self.move_to(now);
+    }
+
+    fn hide(&mut self) {
+        self.id = None;
+        let _ = self.g.set_attribute("class", "free");
+    }
+
+    fn move_to(&mut self, now: f64) {
+        let t = self.transform(now);
+        if t != self.placed {
+            let _ = self.g.set_attribute("transform", &t);
+            self.placed = t;
+        }
+    }
+}
+
+/// Which message each pooled slot draws next: a message still in flight keeps its slot, a
+/// new one takes the first free slot, and the pool grows only when none is free.
+fn assign_slots(slots: &[Option<u64>], ids: &[u64]) -> Vec<Option<u64>> {
+    let mut out: Vec<Option<u64>> = slots
+        .iter()
+        .map(|s| s.filter(|id| ids.contains(id)))
+        .collect();
+    for id in ids {
+        if out.contains(&Some(*id)) {
+            continue;
+        }
+        match out.iter().position(Option::is_none) {
+            Some(i) => out[i] = Some(*id),
+            None => out.push(Some(*id)),
+        }
+    }
+    out
+}
+
+/// Where a message's ends are drawn. Broker ends sit at the broker's log end as it is when
+/// the message is first drawn: a fetch leaves from the follower's LEO and lands at the
+/// leader's.
+fn message_ends(s: &Snapshot, m: &MessageSnapshot, width: f64) -> ((f64, f64), (f64, f64)) {
+    let window = window_of(s, width);
+    let index_of = |id: BrokerId| s.brokers.iter().position(|x| x.id == id);
+    let anchor = |n: Node| match n {
+        Node::Broker(b) => {
+            let leo = s
+                .brokers
+                .iter()
+                .find(|x| x.id == b)
+                .map_or(0, |x| x.log_end_offset);
+            let (_, y) = geometry::node_anchor(n, index_of);
+            let x = geometry::cell_x(leo, window).unwrap_or(LABEL_W) + CELL_W / 2.0;
+            (x, y - CELL_H / 2.0 - 4.0)
+        }
+        other => geometry::node_anchor(other, index_of),
+    };
+    (anchor(m.from), anchor(m.to))
 }
 
 /// One lane's signals, as the cluster view keeps them.
@@ -214,6 +347,10 @@ fn now_of(clock: RwSignal<Clock>) -> f64 {
     clock.with(|c| c.now as f64)
 }
 
+fn now_of_untracked(clock: RwSignal<Clock>) -> f64 {
+    clock.with_untracked(|c| c.now as f64)
+}
+
 /// The cluster view is a stack of SVGs in one box: a head (the controller and the offset
 /// ruler), one SVG per broker lane, and an overlay for what moves (messages in flight and
 /// truncated records falling away). Every part draws in the same coordinates (a lane's
@@ -251,23 +388,51 @@ pub fn ClusterView(
     });
     let broker_ids =
         Memo::new(move |_| snap.with(|s| s.brokers.iter().map(|b| b.id).collect::<Vec<_>>()));
-    let flights = StoredValue::new(Vec::<Flight>::new());
+    // Messages in flight: a pool of slots (see `Flight`). One effect assigns the snapshot's
+    // messages to slots; another moves the drawn ones each frame.
+    let flow = NodeRef::<leptos::svg::G>::new();
+    let flights = StoredValue::new_local(Vec::<Flight>::new());
+    Effect::new(move |_| {
+        let Some(parent) = flow.get() else {
+            return;
+        };
+        let parent: &web_sys::Element = &parent;
+        let now = now_of_untracked(clock);
+        let width = width.get_untracked();
+        snap.with(|s| {
+            flights.update_value(|flights| {
+                let ids: Vec<u64> = s.in_flight.iter().map(|m| m.id).collect();
+                let slots: Vec<Option<u64>> = flights.iter().map(|f| f.id).collect();
+                for (i, id) in assign_slots(&slots, &ids).into_iter().enumerate() {
+                    if i == flights.len() {
+                        match Flight::new(parent) {
+                            Some(f) => flights.push(f),
+                            None => return,
+                        }
+                    }
+                    let f = &mut flights[i];
+                    match id {
+                        None if f.id.is_some() => f.hide(),
+                        Some(id) if f.id != Some(id) => {
+                            if let Some(m) = s.in_flight.iter().find(|m| m.id == id) {
+                                f.show(m, message_ends(s, m, width), now);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            });
+        });
+    });
     Effect::new(move |_| {
         let now = now_of(clock);
         flights.update_value(|flights| {
-            for f in flights.iter_mut() {
-                let t = f.transform(now);
-                if t != f.placed {
-                    if let Some(el) = f.node.get_untracked() {
-                        let _ = el.set_attribute("transform", &t);
-                    }
-                    f.placed = t;
-                }
+            for f in flights.iter_mut().filter(|f| f.id.is_some()) {
+                f.move_to(now);
             }
         });
     });
     let height = move || geometry::svg_height(broker_ids.with(|b| b.len()));
-    let messages = Memo::new(move |_| snap.with(|s| s.in_flight.clone()));
     let falling = Memo::new(move |_| snap.with(|s| ghosts(s, window.get(), now_of(clock))));
     let ruler = Memo::new(move |_| {
         let w = window.get();
@@ -275,7 +440,6 @@ pub fn ClusterView(
             .filter(|o| o % 5 == 0)
             .collect::<Vec<_>>()
     });
-    let index_of = move |id: BrokerId| broker_ids.with(|b| b.iter().position(|x| *x == id));
     let leader_epoch = Memo::new(move |_| snap.with(|s| s.controller.leader_epoch));
     let partition_epoch = Memo::new(move |_| snap.with(|s| s.controller.partition_epoch));
     let px = |v: f64| format!("{v}px");
@@ -333,9 +497,7 @@ pub fn ClusterView(
                         <FallingCell g=g clock=clock />
                     </For>
                 </g>
-                <For each=move || messages.get() key=|m| m.id let:m>
-                    <Packet message=m snap=snap clock=clock width=width index_of=index_of flights=flights />
-                </For>
+                <g class="flights" node_ref=flow></g>
             </svg>
         </div>
     }
@@ -591,42 +753,36 @@ pub fn Waiting(snap: RwSignal<Arc<Snapshot>>, tick: RwSignal<u64>) -> impl IntoV
         })
     });
     let summary = Memo::new(move |_| items.with(|i| waiting_summary(i)));
+    let count = Memo::new(move |_| items.with(Vec::len));
     let hw = Memo::new(move |_| snap.with(|s| leader_of(s).map(|l| l.high_watermark)));
     view! {
         <div class="waiting-box">
             <p class="waiting-summary">{move || summary.get()}</p>
             <ul class="waiting" aria-label="Waiting requests">
-                <For each=move || items.get() key=|i| i.clone() let:item>
-                    <WaitLine item=item hw=hw tick=tick />
+                // Lines are kept by position and rewritten in place: at 10× and faster
+                // requests come and go every frame or two, and a line per request was
+                // created and removed each time (docs/ui.md, "Waiting").
+                <For each=move || 0..count.get() key=|i| *i let:i>
+                    <li>{move || items.with(|v| v.get(i).map(|item| wait_text(item, hw.get(), tick.get())))}</li>
                 </For>
             </ul>
         </div>
     }
 }
 
-#[component]
-fn WaitLine(item: WaitItem, hw: Memo<Option<u64>>, tick: RwSignal<u64>) -> impl IntoView {
-    let deadline_ms = match item {
-        WaitItem::Purgatory { deadline_ms, .. } | WaitItem::HeldFetch { deadline_ms, .. } => {
-            deadline_ms
-        }
-    };
-    let left = Memo::new(move |_| seconds_left(deadline_ms, tick.get()));
-    view! {
-        <li>
-            {move || match &item {
-                WaitItem::Purgatory { broker, first_offset, required_offset, .. } => format!(
-                    "Purgatory on broker {broker}: acks=all offsets {first_offset}..{} waits for HW ≥ {required_offset} (HW now {}); REQUEST_TIMED_OUT in {} s",
-                    required_offset - 1,
-                    hw.get().map_or("?".to_string(), |h| h.to_string()),
-                    left.get(),
-                ),
-                WaitItem::HeldFetch { leader, replica, fetch_offset, .. } => format!(
-                    "Broker {leader} holds broker {replica}'s fetch (fetchOffset {fetch_offset}): answers when records arrive, or in {} s (replica.fetch.wait.max.ms)",
-                    left.get(),
-                ),
-            }}
-        </li>
+/// A waiting line's text: what waits, for what, and the seconds left at `now`.
+fn wait_text(item: &WaitItem, hw: Option<u64>, now: u64) -> String {
+    match *item {
+        WaitItem::Purgatory { broker, first_offset, required_offset, deadline_ms, .. } => format!(
+            "Purgatory on broker {broker}: acks=all offsets {first_offset}..{} waits for HW ≥ {required_offset} (HW now {}); REQUEST_TIMED_OUT in {} s",
+            required_offset - 1,
+            hw.map_or("?".to_string(), |h| h.to_string()),
+            seconds_left(deadline_ms, now),
+        ),
+        WaitItem::HeldFetch { leader, replica, fetch_offset, deadline_ms } => format!(
+            "Broker {leader} holds broker {replica}'s fetch (fetchOffset {fetch_offset}): answers when records arrive, or in {} s (replica.fetch.wait.max.ms)",
+            seconds_left(deadline_ms, now),
+        ),
     }
 }
 
@@ -636,74 +792,6 @@ fn node_label(n: Node) -> String {
         Node::Controller => "controller".into(),
         Node::Client(1) => "producer".into(),
         Node::Client(_) => "consumer".into(),
-    }
-}
-
-#[component]
-fn Packet(
-    message: MessageSnapshot,
-    snap: RwSignal<Arc<Snapshot>>,
-    clock: RwSignal<Clock>,
-    width: RwSignal<f64>,
-    index_of: impl Fn(BrokerId) -> Option<usize> + Copy + Send + Sync + 'static,
-    flights: StoredValue<Vec<Flight>>,
-) -> impl IntoView {
-    // Broker ends sit at the broker's log end as it was when the message was drawn first:
-    // a fetch leaves from the follower's LEO and lands at the leader's.
-    let (from, to) = snap.with_untracked(|s| {
-        let window = window_of(s, width.get_untracked());
-        let anchor = |n: Node| match n {
-            Node::Broker(b) => {
-                let leo = s
-                    .brokers
-                    .iter()
-                    .find(|x| x.id == b)
-                    .map_or(0, |x| x.log_end_offset);
-                let (_, y) = geometry::node_anchor(n, index_of);
-                let x = geometry::cell_x(leo, window).unwrap_or(LABEL_W) + CELL_W / 2.0;
-                (x, y - CELL_H / 2.0 - 4.0)
-            }
-            other => geometry::node_anchor(other, index_of),
-        };
-        (anchor(message.from), anchor(message.to))
-    });
-    // Placed now; the cluster view's effect moves it from the next frame on.
-    let node = NodeRef::new();
-    let mut flight = Flight {
-        id: message.id,
-        node,
-        from,
-        to,
-        sent_ms: message.sent_ms,
-        deliver_ms: message.deliver_ms,
-        buffered: message.buffered,
-        placed: String::new(),
-    };
-    flight.placed = flight.transform(clock.with_untracked(|c| c.now as f64));
-    let place = flight.placed.clone();
-    let id = message.id;
-    flights.update_value(|f| f.push(flight));
-    on_cleanup(move || flights.update_value(|f| f.retain(|x| x.id != id)));
-    let kind = message.kind.to_lowercase();
-    let label = format!(
-        "{} → {}: {}",
-        node_label(message.from),
-        node_label(message.to),
-        message.summary
-    );
-    let short_label = match message.kind.as_str() {
-        "Fetch" | "FetchResponse" | "Produce" | "ProduceResponse" | "AlterPartition" => {
-            message.summary.clone()
-        }
-        _ => String::new(),
-    };
-    view! {
-        <g class=format!("packet {kind}{}", if message.buffered { " buffered" } else { "" }) transform=place node_ref=node>
-            <circle cx="0" cy="0" r="6">
-                <title>{label}</title>
-            </circle>
-            <text class="packet-label" x="9" y="-8">{short_label}</text>
-        </g>
     }
 }
 
@@ -768,6 +856,19 @@ mod tests {
         assert!(b
             .iter()
             .all(|(id, head, cs)| cs.iter().all(|c| c.broker == *id && c.lane == head.index)));
+    }
+
+    #[test]
+    fn a_message_keeps_its_slot_and_new_ones_reuse_free_slots_first() {
+        // 1 and 3 are still in flight and stay put; 2 arrived, so 4 takes its slot; 5 finds
+        // no free slot and grows the pool.
+        assert_eq!(
+            assign_slots(&[Some(1), Some(2), Some(3)], &[3, 4, 1, 5]),
+            vec![Some(1), Some(4), Some(3), Some(5)]
+        );
+        // Nothing in flight: every slot is freed, none removed.
+        assert_eq!(assign_slots(&[Some(1), None], &[]), vec![None, None]);
+        assert_eq!(assign_slots(&[], &[7, 8]), vec![Some(7), Some(8)]);
     }
 
     #[test]
