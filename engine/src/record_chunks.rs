@@ -1,0 +1,380 @@
+//! A growing sequence of records whose clones share storage: each replica's log and the
+//! committed history the invariant checks keep.
+//!
+//! Every rewind checkpoint is a clone of the whole simulation (`Sim::clone`), so a history
+//! that a clone copies costs its length once per checkpoint. As the trace does (`trace.rs`),
+//! records live in sealed, immutable chunks of [`RECORD_CHUNK_LEN`] behind an `Arc`, plus one
+//! small mutable tail: a clone copies the chunk pointers and the tail (fewer than
+//! [`RECORD_CHUNK_LEN`] records), never the whole history.
+
+use std::ops::{Index, Range};
+use std::sync::Arc;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::log::Record;
+
+/// Records per sealed, shared chunk: the trace's chunk size (`TRACE_CHUNK_EVENTS`).
+pub const RECORD_CHUNK_LEN: usize = 256;
+
+/// Records by index, oldest first, like a `Vec<Record>`.
+///
+/// Chunk k holds the records at indexes `k * RECORD_CHUNK_LEN .. (k + 1) * RECORD_CHUNK_LEN`;
+/// every chunk is full, so an index finds its chunk by division. A chunk is sealed (moved
+/// behind an `Arc`, never changed again) when the push that fills it happens; the records
+/// after the last chunk are the mutable tail. Cloning shares every sealed chunk.
+///
+/// It serializes, compares and prints (`Debug`) as the plain sequence of its records, as the
+/// `Vec<Record>` it replaced did.
+#[derive(Clone, Default)]
+pub struct RecordChunks {
+    /// Sealed chunks, each exactly [`RECORD_CHUNK_LEN`] records.
+    chunks: Vec<Arc<[Record]>>,
+    /// The records after the last sealed chunk; never a whole chunk.
+    tail: Vec<Record>,
+}
+
+impl RecordChunks {
+    pub fn len(&self) -> usize {
+        self.chunks.len() * RECORD_CHUNK_LEN + self.tail.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.chunks.is_empty() && self.tail.is_empty()
+    }
+
+    /// Appends a record; seals the tail when it makes a whole chunk.
+    pub fn push(&mut self, record: Record) {
+        self.tail.push(record);
+        if self.tail.len() == RECORD_CHUNK_LEN {
+            // Moves the records into one new allocation; the tail keeps its buffer.
+            let sealed: Arc<[Record]> = self.tail.drain(..).collect();
+            self.chunks.push(sealed);
+        }
+    }
+
+    pub fn get(&self, index: usize) -> Option<&Record> {
+        (index < self.len()).then(|| &self[index])
+    }
+
+    pub fn last(&self) -> Option<&Record> {
+        match self.tail.last() {
+            Some(r) => Some(r),
+            None => self.chunks.last().and_then(|c| c.last()),
+        }
+    }
+
+    /// The records, oldest first.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &Record> + '_ {
+        self.slices().flatten()
+    }
+
+    /// The records at the indexes in `range`, clamped to the sequence (as far as it goes; an
+    /// empty iterator past the end); skips whole chunks before it.
+    pub fn range(&self, range: Range<usize>) -> impl DoubleEndedIterator<Item = &Record> + '_ {
+        let end = range.end.min(self.len());
+        let start = range.start.min(end);
+        // Chunk k holds k * RECORD_CHUNK_LEN onwards: the chunks from the one holding `start`
+        // up to the last one starting before `end`, then the tail if `end` reaches into it.
+        let sealed = self.chunks.len();
+        let first = (start / RECORD_CHUNK_LEN).min(sealed);
+        let stop = end.div_ceil(RECORD_CHUNK_LEN).min(sealed);
+        let chunks = self.chunks[first..stop]
+            .iter()
+            .zip(first..stop)
+            .map(move |(c, k)| {
+                let base = k * RECORD_CHUNK_LEN;
+                &c[start.saturating_sub(base)..(end - base).min(RECORD_CHUNK_LEN)]
+            });
+        let tail_base = sealed * RECORD_CHUNK_LEN;
+        let tail = match end.checked_sub(tail_base) {
+            Some(tail_end) => &self.tail[start.saturating_sub(tail_base)..tail_end],
+            None => &[],
+        };
+        chunks.chain(std::iter::once(tail)).flatten()
+    }
+
+    /// A copy of the records at the indexes in `range`, clamped as [`RecordChunks::range`].
+    pub fn copy_range(&self, range: Range<usize>) -> Vec<Record> {
+        self.range(range).cloned().collect()
+    }
+
+    /// Removes the records from index `at` on and returns them, as `Vec::split_off` does
+    /// (`at` at or past the end removes nothing). Sealed chunks never change, and clones may
+    /// share them: when `at` falls inside one, its kept part is copied into the tail and the
+    /// removed records are copied out.
+    pub fn split_off(&mut self, at: usize) -> Vec<Record> {
+        let sealed = self.chunks.len() * RECORD_CHUNK_LEN;
+        if at >= sealed {
+            let keep = (at - sealed).min(self.tail.len());
+            return self.tail.split_off(keep);
+        }
+        let mut removed = Vec::with_capacity(self.len() - at);
+        removed.extend(self.range(at..sealed).cloned());
+        removed.append(&mut self.tail);
+        let k = at / RECORD_CHUNK_LEN;
+        self.tail
+            .extend_from_slice(&self.chunks[k][..at % RECORD_CHUNK_LEN]);
+        self.chunks.truncate(k);
+        removed
+    }
+
+    pub fn clear(&mut self) {
+        self.chunks.clear();
+        self.tail.clear();
+    }
+
+    /// The sealed chunks, oldest first: what clones share (tests check that they do).
+    pub fn sealed_chunks(&self) -> &[Arc<[Record]>] {
+        &self.chunks
+    }
+
+    fn slices(&self) -> impl DoubleEndedIterator<Item = &[Record]> + '_ {
+        self.chunks
+            .iter()
+            .map(|c| &c[..])
+            .chain(std::iter::once(&self.tail[..]))
+    }
+}
+
+/// Panics when `index` is out of bounds, as a slice does.
+impl Index<usize> for RecordChunks {
+    type Output = Record;
+
+    fn index(&self, index: usize) -> &Record {
+        match self.chunks.get(index / RECORD_CHUNK_LEN) {
+            Some(chunk) => &chunk[index % RECORD_CHUNK_LEN],
+            None => &self.tail[index - self.chunks.len() * RECORD_CHUNK_LEN],
+        }
+    }
+}
+
+impl FromIterator<Record> for RecordChunks {
+    fn from_iter<I: IntoIterator<Item = Record>>(records: I) -> Self {
+        let mut out = RecordChunks::default();
+        for r in records {
+            out.push(r);
+        }
+        out
+    }
+}
+
+impl std::fmt::Debug for RecordChunks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl PartialEq for RecordChunks {
+    fn eq(&self, other: &RecordChunks) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for RecordChunks {}
+
+impl Serialize for RecordChunks {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
+impl<'de> Deserialize<'de> for RecordChunks {
+    /// Rebuilds the chunks as pushes would have built them.
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<RecordChunks, D::Error> {
+        Vec::<Record>::deserialize(d).map(RecordChunks::from_iter)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    const N: usize = RECORD_CHUNK_LEN;
+
+    fn record(i: usize) -> Record {
+        Record {
+            offset: i as u64,
+            epoch: (i / 100) as i32,
+            batch_base: (i - i % 3) as u64,
+            value: format!("v{i}"),
+        }
+    }
+
+    fn records(range: Range<usize>) -> Vec<Record> {
+        range.map(record).collect()
+    }
+
+    /// Every read agrees with the plain vector, and the layout is the documented one.
+    fn assert_same(c: &RecordChunks, v: &[Record]) {
+        assert_eq!(c.len(), v.len());
+        assert_eq!(c.is_empty(), v.is_empty());
+        assert_eq!(c.last(), v.last());
+        assert!(c.iter().eq(v.iter()));
+        assert!(c.iter().rev().eq(v.iter().rev()));
+        assert_eq!(c, &v.iter().cloned().collect::<RecordChunks>());
+        assert_eq!(format!("{c:?}"), format!("{v:?}"));
+        assert!(c.chunks.iter().all(|k| k.len() == N));
+        assert!(c.tail.len() < N);
+        let len = v.len();
+        for i in [
+            0,
+            1,
+            N - 1,
+            N,
+            N + 1,
+            len / 2,
+            len.saturating_sub(1),
+            len,
+            len + 1,
+        ] {
+            assert_eq!(c.get(i), v.get(i), "get({i})");
+            if i < len {
+                assert_eq!(&c[i], &v[i]);
+            }
+        }
+    }
+
+    fn assert_range(c: &RecordChunks, v: &[Record], start: usize, end: usize) {
+        let e = end.min(v.len());
+        let s = start.min(e);
+        assert!(
+            c.range(start..end).eq(v[s..e].iter()),
+            "range({start}..{end})"
+        );
+        assert!(c.range(start..end).rev().eq(v[s..e].iter().rev()));
+        assert_eq!(c.copy_range(start..end), v[s..e].to_vec());
+    }
+
+    #[test]
+    fn pushes_across_chunk_boundaries() {
+        let mut c = RecordChunks::default();
+        let mut v = vec![];
+        assert_same(&c, &v);
+        for i in 0..3 * N + 7 {
+            c.push(record(i));
+            v.push(record(i));
+            if i % N >= N - 2 || i % N <= 1 {
+                assert_same(&c, &v);
+            }
+        }
+        assert_eq!((c.chunks.len(), c.tail.len()), (3, 7));
+        for (s, e) in [
+            (0, 0),
+            (0, 1),
+            (N - 1, N + 1),
+            (N, 2 * N),
+            (5, 3 * N + 7),
+            (3 * N, 9 * N),
+        ] {
+            assert_range(&c, &v, s, e);
+        }
+    }
+
+    #[test]
+    fn split_off_inside_a_chunk_in_the_tail_at_a_boundary_and_at_zero() {
+        let all = records(0..3 * N + 10);
+        let full: RecordChunks = all.iter().cloned().collect();
+        for at in [
+            N + 5,     // inside a sealed chunk, with a tail after it
+            3 * N + 4, // inside the tail
+            2 * N,     // on a chunk boundary
+            3 * N,     // the boundary where the tail starts
+            0,
+            3 * N + 10, // the end: nothing removed
+            5 * N,      // past the end
+        ] {
+            let mut c = full.clone();
+            let removed = c.split_off(at);
+            let mut v = all.clone();
+            assert_eq!(removed, v.split_off(at.min(all.len())), "split_off({at})");
+            assert_same(&c, &v);
+            // The clone it was taken from is untouched, and the sequence grows on as a
+            // plain vector would.
+            assert_same(&full, &all);
+            for i in 0..N + 3 {
+                c.push(record(10_000 + i));
+                v.push(record(10_000 + i));
+            }
+            assert_same(&c, &v);
+        }
+        let mut c = full.clone();
+        c.clear();
+        assert_same(&c, &[]);
+    }
+
+    #[test]
+    fn a_clone_shares_every_sealed_chunk_and_copies_only_the_tail() {
+        let mut c: RecordChunks = records(0..10 * N + 100).into_iter().collect();
+        let copy = c.clone();
+        assert_eq!(copy.chunks.len(), 10);
+        for (a, b) in copy.chunks.iter().zip(&c.chunks) {
+            assert!(Arc::ptr_eq(a, b));
+            assert_eq!(Arc::strong_count(a), 2);
+        }
+        assert_eq!(copy.tail.len(), 100);
+        // Truncating the original inside chunk 4 leaves the copy whole, and chunks 0..4
+        // still shared.
+        c.split_off(4 * N + 17);
+        assert_eq!(copy.len(), 10 * N + 100);
+        assert!(copy.iter().eq(records(0..10 * N + 100).iter()));
+        assert_eq!(c.chunks.len(), 4);
+        assert!(c
+            .chunks
+            .iter()
+            .zip(&copy.chunks)
+            .all(|(a, b)| Arc::ptr_eq(a, b)));
+    }
+
+    /// Random pushes, truncations and reads against a plain `Vec` (the engine's own seeded
+    /// generator, so a failure reproduces).
+    #[test]
+    fn random_operations_match_a_plain_vector() {
+        for seed in 0..20 {
+            let mut rng = Rng::new(seed);
+            let mut c = RecordChunks::default();
+            let mut v: Vec<Record> = vec![];
+            let mut clones = vec![];
+            let mut next = 0;
+            for _ in 0..300 {
+                match rng.below_or_equal(9) {
+                    0..=5 => {
+                        for _ in 0..rng.below_or_equal(80) {
+                            c.push(record(next));
+                            v.push(record(next));
+                            next += 1;
+                        }
+                    }
+                    6 | 7 => {
+                        let at = rng.below_or_equal(v.len() as u64 + 3) as usize;
+                        let removed = c.split_off(at);
+                        assert_eq!(removed, v.split_off(at.min(v.len())), "seed {seed}");
+                    }
+                    8 => clones.push((c.clone(), v.clone())),
+                    _ => {
+                        let s = rng.below_or_equal(v.len() as u64 + 2) as usize;
+                        let e = rng.below_or_equal(v.len() as u64 + 2) as usize;
+                        assert_range(&c, &v, s, e.max(s));
+                    }
+                }
+                assert_same(&c, &v);
+            }
+            // What was cloned along the way never changed.
+            for (c, v) in &clones {
+                assert_same(c, v);
+            }
+        }
+    }
+
+    #[test]
+    fn serializes_as_a_plain_sequence() {
+        let v = records(0..N + 3);
+        let c: RecordChunks = v.iter().cloned().collect();
+        let json = serde_json::to_string(&c).unwrap();
+        assert_eq!(json, serde_json::to_string(&v).unwrap());
+        let back: RecordChunks = serde_json::from_str(&json).unwrap();
+        assert_same(&back, &v);
+        assert_eq!(back.chunks.len(), 1);
+    }
+}
