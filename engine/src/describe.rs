@@ -99,7 +99,7 @@ pub fn dump_log_lines(sim: &Sim, broker: BrokerId) -> Vec<String> {
             j - i,
             epoch
         ));
-        for r in &records[i..j] {
+        for r in records.range(i..j) {
             out.push(format!("    offset {}: {}", r.offset, r.value));
         }
         i = j;

@@ -154,7 +154,9 @@ pub fn on_leader_hw(sim: &mut Sim, b: BrokerId, _old: u64, new: u64) {
         return;
     }
     let records = sim.brokers[&b].log.read(from, new);
-    sim.committed.extend(records);
+    for r in records {
+        sim.committed.push(r);
+    }
 }
 
 /// A broker became leader: does its log hold every committed record?
@@ -170,8 +172,7 @@ pub fn on_new_leader(sim: &mut Sim, b: BrokerId, p: &PartitionRegistration) {
             .is_none_or(|mine| mine.epoch != r.epoch || mine.value != r.value)
     });
     let Some(idx) = first_missing else { return };
-    let lost: Vec<_> = sim.committed[idx..].to_vec();
-    sim.committed.truncate(idx);
+    let lost = sim.committed.split_off(idx);
     let (Some(first), Some(last)) = (lost.first(), lost.last()) else {
         return;
     };

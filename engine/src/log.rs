@@ -6,6 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::record_chunks::RecordChunks;
+
 /// Kafka's UNDEFINED_EPOCH and UNDEFINED_EPOCH_OFFSET.
 pub const UNDEFINED_EPOCH: i32 = -1;
 pub const UNDEFINED_EPOCH_OFFSET: i64 = -1;
@@ -123,7 +125,8 @@ pub struct Truncation {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReplicaLog {
     pub log_start_offset: u64,
-    pub records: Vec<Record>,
+    /// Shared with clones of the log (each rewind checkpoint holds one): see `RecordChunks`.
+    pub records: RecordChunks,
     /// In memory; lost on kill -9 and read back from the checkpoint on restart.
     pub high_watermark: u64,
     /// leader-epoch-checkpoint is flushed whenever the cache changes, so it is the cache.
@@ -148,11 +151,11 @@ impl ReplicaLog {
 
     /// Records from `from` up to `to` (exclusive), clamped to the log.
     pub fn read(&self, from: u64, to: u64) -> Vec<Record> {
-        let start = from.max(self.log_start_offset);
-        let end = to.min(self.log_end_offset());
-        (start..end)
-            .filter_map(|o| self.record_at(o).cloned())
-            .collect()
+        let start = from.max(self.log_start_offset) - self.log_start_offset;
+        let end = to
+            .min(self.log_end_offset())
+            .saturating_sub(self.log_start_offset);
+        self.records.copy_range(start as usize..end as usize)
     }
 
     /// UnifiedLog.appendAsLeader: assign offsets to a new batch stamped with `epoch`.

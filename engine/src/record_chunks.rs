@@ -368,6 +368,43 @@ mod tests {
     }
 
     #[test]
+    fn a_simulation_clone_shares_its_logs_and_committed_history() {
+        let mut s = crate::Scenario {
+            brokers: 3,
+            end_ms: Some(60_000),
+            ..crate::Scenario::default()
+        };
+        s.timeline = (0..1_000)
+            .map(|i| crate::TimedAction {
+                at: i * 50,
+                action: crate::Action::Produce(
+                    serde_json::from_value(
+                        serde_json::json!({"acks": "all", "values": [format!("v{i}")]}),
+                    )
+                    .unwrap(),
+                ),
+            })
+            .collect();
+        let sim = crate::run(&s, true).unwrap();
+        let copy = sim.clone();
+        let histories = std::iter::once((&copy.committed, &sim.committed)).chain(
+            copy.brokers
+                .values()
+                .zip(sim.brokers.values())
+                .map(|(a, b)| (&a.log.records, &b.log.records)),
+        );
+        for (a, b) in histories {
+            assert!(a.len() >= 990 && a.chunks.len() == a.len() / N);
+            assert!(a
+                .chunks
+                .iter()
+                .zip(&b.chunks)
+                .all(|(x, y)| Arc::ptr_eq(x, y)));
+            assert_eq!(a, b);
+        }
+    }
+
+    #[test]
     fn serializes_as_a_plain_sequence() {
         let v = records(0..N + 3);
         let c: RecordChunks = v.iter().cloned().collect();

@@ -14,9 +14,10 @@ use crate::config::Config;
 use crate::controller::{BrokerRegistration, Controller, PartitionRegistration};
 use crate::error::ScenarioError;
 use crate::fetcher::FollowerState;
-use crate::log::{Record, ReplicaLog};
+use crate::log::ReplicaLog;
 use crate::network::{Message, MetadataImage, Network, Payload};
 use crate::partition::LeaderState;
+use crate::record_chunks::RecordChunks;
 use crate::rng::Rng;
 use crate::scenario::{Action, Endpoint, Scenario, TimedAction};
 use crate::trace::{Level, Trace, TraceEvent, TraceKind};
@@ -226,8 +227,9 @@ pub struct Sim {
     /// The next timeline action to run.
     timeline_cursor: usize,
     pub(crate) last_unclean_election_at: Option<TimeMs>,
-    /// The committed history: records that some leader's HW has covered.
-    pub(crate) committed: Vec<Record>,
+    /// The committed history: records that some leader's HW has covered. Shared with clones,
+    /// as the logs are (it grows as long as they do).
+    pub(crate) committed: RecordChunks,
     pub(crate) losses: Vec<Loss>,
     pub(crate) truncations: Vec<crate::fetcher::TruncationRecord>,
     pub(crate) seed: u64,
@@ -329,7 +331,7 @@ impl Sim {
             timeline: timeline.into(),
             timeline_cursor: 0,
             last_unclean_election_at: None,
-            committed: vec![],
+            committed: RecordChunks::default(),
             losses: vec![],
             truncations: vec![],
             seed: scenario.seed,

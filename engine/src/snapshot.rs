@@ -200,7 +200,7 @@ impl Sim {
                     high_watermark: b.log.high_watermark,
                     records: {
                         let skip = from.saturating_sub(b.log.log_start_offset) as usize;
-                        b.log.records.get(skip..).unwrap_or_default().to_vec()
+                        b.log.records.copy_range(skip..b.log.records.len())
                     },
                     epoch_cache: b.log.epoch_cache.entries.clone(),
                     leader_epoch_checkpoint: b.log.epoch_cache.checkpoint_line(),
