@@ -47,9 +47,10 @@ impl RecordChunks {
     pub fn push(&mut self, record: Record) {
         self.tail.push(record);
         if self.tail.len() == RECORD_CHUNK_LEN {
-            // Moves the records into one new allocation; the tail keeps its buffer.
-            let sealed: Arc<[Record]> = self.tail.drain(..).collect();
-            self.chunks.push(sealed);
+            // One copy of the records into the shared allocation; the tail grows again
+            // from empty. Less code in the wasm than collecting a `drain` into the `Arc`
+            // (the shipped size is at its budget).
+            self.chunks.push(Arc::from(std::mem::take(&mut self.tail)));
         }
     }
 
@@ -65,57 +66,66 @@ impl RecordChunks {
     }
 
     /// The records, oldest first.
-    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &Record> + '_ {
-        self.slices().flatten()
+    pub fn iter(&self) -> Iter<'_> {
+        Iter {
+            current: [].iter(),
+            chunks: self.chunks.iter(),
+            tail: &self.tail,
+        }
     }
 
-    /// The records at the indexes in `range`, clamped to the sequence (as far as it goes; an
-    /// empty iterator past the end); skips whole chunks before it.
-    pub fn range(&self, range: Range<usize>) -> impl DoubleEndedIterator<Item = &Record> + '_ {
-        let end = range.end.min(self.len());
-        let start = range.start.min(end);
-        // Chunk k holds k * RECORD_CHUNK_LEN onwards: the chunks from the one holding `start`
-        // up to the last one starting before `end`, then the tail if `end` reaches into it.
-        let sealed = self.chunks.len();
-        let first = (start / RECORD_CHUNK_LEN).min(sealed);
-        let stop = end.div_ceil(RECORD_CHUNK_LEN).min(sealed);
-        let chunks = self.chunks[first..stop]
-            .iter()
-            .zip(first..stop)
-            .map(move |(c, k)| {
-                let base = k * RECORD_CHUNK_LEN;
-                &c[start.saturating_sub(base)..(end - base).min(RECORD_CHUNK_LEN)]
-            });
-        let tail_base = sealed * RECORD_CHUNK_LEN;
-        let tail = match end.checked_sub(tail_base) {
-            Some(tail_end) => &self.tail[start.saturating_sub(tail_base)..tail_end],
-            None => &[],
+    /// The records from index `start` on (none if it is past the end); skips whole chunks
+    /// before it.
+    pub fn iter_from(&self, start: usize) -> Iter<'_> {
+        let k = (start / RECORD_CHUNK_LEN).min(self.chunks.len());
+        let mut chunks = self.chunks[k..].iter();
+        let skip = start - k * RECORD_CHUNK_LEN;
+        let (current, tail) = match chunks.next() {
+            Some(chunk) => (&chunk[skip..], &self.tail[..]),
+            None => (self.tail.get(skip..).unwrap_or_default(), &[][..]),
         };
-        chunks.chain(std::iter::once(tail)).flatten()
+        Iter {
+            current: current.iter(),
+            chunks,
+            tail,
+        }
     }
 
-    /// A copy of the records at the indexes in `range`, clamped as [`RecordChunks::range`].
+    /// The records at the indexes in `range`, as far as the sequence goes.
+    pub fn range(&self, range: Range<usize>) -> std::iter::Take<Iter<'_>> {
+        self.iter_from(range.start)
+            .take(range.end.saturating_sub(range.start))
+    }
+
+    /// A copy of the records at the indexes in `range`, as far as the sequence goes.
     pub fn copy_range(&self, range: Range<usize>) -> Vec<Record> {
-        self.range(range).cloned().collect()
+        let end = range.end.min(self.len());
+        let mut at = range.start.min(end);
+        let mut out = Vec::with_capacity(end - at);
+        while at < end {
+            let (slice, base) = self.slice_at(at);
+            let stop = (end - base).min(slice.len());
+            out.extend_from_slice(&slice[at - base..stop]);
+            at = base + stop;
+        }
+        out
     }
 
     /// Removes the records from index `at` on and returns them, as `Vec::split_off` does
     /// (`at` at or past the end removes nothing). Sealed chunks never change, and clones may
-    /// share them: when `at` falls inside one, its kept part is copied into the tail and the
-    /// removed records are copied out.
+    /// share them: when `at` falls inside one, its kept part is copied into the tail.
     pub fn split_off(&mut self, at: usize) -> Vec<Record> {
+        // Copies even the records it could move out of the tail: truncations are rare and
+        // short, and one path is less code in the wasm.
+        let removed = self.copy_range(at..self.len());
         let sealed = self.chunks.len() * RECORD_CHUNK_LEN;
         if at >= sealed {
-            let keep = (at - sealed).min(self.tail.len());
-            return self.tail.split_off(keep);
+            self.tail.truncate(at - sealed);
+        } else {
+            let k = at / RECORD_CHUNK_LEN;
+            self.tail = self.copy_range(k * RECORD_CHUNK_LEN..at);
+            self.chunks.truncate(k);
         }
-        let mut removed = Vec::with_capacity(self.len() - at);
-        removed.extend(self.range(at..sealed).cloned());
-        removed.append(&mut self.tail);
-        let k = at / RECORD_CHUNK_LEN;
-        self.tail
-            .extend_from_slice(&self.chunks[k][..at % RECORD_CHUNK_LEN]);
-        self.chunks.truncate(k);
         removed
     }
 
@@ -129,11 +139,44 @@ impl RecordChunks {
         &self.chunks
     }
 
-    fn slices(&self) -> impl DoubleEndedIterator<Item = &[Record]> + '_ {
-        self.chunks
-            .iter()
-            .map(|c| &c[..])
-            .chain(std::iter::once(&self.tail[..]))
+    /// The chunk or the tail that holds `index` (the tail past the end), and the index of
+    /// its first record.
+    fn slice_at(&self, index: usize) -> (&[Record], usize) {
+        let k = index / RECORD_CHUNK_LEN;
+        match self.chunks.get(k) {
+            Some(chunk) => (chunk, k * RECORD_CHUNK_LEN),
+            None => (&self.tail, self.chunks.len() * RECORD_CHUNK_LEN),
+        }
+    }
+}
+
+/// Iterates over the records of a [`RecordChunks`], oldest first. Written out rather than a
+/// `flatten` of the chunks chained with the tail, which is several times the code in the
+/// wasm.
+pub struct Iter<'a> {
+    /// The rest of the chunk being read, or of the tail.
+    current: std::slice::Iter<'a, Record>,
+    /// The chunks after it.
+    chunks: std::slice::Iter<'a, Arc<[Record]>>,
+    /// The tail, until it is being read.
+    tail: &'a [Record],
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = &'a Record;
+
+    fn next(&mut self) -> Option<&'a Record> {
+        loop {
+            if let Some(r) = self.current.next() {
+                return Some(r);
+            }
+            // Sealed chunks are never empty, so this moves on or ends.
+            self.current = match self.chunks.next() {
+                Some(chunk) => chunk.iter(),
+                None if !self.tail.is_empty() => std::mem::take(&mut self.tail).iter(),
+                None => return None,
+            };
+        }
     }
 }
 
@@ -142,10 +185,8 @@ impl Index<usize> for RecordChunks {
     type Output = Record;
 
     fn index(&self, index: usize) -> &Record {
-        match self.chunks.get(index / RECORD_CHUNK_LEN) {
-            Some(chunk) => &chunk[index % RECORD_CHUNK_LEN],
-            None => &self.tail[index - self.chunks.len() * RECORD_CHUNK_LEN],
-        }
+        let (slice, base) = self.slice_at(index);
+        &slice[index - base]
     }
 }
 
@@ -212,7 +253,6 @@ mod tests {
         assert_eq!(c.is_empty(), v.is_empty());
         assert_eq!(c.last(), v.last());
         assert!(c.iter().eq(v.iter()));
-        assert!(c.iter().rev().eq(v.iter().rev()));
         assert_eq!(c, &v.iter().cloned().collect::<RecordChunks>());
         assert_eq!(format!("{c:?}"), format!("{v:?}"));
         assert!(c.chunks.iter().all(|k| k.len() == N));
@@ -233,6 +273,10 @@ mod tests {
             if i < len {
                 assert_eq!(&c[i], &v[i]);
             }
+            assert!(
+                c.iter_from(i).eq(v.get(i..).unwrap_or_default().iter()),
+                "iter_from({i})"
+            );
         }
     }
 
@@ -243,7 +287,6 @@ mod tests {
             c.range(start..end).eq(v[s..e].iter()),
             "range({start}..{end})"
         );
-        assert!(c.range(start..end).rev().eq(v[s..e].iter().rev()));
         assert_eq!(c.copy_range(start..end), v[s..e].to_vec());
     }
 
