@@ -16,11 +16,13 @@ use crate::scenario::Action;
 use crate::sim::Sim;
 use crate::types::TimeMs;
 
-/// Most checkpoints a [`Rewind`] keeps. Each is a whole [`Sim`]: its trace and timeline are
-/// shared with the other checkpoints (see [`crate::trace::Trace`]), but each replica's log and
-/// the committed history are copies, so a checkpoint costs about
-/// `(brokers + 1) × records × 48 bytes` in wasm32 (80 natively) plus the trace events, up to
-/// 20 255, that no other checkpoint holds. docs/engine.md has the worst case.
+/// Most checkpoints a [`Rewind`] keeps. Each is a whole [`Sim`], but its trace, timeline,
+/// replica logs and committed history share their storage with the other checkpoints (see
+/// [`crate::trace::Trace`] and [`crate::record_chunks::RecordChunks`]): taking one copies at
+/// most 255 records per log and of the committed history and 255 trace events, plus the
+/// rest of the state. It also keeps alive the chunks no other checkpoint holds: trace events
+/// that have since turned over (up to 20 255) and records a truncation replaced.
+/// docs/engine.md has the worst case.
 pub const MAX_CHECKPOINTS: usize = 128;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
