@@ -464,15 +464,25 @@ async function measureLoad(context, url) {
   await page.addInitScript(instrument);
   await page.goto(url, { waitUntil: "load" });
   await page.locator(APP_READY).waitFor({ state: "attached", timeout: 30_000 });
-  const t = await page.evaluate(() => {
+  const t = await page.evaluate(async () => {
     const nav = performance.getEntriesByType("navigation")[0];
-    const fcp = performance.getEntriesByName("first-contentful-paint")[0];
+    // The paint entry can come after the app mounted: wait for it (up to 5 s).
+    const fcp = await new Promise((resolve) => {
+      new PerformanceObserver((list, observer) => {
+        const entry = list.getEntriesByName("first-contentful-paint")[0];
+        if (entry) {
+          observer.disconnect();
+          resolve(entry.startTime);
+        }
+      }).observe({ type: "paint", buffered: true });
+      setTimeout(() => resolve(NaN), 5000);
+    });
     return {
       ready: window.__wm.ready,
       responseEnd: nav.responseEnd,
       domContentLoaded: nav.domContentLoadedEventEnd,
       load: nav.loadEventEnd,
-      fcp: fcp ? fcp.startTime : NaN,
+      fcp,
     };
   });
   await page.close();
