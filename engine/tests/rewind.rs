@@ -349,39 +349,11 @@ mod heap {
 #[global_allocator]
 static HEAP: heap::Counting = heap::Counting;
 
-/// 7 brokers, RF 7, the playground's 40 ms latency: one acks=all record every 150 ms for
-/// 15 minutes, so each of the 7 logs and the committed history reach 6 000 records.
-fn seven_brokers_six_thousand_records() -> Scenario {
-    let timeline = (0..6_000u64)
-        .map(|i| watermark_engine::TimedAction {
-            at: i * 150,
-            action: Action::Produce(
-                serde_json::from_value(
-                    serde_json::json!({"acks": "all", "values": [format!("r{i}")]}),
-                )
-                .unwrap(),
-            ),
-        })
-        .collect();
-    Scenario {
-        brokers: 7,
-        replication_factor: Some(7),
-        config: watermark_engine::Config {
-            network_latency_ms: 40,
-            controller_latency_ms: 40,
-            ..watermark_engine::Config::default()
-        },
-        timeline,
-        end_ms: Some(900_000),
-        ..Scenario::default()
-    }
-}
-
 #[test]
 fn a_long_seven_broker_session_keeps_its_checkpoints_within_a_memory_bound() {
     let before = heap::live();
     heap::reset_peak();
-    let mut s = Session::new(seven_brokers_six_thousand_records());
+    let mut s = Session::new(workloads::seven_brokers_six_thousand_records());
     s.play(900_000, &[]);
     let peak = heap::peak() - before;
     let held = heap::live() - before;
@@ -406,7 +378,7 @@ fn a_long_seven_broker_session_keeps_its_checkpoints_within_a_memory_bound() {
 
 #[test]
 fn checkpoints_share_the_sealed_chunks_of_every_log() {
-    let mut s = Session::new(seven_brokers_six_thousand_records());
+    let mut s = Session::new(workloads::seven_brokers_six_thousand_records());
     s.play(300_000, &[]);
     // A rebuild clones the nearest checkpoint: every chunk that checkpoint held is the
     // live log's own allocation; only chunks sealed during the replay after it are new.

@@ -91,6 +91,20 @@ pub fn busy_seven_brokers() -> Scenario {
             action: Action::Epochs,
         });
     }
+    seven_brokers_for_15_minutes(timeline)
+}
+
+/// 7 brokers, RF 7, acks=all: one single-record write every 150 ms for 15 minutes, so each
+/// of the 7 logs and the committed history reach 6 000 records (the rewind tests' memory
+/// bound; the benchmarks do not use it).
+#[allow(dead_code)]
+pub fn seven_brokers_six_thousand_records() -> Scenario {
+    seven_brokers_for_15_minutes((0..6_000).map(|i| produce(i * 150, "all", 1)).collect())
+}
+
+/// A 7-broker cluster, RF 7, with the playground's 40 ms latency, running `timeline` for 15
+/// minutes.
+fn seven_brokers_for_15_minutes(timeline: Vec<TimedAction>) -> Scenario {
     Scenario {
         brokers: 7,
         replication_factor: Some(7),
