@@ -130,8 +130,8 @@ fn lane_views(snap: &Snapshot, window: OffsetWindow) -> Vec<(BrokerId, LaneHead,
 
 /// One drawn message slot: its elements, which the next new message reuses once this one has
 /// arrived. At 10× and faster a message lives a frame or two, so creating and removing its
-/// elements (and a component) each time was most of a frame (docs/ui.md, "Messages in
-/// flight"); a pooled slot only has its class, texts and transform set.
+/// elements (and a component) each time was most of a frame (docs/ui.md, "Rules that
+/// keep frames cheap"); a pooled slot only has its class, texts and transform set.
 struct Flight {
     /// The message drawn, or `None`: the slot is free and hidden (class `free`).
     id: Option<u64>,
@@ -761,7 +761,7 @@ pub fn Waiting(snap: RwSignal<Arc<Snapshot>>, tick: RwSignal<u64>) -> impl IntoV
             <ul class="waiting" aria-label="Waiting requests">
                 // Lines are kept by position and rewritten in place: at 10× and faster
                 // requests come and go every frame or two, and a line per request was
-                // created and removed each time (docs/ui.md, "Waiting").
+                // created and removed each time (docs/ui.md, "Rules that keep frames cheap").
                 <For each=move || 0..count.get() key=|i| *i let:i>
                     <li>{move || items.with(|v| v.get(i).map(|item| wait_text(item, hw.get(), tick.get())))}</li>
                 </For>
