@@ -99,7 +99,7 @@ pub fn dump_log_lines(sim: &Sim, broker: BrokerId) -> Vec<String> {
             j - i,
             epoch
         ));
-        // By index: a `RecordChunks` range iterator would be more code in the wasm.
+        // By index: an iterator over part of a `RecordChunks` would be more code in the wasm.
         for r in (i..j).map(|k| &records[k]) {
             out.push(format!("    offset {}: {}", r.offset, r.value));
         }

@@ -74,29 +74,6 @@ impl RecordChunks {
         }
     }
 
-    /// The records from index `start` on (none if it is past the end); skips whole chunks
-    /// before it.
-    pub fn iter_from(&self, start: usize) -> Iter<'_> {
-        let k = (start / RECORD_CHUNK_LEN).min(self.chunks.len());
-        let mut chunks = self.chunks[k..].iter();
-        let skip = start - k * RECORD_CHUNK_LEN;
-        let (current, tail) = match chunks.next() {
-            Some(chunk) => (&chunk[skip..], &self.tail[..]),
-            None => (self.tail.get(skip..).unwrap_or_default(), &[][..]),
-        };
-        Iter {
-            current: current.iter(),
-            chunks,
-            tail,
-        }
-    }
-
-    /// The records at the indexes in `range`, as far as the sequence goes.
-    pub fn range(&self, range: Range<usize>) -> std::iter::Take<Iter<'_>> {
-        self.iter_from(range.start)
-            .take(range.end.saturating_sub(range.start))
-    }
-
     /// A copy of the records at the indexes in `range`, as far as the sequence goes.
     pub fn copy_range(&self, range: Range<usize>) -> Vec<Record> {
         let end = range.end.min(self.len());
@@ -127,11 +104,6 @@ impl RecordChunks {
             self.chunks.truncate(k);
         }
         removed
-    }
-
-    pub fn clear(&mut self) {
-        self.chunks.clear();
-        self.tail.clear();
     }
 
     /// The sealed chunks, oldest first: what clones share (tests check that they do).
@@ -273,20 +245,12 @@ mod tests {
             if i < len {
                 assert_eq!(&c[i], &v[i]);
             }
-            assert!(
-                c.iter_from(i).eq(v.get(i..).unwrap_or_default().iter()),
-                "iter_from({i})"
-            );
         }
     }
 
     fn assert_range(c: &RecordChunks, v: &[Record], start: usize, end: usize) {
         let e = end.min(v.len());
         let s = start.min(e);
-        assert!(
-            c.range(start..end).eq(v[s..e].iter()),
-            "range({start}..{end})"
-        );
         assert_eq!(c.copy_range(start..end), v[s..e].to_vec());
     }
 
@@ -342,9 +306,6 @@ mod tests {
             }
             assert_same(&c, &v);
         }
-        let mut c = full.clone();
-        c.clear();
-        assert_same(&c, &[]);
     }
 
     #[test]

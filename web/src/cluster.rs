@@ -683,7 +683,7 @@ fn Lane(
 }
 
 /// What waits: acks=all requests in the purgatory and follower fetches the leader holds.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum WaitItem {
     Purgatory {
         broker: BrokerId,
