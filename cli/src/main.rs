@@ -8,6 +8,7 @@
 //! watermark link FILE [--base URL]
 //! watermark link --preset NAME [--base URL]
 //! watermark decode LINK
+//! watermark check FILE... [--preset NAME]... [--presets]
 //! ```
 
 use std::io::Write;
@@ -24,6 +25,8 @@ const USAGE: &str = "usage:
   watermark link FILE [--base URL]             print the share link of a scenario file
   watermark link --preset NAME [--base URL]    print the share link of a preset
   watermark decode LINK                        print the scenario JSON a share link holds
+  watermark check FILE... [--preset NAME]... [--presets]
+                                               run the scenarios' expectations; exit 1 if one fails
 
 --json  print the transcript as JSON lines
 --all   also print broker lifecycle lines (becoming leader or follower, starting)
@@ -107,11 +110,84 @@ fn run(args: &[String], out: &mut dyn Write) -> Result<ExitCode, String> {
             writeln!(out, "{}", scenario.to_json_pretty()).map_err(io)?;
             Ok(ExitCode::SUCCESS)
         }
+        Some("check") => check(&args[1..], out),
         Some("--version") | Some("-V") => {
             writeln!(out, "watermark {}", watermark_engine::VERSION).map_err(io)?;
             Ok(ExitCode::SUCCESS)
         }
         _ => Err(USAGE.to_string()),
+    }
+}
+
+/// `watermark check`: every scenario's expectations, a line per scenario and an account of
+/// each one not met. Exit 0 when all are met, 1 when one is not (or the run broke an
+/// invariant), 2 when a scenario cannot be read.
+fn check(rest: &[String], out: &mut dyn Write) -> Result<ExitCode, String> {
+    let io = |e: std::io::Error| e.to_string();
+    let mut named: Vec<(String, Result<Scenario, String>)> = vec![];
+    let mut i = 0;
+    while i < rest.len() {
+        match rest[i].as_str() {
+            "--preset" => {
+                let name = flag_value(&rest[i..], "--preset")?.unwrap_or_default();
+                let s = watermark_engine::presets::preset(name).map_err(|e| e.to_string());
+                named.push((format!("preset {name}"), s));
+                i += 2;
+                continue;
+            }
+            "--presets" => {
+                for p in PRESETS {
+                    let s = watermark_engine::presets::preset(p.name).map_err(|e| e.to_string());
+                    named.push((format!("preset {}", p.name), s));
+                }
+            }
+            a if a.starts_with("--") => return Err(format!("unknown option {a}\n{USAGE}")),
+            file => named.push((file.to_string(), read_scenario(file))),
+        }
+        i += 1;
+    }
+    if named.is_empty() {
+        return Err(USAGE.to_string());
+    }
+    let (mut failed, mut broken) = (0usize, 0usize);
+    for (name, scenario) in &named {
+        let scenario = match scenario {
+            Ok(s) => s,
+            Err(e) => {
+                writeln!(out, "{name}: cannot be checked: {e}").map_err(io)?;
+                broken += 1;
+                continue;
+            }
+        };
+        let (outcomes, violations) = watermark_engine::expect::check_with_violations(scenario)
+            .map_err(|e| format!("{name}: {e}"))?;
+        let not_met = outcomes.iter().filter(|o| !o.met()).count();
+        let n = outcomes.len();
+        let verdict = match (n, not_met) {
+            (0, _) => "no expectations".to_string(),
+            (n, 0) => format!("{n} expectation{}, all met", if n == 1 { "" } else { "s" }),
+            (n, k) => format!(
+                "{n} expectation{}, {k} NOT MET",
+                if n == 1 { "" } else { "s" }
+            ),
+        };
+        writeln!(out, "{name}: {verdict}").map_err(io)?;
+        for o in outcomes.iter().filter(|o| !o.met()) {
+            writeln!(out, "  {}", o.account().replace('\n', "\n  ")).map_err(io)?;
+        }
+        for v in &violations {
+            writeln!(out, "  invariant broken: {v}").map_err(io)?;
+        }
+        if not_met > 0 || !violations.is_empty() {
+            failed += 1;
+        }
+    }
+    if broken > 0 {
+        Ok(ExitCode::from(2))
+    } else if failed > 0 {
+        Ok(ExitCode::from(1))
+    } else {
+        Ok(ExitCode::SUCCESS)
     }
 }
 

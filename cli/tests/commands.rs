@@ -163,3 +163,77 @@ fn bad_files_and_arguments_are_clear_errors() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("usage"));
 }
+
+#[test]
+fn check_passes_on_every_preset_file_and_explains_a_failure() {
+    let files = preset_files();
+    let mut args = vec!["check"];
+    args.extend(files.iter().map(|f| f.to_str().expect("UTF-8")));
+    let o = watermark(&args);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    assert_eq!(out.lines().count(), files.len(), "{out}");
+    assert!(out.lines().all(|l| l.ends_with(", all met")), "{out}");
+    let o = watermark(&["check", "--presets"]);
+    assert!(o.status.success(), "{}", stdout(&o));
+
+    // The same preset with two figures changed: each failure says what was expected,
+    // what was found and when.
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../engine/presets/frozen-follower.json"),
+    )
+    .expect("readable");
+    let wrong = text
+        .replace(r#""offsets": "rep:0:18""#, r#""offsets": "rep:0:17""#)
+        .replace(r#""broker": 3, "hw": 18"#, r#""broker": 3, "hw": 12"#);
+    assert_ne!(
+        wrong, text,
+        "the preset file has the figures this test changes"
+    );
+    let file = temp_file("frozen-wrong.json", &wrong);
+    let ok = temp_file(
+        "ok.json",
+        r#"{"end_ms":1000,"expect":[{"at":1000,"leader":1}]}"#,
+    );
+    let o = watermark(&[
+        "check",
+        file.to_str().expect("UTF-8"),
+        ok.to_str().expect("UTF-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("frozen-wrong.json: 9 expectations, 2 NOT MET"),
+        "{out}"
+    );
+    assert!(
+        out.contains("expect[6] at 24.000s (\"high watermark = 18, Isr: 1,2\"): NOT MET"),
+        "{out}"
+    );
+    assert!(
+        out.contains("offsets: expected rep:0:17, got rep:0:18"),
+        "{out}"
+    );
+    assert!(out.contains("hw of broker 3: expected 12, got 18"), "{out}");
+    assert!(out.contains("ok.json: 1 expectation, all met"), "{out}");
+
+    // A file that cannot be read or is invalid: exit 2, the others still checked.
+    let bad = temp_file("bad-expect.json", r#"{"expect":[{"at":5,"isr":[4]}]}"#);
+    let o = watermark(&[
+        "check",
+        "/no/such.json",
+        bad.to_str().expect("UTF-8"),
+        ok.to_str().expect("UTF-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let out = stdout(&o);
+    assert!(
+        out.contains("/no/such.json: cannot be checked: cannot read"),
+        "{out}"
+    );
+    assert!(
+        out.contains("expect[0].isr[0]: broker must be one of 1..=3, got 4"),
+        "{out}"
+    );
+    assert!(out.contains("ok.json: 1 expectation, all met"), "{out}");
+}
