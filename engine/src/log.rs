@@ -275,7 +275,10 @@ mod tests {
     }
 
     fn entries(c: &EpochCache) -> Vec<(i32, u64)> {
-        c.entries.iter().map(|e| (e.epoch, e.start_offset)).collect()
+        c.entries
+            .iter()
+            .map(|e| (e.epoch, e.start_offset))
+            .collect()
     }
 
     fn cache(assigned: &[(i32, u64)]) -> EpochCache {
@@ -297,7 +300,10 @@ mod tests {
         assert_eq!(entries(&cache(&[(2, 9), (3, 9)])), [(3, 9)]);
         // shouldNotUpdateEpochAndStartOffsetIfItDidNotChange: (2, 6), (2, 7) → [(2, 6)].
         let mut c = cache(&[(2, 6)]);
-        assert!(!c.assign(2, 7), "the same epoch at a later offset changes nothing");
+        assert!(
+            !c.assign(2, 7),
+            "the same epoch at a later offset changes nothing"
+        );
         assert_eq!(entries(&c), [(2, 6)]);
         // shouldEnforceMonotonicallyIncreasingEpochs: (1, 5), (2, 6), then (1, 7): the older
         // epoch is not ignored; it wipes every entry it conflicts with.
@@ -337,7 +343,10 @@ mod tests {
         );
         // shouldReturnUnsupportedIfNoEpochRecorded, ...AndUndefinedEpochRequested.
         let c = EpochCache::default();
-        assert_eq!(c.end_offset_for(0, 0), (UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET));
+        assert_eq!(
+            c.end_offset_for(0, 0),
+            (UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET)
+        );
         let c = cache(&[(2, 11), (3, 12)]);
         assert_eq!(
             c.end_offset_for(UNDEFINED_EPOCH, 5),
@@ -352,7 +361,17 @@ mod tests {
         assert_eq!(c.end_offset_for(1, 10), (1, 5));
         assert_eq!(c.end_offset_for(0, 10), (0, 0));
         // shouldIncreaseAndTrackEpochsAsFollowerReceivesManyMessages.
-        let c = cache(&[(0, 0), (0, 1), (0, 2), (1, 3), (1, 4), (1, 5), (2, 6), (2, 7), (2, 8)]);
+        let c = cache(&[
+            (0, 0),
+            (0, 1),
+            (0, 2),
+            (1, 3),
+            (1, 4),
+            (1, 5),
+            (2, 6),
+            (2, 7),
+            (2, 8),
+        ]);
         assert_eq!(c.end_offset_for(0, 9), (0, 3));
         assert_eq!(c.end_offset_for(1, 9), (1, 6));
         assert_eq!(c.end_offset_for(2, 9), (2, 9));
