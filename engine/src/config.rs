@@ -52,6 +52,11 @@ pub struct Config {
     /// no answer within this time fails and is retried after the backoff.
     #[serde(rename = "replica.socket.timeout.ms")]
     pub replica_socket_timeout_ms: u64,
+    /// Broker config `controller.socket.timeout.ms` (ReplicationConfigs: default 30000): how
+    /// long a broker's request to the controller (AlterPartition) waits for an answer before
+    /// the channel manager sends it again.
+    #[serde(rename = "controller.socket.timeout.ms")]
+    pub controller_socket_timeout_ms: u64,
     /// Broker config `replica.high.watermark.checkpoint.interval.ms` (default 5000).
     #[serde(rename = "replica.high.watermark.checkpoint.interval.ms")]
     pub replica_high_watermark_checkpoint_interval_ms: u64,
@@ -102,6 +107,7 @@ impl Default for Config {
             replica_fetch_wait_max_ms: 500,
             replica_fetch_backoff_ms: 1_000,
             replica_socket_timeout_ms: 30_000,
+            controller_socket_timeout_ms: 30_000,
             replica_high_watermark_checkpoint_interval_ms: 5_000,
             broker_heartbeat_interval_ms: 2_000,
             broker_session_timeout_ms: 9_000,
@@ -154,6 +160,11 @@ pub const RANGES: &[Range] = &[
     },
     Range {
         name: "replica.socket.timeout.ms",
+        min: 1,
+        max: 600_000,
+    },
+    Range {
+        name: "controller.socket.timeout.ms",
         min: 1,
         max: 600_000,
     },
@@ -224,6 +235,7 @@ impl Config {
             "replica.fetch.wait.max.ms" => self.replica_fetch_wait_max_ms,
             "replica.fetch.backoff.ms" => self.replica_fetch_backoff_ms,
             "replica.socket.timeout.ms" => self.replica_socket_timeout_ms,
+            "controller.socket.timeout.ms" => self.controller_socket_timeout_ms,
             "replica.high.watermark.checkpoint.interval.ms" => {
                 self.replica_high_watermark_checkpoint_interval_ms
             }
@@ -290,6 +302,7 @@ impl Config {
                 "replica.fetch.wait.max.ms" => next.replica_fetch_wait_max_ms = v,
                 "replica.fetch.backoff.ms" => next.replica_fetch_backoff_ms = v,
                 "replica.socket.timeout.ms" => next.replica_socket_timeout_ms = v,
+                "controller.socket.timeout.ms" => next.controller_socket_timeout_ms = v,
                 "replica.high.watermark.checkpoint.interval.ms" => {
                     next.replica_high_watermark_checkpoint_interval_ms = v
                 }

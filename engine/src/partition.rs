@@ -71,11 +71,15 @@ pub enum IsrState {
     PendingExpand {
         isr: Vec<BrokerId>,
         new_in_sync: BrokerId,
+        /// Which proposal this is: an AlterPartition answer is applied only to the proposal
+        /// it answers (Partition.submitAlterPartition: "partitionState != proposedIsrState").
+        proposal: u64,
     },
     /// The HW still counts the departing replicas until the controller confirms.
     PendingShrink {
         isr: Vec<BrokerId>,
         out_of_sync: Vec<BrokerId>,
+        proposal: u64,
     },
 }
 
@@ -94,7 +98,9 @@ impl IsrState {
     pub fn maximal_isr(&self) -> Vec<BrokerId> {
         match self {
             IsrState::Committed { isr } | IsrState::PendingShrink { isr, .. } => isr.clone(),
-            IsrState::PendingExpand { isr, new_in_sync } => {
+            IsrState::PendingExpand {
+                isr, new_in_sync, ..
+            } => {
                 let mut m = isr.clone();
                 m.push(*new_in_sync);
                 m
@@ -105,7 +111,46 @@ impl IsrState {
     pub fn is_inflight(&self) -> bool {
         !matches!(self, IsrState::Committed { .. })
     }
+
+    /// The proposal a pending state waits on.
+    pub fn proposal(&self) -> Option<u64> {
+        match self {
+            IsrState::Committed { .. } => None,
+            IsrState::PendingExpand { proposal, .. } | IsrState::PendingShrink { proposal, .. } => {
+                Some(*proposal)
+            }
+        }
+    }
 }
+
+/// One proposed ISR change (AlterPartitionItem): the leader and partition epochs it was
+/// made at, and the new ISR with each member's broker epoch (BrokerState; -1 when the
+/// leader has not had a fetch from that member yet).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AlterPartitionItem {
+    pub proposal: u64,
+    pub leader_epoch: i32,
+    pub partition_epoch: i32,
+    pub new_isr: Vec<(BrokerId, i64)>,
+}
+
+/// DefaultAlterPartitionManager (core/src/main/scala/kafka/server/AlterPartitionManager.scala)
+/// for this broker's one partition: `unsentIsrUpdates` holds the proposal until an answer
+/// for it arrives, and `inflightRequest` allows one AlterPartition request at a time. The
+/// request goes through the NodeToControllerChannelManager, which never gives up on it
+/// (`retryTimeoutMs = Long.MaxValue`): a request with no answer within
+/// `controller.socket.timeout.ms` is sent again.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AlterPartitionManager {
+    pub unsent: Option<AlterPartitionItem>,
+    /// The correlation id of the request in flight; an answer to any other is dropped, as
+    /// the client drops a response on a connection it already gave up.
+    pub in_flight: Option<u64>,
+}
+
+/// How long DefaultAlterPartitionManager waits before retrying after a top-level error
+/// ("retry the request in the near future": `scheduleOnce(..., 50)`).
+pub const ALTER_PARTITION_RETRY_MS: u64 = 50;
 
 /// A follower fetch with no new data, held for up to replica.fetch.wait.max.ms.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -196,7 +241,6 @@ impl Sim {
             purgatory: vec![],
             high_watermark_at_start: hw,
         }));
-        broker.alter_partition_in_flight = false;
         let under = p.isr.len() < self.config.effective_min_isr(p.replicas.len());
         self.trace(
             TraceKind::Broker,
@@ -470,13 +514,15 @@ impl Sim {
                 join_ids(&new_isr)
             ),
         );
+        let proposal = self.next_request_id();
         if let Some(l) = self.leader_mut(b) {
             l.isr_state = IsrState::PendingExpand {
                 isr,
                 new_in_sync: replica,
+                proposal,
             };
         }
-        self.leader_submit_alter_partition(b, &new_isr);
+        self.leader_submit_alter_partition(b, proposal, &new_isr);
     }
 
     /// Partition.maybeShrinkIsr (the isr-expiration task).
@@ -529,17 +575,21 @@ impl Sim {
             details.join(", ")
         );
         self.trace(TraceKind::Isr, Level::Info, Some(b), text);
+        let proposal = self.next_request_id();
         if let Some(l) = self.leader_mut(b) {
             l.isr_state = IsrState::PendingShrink {
                 isr,
                 out_of_sync: out,
+                proposal,
             };
         }
-        self.leader_submit_alter_partition(b, &new_isr);
+        self.leader_submit_alter_partition(b, proposal, &new_isr);
     }
 
-    /// Partition.submitAlterPartition → DefaultAlterPartitionManager.
-    fn leader_submit_alter_partition(&mut self, b: BrokerId, new_isr: &[BrokerId]) {
+    /// Partition.submitAlterPartition → DefaultAlterPartitionManager.submit. The new ISR
+    /// carries each member's broker epoch as the leader last saw it in a fetch
+    /// (Partition.addBrokerEpochToIsr: -1 when it has none).
+    fn leader_submit_alter_partition(&mut self, b: BrokerId, proposal: u64, new_isr: &[BrokerId]) {
         let broker = &self.brokers[&b];
         let Role::Leader(l) = &broker.role else {
             return;
@@ -555,80 +605,213 @@ impl Sim {
                 (r, epoch)
             })
             .collect();
-        let payload = Payload::AlterPartition {
-            broker_epoch: broker.broker_epoch,
+        let item = AlterPartitionItem {
+            proposal,
             leader_epoch: l.leader_epoch,
             partition_epoch: l.partition_epoch,
             new_isr: new_isr_with_epochs,
         };
-        self.brokers
-            .get_mut(&b)
-            .expect("broker exists")
-            .alter_partition_in_flight = true;
-        if self
-            .send(Node::Broker(b), Node::Controller, payload)
-            .is_none()
-        {
-            // Cut off from the controller: the request fails and the state reverts.
-            self.brokers
-                .get_mut(&b)
-                .expect("broker exists")
-                .alter_partition_in_flight = false;
-            if let Some(l) = self.leader_mut(b) {
-                let isr = l.isr_state.isr().to_vec();
-                l.isr_state = IsrState::Committed { isr };
-            }
-        }
+        self.alter_partition_submit(b, item);
     }
 
-    /// Partition.handleAlterPartitionUpdate / handleAlterPartitionError.
-    pub(crate) fn leader_handle_alter_partition_response(
-        &mut self,
-        b: BrokerId,
-        error: ErrorCode,
-        leader: Option<BrokerId>,
-        leader_epoch: i32,
-        partition_epoch: i32,
-        isr: Vec<BrokerId>,
-    ) {
-        self.brokers
-            .get_mut(&b)
-            .expect("broker exists")
-            .alter_partition_in_flight = false;
-        let tp = self.tp.clone();
-        let Some(l) = self.leader_mut(b) else { return };
-        if error != ErrorCode::NONE {
-            let committed = l.isr_state.isr().to_vec();
-            l.isr_state = IsrState::Committed { isr: committed };
-            self.trace(
-                TraceKind::Isr,
-                Level::Info,
-                Some(b),
-                format!("[Partition {tp} broker={b}] Failed to alter partition: {error}; reverting to the last committed ISR"),
+    /// DefaultAlterPartitionManager.submit: at most one proposal per partition waits for an
+    /// answer (`unsentIsrUpdates.putIfAbsent`); a second one fails at once with
+    /// OPERATION_NOT_ATTEMPTED, which the partition treats as a refusal.
+    fn alter_partition_submit(&mut self, b: BrokerId, item: AlterPartitionItem) {
+        let broker = self.brokers.get_mut(&b).expect("broker exists");
+        if broker.alter_partition.unsent.is_some() {
+            self.leader_handle_alter_partition_result(
+                b,
+                item,
+                ErrorCode::OPERATION_NOT_ATTEMPTED,
+                None,
             );
             return;
         }
-        if leader != Some(b)
-            || leader_epoch != l.leader_epoch
-            || partition_epoch <= l.partition_epoch
-        {
-            // Stale: metadata already brought this (or a newer) state.
-            if l.isr_state.is_inflight() && partition_epoch <= l.partition_epoch {
-                let committed = l.isr_state.isr().to_vec();
-                l.isr_state = IsrState::Committed { isr: committed };
-            }
+        broker.alter_partition.unsent = Some(item);
+        self.alter_partition_propagate(b);
+    }
+
+    /// DefaultAlterPartitionManager.maybePropagateIsrChanges: send what is unsent, unless a
+    /// request is already in flight. A request lost on the way (a cut link) gets no answer;
+    /// the channel manager sends it again after `controller.socket.timeout.ms`.
+    pub(crate) fn alter_partition_propagate(&mut self, b: BrokerId) {
+        let broker = &self.brokers[&b];
+        if broker.alter_partition.in_flight.is_some() {
             return;
         }
-        l.isr_state = IsrState::Committed { isr: isr.clone() };
-        l.partition_epoch = partition_epoch;
+        let Some(item) = broker.alter_partition.unsent.clone() else {
+            return;
+        };
+        let broker_epoch = broker.broker_epoch;
+        let request_id = self.next_request_id();
+        self.brokers
+            .get_mut(&b)
+            .expect("broker exists")
+            .alter_partition
+            .in_flight = Some(request_id);
+        let payload = Payload::AlterPartition {
+            request_id,
+            broker_epoch,
+            leader_epoch: item.leader_epoch,
+            partition_epoch: item.partition_epoch,
+            new_isr: item.new_isr,
+        };
+        self.send(Node::Broker(b), Node::Controller, payload);
+        self.schedule_broker_timer(
+            b,
+            self.config.controller_socket_timeout_ms,
+            BrokerTimer::AlterPartitionTimeout { request_id },
+        );
+    }
+
+    /// No answer to the AlterPartition request within `controller.socket.timeout.ms`: the
+    /// NodeToControllerRequestThread puts it back at the head of its queue
+    /// (`requestQueue.putFirst`) and sends it again.
+    pub(crate) fn alter_partition_timeout(&mut self, b: BrokerId, request_id: u64) {
+        let broker = self.brokers.get_mut(&b).expect("broker exists");
+        if broker.alter_partition.in_flight != Some(request_id) {
+            return;
+        }
+        broker.alter_partition.in_flight = None;
         self.trace(
             TraceKind::Isr,
-            Level::Info,
+            Level::Warn,
             Some(b),
-            format!("[Partition {tp} broker={b}] ISR updated to {}  and version updated to {partition_epoch}", join_ids(&isr)),
+            format!(
+                "[NodeToControllerChannelManager id={b} name=alter-partition] AlterPartition request got no answer within controller.socket.timeout.ms={} ms: sending it again",
+                self.config.controller_socket_timeout_ms
+            ),
         );
-        self.leader_maybe_increment_hw(b);
-        self.leader_try_complete_delayed(b);
+        self.alter_partition_propagate(b);
+    }
+
+    /// DefaultAlterPartitionManager's response handler. A top-level STALE_BROKER_EPOCH keeps
+    /// the proposal and retries it 50 ms later; otherwise the proposal leaves
+    /// `unsentIsrUpdates` and its partition result goes to the partition.
+    pub(crate) fn alter_partition_handle_response(
+        &mut self,
+        b: BrokerId,
+        request_id: u64,
+        top_error: ErrorCode,
+        result: crate::network::AlterPartitionResult,
+    ) {
+        let broker = self.brokers.get_mut(&b).expect("broker exists");
+        if broker.alter_partition.in_flight != Some(request_id) {
+            return; // an answer to a request we already sent again
+        }
+        broker.alter_partition.in_flight = None;
+        if top_error != ErrorCode::NONE {
+            let epoch = broker.broker_epoch;
+            self.trace(
+                TraceKind::Isr,
+                Level::Warn,
+                Some(b),
+                format!("[DefaultAlterPartitionManager id={b}] Broker had a stale broker epoch ({epoch}), retrying."),
+            );
+            self.schedule_broker_timer(
+                b,
+                ALTER_PARTITION_RETRY_MS,
+                BrokerTimer::AlterPartitionRetry,
+            );
+            return;
+        }
+        let Some(item) = broker.alter_partition.unsent.take() else {
+            return;
+        };
+        let answer = (result.error == ErrorCode::NONE).then_some(&result);
+        self.leader_handle_alter_partition_result(b, item, result.error, answer);
+        self.alter_partition_propagate(b);
+    }
+
+    /// Partition.submitAlterPartition's completion: handleAlterPartitionUpdate or
+    /// handleAlterPartitionError, for the proposal `item` only.
+    pub(crate) fn leader_handle_alter_partition_result(
+        &mut self,
+        b: BrokerId,
+        item: AlterPartitionItem,
+        error: ErrorCode,
+        answer: Option<&crate::network::AlterPartitionResult>,
+    ) {
+        let tp = self.tp.clone();
+        let min_isr = self.config.min_insync_replicas as usize;
+        let Some(l) = self.leader_mut(b) else { return };
+        if l.isr_state.proposal() != Some(item.proposal) {
+            // "This means partitionState was updated through leader election or some other
+            // mechanism before we got the AlterPartition response. [...] we do know this
+            // response is out of date so we ignore it."
+            return;
+        }
+        let committed = l.isr_state.isr().to_vec();
+        match (error, answer) {
+            (ErrorCode::NONE, Some(a)) => {
+                // handleAlterPartitionUpdate: an answer for another leader epoch, or older than
+                // the partition epoch we know, is ignored and the state stays pending until
+                // new metadata arrives.
+                if a.leader_epoch != l.leader_epoch || a.partition_epoch < l.partition_epoch {
+                    return;
+                }
+                l.isr_state = IsrState::Committed { isr: a.isr.clone() };
+                l.partition_epoch = a.partition_epoch;
+                // Partition.isUnderMinIsr, with effectiveMinIsr (never above the replica count).
+                let under = a.isr.len() < min_isr.min(l.replicas.len());
+                self.trace(
+                    TraceKind::Isr,
+                    Level::Info,
+                    Some(b),
+                    format!(
+                        "[Partition {tp} broker={b}] ISR updated to {} {}and version updated to {}",
+                        join_ids(&a.isr),
+                        if under { "(under-min-isr) " } else { " " },
+                        a.partition_epoch
+                    ),
+                );
+                if self.leader_maybe_increment_hw(b) {
+                    self.leader_try_complete_delayed(b);
+                }
+            }
+            // handleAlterPartitionError: "the controller is explicitly telling us 1) that the
+            // current partition epoch is correct, and 2) that the request was not applied."
+            (ErrorCode::OPERATION_NOT_ATTEMPTED | ErrorCode::INELIGIBLE_REPLICA, _) => {
+                l.isr_state = IsrState::Committed {
+                    isr: committed.clone(),
+                };
+                self.trace(
+                    TraceKind::Isr,
+                    Level::Info,
+                    Some(b),
+                    format!("[Partition {tp} broker={b}] Failed to alter partition since the controller rejected the request with {error}. Partition state has been reset to the latest committed state (ISR {}).", join_ids(&committed)),
+                );
+            }
+            // "Partition state may be out of sync, awaiting new the latest metadata": the
+            // state stays pending (no new ISR change is proposed) until metadata replaces it.
+            (
+                ErrorCode::UNKNOWN_TOPIC_OR_PARTITION
+                | ErrorCode::FENCED_LEADER_EPOCH
+                | ErrorCode::INVALID_UPDATE_VERSION
+                | ErrorCode::INVALID_REQUEST
+                | ErrorCode::NEW_LEADER_ELECTED,
+                _,
+            ) => {
+                self.trace(
+                    TraceKind::Isr,
+                    Level::Info,
+                    Some(b),
+                    format!("[Partition {tp} broker={b}] Failed to alter partition: {error}. Partition state may be out of sync, awaiting new the latest metadata."),
+                );
+            }
+            // "Failed to update ISR ... due to unexpected {error}. Retrying."
+            _ => {
+                self.trace(
+                    TraceKind::Isr,
+                    Level::Warn,
+                    Some(b),
+                    format!("[Partition {tp} broker={b}] Failed to update ISR due to unexpected {error}. Retrying."),
+                );
+                // The same proposal goes again (submitAlterPartition(proposedIsrState)).
+                self.alter_partition_submit(b, item);
+            }
+        }
     }
 
     /// Partition.maybeIncrementLeaderHW. Returns true when the HW moved.
@@ -842,7 +1025,6 @@ impl Sim {
         let was_leader = matches!(self.brokers[&b].role, Role::Leader(_));
         self.leader_abandon(b);
         let broker = self.brokers.get_mut(&b).expect("broker exists");
-        broker.alter_partition_in_flight = false;
         broker.role = Role::Follower(FollowerState {
             leader: p.leader,
             leader_epoch: p.leader_epoch,
@@ -921,14 +1103,265 @@ mod tests {
         let e = IsrState::PendingExpand {
             isr: vec![1, 2],
             new_in_sync: 3,
+            proposal: 1,
         };
         assert_eq!(e.maximal_isr(), vec![1, 2, 3]);
         assert_eq!(e.isr(), &[1, 2]);
         let s = IsrState::PendingShrink {
             isr: vec![1, 2, 3],
             out_of_sync: vec![3],
+            proposal: 2,
         };
         assert_eq!(s.maximal_isr(), vec![1, 2, 3]);
         assert!(s.is_inflight());
+    }
+}
+
+/// AlterPartition bookkeeping, driven on one leader: Partition.submitAlterPartition,
+/// handleAlterPartitionUpdate and handleAlterPartitionError, and DefaultAlterPartitionManager.
+/// Expectations from Kafka's rules as the code states them, and from PartitionTest /
+/// AlterPartitionManagerTest where they check the same thing (named per test).
+#[cfg(test)]
+mod alter_partition_tests {
+    use super::*;
+    use crate::scenario::{Action, ControllerName, Endpoint, Scenario};
+
+    /// Three brokers, broker 1 leading; broker 3 is frozen, so the leader shrinks the ISR
+    /// once replica.lag.time.max.ms passes. Brokers are never fenced (a long session).
+    fn sim() -> Sim {
+        let s = Scenario::from_json(
+            r#"{"config":{"replica.lag.time.max.ms":2000,"broker.session.timeout.ms":600000,
+                          "sim.controller.latency.ms":500},
+                "timeline":[{"at":0,"action":"freeze","broker":3},
+                            {"at":100,"action":"produce","acks":"1","values":["a"]}],
+                "end_ms":600000}"#,
+        )
+        .expect("scenario");
+        let mut sim = Sim::new(&s).expect("sim");
+        sim.check_invariants = true;
+        sim
+    }
+
+    fn leader(sim: &Sim) -> &LeaderState {
+        sim.brokers[&1].leader_state().expect("broker 1 leads")
+    }
+
+    /// Steps until broker 1 has proposed the shrink of broker 3 (its AlterPartition is in
+    /// flight) and returns the proposal.
+    fn until_shrink_proposed(sim: &mut Sim) -> u64 {
+        while leader(sim).isr_state.proposal().is_none() {
+            assert!(sim.step(), "the leader proposes a shrink");
+        }
+        let proposal = leader(sim).isr_state.proposal().expect("pending");
+        assert!(matches!(
+            &leader(sim).isr_state,
+            IsrState::PendingShrink { out_of_sync, .. } if out_of_sync == &vec![3]
+        ));
+        let apm = &sim.brokers[&1].alter_partition;
+        assert_eq!(apm.unsent.as_ref().map(|i| i.proposal), Some(proposal));
+        assert!(apm.in_flight.is_some(), "one request in flight");
+        proposal
+    }
+
+    fn cut_controller(sim: &mut Sim) {
+        sim.apply_now(&Action::Cut {
+            a: Endpoint::Broker(1),
+            b: Endpoint::Controller(ControllerName::Controller),
+        })
+        .expect("cut");
+    }
+
+    #[test]
+    fn a_lost_request_is_sent_again_until_it_is_answered() {
+        // NodeToControllerChannelManager (retryTimeoutMs = Long.MaxValue for AlterPartition):
+        // a request with no answer within controller.socket.timeout.ms (30000) is put back
+        // at the head of the queue and sent again, for as long as it takes.
+        let mut sim = sim();
+        until_shrink_proposed(&mut sim);
+        let sent_at = sim.now();
+        cut_controller(&mut sim); // the request is on the wire: it is lost
+        sim.advance_to(sent_at + 29_000);
+        assert!(
+            leader(&sim).isr_state.is_inflight(),
+            "no answer yet: still PendingShrink"
+        );
+        assert_eq!(leader(&sim).isr_state.isr(), &[1, 2, 3]);
+        sim.advance_to(sent_at + 45_000); // the first resend, at +30 s, is lost too
+        assert!(leader(&sim).isr_state.is_inflight());
+        sim.apply_now(&Action::Heal {
+            a: Endpoint::Broker(1),
+            b: Endpoint::Controller(ControllerName::Controller),
+        })
+        .expect("heal");
+        sim.advance_to(sent_at + 59_000);
+        assert!(
+            leader(&sim).isr_state.is_inflight(),
+            "until the next resend"
+        );
+        sim.advance_to(sent_at + 62_000); // resent at +60 s, answered 1 s later
+        assert_eq!(
+            leader(&sim).isr_state,
+            IsrState::Committed { isr: vec![1, 2] }
+        );
+        assert_eq!(sim.controller.partition.isr, vec![1, 2]);
+        let resends = sim
+            .trace_events()
+            .filter(|e| e.text.contains("AlterPartition request got no answer"))
+            .count();
+        assert_eq!(resends, 2, "resent at +30 s and +60 s");
+        assert!(sim.violations().is_empty(), "{:?}", sim.violations());
+    }
+
+    fn item(proposal: u64, sim: &Sim) -> AlterPartitionItem {
+        let l = leader(sim);
+        AlterPartitionItem {
+            proposal,
+            leader_epoch: l.leader_epoch,
+            partition_epoch: l.partition_epoch,
+            new_isr: vec![(1, 0), (2, 1)],
+        }
+    }
+
+    #[test]
+    fn an_answer_applies_only_to_the_proposal_it_answers() {
+        // Partition.submitAlterPartition: "if (partitionState != proposedIsrState) ...
+        // Ignoring failed ISR update to $proposedIsrState since we have already updated state".
+        let mut sim = sim();
+        let p = until_shrink_proposed(&mut sim);
+        let before = leader(&sim).isr_state.clone();
+        let stale = item(p - 1, &sim);
+        sim.leader_handle_alter_partition_result(1, stale, ErrorCode::INVALID_UPDATE_VERSION, None);
+        assert_eq!(
+            leader(&sim).isr_state,
+            before,
+            "a stale answer changes nothing"
+        );
+        let stale = item(p - 1, &sim);
+        sim.leader_handle_alter_partition_result(1, stale, ErrorCode::INELIGIBLE_REPLICA, None);
+        assert_eq!(leader(&sim).isr_state, before);
+    }
+
+    #[test]
+    fn errors_that_await_metadata_keep_the_pending_state_and_send_nothing() {
+        // Partition.handleAlterPartitionError: FENCED_LEADER_EPOCH, INVALID_UPDATE_VERSION,
+        // INVALID_REQUEST, UNKNOWN_TOPIC_OR_PARTITION and NEW_LEADER_ELECTED return false
+        // (no retry) and leave partitionState pending, "awaiting new the latest metadata"
+        // (PartitionTest testIsrNotExpandedIfUpdateFails: after INVALID_UPDATE_VERSION the
+        // maximal ISR stays the proposed one and no further update is sent).
+        for error in [
+            ErrorCode::FENCED_LEADER_EPOCH,
+            ErrorCode::INVALID_UPDATE_VERSION,
+            ErrorCode::INVALID_REQUEST,
+            ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
+            ErrorCode::NEW_LEADER_ELECTED,
+        ] {
+            let mut sim = sim();
+            let p = until_shrink_proposed(&mut sim);
+            let before = leader(&sim).isr_state.clone();
+            sim.brokers.get_mut(&1).expect("b1").alter_partition = Default::default();
+            let it = item(p, &sim);
+            sim.leader_handle_alter_partition_result(1, it, error, None);
+            assert_eq!(leader(&sim).isr_state, before, "{error}: stays pending");
+            assert_eq!(
+                sim.brokers[&1].alter_partition,
+                AlterPartitionManager::default(),
+                "{error}: not re-proposed"
+            );
+            // Pending, the leader proposes no other ISR change.
+            sim.leader_maybe_shrink_isr(1);
+            assert_eq!(leader(&sim).isr_state, before, "{error}");
+        }
+    }
+
+    #[test]
+    fn refusals_revert_to_the_committed_state_and_unexpected_errors_retry() {
+        // handleAlterPartitionError: OPERATION_NOT_ATTEMPTED and INELIGIBLE_REPLICA reset
+        // partitionState to proposedIsrState.lastCommittedState (PartitionTest
+        // testIsrNotExpandedIfReplicaIsFencedOrShutdown expects the ISR back at the committed
+        // one after INELIGIBLE_REPLICA); any other error is "unexpected ... Retrying":
+        // the same proposal is submitted again (PartitionTest
+        // testPartitionShouldRetryAlterPartitionRequest, with UNKNOWN_SERVER_ERROR).
+        for error in [
+            ErrorCode::OPERATION_NOT_ATTEMPTED,
+            ErrorCode::INELIGIBLE_REPLICA,
+        ] {
+            let mut sim = sim();
+            let p = until_shrink_proposed(&mut sim);
+            sim.brokers.get_mut(&1).expect("b1").alter_partition = Default::default();
+            let it = item(p, &sim);
+            sim.leader_handle_alter_partition_result(1, it, error, None);
+            assert_eq!(
+                leader(&sim).isr_state,
+                IsrState::Committed { isr: vec![1, 2, 3] },
+                "{error}"
+            );
+        }
+        let mut sim = sim();
+        let p = until_shrink_proposed(&mut sim);
+        let before = leader(&sim).isr_state.clone();
+        sim.brokers.get_mut(&1).expect("b1").alter_partition = Default::default();
+        let it = item(p, &sim);
+        sim.leader_handle_alter_partition_result(1, it.clone(), ErrorCode::NOT_CONTROLLER, None);
+        assert_eq!(leader(&sim).isr_state, before, "still the same proposal");
+        let apm = &sim.brokers[&1].alter_partition;
+        assert_eq!(apm.unsent, Some(it), "submitted again, unchanged");
+        assert!(apm.in_flight.is_some(), "and sent");
+    }
+
+    #[test]
+    fn a_second_proposal_while_one_waits_is_not_attempted() {
+        // DefaultAlterPartitionManager.submit: unsentIsrUpdates.putIfAbsent fails while an
+        // earlier proposal for the partition waits for its answer, and the new one completes
+        // with OperationNotAttemptedException (AlterPartitionManagerTest
+        // testOverwriteWithinBatch: "Should get a failed future" for the second submit).
+        let mut sim = sim();
+        let first = until_shrink_proposed(&mut sim);
+        // New metadata resets the partition to a committed state (makeLeader with a newer
+        // partition epoch) while the first request is still unanswered.
+        let l = sim.brokers.get_mut(&1).expect("b1");
+        if let Role::Leader(l) = &mut l.role {
+            l.isr_state = IsrState::Committed { isr: vec![1, 2, 3] };
+        }
+        sim.leader_maybe_shrink_isr(1);
+        assert_eq!(
+            leader(&sim).isr_state,
+            IsrState::Committed { isr: vec![1, 2, 3] },
+            "the second proposal was refused at once and reverted"
+        );
+        let apm = &sim.brokers[&1].alter_partition;
+        assert_eq!(
+            apm.unsent.as_ref().map(|i| i.proposal),
+            Some(first),
+            "the first still waits"
+        );
+    }
+
+    #[test]
+    fn a_top_level_stale_broker_epoch_keeps_the_proposal_and_retries_it() {
+        // DefaultAlterPartitionManager.handleAlterPartitionResponse: STALE_BROKER_EPOCH
+        // "retrying" leaves the item in unsentIsrUpdates; the request goes again 50 ms later.
+        let mut sim = sim();
+        let p = until_shrink_proposed(&mut sim);
+        let request = sim.brokers[&1]
+            .alter_partition
+            .in_flight
+            .expect("in flight");
+        let result = crate::network::AlterPartitionResult {
+            error: ErrorCode::NONE,
+            leader: Some(1),
+            leader_epoch: 0,
+            partition_epoch: 0,
+            isr: vec![],
+        };
+        sim.alter_partition_handle_response(1, request, ErrorCode::STALE_BROKER_EPOCH, result);
+        let apm = &sim.brokers[&1].alter_partition;
+        assert_eq!(apm.unsent.as_ref().map(|i| i.proposal), Some(p));
+        assert_eq!(apm.in_flight, None);
+        let at = sim.now();
+        sim.advance_to(at + ALTER_PARTITION_RETRY_MS);
+        assert!(
+            sim.brokers[&1].alter_partition.in_flight.is_some(),
+            "sent again"
+        );
     }
 }
