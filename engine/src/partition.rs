@@ -22,12 +22,48 @@ pub struct ReplicaState {
     pub log_end_offset: Option<u64>,
     pub log_start_offset: Option<u64>,
     pub last_fetch_time_ms: TimeMs,
-    pub last_fetch_leader_log_end_offset: u64,
+    /// The leader's LEO at the follower's previous fetch; None is UnifiedLog.UnknownOffset
+    /// (-1), which every fetch offset is at or past.
+    pub last_fetch_leader_log_end_offset: Option<u64>,
     pub last_caught_up_time_ms: TimeMs,
     pub broker_epoch: Option<i64>,
 }
 
 impl ReplicaState {
+    /// Replica.resetReplicaState when this broker becomes leader at a new leader epoch.
+    /// `previous` is the follower's state when the same broker leads again (isNewLeader
+    /// false), None for a new leader. `leader_end_offset` is the new epoch's start offset.
+    pub fn reset(
+        previous: Option<&ReplicaState>,
+        now: TimeMs,
+        leader_end_offset: u64,
+        in_sync: bool,
+    ) -> ReplicaState {
+        // "the follower's last caught up time is set to the current time if the follower is
+        // in the ISR, else to 0"
+        let last_caught_up_time_ms = if in_sync { now } else { 0 };
+        match previous {
+            Some(k) => ReplicaState {
+                log_end_offset: k.log_end_offset,
+                log_start_offset: k.log_start_offset,
+                last_fetch_leader_log_end_offset: Some(leader_end_offset),
+                // "set to the current time if the follower is in the ISR, else to 0 [...] so
+                // the follower is not brought back into the ISR before a fetch is received"
+                last_fetch_time_ms: if in_sync { now } else { 0 },
+                last_caught_up_time_ms,
+                broker_epoch: k.broker_epoch,
+            },
+            None => ReplicaState {
+                log_end_offset: None,
+                log_start_offset: None,
+                last_fetch_leader_log_end_offset: None,
+                last_fetch_time_ms: 0,
+                last_caught_up_time_ms,
+                broker_epoch: None,
+            },
+        }
+    }
+
     /// ReplicaState.isCaughtUp: LEO equal to the leader's, or caught up within the lag time.
     pub fn is_caught_up(&self, leader_end_offset: u64, now: TimeMs, lag_time_max_ms: u64) -> bool {
         self.log_end_offset == Some(leader_end_offset)
@@ -45,7 +81,10 @@ impl ReplicaState {
     ) {
         let last_caught_up = if fetch_offset >= leader_end_offset {
             self.last_caught_up_time_ms.max(fetch_time_ms)
-        } else if fetch_offset >= self.last_fetch_leader_log_end_offset {
+        } else if self
+            .last_fetch_leader_log_end_offset
+            .is_none_or(|o| fetch_offset >= o)
+        {
             self.last_caught_up_time_ms.max(self.last_fetch_time_ms)
         } else {
             self.last_caught_up_time_ms
@@ -53,7 +92,11 @@ impl ReplicaState {
         self.log_end_offset = Some(fetch_offset);
         self.log_start_offset = Some(follower_start_offset);
         self.last_fetch_time_ms = fetch_time_ms;
-        self.last_fetch_leader_log_end_offset = leader_end_offset;
+        // "lastFetchLeaderLogEndOffset = math.max(leaderEndOffset, currentReplicaState.lastFetchLeaderLogEndOffset)"
+        self.last_fetch_leader_log_end_offset = Some(
+            self.last_fetch_leader_log_end_offset
+                .map_or(leader_end_offset, |o| o.max(leader_end_offset)),
+        );
         self.last_caught_up_time_ms = last_caught_up;
         self.broker_epoch = Some(broker_epoch);
     }
@@ -158,6 +201,9 @@ pub struct HeldFetch {
     pub fetch_id: u64,
     pub replica_id: BrokerId,
     pub fetch_offset: u64,
+    /// The fetch's currentLeaderEpoch: if the leader moved to a newer epoch meanwhile, the
+    /// held fetch completes with FENCED_LEADER_EPOCH (DelayedFetch, "Case E").
+    pub leader_epoch: i32,
     pub since_ms: TimeMs,
     pub deadline_ms: TimeMs,
 }
@@ -198,37 +244,45 @@ impl Sim {
     }
 
     /// Partition.makeLeader with a new leader epoch.
+    ///
+    /// The follower states are reset as Replica.resetReplicaState does. A broker that was not
+    /// leading (`isNewLeader`) forgets everything about its followers: LEO, log start and
+    /// lastFetchLeaderLogEndOffset unknown, lastFetchTimeMs 0, no broker epoch. The same
+    /// broker elected again at a new leader epoch keeps each follower's LEO, log start and
+    /// broker epoch, and sets lastFetchLeaderLogEndOffset to the new epoch's start offset and
+    /// lastFetchTimeMs to now for ISR members (0 otherwise). Either way lastCaughtUpTimeMs is
+    /// now for ISR members and 0 for the others. A re-elected leader also keeps its
+    /// purgatory and held fetches: DelayedProduce keeps waiting while this broker leads
+    /// (Partition.checkEnoughReplicasReachOffset), and a held fetch of the old epoch is
+    /// answered FENCED_LEADER_EPOCH when it completes (DelayedFetch, "Case E").
     pub(crate) fn make_leader(&mut self, b: BrokerId, p: &PartitionRegistration) {
         let now = self.now;
-        self.leader_abandon(b);
         let broker = self.brokers.get_mut(&b).expect("broker exists");
-        let previous = match &broker.role {
-            Role::Follower(f) => f.leader,
+        let (previous, previous_epoch) = match &broker.role {
+            Role::Follower(f) => (f.leader, f.leader_epoch),
+            Role::Leader(l) => (Some(b), l.leader_epoch),
+            Role::None => (None, -1),
+        };
+        let old = match std::mem::replace(&mut broker.role, Role::None) {
+            Role::Leader(l) => Some(l),
             _ => None,
         };
         let leo = broker.log.log_end_offset();
-        // "leaderLog.assignEpochStartOffset(partitionRegistration.leaderEpoch, leaderEpochStartOffset)"
+        // "leaderLog.maybeAssignEpochStartOffset(partitionState.leaderEpoch, leaderEpochStartOffset)"
         broker.log.epoch_cache.assign(p.leader_epoch, leo);
         let remote = p
             .replicas
             .iter()
             .filter(|&&r| r != b)
             .map(|&r| {
-                // Replica.resetReplicaState with isNewLeader: LEO unknown; lastCaughtUpTimeMs now
-                // for ISR members, 0 otherwise.
-                (
-                    r,
-                    ReplicaState {
-                        log_end_offset: None,
-                        log_start_offset: None,
-                        last_fetch_time_ms: now,
-                        last_fetch_leader_log_end_offset: leo,
-                        last_caught_up_time_ms: if p.isr.contains(&r) { now } else { 0 },
-                        broker_epoch: None,
-                    },
-                )
+                let kept = old.as_ref().and_then(|l| l.remote.get(&r));
+                (r, ReplicaState::reset(kept, now, leo, p.isr.contains(&r)))
             })
             .collect();
+        let (held_fetches, purgatory) = match old {
+            Some(l) => (l.held_fetches, l.purgatory),
+            None => (vec![], vec![]),
+        };
         let hw = broker.log.high_watermark;
         broker.role = Role::Leader(Box::new(LeaderState {
             leader_epoch: p.leader_epoch,
@@ -237,8 +291,8 @@ impl Sim {
             isr_state: IsrState::Committed { isr: p.isr.clone() },
             replicas: p.replicas.clone(),
             remote,
-            held_fetches: vec![],
-            purgatory: vec![],
+            held_fetches,
+            purgatory,
             high_watermark_at_start: hw,
         }));
         let under = p.isr.len() < self.config.effective_min_isr(p.replicas.len());
@@ -257,7 +311,7 @@ impl Sim {
                 join_ids(&p.isr),
                 if under { " (under-min-isr)" } else { "" },
                 previous.map_or("None".to_string(), |l| format!("Some({l})")),
-                p.leader_epoch - 1
+                previous_epoch
             ),
         );
         crate::invariants::on_new_leader(self, b, p);
@@ -335,19 +389,30 @@ impl Sim {
         let Node::Broker(to) = from else { return };
         let now = self.now;
         let broker = &self.brokers[&b];
+        // ReplicaManager.getPartitionOrException: no such partition here.
+        let local_epoch = match &broker.role {
+            Role::Leader(l) => l.leader_epoch,
+            Role::Follower(f) => f.leader_epoch,
+            Role::None => {
+                self.send_fetch_error(b, to, fetch_id, ErrorCode::NOT_LEADER_OR_FOLLOWER);
+                return;
+            }
+        };
+        // Partition.getLocalLog → checkCurrentLeaderEpoch comes first, whether or not this
+        // broker leads: an older epoch is fenced, a newer one is not known here yet.
+        if current_leader_epoch < local_epoch {
+            self.send_fetch_error(b, to, fetch_id, ErrorCode::FENCED_LEADER_EPOCH);
+            return;
+        }
+        if current_leader_epoch > local_epoch {
+            self.send_fetch_error(b, to, fetch_id, ErrorCode::UNKNOWN_LEADER_EPOCH);
+            return;
+        }
         let Role::Leader(l) = &broker.role else {
             self.send_fetch_error(b, to, fetch_id, ErrorCode::NOT_LEADER_OR_FOLLOWER);
             return;
         };
-        // localLogWithEpochOrThrow
-        if current_leader_epoch < l.leader_epoch {
-            self.send_fetch_error(b, to, fetch_id, ErrorCode::FENCED_LEADER_EPOCH);
-            return;
-        }
-        if current_leader_epoch > l.leader_epoch {
-            self.send_fetch_error(b, to, fetch_id, ErrorCode::UNKNOWN_LEADER_EPOCH);
-            return;
-        }
+        // followerReplicaOrThrow: "Replica ... is not recognized as a valid replica".
         if !l.remote.contains_key(&replica_id) {
             self.send_fetch_error(b, to, fetch_id, ErrorCode::NOT_LEADER_OR_FOLLOWER);
             return;
@@ -356,6 +421,18 @@ impl Sim {
         // Partition.readRecords: the divergence check on lastFetchedEpoch.
         if let Some(fetch_epoch) = last_fetched_epoch {
             let (epoch, end) = broker.log.epoch_cache.end_offset_for(fetch_epoch, leo);
+            // "Could not determine the end offset of the last fetched epoch": an undefined
+            // answer is OFFSET_OUT_OF_RANGE, not a divergence to truncate on.
+            if epoch == crate::log::UNDEFINED_EPOCH || end == crate::log::UNDEFINED_EPOCH_OFFSET {
+                self.send_fetch_error(b, to, fetch_id, ErrorCode::OFFSET_OUT_OF_RANGE);
+                return;
+            }
+            // "If fetch offset is less than log start, fail with OffsetOutOfRangeException,
+            // regardless of whether epochs are diverging".
+            if fetch_offset < broker.log.log_start_offset {
+                self.send_fetch_error(b, to, fetch_id, ErrorCode::OFFSET_OUT_OF_RANGE);
+                return;
+            }
             if epoch < fetch_epoch || end < fetch_offset as i64 {
                 let payload = Payload::FetchResponse {
                     fetch_id,
@@ -372,6 +449,19 @@ impl Sim {
         }
         if fetch_offset > leo || fetch_offset < broker.log.log_start_offset {
             self.send_fetch_error(b, to, fetch_id, ErrorCode::OFFSET_OUT_OF_RANGE);
+            return;
+        }
+        // Replica.updateFetchStateOrThrow (KIP-903): a fetch whose broker epoch is older than
+        // the alive broker epoch in this leader's metadata is "a stale fetch state update":
+        // NOT_LEADER_OR_FOLLOWER, and the follower's state is left as it was.
+        let cached_epoch = broker
+            .metadata
+            .as_ref()
+            .and_then(|m| m.brokers.get(&replica_id))
+            .filter(|r| !r.fenced)
+            .map(|r| r.epoch);
+        if broker_epoch != -1 && cached_epoch.is_some_and(|e| e > broker_epoch) {
+            self.send_fetch_error(b, to, fetch_id, ErrorCode::NOT_LEADER_OR_FOLLOWER);
             return;
         }
         // updateFollowerFetchState (only on the first read, not from the purgatory).
@@ -394,6 +484,7 @@ impl Sim {
                     fetch_id,
                     replica_id,
                     fetch_offset,
+                    leader_epoch: current_leader_epoch,
                     since_ms: now,
                     deadline_ms: deadline,
                 });
@@ -437,7 +528,18 @@ impl Sim {
             return;
         };
         let h = l.held_fetches.remove(pos);
-        self.leader_send_fetch_data(b, h.replica_id, h.fetch_id, h.fetch_offset);
+        self.leader_answer_held_fetch(b, h);
+    }
+
+    /// A held fetch completes: with data (or none) at its leader epoch, FENCED_LEADER_EPOCH
+    /// if this leader has moved to a newer epoch since.
+    fn leader_answer_held_fetch(&mut self, b: BrokerId, h: HeldFetch) {
+        let epoch = self.brokers[&b].leader_state().map(|l| l.leader_epoch);
+        if epoch == Some(h.leader_epoch) {
+            self.leader_send_fetch_data(b, h.replica_id, h.fetch_id, h.fetch_offset);
+        } else {
+            self.send_fetch_error(b, h.replica_id, h.fetch_id, ErrorCode::FENCED_LEADER_EPOCH);
+        }
     }
 
     /// New records: complete held fetches (a follower's DelayedFetch works off LOG_END, so a
@@ -451,7 +553,7 @@ impl Sim {
                 .partition(|h| h.fetch_offset < leo);
         l.held_fetches = waiting;
         for h in ready {
-            self.leader_send_fetch_data(b, h.replica_id, h.fetch_id, h.fetch_offset);
+            self.leader_answer_held_fetch(b, h);
         }
     }
 
@@ -1032,6 +1134,7 @@ impl Sim {
             in_flight_fetch: None,
             generation: 0,
             backing_off_until: None,
+            failed: false,
         });
         let text = match p.leader {
             Some(l) => format!(
@@ -1062,7 +1165,7 @@ mod tests {
             log_end_offset: Some(leo),
             log_start_offset: Some(0),
             last_fetch_time_ms: last_fetch,
-            last_fetch_leader_log_end_offset: last_leader_leo,
+            last_fetch_leader_log_end_offset: Some(last_leader_leo),
             last_caught_up_time_ms: caught_up,
             broker_epoch: Some(1),
         }
@@ -1084,7 +1187,7 @@ mod tests {
         s.update_fetch_state(7, 0, 200, 12, 1);
         assert_eq!(s.last_caught_up_time_ms, 50);
         assert_eq!(s.log_end_offset, Some(7));
-        assert_eq!(s.last_fetch_leader_log_end_offset, 12);
+        assert_eq!(s.last_fetch_leader_log_end_offset, Some(12));
     }
 
     #[test]
@@ -1363,5 +1466,286 @@ mod alter_partition_tests {
             sim.brokers[&1].alter_partition.in_flight.is_some(),
             "sent again"
         );
+    }
+}
+
+/// The leader's view of its followers and the fetch-error rules, one situation each.
+#[cfg(test)]
+mod fetch_tests {
+    use super::*;
+    use crate::scenario::Scenario;
+
+    fn sim(json: &str) -> Sim {
+        let mut sim = Sim::new(&Scenario::from_json(json).expect("scenario")).expect("sim");
+        sim.check_invariants = true;
+        sim
+    }
+
+    fn replicated() -> Sim {
+        let mut s = sim(
+            r#"{"timeline":[{"at":100,"action":"produce","acks":"all","values":["a","b","c"]}],
+                "end_ms":600000}"#,
+        );
+        s.advance_to(2_000);
+        s
+    }
+
+    fn state(leo: u64, start: u64, leader_leo: u64, fetch: u64, caught: u64) -> ReplicaState {
+        ReplicaState {
+            log_end_offset: Some(leo),
+            log_start_offset: Some(start),
+            last_fetch_time_ms: fetch,
+            last_fetch_leader_log_end_offset: Some(leader_leo),
+            last_caught_up_time_ms: caught,
+            broker_epoch: Some(7),
+        }
+    }
+
+    #[test]
+    fn reset_replica_state_follows_replica_test() {
+        // ReplicaTest: updateFetchState(10, 1, 10) at time t0, then resetReplicaState(11, ...)
+        // at time 500.
+        let before = state(10, 1, 10, 100, 100);
+        // testResetReplicaStateWhenLeaderIsReelectedAndReplicaIsInSync
+        let r = ReplicaState::reset(Some(&before), 500, 11, true);
+        assert_eq!(
+            r,
+            ReplicaState {
+                last_fetch_leader_log_end_offset: Some(11),
+                last_fetch_time_ms: 500,
+                last_caught_up_time_ms: 500,
+                ..before.clone()
+            }
+        );
+        // testResetReplicaStateWhenLeaderIsReelectedAndReplicaIsNotInSync
+        let r = ReplicaState::reset(Some(&before), 500, 11, false);
+        assert_eq!(
+            r,
+            ReplicaState {
+                last_fetch_leader_log_end_offset: Some(11),
+                last_fetch_time_ms: 0,
+                last_caught_up_time_ms: 0,
+                ..before.clone()
+            }
+        );
+        // testResetReplicaStateWhenNewLeaderIsElectedAndReplicaIsInSync / NotInSync: every
+        // offset unknown, lastFetchTimeMs 0, no broker epoch.
+        for (in_sync, caught) in [(true, 500), (false, 0)] {
+            let r = ReplicaState::reset(None, 500, 11, in_sync);
+            assert_eq!(
+                r,
+                ReplicaState {
+                    log_end_offset: None,
+                    log_start_offset: None,
+                    last_fetch_time_ms: 0,
+                    last_fetch_leader_log_end_offset: None,
+                    last_caught_up_time_ms: caught,
+                    broker_epoch: None,
+                }
+            );
+        }
+    }
+
+    #[test]
+    fn a_new_leader_does_not_count_a_lagging_follower_as_caught_up_from_the_election() {
+        // With lastFetchLeaderLogEndOffset unknown and lastFetchTimeMs 0 (a new leader), the
+        // second branch of updateFetchStateOrThrow takes max(lastCaughtUp, 0): a first fetch
+        // behind the leader's end does not move lastCaughtUpTimeMs to the election time.
+        let mut r = ReplicaState::reset(None, 1_000, 20, false);
+        r.update_fetch_state(15, 0, 2_000, 20, 7);
+        assert_eq!(r.last_caught_up_time_ms, 0);
+        // ReplicaTest.testUpdateFetchState: lastFetchLeaderLogEndOffset keeps the larger.
+        let mut r = state(5, 1, 15, 100, 50);
+        r.update_fetch_state(10, 2, 200, 12, 7);
+        assert_eq!(r.last_fetch_leader_log_end_offset, Some(15));
+    }
+
+    #[test]
+    fn the_same_leader_at_a_new_epoch_keeps_what_it_knows_of_its_followers() {
+        // Partition.makeLeader: isNewLeader = !isLeader; a re-elected leader calls
+        // resetReplicaState(isNewLeader = false), keeping LEO, log start and broker epoch.
+        let mut sim = replicated();
+        let before = sim.brokers[&1].leader_state().expect("leads").remote[&2].clone();
+        assert_eq!(before.log_end_offset, Some(3));
+        let mut p = sim.controller.partition.clone();
+        p.leader_epoch += 1;
+        p.partition_epoch += 1;
+        sim.make_leader(1, &p);
+        let after = &sim.brokers[&1].leader_state().expect("leads").remote[&2];
+        assert_eq!(after.log_end_offset, Some(3));
+        assert_eq!(after.broker_epoch, before.broker_epoch);
+        assert_eq!(after.last_fetch_leader_log_end_offset, Some(3));
+        // A broker that was following becomes a new leader: it knows nothing yet.
+        let mut p = sim.controller.partition.clone();
+        p.leader = Some(2);
+        p.leader_epoch += 2;
+        sim.make_leader(2, &p);
+        let fresh = &sim.brokers[&2].leader_state().expect("leads").remote[&3];
+        assert_eq!(fresh.log_end_offset, None);
+        assert_eq!(fresh.broker_epoch, None);
+    }
+
+    /// Sends a Fetch to broker `to` as broker `from` would, and returns the error of the
+    /// FetchResponse it put on the wire.
+    fn fetch(
+        sim: &mut Sim,
+        to: BrokerId,
+        from: BrokerId,
+        f: impl FnOnce(&mut Payload),
+    ) -> ErrorCode {
+        let broker = &sim.brokers[&from];
+        let mut payload = Payload::Fetch {
+            fetch_id: 999_999,
+            replica_id: from,
+            broker_epoch: broker.broker_epoch,
+            fetch_offset: broker.log.log_end_offset(),
+            log_start_offset: 0,
+            current_leader_epoch: sim.controller.partition.leader_epoch,
+            last_fetched_epoch: broker.log.epoch_cache.latest_epoch(),
+        };
+        f(&mut payload);
+        sim.leader_handle_fetch(to, Node::Broker(from), payload);
+        sim.in_flight
+            .values()
+            .rev()
+            .find_map(|m| match &m.payload {
+                Payload::FetchResponse {
+                    fetch_id: 999_999,
+                    error,
+                    ..
+                } => Some(*error),
+                _ => None,
+            })
+            .expect("answered")
+    }
+
+    fn set_epoch(p: &mut Payload, e: i32) {
+        if let Payload::Fetch {
+            current_leader_epoch,
+            ..
+        } = p
+        {
+            *current_leader_epoch = e;
+        }
+    }
+
+    #[test]
+    fn the_leader_epoch_is_checked_first_on_a_follower_too() {
+        // Partition.getLocalLog → checkCurrentLeaderEpoch before the leader check
+        // (PartitionTest.testLeaderEpochValidationOnFollower: FENCED for epoch - 1,
+        // UNKNOWN for epoch + 1, NOT_LEADER_OR_FOLLOWER for the current epoch).
+        let mut sim = replicated();
+        if let Role::Follower(f) = &mut sim.brokers.get_mut(&2).expect("b2").role {
+            f.leader_epoch = 5;
+        }
+        assert_eq!(
+            fetch(&mut sim, 2, 3, |p| set_epoch(p, 4)),
+            ErrorCode::FENCED_LEADER_EPOCH
+        );
+        assert_eq!(
+            fetch(&mut sim, 2, 3, |p| set_epoch(p, 6)),
+            ErrorCode::UNKNOWN_LEADER_EPOCH
+        );
+        assert_eq!(
+            fetch(&mut sim, 2, 3, |p| set_epoch(p, 5)),
+            ErrorCode::NOT_LEADER_OR_FOLLOWER
+        );
+    }
+
+    #[test]
+    fn a_fetch_with_a_stale_broker_epoch_changes_nothing() {
+        // Replica.updateFetchStateOrThrow (KIP-903), PartitionTest
+        // testFenceFollowerFetchWithStaleBrokerEpoch: NotLeaderOrFollowerException, and the
+        // replica state stays as the previous fetch left it.
+        let mut sim = replicated();
+        let before = sim.brokers[&1].leader_state().expect("leads").remote[&2].clone();
+        let stale = sim.brokers[&2].broker_epoch - 1;
+        let e = fetch(&mut sim, 1, 2, |p| {
+            if let Payload::Fetch { broker_epoch, .. } = p {
+                *broker_epoch = stale;
+            }
+        });
+        assert_eq!(e, ErrorCode::NOT_LEADER_OR_FOLLOWER);
+        assert_eq!(
+            sim.brokers[&1].leader_state().expect("leads").remote[&2],
+            before
+        );
+        // The right epoch is accepted (a fetch from offset 2 is answered with data at once).
+        let ok = fetch(&mut sim, 1, 2, |p| {
+            if let Payload::Fetch { fetch_offset, .. } = p {
+                *fetch_offset = 2;
+            }
+        });
+        assert_eq!(ok, ErrorCode::NONE);
+    }
+
+    #[test]
+    fn an_undefined_end_offset_is_out_of_range_and_the_follower_keeps_its_log() {
+        // Partition.readRecords: "Could not determine the end offset of the last fetched
+        // epoch" → OFFSET_OUT_OF_RANGE; AbstractFetcherThread.fetchOffsetAndTruncate with the
+        // leader's LEO at or past ours truncates nothing (it fetches from max(leader start,
+        // our LEO)). A follower whose last fetched epoch is above the leader's must not lose
+        // its log.
+        let mut sim = replicated();
+        let e = fetch(&mut sim, 1, 2, |p| {
+            if let Payload::Fetch {
+                last_fetched_epoch, ..
+            } = p
+            {
+                *last_fetched_epoch = Some(9);
+            }
+        });
+        assert_eq!(e, ErrorCode::OFFSET_OUT_OF_RANGE);
+        sim.fetcher_handle_out_of_range_for_test(2, 1, 3, 0);
+        assert_eq!(sim.brokers[&2].log.log_end_offset(), 3, "nothing truncated");
+        // The leader's log ends below ours: truncate to it (the unclean-election case).
+        sim.fetcher_handle_out_of_range_for_test(2, 1, 1, 0);
+        assert_eq!(sim.brokers[&2].log.log_end_offset(), 1);
+        // The leader's log starts past our end: start over at its log start.
+        sim.fetcher_handle_out_of_range_for_test(2, 1, 9, 5);
+        let log = &sim.brokers[&2].log;
+        assert_eq!((log.log_start_offset, log.log_end_offset()), (5, 5));
+    }
+
+    #[test]
+    fn a_fenced_follower_stops_fetching_until_a_new_leader_epoch() {
+        // AbstractFetcherThread.onPartitionFenced → markPartitionFailed
+        // (AbstractFetcherThreadTest.testFencedFetch: the partition leaves the fetcher's
+        // partitionStates instead of being retried after the backoff).
+        let mut sim = replicated();
+        // Broker 2's next fetch is answered FENCED_LEADER_EPOCH.
+        while !matches!(&sim.brokers[&2].role, Role::Follower(f) if f.in_flight_fetch.is_some()) {
+            assert!(sim.step());
+        }
+        let fetch_id = match &sim.brokers[&2].role {
+            Role::Follower(f) => f.in_flight_fetch.expect("in flight"),
+            _ => unreachable!("checked above"),
+        };
+        sim.fetcher_handle_response(
+            2,
+            Node::Broker(1),
+            Payload::FetchResponse {
+                fetch_id,
+                error: ErrorCode::FENCED_LEADER_EPOCH,
+                high_watermark: 3,
+                leader_log_start_offset: 0,
+                records: vec![],
+                diverging_epoch: None,
+                leader_log_end_offset: 3,
+            },
+        );
+        let now = sim.now();
+        sim.advance_to(now + 10 * sim.config.replica_fetch_backoff_ms);
+        assert!(
+            !sim.in_flight()
+                .any(|m| m.from == Node::Broker(2) && m.payload.kind() == "Fetch"),
+            "no fetch from broker 2 while its partition is failed"
+        );
+        assert!(matches!(&sim.brokers[&2].role, Role::Follower(f) if f.failed));
+        // Metadata with a new leader epoch re-creates the fetcher.
+        let mut p = sim.controller.partition.clone();
+        p.leader_epoch += 1;
+        sim.make_follower(2, &p);
+        assert!(matches!(&sim.brokers[&2].role, Role::Follower(f) if !f.failed));
     }
 }
