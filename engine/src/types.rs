@@ -64,6 +64,11 @@ pub enum ErrorCode {
     ELECTION_NOT_NEEDED,
     ELIGIBLE_LEADERS_NOT_AVAILABLE,
     PREFERRED_LEADER_NOT_AVAILABLE,
+    UNKNOWN_TOPIC_OR_PARTITION,
+    NETWORK_EXCEPTION,
+    OPERATION_NOT_ATTEMPTED,
+    OFFSET_NOT_AVAILABLE,
+    NEW_LEADER_ELECTED,
     /// The producer's own TimeoutException: the batch expired after delivery.timeout.ms.
     DELIVERY_TIMEOUT,
 }
@@ -90,6 +95,11 @@ impl ErrorCode {
             STALE_BROKER_EPOCH => 77,
             INVALID_UPDATE_VERSION => 95,
             INELIGIBLE_REPLICA => 107,
+            UNKNOWN_TOPIC_OR_PARTITION => 3,
+            NETWORK_EXCEPTION => 13,
+            OPERATION_NOT_ATTEMPTED => 55,
+            OFFSET_NOT_AVAILABLE => 78,
+            NEW_LEADER_ELECTED => 112,
             DELIVERY_TIMEOUT => -1,
         }
     }
@@ -107,6 +117,9 @@ impl ErrorCode {
                 | FENCED_LEADER_EPOCH
                 | UNKNOWN_LEADER_EPOCH
                 | OFFSET_OUT_OF_RANGE
+                | UNKNOWN_TOPIC_OR_PARTITION
+                | NETWORK_EXCEPTION
+                | OFFSET_NOT_AVAILABLE
         )
     }
 }
