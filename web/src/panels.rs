@@ -598,13 +598,13 @@ pub fn Alarms(ctx: Ctx) -> impl IntoView {
     });
     view! {
         <Show when=move || violations.with(|v| !v.is_empty())>
-            <div class="banner" role="alert">
+            <div class="banner" role="alert" tabindex="0">
                 <strong>"An invariant was broken. This is a bug in Watermark's engine: "</strong>
                 {move || violations.with(|v| v.join("; "))}
             </div>
         </Show>
         <Show when=move || losses.with(|l| !l.is_empty())>
-            <div class="loss" role="status">
+            <div class="loss" role="status" tabindex="0">
                 {move || losses.get().into_iter().map(|l| view! { <p>{l}</p> }).collect_view()}
             </div>
         </Show>
