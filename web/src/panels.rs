@@ -53,6 +53,32 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
     // viewBox), so a playing run changes one attribute, not every marker.
     let markers = Memo::new(move |_| status.with(|s| s.markers.clone()));
     let axis = move || format!("0 0 {} 12", clock.with(|c| c.max_time.max(1)));
+    let expects = Memo::new(move |_| status.with(|s| s.expect.clone()));
+    // (met, not met, ahead) at the shown moment: a tuple, so a frame that changes none of
+    // them changes nothing on the page.
+    let counts = Memo::new(move |_| {
+        let now = clock.with(|c| c.now);
+        expects.with(|e| {
+            e.iter().fold((0, 0, 0), |(m, u, a), x| match x.met {
+                Some(met) if x.at <= now => (m + usize::from(met), u + usize::from(!met), a),
+                _ => (m, u, a + 1),
+            })
+        })
+    });
+    let expect_summary = move || {
+        let (met, unmet, ahead) = counts.get();
+        let now = clock.with_untracked(|c| c.now);
+        let last_unmet = expects.with(|e| {
+            e.iter()
+                .filter(|x| x.at <= now && x.met == Some(false))
+                .max_by_key(|x| x.at)
+                .map(|x| format!(" · {}", x.text.replace('\n', " ")))
+        });
+        format!(
+            "Expectations: {met} met, {unmet} not met, {ahead} ahead{}",
+            last_unmet.unwrap_or_default()
+        )
+    };
     view! {
         <div class="timebar" role="group" aria-label="Time">
             <button class="play" on:click=toggle aria-label=move || if playing() { "Pause" } else { "Play" }>
@@ -89,8 +115,28 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
                             <title>{format!("{} {}", geometry::format_clock(m.time_ms), m.text)}</title>
                         </line>
                     </For>
+                    <For each=move || expects.get() key=|m| m.clone() let:m>
+                        {
+                            let at = m.at;
+                            // Met or not shows once the shown moment reaches it.
+                            let reached = Memo::new(move |_| clock.with(|c| c.now >= at));
+                            let class = move || match (reached.get(), m.met) {
+                                (true, Some(true)) => "expect met",
+                                (true, Some(false)) => "expect unmet",
+                                _ => "expect pending",
+                            };
+                            view! {
+                                <line class=class x1=at x2=at y1="0" y2="12" vector-effect="non-scaling-stroke">
+                                    <title>{m.text}</title>
+                                </line>
+                            }
+                        }
+                    </For>
                 </svg>
             </div>
+            <Show when=move || expects.with(|e| !e.is_empty())>
+                <p class="expect-summary" data-testid="expectations" aria-live="polite">{expect_summary}</p>
+            </Show>
             <Show when=move || status.with(|s| s.scrubbed)>
                 <button on:click=to_live aria-label="Back to the live run">"Back to live"</button>
                 <span class="scrub-note">"Viewing the past. Acting now discards what came after."</span>
@@ -109,6 +155,8 @@ pub fn Settings(ctx: Ctx) -> impl IntoView {
         s.replication_factor = Some(rf.min(brokers).max(1));
         s.config = status.with_untracked(|st| st.config.clone());
         s.timeline = vec![];
+        // A new cluster: what the old scenario expected no longer applies.
+        s.expect = vec![];
         ctx.restart(
             s,
             format!(
