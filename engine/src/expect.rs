@@ -82,11 +82,38 @@ pub struct Expectation {
 }
 
 /// An expected leader: a broker, or none.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum LeaderExpect {
     Broker(BrokerId),
     None(NoLeader),
+}
+
+/// By hand rather than `untagged`: a number or `"none"`, read without buffering the value
+/// first (much less code in the wasm).
+impl<'de> Deserialize<'de> for LeaderExpect {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Leader;
+        impl serde::de::Visitor<'_> for Leader {
+            type Value = LeaderExpect;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a broker id or \"none\"")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<LeaderExpect, E> {
+                u32::try_from(v)
+                    .map(LeaderExpect::Broker)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<LeaderExpect, E> {
+                if v == "none" {
+                    Ok(LeaderExpect::None(NoLeader::None))
+                } else {
+                    Err(E::invalid_value(serde::de::Unexpected::Str(v), &self))
+                }
+            }
+        }
+        d.deserialize_any(Leader)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

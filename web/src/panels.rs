@@ -54,30 +54,52 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
     let markers = Memo::new(move |_| status.with(|s| s.markers.clone()));
     let axis = move || format!("0 0 {} 12", clock.with(|c| c.max_time.max(1)));
     let expects = Memo::new(move |_| status.with(|s| s.expect.clone()));
-    // (met, not met, ahead) at the shown moment: a tuple, so a frame that changes none of
-    // them changes nothing on the page.
-    let counts = Memo::new(move |_| {
+    // How many expectations the shown moment has reached: which ones follows from it (all
+    // those at or before the moment), so the marks and the summary change only with it.
+    let reached = Memo::new(move |_| {
         let now = clock.with(|c| c.now);
-        expects.with(|e| {
-            e.iter().fold((0, 0, 0), |(m, u, a), x| match x.met {
-                Some(met) if x.at <= now => (m + usize::from(met), u + usize::from(!met), a),
-                _ => (m, u, a + 1),
-            })
-        })
+        expects.with(|e| e.iter().filter(|x| x.at <= now).count())
     });
-    let expect_summary = move || {
-        let (met, unmet, ahead) = counts.get();
+    // The marks as one piece of SVG markup (far less code than a view per mark); every
+    // text in it is escaped.
+    let expect_svg = move || {
+        reached.track();
         let now = clock.with_untracked(|c| c.now);
-        let last_unmet = expects.with(|e| {
+        expects.with(|e| {
             e.iter()
-                .filter(|x| x.at <= now && x.met == Some(false))
+                .map(|x| {
+                    let class = match x.met {
+                        Some(true) if x.at <= now => "met",
+                        Some(false) if x.at <= now => "unmet",
+                        _ => "pending",
+                    };
+                    format!(
+                        r#"<line class="expect {class}" x1="{at}" x2="{at}" y1="0" y2="12" vector-effect="non-scaling-stroke"><title>{}</title></line>"#,
+                        crate::session::escape_attr(&x.text),
+                        at = x.at
+                    )
+                })
+                .collect::<String>()
+        })
+    };
+    let expect_summary = move || {
+        reached.track();
+        let now = clock.with_untracked(|c| c.now);
+        expects.with(|e| {
+            let passed = || e.iter().filter(|x| x.at <= now);
+            let met = passed().filter(|x| x.met == Some(true)).count();
+            let unmet: Vec<_> = passed().filter(|x| x.met == Some(false)).collect();
+            let last = unmet
+                .iter()
                 .max_by_key(|x| x.at)
                 .map(|x| format!(" · {}", x.text.replace('\n', " ")))
-        });
-        format!(
-            "Expectations: {met} met, {unmet} not met, {ahead} ahead{}",
-            last_unmet.unwrap_or_default()
-        )
+                .unwrap_or_default();
+            format!(
+                "Expectations: {met} met, {} not met, {} ahead{last}",
+                unmet.len(),
+                e.len() - met - unmet.len()
+            )
+        })
     };
     view! {
         <div class="timebar" role="group" aria-label="Time">
@@ -115,28 +137,10 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
                             <title>{format!("{} {}", geometry::format_clock(m.time_ms), m.text)}</title>
                         </line>
                     </For>
-                    <For each=move || expects.get() key=|m| m.clone() let:m>
-                        {
-                            let at = m.at;
-                            // Met or not shows once the shown moment reaches it.
-                            let reached = Memo::new(move |_| clock.with(|c| c.now >= at));
-                            let class = move || match (reached.get(), m.met) {
-                                (true, Some(true)) => "expect met",
-                                (true, Some(false)) => "expect unmet",
-                                _ => "expect pending",
-                            };
-                            view! {
-                                <line class=class x1=at x2=at y1="0" y2="12" vector-effect="non-scaling-stroke">
-                                    <title>{m.text}</title>
-                                </line>
-                            }
-                        }
-                    </For>
+                    <g inner_html=expect_svg></g>
                 </svg>
             </div>
-            <Show when=move || expects.with(|e| !e.is_empty())>
-                <p class="expect-summary" data-testid="expectations" aria-live="polite">{expect_summary}</p>
-            </Show>
+            <p class="expect-summary" data-testid="expectations" aria-live="polite" hidden=move || expects.with(|e| e.is_empty())>{expect_summary}</p>
             <Show when=move || status.with(|s| s.scrubbed)>
                 <button on:click=to_live aria-label="Back to the live run">"Back to live"</button>
                 <span class="scrub-note">"Viewing the past. Acting now discards what came after."</span>
