@@ -98,7 +98,7 @@ impl Playground {
         let mut expect_order: Vec<usize> = (0..scenario.expect.len()).collect();
         expect_order.sort_by_key(|&i| scenario.expect[i].at);
         let outcomes = vec![None; scenario.expect.len()];
-        let mut pg = Playground {
+        let pg = Playground {
             scenario,
             live,
             rewind,
@@ -112,7 +112,8 @@ impl Playground {
             expect_passed: 0,
             outcomes,
         };
-        pg.advance_live(0);
+        // Nothing runs yet, not even the events at 0 (the page shows the moment before them);
+        // an expectation at 0 is checked when the run first moves.
         Ok(pg)
     }
 
