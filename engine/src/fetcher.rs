@@ -194,6 +194,29 @@ impl Sim {
         self.fetcher_schedule(b, self.config.replica_fetch_backoff_ms);
     }
 
+    /// The connection to the leader was reset (its process is gone): the fetch fails as a
+    /// network error does (ReplicaFetcherThread: "Error in response for fetch request" with
+    /// an IOException), and is retried after replica.fetch.backoff.ms.
+    pub(crate) fn fetcher_disconnected(&mut self, b: BrokerId, from: Node, fetch_id: u64) {
+        let Some(f) = self.follower_mut(b) else {
+            return;
+        };
+        if f.in_flight_fetch != Some(fetch_id) || f.leader.map(Node::Broker) != Some(from) {
+            return;
+        }
+        f.in_flight_fetch = None;
+        let leader = f.leader.unwrap_or(0);
+        self.trace(
+            TraceKind::Broker,
+            Level::Warn,
+            Some(b),
+            format!(
+                "[ReplicaFetcher replicaId={b}, leaderId={leader}, fetcherId=0] Error in response for fetch request: java.io.IOException: Connection to {leader} was disconnected before the response was read"
+            ),
+        );
+        self.fetcher_schedule(b, self.config.replica_fetch_backoff_ms);
+    }
+
     /// AbstractFetcherThread.processFetchRequest for our one partition.
     pub(crate) fn fetcher_handle_response(&mut self, b: BrokerId, from: Node, payload: Payload) {
         let Payload::FetchResponse {

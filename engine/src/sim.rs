@@ -15,7 +15,7 @@ use crate::controller::{BrokerRegistration, Controller, PartitionRegistration};
 use crate::error::ScenarioError;
 use crate::fetcher::FollowerState;
 use crate::log::ReplicaLog;
-use crate::network::{Message, MetadataImage, Network, Payload};
+use crate::network::{Message, MetadataImage, Network, Outstanding, Payload};
 use crate::partition::LeaderState;
 use crate::record_chunks::RecordChunks;
 use crate::rng::Rng;
@@ -641,14 +641,34 @@ impl Sim {
         base + jitter
     }
 
-    /// Sends a message; it is lost at once if its link is cut.
+    /// Sends a message; it is lost at once if its link is cut. A request to a broker whose
+    /// process is down (killed or stopped, its machine still up) finds nothing listening:
+    /// the connection is refused, and the sender learns it after a round trip.
     pub(crate) fn send(&mut self, from: Node, to: Node, payload: Payload) -> Option<u64> {
         if self.network.is_cut(from, to) {
             return None;
         }
+        if let Node::Broker(d) = to {
+            if self.brokers.get(&d).is_none_or(|x| !x.process.is_up()) {
+                if let Some(request) = payload.outstanding() {
+                    let there = self.latency(from, to);
+                    self.send_reset(to, from, request, there);
+                }
+                return None;
+            }
+        }
         let delay = self.latency(from, to);
+        Some(self.enqueue(from, to, payload, delay))
+    }
+
+    /// Puts a message on the wire, to arrive after `delay`.
+    fn enqueue(&mut self, from: Node, to: Node, payload: Payload, delay: u64) -> u64 {
         let id = self.next_message_id;
         self.next_message_id += 1;
+        let to_incarnation = match to {
+            Node::Broker(d) => self.brokers.get(&d).map_or(0, |x| x.incarnation),
+            _ => 0,
+        };
         let msg = Message {
             id,
             from,
@@ -656,10 +676,58 @@ impl Sim {
             sent_at: self.now,
             deliver_at: self.now + delay,
             payload,
+            to_incarnation,
         };
         self.schedule_at(msg.deliver_at, Event::Deliver { message_id: id });
         self.in_flight.insert(id, msg);
-        Some(id)
+        id
+    }
+
+    /// The operating system of `from`'s machine resets the connection of `request` to `to`,
+    /// `extra` ms after now (plus the latency back).
+    fn send_reset(&mut self, from: Node, to: Node, request: Outstanding, extra: u64) {
+        if self.network.is_cut(from, to) {
+            return; // the RST is lost too: the requester finds out by its own timeout
+        }
+        let delay = extra + self.latency(from, to);
+        self.enqueue(from, to, Payload::ConnectionReset { request }, delay);
+    }
+
+    /// Broker `b`'s process is gone (kill -9, a lost disk, a finished shutdown) while its
+    /// machine keeps running: the kernel resets every connection to it, so every request
+    /// that waits on one (a follower's fetch, the producer's batch, the consumer's fetch)
+    /// fails at once, not after a timeout. A frozen process keeps its sockets open instead.
+    fn reset_connections(&mut self, b: BrokerId) {
+        let mut resets: Vec<(Node, Outstanding)> = vec![];
+        for f in self.brokers.values() {
+            if let Role::Follower(fs) = &f.role {
+                if let (Some(fetch_id), Some(leader)) = (fs.in_flight_fetch, fs.leader) {
+                    if leader == b && f.id != b {
+                        resets.push((Node::Broker(f.id), Outstanding::Fetch { fetch_id }));
+                    }
+                }
+            }
+        }
+        for job in self.producer.jobs.values() {
+            if let Some(a) = &job.current {
+                if let (Some(request_id), Some(target)) = (a.request_id, a.target) {
+                    if target == b && job.acks != crate::types::Acks::Zero {
+                        resets.push((crate::client::PRODUCER, Outstanding::Produce { request_id }));
+                    }
+                }
+            }
+        }
+        for (&request_id, r) in &self.consumer.requests {
+            if r.target == b {
+                resets.push((
+                    crate::client::CONSUMER,
+                    Outstanding::ConsumerFetch { request_id },
+                ));
+            }
+        }
+        for (to, request) in resets {
+            self.send_reset(Node::Broker(b), to, request, 0);
+        }
     }
 
     fn deliver(&mut self, id: u64) {
@@ -674,6 +742,11 @@ impl Sim {
                 let Some(broker) = self.brokers.get_mut(&b) else {
                     return;
                 };
+                if broker.incarnation != msg.to_incarnation {
+                    // Sent to a process that has ended: its connections died with it (the
+                    // requester was told by the reset), and a new process never reads them.
+                    return;
+                }
                 match broker.process {
                     ProcessState::Killed | ProcessState::Stopped => {}
                     ProcessState::Frozen => {
@@ -722,6 +795,9 @@ impl Sim {
                 result,
             } => self.alter_partition_handle_response(b, request_id, top_error, result),
             Payload::Metadata { image } => self.apply_metadata(b, image),
+            Payload::ConnectionReset {
+                request: Outstanding::Fetch { fetch_id },
+            } => self.fetcher_disconnected(b, from, fetch_id),
             _ => {}
         }
     }
@@ -823,6 +899,7 @@ impl Sim {
             Some(b),
             format!("[KafkaServer id={b}] shut down completed"),
         );
+        self.reset_connections(b);
     }
 
     /// What a process loses when it ends: everything but the disk.
@@ -1005,6 +1082,7 @@ impl Sim {
                     self.brokers.get_mut(broker).expect("validated").process = ProcessState::Killed;
                     self.clear_process_memory(*broker);
                     note(self, format!("kill -9 broker {broker} (process gone; log and checkpoints stay on disk)"));
+                    self.reset_connections(*broker);
                 } else {
                     note(self, format!("kill -9 broker {broker}: not running"));
                 }
@@ -1078,7 +1156,8 @@ impl Sim {
                 );
             }
             Action::LoseDisk { broker } => {
-                if self.brokers[broker].process.is_up() {
+                let was_up = self.brokers[broker].process.is_up();
+                if was_up {
                     self.brokers.get_mut(broker).expect("validated").process = ProcessState::Killed;
                     self.clear_process_memory(*broker);
                 }
@@ -1087,6 +1166,9 @@ impl Sim {
                 br.disk_lost = true;
                 br.clean_shutdown_epoch = -1;
                 note(self, format!("broker {broker} lost its disk: its log and checkpoint files are gone (the process is down)"));
+                if was_up {
+                    self.reset_connections(*broker);
+                }
             }
             Action::SetConfig { name, value } => {
                 let lag_before = self.config.replica_lag_time_max_ms;
@@ -1247,6 +1329,53 @@ impl Endpoint {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_message_sent_to_a_process_is_never_delivered_to_the_next_one() {
+        // A TCP connection belongs to one process: what was on its way to a broker that was
+        // then killed dies with the connection, even if a new process starts before it
+        // arrives. Here a metadata image (leader epoch 7, which no controller wrote) is on
+        // the wire to broker 2 when it is killed and started again.
+        let s = Scenario::from_json(r#"{"config":{"sim.controller.latency.ms":1000}}"#)
+            .expect("scenario");
+        let mut sim = Sim::new(&s).expect("sim");
+        sim.advance_to(100);
+        let mut image = sim.controller.image();
+        image.offset += 1_000;
+        image.partition.leader_epoch = 7;
+        sim.send(
+            Node::Controller,
+            Node::Broker(2),
+            Payload::Metadata { image },
+        );
+        sim.apply_now(&Action::Kill { broker: 2 }).expect("kill");
+        sim.apply_now(&Action::Start { broker: 2 }).expect("start");
+        sim.advance_to(1_500);
+        assert!(
+            sim.brokers[&2]
+                .metadata
+                .as_ref()
+                .is_none_or(|m| m.partition.leader_epoch != 7),
+            "the new process never read what was sent to the old one"
+        );
+        // The same image sent to the running process is applied.
+        let mut image = sim.controller.image();
+        image.offset += 2_000;
+        image.partition.leader_epoch = 7;
+        sim.send(
+            Node::Controller,
+            Node::Broker(3),
+            Payload::Metadata { image },
+        );
+        sim.advance_to(3_000);
+        assert_eq!(
+            sim.brokers[&3]
+                .metadata
+                .as_ref()
+                .map(|m| m.partition.leader_epoch),
+            Some(7)
+        );
+    }
 
     #[test]
     fn a_clone_shares_the_timeline_which_stays_sorted() {
