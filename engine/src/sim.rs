@@ -69,6 +69,8 @@ pub enum BrokerTimer {
     HwCheckpoint,
     /// BrokerLifecycleManager's heartbeat.
     Heartbeat,
+    /// One heartbeat out of turn (the periodic one keeps its own schedule).
+    HeartbeatOnce,
     /// A DelayedProduce's request timeout.
     ProduceExpire { request_id: u64 },
     /// Give up waiting for the controller during controlled shutdown.
@@ -129,6 +131,8 @@ pub struct Broker {
     pub slow_ms: u64,
     /// In controlled shutdown.
     pub shutting_down: bool,
+    /// The controller has answered that this broker is in controlled shutdown.
+    pub got_controlled_shutdown_response: bool,
     /// SIGTERM received while frozen: acted on at thaw.
     pub pending_sigterm: bool,
     /// Events that arrived while frozen, in arrival order.
@@ -162,6 +166,7 @@ impl Broker {
             role: Role::None,
             slow_ms: 0,
             shutting_down: false,
+            got_controlled_shutdown_response: false,
             pending_sigterm: false,
             deferred: vec![],
             frozen_since: None,
@@ -277,6 +282,7 @@ impl Sim {
         let mut controller = Controller {
             brokers: BTreeMap::new(),
             last_heartbeat_ms: BTreeMap::new(),
+            metadata_offsets: BTreeMap::new(),
             partition: PartitionRegistration::new(replicas.clone(), replicas.first().copied()),
             records: vec![],
             next_offset: 0,
@@ -295,6 +301,7 @@ impl Sim {
                     fenced: false,
                     in_controlled_shutdown: false,
                     incarnation: 0,
+                    controlled_shutdown_offset: None,
                 },
             );
             controller.last_heartbeat_ms.insert(id, 0);
@@ -583,6 +590,7 @@ impl Sim {
                     BrokerTimer::HwCheckpoint,
                 );
             }
+            BrokerTimer::HeartbeatOnce => self.send_heartbeat(b),
             BrokerTimer::Heartbeat => {
                 self.send_heartbeat(b);
                 self.schedule_broker_timer(
@@ -789,6 +797,22 @@ impl Sim {
                 should_shut_down: true,
                 ..
             } if self.brokers[&b].shutting_down => self.finish_shutdown(b),
+            // BrokerLifecycleManager in PENDING_CONTROLLED_SHUTDOWN: "If this is the first
+            // pending controlled shutdown response we got, schedule our next heartbeat a
+            // little bit sooner than we usually would" (50 ms).
+            Payload::BrokerHeartbeatResponse {
+                in_controlled_shutdown: true,
+                should_shut_down: false,
+                ..
+            } if self.brokers[&b].shutting_down
+                && !self.brokers[&b].got_controlled_shutdown_response =>
+            {
+                self.brokers
+                    .get_mut(&b)
+                    .expect("broker exists")
+                    .got_controlled_shutdown_response = true;
+                self.schedule_broker_timer(b, 50, BrokerTimer::HeartbeatOnce);
+            }
             Payload::AlterPartitionResponse {
                 request_id,
                 top_error,
@@ -923,6 +947,7 @@ impl Sim {
         broker.alter_partition = Default::default();
         broker.pending_sigterm = false;
         broker.shutting_down = false;
+        broker.got_controlled_shutdown_response = false;
     }
 
     fn start(&mut self, b: BrokerId) {
@@ -994,10 +1019,11 @@ impl Sim {
             } else {
                 self.make_follower(b, &p);
             }
-        }
-        if self.brokers[&b].shutting_down {
-            // The heartbeat after the metadata tells the controller we have caught up.
-            self.schedule_broker_timer(b, 0, BrokerTimer::Heartbeat);
+            // ReplicaManager.applyLocalFollowersDelta: "During controlled shutdown, replica
+            // with no leaders and replica where this broker is not in the ISR are stopped."
+            if self.brokers[&b].shutting_down && (p.leader.is_none() || !p.isr.contains(&b)) {
+                self.fetcher_stop(b, "this broker is in controlled shutdown and not in the ISR");
+            }
         }
     }
 

@@ -109,8 +109,28 @@ fn a_frozen_broker_is_fenced_after_the_session_timeout() {
 
 #[test]
 fn controlled_shutdown_moves_leadership_first() {
+    // BrokerHeartbeatManager.calculateNextBrokerState: an unfenced broker that leads and
+    // wants to shut down is granted CONTROLLED_SHUTDOWN (handleBrokerInControlledShutdown
+    // moves its leaderships and takes it out of the ISR); SHUTDOWN_NOW comes at a later
+    // heartbeat, once it leads nothing and every unfenced broker's metadata offset has
+    // reached its controlled-shutdown offset (lowestActiveOffset): within a couple of
+    // broker.heartbeat.interval.ms (2000), not in the same heartbeat.
     let (sim, lines) = run(
-        r#"{"timeline":[{"at":1000,"action":"stop","broker":1},{"at":2000,"action":"describe"}],"end_ms":3000}"#,
+        r#"{"timeline":[{"at":1000,"action":"stop","broker":1},{"at":2000,"action":"describe"}],"end_ms":8000}"#,
+    );
+    assert!(find(
+        &lines,
+        "Unfenced broker 1 has requested and been granted a controlled shutdown."
+    )
+    .is_some());
+    let (granted, _) = find(
+        &lines,
+        "The request from broker 1 to shut down has been granted since the lowest active offset",
+    )
+    .expect("granted later");
+    assert!(
+        (1_050..=5_100).contains(granted),
+        "at a later heartbeat: {granted}"
     );
     assert!(find(
         &lines,
@@ -124,6 +144,31 @@ fn controlled_shutdown_moves_leadership_first() {
         sim.broker(1).unwrap().clean_shutdown_epoch,
         sim.broker(1).unwrap().broker_epoch
     );
+}
+
+#[test]
+fn a_follower_that_leads_nothing_is_granted_an_immediate_shutdown() {
+    // BrokerHeartbeatManager.calculateNextBrokerState, UNFENCED with wantShutDown and no
+    // leaderships: "has requested and been granted an immediate shutdown" → SHUTDOWN_NOW,
+    // which processBrokerHeartbeat handles with handleBrokerFenced: out of the ISR and
+    // fenced in that one heartbeat, with no controlled-shutdown state in between.
+    let (_, lines) = run(
+        r#"{"timeline":[{"at":1000,"action":"stop","broker":3},{"at":1100,"action":"describe"}],"end_ms":3000}"#,
+    );
+    let (t, _) = find(
+        &lines,
+        "Unfenced broker 3 has requested and been granted an immediate shutdown.",
+    )
+    .expect("granted");
+    assert_eq!(
+        *t, 1_005,
+        "the heartbeat sent at the SIGTERM, one controller latency later"
+    );
+    assert!(find(&lines, "granted a controlled shutdown").is_none());
+    assert!(find(&lines, "inControlledShutdown=1").is_none());
+    let (d, _) = find(&lines, "[KafkaServer id=3] shut down completed").expect("stops");
+    assert_eq!(*d, 1_010, "when the heartbeat response arrives");
+    assert!(find(&lines, "Leader: 1 Replicas: 1,2,3 Isr: 1,2 Elr:").is_some());
 }
 
 #[test]
