@@ -340,6 +340,9 @@ pub struct Controller {
     /// The most recent metadata records (bounded); `next_offset` keeps counting.
     pub records: Vec<MetadataRecord>,
     pub next_offset: u64,
+    /// The topic's `min.insync.replicas` as the metadata log holds it (ConfigRecord):
+    /// brokers learn it from the metadata, so a frozen broker learns a change when it runs.
+    pub min_insync_replicas: u32,
 }
 
 /// Most metadata records kept for the snapshot.
@@ -358,6 +361,7 @@ impl Controller {
             offset: self.next_offset.saturating_sub(1),
             partition: self.partition.clone(),
             brokers: self.brokers.clone(),
+            min_insync_replicas: self.min_insync_replicas,
         }
     }
 

@@ -213,7 +213,10 @@ impl Sim {
             TraceKind::Broker,
             Level::Info,
             Some(b),
-            format!("[ReplicaFetcherManager on broker {b}] Removed fetcher for partitions {}: {why}", self.tp),
+            format!(
+                "[ReplicaFetcherManager on broker {b}] Removed fetcher for partitions {}: {why}",
+                self.tp
+            ),
         );
     }
 

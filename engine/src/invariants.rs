@@ -147,8 +147,19 @@ pub fn check(sim: &mut Sim) {
     }
 }
 
-/// A leader's HW rose: the records below it are committed.
+/// A leader's HW rose: the records below it are committed, if this is the leader the
+/// controller recognises. A zombie (a leader already replaced, thawed or cut off, that still
+/// thinks its ISR is what it last knew) can raise its own HW, but what it "commits" is not
+/// the partition's committed history: letting it in would blame a later clean election for
+/// records no real leader ever committed.
 pub fn on_leader_hw(sim: &mut Sim, b: BrokerId, _old: u64, new: u64) {
+    let recognised = sim.brokers[&b].leader_state().is_some_and(|l| {
+        sim.controller.partition.leader == Some(b)
+            && sim.controller.partition.leader_epoch == l.leader_epoch
+    });
+    if !recognised {
+        return;
+    }
     let from = sim.committed.len() as u64;
     if new <= from {
         return;
@@ -209,4 +220,67 @@ pub fn on_new_leader(sim: &mut Sim, b: BrokerId, p: &PartitionRegistration) {
         values,
         cause,
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::{Action, Scenario};
+    use crate::sim::Sim;
+
+    fn sim() -> Sim {
+        let s = Scenario::from_json(
+            r#"{"timeline":[{"at":100,"action":"produce","acks":"all","values":["a","b"]}]}"#,
+        )
+        .expect("scenario");
+        let mut sim = Sim::new(&s).expect("sim");
+        sim.advance_to(2_000);
+        sim
+    }
+
+    #[test]
+    fn a_zombie_leader_cannot_add_to_the_committed_history() {
+        // Seeds 52220 and 52893 (and the others of issue 11's list): a thawed leader that the
+        // controller had replaced raised its own HW; recording it made a later clean
+        // election look like a loss of committed records.
+        let mut sim = sim();
+        assert_eq!(sim.committed.len(), 2);
+        // The controller has moved on to broker 2 at epoch 1; broker 1 has not heard.
+        sim.controller.partition.leader = Some(2);
+        sim.controller.partition.leader_epoch = 1;
+        let b1 = sim.brokers.get_mut(&1).expect("b1");
+        b1.log.append_as_leader(0, &["zombie".to_string()]);
+        b1.log.high_watermark = 3;
+        super::on_leader_hw(&mut sim, 1, 2, 3);
+        assert_eq!(
+            sim.committed.len(),
+            2,
+            "nothing the zombie 'commits' counts"
+        );
+        // The recognised leader's HW does count.
+        sim.controller.partition.leader = Some(1);
+        sim.controller.partition.leader_epoch = 0;
+        super::on_leader_hw(&mut sim, 1, 2, 3);
+        assert_eq!(sim.committed.len(), 3);
+    }
+
+    #[test]
+    fn a_frozen_broker_learns_a_topic_config_change_when_it_runs_again() {
+        // min.insync.replicas is a dynamic topic config: the controller writes a ConfigRecord
+        // and each broker applies it from the metadata log. A SIGSTOPped broker reads nothing
+        // until SIGCONT, so until then its leader keeps the old minimum.
+        let mut sim = sim();
+        sim.apply_now(&Action::Freeze { broker: 1 })
+            .expect("freeze");
+        sim.apply_now(&Action::SetConfig {
+            name: "min.insync.replicas".into(),
+            value: serde_json::json!(3),
+        })
+        .expect("set");
+        sim.advance_to(3_000);
+        assert_eq!(sim.broker_min_isr(1, 3), 1, "frozen: not read yet");
+        assert_eq!(sim.broker_min_isr(2, 3), 3, "running: read at once");
+        sim.apply_now(&Action::Thaw { broker: 1 }).expect("thaw");
+        sim.advance_to(3_100);
+        assert_eq!(sim.broker_min_isr(1, 3), 3, "read on thaw");
+    }
 }

@@ -19,6 +19,8 @@ pub struct MetadataImage {
     pub offset: u64,
     pub partition: PartitionRegistration,
     pub brokers: BTreeMap<BrokerId, BrokerRegistration>,
+    /// The topic config `min.insync.replicas` (a ConfigRecord in the metadata log).
+    pub min_insync_replicas: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -286,6 +286,7 @@ impl Sim {
             partition: PartitionRegistration::new(replicas.clone(), replicas.first().copied()),
             records: vec![],
             next_offset: 0,
+            min_insync_replicas: config.min_insync_replicas,
         };
         let mut brokers = BTreeMap::new();
         for id in 1..=scenario.brokers {
@@ -1022,9 +1023,25 @@ impl Sim {
             // ReplicaManager.applyLocalFollowersDelta: "During controlled shutdown, replica
             // with no leaders and replica where this broker is not in the ISR are stopped."
             if self.brokers[&b].shutting_down && (p.leader.is_none() || !p.isr.contains(&b)) {
-                self.fetcher_stop(b, "this broker is in controlled shutdown and not in the ISR");
+                self.fetcher_stop(
+                    b,
+                    "this broker is in controlled shutdown and not in the ISR",
+                );
             }
         }
+    }
+
+    /// Partition.effectiveMinIsr on broker `b`: `min.insync.replicas` as this broker's
+    /// metadata says (the controller's value before it has any), never above the replica
+    /// count.
+    pub(crate) fn broker_min_isr(&self, b: BrokerId, replicas: usize) -> usize {
+        let min = self.brokers[&b]
+            .metadata
+            .as_ref()
+            .map_or(self.controller.min_insync_replicas, |m| {
+                m.min_insync_replicas
+            });
+        (min as usize).min(replicas)
     }
 
     // ---- trace -----------------------------------------------------------------------
@@ -1212,6 +1229,18 @@ impl Sim {
                 // unclean.leader.election.enable=true is acted on by the controller's next
                 // periodic unclean election run, not at once (as article 004 observed).
                 if name == "min.insync.replicas" {
+                    // A dynamic topic config: the controller writes a ConfigRecord, and each
+                    // broker applies it when it reads the metadata (a frozen one, on thaw).
+                    self.controller.min_insync_replicas = self.config.min_insync_replicas;
+                    self.controller.append(
+                        now,
+                        "ConfigRecord",
+                        format!(
+                            "ConfigRecord(resourceType=TOPIC, resourceName={}, name=min.insync.replicas, value={})",
+                            self.tp.topic, self.config.min_insync_replicas
+                        ),
+                    );
+                    self.controller_publish_metadata();
                     self.controller_clear_elr();
                 }
                 // The isr-expiration task runs every replica.lag.time.max.ms / 2: reschedule
