@@ -449,6 +449,12 @@ impl Sim {
         }
         if let Some((leader, kind)) = change.new_leader {
             self.metrics.elections += 1;
+            if let (Some(_), Some(k)) = (leader, kind) {
+                self.elections.push((next.leader_epoch, k));
+                if self.elections.len() > 64 {
+                    self.elections.remove(0);
+                }
+            }
             let text = match (leader, kind) {
                 (None, _) => format!(
                     "[QuorumController] Partition {} has no leader: no eligible replica (Isr: [{}] Elr: [{}]) leader epoch {}",

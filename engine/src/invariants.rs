@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::controller::{LeaderRecoveryState, PartitionRegistration};
+use crate::controller::{ElectionKind, LeaderRecoveryState, PartitionRegistration};
 use crate::sim::{Loss, Role, Sim};
 use crate::trace::{Level, TraceKind};
 use crate::types::BrokerId;
@@ -187,10 +187,29 @@ pub fn on_new_leader(sim: &mut Sim, b: BrokerId, p: &PartitionRegistration) {
     let (Some(first), Some(last)) = (lost.first(), lost.last()) else {
         return;
     };
-    let cause = if p.leader_recovery_state == LeaderRecoveryState::Recovering {
+    let kind = sim
+        .elections
+        .iter()
+        .rev()
+        .find(|(epoch, _)| *epoch == p.leader_epoch)
+        .map(|(_, k)| *k);
+    let lost_disks: Vec<BrokerId> = sim
+        .brokers
+        .values()
+        .filter(|x| x.disk_lost)
+        .map(|x| x.id)
+        .collect();
+    let cause = if kind == Some(ElectionKind::LastKnownLeader) {
+        format!("broker {b} was elected as the last known leader (ISR and ELR were empty; Kafka counts this as an unclean election) and does not have them")
+    } else if p.leader_recovery_state == LeaderRecoveryState::Recovering
+        || kind == Some(ElectionKind::Unclean)
+    {
         format!("broker {b} became leader through an unclean election and does not have them")
-    } else if sim.brokers[&b].disk_lost || sim.brokers.values().any(|x| x.disk_lost) {
-        format!("broker {b} became leader after a disk was lost")
+    } else if !lost_disks.is_empty() {
+        format!(
+            "broker {b} became leader after broker {} lost its disk (a replica that came back empty counted as in sync)",
+            crate::types::join_ids(&lost_disks)
+        )
     } else {
         violation(
             sim,
@@ -282,5 +301,37 @@ mod tests {
         sim.apply_now(&Action::Thaw { broker: 1 }).expect("thaw");
         sim.advance_to(3_100);
         assert_eq!(sim.broker_min_isr(1, 3), 3, "read on thaw");
+    }
+
+    #[test]
+    fn a_loss_names_its_cause() {
+        use crate::controller::ElectionKind;
+        // Broker 2's log is emptied and it is made leader of a new epoch: the two committed
+        // records are gone. What the loss says depends on how the controller chose it.
+        let lose = |kind: Option<ElectionKind>, disk: bool| -> String {
+            let mut sim = sim();
+            sim.brokers.get_mut(&2).expect("b2").log.wipe();
+            if disk {
+                sim.brokers.get_mut(&3).expect("b3").disk_lost = true;
+            }
+            let mut p = sim.controller.partition.clone();
+            p.leader = Some(2);
+            p.leader_epoch += 1;
+            sim.controller.partition = p.clone();
+            if let Some(k) = kind {
+                sim.elections.push((p.leader_epoch, k));
+            }
+            super::on_new_leader(&mut sim, 2, &p);
+            assert_eq!(sim.losses().len(), 1);
+            sim.losses()[0].cause.clone()
+        };
+        assert!(lose(Some(ElectionKind::LastKnownLeader), false).contains("last known leader"));
+        assert!(lose(Some(ElectionKind::Unclean), false).contains("unclean election"));
+        let disk = lose(Some(ElectionKind::Clean), true);
+        assert!(disk.contains("broker 3 lost its disk"), "{disk}");
+        assert!(
+            lose(Some(ElectionKind::Clean), false).contains("engine bug"),
+            "a clean election that loses committed records is a violation"
+        );
     }
 }

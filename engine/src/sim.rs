@@ -237,6 +237,9 @@ pub struct Sim {
     /// The next timeline action to run.
     timeline_cursor: usize,
     pub(crate) last_unclean_election_at: Option<TimeMs>,
+    /// How the controller chose the leader of each leader epoch it elected (newest last,
+    /// bounded), so a loss can name its cause.
+    pub(crate) elections: Vec<(i32, crate::controller::ElectionKind)>,
     /// The committed history: records that some leader's HW has covered. Shared with clones,
     /// as the logs are (it grows as long as they do).
     pub(crate) committed: RecordChunks,
@@ -344,6 +347,7 @@ impl Sim {
             timeline: timeline.into(),
             timeline_cursor: 0,
             last_unclean_election_at: None,
+            elections: vec![],
             committed: RecordChunks::default(),
             losses: vec![],
             truncations: vec![],

@@ -630,7 +630,8 @@ pub fn Simplifications() -> impl IntoView {
         "One consumer without a group; after OFFSET_OUT_OF_RANGE it moves to the log end (auto.offset.reset=latest).",
         "The last known leader is elected only when it is alive (Kafka's code logs but does not refuse a dead one).",
         "Reassignment is not modelled.",
-        "Changing replica.lag.time.max.ms applies at once on every broker, as if each were restarted with the new value (real Kafka needs a broker restart for it).",
+        "A killed broker's machine stays up: its kernel resets connections at once. A cut link drops packets, and requests time out.",
+        "Changing replica.lag.time.max.ms applies at once on every broker, as if each were restarted with the new value (real Kafka needs a broker restart for it); min.insync.replicas reaches each broker through the metadata.",
     ];
     view! {
         <details class="simplifications">
