@@ -425,7 +425,8 @@ impl Sim {
         }
         if next.leader_recovery_state != before.leader_recovery_state {
             fields.push(
-                format!("leaderRecoveryState={:?}", next.leader_recovery_state).to_uppercase(),
+                format!("leaderRecoveryState={:?}", next.leader_recovery_state)
+                    .to_ascii_uppercase(),
             );
         }
         self.controller.append(

@@ -1299,9 +1299,9 @@ impl Sim {
 
     fn report_election(&mut self, kind: &str, r: crate::types::ErrorCode) {
         let text = if r == crate::types::ErrorCode::NONE {
-            format!("kafka-leader-election.sh --election-type {}: Successfully completed leader election ({kind}) for partitions {}", kind.to_lowercase(), self.tp)
+            format!("kafka-leader-election.sh --election-type {}: Successfully completed leader election ({kind}) for partitions {}", kind.to_ascii_lowercase(), self.tp)
         } else {
-            format!("kafka-leader-election.sh --election-type {}: Error completing leader election ({kind}) for partition {}: {r}", kind.to_lowercase(), self.tp)
+            format!("kafka-leader-election.sh --election-type {}: Error completing leader election ({kind}) for partition {}: {r}", kind.to_ascii_lowercase(), self.tp)
         };
         self.trace(TraceKind::Action, Level::Info, None, text);
     }

@@ -541,7 +541,7 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
             <h3>"Produce and consume results"</h3>
             <ul class="results" aria-label="Produce results">
                 <For each=move || results.get() key=|r| r.0 let:r>
-                    <li class=format!("{:?}", r.2).to_lowercase()>{r.1}</li>
+                    <li class=format!("{:?}", r.2).to_ascii_lowercase()>{r.1}</li>
                 </For>
             </ul>
             <h3>"Metrics"</h3>
@@ -567,7 +567,7 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
             </fieldset>
             <ol class="log" aria-label="Event log" node_ref=log_ref on:scroll=on_log_scroll>
                 <For each=lines key=|l| l.0 let:l>
-                    <li class=format!("{} {}", format!("{:?}", l.2).to_lowercase(), l.3.replace(' ', "-"))>{l.1}</li>
+                    <li class=format!("{} {}", format!("{:?}", l.2).to_ascii_lowercase(), l.3.replace(' ', "-"))>{l.1}</li>
                 </For>
             </ol>
         </section>
