@@ -211,6 +211,7 @@ pub(crate) const CONFIG_FIELDS: &[&str] = &[
     "replica.fetch.wait.max.ms",
     "replica.fetch.backoff.ms",
     "replica.socket.timeout.ms",
+    "controller.socket.timeout.ms",
     "replica.high.watermark.checkpoint.interval.ms",
     "broker.heartbeat.interval.ms",
     "broker.session.timeout.ms",
@@ -240,6 +241,7 @@ fn config(path: &str, v: &Value) -> R<Config> {
             "replica.fetch.wait.max.ms" => c.replica_fetch_wait_max_ms = u64_of(p, v)?,
             "replica.fetch.backoff.ms" => c.replica_fetch_backoff_ms = u64_of(p, v)?,
             "replica.socket.timeout.ms" => c.replica_socket_timeout_ms = u64_of(p, v)?,
+            "controller.socket.timeout.ms" => c.controller_socket_timeout_ms = u64_of(p, v)?,
             "replica.high.watermark.checkpoint.interval.ms" => {
                 c.replica_high_watermark_checkpoint_interval_ms = u64_of(p, v)?
             }
