@@ -711,9 +711,22 @@ mod tests {
         );
         // Unknown checks and wrong types are rejected by the parser, naming the field.
         let e = scenario(r#"[{"at":5,"hwm":1}]"#).unwrap_err();
-        assert!(e.message.contains("hwm"), "{e}");
+        assert_eq!(e.field, "expect[0]");
+        assert!(e.message.starts_with("unknown field `hwm`"), "{e}");
         let e = scenario(r#"[{"at":5,"leader":"nobody"}]"#).unwrap_err();
-        assert_eq!(e.field, "scenario");
+        assert_eq!(e.field, "expect[0].leader");
+        assert!(
+            e.message.contains(r#"expected a broker id or "none""#),
+            "{e}"
+        );
+        let e = scenario(r#"[{"at":5,"lost":[1]}]"#).unwrap_err();
+        assert_eq!(
+            (e.field.as_str(), e.message.as_str()),
+            (
+                "expect[0].lost",
+                "invalid length 1, expected an array of length 2"
+            )
+        );
         let many: Vec<String> = (0..=MAX_EXPECTATIONS)
             .map(|_| r#"{"at":1,"hw":0}"#.to_string())
             .collect();
