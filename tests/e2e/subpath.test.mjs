@@ -32,7 +32,7 @@ writeFileSync(
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Guide</title><link rel="icon" href="data:,">
 <style>body{margin:0} main{width:700px;margin:0 auto}</style></head>
 <body><main><h1>Guide</h1><p>Some text.</p>
-<pre class="watermark">${JSON.stringify(scenario).replace(/&/g, "&amp;").replace(/</g, "&lt;")}</pre>
+<pre class="watermark" data-t="500">${JSON.stringify(scenario).replace(/&/g, "&amp;").replace(/</g, "&lt;")}</pre>
 </main><script src="watermark/embed.js" defer></script></body></html>`,
 );
 
@@ -88,6 +88,8 @@ test("a guide beside the folder embeds through the loader, and the embed fits a 
 
   // The long caption is one line, and expands on request.
   const caption = inner.locator("[data-testid=caption]");
+  await caption.filter({ hasText: "Step 1." }).waitFor();
+  await app.screenshot(page, "subpath-guide-700");
   const lineHeight = await caption.evaluate((el) => parseFloat(getComputedStyle(el).lineHeight) || 20);
   const collapsed = await caption.boundingBox();
   assert.ok(collapsed.height <= lineHeight * 1.5, `caption is ${collapsed.height} px high`);
@@ -95,5 +97,4 @@ test("a guide beside the folder embeds through the loader, and the embed fits a 
   await page.waitForFunction(
     () => document.querySelector(".watermark-embed iframe").contentDocument.querySelector("[data-testid=caption]").getBoundingClientRect().height > 30,
   );
-  await app.screenshot(page, "subpath-guide-700");
 });
