@@ -521,6 +521,8 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
             if let Some(el) = log_ref.get_untracked() {
                 let el: &web_sys::Element = &el;
                 FOLLOW.with(|f| *f.borrow_mut() = Some(el.clone()));
+                // The next frame scrolls it (the loop sleeps while paused).
+                crate::frames::wake(ctx);
             }
         }
     });

@@ -350,8 +350,15 @@ pub fn post_to_host(message: &serde_json::Value) {
     let _ = parent.post_message(&js, "*");
 }
 
-/// Reports the content height and the state (time, describe line) to the host.
-pub fn report_to_host(ctx: Ctx, last: StoredValue<(i32, u64, bool, String)>) {
+thread_local! {
+    /// What was last reported to the host: height, time, playing, describe line.
+    static REPORTED: std::cell::RefCell<(i32, u64, bool, String)> =
+        const { std::cell::RefCell::new((-1, u64::MAX, false, String::new())) };
+}
+
+/// Reports the content height and the state (time, describe line) to the host, if they
+/// changed since the last report. The frame loop calls it (`frames`).
+pub fn report_to_host(ctx: Ctx) {
     let height = web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.document_element())
@@ -359,7 +366,7 @@ pub fn report_to_host(ctx: Ctx, last: StoredValue<(i32, u64, bool, String)>) {
     let now = ctx.clock.with_untracked(|c| c.now);
     let playing = ctx.status.with_untracked(|s| s.playing);
     let describe = ctx.snap.with_untracked(|s| s.describe.clone());
-    let (h0, t0, p0, d0) = last.get_value();
+    let (h0, t0, p0, d0) = REPORTED.with(|r| r.borrow().clone());
     if height != h0 {
         post_to_host(
             &serde_json::json!({"source": "watermark", "type": "height", "height": height}),
@@ -371,7 +378,7 @@ pub fn report_to_host(ctx: Ctx, last: StoredValue<(i32, u64, bool, String)>) {
             "clock": geometry::format_clock(now), "describe": describe, "playing": playing,
         }));
     }
-    last.set_value((height, now, playing, describe));
+    REPORTED.with(|r| *r.borrow_mut() = (height, now, playing, describe));
 }
 
 /// Handles a message from the host: play, pause, seek, load.
