@@ -192,9 +192,10 @@ pub fn App() -> impl IntoView {
                     <Caption ctx=ctx />
                     <TimeBar ctx=ctx />
                     <div class="legend" aria-hidden="true">
-                        <span class="swatch committed"></span>"committed (below the HW) "
+                        <span class="swatch committed"></span>"committed (a leader's HW covered it) "
                         <span class="swatch uncommitted"></span>"not yet committed "
-                        <span class="swatch divergent"></span>"diverged from the leader · "
+                        <span class="swatch divergent"></span>"diverged from the leader "
+                        <span class="swatch lost"></span>"committed, then lost · "
                         <span class="epoch-key">"e3"</span>" the first record of leader epoch 3 in a log"
                     </div>
                     <ClusterView snap=ctx.snap clock=ctx.clock tick=ctx.tick lag_time_max_ms=lag_time_max_ms width=width />

@@ -161,8 +161,10 @@ pub fn Settings(ctx: Ctx) -> impl IntoView {
             <p class="hint">"Changing brokers or the replication factor starts a new cluster."</p>
             <label>
                 <span><code>"min.insync.replicas"</code>" "</span>
+                // Above the replication factor no acks=all write can ever succeed: the slider
+                // stops there (or at the value a scenario set, so it never shows a false one).
                 <input type="range" min="1" aria-label="min.insync.replicas"
-                    prop:max=move || status.with(|s| s.brokers.to_string())
+                    prop:max=move || status.with(|s| s.replication_factor.max(s.config.min_insync_replicas).to_string())
                     prop:value=move || status.with(|s| s.config.min_insync_replicas.to_string())
                     on:change=number("min.insync.replicas") />
                 <output>{move || status.with(|s| s.config.min_insync_replicas)}</output>
