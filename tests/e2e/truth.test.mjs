@@ -100,3 +100,14 @@ test("min.insync.replicas stops at the replication factor, and slider values sta
     assert.ok(output.height < 30, `${name}: its value is one line (${output.height} px)`);
   }
 });
+
+test("the event log's first line follows the Brokers slider", async () => {
+  const { page } = await openFresh(app, "/");
+  const log = page.getByRole("list", { name: "Event log", exact: true });
+  await waitForText(log.locator("li").first(), /Created topic rep with replicas 1,2,3 \(leader 1\), 3 broker\(s\)/);
+  await setRange(page, "Brokers", 5);
+  await waitForText(log.locator("li").first(), /Created topic rep with replicas 1,2,3 \(leader 1\), 5 broker\(s\)/);
+  await setRange(page, "Replication factor", 4);
+  await waitForText(log.locator("li").first(), /Created topic rep with replicas 1,2,3,4 \(leader 1\), 5 broker\(s\)/);
+  assert.equal(await log.locator("li").count(), 1, "only the new cluster's line");
+});

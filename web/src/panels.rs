@@ -544,7 +544,9 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
             <pre class="epochs" aria-label="leader-epoch-checkpoint">{epochs}</pre>
             <h3>"Produce and consume results"</h3>
             <ul class="results" aria-label="Produce results">
-                <For each=move || results.get() key=|r| r.0 let:r>
+                // Keyed by sequence number and text: a new cluster's trace numbers its lines
+                // from 0 again, and a key of the number alone kept the old cluster's lines.
+                <For each=move || results.get() key=|r| (r.0, r.1.clone()) let:r>
                     <li class=format!("{:?}", r.2).to_ascii_lowercase()>{r.1}</li>
                 </For>
             </ul>
@@ -570,7 +572,7 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
                 }).collect_view()}
             </fieldset>
             <ol class="log" aria-label="Event log" node_ref=log_ref on:scroll=on_log_scroll>
-                <For each=lines key=|l| l.0 let:l>
+                <For each=lines key=|l| (l.0, l.1.clone()) let:l>
                     <li class=format!("{} {}", format!("{:?}", l.2).to_ascii_lowercase(), l.3.replace(' ', "-"))>{l.1}</li>
                 </For>
             </ol>
