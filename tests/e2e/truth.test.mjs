@@ -111,3 +111,17 @@ test("the event log's first line follows the Brokers slider", async () => {
   await waitForText(log.locator("li").first(), /Created topic rep with replicas 1,2,3,4 \(leader 1\), 5 broker\(s\)/);
   assert.equal(await log.locator("li").count(), 1, "only the new cluster's line");
 });
+
+test("a preset's captions say so once the person acts off its script", async () => {
+  const { page } = await openFresh(app, "/?preset=frozen-follower");
+  const caption = page.getByTestId("caption");
+  const next = button(page, "Next step");
+  for (let i = 0; i < 4; i++) await next.click();
+  await waitForText(caption, /^Step 4\./);
+  assert.equal(await caption.getAttribute("class"), "caption", "on script: the caption is true");
+  // Off script: broker 1 is killed in the middle of the walkthrough.
+  await button(page, "Kill broker 1").click();
+  for (let i = 0; i < 3; i++) await next.click();
+  await waitForText(caption, /^Off script since 0:16\.000 \(you acted\), so this step describes the scenario's own run, not this one: Step 7\./);
+  assert.equal(await caption.getAttribute("class"), "caption stale");
+});
