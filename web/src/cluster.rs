@@ -461,8 +461,10 @@ pub fn ClusterView(
     let px = |v: f64| format!("{v}px");
 
     view! {
-        // One line of fixed height above the picture, so that it never moves the lanes.
-        <p class="cluster-status" role="status" data-testid="cluster-status" style:width=move || px(width.get())>{move || status.get()}</p>
+        // One line of fixed height above the picture, so that it never moves the lanes. Not
+        // a live region: its countdown changes ten times a second (the narration says what
+        // happens).
+        <p class="cluster-status" data-testid="cluster-status" style:width=move || px(width.get())>{move || status.get()}</p>
         <div
             class="cluster"
             role="img"
