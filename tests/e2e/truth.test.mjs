@@ -125,3 +125,17 @@ test("a preset's captions say so once the person acts off its script", async () 
   await waitForText(caption, /^Off script since 0:16\.000 \(you acted\), so this step describes the scenario's own run, not this one: Step 7\./);
   assert.equal(await caption.getAttribute("class"), "caption stale");
 });
+
+test("a truncation says what it threw away, below or above the HW", async () => {
+  const { page } = await openFresh(app, "/?preset=unclean-election");
+  const next = button(page, "Next step");
+  for (let i = 0; i < 7; i++) await next.click();
+  await waitForText(page.getByTestId("caption"), /^Step 7\./);
+  // Broker 2 comes back as a follower of broker 3 and truncates its records 11..20.
+  await play(page);
+  await waitForText(status(page), /Broker 2 truncated offsets 10\.\.19 \(below its HW 20: records it held as committed\)\./);
+  await pause(page);
+  const ghost = page.locator(".cluster-flow g.cell.truncated");
+  assert.ok((await ghost.count()) > 0, "its records fall away");
+  assert.equal(await ghost.first().locator("text.value").evaluate((el) => getComputedStyle(el).textDecorationLine), "line-through");
+});

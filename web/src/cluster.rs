@@ -737,6 +737,24 @@ fn cluster_status(s: &Snapshot, now: u64) -> String {
             b.state
         ));
     }
+    // What a truncation threw away, for as long as its records fall away (GHOST_MS).
+    for t in s
+        .truncations
+        .iter()
+        .filter(|t| t.time_ms <= now && ((now - t.time_ms) as f64) < GHOST_MS)
+    {
+        let (Some(first), Some(last)) = (t.removed.first(), t.removed.last()) else {
+            continue;
+        };
+        let what = match t.below_high_watermark {
+            Some(hw) => format!("below its HW {hw}: records it held as committed"),
+            None => "above its HW: records never committed".to_string(),
+        };
+        parts.push(format!(
+            "Broker {} truncated offsets {}..{} ({what}).",
+            t.broker, first.offset, last.offset
+        ));
+    }
     if s.metrics.under_min_isr {
         parts.push(
             "ISR below min.insync.replicas: acks=all writes fail with NOT_ENOUGH_REPLICAS.".into(),
@@ -938,6 +956,16 @@ mod tests {
         assert!(lost
             .iter()
             .all(|o| (loss.first_offset..=loss.last_offset).contains(o)));
+        // Broker 2 comes back and truncates them: the status says what went, for as long as
+        // the records fall away.
+        let t = sim.snapshot().truncations[0].clone();
+        let mut part = s.clone();
+        part.end_ms = Some(t.time_ms + 1);
+        let snap = watermark_engine::run(&part, true).unwrap().snapshot();
+        let line =
+            "Broker 2 truncated offsets 10..19 (below its HW 20: records it held as committed).";
+        assert!(cluster_status(&snap, t.time_ms + 2_900).contains(line));
+        assert!(!cluster_status(&snap, t.time_ms + 3_000).contains("truncated"));
     }
 
     #[test]
