@@ -237,6 +237,7 @@ pub fn on_new_leader(sim: &mut Sim, b: BrokerId, p: &PartitionRegistration) {
         first_offset: first.offset,
         last_offset: last.offset,
         values,
+        epochs: lost.iter().map(|r| r.epoch).collect(),
         cause,
     });
 }

@@ -207,6 +207,10 @@ pub struct Loss {
     pub first_offset: u64,
     pub last_offset: u64,
     pub values: Vec<String>,
+    /// The leader epoch of each lost record (with `values`, what identifies it in a log).
+    /// Not serialized: the golden transcripts hash the serialized snapshot, losses included.
+    #[serde(skip)]
+    pub epochs: Vec<i32>,
     pub cause: String,
 }
 

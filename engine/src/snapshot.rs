@@ -30,6 +30,19 @@ pub struct Snapshot {
     pub next_event_ms: Option<TimeMs>,
     /// Cut links, each with its endpoints in order.
     pub cut_links: Vec<(Node, Node)>,
+    /// The committed history within the snapshot's records (from the same first offset):
+    /// each record that a leader's HW covered, one per offset. A replica's record is
+    /// committed when it equals this one (same offset, epoch and value), which stays true
+    /// after the leader that committed it dies. Committed records lost by an unclean
+    /// election leave the history; they are in `losses`.
+    /// Not serialized, as `session_deadlines`: the golden transcripts hash the serialized
+    /// snapshot, and these two only restate the simulation's state for the view.
+    #[serde(skip)]
+    pub committed: Vec<Record>,
+    /// When the controller fences each registered, unfenced broker if no heartbeat arrives
+    /// before then: its last heartbeat + `broker.session.timeout.ms` (BrokerHeartbeatManager).
+    #[serde(skip)]
+    pub session_deadlines: Vec<(BrokerId, TimeMs)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -301,6 +314,22 @@ impl Sim {
             consumer_position: self.consumer.position,
             next_event_ms: self.next_event_time(),
             cut_links: self.network.cut.iter().copied().collect(),
+            session_deadlines: self
+                .controller
+                .brokers
+                .iter()
+                .filter(|(_, r)| !r.fenced)
+                .filter_map(|(id, _)| {
+                    let last = self.controller.last_heartbeat_ms.get(id)?;
+                    Some((*id, last + self.config.broker_session_timeout_ms))
+                })
+                .collect(),
+            committed: {
+                // The history starts at offset 0 (the log start offset stays 0).
+                let len = self.committed.len();
+                self.committed
+                    .copy_range(usize::try_from(from).unwrap_or(len).min(len)..len)
+            },
         }
     }
 }
@@ -347,5 +376,48 @@ mod tests {
             "a tail longer than the logs is whole"
         );
         assert_eq!(sim.snapshot_tail(0).brokers[0].records, vec![]);
+        assert_eq!(
+            full.committed.len(),
+            20,
+            "broker 3 is frozen in the ISR: the HW stays at 20"
+        );
+        assert_eq!(
+            sim.snapshot_tail(40).committed,
+            full.committed[10..].to_vec()
+        );
+        assert!(tail.committed.is_empty());
+    }
+
+    #[test]
+    fn committed_records_stay_committed_in_the_snapshot_after_their_leader_dies() {
+        let s = Scenario::from_json(
+            r#"{"timeline":[{"at":0,"action":"produce","acks":"all","prefix":"c-","count":5},
+                             {"at":1000,"action":"kill","broker":1}],
+                "end_ms":1001}"#,
+        )
+        .unwrap();
+        let sim = crate::run(&s, true).unwrap();
+        let snap = sim.snapshot();
+        assert_eq!(snap.controller.leader, Some(1), "not yet fenced");
+        assert!(!snap.brokers[0].process.is_up());
+        // Its last heartbeat was at most broker.heartbeat.interval.ms before the kill.
+        let (id, deadline) = snap.session_deadlines[0];
+        assert_eq!(id, 1);
+        assert!((8_000..=10_000).contains(&deadline), "{deadline}");
+        assert_eq!(snap.committed.len(), 5);
+        for b in &snap.brokers[1..] {
+            assert_eq!(b.records, snap.committed, "broker {} holds them all", b.id);
+        }
+        // An unclean election that loses them takes them out of the history.
+        let s = crate::presets::preset("unclean-election").unwrap();
+        let sim = crate::run(&s, true).unwrap();
+        let snap = sim.snapshot();
+        let lost = &snap.losses[0];
+        let gone = lost.first_offset..=lost.last_offset;
+        assert!(snap
+            .committed
+            .iter()
+            .filter(|r| gone.contains(&r.offset))
+            .all(|r| !lost.values.contains(&r.value)));
     }
 }

@@ -19,18 +19,6 @@ pub fn engine_version_label(version: &str) -> String {
     format!("engine v{version}")
 }
 
-fn now_ms() -> f64 {
-    web_sys::window()
-        .and_then(|w| w.performance())
-        .map_or(0.0, |p| p.now())
-}
-
-fn tab_hidden() -> bool {
-    web_sys::window()
-        .and_then(|w| w.document())
-        .is_some_and(|d| d.hidden())
-}
-
 /// Width available to the cluster view.
 fn stage_width(embed: bool) -> f64 {
     // The document's client width leaves out a vertical scrollbar.
@@ -46,37 +34,6 @@ fn stage_width(embed: bool) -> f64 {
     // Wide screens put the side panel beside the stage (see style/main.css).
     let stage = if w >= 1100.0 { w - 400.0 } else { w - 24.0 };
     stage.clamp(340.0, geometry::MAX_STAGE_W)
-}
-
-/// The frame loop: each animation frame moves the playground by the real time elapsed ×
-/// speed, and publishes what changed (see `state`). Nothing runs while paused or while the tab is hidden.
-/// The session is saved at most this often while it plays (and on every action and when
-/// the page is hidden), so a reload reopens it where it was left.
-const SAVE_EVERY_MS: f64 = 1_000.0;
-
-fn run_frames(ctx: Ctx, last: f64, saved_at: f64) {
-    request_animation_frame(move || {
-        crate::panels::follow_log();
-        let now = now_ms();
-        let real = if tab_hidden() {
-            0.0
-        } else {
-            (now - last).max(0.0)
-        };
-        let moved = ctx.pg.try_update_value(|pg| pg.tick(real)).unwrap_or(false);
-        let mut saved_at = saved_at;
-        if moved || ctx.log_pending() {
-            ctx.publish_frame(now);
-        }
-        if moved {
-            ctx.dirty.set_value(true);
-            if now - saved_at >= SAVE_EVERY_MS {
-                share_ui::save_if_dirty(ctx);
-                saved_at = now;
-            }
-        }
-        run_frames(ctx, now, saved_at);
-    });
 }
 
 fn typing_in_a_field(ev: &web_sys::KeyboardEvent) -> bool {
@@ -135,7 +92,17 @@ pub fn App() -> impl IntoView {
     let help = RwSignal::new(false);
     let show_controls = !embed || options.controls;
 
-    run_frames(ctx, now_ms(), now_ms());
+    // The frame loop runs while something moves (see `frames`); this starts it if so.
+    crate::frames::wake(ctx);
+    let root = NodeRef::<leptos::html::Div>::new();
+    let watchers = StoredValue::new_local(None::<crate::frames::Watchers>);
+    Effect::new(move |_| {
+        if let Some(el) = root.get() {
+            if watchers.with_value(Option::is_none) {
+                watchers.set_value(crate::frames::watch(ctx, &el));
+            }
+        }
+    });
     let hide = window_event_listener_untyped("pagehide", move |_| share_ui::save_if_dirty(ctx));
     let resize = window_event_listener(ev::resize, move |_| {
         width.set(stage_width(embed));
@@ -146,15 +113,6 @@ pub fn App() -> impl IntoView {
             share_ui::handle_host_message(ctx, &e.data());
         }
     });
-    if embed {
-        // Report height and state to the host page a few times a second.
-        let last = StoredValue::new((-1, u64::MAX, false, String::new()));
-        let report = move || share_ui::report_to_host(ctx, last);
-        report();
-        if let Ok(h) = set_interval_with_handle(report, std::time::Duration::from_millis(250)) {
-            on_cleanup(move || h.clear());
-        }
-    }
     let keys = window_event_listener(ev::keydown, move |e| {
         if embed && !show_controls {
             return;
@@ -211,7 +169,7 @@ pub fn App() -> impl IntoView {
                 .with_value(|pg| session::share_link(&base, &pg.to_scenario(), t))
         };
         return view! {
-            <div class="app embed" data-wasm="ready">
+            <div class="app embed" data-wasm="ready" node_ref=root>
                 <Alarms ctx=ctx />
                 <Caption ctx=ctx />
                 <Show when=move || show_controls><TimeBar ctx=ctx /></Show>
@@ -226,7 +184,7 @@ pub fn App() -> impl IntoView {
         .into_any();
     }
     view! {
-        <div class="app" data-wasm="ready">
+        <div class="app" data-wasm="ready" node_ref=root>
             <header class="masthead">
                 <h1>"Watermark"</h1>
                 <span class="version" id="engine-version">{engine_version_label(watermark_engine::VERSION)}</span>
@@ -242,9 +200,10 @@ pub fn App() -> impl IntoView {
                     <Caption ctx=ctx />
                     <TimeBar ctx=ctx />
                     <div class="legend" aria-hidden="true">
-                        <span class="swatch committed"></span>"committed (below the HW) "
+                        <span class="swatch committed"></span>"committed (a leader's HW covered it) "
                         <span class="swatch uncommitted"></span>"not yet committed "
-                        <span class="swatch divergent"></span>"diverged from the leader · "
+                        <span class="swatch divergent"></span>"diverged from the leader "
+                        <span class="swatch lost"></span>"committed, then lost · "
                         <span class="epoch-key">"e3"</span>" the first record of leader epoch 3 in a log"
                     </div>
                     <ClusterView snap=ctx.snap clock=ctx.clock tick=ctx.tick lag_time_max_ms=lag_time_max_ms width=width />

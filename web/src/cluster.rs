@@ -48,9 +48,24 @@ fn window_of(snap: &Snapshot, width: f64) -> OffsetWindow {
 
 fn cells(snap: &Snapshot, window: OffsetWindow) -> Vec<CellData> {
     let leader = leader_of(snap);
-    let hw = leader
-        .filter(|l| l.process.is_up())
-        .map(|l| l.high_watermark);
+    // The committed history runs from offset `from` with one record per offset.
+    let from = snap.committed.first().map_or(0, |r| r.offset);
+    let committed_at = |offset: u64| {
+        offset
+            .checked_sub(from)
+            .and_then(|i| snap.committed.get(usize::try_from(i).ok()?))
+            .filter(|r| r.offset == offset)
+    };
+    let lost = |r: &watermark_engine::log::Record| {
+        snap.losses.iter().any(|l| {
+            (l.first_offset..=l.last_offset).contains(&r.offset)
+                && usize::try_from(r.offset - l.first_offset)
+                    .ok()
+                    .is_some_and(|i| {
+                        l.values.get(i) == Some(&r.value) && l.epochs.get(i) == Some(&r.epoch)
+                    })
+        })
+    };
     let mut out = vec![];
     for (i, b) in snap
         .brokers
@@ -71,7 +86,7 @@ fn cells(snap: &Snapshot, window: OffsetWindow) -> Vec<CellData> {
                     .ok()
                     .map(|i| &l.records[i])
             });
-            let kind = geometry::cell_kind(r, leader_record, hw);
+            let kind = geometry::cell_kind(r, leader_record, committed_at(r.offset), lost(r));
             out.push(CellData {
                 broker: b.id,
                 lane: i,
@@ -118,7 +133,7 @@ fn lane_views(snap: &Snapshot, window: OffsetWindow) -> Vec<(BrokerId, LaneHead,
             all.retain(|c| c.broker != b.id);
             let head = LaneHead {
                 index,
-                info: Some(lane_info(b, snap.time_ms)),
+                info: Some(lane_info(b, snap.time_ms, snap.controller.leader)),
                 hw_x: marker_x(b.high_watermark, window),
                 leo_x: marker_x(b.log_end_offset, window),
                 shift: geometry::window_shift(window),
@@ -440,11 +455,16 @@ pub fn ClusterView(
             .filter(|o| o % 5 == 0)
             .collect::<Vec<_>>()
     });
+    let status = Memo::new(move |_| snap.with(|s| cluster_status(s, tick.get())));
     let leader_epoch = Memo::new(move |_| snap.with(|s| s.controller.leader_epoch));
     let partition_epoch = Memo::new(move |_| snap.with(|s| s.controller.partition_epoch));
     let px = |v: f64| format!("{v}px");
 
     view! {
+        // One line of fixed height above the picture, so that it never moves the lanes. Not
+        // a live region: its countdown changes ten times a second (the narration says what
+        // happens).
+        <p class="cluster-status" data-testid="cluster-status" style:width=move || px(width.get())>{move || status.get()}</p>
         <div
             class="cluster"
             role="img"
@@ -553,7 +573,20 @@ struct LaneInfo {
     caught_up_at_ms: Option<u64>,
 }
 
-fn lane_info(b: &BrokerSnapshot, snap_time_ms: u64) -> LaneInfo {
+/// A lane's role: what the broker does for the partition, and for a broker that is down
+/// what it was (the controller still names a dead leader until it fences it).
+fn role_text(b: &BrokerSnapshot, leader: Option<BrokerId>) -> &'static str {
+    match (b.hosts_replica, b.process.is_up(), b.role.as_str()) {
+        (false, _, _) => "no replica",
+        (true, false, _) if leader == Some(b.id) => "leader (down)",
+        (true, false, _) => "replica (down)",
+        (true, true, "leader") => "leader",
+        (true, true, "follower") => "follower",
+        (true, true, _) => "replica",
+    }
+}
+
+fn lane_info(b: &BrokerSnapshot, snap_time_ms: u64, leader: Option<BrokerId>) -> LaneInfo {
     let membership = if b.in_isr {
         "in ISR"
     } else if b.in_elr {
@@ -566,15 +599,7 @@ fn lane_info(b: &BrokerSnapshot, snap_time_ms: u64) -> LaneInfo {
     let slow = if b.slow_ms > 0 { " · slow" } else { "" };
     LaneInfo {
         class: format!("lane {} {}", b.role, b.state.replace(' ', "-")),
-        title: format!(
-            "broker {} · {}",
-            b.id,
-            if b.hosts_replica {
-                b.role.as_str()
-            } else {
-                "no replica"
-            }
-        ),
+        title: format!("broker {} · {}", b.id, role_text(b, leader)),
         state: format!("{} · {membership}{slow}", b.state),
         offsets: format!("LEO {}  HW {}", b.log_end_offset, b.high_watermark),
         hw: b.high_watermark,
@@ -680,6 +705,62 @@ fn Lane(
         </g>
         </svg>
     }
+}
+
+/// The partition's state in a few words, for the line above the lanes: offline (no
+/// leader), a dead leader the controller has not fenced yet (and when it will), or writes
+/// with acks=all refused for want of in-sync replicas. Empty when all is well.
+fn cluster_status(s: &Snapshot, now: u64) -> String {
+    let Some(leader) = s.controller.leader else {
+        return "Partition offline: no leader. Writes and reads fail until the controller elects one.".into();
+    };
+    let mut parts = vec![];
+    let dead = s
+        .brokers
+        .iter()
+        .find(|b| b.id == leader)
+        .filter(|b| !b.process.is_up() || b.state == "fenced");
+    if let Some(b) = dead {
+        let fence = s
+            .session_deadlines
+            .iter()
+            .find(|(id, _)| *id == leader)
+            .map(|&(_, at)| {
+                format!(
+                    "; the controller fences it in {} s (broker.session.timeout.ms) and elects another",
+                    seconds_left(at, now)
+                )
+            })
+            .unwrap_or_default();
+        parts.push(format!(
+            "Leader broker {leader} is {}: writes and reads to it get no answer{fence}.",
+            b.state
+        ));
+    }
+    // What a truncation threw away, for as long as its records fall away (GHOST_MS).
+    for t in s
+        .truncations
+        .iter()
+        .filter(|t| t.time_ms <= now && ((now - t.time_ms) as f64) < GHOST_MS)
+    {
+        let (Some(first), Some(last)) = (t.removed.first(), t.removed.last()) else {
+            continue;
+        };
+        let what = match t.below_high_watermark {
+            Some(hw) => format!("below its HW {hw}: records it held as committed"),
+            None => "above its HW: records never committed".to_string(),
+        };
+        parts.push(format!(
+            "Broker {} truncated offsets {}..{} ({what}).",
+            t.broker, first.offset, last.offset
+        ));
+    }
+    if s.metrics.under_min_isr {
+        parts.push(
+            "ISR below min.insync.replicas: acks=all writes fail with NOT_ENOUGH_REPLICAS.".into(),
+        );
+    }
+    parts.join(" ")
 }
 
 /// What waits: acks=all requests in the purgatory and follower fetches the leader holds.
@@ -822,6 +903,69 @@ mod tests {
             "the acks=1 tail is above the HW"
         );
         assert_eq!(cs.iter().filter(|c| c.broker == 2).count(), 3);
+    }
+
+    #[test]
+    fn committed_records_stay_committed_when_their_leader_dies_and_lost_ones_say_so() {
+        // Five acks=all records on all three replicas; then the leader is killed. Until the
+        // controller fences it (and after), every replica's copy is still committed.
+        let s = Scenario::from_json(
+            r#"{"timeline":[{"at":0,"action":"produce","acks":"all","prefix":"c-","count":5},
+                             {"at":1000,"action":"kill","broker":1}],"end_ms":1100}"#,
+        )
+        .unwrap();
+        let snap = watermark_engine::run(&s, true).unwrap().snapshot();
+        assert_eq!(
+            snap.controller.leader,
+            Some(1),
+            "the dead leader is not fenced yet"
+        );
+        let cs = cells(&snap, window_of(&snap, 1200.0));
+        assert_eq!(cs.len(), 15);
+        assert!(
+            cs.iter().all(|c| c.kind == CellKind::Committed.class()),
+            "{cs:?}"
+        );
+        assert_eq!(
+            lane_info(&snap.brokers[0], snap.time_ms, Some(1)).title,
+            "broker 1 · leader (down)"
+        );
+        assert_eq!(
+            lane_info(&snap.brokers[1], snap.time_ms, Some(1)).title,
+            "broker 2 · follower"
+        );
+        assert!(cluster_status(&snap, snap.time_ms).starts_with(
+            "Leader broker 1 is killed: writes and reads to it get no answer; the controller fences it in "
+        ));
+        // The unclean election: the old leader's committed records that the new leader does
+        // not have are drawn as lost, not as never committed.
+        let s = watermark_engine::presets::preset("unclean-election").unwrap();
+        let sim = watermark_engine::run(&s, true).unwrap();
+        let loss = sim.snapshot().losses[0].clone();
+        let at = loss.time_ms + 1;
+        let mut part = s.clone();
+        part.end_ms = Some(at);
+        let snap = watermark_engine::run(&part, true).unwrap().snapshot();
+        let cs = cells(&snap, window_of(&snap, 1200.0));
+        let lost: Vec<u64> = cs
+            .iter()
+            .filter(|c| c.kind == CellKind::Lost.class())
+            .map(|c| c.offset)
+            .collect();
+        assert!(!lost.is_empty(), "{cs:?}");
+        assert!(lost
+            .iter()
+            .all(|o| (loss.first_offset..=loss.last_offset).contains(o)));
+        // Broker 2 comes back and truncates them: the status says what went, for as long as
+        // the records fall away.
+        let t = sim.snapshot().truncations[0].clone();
+        let mut part = s.clone();
+        part.end_ms = Some(t.time_ms + 1);
+        let snap = watermark_engine::run(&part, true).unwrap().snapshot();
+        let line =
+            "Broker 2 truncated offsets 10..19 (below its HW 20: records it held as committed).";
+        assert!(cluster_status(&snap, t.time_ms + 2_900).contains(line));
+        assert!(!cluster_status(&snap, t.time_ms + 3_000).contains("truncated"));
     }
 
     #[test]

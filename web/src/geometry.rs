@@ -91,12 +91,17 @@ pub fn translate(x: f64, y: f64) -> String {
 /// How a cell is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CellKind {
-    /// Below the leader's HW: held by the whole ISR, visible to consumers.
+    /// Committed: a leader's HW covered this very record (offset, epoch and value). It stays
+    /// committed when that leader dies: what a replica holds was committed or not, whoever
+    /// leads now.
     Committed,
-    /// Above the HW: only some replicas have it so far.
+    /// Not (yet) covered by a leader's HW: only some replicas have it so far.
     Uncommitted,
     /// This replica holds a different record than the leader at the same offset.
     Divergent,
+    /// It was committed, and the committed records at its offsets were lost (an unclean
+    /// election, or a lost disk, chose a leader without them).
+    Lost,
 }
 
 impl CellKind {
@@ -105,6 +110,7 @@ impl CellKind {
             CellKind::Committed => "cell committed",
             CellKind::Uncommitted => "cell uncommitted",
             CellKind::Divergent => "cell divergent",
+            CellKind::Lost => "cell lost",
         }
     }
 
@@ -114,21 +120,27 @@ impl CellKind {
             CellKind::Committed => "committed",
             CellKind::Uncommitted => "not yet committed",
             CellKind::Divergent => "diverged from the leader",
+            CellKind::Lost => "committed, then lost",
         }
     }
 }
 
-/// A replica's record against the leader's log and HW.
+/// A replica's record against the committed history and the leader's log: `committed` is
+/// the history's record at its offset (the snapshot's `committed`), `lost` whether it is
+/// one of the committed records a loss took (the snapshot's `losses`).
 pub fn cell_kind(
     record: &Record,
     leader_record: Option<&Record>,
-    leader_hw: Option<u64>,
+    committed: Option<&Record>,
+    lost: bool,
 ) -> CellKind {
+    let same = |other: &Record| other.epoch == record.epoch && other.value == record.value;
+    if lost {
+        return CellKind::Lost;
+    }
     match leader_record {
-        Some(l) if l.epoch != record.epoch || l.value != record.value => CellKind::Divergent,
-        _ if leader_hw.is_some_and(|hw| record.offset < hw) && leader_record.is_some() => {
-            CellKind::Committed
-        }
+        Some(l) if !same(l) => CellKind::Divergent,
+        _ if committed.is_some_and(same) => CellKind::Committed,
         _ => CellKind::Uncommitted,
     }
 }
@@ -249,35 +261,40 @@ mod tests {
     }
 
     #[test]
-    fn cells_below_the_leaders_hw_are_committed() {
+    fn a_record_is_committed_when_the_committed_history_holds_it() {
         let leader = rec(3, 0, "a");
+        let history = rec(3, 0, "a");
         assert_eq!(
-            cell_kind(&rec(3, 0, "a"), Some(&leader), Some(4)),
+            cell_kind(&rec(3, 0, "a"), Some(&leader), Some(&history), false),
             CellKind::Committed
         );
         assert_eq!(
-            cell_kind(&rec(3, 0, "a"), Some(&leader), Some(3)),
+            cell_kind(&rec(3, 0, "a"), Some(&leader), None, false),
             CellKind::Uncommitted,
-            "HW 3 commits only 0..2"
+            "no leader's HW covered offset 3 yet"
         );
         assert_eq!(
-            cell_kind(&rec(3, 0, "lost-1"), Some(&leader), Some(4)),
+            cell_kind(&rec(3, 0, "lost-1"), Some(&leader), Some(&history), false),
             CellKind::Divergent
         );
         assert_eq!(
-            cell_kind(&rec(3, 1, "a"), Some(&leader), Some(4)),
+            cell_kind(&rec(3, 1, "a"), Some(&leader), Some(&history), false),
             CellKind::Divergent,
             "same value, other epoch"
         );
         assert_eq!(
-            cell_kind(&rec(9, 0, "x"), None, Some(20)),
-            CellKind::Uncommitted,
-            "beyond the leader's log"
+            cell_kind(&rec(3, 0, "a"), None, Some(&history), false),
+            CellKind::Committed,
+            "no leader (it died): still committed"
         );
         assert_eq!(
-            cell_kind(&rec(3, 0, "a"), None, None),
+            cell_kind(&rec(3, 1, "b"), None, Some(&history), false),
             CellKind::Uncommitted,
-            "no leader: nothing to compare"
+            "another record at a committed offset is not that one"
+        );
+        assert_eq!(
+            cell_kind(&rec(3, 0, "a"), Some(&rec(3, 2, "new")), None, true),
+            CellKind::Lost
         );
     }
 

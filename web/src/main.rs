@@ -2,6 +2,7 @@
 
 mod app;
 mod cluster;
+mod frames;
 mod geometry;
 mod model;
 mod panels;

@@ -267,6 +267,12 @@ impl Playground {
     }
 
     /// The time of the next note (caption) still to run on the shown state's timeline.
+    /// When the person first acted in this run (an input recorded on top of the scenario's
+    /// timeline): from then on the run is no longer the scenario's own.
+    pub fn first_input_ms(&self) -> Option<TimeMs> {
+        self.rewind.inputs().map(|(at, _)| at).min()
+    }
+
     pub fn next_note_time(&self) -> Option<TimeMs> {
         self.current()
             .pending_timeline()

@@ -213,8 +213,10 @@ pub fn Settings(ctx: Ctx) -> impl IntoView {
             <p class="hint">"Changing brokers or the replication factor starts a new cluster."</p>
             <label>
                 <span><code>"min.insync.replicas"</code>" "</span>
+                // Above the replication factor no acks=all write can ever succeed: the slider
+                // stops there (or at the value a scenario set, so it never shows a false one).
                 <input type="range" min="1" aria-label="min.insync.replicas"
-                    prop:max=move || status.with(|s| s.brokers.to_string())
+                    prop:max=move || status.with(|s| s.replication_factor.max(s.config.min_insync_replicas).to_string())
                     prop:value=move || status.with(|s| s.config.min_insync_replicas.to_string())
                     on:change=number("min.insync.replicas") />
                 <output>{move || status.with(|s| s.config.min_insync_replicas)}</output>
@@ -573,6 +575,8 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
             if let Some(el) = log_ref.get_untracked() {
                 let el: &web_sys::Element = &el;
                 FOLLOW.with(|f| *f.borrow_mut() = Some(el.clone()));
+                // The next frame scrolls it (the loop sleeps while paused).
+                crate::frames::wake(ctx);
             }
         }
     });
@@ -592,7 +596,9 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
             <pre class="epochs" aria-label="leader-epoch-checkpoint">{epochs}</pre>
             <h3>"Produce and consume results"</h3>
             <ul class="results" aria-label="Produce results">
-                <For each=move || results.get() key=|r| r.0 let:r>
+                // Keyed by sequence number and text: a new cluster's trace numbers its lines
+                // from 0 again, and a key of the number alone kept the old cluster's lines.
+                <For each=move || results.get() key=|r| (r.0, r.1.clone()) let:r>
                     <li class=format!("{:?}", r.2).to_ascii_lowercase()>{r.1}</li>
                 </For>
             </ul>
@@ -618,7 +624,7 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
                 }).collect_view()}
             </fieldset>
             <ol class="log" aria-label="Event log" node_ref=log_ref on:scroll=on_log_scroll>
-                <For each=lines key=|l| l.0 let:l>
+                <For each=lines key=|l| (l.0, l.1.clone()) let:l>
                     <li class=format!("{} {}", format!("{:?}", l.2).to_ascii_lowercase(), l.3.replace(' ', "-"))>{l.1}</li>
                 </For>
             </ol>

@@ -128,15 +128,40 @@ fn copy_to_clipboard(text: &str) {
     }
 }
 
-/// The caption of a stepped-through scenario: its latest note at or before the shown time.
-fn caption(ctx: Ctx) -> impl Fn() -> Option<String> {
+/// The caption of a stepped-through scenario: its latest note at or before the shown time,
+/// and when it was written for.
+fn caption(ctx: Ctx) -> impl Fn() -> Option<(u64, String)> {
     move || {
         ctx.log.with(|l| {
             l.iter()
                 .rev()
                 .find(|e| e.kind == TraceKind::Note && e.text.starts_with("# "))
-                .map(|e| e.text[2..].to_string())
+                .map(|e| (e.time_ms, e.text[2..].to_string()))
         })
+    }
+}
+
+/// A caption as shown: once the person has acted (at `first_input_ms`), the run is no
+/// longer the scenario's, and a caption written for a moment from then on describes the
+/// scenario's own run, not this one. It says so rather than pass for true.
+pub fn caption_text(caption: Option<(u64, String)>, first_input_ms: Option<u64>) -> (bool, String) {
+    match (caption, first_input_ms) {
+        (None, Some(t)) => (
+            true,
+            format!(
+                "You left the scenario's script at {}: its steps describe its own run, not this one.",
+                geometry::format_clock(t)
+            ),
+        ),
+        (None, None) => (false, "Press Next step to walk through this scenario.".into()),
+        (Some((at, text)), Some(t)) if at >= t => (
+            true,
+            format!(
+                "Off script since {} (you acted), so this step describes the scenario's own run, not this one: {text}",
+                geometry::format_clock(t)
+            ),
+        ),
+        (Some((_, text)), _) => (false, text),
     }
 }
 
@@ -161,7 +186,12 @@ fn next_step(ctx: Ctx) {
 
 #[component]
 pub fn Caption(ctx: Ctx) -> impl IntoView {
-    let text = Memo::new(move |_| caption(ctx)());
+    let text = Memo::new(move |_| {
+        let first_input = ctx
+            .status
+            .with(|_| ctx.pg.with_value(|pg| pg.first_input_ms()));
+        caption_text(caption(ctx)(), first_input)
+    });
     let has_steps = move || {
         ctx.status.with(|_| {
             ctx.pg.with_value(|pg| {
@@ -178,7 +208,7 @@ pub fn Caption(ctx: Ctx) -> impl IntoView {
     view! {
         <Show when=has_steps>
             <div class="caption-bar" class:whole=move || whole.get()>
-                <p class="caption" aria-live="polite" data-testid="caption">{move || text.get().unwrap_or_else(|| "Press Next step to walk through this scenario.".into())}</p>
+                <p class=move || if text.with(|t| t.0) { "caption stale" } else { "caption" } aria-live="polite" data-testid="caption">{move || text.with(|t| t.1.clone())}</p>
                 <Show when=move || ctx.embed>
                     <button class="more" aria-expanded=move || whole.get().to_string() aria-label=move || if whole.get() { "Show one line of the caption" } else { "Show the whole caption" } on:click=move |_| whole.update(|w| *w = !*w)>
                         {move || if whole.get() { "▴" } else { "▾" }}
@@ -358,8 +388,15 @@ pub fn post_to_host(message: &serde_json::Value) {
     let _ = parent.post_message(&js, "*");
 }
 
-/// Reports the content height and the state (time, describe line) to the host.
-pub fn report_to_host(ctx: Ctx, last: StoredValue<(i32, u64, bool, String)>) {
+thread_local! {
+    /// What was last reported to the host: height, time, playing, describe line.
+    static REPORTED: std::cell::RefCell<(i32, u64, bool, String)> =
+        const { std::cell::RefCell::new((-1, u64::MAX, false, String::new())) };
+}
+
+/// Reports the content height and the state (time, describe line) to the host, if they
+/// changed since the last report. The frame loop calls it (`frames`).
+pub fn report_to_host(ctx: Ctx) {
     let height = web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.document_element())
@@ -367,7 +404,7 @@ pub fn report_to_host(ctx: Ctx, last: StoredValue<(i32, u64, bool, String)>) {
     let now = ctx.clock.with_untracked(|c| c.now);
     let playing = ctx.status.with_untracked(|s| s.playing);
     let describe = ctx.snap.with_untracked(|s| s.describe.clone());
-    let (h0, t0, p0, d0) = last.get_value();
+    let (h0, t0, p0, d0) = REPORTED.with(|r| r.borrow().clone());
     if height != h0 {
         post_to_host(
             &serde_json::json!({"source": "watermark", "type": "height", "height": height}),
@@ -379,7 +416,7 @@ pub fn report_to_host(ctx: Ctx, last: StoredValue<(i32, u64, bool, String)>) {
             "clock": geometry::format_clock(now), "describe": describe, "playing": playing,
         }));
     }
-    last.set_value((height, now, playing, describe));
+    REPORTED.with(|r| *r.borrow_mut() = (height, now, playing, describe));
 }
 
 /// Handles a message from the host: play, pause, seek, load.
@@ -441,5 +478,29 @@ pub fn handle_host_message(ctx: Ctx, data: &wasm_bindgen::JsValue) {
         _ => post_to_host(
             &serde_json::json!({"source": "watermark", "type": "error", "message": "unknown message type: use play, pause, seek or load"}),
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::caption_text;
+
+    #[test]
+    fn a_caption_for_a_moment_after_the_person_acted_says_it_is_off_script() {
+        let step = |at: u64| Some((at, "Step 7. The HW jumped to 18.".to_string()));
+        assert_eq!(
+            caption_text(step(23_999), None),
+            (false, "Step 7. The HW jumped to 18.".into())
+        );
+        assert_eq!(
+            caption_text(step(23_999), Some(30_000)),
+            (false, "Step 7. The HW jumped to 18.".into()),
+            "written for a moment before the person acted: still true"
+        );
+        let (stale, text) = caption_text(step(23_999), Some(16_500));
+        assert!(stale);
+        assert_eq!(text, "Off script since 0:16.500 (you acted), so this step describes the scenario's own run, not this one: Step 7. The HW jumped to 18.");
+        assert!(caption_text(None, Some(0)).0);
+        assert!(!caption_text(None, None).0);
     }
 }

@@ -150,6 +150,8 @@ impl Ctx {
     /// Publishes the controller's current state to the signals, all of it at once.
     pub fn publish(&self) {
         self.publish_at(None);
+        // What changed is drawn (and the event log scrolled) in the next frame.
+        crate::frames::wake(*self);
     }
 
     /// Publishes one animation frame (`real_ms`: the page's clock): the clock always, the
