@@ -2,7 +2,9 @@
 //!
 //! A message is sent with a delivery time (latency of its link, plus jitter from the seeded
 //! generator). A message on a cut link, or to a broker whose process is down, is lost; its
-//! sender finds out by its own timeout, as a real TCP client would.
+//! sender finds out by its own timeout, as a real TCP client would. Messages on one directed
+//! link arrive in the order they were sent (FIFO, as on one TCP connection): jitter delays a
+//! message, it never overtakes the one before it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -206,6 +208,11 @@ pub struct Network {
     pub cut: BTreeSet<(Node, Node)>,
     /// Per-link one-way latency overrides.
     pub latency_overrides: BTreeMap<(Node, Node), u64>,
+    /// The latest delivery time scheduled on each directed link (from, to): a TCP connection
+    /// delivers in order, so a message is never delivered before the one sent ahead of it on
+    /// the same link, whatever its own latency and jitter.
+    #[serde(default)]
+    pub last_delivery: BTreeMap<(Node, Node), TimeMs>,
 }
 
 pub fn link(a: Node, b: Node) -> (Node, Node) {

@@ -633,12 +633,18 @@ impl Sim {
         let delay = self.latency(from, to);
         let id = self.next_message_id;
         self.next_message_id += 1;
+        // FIFO per directed link (one TCP connection): not before the previous message on it.
+        // Events at the same time run in the order they were scheduled, so equal times keep
+        // the order too.
+        let last = self.network.last_delivery.entry((from, to)).or_insert(0);
+        let deliver_at = (self.now + delay).max(*last);
+        *last = deliver_at;
         let msg = Message {
             id,
             from,
             to,
             sent_at: self.now,
-            deliver_at: self.now + delay,
+            deliver_at,
             payload,
         };
         self.schedule_at(msg.deliver_at, Event::Deliver { message_id: id });
