@@ -178,6 +178,7 @@ impl Sim {
                 acks,
                 values,
                 timeout_ms,
+                producer: crate::log::BatchProducer::NONE,
             },
         );
         if acks == Acks::Zero {

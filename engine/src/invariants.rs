@@ -6,7 +6,9 @@
 //! - the leader's HW never falls during its leadership, and is never above the LEO of a
 //!   member of its ISR;
 //! - no committed record (one that a leader's HW covered) disappears unless an unclean
-//!   election (or a lost disk) happened — and then the loss is reported, not hidden.
+//!   election (or a lost disk) happened — and then the loss is reported, not hidden;
+//! - an idempotent producer's record (producer id, epoch, sequence) is in a leader's log at
+//!   most once: a retried batch is never appended again (checked when a leader appends).
 //!
 //! A violation is an engine bug: it is recorded with the seed and time that reproduce it.
 
@@ -144,6 +146,51 @@ pub fn check(sim: &mut Sim) {
     }
     for f in found {
         violation(sim, f);
+    }
+}
+
+/// A leader appended offsets `first..=last` of an idempotent batch: none of its
+/// (producerId, producerEpoch, sequence) may be in the log before it.
+pub fn on_leader_append(sim: &mut Sim, b: BrokerId, first: u64, last: u64) {
+    if !sim.check_invariants {
+        return;
+    }
+    let log = &sim.brokers[&b].log;
+    let Some(head) = log.record_at(first) else {
+        return;
+    };
+    let (pid, epoch) = (head.producer_id, head.producer_epoch);
+    if pid == crate::producer_state::NO_PRODUCER_ID {
+        return;
+    }
+    let new: std::collections::BTreeSet<i32> = (first..=last)
+        .filter_map(|o| log.record_at(o).map(|r| r.sequence))
+        .collect();
+    let lowest = new.first().copied().unwrap_or(0);
+    // Backwards from the batch; the earlier appends passed this check, so the scan may stop
+    // at the producer's previous epoch or at a lower sequence of this epoch (sequences rise
+    // within an epoch; a wrap past Integer.MAX_VALUE is not reached in a scenario).
+    let mut dup = None;
+    for o in (log.log_start_offset..first).rev() {
+        let Some(r) = log.record_at(o) else { break };
+        if r.producer_id != pid {
+            continue;
+        }
+        if r.producer_epoch < epoch || (r.producer_epoch == epoch && r.sequence < lowest) {
+            break;
+        }
+        if r.producer_epoch == epoch && new.contains(&r.sequence) {
+            dup = Some((o, r.sequence));
+            break;
+        }
+    }
+    if let Some((o, seq)) = dup {
+        violation(
+            sim,
+            format!(
+                "broker {b} appended producerId {pid} epoch {epoch} sequence {seq} again at offsets {first}..{last}: it is already at offset {o}"
+            ),
+        );
     }
 }
 

@@ -52,6 +52,9 @@ pub enum Payload {
         acks: Acks,
         values: Vec<String>,
         timeout_ms: u64,
+        /// The batch's producerId, producerEpoch and baseSequence (-1 without idempotence).
+        #[serde(default)]
+        producer: crate::log::BatchProducer,
     },
     ProduceResponse {
         request_id: u64,
@@ -152,7 +155,19 @@ impl Payload {
                     )
                 }
             }
-            Payload::Produce { acks, values, .. } => format!("Produce acks={acks} records={}", values.len()),
+            Payload::Produce { acks, values, producer, .. } => {
+                if producer.producer_id == crate::producer_state::NO_PRODUCER_ID {
+                    format!("Produce acks={acks} records={}", values.len())
+                } else {
+                    format!(
+                        "Produce acks={acks} records={} producerId={} producerEpoch={} baseSequence={}",
+                        values.len(),
+                        producer.producer_id,
+                        producer.producer_epoch,
+                        producer.base_sequence
+                    )
+                }
+            }
             Payload::ProduceResponse { error, base_offset, .. } => match base_offset {
                 Some(o) if *error == ErrorCode::NONE => format!("ProduceResponse offset={o}"),
                 _ => format!("ProduceResponse error={error}"),

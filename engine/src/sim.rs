@@ -687,7 +687,10 @@ impl Sim {
                 acks,
                 values,
                 timeout_ms,
-            } => self.leader_handle_produce(b, from, request_id, acks, values, timeout_ms),
+                producer,
+            } => {
+                self.leader_handle_produce(b, from, request_id, acks, values, timeout_ms, producer)
+            }
             Payload::ConsumerFetch {
                 request_id,
                 offset,
