@@ -3,15 +3,24 @@
 //! leader below the HW, keeps a position, and notices when an unclean election rewrote what
 //! it had read.
 //!
-//! Simplification (said in the UI): clients always know the controller's current leader, as
-//! if their metadata were refreshed instantly; producer idempotence is not modelled, so a
-//! retried batch that was already appended is written again.
+//! The idempotent producer (`enable.idempotence`, on by default): a producer id and epoch,
+//! a sequence number per batch assigned once when the batch is first drained, retries of the
+//! same batch with the same producer id, epoch and base sequence, and the TransactionManager's
+//! rules for OUT_OF_ORDER_SEQUENCE_NUMBER, unresolved sequences and epoch bumps
+//! (clients/.../producer/internals/{TransactionManager,Sender,RecordAccumulator}.java).
+//!
+//! Simplifications (said in the UI): clients always know the controller's current leader, as
+//! if their metadata were refreshed instantly; InitProducerId is not sent: the producer has
+//! producer id 0 and epoch 0 at once (the first id a new cluster's controller hands out),
+//! and bumps its epoch locally, as Kafka's idempotent producer does (KIP-360).
 
 use std::collections::{BTreeMap, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
+use crate::log::BatchProducer;
 use crate::network::Payload;
+use crate::producer_state::{increment_sequence, NO_PRODUCER_ID, NO_SEQUENCE};
 use crate::scenario::ProduceSpec;
 use crate::sim::{ClientTimer, Event, Sim};
 use crate::trace::{Level, TraceKind};
@@ -32,6 +41,23 @@ pub struct Attempt {
     pub retries_done: u32,
     pub request_id: Option<u64>,
     pub target: Option<BrokerId>,
+    /// An idempotent batch's producer id, epoch and base sequence, set when it is first
+    /// sent and kept by every retry (ProducerBatch.setProducerState); None before the first
+    /// send and for a producer without idempotence.
+    #[serde(default)]
+    pub batch: Option<BatchProducer>,
+    /// ProducerBatch.sequenceHasBeenReset: an epoch bump rewrote the sequence.
+    #[serde(default)]
+    pub sequence_reset: bool,
+}
+
+impl Attempt {
+    /// ProducerBatch.lastSequence.
+    pub fn last_sequence(&self) -> i32 {
+        self.batch.map_or(NO_SEQUENCE, |b| {
+            increment_sequence(b.base_sequence, self.values.len().saturating_sub(1) as u32)
+        })
+    }
 }
 
 /// One produce action: its batches, sent one after another.
@@ -39,6 +65,9 @@ pub struct Attempt {
 pub struct ProduceJob {
     pub acks: Acks,
     pub retries: u32,
+    /// Whether this produce's batches are idempotent (`Config::idempotence_for`).
+    #[serde(default)]
+    pub idempotent: bool,
     pub to: Option<BrokerId>,
     pub pending: VecDeque<Vec<String>>,
     pub current: Option<Attempt>,
@@ -50,6 +79,128 @@ pub struct Producer {
     pub next_job: u64,
     /// request id → job id
     pub requests: BTreeMap<u64, u64>,
+    /// The idempotent producer's TransactionManager state.
+    #[serde(default)]
+    pub idempotence: Idempotence,
+    /// Jobs waiting for a free in-flight slot or for the drain rules of the idempotent
+    /// producer; every response wakes them.
+    #[serde(default)]
+    pub blocked: std::collections::BTreeSet<u64>,
+}
+
+/// TransactionManager for a producer without transactional.id, and its TxnPartitionEntry for
+/// the one partition.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Idempotence {
+    /// NO_PRODUCER_ID until the first idempotent send.
+    pub producer_id: i64,
+    pub producer_epoch: i16,
+    /// TxnPartitionEntry.nextSequence.
+    pub next_sequence: i32,
+    /// TxnPartitionEntry.lastAckedSequence (NO_LAST_ACKED_SEQUENCE_NUMBER is -1).
+    pub last_acked_sequence: i32,
+    /// partitionsWithUnresolvedSequences: the sequence after a batch that expired after it
+    /// was sent, so whether the broker has it is unknown.
+    pub unresolved: Option<i32>,
+    /// epochBumpRequired.
+    pub epoch_bump_required: bool,
+}
+
+impl Default for Idempotence {
+    fn default() -> Self {
+        Idempotence {
+            producer_id: NO_PRODUCER_ID,
+            producer_epoch: crate::producer_state::NO_PRODUCER_EPOCH,
+            next_sequence: 0,
+            last_acked_sequence: -1,
+            unresolved: None,
+            epoch_bump_required: false,
+        }
+    }
+}
+
+impl Idempotence {
+    /// TransactionManager.isNextSequence.
+    fn is_next_sequence(&self, sequence: i32) -> bool {
+        i64::from(sequence) - i64::from(self.last_acked_sequence) == 1
+    }
+
+    /// TransactionManager.canRetry for OUT_OF_ORDER_SEQUENCE_NUMBER (the idempotent
+    /// producer retries it always; it asks for an epoch bump when the gap is real).
+    fn can_retry_out_of_order(&mut self, a: &Attempt) -> bool {
+        let base = a.batch.map_or(NO_SEQUENCE, |b| b.base_sequence);
+        if self.unresolved.is_none() && (a.sequence_reset || !self.is_next_sequence(base)) {
+            return true;
+        }
+        if self.unresolved.is_none() || self.unresolved == Some(base) {
+            self.epoch_bump_required = true;
+        }
+        true
+    }
+}
+
+impl Producer {
+    /// The batches with a sequence that are not yet done: TxnPartitionEntry's
+    /// inflightBatchesBySequence (in flight or waiting to be retried).
+    fn in_flight_sequences(&self) -> impl Iterator<Item = (u64, i32)> + '_ {
+        self.jobs.iter().filter_map(|(&id, j)| {
+            let a = j.current.as_ref()?;
+            Some((id, a.batch?.base_sequence))
+        })
+    }
+
+    /// TransactionManager.maybeResolveSequences and bumpIdempotentEpochAndResetIdIfNeeded,
+    /// run before each send as Sender.runOnce does. Returns the new producer id and epoch
+    /// when the epoch was bumped.
+    fn resolve_and_bump(&mut self) -> Option<(i64, i16)> {
+        if self.idempotence.unresolved.is_some() && self.in_flight_sequences().next().is_none() {
+            if !self
+                .idempotence
+                .is_next_sequence(self.idempotence.next_sequence)
+            {
+                // "No inflight batches remaining ... Going to bump epoch and reset sequence
+                // numbers."
+                self.idempotence.epoch_bump_required = true;
+            }
+            self.idempotence.unresolved = None;
+        }
+        if !self.idempotence.epoch_bump_required {
+            return None;
+        }
+        let i = &mut self.idempotence;
+        if i.producer_epoch == i16::MAX {
+            // resetIdempotentProducerId, then a new InitProducerId: the next id.
+            i.producer_id += 1;
+            i.producer_epoch = 0;
+        } else {
+            i.producer_epoch += 1;
+        }
+        i.epoch_bump_required = false;
+        i.unresolved = None;
+        i.last_acked_sequence = -1;
+        // startSequencesAtBeginning: the batches in flight get sequences from 0 under the new
+        // epoch, in their sequence order.
+        let mut order: Vec<(i32, u64)> = self.in_flight_sequences().map(|(j, s)| (s, j)).collect();
+        order.sort_unstable();
+        let (pid, epoch) = (
+            self.idempotence.producer_id,
+            self.idempotence.producer_epoch,
+        );
+        let mut next = 0i32;
+        for (_, job) in order {
+            if let Some(a) = self.jobs.get_mut(&job).and_then(|j| j.current.as_mut()) {
+                a.batch = Some(BatchProducer {
+                    producer_id: pid,
+                    producer_epoch: epoch,
+                    base_sequence: next,
+                });
+                a.sequence_reset = true;
+                next = increment_sequence(next, a.values.len() as u32);
+            }
+        }
+        self.idempotence.next_sequence = next;
+        Some((pid, epoch))
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -68,6 +219,22 @@ pub const MAX_SEEN: usize = 100_000;
 
 impl Sim {
     pub(crate) fn client_produce(&mut self, spec: &ProduceSpec) {
+        let acks = spec.acks.0;
+        let retries = spec.retries.unwrap_or(self.config.retries);
+        let idempotent = match self.config.idempotence_for(acks, retries) {
+            Ok(i) => i,
+            Err(message) => {
+                // KafkaProducer's constructor throws: nothing is sent.
+                self.metrics.produce_errors += 1;
+                self.trace(
+                    TraceKind::Produce,
+                    Level::Error,
+                    None,
+                    format!("acks={acks} -> ConfigException: {message}"),
+                );
+                return;
+            }
+        };
         let values = spec.values();
         let pending: VecDeque<Vec<String>> = if spec.one_by_one {
             values.into_iter().map(|v| vec![v]).collect()
@@ -79,8 +246,9 @@ impl Sim {
         self.producer.jobs.insert(
             id,
             ProduceJob {
-                acks: spec.acks.0,
-                retries: spec.retries.unwrap_or(self.config.retries),
+                acks,
+                retries,
+                idempotent,
                 to: spec.to,
                 pending,
                 current: None,
@@ -109,7 +277,24 @@ impl Sim {
         }
     }
 
+    /// Schedules a send for every job that waited for a response.
+    fn producer_wake(&mut self) {
+        for job in std::mem::take(&mut self.producer.blocked) {
+            self.schedule_at(self.now, Event::Client(ClientTimer::ProducerSend { job }));
+        }
+    }
+
     fn producer_send(&mut self, job_id: u64) {
+        if let Some((pid, epoch)) = self.producer.resolve_and_bump() {
+            self.trace(
+                TraceKind::Produce,
+                Level::Info,
+                None,
+                format!(
+                    "[Producer clientId=producer-1] ProducerId set to {pid} with epoch {epoch}"
+                ),
+            );
+        }
         let now = self.now;
         let leader = self.controller.partition.leader;
         let delivery_timeout = self.config.delivery_timeout_ms;
@@ -127,6 +312,8 @@ impl Sim {
                 retries_done: 0,
                 request_id: None,
                 target: None,
+                batch: None,
+                sequence_reset: false,
             });
         }
         let acks = job.acks;
@@ -138,6 +325,14 @@ impl Sim {
             return;
         }
         if now >= attempt.created_ms + delivery_timeout {
+            if attempt.batch.is_some() {
+                // Sender.sendProducerData: an expired batch that was sent (inRetry) leaves its
+                // sequence unresolved: no new batch is drained until the in-flight ones are
+                // done (TransactionManager.markSequenceUnresolved).
+                let next = attempt.last_sequence().wrapping_add(1);
+                let u = &mut self.producer.idempotence.unresolved;
+                *u = Some(u.map_or(next, |v| v.max(next)));
+            }
             let n = attempt.values.len();
             let text = format!(
                 "acks={acks} -> TimeoutException: Expiring {n} record(s) for {}: {} ms has passed since batch creation",
@@ -151,6 +346,7 @@ impl Sim {
                 now,
                 Event::Client(ClientTimer::ProducerSend { job: job_id }),
             );
+            self.producer_wake();
             return;
         }
         let Some(target) = to.or(leader) else {
@@ -163,11 +359,70 @@ impl Sim {
             );
             return;
         };
+        // NetworkClient.canSendMoreRequests: max.in.flight.requests.per.connection.
+        let max_in_flight = self.config.max_in_flight_requests_per_connection as usize;
+        let in_flight_to_target = self
+            .producer
+            .jobs
+            .values()
+            .filter_map(|j| j.current.as_ref())
+            .filter(|a| a.request_id.is_some() && a.target == Some(target))
+            .count();
+        let idempotent = self.producer.jobs[&job_id].idempotent;
+        let first_in_flight = self.producer.in_flight_sequences().map(|(_, s)| s).min();
+        let Some(attempt) = self
+            .producer
+            .jobs
+            .get_mut(&job_id)
+            .and_then(|j| j.current.as_mut())
+        else {
+            return;
+        };
+        // RecordAccumulator.shouldStopDrainBatchesForPartition: a new batch waits while
+        // sequences are unresolved; a retried batch waits until it is the first in flight
+        // ("This effectively reduces our in flight request count to 1").
+        let stop_draining = idempotent
+            && match attempt.batch {
+                None => self.producer.idempotence.unresolved.is_some(),
+                Some(b) => first_in_flight.is_some_and(|f| f != b.base_sequence),
+            };
+        if in_flight_to_target >= max_in_flight || stop_draining {
+            self.producer.blocked.insert(job_id);
+            return;
+        }
+        let mut initialized = None;
+        if idempotent && attempt.batch.is_none() {
+            let i = &mut self.producer.idempotence;
+            if i.producer_id == NO_PRODUCER_ID {
+                // InitProducerId, simplified: the first id of a new cluster, epoch 0.
+                i.producer_id = 0;
+                i.producer_epoch = 0;
+                initialized = Some((0, 0));
+            }
+            // RecordAccumulator.drain: setProducerState, then incrementSequenceNumber.
+            attempt.batch = Some(BatchProducer {
+                producer_id: i.producer_id,
+                producer_epoch: i.producer_epoch,
+                base_sequence: i.next_sequence,
+            });
+            i.next_sequence = increment_sequence(i.next_sequence, attempt.values.len() as u32);
+        }
+        let producer = attempt.batch.unwrap_or(BatchProducer::NONE);
         let request_id = self.next_request_id;
         self.next_request_id += 1;
         attempt.request_id = Some(request_id);
         attempt.target = Some(target);
         let values = attempt.values.clone();
+        if let Some((pid, epoch)) = initialized {
+            self.trace(
+                TraceKind::Produce,
+                Level::Info,
+                None,
+                format!(
+                    "[Producer clientId=producer-1] ProducerId set to {pid} with epoch {epoch}"
+                ),
+            );
+        }
         self.producer.requests.insert(request_id, job_id);
         let timeout_ms = self.config.request_timeout_ms;
         self.send(
@@ -178,7 +433,7 @@ impl Sim {
                 acks,
                 values,
                 timeout_ms,
-                producer: crate::log::BatchProducer::NONE,
+                producer,
             },
         );
         if acks == Acks::Zero {
@@ -222,6 +477,13 @@ impl Sim {
         }
         attempt.request_id = None;
         let waited = now - attempt.created_ms;
+        let idempotent = attempt.batch.is_some();
+        let last_sequence = attempt.last_sequence();
+        let out_of_order = error == ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER;
+        // Sender.canRetry: the idempotent producer retries OUT_OF_ORDER_SEQUENCE_NUMBER
+        // (TransactionManager.canRetry); other errors by RetriableException.
+        let retriable = error.is_retriable() || (idempotent && out_of_order);
+        let retries_left = attempt.retries_done < retries;
         if error == ErrorCode::NONE {
             let text = match (acks, base, last) {
                 (Acks::Zero, _, _) => format!(
@@ -238,6 +500,11 @@ impl Sim {
                 text
             };
             job.current = None;
+            // handleCompletedBatch → maybeUpdateLastAckedSequence.
+            let i = &mut self.producer.idempotence;
+            if idempotent && last_sequence > i.last_acked_sequence {
+                i.last_acked_sequence = last_sequence;
+            }
             self.metrics.produce_ok += 1;
             if acks == Acks::All {
                 self.metrics.acks_all_latencies_ms.push(waited);
@@ -246,10 +513,15 @@ impl Sim {
                 }
             }
             self.trace(TraceKind::Produce, Level::Info, None, text);
-        } else if error.is_retriable()
-            && attempt.retries_done < retries
+        } else if retriable
+            && retries_left
             && now + backoff >= attempt.created_ms + delivery_timeout
         {
+            // failBatch(batch, response, adjustSequenceNumbers = attempts < retries):
+            // handleFailedBatch asks the idempotent producer for an epoch bump.
+            if idempotent {
+                self.producer.idempotence.epoch_bump_required = true;
+            }
             // Retries left, but delivery.timeout.ms runs out first: the batch expires.
             let text = format!(
                 "acks={acks} -> TimeoutException: Expiring {} record(s) for {tp}: {} ms has passed since batch creation (last error {error})",
@@ -259,7 +531,10 @@ impl Sim {
             job.current = None;
             self.metrics.produce_errors += 1;
             self.trace(TraceKind::Produce, Level::Error, None, text);
-        } else if error.is_retriable() && attempt.retries_done < retries {
+        } else if retriable && retries_left {
+            if idempotent && out_of_order {
+                self.producer.idempotence.can_retry_out_of_order(attempt);
+            }
             attempt.retries_done += 1;
             let left = retries - attempt.retries_done;
             let text = format!(
@@ -270,8 +545,15 @@ impl Sim {
                 now + backoff,
                 Event::Client(ClientTimer::ProducerSend { job: job_id }),
             );
+            self.producer_wake();
             return;
         } else {
+            // handleFailedBatch: OutOfOrderSequenceException, or a failure with retries left
+            // (adjustSequenceNumbers), bumps the idempotent producer's epoch; a batch that
+            // exhausted its retries may or may not be in the log, so its sequence stays.
+            if idempotent && (out_of_order || retries_left) {
+                self.producer.idempotence.epoch_bump_required = true;
+            }
             let text = match (error, base) {
                 (ErrorCode::NOT_ENOUGH_REPLICAS_AFTER_APPEND, Some(b)) => {
                     format!("acks={acks} -> NOT_ENOUGH_REPLICAS_AFTER_APPEND (written at offset {b}, but the ISR shrank below min.insync.replicas)")
@@ -286,6 +568,7 @@ impl Sim {
             now,
             Event::Client(ClientTimer::ProducerSend { job: job_id }),
         );
+        self.producer_wake();
     }
 
     pub(crate) fn client_consume(&mut self, max_records: Option<u32>, from_beginning: bool) {
