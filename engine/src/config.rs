@@ -62,6 +62,11 @@ pub struct Config {
     /// no answer within this time fails and is retried after the backoff.
     #[serde(rename = "replica.socket.timeout.ms")]
     pub replica_socket_timeout_ms: u64,
+    /// Broker config `controller.socket.timeout.ms` (ReplicationConfigs: default 30000): how
+    /// long a broker's request to the controller (AlterPartition) waits for an answer before
+    /// the channel manager sends it again.
+    #[serde(rename = "controller.socket.timeout.ms")]
+    pub controller_socket_timeout_ms: u64,
     /// Broker config `replica.high.watermark.checkpoint.interval.ms` (default 5000).
     #[serde(rename = "replica.high.watermark.checkpoint.interval.ms")]
     pub replica_high_watermark_checkpoint_interval_ms: u64,
@@ -126,6 +131,7 @@ impl Default for Config {
             replica_fetch_wait_max_ms: 500,
             replica_fetch_backoff_ms: 1_000,
             replica_socket_timeout_ms: 30_000,
+            controller_socket_timeout_ms: 30_000,
             replica_high_watermark_checkpoint_interval_ms: 5_000,
             broker_heartbeat_interval_ms: 2_000,
             broker_session_timeout_ms: 9_000,
@@ -180,6 +186,11 @@ pub const RANGES: &[Range] = &[
     },
     Range {
         name: "replica.socket.timeout.ms",
+        min: 1,
+        max: 600_000,
+    },
+    Range {
+        name: "controller.socket.timeout.ms",
         min: 1,
         max: 600_000,
     },
@@ -255,6 +266,7 @@ impl Config {
             "replica.fetch.wait.max.ms" => self.replica_fetch_wait_max_ms,
             "replica.fetch.backoff.ms" => self.replica_fetch_backoff_ms,
             "replica.socket.timeout.ms" => self.replica_socket_timeout_ms,
+            "controller.socket.timeout.ms" => self.controller_socket_timeout_ms,
             "replica.high.watermark.checkpoint.interval.ms" => {
                 self.replica_high_watermark_checkpoint_interval_ms
             }
@@ -329,6 +341,7 @@ impl Config {
                 "replica.fetch.wait.max.ms" => next.replica_fetch_wait_max_ms = v,
                 "replica.fetch.backoff.ms" => next.replica_fetch_backoff_ms = v,
                 "replica.socket.timeout.ms" => next.replica_socket_timeout_ms = v,
+                "controller.socket.timeout.ms" => next.controller_socket_timeout_ms = v,
                 "replica.high.watermark.checkpoint.interval.ms" => {
                     next.replica_high_watermark_checkpoint_interval_ms = v
                 }
@@ -353,8 +366,12 @@ impl Config {
         Ok(())
     }
 
-    /// Checks every numeric config against [`RANGES`], and `enable.idempotence=true` set
-    /// explicitly against `max.in.flight.requests.per.connection`.
+    /// Checks every numeric config against [`RANGES`], then the rules between configs that
+    /// Kafka's own validation enforces (KafkaConfig.validateValues):
+    /// `replica.fetch.wait.max.ms` ≤ `replica.socket.timeout.ms` and
+    /// `replica.fetch.wait.max.ms` ≤ `replica.lag.time.max.ms`; and `enable.idempotence=true`
+    /// set explicitly against `max.in.flight.requests.per.connection`
+    /// (ProducerConfig.postProcessAndValidateIdempotenceConfigs).
     pub fn validate(&self) -> Result<(), ConfigError> {
         for range in RANGES {
             let v = self.numeric(range.name).unwrap_or_default();
@@ -370,6 +387,29 @@ impl Config {
                 message: format!(
                     "Must set max.in.flight.requests.per.connection to at most {MAX_IN_FLIGHT_FOR_IDEMPOTENCE} to use the idempotent producer (enable.idempotence=true), got {}",
                     self.max_in_flight_requests_per_connection
+                ),
+            });
+        }
+        let wait = self.replica_fetch_wait_max_ms;
+        // KafkaConfig.validateValues: "replica.socket.timeout.ms should always be at least
+        // replica.fetch.wait.max.ms to prevent unnecessary socket timeouts".
+        if self.replica_socket_timeout_ms < wait {
+            return Err(ConfigError {
+                field: "replica.socket.timeout.ms".to_string(),
+                message: format!(
+                    "replica.socket.timeout.ms ({}) must be at least replica.fetch.wait.max.ms ({wait}), to prevent unnecessary socket timeouts",
+                    self.replica_socket_timeout_ms
+                ),
+            });
+        }
+        // KafkaConfig.validateValues: "replica.fetch.wait.max.ms should always be less than or
+        // equal to replica.lag.time.max.ms to prevent frequent changes in ISR".
+        if self.replica_lag_time_max_ms < wait {
+            return Err(ConfigError {
+                field: "replica.lag.time.max.ms".to_string(),
+                message: format!(
+                    "replica.lag.time.max.ms ({}) must be at least replica.fetch.wait.max.ms ({wait}), to prevent frequent changes in the ISR",
+                    self.replica_lag_time_max_ms
                 ),
             });
         }
@@ -456,6 +496,42 @@ mod tests {
         c.set("unclean.leader.election.enable", &serde_json::json!(true))
             .unwrap();
         assert!(c.unclean_leader_election_enable);
+    }
+
+    #[test]
+    fn kafka_config_validate_values_rules_between_configs_are_refused() {
+        // KafkaConfig.validateValues requires replicaFetchWaitMaxMs <= replicaSocketTimeoutMs
+        // and replicaFetchWaitMaxMs <= replicaLagTimeMaxMs; each message names both configs.
+        let mut c = Config::default();
+        let e = c
+            .set("replica.socket.timeout.ms", &serde_json::json!(400))
+            .unwrap_err();
+        assert_eq!(e.field, "replica.socket.timeout.ms");
+        assert!(
+            e.message.contains("replica.socket.timeout.ms (400)")
+                && e.message.contains("replica.fetch.wait.max.ms (500)"),
+            "{}",
+            e.message
+        );
+        assert_eq!(c.replica_socket_timeout_ms, 30_000, "nothing changed");
+        let e = c
+            .set("replica.fetch.wait.max.ms", &serde_json::json!(40_000))
+            .unwrap_err();
+        assert_eq!(e.field, "replica.socket.timeout.ms");
+        let e = c
+            .set("replica.lag.time.max.ms", &serde_json::json!(499))
+            .unwrap_err();
+        assert_eq!(e.field, "replica.lag.time.max.ms");
+        assert!(
+            e.message.contains("replica.fetch.wait.max.ms (500)"),
+            "{}",
+            e.message
+        );
+        // At the boundary both are allowed.
+        c.set("replica.lag.time.max.ms", &serde_json::json!(500))
+            .unwrap();
+        c.set("replica.socket.timeout.ms", &serde_json::json!(500))
+            .unwrap();
     }
 
     #[test]

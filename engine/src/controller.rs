@@ -751,28 +751,52 @@ impl Sim {
                 }
             }
             Payload::AlterPartition {
+                request_id,
                 broker_epoch,
                 leader_epoch,
                 partition_epoch,
                 new_isr,
             } => {
-                let (result, changed) = self.controller_alter_partition(
-                    b,
-                    broker_epoch,
-                    leader_epoch,
-                    partition_epoch,
-                    &new_isr,
-                );
+                // ReplicationControlManager.alterPartition starts with
+                // clusterControl.checkBrokerEpoch: a stale broker epoch fails the whole
+                // request (a top-level STALE_BROKER_EPOCH) before any partition is looked at.
+                if self.controller.brokers.get(&b).map(|r| r.epoch) != Some(broker_epoch) {
+                    let p = &self.controller.partition;
+                    let result = crate::network::AlterPartitionResult {
+                        error: ErrorCode::NONE,
+                        leader: p.leader,
+                        leader_epoch: p.leader_epoch,
+                        partition_epoch: p.partition_epoch,
+                        isr: vec![],
+                    };
+                    self.send(
+                        Node::Controller,
+                        from,
+                        Payload::AlterPartitionResponse {
+                            request_id,
+                            top_error: ErrorCode::STALE_BROKER_EPOCH,
+                            result,
+                        },
+                    );
+                    return;
+                }
+                let (error, changed) =
+                    self.controller_alter_partition(b, leader_epoch, partition_epoch, &new_isr);
                 let p = &self.controller.partition;
+                let result = crate::network::AlterPartitionResult {
+                    error,
+                    leader: p.leader,
+                    leader_epoch: p.leader_epoch,
+                    partition_epoch: p.partition_epoch,
+                    isr: p.isr.clone(),
+                };
                 self.send(
                     Node::Controller,
                     from,
                     Payload::AlterPartitionResponse {
-                        error: result,
-                        leader: p.leader,
-                        leader_epoch: p.leader_epoch,
-                        partition_epoch: p.partition_epoch,
-                        isr: p.isr.clone(),
+                        request_id,
+                        top_error: ErrorCode::NONE,
+                        result,
                     },
                 );
                 // The AlterPartition response goes out before brokers see the new metadata.
@@ -788,18 +812,12 @@ impl Sim {
     fn controller_alter_partition(
         &mut self,
         b: BrokerId,
-        broker_epoch: i64,
         leader_epoch: i32,
         partition_epoch: i32,
         new_isr: &[(BrokerId, i64)],
     ) -> (ErrorCode, bool) {
-        let error = self.controller_validate_alter_partition(
-            b,
-            broker_epoch,
-            leader_epoch,
-            partition_epoch,
-            new_isr,
-        );
+        let error =
+            self.controller_validate_alter_partition(b, leader_epoch, partition_epoch, new_isr);
         if error != ErrorCode::NONE {
             return (error, false);
         }
@@ -829,15 +847,11 @@ impl Sim {
     fn controller_validate_alter_partition(
         &mut self,
         b: BrokerId,
-        broker_epoch: i64,
         leader_epoch: i32,
         partition_epoch: i32,
         new_isr: &[(BrokerId, i64)],
     ) -> ErrorCode {
         let part = self.controller.partition.clone();
-        if self.controller.brokers.get(&b).map(|r| r.epoch) != Some(broker_epoch) {
-            return ErrorCode::STALE_BROKER_EPOCH;
-        }
         if leader_epoch > part.leader_epoch || partition_epoch > part.partition_epoch {
             return ErrorCode::NOT_CONTROLLER;
         }

@@ -28,19 +28,35 @@ pub fn describe_line(sim: &Sim) -> String {
     .join(" ")
 }
 
-/// `kafka-get-offsets.sh`: ListOffsets(LATEST) without an isolation level answers the HW.
+/// `kafka-get-offsets.sh`: ListOffsets(LATEST), read-uncommitted, answers the leader's HW.
+///
+/// Partition.fetchOffsetForTimestamp (KIP-207): while the leader's HW is below the start
+/// offset of its leader epoch (a new leader whose HW has not caught up yet), a client's
+/// ListOffsets gets OFFSET_NOT_AVAILABLE, so the end offset a tool prints never goes
+/// backwards across a leader change. A broker that does not know yet that it leads answers
+/// NOT_LEADER_OR_FOLLOWER. Both are retriable: the tool retries until it gets an offset.
 pub fn offsets_line(sim: &Sim) -> String {
-    match high_watermark(sim) {
-        Some(hw) => format!("{}:{}:{}", sim.tp.topic, sim.tp.partition, hw),
-        None => format!("kafka-get-offsets.sh: LEADER_NOT_AVAILABLE for {}", sim.tp),
+    let Some(b) = sim
+        .controller
+        .partition
+        .leader
+        .and_then(|l| sim.brokers.get(&l))
+        .filter(|b| b.process.is_up())
+    else {
+        return format!("kafka-get-offsets.sh: LEADER_NOT_AVAILABLE for {}", sim.tp);
+    };
+    let hw = b.log.high_watermark;
+    match b.leader_state() {
+        Some(l) if l.epoch_start_offset > hw => format!(
+            "kafka-get-offsets.sh: OFFSET_NOT_AVAILABLE for {}: the high watermark ({hw}) of leader {} at leader epoch {} is lagging behind the start offset from the beginning of this epoch ({}); the tool retries",
+            sim.tp, b.id, l.leader_epoch, l.epoch_start_offset
+        ),
+        Some(_) => format!("{}:{}:{}", sim.tp.topic, sim.tp.partition, hw),
+        None => format!(
+            "kafka-get-offsets.sh: NOT_LEADER_OR_FOLLOWER for {}: broker {} has not applied its leadership yet; the tool retries",
+            sim.tp, b.id
+        ),
     }
-}
-
-/// The HW as the current leader broker holds it, if there is a leader and it is up.
-pub fn high_watermark(sim: &Sim) -> Option<u64> {
-    let leader = sim.controller.partition.leader?;
-    let b = sim.brokers.get(&leader)?;
-    b.process.is_up().then_some(b.log.high_watermark)
 }
 
 fn replica_brokers(sim: &Sim) -> Vec<BrokerId> {
@@ -113,4 +129,42 @@ pub fn dump_log_lines(sim: &Sim, broker: BrokerId) -> Vec<String> {
         i = j;
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::Scenario;
+    use crate::sim::{Role, Sim};
+
+    #[test]
+    fn a_new_leader_whose_hw_is_behind_its_epoch_start_answers_offset_not_available() {
+        // Partition.fetchOffsetForTimestamp (KIP-207): "Failed to fetch offsets ... as this
+        // partition's high watermark (HW) is lagging behind the start offset from the
+        // beginning of this epoch (start)" → OFFSET_NOT_AVAILABLE for LATEST_TIMESTAMP.
+        let s = Scenario::from_json(
+            r#"{"timeline":[{"at":100,"action":"produce","acks":"all","values":["a","b","c","d","e"]}]}"#,
+        )
+        .expect("scenario");
+        let mut sim = Sim::new(&s).expect("sim");
+        sim.advance_to(2_000);
+        assert_eq!(super::offsets_line(&sim), "rep:0:5");
+        let b = sim.brokers.get_mut(&1).expect("b1");
+        b.log.high_watermark = 2;
+        if let Role::Leader(l) = &mut b.role {
+            l.epoch_start_offset = 5;
+        }
+        let line = super::offsets_line(&sim);
+        assert!(
+            line.starts_with("kafka-get-offsets.sh: OFFSET_NOT_AVAILABLE for rep-0")
+                && line.contains("high watermark (2)")
+                && line.contains("(5)"),
+            "{line}"
+        );
+        sim.brokers.get_mut(&1).expect("b1").log.high_watermark = 5;
+        assert_eq!(
+            super::offsets_line(&sim),
+            "rep:0:5",
+            "at the epoch start it answers"
+        );
+    }
 }

@@ -21,6 +21,10 @@ pub struct FollowerState {
     pub generation: u64,
     /// replica.fetch.backoff.ms after an error.
     pub backing_off_until: Option<TimeMs>,
+    /// Fenced by the leader at this leader epoch (AbstractFetcherThread.markPartitionFailed):
+    /// no more fetches until metadata brings a new leader epoch.
+    #[serde(default)]
+    pub failed: bool,
 }
 
 /// A truncation, kept for the UI to show the records falling away.
@@ -37,28 +41,38 @@ pub struct TruncationRecord {
 /// Most truncations remembered for the snapshot.
 pub const MAX_TRUNCATIONS: usize = 100;
 
-/// AbstractFetcherThread.truncationOffset for a diverging epoch from the leader.
-/// `follower_end_for(epoch)` is the follower's LeaderEpochFileCache.endOffsetFor.
+/// AbstractFetcherThread.getOffsetTruncationState for a diverging epoch from the leader.
+/// `follower_end_offset_for` is the follower's LeaderEpochFileCache.endOffsetFor for the
+/// leader's epoch, and `fetch_offset` the offset the follower fetched from (its LEO).
 /// Returns (offset to truncate to, whether truncation is complete).
 pub fn truncation_offset(
     leader_epoch: i32,
     leader_end_offset: i64,
     follower_end_offset_for: (i32, i64),
-    replica_end_offset: u64,
+    fetch_offset: u64,
 ) -> (u64, bool) {
+    if leader_end_offset == crate::log::UNDEFINED_EPOCH_OFFSET {
+        // "Based on replica's leader epoch, leader replied with an unknown offset [...] The
+        // initial fetch offset will be used for truncation."
+        return (fetch_offset, true);
+    }
     let leader_end = leader_end_offset.max(0) as u64;
+    if leader_epoch == crate::log::UNDEFINED_EPOCH {
+        // "The leader's offset ... will be used for truncation."
+        return (leader_end.min(fetch_offset), true);
+    }
     let (follower_epoch, follower_end) = follower_end_offset_for;
-    if follower_epoch == crate::log::UNDEFINED_EPOCH || follower_end < 0 {
-        // No epoch ≤ the leader's: truncate to the leader's end offset.
-        return (leader_end.min(replica_end_offset), true);
+    if follower_end < 0 {
+        // UnifiedLog.endOffsetForEpoch is None: "safe to truncate to leader's offset".
+        return (leader_end.min(fetch_offset), true);
     }
     let follower_end = follower_end as u64;
     if follower_epoch != leader_epoch {
-        // The follower does not know the leader's epoch: truncate to the end of the largest
-        // epoch it knows below it, and ask again with the next fetch.
-        (follower_end.min(replica_end_offset), false)
+        // "the follower does not know about the epoch that leader replied with": truncate to
+        // the end of the largest epoch it knows below it, and ask again.
+        (follower_end.min(fetch_offset), false)
     } else {
-        (follower_end.min(leader_end).min(replica_end_offset), true)
+        (follower_end.min(leader_end).min(fetch_offset), true)
     }
 }
 
@@ -114,7 +128,7 @@ impl Sim {
         let Role::Follower(f) = &broker.role else {
             return;
         };
-        if f.generation != generation || f.in_flight_fetch.is_some() {
+        if f.generation != generation || f.in_flight_fetch.is_some() || f.failed {
             return;
         }
         let Some(leader) = f.leader else { return };
@@ -202,33 +216,39 @@ impl Sim {
         }
         f.in_flight_fetch = None;
         let leader = f.leader.unwrap_or(0);
-        let slow = self.brokers[&b].slow_ms;
-        if error != ErrorCode::NONE {
-            if error == ErrorCode::OFFSET_OUT_OF_RANGE {
-                // handleOutOfRangeError: truncate to the leader's end if ours is past it, or
-                // start over from the leader's log start.
-                let leo = self.brokers[&b].log.log_end_offset();
-                let log = &mut self.brokers.get_mut(&b).expect("broker exists").log;
-                let t = if leader_log_end_offset < leo {
-                    log.truncate_to(leader_log_end_offset)
-                } else {
-                    let t = log.truncate_to(0);
-                    log.log_start_offset = leader_log_start_offset;
-                    t
-                };
-                if let Some(t) = t {
-                    self.record_truncation(
-                        b,
-                        t,
-                        Some(format!("OFFSET_OUT_OF_RANGE from leader {leader}")),
-                    );
-                }
-                self.fetcher_schedule(b, 0);
-            } else {
-                self.fetcher_schedule(b, self.config.replica_fetch_backoff_ms);
-            }
+        if error == ErrorCode::FENCED_LEADER_EPOCH {
+            // AbstractFetcherThread.onPartitionFenced: the request's epoch is this fetcher's
+            // current one (a fetch of an older epoch is dropped above), so "Will await the new
+            // LeaderAndIsr state before resuming fetching": markPartitionFailed. Fetching
+            // starts again when metadata with a new leader epoch re-creates the fetcher.
+            let epoch = f.leader_epoch;
+            f.failed = true;
+            f.backing_off_until = None;
+            self.trace(
+                TraceKind::Broker,
+                Level::Warn,
+                Some(b),
+                format!(
+                    "[ReplicaFetcher replicaId={b}, leaderId={leader}, fetcherId=0] Partition {} has an older epoch ({epoch}) than the current leader. Will await the new LeaderAndIsr state before resuming fetching.",
+                    self.tp
+                ),
+            );
             return;
         }
+        if error == ErrorCode::OFFSET_OUT_OF_RANGE {
+            self.fetcher_handle_out_of_range(
+                b,
+                leader,
+                leader_log_end_offset,
+                leader_log_start_offset,
+            );
+            return;
+        }
+        if error != ErrorCode::NONE {
+            self.fetcher_schedule(b, self.config.replica_fetch_backoff_ms);
+            return;
+        }
+        let slow = self.brokers[&b].slow_ms;
         if let Some((epoch, end)) = diverging_epoch {
             let log = &self.brokers[&b].log;
             let leo = log.log_end_offset();
@@ -263,6 +283,63 @@ impl Sim {
         let leo = log.log_end_offset();
         log.update_high_watermark(high_watermark.min(leo));
         self.fetcher_schedule(b, slow);
+    }
+
+    /// AbstractFetcherThread.handleOutOfRangeError → fetchOffsetAndTruncate. The leader's end
+    /// and start offsets come with the error response here (Kafka asks the leader for them
+    /// with ListOffsets LATEST and EARLIEST).
+    ///
+    /// - The leader's LEO is below ours (an unclean election happened): truncate to it.
+    /// - Otherwise keep the log and fetch from max(leader's log start, our LEO); only when the
+    ///   leader's log start is past our LEO is the whole log dropped (truncateFullyAndStartAt).
+    ///
+    /// When the position does not change (the leader could not place our last fetched epoch
+    /// and its log covers ours) the same fetch would get the same answer: the partition is
+    /// retried after replica.fetch.backoff.ms instead of at once (Kafka's fetcher retries at
+    /// the speed of a round trip).
+    fn fetcher_handle_out_of_range(
+        &mut self,
+        b: BrokerId,
+        leader: BrokerId,
+        leader_end: u64,
+        leader_start: u64,
+    ) {
+        let leo = self.brokers[&b].log.log_end_offset();
+        let log = &mut self.brokers.get_mut(&b).expect("broker exists").log;
+        let truncated = if leader_end < leo {
+            log.truncate_to(leader_end)
+        } else if leader_start > leo {
+            let t = log.truncate_to(log.log_start_offset);
+            log.log_start_offset = leader_start;
+            t
+        } else {
+            None
+        };
+        let moved = self.brokers[&b].log.log_end_offset() != leo;
+        if let Some(t) = truncated {
+            self.record_truncation(
+                b,
+                t,
+                Some(format!("OFFSET_OUT_OF_RANGE from leader {leader}")),
+            );
+        }
+        let delay = if moved {
+            0
+        } else {
+            self.config.replica_fetch_backoff_ms
+        };
+        self.fetcher_schedule(b, delay);
+    }
+
+    #[cfg(test)]
+    pub(crate) fn fetcher_handle_out_of_range_for_test(
+        &mut self,
+        b: BrokerId,
+        leader: BrokerId,
+        leader_end: u64,
+        leader_start: u64,
+    ) {
+        self.fetcher_handle_out_of_range(b, leader, leader_end, leader_start);
     }
 
     /// Logs a truncation as UnifiedLog does, and remembers it for the UI.
@@ -354,6 +431,26 @@ mod tests {
         assert_eq!(
             truncation_offset(0, 5, c2.end_offset_for(0, 8), 8),
             (5, true)
+        );
+    }
+
+    #[test]
+    fn an_unknown_leader_offset_truncates_to_the_fetch_offset_not_to_zero() {
+        // AbstractFetcherThread.getOffsetTruncationState: endOffset UNDEFINED_EPOCH_OFFSET →
+        // OffsetTruncationState(fetchOffset, truncationCompleted = true); leaderEpoch
+        // UNDEFINED_EPOCH → min(endOffset, logEndOffset).
+        assert_eq!(
+            truncation_offset(
+                crate::log::UNDEFINED_EPOCH,
+                crate::log::UNDEFINED_EPOCH_OFFSET,
+                (crate::log::UNDEFINED_EPOCH, -1),
+                12
+            ),
+            (12, true)
+        );
+        assert_eq!(
+            truncation_offset(crate::log::UNDEFINED_EPOCH, 7, (0, 12), 12),
+            (7, true)
         );
     }
 

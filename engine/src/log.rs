@@ -88,32 +88,35 @@ impl EpochCache {
         self.latest().map(|e| e.epoch)
     }
 
-    /// LeaderEpochFileCache.assign: record that `epoch` starts at `start_offset`. An entry
-    /// for a newer epoch removes entries that conflict with it (those starting at or after
-    /// its start offset); an entry for an older epoch than the latest is ignored, as Kafka
-    /// ignores it with a warning.
+    /// LeaderEpochFileCache.assign: record that `epoch` starts at `start_offset`.
+    ///
+    /// As Kafka's `assign(EpochEntry)`: the entry is needed unless the latest entry has the
+    /// same epoch and a start offset at or before this one (`isUpdateNeeded`). Before it is
+    /// added, `maybeTruncateNonMonotonicEntries` removes, from the newest entry backwards,
+    /// every entry whose epoch is at or above the new epoch or whose start offset is at or
+    /// after the new start offset, so the cache stays monotonic in both. An older epoch than
+    /// the latest is therefore not ignored: it wipes the newer entries it conflicts with
+    /// (LeaderEpochFileCacheTest.shouldEnforceMonotonicallyIncreasingEpochs). Returns whether
+    /// the cache changed.
     pub fn assign(&mut self, epoch: i32, start_offset: u64) -> bool {
-        match self.latest() {
-            Some(latest) if epoch < latest.epoch => false,
-            Some(latest) if epoch == latest.epoch => {
-                if start_offset < latest.start_offset {
-                    if let Some(last) = self.entries.last_mut() {
-                        last.start_offset = start_offset;
-                    }
-                    true
-                } else {
-                    false
-                }
-            }
-            _ => {
-                self.entries.retain(|e| e.start_offset < start_offset);
-                self.entries.push(EpochEntry {
-                    epoch,
-                    start_offset,
-                });
-                true
-            }
+        let needed = self
+            .latest()
+            .is_none_or(|l| epoch != l.epoch || start_offset < l.start_offset);
+        if !needed {
+            return false;
         }
+        while self
+            .entries
+            .last()
+            .is_some_and(|e| e.epoch >= epoch || e.start_offset >= start_offset)
+        {
+            self.entries.pop();
+        }
+        self.entries.push(EpochEntry {
+            epoch,
+            start_offset,
+        });
+        true
     }
 
     /// LeaderEpochFileCache.endOffsetFor: the largest epoch ≤ `requested` and where it ends
@@ -344,29 +347,111 @@ mod tests {
         assert_eq!(g.end_offset_for(1, 9), (0, 7));
     }
 
-    #[test]
-    fn assign_removes_conflicting_entries_and_ignores_older_epochs() {
+    fn entries(c: &EpochCache) -> Vec<(i32, u64)> {
+        c.entries
+            .iter()
+            .map(|e| (e.epoch, e.start_offset))
+            .collect()
+    }
+
+    fn cache(assigned: &[(i32, u64)]) -> EpochCache {
         let mut c = EpochCache::default();
-        assert!(c.assign(0, 0));
-        assert!(c.assign(1, 10));
-        assert!(!c.assign(0, 12), "older epoch ignored");
+        for &(epoch, offset) in assigned {
+            c.assign(epoch, offset);
+        }
+        c
+    }
+
+    /// Expectations ported from Kafka's LeaderEpochFileCacheTest (core/src/test/scala/unit/
+    /// kafka/server/epoch/LeaderEpochFileCacheTest.scala), one block per Kafka test.
+    #[test]
+    fn assign_and_end_offset_for_follow_leader_epoch_file_cache_test() {
+        // shouldNotOverwriteLogEndOffsetForALeaderEpochOnceItHasBeenAssigned: (2, 9) then
+        // (2, 10) keeps 9.
+        assert_eq!(entries(&cache(&[(2, 9), (2, 10)])), [(2, 9)]);
+        // shouldEnforceMonotonicallyIncreasingStartOffsets: (2, 9) then (3, 9) → [(3, 9)].
+        assert_eq!(entries(&cache(&[(2, 9), (3, 9)])), [(3, 9)]);
+        // shouldNotUpdateEpochAndStartOffsetIfItDidNotChange: (2, 6), (2, 7) → [(2, 6)].
+        let mut c = cache(&[(2, 6)]);
         assert!(
-            c.assign(2, 5),
-            "a newer epoch starting earlier replaces conflicting entries"
+            !c.assign(2, 7),
+            "the same epoch at a later offset changes nothing"
         );
+        assert_eq!(entries(&c), [(2, 6)]);
+        // shouldEnforceMonotonicallyIncreasingEpochs: (1, 5), (2, 6), then (1, 7): the older
+        // epoch is not ignored; it wipes every entry it conflicts with.
+        let mut c = cache(&[(1, 5), (2, 6)]);
+        assert!(c.assign(1, 7));
+        assert_eq!(entries(&c), [(1, 7)]);
+        assert_eq!(c.latest_epoch(), Some(1));
+        assert_eq!(c.end_offset_for(1, 8), (1, 8));
         assert_eq!(
-            c.entries,
-            vec![
-                EpochEntry {
-                    epoch: 0,
-                    start_offset: 0
-                },
-                EpochEntry {
-                    epoch: 2,
-                    start_offset: 5
-                }
-            ]
+            c.end_offset_for(2, 8),
+            (UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET)
         );
+        // shouldEnforceOffsetsIncreaseMonotonically: (2, 6) then (3, 5) → [(3, 5)].
+        assert_eq!(entries(&cache(&[(2, 6), (3, 5)])), [(3, 5)]);
+        // shouldTruncateIfMatchingEpochButEarlierStartingOffset: (5, 11), (6, 12), (7, 13),
+        // then (7, 12) removes 6 and 7 and leaves (5, 11), (7, 12).
+        let c = cache(&[(5, 11), (6, 12), (7, 13), (7, 12)]);
+        assert_eq!(entries(&c), [(5, 11), (7, 12)]);
+        assert_eq!(c.end_offset_for(5, 0), (5, 12));
+        assert_eq!(c.end_offset_for(6, 0), (5, 12));
+        // shouldReturnFirstEpochIfRequestedEpochLessThanFirstEpoch.
+        let c = cache(&[(5, 11), (6, 12), (7, 13)]);
+        assert_eq!(c.end_offset_for(4, 0), (4, 11));
+        // shouldGetFirstOffsetOfSubsequentEpochWhenOffsetRequestedForPreviousEpoch.
+        let c = cache(&[(1, 11), (1, 12), (2, 13), (2, 14), (3, 15), (3, 16)]);
+        assert_eq!(c.end_offset_for(2, 17), (2, 15));
+        // shouldReturnNextAvailableEpochIfThereIsNoExactEpochForTheOneRequested.
+        let c = cache(&[(0, 10), (2, 13), (4, 17)]);
+        assert_eq!(c.end_offset_for(1, 0), (0, 13));
+        assert_eq!(c.end_offset_for(2, 0), (2, 17));
+        assert_eq!(c.end_offset_for(3, 0), (2, 17));
+        // shouldReturnInvalidOffsetIfEpochIsRequestedWhichIsNotCurrentlyTracked.
+        let c = cache(&[(2, 100)]);
+        assert_eq!(
+            c.end_offset_for(3, 100),
+            (UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET)
+        );
+        // shouldReturnUnsupportedIfNoEpochRecorded, ...AndUndefinedEpochRequested.
+        let c = EpochCache::default();
+        assert_eq!(
+            c.end_offset_for(0, 0),
+            (UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET)
+        );
+        let c = cache(&[(2, 11), (3, 12)]);
+        assert_eq!(
+            c.end_offset_for(UNDEFINED_EPOCH, 5),
+            (UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET)
+        );
+        // shouldIncreaseAndTrackEpochsAsLeadersChangeManyTimes.
+        let mut c = cache(&[(0, 0), (1, 0)]);
+        assert_eq!(entries(&c), [(1, 0)]);
+        assert_eq!(c.end_offset_for(0, 0), (0, 0));
+        c.assign(2, 5);
+        assert_eq!(c.end_offset_for(2, 10), (2, 10));
+        assert_eq!(c.end_offset_for(1, 10), (1, 5));
+        assert_eq!(c.end_offset_for(0, 10), (0, 0));
+        // shouldIncreaseAndTrackEpochsAsFollowerReceivesManyMessages.
+        let c = cache(&[
+            (0, 0),
+            (0, 1),
+            (0, 2),
+            (1, 3),
+            (1, 4),
+            (1, 5),
+            (2, 6),
+            (2, 7),
+            (2, 8),
+        ]);
+        assert_eq!(c.end_offset_for(0, 9), (0, 3));
+        assert_eq!(c.end_offset_for(1, 9), (1, 6));
+        assert_eq!(c.end_offset_for(2, 9), (2, 9));
+        // shouldDropEntriesOnEpochBoundaryWhenRemovingLatestEntries: truncateFromEnd(8).
+        let mut c = cache(&[(2, 6), (3, 8), (4, 11)]);
+        c.truncate_from_end(8);
+        assert_eq!(entries(&c), [(2, 6)]);
     }
 
     #[test]

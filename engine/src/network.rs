@@ -94,6 +94,8 @@ pub enum Payload {
         should_shut_down: bool,
     },
     AlterPartition {
+        /// The request's correlation id.
+        request_id: u64,
         broker_epoch: i64,
         leader_epoch: i32,
         partition_epoch: i32,
@@ -101,11 +103,10 @@ pub enum Payload {
         new_isr: Vec<(BrokerId, i64)>,
     },
     AlterPartitionResponse {
-        error: ErrorCode,
-        leader: Option<BrokerId>,
-        leader_epoch: i32,
-        partition_epoch: i32,
-        isr: Vec<BrokerId>,
+        request_id: u64,
+        /// The response's top-level error (STALE_BROKER_EPOCH from checkBrokerEpoch).
+        top_error: ErrorCode,
+        result: AlterPartitionResult,
     },
     /// The controller's metadata log, as a broker's metadata fetch would deliver it.
     Metadata {
@@ -196,13 +197,28 @@ impl Payload {
                 "AlterPartition newIsr={} partitionEpoch={partition_epoch}",
                 new_isr.iter().map(|(b, _)| b.to_string()).collect::<Vec<_>>().join(",")
             ),
-            Payload::AlterPartitionResponse { error, isr, partition_epoch, .. } => format!(
-                "AlterPartitionResponse error={error} isr={} partitionEpoch={partition_epoch}",
-                isr.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(",")
-            ),
+            Payload::AlterPartitionResponse { top_error, result, .. } => {
+                let error = if *top_error != ErrorCode::NONE { top_error } else { &result.error };
+                format!(
+                    "AlterPartitionResponse error={error} isr={} partitionEpoch={}",
+                    result.isr.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(","),
+                    result.partition_epoch
+                )
+            }
             Payload::Metadata { image } => format!("metadata up to offset {}", image.offset),
         }
     }
+}
+
+/// AlterPartitionResponseData.PartitionData: the partition's error, and on success the state
+/// the controller now holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AlterPartitionResult {
+    pub error: ErrorCode,
+    pub leader: Option<BrokerId>,
+    pub leader_epoch: i32,
+    pub partition_epoch: i32,
+    pub isr: Vec<BrokerId>,
 }
 
 /// A message in flight.

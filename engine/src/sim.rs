@@ -73,6 +73,10 @@ pub enum BrokerTimer {
     ProduceExpire { request_id: u64 },
     /// Give up waiting for the controller during controlled shutdown.
     ShutdownTimeout,
+    /// controller.socket.timeout.ms passed with no answer to this AlterPartition request.
+    AlterPartitionTimeout { request_id: u64 },
+    /// DefaultAlterPartitionManager retries after a top-level error.
+    AlterPartitionRetry,
     /// BrokerLifecycleManager: (re)send the registration until it is answered.
     Register,
 }
@@ -132,8 +136,9 @@ pub struct Broker {
     pub frozen_since: Option<TimeMs>,
     /// The disk was lost since the broker last held this replica.
     pub disk_lost: bool,
-    /// DefaultAlterPartitionManager: one AlterPartition in flight per broker.
-    pub alter_partition_in_flight: bool,
+    /// DefaultAlterPartitionManager: the proposal waiting for an answer, and the request in
+    /// flight. It belongs to the process, not to the partition's role.
+    pub alter_partition: crate::partition::AlterPartitionManager,
     /// Counter for fetch ids and timer generations.
     pub fetch_generation: u64,
     /// The current isr-expiration task: bumped when replica.lag.time.max.ms changes, so the
@@ -161,7 +166,7 @@ impl Broker {
             deferred: vec![],
             frozen_since: None,
             disk_lost: false,
-            alter_partition_in_flight: false,
+            alter_partition: Default::default(),
             fetch_generation: 0,
             isr_expiration_generation: 0,
             registering_with_previous_epoch: -1,
@@ -411,6 +416,13 @@ impl Sim {
         self.next_seq += 1;
     }
 
+    /// A fresh id for a request (a correlation id) or a proposal.
+    pub(crate) fn next_request_id(&mut self) -> u64 {
+        let id = self.next_request_id;
+        self.next_request_id += 1;
+        id
+    }
+
     pub(crate) fn schedule_broker_timer(&mut self, b: BrokerId, delay: u64, timer: BrokerTimer) {
         let incarnation = self.brokers[&b].incarnation;
         self.schedule_at(
@@ -600,6 +612,10 @@ impl Sim {
                     self.finish_shutdown(b);
                 }
             }
+            BrokerTimer::AlterPartitionTimeout { request_id } => {
+                self.alter_partition_timeout(b, request_id)
+            }
+            BrokerTimer::AlterPartitionRetry => self.alter_partition_propagate(b),
         }
     }
 
@@ -710,19 +726,10 @@ impl Sim {
                 ..
             } if self.brokers[&b].shutting_down => self.finish_shutdown(b),
             Payload::AlterPartitionResponse {
-                error,
-                leader,
-                leader_epoch,
-                partition_epoch,
-                isr,
-            } => self.leader_handle_alter_partition_response(
-                b,
-                error,
-                leader,
-                leader_epoch,
-                partition_epoch,
-                isr,
-            ),
+                request_id,
+                top_error,
+                result,
+            } => self.alter_partition_handle_response(b, request_id, top_error, result),
             Payload::Metadata { image } => self.apply_metadata(b, image),
             _ => {}
         }
@@ -845,7 +852,7 @@ impl Sim {
         broker.registered = false;
         broker.deferred.clear();
         broker.frozen_since = None;
-        broker.alter_partition_in_flight = false;
+        broker.alter_partition = Default::default();
         broker.pending_sigterm = false;
         broker.shutting_down = false;
     }

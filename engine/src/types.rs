@@ -70,6 +70,11 @@ pub enum ErrorCode {
     /// ProducerAppendInfo.checkProducerEpoch: the batch's producer epoch is older than the
     /// one the partition last saw (InvalidProducerEpochException).
     INVALID_PRODUCER_EPOCH,
+    UNKNOWN_TOPIC_OR_PARTITION,
+    NETWORK_EXCEPTION,
+    OPERATION_NOT_ATTEMPTED,
+    OFFSET_NOT_AVAILABLE,
+    NEW_LEADER_ELECTED,
     /// The producer's own TimeoutException: the batch expired after delivery.timeout.ms.
     DELIVERY_TIMEOUT,
 }
@@ -98,6 +103,11 @@ impl ErrorCode {
             INELIGIBLE_REPLICA => 107,
             OUT_OF_ORDER_SEQUENCE_NUMBER => 45,
             INVALID_PRODUCER_EPOCH => 47,
+            UNKNOWN_TOPIC_OR_PARTITION => 3,
+            NETWORK_EXCEPTION => 13,
+            OPERATION_NOT_ATTEMPTED => 55,
+            OFFSET_NOT_AVAILABLE => 78,
+            NEW_LEADER_ELECTED => 112,
             DELIVERY_TIMEOUT => -1,
         }
     }
@@ -118,6 +128,9 @@ impl ErrorCode {
                 | FENCED_LEADER_EPOCH
                 | UNKNOWN_LEADER_EPOCH
                 | OFFSET_OUT_OF_RANGE
+                | UNKNOWN_TOPIC_OR_PARTITION
+                | NETWORK_EXCEPTION
+                | OFFSET_NOT_AVAILABLE
         )
     }
 }

@@ -682,3 +682,41 @@ fn max_in_flight_requests_per_connection_holds_the_next_request_back() {
     ));
     assert_eq!(timeouts(&lines), vec![3002, 5004]);
 }
+
+#[test]
+fn the_end_offset_never_goes_backwards_across_a_leader_change() {
+    // KIP-207, Partition.fetchOffsetForTimestamp: a new leader whose HW is still below the
+    // start offset of its epoch answers ListOffsets LATEST with OFFSET_NOT_AVAILABLE, so
+    // kafka-get-offsets.sh never prints an end offset below one it printed before.
+    let scenario = scenario(
+        r#"{"config":{"sim.network.latency.ms":20},
+            "timeline":[{"at":100,"action":"produce","acks":"1","prefix":"v","count":40,"one_by_one":true},
+                        {"at":400,"action":"kill","broker":1}],
+            "end_ms":20000}"#,
+    );
+    let mut sim = Sim::new(&scenario).unwrap();
+    sim.check_invariants = true;
+    let mut printed: Vec<u64> = vec![];
+    let mut refused = 0;
+    while sim.now() < 20_000 && sim.step() {
+        let line = sim.snapshot().offsets;
+        if let Some(n) = line.strip_prefix("rep:0:") {
+            let n: u64 = n.parse().unwrap();
+            if printed.last() != Some(&n) {
+                printed.push(n);
+            }
+        } else if line.contains("OFFSET_NOT_AVAILABLE") {
+            refused += 1;
+        }
+    }
+    assert!(sim.violations().is_empty(), "{:?}", sim.violations());
+    assert!(
+        printed.windows(2).all(|w| w[0] <= w[1]),
+        "the end offset went backwards: {printed:?}"
+    );
+    assert!(
+        refused > 0,
+        "the new leader answered OFFSET_NOT_AVAILABLE for a while: {printed:?}"
+    );
+    assert!(printed.len() > 3, "{printed:?}");
+}

@@ -159,7 +159,7 @@ fn random_scenario(rng: &mut Rng) -> watermark_engine::Scenario {
             },
             7 => Action::SetConfig {
                 name: "replica.lag.time.max.ms".into(),
-                value: serde_json::json!(rng.below_or_equal(60_000)),
+                value: serde_json::json!(rng.below_or_equal(60_000).max(500)),
             },
             8 => Action::Note { text: text(rng) },
             9 => Action::Consume {
@@ -180,7 +180,8 @@ fn random_scenario(rng: &mut Rng) -> watermark_engine::Scenario {
         seed: rng.next_u64(),
         config: Config {
             min_insync_replicas: 1 + rng.below_or_equal(8) as u32,
-            replica_lag_time_max_ms: rng.below_or_equal(600_000),
+            // At least replica.fetch.wait.max.ms (500), as KafkaConfig requires.
+            replica_lag_time_max_ms: rng.below_or_equal(600_000).max(500),
             unclean_leader_election_enable: rng.below_or_equal(1) == 1,
             network_jitter_ms: rng.below_or_equal(50),
             ..Config::default()

@@ -155,7 +155,8 @@ fn run_phases(seed: u64, sim: &mut Sim) -> Result<(), String> {
         if lag_rng.below_or_equal(24) == 0 {
             actions.push(Action::SetConfig {
                 name: "replica.lag.time.max.ms".into(),
-                value: serde_json::json!(500 * lag_rng.below_or_equal(120)),
+                // (KafkaConfig refuses a value below replica.fetch.wait.max.ms, 500.)
+                value: serde_json::json!((500 * lag_rng.below_or_equal(120)).max(500)),
             });
         }
         for action in &actions {

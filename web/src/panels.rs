@@ -169,7 +169,7 @@ pub fn Settings(ctx: Ctx) -> impl IntoView {
             </label>
             <label>
                 <span><code>"replica.lag.time.max.ms"</code>" "</span>
-                <input type="range" min="0" max="60000" step="500" aria-label="replica.lag.time.max.ms"
+                <input type="range" min="500" max="60000" step="500" aria-label="replica.lag.time.max.ms"
                     prop:value=move || status.with(|s| s.config.replica_lag_time_max_ms.to_string())
                     on:change=number("replica.lag.time.max.ms") />
                 <output>{move || status.with(|s| s.config.replica_lag_time_max_ms)}</output>
