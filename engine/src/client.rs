@@ -120,6 +120,12 @@ impl Default for Idempotence {
 }
 
 impl Idempotence {
+    /// TransactionManager.markSequenceUnresolved for a batch whose last sequence is `last`.
+    fn mark_sequence_unresolved(&mut self, last: i32) {
+        let next = last.wrapping_add(1);
+        self.unresolved = Some(self.unresolved.map_or(next, |v| v.max(next)));
+    }
+
     /// TransactionManager.isNextSequence.
     fn is_next_sequence(&self, sequence: i32) -> bool {
         i64::from(sequence) - i64::from(self.last_acked_sequence) == 1
@@ -140,6 +146,23 @@ impl Idempotence {
 }
 
 impl Producer {
+    /// RecordAccumulator.shouldStopDrainBatchesForPartition for the job's current batch: a new
+    /// batch waits while a sequence is unresolved; a retried batch waits until it is the first
+    /// in flight ("This effectively reduces our in flight request count to 1").
+    fn should_stop_draining(&self, job: u64) -> bool {
+        let Some(a) = self.jobs.get(&job).and_then(|j| j.current.as_ref()) else {
+            return false;
+        };
+        match a.batch {
+            None => self.idempotence.unresolved.is_some(),
+            Some(b) => self
+                .in_flight_sequences()
+                .map(|(_, s)| s)
+                .min()
+                .is_some_and(|first| first != b.base_sequence),
+        }
+    }
+
     /// The batches with a sequence that are not yet done: TxnPartitionEntry's
     /// inflightBatchesBySequence (in flight or waiting to be retried).
     fn in_flight_sequences(&self) -> impl Iterator<Item = (u64, i32)> + '_ {
@@ -328,10 +351,9 @@ impl Sim {
             if attempt.batch.is_some() {
                 // Sender.sendProducerData: an expired batch that was sent (inRetry) leaves its
                 // sequence unresolved: no new batch is drained until the in-flight ones are
-                // done (TransactionManager.markSequenceUnresolved).
-                let next = attempt.last_sequence().wrapping_add(1);
-                let u = &mut self.producer.idempotence.unresolved;
-                *u = Some(u.map_or(next, |v| v.max(next)));
+                // done.
+                let last = attempt.last_sequence();
+                self.producer.idempotence.mark_sequence_unresolved(last);
             }
             let n = attempt.values.len();
             let text = format!(
@@ -369,7 +391,7 @@ impl Sim {
             .filter(|a| a.request_id.is_some() && a.target == Some(target))
             .count();
         let idempotent = self.producer.jobs[&job_id].idempotent;
-        let first_in_flight = self.producer.in_flight_sequences().map(|(_, s)| s).min();
+        let stop_draining = idempotent && self.producer.should_stop_draining(job_id);
         let Some(attempt) = self
             .producer
             .jobs
@@ -378,14 +400,6 @@ impl Sim {
         else {
             return;
         };
-        // RecordAccumulator.shouldStopDrainBatchesForPartition: a new batch waits while
-        // sequences are unresolved; a retried batch waits until it is the first in flight
-        // ("This effectively reduces our in flight request count to 1").
-        let stop_draining = idempotent
-            && match attempt.batch {
-                None => self.producer.idempotence.unresolved.is_some(),
-                Some(b) => first_in_flight.is_some_and(|f| f != b.base_sequence),
-            };
         if in_flight_to_target >= max_in_flight || stop_draining {
             self.producer.blocked.insert(job_id);
             return;
@@ -735,5 +749,139 @@ impl Sim {
                 format!("consumer: {other}"),
             ),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A producer with producer id 15, epoch 5 (as TransactionManagerTest's) and one job per
+    /// batch of `counts` records, each with the next sequences (writeIdempotentBatchWithValue).
+    fn producer(counts: &[usize]) -> Producer {
+        let mut p = Producer::default();
+        p.idempotence.producer_id = 15;
+        p.idempotence.producer_epoch = 5;
+        for (job, &n) in counts.iter().enumerate() {
+            let base = p.idempotence.next_sequence;
+            p.idempotence.next_sequence = increment_sequence(base, n as u32);
+            p.jobs.insert(
+                job as u64,
+                ProduceJob {
+                    acks: Acks::All,
+                    retries: 5,
+                    idempotent: true,
+                    to: None,
+                    pending: VecDeque::new(),
+                    current: Some(Attempt {
+                        values: (0..n).map(|i| format!("v{i}")).collect(),
+                        created_ms: 0,
+                        retries_done: 0,
+                        request_id: Some(job as u64),
+                        target: Some(1),
+                        batch: Some(BatchProducer {
+                            producer_id: 15,
+                            producer_epoch: 5,
+                            base_sequence: base,
+                        }),
+                        sequence_reset: false,
+                    }),
+                },
+            );
+        }
+        p
+    }
+
+    /// The batch of `job` times out after it was sent: its sequence is unresolved, and it is
+    /// done (handleFailedBatch with adjustSequenceNumbers false).
+    fn expire(p: &mut Producer, job: u64) {
+        let last = p.jobs[&job].current.as_ref().unwrap().last_sequence();
+        p.idempotence.mark_sequence_unresolved(last);
+        p.jobs.remove(&job);
+    }
+
+    fn complete(p: &mut Producer, job: u64) {
+        let last = p.jobs[&job].current.as_ref().unwrap().last_sequence();
+        p.idempotence.last_acked_sequence = p.idempotence.last_acked_sequence.max(last);
+        p.jobs.remove(&job);
+    }
+
+    #[test]
+    fn no_epoch_bump_when_a_later_batch_resolves_the_sequence() {
+        // TransactionManagerTest.testNoProducerIdResetAfterLastInFlightBatchSucceeds.
+        let mut p = producer(&[1, 1, 1]);
+        expire(&mut p, 0);
+        assert_eq!(
+            p.resolve_and_bump(),
+            None,
+            "not while batches are in flight"
+        );
+        assert!(p.idempotence.unresolved.is_some());
+        p.jobs.remove(&1); // fails with a timeout, retries exhausted
+        assert_eq!(p.resolve_and_bump(), None);
+        complete(&mut p, 2);
+        assert_eq!(p.resolve_and_bump(), None, "sequence 2 acked: 3 is next");
+        assert_eq!(p.idempotence.unresolved, None);
+        assert_eq!(
+            (p.idempotence.producer_epoch, p.idempotence.next_sequence),
+            (5, 3)
+        );
+    }
+
+    #[test]
+    fn epoch_bump_when_the_last_in_flight_batch_fails() {
+        // TransactionManagerTest.testEpochBumpAfterLastInflightBatchFails.
+        let mut p = producer(&[1, 1, 1]);
+        expire(&mut p, 0);
+        complete(&mut p, 1);
+        assert_eq!(p.resolve_and_bump(), None);
+        assert!(p.idempotence.unresolved.is_some());
+        p.jobs.remove(&2);
+        assert_eq!(p.resolve_and_bump(), Some((15, 6)));
+        assert_eq!(p.idempotence.unresolved, None);
+        assert_eq!(p.idempotence.next_sequence, 0);
+        assert_eq!(p.idempotence.last_acked_sequence, -1);
+    }
+
+    #[test]
+    fn an_epoch_bump_rewrites_the_in_flight_batches_from_sequence_0() {
+        // TxnPartitionEntry.startSequencesAtBeginning, in sequence order.
+        let mut p = producer(&[2, 3, 1]);
+        p.jobs.remove(&0);
+        p.idempotence.epoch_bump_required = true;
+        assert_eq!(p.resolve_and_bump(), Some((15, 6)));
+        let seq = |p: &Producer, j: u64| p.jobs[&j].current.as_ref().unwrap().batch.unwrap();
+        assert_eq!(
+            (seq(&p, 1).producer_epoch, seq(&p, 1).base_sequence),
+            (6, 0)
+        );
+        assert_eq!(seq(&p, 2).base_sequence, 3);
+        assert!(p.jobs[&2].current.as_ref().unwrap().sequence_reset);
+        assert_eq!(p.idempotence.next_sequence, 4);
+    }
+
+    #[test]
+    fn a_retry_waits_until_it_is_first_in_flight_and_new_batches_while_unresolved() {
+        // RecordAccumulator.shouldStopDrainBatchesForPartition.
+        let mut p = producer(&[1, 1]);
+        assert!(!p.should_stop_draining(0), "the first in flight goes");
+        assert!(p.should_stop_draining(1), "sequence 1 waits for sequence 0");
+        p.jobs.insert(
+            9,
+            ProduceJob {
+                current: Some(Attempt {
+                    batch: None,
+                    ..p.jobs[&0].current.clone().unwrap()
+                }),
+                ..p.jobs[&0].clone()
+            },
+        );
+        assert!(!p.should_stop_draining(9), "a new batch goes");
+        expire(&mut p, 0);
+        assert!(
+            p.should_stop_draining(9),
+            "not while a sequence is unresolved"
+        );
+        assert!(!p.should_stop_draining(1), "sequence 1 is now first");
     }
 }
