@@ -197,6 +197,12 @@ pub fn Settings(ctx: Ctx) -> impl IntoView {
                         on:change=move |ev| set_config(ctx, "eligible.leader.replicas.version", serde_json::json!(if event_target_checked(&ev) { 1 } else { 0 })) />
                     "Eligible leader replicas (KIP-966)"
                 </label>
+                <label class="check">
+                    <input type="checkbox" aria-label="enable.idempotence"
+                        prop:checked=move || status.with(|s| s.config.enable_idempotence != Some(false))
+                        on:change=move |ev| set_config(ctx, "enable.idempotence", serde_json::json!(event_target_checked(&ev))) />
+                    <code>"enable.idempotence"</code>
+                </label>
                 <NumberSetting ctx=ctx name="replica.fetch.wait.max.ms" min=0 max=5000 step=50 get=|c| c.replica_fetch_wait_max_ms />
                 <NumberSetting ctx=ctx name="broker.session.timeout.ms" min=1000 max=60000 step=500 get=|c| c.broker_session_timeout_ms />
                 <NumberSetting ctx=ctx name="request.timeout.ms" min=1000 max=120000 step=1000 get=|c| c.request_timeout_ms />
