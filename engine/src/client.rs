@@ -203,8 +203,15 @@ impl Producer {
         i.last_acked_sequence = -1;
         // startSequencesAtBeginning: the batches in flight get sequences from 0 under the new
         // epoch, in their sequence order.
-        let mut order: Vec<(i32, u64)> = self.in_flight_sequences().map(|(j, s)| (s, j)).collect();
-        order.sort_unstable();
+        // (By insertion: a handful of batches, and no sort instantiated in the wasm for it.)
+        let mut order: Vec<(i32, u64)> = vec![];
+        for (job, seq) in self.in_flight_sequences() {
+            let at = order
+                .iter()
+                .position(|&(s, _)| s > seq)
+                .unwrap_or(order.len());
+            order.insert(at, (seq, job));
+        }
         let (pid, epoch) = (
             self.idempotence.producer_id,
             self.idempotence.producer_epoch,

@@ -163,13 +163,12 @@ pub fn on_leader_append(sim: &mut Sim, b: BrokerId, first: u64, last: u64) {
     if pid == crate::producer_state::NO_PRODUCER_ID {
         return;
     }
-    let new: std::collections::BTreeSet<i32> = (first..=last)
-        .filter_map(|o| log.record_at(o).map(|r| r.sequence))
-        .collect();
-    let lowest = new.first().copied().unwrap_or(0);
+    // A batch's sequences are consecutive (a wrap past Integer.MAX_VALUE is not reached in a
+    // scenario).
+    let lowest = head.sequence;
+    let highest = log.record_at(last).map_or(lowest, |r| r.sequence);
     // Backwards from the batch; the earlier appends passed this check, so the scan may stop
-    // at the producer's previous epoch or at a lower sequence of this epoch (sequences rise
-    // within an epoch; a wrap past Integer.MAX_VALUE is not reached in a scenario).
+    // at the producer's previous epoch or at a lower sequence of this epoch.
     let mut dup = None;
     for o in (log.log_start_offset..first).rev() {
         let Some(r) = log.record_at(o) else { break };
@@ -179,7 +178,7 @@ pub fn on_leader_append(sim: &mut Sim, b: BrokerId, first: u64, last: u64) {
         if r.producer_epoch < epoch || (r.producer_epoch == epoch && r.sequence < lowest) {
             break;
         }
-        if r.producer_epoch == epoch && new.contains(&r.sequence) {
+        if r.producer_epoch == epoch && r.sequence <= highest {
             dup = Some((o, r.sequence));
             break;
         }
