@@ -11,8 +11,10 @@ import { gzipSync, constants } from "node:zlib";
 // The one place the budget lives: gzip bytes of all shipped .wasm and .js together.
 // It started at 300 KB for the first page; the engine (with its presets and the share-link
 // codec) and the full playground UI spent it, and it was raised to 400 KB when they landed
-// (368 KB were used then; see BENCHMARKS.md). Raise it only with a reason written here.
-const BUDGET_GZIP_BYTES = 400 * 1000;
+// (368 KB were used then). Issue 12 took the total from 397.2 to 327.9 KB (scenarios read
+// by hand, Leptos's erase_components, no Unicode case tables; BENCHMARKS.md "Shipped
+// size") and lowered it to 335 KB. Raise it only with a reason written here.
+const BUDGET_GZIP_BYTES = 335 * 1000;
 
 const dist = process.argv[2] ?? "dist";
 

@@ -241,7 +241,15 @@ pub struct Consumer {
     pub seen: BTreeMap<u64, (i32, String)>,
     /// Offsets whose rewrite has been reported already.
     pub reported: std::collections::BTreeSet<u64>,
-    pub requests: BTreeMap<u64, u32>,
+    pub requests: BTreeMap<u64, ConsumerRequest>,
+}
+
+/// A consumer fetch waiting for its response.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConsumerRequest {
+    pub max_records: u32,
+    /// The broker it went to.
+    pub target: BrokerId,
 }
 
 /// Most records the consumer remembers.
@@ -612,7 +620,13 @@ impl Sim {
         let request_id = self.next_request_id;
         self.next_request_id += 1;
         let max = max_records.unwrap_or(500);
-        self.consumer.requests.insert(request_id, max);
+        self.consumer.requests.insert(
+            request_id,
+            ConsumerRequest {
+                max_records: max,
+                target: leader,
+            },
+        );
         self.send(
             CONSUMER,
             Node::Broker(leader),
@@ -626,6 +640,31 @@ impl Sim {
 
     pub(crate) fn client_receive(&mut self, payload: Payload) {
         match payload {
+            // NetworkClient: the connection to the broker was reset. The producer's in-flight
+            // batch fails with NETWORK_EXCEPTION (Sender.handleProduceResponse, disconnected),
+            // a retriable error: it is retried after retry.backoff.ms, with fresh metadata.
+            Payload::ConnectionReset {
+                request: crate::network::Outstanding::Produce { request_id },
+            } => {
+                if let Some(&job) = self.producer.requests.get(&request_id) {
+                    self.producer_result(job, request_id, ErrorCode::NETWORK_EXCEPTION, None, None);
+                }
+            }
+            Payload::ConnectionReset {
+                request: crate::network::Outstanding::ConsumerFetch { request_id },
+            } => {
+                if let Some(r) = self.consumer.requests.remove(&request_id) {
+                    self.trace(
+                        TraceKind::Consume,
+                        Level::Warn,
+                        None,
+                        format!(
+                            "consumer: NETWORK_EXCEPTION: the connection to broker {} was reset (its process is gone)",
+                            r.target
+                        ),
+                    );
+                }
+            }
             Payload::ProduceResponse {
                 request_id,
                 error,

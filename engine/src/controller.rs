@@ -28,6 +28,18 @@ pub struct BrokerRegistration {
     /// process is not a restart).
     #[serde(default)]
     pub incarnation: u32,
+    /// The metadata offset of this broker's controlled-shutdown records, while in it.
+    #[serde(default)]
+    pub controlled_shutdown_offset: Option<u64>,
+}
+
+/// BrokerControlState: what the controller grants a broker at a heartbeat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BrokerControlState {
+    Fenced,
+    Unfenced,
+    ControlledShutdown,
+    ShutdownNow,
 }
 
 /// LeaderRecoveryState: RECOVERING after an unclean election until the leader has recovered.
@@ -321,10 +333,16 @@ pub struct Controller {
     pub brokers: BTreeMap<BrokerId, BrokerRegistration>,
     /// Last heartbeat time per broker (BrokerHeartbeatManager).
     pub last_heartbeat_ms: BTreeMap<BrokerId, TimeMs>,
+    /// The metadata offset each broker reported in its last heartbeat.
+    #[serde(default)]
+    pub metadata_offsets: BTreeMap<BrokerId, u64>,
     pub partition: PartitionRegistration,
     /// The most recent metadata records (bounded); `next_offset` keeps counting.
     pub records: Vec<MetadataRecord>,
     pub next_offset: u64,
+    /// The topic's `min.insync.replicas` as the metadata log holds it (ConfigRecord):
+    /// brokers learn it from the metadata, so a frozen broker learns a change when it runs.
+    pub min_insync_replicas: u32,
 }
 
 /// Most metadata records kept for the snapshot.
@@ -343,6 +361,7 @@ impl Controller {
             offset: self.next_offset.saturating_sub(1),
             partition: self.partition.clone(),
             brokers: self.brokers.clone(),
+            min_insync_replicas: self.min_insync_replicas,
         }
     }
 
@@ -406,7 +425,8 @@ impl Sim {
         }
         if next.leader_recovery_state != before.leader_recovery_state {
             fields.push(
-                format!("leaderRecoveryState={:?}", next.leader_recovery_state).to_uppercase(),
+                format!("leaderRecoveryState={:?}", next.leader_recovery_state)
+                    .to_ascii_uppercase(),
             );
         }
         self.controller.append(
@@ -430,6 +450,12 @@ impl Sim {
         }
         if let Some((leader, kind)) = change.new_leader {
             self.metrics.elections += 1;
+            if let (Some(_), Some(k)) = (leader, kind) {
+                self.elections.push((next.leader_epoch, k));
+                if self.elections.len() > 64 {
+                    self.elections.remove(0);
+                }
+            }
             let text = match (leader, kind) {
                 (None, _) => format!(
                     "[QuorumController] Partition {} has no leader: no eligible replica (Isr: [{}] Elr: [{}]) leader epoch {}",
@@ -637,6 +663,7 @@ impl Sim {
                         fenced: true,
                         in_controlled_shutdown: false,
                         incarnation,
+                        controlled_shutdown_offset: None,
                     },
                 );
                 self.controller.last_heartbeat_ms.insert(b, now);
@@ -686,64 +713,26 @@ impl Sim {
                 }
                 self.controller.last_heartbeat_ms.insert(b, now);
                 self.schedule_session_check(b);
-                if want_shut_down && reg.fenced {
-                    // A fenced broker that wants to shut down may do so now (SHUTDOWN_NOW).
-                    self.send(
-                        Node::Controller,
-                        from,
-                        Payload::BrokerHeartbeatResponse {
-                            fenced: true,
-                            in_controlled_shutdown: false,
-                            should_shut_down: true,
-                        },
-                    );
-                    return;
-                }
-                if want_shut_down && !reg.in_controlled_shutdown {
-                    self.controller_controlled_shutdown(b);
-                } else if reg.fenced && !want_shut_down && metadata_offset >= reg.epoch as u64 {
-                    // BrokerHeartbeatManager: unfence once the broker has caught up with the
-                    // metadata log up to its own registration.
-                    if let Some(r) = self.controller.brokers.get_mut(&b) {
-                        r.fenced = false;
-                    }
-                    self.controller.append(
-                        now,
-                        "BrokerRegistrationChangeRecord",
-                        format!("BrokerRegistrationChangeRecord(brokerId={b}, brokerEpoch={}, fenced=UNFENCE)", reg.epoch),
-                    );
-                    self.trace(
-                        TraceKind::Controller,
-                        Level::Info,
-                        Some(b),
-                        format!("[QuorumController] Unfenced broker {b}"),
-                    );
-                    self.controller_generate_updates(
-                        None,
-                        Some(b),
-                        None,
-                        ChangeCause::BrokerUnfenced(b),
-                    );
-                    self.controller_publish_metadata();
-                }
-                let reg = self.controller.brokers[&b].clone();
-                let has_leaderships = self.controller.partition.leader == Some(b);
-                let should_shut_down = reg.in_controlled_shutdown && !has_leaderships;
+                let next =
+                    self.controller_next_broker_state(b, &reg, want_shut_down, metadata_offset);
+                // BrokerHeartbeatManager.touch: the broker's metadata offset, after the state
+                // was decided from the earlier ones.
+                self.controller.metadata_offsets.insert(b, metadata_offset);
+                let (fenced, in_controlled_shutdown, should_shut_down) = match next {
+                    BrokerControlState::Fenced => (true, false, false),
+                    BrokerControlState::Unfenced => (false, false, false),
+                    BrokerControlState::ControlledShutdown => (false, true, false),
+                    BrokerControlState::ShutdownNow => (true, false, true),
+                };
                 self.send(
                     Node::Controller,
                     from,
                     Payload::BrokerHeartbeatResponse {
-                        fenced: reg.fenced,
-                        in_controlled_shutdown: reg.in_controlled_shutdown,
+                        fenced,
+                        in_controlled_shutdown,
                         should_shut_down,
                     },
                 );
-                if should_shut_down && !reg.fenced {
-                    // BrokerHeartbeatManager moves the broker to SHUTDOWN_NOW, and
-                    // processBrokerHeartbeat fences it (handleBrokerFenced).
-                    self.controller_fence(b, &format!("[QuorumController] Broker {b} completed its controlled shutdown: fenced"));
-                    return;
-                }
                 if metadata_offset + 1 < self.controller.next_offset {
                     // The broker is behind (it was cut off, or frozen): it catches up.
                     let image = self.controller.image();
@@ -899,6 +888,111 @@ impl Sim {
         ErrorCode::NONE
     }
 
+    /// BrokerHeartbeatManager.calculateNextBrokerState, then what
+    /// ReplicationControlManager.processBrokerHeartbeat does on the change: FENCED and
+    /// SHUTDOWN_NOW → handleBrokerFenced, UNFENCED → handleBrokerUnfenced, CONTROLLED_SHUTDOWN
+    /// → handleBrokerInControlledShutdown.
+    ///
+    /// A broker that wants to shut down and leads nothing is granted an immediate shutdown
+    /// (fenced, out of every ISR, in this one heartbeat); one that leads enters controlled
+    /// shutdown (its leaderships move, it leaves the ISR and is not ISR-eligible), and is
+    /// granted SHUTDOWN_NOW by a later heartbeat once it leads nothing and every unfenced
+    /// broker's metadata offset has reached its controlled-shutdown offset
+    /// (`lowestActiveOffset`).
+    fn controller_next_broker_state(
+        &mut self,
+        b: BrokerId,
+        reg: &BrokerRegistration,
+        want_shut_down: bool,
+        metadata_offset: u64,
+    ) -> BrokerControlState {
+        let has_leaderships = self.controller.partition.leader == Some(b);
+        if reg.fenced {
+            if want_shut_down {
+                self.trace(
+                    TraceKind::Controller,
+                    Level::Info,
+                    Some(b),
+                    format!("[QuorumController] Fenced broker {b} has requested and been granted an immediate shutdown."),
+                );
+                return BrokerControlState::ShutdownNow;
+            }
+            if metadata_offset >= reg.epoch as u64 {
+                // "The request from broker {} to unfence has been granted because it has
+                // caught up with the offset of its register broker record".
+                self.controller_unfence(b, reg.epoch);
+                return BrokerControlState::Unfenced;
+            }
+            return BrokerControlState::Fenced;
+        }
+        if reg.in_controlled_shutdown {
+            if has_leaderships {
+                return BrokerControlState::ControlledShutdown;
+            }
+            let lowest = self.controller_lowest_active_offset();
+            let cs_offset = reg.controlled_shutdown_offset.unwrap_or(0);
+            if cs_offset <= lowest {
+                self.controller_fence(b, &format!("[QuorumController] The request from broker {b} to shut down has been granted since the lowest active offset {lowest} is now greater than the broker's controlled shutdown offset {cs_offset}."));
+                return BrokerControlState::ShutdownNow;
+            }
+            return BrokerControlState::ControlledShutdown;
+        }
+        if !want_shut_down {
+            return BrokerControlState::Unfenced;
+        }
+        if has_leaderships {
+            self.controller_controlled_shutdown(b);
+            BrokerControlState::ControlledShutdown
+        } else {
+            self.controller_fence(
+                b,
+                &format!("[QuorumController] Unfenced broker {b} has requested and been granted an immediate shutdown."),
+            );
+            BrokerControlState::ShutdownNow
+        }
+    }
+
+    /// BrokerHeartbeatManager.lowestActiveOffset: the lowest metadata offset any unfenced
+    /// broker has reported.
+    fn controller_lowest_active_offset(&self) -> u64 {
+        self.controller
+            .brokers
+            .iter()
+            .filter(|(_, r)| !r.fenced)
+            .map(|(id, _)| {
+                self.controller
+                    .metadata_offsets
+                    .get(id)
+                    .copied()
+                    .unwrap_or(0)
+            })
+            .min()
+            .unwrap_or(u64::MAX)
+    }
+
+    /// handleBrokerUnfenced.
+    fn controller_unfence(&mut self, b: BrokerId, epoch: i64) {
+        let now = self.now;
+        if let Some(r) = self.controller.brokers.get_mut(&b) {
+            r.fenced = false;
+        }
+        self.controller.append(
+            now,
+            "BrokerRegistrationChangeRecord",
+            format!(
+                "BrokerRegistrationChangeRecord(brokerId={b}, brokerEpoch={epoch}, fenced=UNFENCE)"
+            ),
+        );
+        self.trace(
+            TraceKind::Controller,
+            Level::Info,
+            Some(b),
+            format!("[QuorumController] Unfenced broker {b}"),
+        );
+        self.controller_generate_updates(None, Some(b), None, ChangeCause::BrokerUnfenced(b));
+        self.controller_publish_metadata();
+    }
+
     /// handleBrokerInControlledShutdown.
     fn controller_controlled_shutdown(&mut self, b: BrokerId) {
         let now = self.now;
@@ -915,9 +1009,15 @@ impl Sim {
             TraceKind::Controller,
             Level::Info,
             Some(b),
-            format!("[QuorumController] Broker {b} is in controlled shutdown: moving its leaderships and removing it from the ISR"),
+            format!("[QuorumController] Unfenced broker {b} has requested and been granted a controlled shutdown."),
         );
         self.controller_generate_updates(Some(b), None, None, ChangeCause::ControlledShutdown(b));
+        // BrokerHeartbeatManager.maybeUpdateControlledShutdownOffset: the offset every
+        // active broker must reach before this one may go.
+        let cs_offset = self.controller.next_offset.saturating_sub(1);
+        if let Some(r) = self.controller.brokers.get_mut(&b) {
+            r.controlled_shutdown_offset = Some(cs_offset);
+        }
         self.controller_publish_metadata();
     }
 
@@ -952,6 +1052,7 @@ impl Sim {
         if let Some(r) = self.controller.brokers.get_mut(&b) {
             r.fenced = true;
             r.in_controlled_shutdown = false;
+            r.controlled_shutdown_offset = None;
         }
         self.controller.append(
             now,

@@ -21,8 +21,9 @@ pub struct FollowerState {
     pub generation: u64,
     /// replica.fetch.backoff.ms after an error.
     pub backing_off_until: Option<TimeMs>,
-    /// Fenced by the leader at this leader epoch (AbstractFetcherThread.markPartitionFailed):
-    /// no more fetches until metadata brings a new leader epoch.
+    /// Out of the fetcher: fenced by the leader at this leader epoch
+    /// (AbstractFetcherThread.markPartitionFailed), or removed during controlled shutdown. No
+    /// more fetches until metadata brings a new leader epoch.
     #[serde(default)]
     pub failed: bool,
 }
@@ -189,6 +190,54 @@ impl Sim {
                 "[ReplicaFetcher replicaId={b}, leaderId={}, fetcherId=0] Error sending fetch request: no response within replica.socket.timeout.ms={} ms",
                 leader.map_or("none".to_string(), |l| l.to_string()),
                 self.config.replica_socket_timeout_ms
+            ),
+        );
+        self.fetcher_schedule(b, self.config.replica_fetch_backoff_ms);
+    }
+
+    /// ReplicaFetcherManager.removeFetcherForPartitions: this follower stops fetching until
+    /// metadata with a new leader epoch starts it again.
+    pub(crate) fn fetcher_stop(&mut self, b: BrokerId, why: &str) {
+        let generation = self.next_generation(b);
+        let Some(f) = self.follower_mut(b) else {
+            return;
+        };
+        if f.failed {
+            return;
+        }
+        f.failed = true;
+        f.in_flight_fetch = None;
+        f.generation = generation;
+        f.backing_off_until = None;
+        self.trace(
+            TraceKind::Broker,
+            Level::Info,
+            Some(b),
+            format!(
+                "[ReplicaFetcherManager on broker {b}] Removed fetcher for partitions {}: {why}",
+                self.tp
+            ),
+        );
+    }
+
+    /// The connection to the leader was reset (its process is gone): the fetch fails as a
+    /// network error does (ReplicaFetcherThread: "Error in response for fetch request" with
+    /// an IOException), and is retried after replica.fetch.backoff.ms.
+    pub(crate) fn fetcher_disconnected(&mut self, b: BrokerId, from: Node, fetch_id: u64) {
+        let Some(f) = self.follower_mut(b) else {
+            return;
+        };
+        if f.in_flight_fetch != Some(fetch_id) || f.leader.map(Node::Broker) != Some(from) {
+            return;
+        }
+        f.in_flight_fetch = None;
+        let leader = f.leader.unwrap_or(0);
+        self.trace(
+            TraceKind::Broker,
+            Level::Warn,
+            Some(b),
+            format!(
+                "[ReplicaFetcher replicaId={b}, leaderId={leader}, fetcherId=0] Error in response for fetch request: java.io.IOException: Connection to {leader} was disconnected before the response was read"
             ),
         );
         self.fetcher_schedule(b, self.config.replica_fetch_backoff_ms);

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::controller::{LeaderRecoveryState, PartitionRegistration};
+use crate::controller::{ElectionKind, LeaderRecoveryState, PartitionRegistration};
 use crate::sim::{Loss, Role, Sim};
 use crate::trace::{Level, TraceKind};
 use crate::types::BrokerId;
@@ -193,8 +193,19 @@ pub fn on_leader_append(sim: &mut Sim, b: BrokerId, first: u64, last: u64) {
     }
 }
 
-/// A leader's HW rose: the records below it are committed.
+/// A leader's HW rose: the records below it are committed, if this is the leader the
+/// controller recognises. A zombie (a leader already replaced, thawed or cut off, that still
+/// thinks its ISR is what it last knew) can raise its own HW, but what it "commits" is not
+/// the partition's committed history: letting it in would blame a later clean election for
+/// records no real leader ever committed.
 pub fn on_leader_hw(sim: &mut Sim, b: BrokerId, _old: u64, new: u64) {
+    let recognised = sim.brokers[&b].leader_state().is_some_and(|l| {
+        sim.controller.partition.leader == Some(b)
+            && sim.controller.partition.leader_epoch == l.leader_epoch
+    });
+    if !recognised {
+        return;
+    }
     let from = sim.committed.len() as u64;
     if new <= from {
         return;
@@ -222,10 +233,29 @@ pub fn on_new_leader(sim: &mut Sim, b: BrokerId, p: &PartitionRegistration) {
     let (Some(first), Some(last)) = (lost.first(), lost.last()) else {
         return;
     };
-    let cause = if p.leader_recovery_state == LeaderRecoveryState::Recovering {
+    let kind = sim
+        .elections
+        .iter()
+        .rev()
+        .find(|(epoch, _)| *epoch == p.leader_epoch)
+        .map(|(_, k)| *k);
+    let lost_disks: Vec<BrokerId> = sim
+        .brokers
+        .values()
+        .filter(|x| x.disk_lost)
+        .map(|x| x.id)
+        .collect();
+    let cause = if kind == Some(ElectionKind::LastKnownLeader) {
+        format!("broker {b} was elected as the last known leader (ISR and ELR were empty; Kafka counts this as an unclean election) and does not have them")
+    } else if p.leader_recovery_state == LeaderRecoveryState::Recovering
+        || kind == Some(ElectionKind::Unclean)
+    {
         format!("broker {b} became leader through an unclean election and does not have them")
-    } else if sim.brokers[&b].disk_lost || sim.brokers.values().any(|x| x.disk_lost) {
-        format!("broker {b} became leader after a disk was lost")
+    } else if !lost_disks.is_empty() {
+        format!(
+            "broker {b} became leader after broker {} lost its disk (a replica that came back empty counted as in sync)",
+            crate::types::join_ids(&lost_disks)
+        )
     } else {
         violation(
             sim,
@@ -255,4 +285,99 @@ pub fn on_new_leader(sim: &mut Sim, b: BrokerId, p: &PartitionRegistration) {
         values,
         cause,
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::{Action, Scenario};
+    use crate::sim::Sim;
+
+    fn sim() -> Sim {
+        let s = Scenario::from_json(
+            r#"{"timeline":[{"at":100,"action":"produce","acks":"all","values":["a","b"]}]}"#,
+        )
+        .expect("scenario");
+        let mut sim = Sim::new(&s).expect("sim");
+        sim.advance_to(2_000);
+        sim
+    }
+
+    #[test]
+    fn a_zombie_leader_cannot_add_to_the_committed_history() {
+        // Seeds 52220 and 52893 (and the others of issue 11's list): a thawed leader that the
+        // controller had replaced raised its own HW; recording it made a later clean
+        // election look like a loss of committed records.
+        let mut sim = sim();
+        assert_eq!(sim.committed.len(), 2);
+        // The controller has moved on to broker 2 at epoch 1; broker 1 has not heard.
+        sim.controller.partition.leader = Some(2);
+        sim.controller.partition.leader_epoch = 1;
+        let b1 = sim.brokers.get_mut(&1).expect("b1");
+        b1.log.append_as_leader(0, &["zombie".to_string()]);
+        b1.log.high_watermark = 3;
+        super::on_leader_hw(&mut sim, 1, 2, 3);
+        assert_eq!(
+            sim.committed.len(),
+            2,
+            "nothing the zombie 'commits' counts"
+        );
+        // The recognised leader's HW does count.
+        sim.controller.partition.leader = Some(1);
+        sim.controller.partition.leader_epoch = 0;
+        super::on_leader_hw(&mut sim, 1, 2, 3);
+        assert_eq!(sim.committed.len(), 3);
+    }
+
+    #[test]
+    fn a_frozen_broker_learns_a_topic_config_change_when_it_runs_again() {
+        // min.insync.replicas is a dynamic topic config: the controller writes a ConfigRecord
+        // and each broker applies it from the metadata log. A SIGSTOPped broker reads nothing
+        // until SIGCONT, so until then its leader keeps the old minimum.
+        let mut sim = sim();
+        sim.apply_now(&Action::Freeze { broker: 1 })
+            .expect("freeze");
+        sim.apply_now(&Action::SetConfig {
+            name: "min.insync.replicas".into(),
+            value: serde_json::json!(3),
+        })
+        .expect("set");
+        sim.advance_to(3_000);
+        assert_eq!(sim.broker_min_isr(1, 3), 1, "frozen: not read yet");
+        assert_eq!(sim.broker_min_isr(2, 3), 3, "running: read at once");
+        sim.apply_now(&Action::Thaw { broker: 1 }).expect("thaw");
+        sim.advance_to(3_100);
+        assert_eq!(sim.broker_min_isr(1, 3), 3, "read on thaw");
+    }
+
+    #[test]
+    fn a_loss_names_its_cause() {
+        use crate::controller::ElectionKind;
+        // Broker 2's log is emptied and it is made leader of a new epoch: the two committed
+        // records are gone. What the loss says depends on how the controller chose it.
+        let lose = |kind: Option<ElectionKind>, disk: bool| -> String {
+            let mut sim = sim();
+            sim.brokers.get_mut(&2).expect("b2").log.wipe();
+            if disk {
+                sim.brokers.get_mut(&3).expect("b3").disk_lost = true;
+            }
+            let mut p = sim.controller.partition.clone();
+            p.leader = Some(2);
+            p.leader_epoch += 1;
+            sim.controller.partition = p.clone();
+            if let Some(k) = kind {
+                sim.elections.push((p.leader_epoch, k));
+            }
+            super::on_new_leader(&mut sim, 2, &p);
+            assert_eq!(sim.losses().len(), 1);
+            sim.losses()[0].cause.clone()
+        };
+        assert!(lose(Some(ElectionKind::LastKnownLeader), false).contains("last known leader"));
+        assert!(lose(Some(ElectionKind::Unclean), false).contains("unclean election"));
+        let disk = lose(Some(ElectionKind::Clean), true);
+        assert!(disk.contains("broker 3 lost its disk"), "{disk}");
+        assert!(
+            lose(Some(ElectionKind::Clean), false).contains("engine bug"),
+            "a clean election that loses committed records is a violation"
+        );
+    }
 }

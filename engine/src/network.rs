@@ -21,6 +21,8 @@ pub struct MetadataImage {
     pub offset: u64,
     pub partition: PartitionRegistration,
     pub brokers: BTreeMap<BrokerId, BrokerRegistration>,
+    /// The topic config `min.insync.replicas` (a ConfigRecord in the metadata log).
+    pub min_insync_replicas: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -112,6 +114,42 @@ pub enum Payload {
     Metadata {
         image: MetadataImage,
     },
+    /// Not a Kafka message: the peer's operating system resets the connection (RST) because
+    /// the process behind it is gone (kill -9, a lost disk, a finished shutdown, or nothing
+    /// listening). The requester learns that its outstanding request failed.
+    ConnectionReset {
+        request: Outstanding,
+    },
+}
+
+/// A request that waits for its response on a connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Outstanding {
+    Fetch { fetch_id: u64 },
+    Produce { request_id: u64 },
+    ConsumerFetch { request_id: u64 },
+}
+
+impl Payload {
+    /// The request this message is, if it is one that waits for a response on its
+    /// connection.
+    pub fn outstanding(&self) -> Option<Outstanding> {
+        match self {
+            Payload::Fetch { fetch_id, .. } => Some(Outstanding::Fetch {
+                fetch_id: *fetch_id,
+            }),
+            Payload::Produce {
+                request_id, acks, ..
+            } if *acks != Acks::Zero => Some(Outstanding::Produce {
+                request_id: *request_id,
+            }),
+            Payload::ConsumerFetch { request_id, .. } => Some(Outstanding::ConsumerFetch {
+                request_id: *request_id,
+            }),
+            _ => None,
+        }
+    }
 }
 
 impl Payload {
@@ -131,6 +169,7 @@ impl Payload {
             Payload::AlterPartition { .. } => "AlterPartition",
             Payload::AlterPartitionResponse { .. } => "AlterPartitionResponse",
             Payload::Metadata { .. } => "Metadata",
+            Payload::ConnectionReset { .. } => "ConnectionReset",
         }
     }
 
@@ -206,6 +245,7 @@ impl Payload {
                 )
             }
             Payload::Metadata { image } => format!("metadata up to offset {}", image.offset),
+            Payload::ConnectionReset { .. } => "connection reset (RST): the process is gone".to_string(),
         }
     }
 }
@@ -230,6 +270,10 @@ pub struct Message {
     pub sent_at: TimeMs,
     pub deliver_at: TimeMs,
     pub payload: Payload,
+    /// For a message to a broker: the incarnation of the process it was sent to. A TCP
+    /// connection belongs to one process, so a message is never delivered to a process
+    /// started after it was sent.
+    pub to_incarnation: u32,
 }
 
 /// Links and their state: latency overrides and cuts.

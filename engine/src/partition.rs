@@ -297,7 +297,7 @@ impl Sim {
             purgatory,
             high_watermark_at_start: hw,
         }));
-        let under = p.isr.len() < self.config.effective_min_isr(p.replicas.len());
+        let under = p.isr.len() < self.broker_min_isr(b, p.replicas.len());
         self.trace(
             TraceKind::Broker,
             Level::Info,
@@ -838,7 +838,7 @@ impl Sim {
         answer: Option<&crate::network::AlterPartitionResult>,
     ) {
         let tp = self.tp.clone();
-        let min_isr = self.config.min_insync_replicas as usize;
+        let min_isr = self.broker_min_isr(b, usize::MAX);
         let Some(l) = self.leader_mut(b) else { return };
         if l.isr_state.proposal() != Some(item.proposal) {
             // "This means partitionState was updated through leader election or some other
@@ -926,7 +926,7 @@ impl Sim {
         let Role::Leader(l) = &broker.role else {
             return false;
         };
-        let min_isr = self.config.effective_min_isr(l.replicas.len());
+        let min_isr = self.broker_min_isr(b, l.replicas.len());
         // isUnderMinIsr: the HW does not move while the ISR is below min.insync.replicas.
         if l.isr_state.isr().len() < min_isr {
             return false;
@@ -968,7 +968,7 @@ impl Sim {
             return;
         };
         let hw = broker.log.high_watermark;
-        let min_isr = self.config.effective_min_isr(l.replicas.len());
+        let min_isr = self.broker_min_isr(b, l.replicas.len());
         let maximal = l.isr_state.maximal_isr().len();
         let (done, waiting): (Vec<DelayedProduce>, Vec<DelayedProduce>) = l
             .purgatory
@@ -1052,7 +1052,7 @@ impl Sim {
             respond(self, ErrorCode::NOT_LEADER_OR_FOLLOWER, None, None);
             return;
         };
-        let min_isr = self.config.effective_min_isr(l.replicas.len());
+        let min_isr = self.broker_min_isr(b, l.replicas.len());
         let in_sync = l.isr_state.isr().len();
         if acks == Acks::All && in_sync < min_isr {
             // "Avoid writing to leader if there are not enough insync replicas to make it safe"

@@ -371,8 +371,11 @@ impl Scenario {
                 "a scenario may be at most 4 MiB of JSON",
             ));
         }
-        let s: Scenario = serde_json::from_str(text)
+        // Parsed into a `Value`, then read by hand (`scenario_json`): serde's derived reader
+        // for the timeline was the largest function in the shipped wasm.
+        let v: serde_json::Value = serde_json::from_str(text)
             .map_err(|e| ScenarioError::new("scenario", format!("not a valid scenario: {e}")))?;
+        let s = crate::scenario_json::scenario(&v)?;
         s.validate()?;
         Ok(s)
     }

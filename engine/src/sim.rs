@@ -15,7 +15,7 @@ use crate::controller::{BrokerRegistration, Controller, PartitionRegistration};
 use crate::error::ScenarioError;
 use crate::fetcher::FollowerState;
 use crate::log::ReplicaLog;
-use crate::network::{Message, MetadataImage, Network, Payload};
+use crate::network::{Message, MetadataImage, Network, Outstanding, Payload};
 use crate::partition::LeaderState;
 use crate::record_chunks::RecordChunks;
 use crate::rng::Rng;
@@ -69,6 +69,8 @@ pub enum BrokerTimer {
     HwCheckpoint,
     /// BrokerLifecycleManager's heartbeat.
     Heartbeat,
+    /// One heartbeat out of turn (the periodic one keeps its own schedule).
+    HeartbeatOnce,
     /// A DelayedProduce's request timeout.
     ProduceExpire { request_id: u64 },
     /// Give up waiting for the controller during controlled shutdown.
@@ -129,6 +131,8 @@ pub struct Broker {
     pub slow_ms: u64,
     /// In controlled shutdown.
     pub shutting_down: bool,
+    /// The controller has answered that this broker is in controlled shutdown.
+    pub got_controlled_shutdown_response: bool,
     /// SIGTERM received while frozen: acted on at thaw.
     pub pending_sigterm: bool,
     /// Events that arrived while frozen, in arrival order.
@@ -162,6 +166,7 @@ impl Broker {
             role: Role::None,
             slow_ms: 0,
             shutting_down: false,
+            got_controlled_shutdown_response: false,
             pending_sigterm: false,
             deferred: vec![],
             frozen_since: None,
@@ -232,6 +237,9 @@ pub struct Sim {
     /// The next timeline action to run.
     timeline_cursor: usize,
     pub(crate) last_unclean_election_at: Option<TimeMs>,
+    /// How the controller chose the leader of each leader epoch it elected (newest last,
+    /// bounded), so a loss can name its cause.
+    pub(crate) elections: Vec<(i32, crate::controller::ElectionKind)>,
     /// The committed history: records that some leader's HW has covered. Shared with clones,
     /// as the logs are (it grows as long as they do).
     pub(crate) committed: RecordChunks,
@@ -277,9 +285,11 @@ impl Sim {
         let mut controller = Controller {
             brokers: BTreeMap::new(),
             last_heartbeat_ms: BTreeMap::new(),
+            metadata_offsets: BTreeMap::new(),
             partition: PartitionRegistration::new(replicas.clone(), replicas.first().copied()),
             records: vec![],
             next_offset: 0,
+            min_insync_replicas: config.min_insync_replicas,
         };
         let mut brokers = BTreeMap::new();
         for id in 1..=scenario.brokers {
@@ -295,6 +305,7 @@ impl Sim {
                     fenced: false,
                     in_controlled_shutdown: false,
                     incarnation: 0,
+                    controlled_shutdown_offset: None,
                 },
             );
             controller.last_heartbeat_ms.insert(id, 0);
@@ -336,6 +347,7 @@ impl Sim {
             timeline: timeline.into(),
             timeline_cursor: 0,
             last_unclean_election_at: None,
+            elections: vec![],
             committed: RecordChunks::default(),
             losses: vec![],
             truncations: vec![],
@@ -583,6 +595,7 @@ impl Sim {
                     BrokerTimer::HwCheckpoint,
                 );
             }
+            BrokerTimer::HeartbeatOnce => self.send_heartbeat(b),
             BrokerTimer::Heartbeat => {
                 self.send_heartbeat(b);
                 self.schedule_broker_timer(
@@ -641,12 +654,28 @@ impl Sim {
         base + jitter
     }
 
-    /// Sends a message; it is lost at once if its link is cut.
+    /// Sends a message; it is lost at once if its link is cut. A request to a broker whose
+    /// process is down (killed or stopped, its machine still up) finds nothing listening:
+    /// the connection is refused, and the sender learns it after a round trip.
     pub(crate) fn send(&mut self, from: Node, to: Node, payload: Payload) -> Option<u64> {
         if self.network.is_cut(from, to) {
             return None;
         }
+        if let Node::Broker(d) = to {
+            if self.brokers.get(&d).is_none_or(|x| !x.process.is_up()) {
+                if let Some(request) = payload.outstanding() {
+                    let there = self.latency(from, to);
+                    self.send_reset(to, from, request, there);
+                }
+                return None;
+            }
+        }
         let delay = self.latency(from, to);
+        Some(self.enqueue(from, to, payload, delay))
+    }
+
+    /// Puts a message on the wire, to arrive after `delay`.
+    fn enqueue(&mut self, from: Node, to: Node, payload: Payload, delay: u64) -> u64 {
         let id = self.next_message_id;
         self.next_message_id += 1;
         // FIFO per directed link (one TCP connection): not before the previous message on it.
@@ -655,6 +684,10 @@ impl Sim {
         let last = self.network.last_delivery.entry((from, to)).or_insert(0);
         let deliver_at = (self.now + delay).max(*last);
         *last = deliver_at;
+        let to_incarnation = match to {
+            Node::Broker(d) => self.brokers.get(&d).map_or(0, |x| x.incarnation),
+            _ => 0,
+        };
         let msg = Message {
             id,
             from,
@@ -662,10 +695,58 @@ impl Sim {
             sent_at: self.now,
             deliver_at,
             payload,
+            to_incarnation,
         };
         self.schedule_at(msg.deliver_at, Event::Deliver { message_id: id });
         self.in_flight.insert(id, msg);
-        Some(id)
+        id
+    }
+
+    /// The operating system of `from`'s machine resets the connection of `request` to `to`,
+    /// `extra` ms after now (plus the latency back).
+    fn send_reset(&mut self, from: Node, to: Node, request: Outstanding, extra: u64) {
+        if self.network.is_cut(from, to) {
+            return; // the RST is lost too: the requester finds out by its own timeout
+        }
+        let delay = extra + self.latency(from, to);
+        self.enqueue(from, to, Payload::ConnectionReset { request }, delay);
+    }
+
+    /// Broker `b`'s process is gone (kill -9, a lost disk, a finished shutdown) while its
+    /// machine keeps running: the kernel resets every connection to it, so every request
+    /// that waits on one (a follower's fetch, the producer's batch, the consumer's fetch)
+    /// fails at once, not after a timeout. A frozen process keeps its sockets open instead.
+    fn reset_connections(&mut self, b: BrokerId) {
+        let mut resets: Vec<(Node, Outstanding)> = vec![];
+        for f in self.brokers.values() {
+            if let Role::Follower(fs) = &f.role {
+                if let (Some(fetch_id), Some(leader)) = (fs.in_flight_fetch, fs.leader) {
+                    if leader == b && f.id != b {
+                        resets.push((Node::Broker(f.id), Outstanding::Fetch { fetch_id }));
+                    }
+                }
+            }
+        }
+        for job in self.producer.jobs.values() {
+            if let Some(a) = &job.current {
+                if let (Some(request_id), Some(target)) = (a.request_id, a.target) {
+                    if target == b && job.acks != crate::types::Acks::Zero {
+                        resets.push((crate::client::PRODUCER, Outstanding::Produce { request_id }));
+                    }
+                }
+            }
+        }
+        for (&request_id, r) in &self.consumer.requests {
+            if r.target == b {
+                resets.push((
+                    crate::client::CONSUMER,
+                    Outstanding::ConsumerFetch { request_id },
+                ));
+            }
+        }
+        for (to, request) in resets {
+            self.send_reset(Node::Broker(b), to, request, 0);
+        }
     }
 
     fn deliver(&mut self, id: u64) {
@@ -680,6 +761,11 @@ impl Sim {
                 let Some(broker) = self.brokers.get_mut(&b) else {
                     return;
                 };
+                if broker.incarnation != msg.to_incarnation {
+                    // Sent to a process that has ended: its connections died with it (the
+                    // requester was told by the reset), and a new process never reads them.
+                    return;
+                }
                 match broker.process {
                     ProcessState::Killed | ProcessState::Stopped => {}
                     ProcessState::Frozen => {
@@ -725,12 +811,31 @@ impl Sim {
                 should_shut_down: true,
                 ..
             } if self.brokers[&b].shutting_down => self.finish_shutdown(b),
+            // BrokerLifecycleManager in PENDING_CONTROLLED_SHUTDOWN: "If this is the first
+            // pending controlled shutdown response we got, schedule our next heartbeat a
+            // little bit sooner than we usually would" (50 ms).
+            Payload::BrokerHeartbeatResponse {
+                in_controlled_shutdown: true,
+                should_shut_down: false,
+                ..
+            } if self.brokers[&b].shutting_down
+                && !self.brokers[&b].got_controlled_shutdown_response =>
+            {
+                self.brokers
+                    .get_mut(&b)
+                    .expect("broker exists")
+                    .got_controlled_shutdown_response = true;
+                self.schedule_broker_timer(b, 50, BrokerTimer::HeartbeatOnce);
+            }
             Payload::AlterPartitionResponse {
                 request_id,
                 top_error,
                 result,
             } => self.alter_partition_handle_response(b, request_id, top_error, result),
             Payload::Metadata { image } => self.apply_metadata(b, image),
+            Payload::ConnectionReset {
+                request: Outstanding::Fetch { fetch_id },
+            } => self.fetcher_disconnected(b, from, fetch_id),
             _ => {}
         }
     }
@@ -832,6 +937,7 @@ impl Sim {
             Some(b),
             format!("[KafkaServer id={b}] shut down completed"),
         );
+        self.reset_connections(b);
     }
 
     /// What a process loses when it ends: everything but the disk.
@@ -855,6 +961,7 @@ impl Sim {
         broker.alter_partition = Default::default();
         broker.pending_sigterm = false;
         broker.shutting_down = false;
+        broker.got_controlled_shutdown_response = false;
     }
 
     fn start(&mut self, b: BrokerId) {
@@ -926,11 +1033,28 @@ impl Sim {
             } else {
                 self.make_follower(b, &p);
             }
+            // ReplicaManager.applyLocalFollowersDelta: "During controlled shutdown, replica
+            // with no leaders and replica where this broker is not in the ISR are stopped."
+            if self.brokers[&b].shutting_down && (p.leader.is_none() || !p.isr.contains(&b)) {
+                self.fetcher_stop(
+                    b,
+                    "this broker is in controlled shutdown and not in the ISR",
+                );
+            }
         }
-        if self.brokers[&b].shutting_down {
-            // The heartbeat after the metadata tells the controller we have caught up.
-            self.schedule_broker_timer(b, 0, BrokerTimer::Heartbeat);
-        }
+    }
+
+    /// Partition.effectiveMinIsr on broker `b`: `min.insync.replicas` as this broker's
+    /// metadata says (the controller's value before it has any), never above the replica
+    /// count.
+    pub(crate) fn broker_min_isr(&self, b: BrokerId, replicas: usize) -> usize {
+        let min = self.brokers[&b]
+            .metadata
+            .as_ref()
+            .map_or(self.controller.min_insync_replicas, |m| {
+                m.min_insync_replicas
+            });
+        (min as usize).min(replicas)
     }
 
     // ---- trace -----------------------------------------------------------------------
@@ -1014,6 +1138,7 @@ impl Sim {
                     self.brokers.get_mut(broker).expect("validated").process = ProcessState::Killed;
                     self.clear_process_memory(*broker);
                     note(self, format!("kill -9 broker {broker} (process gone; log and checkpoints stay on disk)"));
+                    self.reset_connections(*broker);
                 } else {
                     note(self, format!("kill -9 broker {broker}: not running"));
                 }
@@ -1087,7 +1212,8 @@ impl Sim {
                 );
             }
             Action::LoseDisk { broker } => {
-                if self.brokers[broker].process.is_up() {
+                let was_up = self.brokers[broker].process.is_up();
+                if was_up {
                     self.brokers.get_mut(broker).expect("validated").process = ProcessState::Killed;
                     self.clear_process_memory(*broker);
                 }
@@ -1096,6 +1222,9 @@ impl Sim {
                 br.disk_lost = true;
                 br.clean_shutdown_epoch = -1;
                 note(self, format!("broker {broker} lost its disk: its log and checkpoint files are gone (the process is down)"));
+                if was_up {
+                    self.reset_connections(*broker);
+                }
             }
             Action::SetConfig { name, value } => {
                 let lag_before = self.config.replica_lag_time_max_ms;
@@ -1113,6 +1242,18 @@ impl Sim {
                 // unclean.leader.election.enable=true is acted on by the controller's next
                 // periodic unclean election run, not at once (as article 004 observed).
                 if name == "min.insync.replicas" {
+                    // A dynamic topic config: the controller writes a ConfigRecord, and each
+                    // broker applies it when it reads the metadata (a frozen one, on thaw).
+                    self.controller.min_insync_replicas = self.config.min_insync_replicas;
+                    self.controller.append(
+                        now,
+                        "ConfigRecord",
+                        format!(
+                            "ConfigRecord(resourceType=TOPIC, resourceName={}, name=min.insync.replicas, value={})",
+                            self.tp.topic, self.config.min_insync_replicas
+                        ),
+                    );
+                    self.controller_publish_metadata();
                     self.controller_clear_elr();
                 }
                 // The isr-expiration task runs every replica.lag.time.max.ms / 2: reschedule
@@ -1167,9 +1308,9 @@ impl Sim {
 
     fn report_election(&mut self, kind: &str, r: crate::types::ErrorCode) {
         let text = if r == crate::types::ErrorCode::NONE {
-            format!("kafka-leader-election.sh --election-type {}: Successfully completed leader election ({kind}) for partitions {}", kind.to_lowercase(), self.tp)
+            format!("kafka-leader-election.sh --election-type {}: Successfully completed leader election ({kind}) for partitions {}", kind.to_ascii_lowercase(), self.tp)
         } else {
-            format!("kafka-leader-election.sh --election-type {}: Error completing leader election ({kind}) for partition {}: {r}", kind.to_lowercase(), self.tp)
+            format!("kafka-leader-election.sh --election-type {}: Error completing leader election ({kind}) for partition {}: {r}", kind.to_ascii_lowercase(), self.tp)
         };
         self.trace(TraceKind::Action, Level::Info, None, text);
     }
@@ -1256,6 +1397,53 @@ impl Endpoint {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_message_sent_to_a_process_is_never_delivered_to_the_next_one() {
+        // A TCP connection belongs to one process: what was on its way to a broker that was
+        // then killed dies with the connection, even if a new process starts before it
+        // arrives. Here a metadata image (leader epoch 7, which no controller wrote) is on
+        // the wire to broker 2 when it is killed and started again.
+        let s = Scenario::from_json(r#"{"config":{"sim.controller.latency.ms":1000}}"#)
+            .expect("scenario");
+        let mut sim = Sim::new(&s).expect("sim");
+        sim.advance_to(100);
+        let mut image = sim.controller.image();
+        image.offset += 1_000;
+        image.partition.leader_epoch = 7;
+        sim.send(
+            Node::Controller,
+            Node::Broker(2),
+            Payload::Metadata { image },
+        );
+        sim.apply_now(&Action::Kill { broker: 2 }).expect("kill");
+        sim.apply_now(&Action::Start { broker: 2 }).expect("start");
+        sim.advance_to(1_500);
+        assert!(
+            sim.brokers[&2]
+                .metadata
+                .as_ref()
+                .is_none_or(|m| m.partition.leader_epoch != 7),
+            "the new process never read what was sent to the old one"
+        );
+        // The same image sent to the running process is applied.
+        let mut image = sim.controller.image();
+        image.offset += 2_000;
+        image.partition.leader_epoch = 7;
+        sim.send(
+            Node::Controller,
+            Node::Broker(3),
+            Payload::Metadata { image },
+        );
+        sim.advance_to(3_000);
+        assert_eq!(
+            sim.brokers[&3]
+                .metadata
+                .as_ref()
+                .map(|m| m.partition.leader_epoch),
+            Some(7)
+        );
+    }
 
     #[test]
     fn a_clone_shares_the_timeline_which_stays_sorted() {

@@ -109,8 +109,28 @@ fn a_frozen_broker_is_fenced_after_the_session_timeout() {
 
 #[test]
 fn controlled_shutdown_moves_leadership_first() {
+    // BrokerHeartbeatManager.calculateNextBrokerState: an unfenced broker that leads and
+    // wants to shut down is granted CONTROLLED_SHUTDOWN (handleBrokerInControlledShutdown
+    // moves its leaderships and takes it out of the ISR); SHUTDOWN_NOW comes at a later
+    // heartbeat, once it leads nothing and every unfenced broker's metadata offset has
+    // reached its controlled-shutdown offset (lowestActiveOffset): within a couple of
+    // broker.heartbeat.interval.ms (2000), not in the same heartbeat.
     let (sim, lines) = run(
-        r#"{"timeline":[{"at":1000,"action":"stop","broker":1},{"at":2000,"action":"describe"}],"end_ms":3000}"#,
+        r#"{"timeline":[{"at":1000,"action":"stop","broker":1},{"at":2000,"action":"describe"}],"end_ms":8000}"#,
+    );
+    assert!(find(
+        &lines,
+        "Unfenced broker 1 has requested and been granted a controlled shutdown."
+    )
+    .is_some());
+    let (granted, _) = find(
+        &lines,
+        "The request from broker 1 to shut down has been granted since the lowest active offset",
+    )
+    .expect("granted later");
+    assert!(
+        (1_050..=5_100).contains(granted),
+        "at a later heartbeat: {granted}"
     );
     assert!(find(
         &lines,
@@ -124,6 +144,31 @@ fn controlled_shutdown_moves_leadership_first() {
         sim.broker(1).unwrap().clean_shutdown_epoch,
         sim.broker(1).unwrap().broker_epoch
     );
+}
+
+#[test]
+fn a_follower_that_leads_nothing_is_granted_an_immediate_shutdown() {
+    // BrokerHeartbeatManager.calculateNextBrokerState, UNFENCED with wantShutDown and no
+    // leaderships: "has requested and been granted an immediate shutdown" → SHUTDOWN_NOW,
+    // which processBrokerHeartbeat handles with handleBrokerFenced: out of the ISR and
+    // fenced in that one heartbeat, with no controlled-shutdown state in between.
+    let (_, lines) = run(
+        r#"{"timeline":[{"at":1000,"action":"stop","broker":3},{"at":1100,"action":"describe"}],"end_ms":3000}"#,
+    );
+    let (t, _) = find(
+        &lines,
+        "Unfenced broker 3 has requested and been granted an immediate shutdown.",
+    )
+    .expect("granted");
+    assert_eq!(
+        *t, 1_005,
+        "the heartbeat sent at the SIGTERM, one controller latency later"
+    );
+    assert!(find(&lines, "granted a controlled shutdown").is_none());
+    assert!(find(&lines, "inControlledShutdown=1").is_none());
+    let (d, _) = find(&lines, "[KafkaServer id=3] shut down completed").expect("stops");
+    assert_eq!(*d, 1_010, "when the heartbeat response arrives");
+    assert!(find(&lines, "Leader: 1 Replicas: 1,2,3 Isr: 1,2 Elr:").is_some());
 }
 
 #[test]
@@ -719,4 +764,65 @@ fn the_end_offset_never_goes_backwards_across_a_leader_change() {
         "the new leader answered OFFSET_NOT_AVAILABLE for a while: {printed:?}"
     );
     assert!(printed.len() > 3, "{printed:?}");
+}
+
+#[test]
+fn a_killed_leader_resets_its_connections_so_the_producer_retries_at_once() {
+    // kill -9 leaves the machine's kernel running: it resets the process's connections, so
+    // the producer's in-flight batch fails with a disconnect (Sender.handleProduceResponse:
+    // NETWORK_EXCEPTION, retriable) and is retried after retry.backoff.ms, instead of
+    // waiting request.timeout.ms (30000) for an answer that cannot come.
+    let (_, lines) = run(
+        r#"{"config":{"min.insync.replicas":2,"sim.network.latency.ms":10},
+            "timeline":[{"at":0,"action":"freeze","broker":2},{"at":0,"action":"freeze","broker":3},
+                        {"at":1000,"action":"produce","acks":"all","values":["x"]},
+                        {"at":2000,"action":"kill","broker":1}],
+            "end_ms":5000}"#,
+    );
+    let (t, l) = find(&lines, "Error: NETWORK_EXCEPTION").expect("a disconnect");
+    assert_eq!(*t, 2_010, "one latency after the kill: {l}");
+    assert!(
+        find(&lines, "REQUEST_TIMED_OUT").is_none(),
+        "no request timeout"
+    );
+    // The retry goes to the dead broker again (it is still the leader until the controller
+    // fences it): nothing listens, so the connection is refused after a round trip.
+    let retries: Vec<u64> = lines
+        .iter()
+        .filter(|(_, l)| l.contains("Error: NETWORK_EXCEPTION"))
+        .map(|(t, _)| *t)
+        .collect();
+    assert!(retries.len() > 3, "{retries:?}");
+    assert_eq!(
+        retries[1] - retries[0],
+        100 + 2 * 10,
+        "retry.backoff.ms, then a round trip"
+    );
+}
+
+#[test]
+fn a_frozen_leader_keeps_its_connections_open_so_the_producer_times_out() {
+    // SIGSTOP: the process still holds its sockets; nothing resets them, so the producer
+    // waits for request.timeout.ms.
+    let (_, lines) = run(
+        r#"{"config":{"request.timeout.ms":3000,"broker.session.timeout.ms":60000},
+            "timeline":[{"at":1000,"action":"freeze","broker":1},
+                        {"at":1000,"action":"produce","acks":"all","values":["x"],"retries":0}],
+            "end_ms":6000}"#,
+    );
+    assert!(find(&lines, "NETWORK_EXCEPTION").is_none());
+    let (t, _) = find(&lines, "acks=all -> REQUEST_TIMED_OUT").expect("times out");
+    assert!(*t >= 4_000, "after request.timeout.ms: {t}");
+}
+
+#[test]
+fn a_follower_whose_leader_was_killed_learns_it_at_once() {
+    // ReplicaFetcherThread: the fetch fails with "Connection to 1 was disconnected before
+    // the response was read" as soon as the reset arrives, then backs off
+    // replica.fetch.backoff.ms, rather than waiting replica.socket.timeout.ms (30000).
+    let (_, lines) = run(r#"{"config":{"sim.network.latency.ms":10},
+            "timeline":[{"at":2000,"action":"kill","broker":1}],"end_ms":4000}"#);
+    let (t, l) = find(&lines, "[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Error in response for fetch request: java.io.IOException: Connection to 1 was disconnected").expect("disconnected");
+    assert_eq!(*t, 2_010, "{l}");
+    assert!(find(&lines, "no response within replica.socket.timeout.ms").is_none());
 }

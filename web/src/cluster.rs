@@ -214,7 +214,7 @@ impl Flight {
         self.buffered = m.buffered;
         let class = format!(
             "packet {}{}",
-            m.kind.to_lowercase(),
+            m.kind.to_ascii_lowercase(),
             if m.buffered { " buffered" } else { "" }
         );
         let _ = self.g.set_attribute("class", &class);

@@ -547,7 +547,7 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
             <h3>"Produce and consume results"</h3>
             <ul class="results" aria-label="Produce results">
                 <For each=move || results.get() key=|r| r.0 let:r>
-                    <li class=format!("{:?}", r.2).to_lowercase()>{r.1}</li>
+                    <li class=format!("{:?}", r.2).to_ascii_lowercase()>{r.1}</li>
                 </For>
             </ul>
             <h3>"Metrics"</h3>
@@ -573,7 +573,7 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
             </fieldset>
             <ol class="log" aria-label="Event log" node_ref=log_ref on:scroll=on_log_scroll>
                 <For each=lines key=|l| l.0 let:l>
-                    <li class=format!("{} {}", format!("{:?}", l.2).to_lowercase(), l.3.replace(' ', "-"))>{l.1}</li>
+                    <li class=format!("{} {}", format!("{:?}", l.2).to_ascii_lowercase(), l.3.replace(' ', "-"))>{l.1}</li>
                 </For>
             </ol>
         </section>
@@ -636,7 +636,8 @@ pub fn Simplifications() -> impl IntoView {
         "One consumer without a group; after OFFSET_OUT_OF_RANGE it moves to the log end (auto.offset.reset=latest).",
         "The last known leader is elected only when it is alive (Kafka's code logs but does not refuse a dead one).",
         "Reassignment is not modelled.",
-        "Changing replica.lag.time.max.ms applies at once on every broker, as if each were restarted with the new value (real Kafka needs a broker restart for it).",
+        "A killed broker's machine stays up: its kernel resets connections at once. A cut link drops packets, and requests time out.",
+        "Changing replica.lag.time.max.ms applies at once on every broker, as if each were restarted with the new value (real Kafka needs a broker restart for it); min.insync.replicas reaches each broker through the metadata.",
     ];
     view! {
         <details class="simplifications">
