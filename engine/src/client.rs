@@ -85,7 +85,7 @@ pub struct Producer {
     /// Jobs waiting for a free in-flight slot or for the drain rules of the idempotent
     /// producer; every response wakes them.
     #[serde(default)]
-    pub blocked: std::collections::BTreeSet<u64>,
+    pub blocked: Vec<u64>,
 }
 
 /// TransactionManager for a producer without transactional.id, and its TxnPartitionEntry for
@@ -315,6 +315,15 @@ impl Sim {
         }
     }
 
+    /// TransactionManager.setProducerIdAndEpoch's log line.
+    fn trace_producer_id(&mut self, pid: i64, epoch: i16) {
+        let text = format!(
+            "[Producer clientId=producer-1] ProducerId set to {pid} with epoch {}",
+            i32::from(epoch)
+        );
+        self.trace(TraceKind::Produce, Level::Info, None, text);
+    }
+
     /// Schedules a send for every job that waited for a response.
     fn producer_wake(&mut self) {
         for job in std::mem::take(&mut self.producer.blocked) {
@@ -324,14 +333,7 @@ impl Sim {
 
     fn producer_send(&mut self, job_id: u64) {
         if let Some((pid, epoch)) = self.producer.resolve_and_bump() {
-            self.trace(
-                TraceKind::Produce,
-                Level::Info,
-                None,
-                format!(
-                    "[Producer clientId=producer-1] ProducerId set to {pid} with epoch {epoch}"
-                ),
-            );
+            self.trace_producer_id(pid, epoch);
         }
         let now = self.now;
         let leader = self.controller.partition.leader;
@@ -416,7 +418,9 @@ impl Sim {
             return;
         };
         if in_flight_to_target >= max_in_flight || stop_draining {
-            self.producer.blocked.insert(job_id);
+            if !self.producer.blocked.contains(&job_id) {
+                self.producer.blocked.push(job_id);
+            }
             return;
         }
         let mut initialized = None;
@@ -426,7 +430,7 @@ impl Sim {
                 // InitProducerId, simplified: the first id of a new cluster, epoch 0.
                 i.producer_id = 0;
                 i.producer_epoch = 0;
-                initialized = Some((0, 0));
+                initialized = Some((0, 0i16));
             }
             // RecordAccumulator.drain: setProducerState, then incrementSequenceNumber.
             attempt.batch = Some(BatchProducer {
@@ -443,14 +447,7 @@ impl Sim {
         attempt.target = Some(target);
         let values = attempt.values.clone();
         if let Some((pid, epoch)) = initialized {
-            self.trace(
-                TraceKind::Produce,
-                Level::Info,
-                None,
-                format!(
-                    "[Producer clientId=producer-1] ProducerId set to {pid} with epoch {epoch}"
-                ),
-            );
+            self.trace_producer_id(pid, epoch);
         }
         self.producer.requests.insert(request_id, job_id);
         let timeout_ms = self.config.request_timeout_ms;

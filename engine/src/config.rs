@@ -29,6 +29,14 @@ pub const MAX_RECORDS_PER_FETCH: u64 = 1_000;
 pub const DEFAULT_MAX_IN_FLIGHT: u32 = 5;
 pub const MAX_IN_FLIGHT_FOR_IDEMPOTENCE: u32 = 5;
 
+const IN_FLIGHT_AT_MOST_5: &str = "max.in.flight.requests.per.connection to at most 5";
+
+/// ProducerConfig's ConfigException, shortened: "Must set acks to all in order to use the
+/// idempotent producer", "Must set retries to non-zero when using the idempotent producer".
+fn must_set(what: &str) -> String {
+    format!("Must set {what} to use the idempotent producer (enable.idempotence=true)")
+}
+
 fn is_default_in_flight(v: &u32) -> bool {
     *v == DEFAULT_MAX_IN_FLIGHT
 }
@@ -385,7 +393,8 @@ impl Config {
             return Err(ConfigError {
                 field: "max.in.flight.requests.per.connection".to_string(),
                 message: format!(
-                    "Must set max.in.flight.requests.per.connection to at most {MAX_IN_FLIGHT_FOR_IDEMPOTENCE} to use the idempotent producer (enable.idempotence=true), got {}",
+                    "{}, got {}",
+                    must_set(IN_FLIGHT_AT_MOST_5),
                     self.max_in_flight_requests_per_connection
                 ),
             });
@@ -428,11 +437,11 @@ impl Config {
             None => false,
         };
         let conflict = if retries == 0 {
-            Some("Must set retries to non-zero when using the idempotent producer (enable.idempotence=true).".to_string())
+            Some(must_set("retries to non-zero"))
         } else if acks != crate::types::Acks::All {
-            Some(format!("Must set acks to all in order to use the idempotent producer (enable.idempotence=true), got acks={acks}. Otherwise we cannot guarantee idempotence."))
+            Some(must_set(&format!("acks to all (got {acks})")))
         } else if self.max_in_flight_requests_per_connection > MAX_IN_FLIGHT_FOR_IDEMPOTENCE {
-            Some(format!("Must set max.in.flight.requests.per.connection to at most {MAX_IN_FLIGHT_FOR_IDEMPOTENCE} to use the idempotent producer (enable.idempotence=true)."))
+            Some(must_set(IN_FLIGHT_AT_MOST_5))
         } else {
             None
         };

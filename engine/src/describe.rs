@@ -119,7 +119,7 @@ pub fn dump_log_lines(sim: &Sim, broker: BrokerId) -> Vec<String> {
             first.sequence,
             last.sequence,
             first.producer_id,
-            first.producer_epoch,
+            i32::from(first.producer_epoch),
             epoch
         ));
         // By index: an iterator over part of a `RecordChunks` would be more code in the wasm.

@@ -159,7 +159,7 @@ pub fn on_leader_append(sim: &mut Sim, b: BrokerId, first: u64, last: u64) {
     let Some(head) = log.record_at(first) else {
         return;
     };
-    let (pid, epoch) = (head.producer_id, head.producer_epoch);
+    let (pid, epoch) = (head.producer_id, i32::from(head.producer_epoch));
     if pid == crate::producer_state::NO_PRODUCER_ID {
         return;
     }
@@ -175,10 +175,11 @@ pub fn on_leader_append(sim: &mut Sim, b: BrokerId, first: u64, last: u64) {
         if r.producer_id != pid {
             continue;
         }
-        if r.producer_epoch < epoch || (r.producer_epoch == epoch && r.sequence < lowest) {
+        let e = i32::from(r.producer_epoch);
+        if e < epoch || (e == epoch && r.sequence < lowest) {
             break;
         }
-        if r.producer_epoch == epoch && r.sequence <= highest {
+        if e == epoch && r.sequence <= highest {
             dup = Some((o, r.sequence));
             break;
         }

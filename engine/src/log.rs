@@ -514,7 +514,7 @@ mod tests {
             log.producers.check_client_batch(5, 0, 2, 3),
             ClientBatch::Append
         );
-        assert_eq!(log.producers.producers[&5].last_seq(), 1);
+        assert_eq!(log.producers.entry(5).unwrap().last_seq(), 1);
         // A follower that replicates the remaining records builds the same state.
         let mut follower = ReplicaLog::default();
         follower.append_as_follower(&log.read(0, 2));

@@ -203,7 +203,7 @@ impl Payload {
                         "Produce acks={acks} records={} producerId={} producerEpoch={} baseSequence={}",
                         values.len(),
                         producer.producer_id,
-                        producer.producer_epoch,
+                        i32::from(producer.producer_epoch),
                         producer.base_sequence
                     )
                 }
@@ -283,11 +283,6 @@ pub struct Network {
     pub cut: BTreeSet<(Node, Node)>,
     /// Per-link one-way latency overrides.
     pub latency_overrides: BTreeMap<(Node, Node), u64>,
-    /// The latest delivery time scheduled on each directed link (from, to): a TCP connection
-    /// delivers in order, so a message is never delivered before the one sent ahead of it on
-    /// the same link, whatever its own latency and jitter.
-    #[serde(default)]
-    pub last_delivery: BTreeMap<(Node, Node), TimeMs>,
 }
 
 pub fn link(a: Node, b: Node) -> (Node, Node) {

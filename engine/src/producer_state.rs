@@ -15,8 +15,6 @@
 //! (rebuildProducerState). So it survives kill -9 with the log (Kafka reloads it from its
 //! snapshot and the log, loadProducerState) and a new leader recognises a retried batch.
 
-use std::collections::{BTreeMap, VecDeque};
-
 use serde::{Deserialize, Serialize};
 
 use crate::log::Record;
@@ -45,13 +43,13 @@ pub struct BatchMetadata {
 pub struct ProducerStateEntry {
     pub producer_epoch: i16,
     /// Oldest first, at most NUM_BATCHES_TO_RETAIN.
-    pub batches: VecDeque<BatchMetadata>,
+    pub batches: Vec<BatchMetadata>,
 }
 
 impl ProducerStateEntry {
     /// ProducerStateEntry.lastSeq.
     pub fn last_seq(&self) -> i32 {
-        self.batches.back().map_or(NO_SEQUENCE, |b| b.last_seq)
+        self.batches.last().map_or(NO_SEQUENCE, |b| b.last_seq)
     }
 }
 
@@ -80,13 +78,23 @@ fn in_sequence(last_seq: i32, next_seq: i32) -> bool {
     i64::from(next_seq) == i64::from(last_seq) + 1 || (next_seq == 0 && last_seq == i32::MAX)
 }
 
-/// ProducerStateManager: producer id → its entry.
+/// ProducerStateManager: producer id → its entry. A vector in the order the producers first
+/// appended (deterministic; a scenario has one producer, and a vector is less code in the
+/// wasm than another map).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProducerStateManager {
-    pub producers: BTreeMap<i64, ProducerStateEntry>,
+    pub producers: Vec<(i64, ProducerStateEntry)>,
 }
 
 impl ProducerStateManager {
+    /// ProducerStateManager.lastEntry.
+    pub fn entry(&self, producer_id: i64) -> Option<&ProducerStateEntry> {
+        self.producers
+            .iter()
+            .find(|(p, _)| *p == producer_id)
+            .map(|(_, e)| e)
+    }
+
     /// UnifiedLog.analyzeAndValidateProducerState for one client batch (origin CLIENT): the
     /// duplicate check (ProducerStateEntry.findDuplicateBatch: same epoch, same first and last
     /// sequence), then ProducerAppendInfo.checkProducerEpoch and checkSequence.
@@ -100,7 +108,7 @@ impl ProducerStateManager {
         if producer_id == NO_PRODUCER_ID {
             return ClientBatch::Append;
         }
-        let (current_epoch, current_last_seq) = match self.producers.get(&producer_id) {
+        let (current_epoch, current_last_seq) = match self.entry(producer_id) {
             Some(e) => {
                 if e.producer_epoch == producer_epoch {
                     if let Some(b) = e
@@ -142,27 +150,34 @@ impl ProducerStateManager {
         if r.producer_id == NO_PRODUCER_ID {
             return;
         }
-        let e = self
-            .producers
-            .entry(r.producer_id)
-            .or_insert_with(|| ProducerStateEntry {
-                producer_epoch: NO_PRODUCER_EPOCH,
-                batches: VecDeque::new(),
-            });
+        let i = match self.producers.iter().position(|(p, _)| *p == r.producer_id) {
+            Some(i) => i,
+            None => {
+                self.producers.push((
+                    r.producer_id,
+                    ProducerStateEntry {
+                        producer_epoch: NO_PRODUCER_EPOCH,
+                        batches: vec![],
+                    },
+                ));
+                self.producers.len() - 1
+            }
+        };
+        let e = &mut self.producers[i].1;
         if e.producer_epoch != r.producer_epoch {
             e.batches.clear();
             e.producer_epoch = r.producer_epoch;
         }
-        match e.batches.back_mut() {
+        match e.batches.last_mut() {
             Some(b) if b.first_offset == r.batch_base && b.last_offset + 1 == r.offset => {
                 b.last_seq = r.sequence;
                 b.last_offset = r.offset;
             }
             _ => {
                 if e.batches.len() == NUM_BATCHES_TO_RETAIN {
-                    e.batches.pop_front();
+                    e.batches.remove(0);
                 }
-                e.batches.push_back(BatchMetadata {
+                e.batches.push(BatchMetadata {
                     first_seq: r.sequence,
                     last_seq: r.sequence,
                     first_offset: r.offset,
@@ -249,7 +264,7 @@ mod tests {
             })
         );
         append(&mut m, &mut next, 7, 0, 10, 2);
-        assert_eq!(m.producers[&7].batches.len(), NUM_BATCHES_TO_RETAIN);
+        assert_eq!(m.entry(7).unwrap().batches.len(), NUM_BATCHES_TO_RETAIN);
         // Batch 0-1 is no longer cached: its retry is out of order, not a duplicate.
         assert_eq!(
             m.check_client_batch(7, 0, 0, 1),
@@ -295,7 +310,7 @@ mod tests {
         let mut w = ProducerStateManager::default();
         let mut next = 0;
         append(&mut w, &mut next, 4, 0, i32::MAX - 1, 2);
-        assert_eq!(w.producers[&4].last_seq(), i32::MAX);
+        assert_eq!(w.entry(4).unwrap().last_seq(), i32::MAX);
         assert_eq!(w.check_client_batch(4, 0, 0, 0), ClientBatch::Append);
         assert_eq!(increment_sequence(i32::MAX, 1), 0);
     }
@@ -311,7 +326,7 @@ mod tests {
         }
         assert_eq!(split, whole);
         assert_eq!(
-            whole.producers[&1].batches[0],
+            whole.entry(1).unwrap().batches[0],
             BatchMetadata {
                 first_seq: 0,
                 last_seq: 3,

@@ -681,9 +681,16 @@ impl Sim {
         // FIFO per directed link (one TCP connection): not before the previous message on it.
         // Events at the same time run in the order they were scheduled, so equal times keep
         // the order too.
-        let last = self.network.last_delivery.entry((from, to)).or_insert(0);
-        let deliver_at = (self.now + delay).max(*last);
-        *last = deliver_at;
+        // (The latest delivery on the link is found among the messages in flight, a few dozen:
+        // a map of links would be more code in the wasm.)
+        let last = self
+            .in_flight
+            .values()
+            .filter(|m| m.from == from && m.to == to)
+            .map(|m| m.deliver_at)
+            .max()
+            .unwrap_or(0);
+        let deliver_at = (self.now + delay).max(last);
         let to_incarnation = match to {
             Node::Broker(d) => self.brokers.get(&d).map_or(0, |x| x.incarnation),
             _ => 0,

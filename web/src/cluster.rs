@@ -29,7 +29,7 @@ struct CellData {
     /// doubled the text the lanes lay out and raster (BENCHMARKS.md, "UI").
     epoch_start: bool,
     /// The record's producerId, producerEpoch and sequence (-1 without idempotence).
-    producer: (i64, i16, i32),
+    producer: (i64, i32, i32),
 }
 
 fn leader_of(snap: &Snapshot) -> Option<&BrokerSnapshot> {
@@ -83,7 +83,7 @@ fn cells(snap: &Snapshot, window: OffsetWindow) -> Vec<CellData> {
                 kind: kind.class(),
                 label: kind.label(),
                 epoch_start,
-                producer: (r.producer_id, r.producer_epoch, r.sequence),
+                producer: (r.producer_id, i32::from(r.producer_epoch), r.sequence),
             });
         }
     }

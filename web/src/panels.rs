@@ -629,7 +629,7 @@ pub fn Simplifications() -> impl IntoView {
     let items = [
         "One partition. The KRaft controller is one always-available node with a latency; its Raft quorum is not shown.",
         "Clients always know the current leader, as if their metadata refreshed instantly.",
-        "The idempotent producer gets producer id 0 and epoch 0 at once, without the InitProducerId round trip, and bumps its epoch on its own; the broker's producer state never expires. With enable.idempotence=false a retried batch that was already written is written again.",
+        "The idempotent producer has id 0, epoch 0 at once (no InitProducerId); its producer state never expires.",
         "No segments or retention: the log start offset stays 0. A follower fetch carries at most 1 000 records.",
         "Writes reach the page cache at once and survive kill -9; a lost disk loses everything. fsync is not modelled.",
         "A slow broker waits the given time after each fetch response before fetching again.",
