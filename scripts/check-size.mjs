@@ -18,6 +18,11 @@ import { gzipSync, constants } from "node:zlib";
 // main from 331.7 to 336.7 KB after trimming what twiggy showed, and it was raised to 340 KB.
 // Raise it only with a reason written here.
 const BUDGET_GZIP_BYTES = 340 * 1000;
+// The embed loader (web/static/embed.js) is shipped too, but the playground never loads it:
+// documentation pages load it, and it loads the playground in an iframe. So it is not part
+// of the total above; it has a budget of its own, to stay one small script.
+const LOADER = "embed.js";
+const LOADER_BUDGET_GZIP_BYTES = 4 * 1000;
 
 const dist = process.argv[2] ?? "dist";
 
@@ -49,6 +54,9 @@ const rows = shippedFiles(dist)
     };
   });
 
+const loaderIndex = rows.findIndex((row) => row.file === LOADER);
+const loader = loaderIndex >= 0 ? rows.splice(loaderIndex, 1)[0] : null;
+
 if (rows.length === 0) {
   console.error(`error: no .wasm or .js files in ${dist}/: did the release build run?`);
   process.exit(1);
@@ -64,6 +72,17 @@ const line = (file, raw, gzip) => `${file.padEnd(width)}  ${raw.padStart(10)}  $
 console.log(line("file", "raw", "gzip -9"));
 for (const row of rows) console.log(line(row.file, kB(row.raw), kB(row.gzip)));
 console.log(line("total", kB(total.raw), kB(total.gzip)));
+
+if (loader) {
+  console.log(`${line(loader.file, kB(loader.raw), kB(loader.gzip))}  (own budget: ${kB(LOADER_BUDGET_GZIP_BYTES)}, not in the total)`);
+  if (loader.gzip > LOADER_BUDGET_GZIP_BYTES) {
+    console.error(`size budget exceeded: ${LOADER} is ${kB(loader.gzip)} gzip > ${kB(LOADER_BUDGET_GZIP_BYTES)}`);
+    process.exit(1);
+  }
+} else {
+  console.error(`error: ${dist}/${LOADER} not found: the build ships the embed loader (index.html copies it)`);
+  process.exit(1);
+}
 
 const used = ((100 * total.gzip) / BUDGET_GZIP_BYTES).toFixed(0);
 if (total.gzip > BUDGET_GZIP_BYTES) {

@@ -5,6 +5,10 @@
 //! watermark run FILE [--json] [--all]
 //! watermark run --preset NAME [--json] [--all]
 //! watermark presets
+//! watermark link FILE [--base URL]
+//! watermark link --preset NAME [--base URL]
+//! watermark decode LINK
+//! watermark check FILE... [--preset NAME]... [--presets]
 //! ```
 
 use std::io::Write;
@@ -18,9 +22,16 @@ const USAGE: &str = "usage:
   watermark run FILE [--json] [--all]         run a scenario file
   watermark run --preset NAME [--json] [--all] run a built-in preset
   watermark presets                            list the built-in presets
+  watermark link FILE [--base URL]             print the share link of a scenario file
+  watermark link --preset NAME [--base URL]    print the share link of a preset
+  watermark decode LINK                        print the scenario JSON a share link holds
+  watermark check FILE... [--preset NAME]... [--presets]
+                                               run the scenarios' expectations; exit 1 if one fails
 
 --json  print the transcript as JSON lines
---all   also print broker lifecycle lines (becoming leader or follower, starting)";
+--all   also print broker lifecycle lines (becoming leader or follower, starting)
+--base  the playground's address: print URL#s=w1.... instead of the bare payload w1....
+LINK    a whole link (https://.../#s=w1....), its fragment (#s=w1....) or the payload (w1....)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -57,9 +68,7 @@ fn run(args: &[String], out: &mut dyn Write) -> Result<ExitCode, String> {
                 watermark_engine::presets::preset(name).map_err(|e| e.to_string())?
             } else {
                 let file = positional.first().ok_or_else(|| USAGE.to_string())?;
-                let text = std::fs::read_to_string(file)
-                    .map_err(|e| format!("cannot read {file}: {e}"))?;
-                Scenario::from_json(&text).map_err(|e| format!("{file}: {e}"))?
+                read_scenario(file)?
             };
             let sim = watermark_engine::run(&scenario, true).map_err(|e| e.to_string())?;
             for e in sim.trace_events().filter(|e| all || shown(e)) {
@@ -80,12 +89,155 @@ fn run(args: &[String], out: &mut dyn Write) -> Result<ExitCode, String> {
                 Ok(ExitCode::from(1))
             }
         }
+        Some("link") => {
+            let rest = &args[1..];
+            let base = flag_value(rest, "--base")?;
+            let scenario = scenario_arg(rest, &["--base"])?;
+            let payload = watermark_engine::share::encode(&scenario);
+            match base {
+                Some(base) => writeln!(out, "{base}#s={payload}").map_err(io)?,
+                None => writeln!(out, "{payload}").map_err(io)?,
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Some("decode") => {
+            let link = match &args[1..] {
+                [link] => link,
+                _ => return Err(USAGE.to_string()),
+            };
+            let scenario = watermark_engine::share::decode(link_payload(link))
+                .map_err(|e| format!("the link cannot be opened: {e}"))?;
+            writeln!(out, "{}", scenario.to_json_pretty()).map_err(io)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some("check") => check(&args[1..], out),
         Some("--version") | Some("-V") => {
             writeln!(out, "watermark {}", watermark_engine::VERSION).map_err(io)?;
             Ok(ExitCode::SUCCESS)
         }
         _ => Err(USAGE.to_string()),
     }
+}
+
+/// `watermark check`: every scenario's expectations, a line per scenario and an account of
+/// each one not met. Exit 0 when all are met, 1 when one is not (or the run broke an
+/// invariant), 2 when a scenario cannot be read.
+fn check(rest: &[String], out: &mut dyn Write) -> Result<ExitCode, String> {
+    let io = |e: std::io::Error| e.to_string();
+    let mut named: Vec<(String, Result<Scenario, String>)> = vec![];
+    let mut i = 0;
+    while i < rest.len() {
+        match rest[i].as_str() {
+            "--preset" => {
+                let name = flag_value(&rest[i..], "--preset")?.unwrap_or_default();
+                let s = watermark_engine::presets::preset(name).map_err(|e| e.to_string());
+                named.push((format!("preset {name}"), s));
+                i += 2;
+                continue;
+            }
+            "--presets" => {
+                for p in PRESETS {
+                    let s = watermark_engine::presets::preset(p.name).map_err(|e| e.to_string());
+                    named.push((format!("preset {}", p.name), s));
+                }
+            }
+            a if a.starts_with("--") => return Err(format!("unknown option {a}\n{USAGE}")),
+            file => named.push((file.to_string(), read_scenario(file))),
+        }
+        i += 1;
+    }
+    if named.is_empty() {
+        return Err(USAGE.to_string());
+    }
+    let (mut failed, mut broken) = (0usize, 0usize);
+    for (name, scenario) in &named {
+        let scenario = match scenario {
+            Ok(s) => s,
+            Err(e) => {
+                writeln!(out, "{name}: cannot be checked: {e}").map_err(io)?;
+                broken += 1;
+                continue;
+            }
+        };
+        let (outcomes, violations) = watermark_engine::expect::check_with_violations(scenario)
+            .map_err(|e| format!("{name}: {e}"))?;
+        let not_met = outcomes.iter().filter(|o| !o.met()).count();
+        let n = outcomes.len();
+        let verdict = match (n, not_met) {
+            (0, _) => "no expectations".to_string(),
+            (n, 0) => format!("{n} expectation{}, all met", if n == 1 { "" } else { "s" }),
+            (n, k) => format!(
+                "{n} expectation{}, {k} NOT MET",
+                if n == 1 { "" } else { "s" }
+            ),
+        };
+        writeln!(out, "{name}: {verdict}").map_err(io)?;
+        for o in outcomes.iter().filter(|o| !o.met()) {
+            writeln!(out, "  {}", o.account().replace('\n', "\n  ")).map_err(io)?;
+        }
+        for v in &violations {
+            writeln!(out, "  invariant broken: {v}").map_err(io)?;
+        }
+        if not_met > 0 || !violations.is_empty() {
+            failed += 1;
+        }
+    }
+    if broken > 0 {
+        Ok(ExitCode::from(2))
+    } else if failed > 0 {
+        Ok(ExitCode::from(1))
+    } else {
+        Ok(ExitCode::SUCCESS)
+    }
+}
+
+/// The scenario named by `--preset NAME` or by the first positional argument (a file);
+/// `valued` lists the other options that take a value, so that value is not a file name.
+fn scenario_arg(rest: &[String], valued: &[&str]) -> Result<Scenario, String> {
+    if let Some(name) = flag_value(rest, "--preset")? {
+        return watermark_engine::presets::preset(name).map_err(|e| e.to_string());
+    }
+    let mut positional = vec![];
+    let mut i = 0;
+    while i < rest.len() {
+        if valued.contains(&rest[i].as_str()) {
+            i += 2;
+            continue;
+        }
+        if !rest[i].starts_with("--") {
+            positional.push(&rest[i]);
+        }
+        i += 1;
+    }
+    let file = positional.first().ok_or_else(|| USAGE.to_string())?;
+    read_scenario(file)
+}
+
+fn read_scenario(file: &str) -> Result<Scenario, String> {
+    let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))?;
+    Scenario::from_json(&text).map_err(|e| format!("{file}: {e}"))
+}
+
+/// The value after `--name`, if the option is there; an error if it has none.
+fn flag_value<'a>(rest: &'a [String], name: &str) -> Result<Option<&'a str>, String> {
+    match rest.iter().position(|a| a == name) {
+        None => Ok(None),
+        Some(i) => match rest.get(i + 1) {
+            Some(v) if !v.starts_with("--") => Ok(Some(v.as_str())),
+            _ => Err(format!("{name} needs a value")),
+        },
+    }
+}
+
+/// The `w1.…` payload of a link given whole (`https://…/?t=5#s=w1.…`), as its fragment
+/// (`#s=w1.…`, `s=w1.…`) or bare, read as the playground reads a URL's fragment.
+fn link_payload(link: &str) -> &str {
+    let link = link.trim();
+    let fragment = link.split_once('#').map_or(link, |(_, f)| f);
+    fragment
+        .split('&')
+        .find_map(|p| p.strip_prefix("s="))
+        .unwrap_or(fragment)
 }
 
 /// The transcript shows read-outs, results and server-log lines; broker lifecycle lines

@@ -423,14 +423,14 @@ impl Sim {
             }
             return;
         }
-        let mut initialized = None;
         if idempotent && attempt.batch.is_none() {
             let i = &mut self.producer.idempotence;
             if i.producer_id == NO_PRODUCER_ID {
-                // InitProducerId, simplified: the first id of a new cluster, epoch 0.
+                // InitProducerId, simplified: the first id of a new cluster, epoch 0. (Kafka
+                // logs "ProducerId set to 0 with epoch 0" here; the transcript leaves it out
+                // and shows the id on each batch instead.)
                 i.producer_id = 0;
                 i.producer_epoch = 0;
-                initialized = Some((0, 0i16));
             }
             // RecordAccumulator.drain: setProducerState, then incrementSequenceNumber.
             attempt.batch = Some(BatchProducer {
@@ -446,9 +446,6 @@ impl Sim {
         attempt.request_id = Some(request_id);
         attempt.target = Some(target);
         let values = attempt.values.clone();
-        if let Some((pid, epoch)) = initialized {
-            self.trace_producer_id(pid, epoch);
-        }
         self.producer.requests.insert(request_id, job_id);
         let timeout_ms = self.config.request_timeout_ms;
         self.send(

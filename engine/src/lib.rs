@@ -13,6 +13,7 @@ pub mod config;
 pub mod controller;
 pub mod describe;
 pub mod error;
+pub mod expect;
 pub mod fetcher;
 pub mod invariants;
 pub mod log;

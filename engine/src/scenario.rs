@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{Config, MAX_BROKERS};
 use crate::error::ScenarioError;
+use crate::expect::{Expectation, MAX_EXPECTATIONS};
 use crate::types::{Acks, BrokerId};
 
 /// The current scenario format version.
@@ -65,6 +66,10 @@ pub struct Scenario {
     /// Where the run stops (ms); default: 5 s after the last action.
     #[serde(default)]
     pub end_ms: Option<u64>,
+    /// What must hold, and when (`watermark check`); not part of the run itself. Left out
+    /// of the JSON when empty, so links to scenarios without expectations are unchanged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expect: Vec<Expectation>,
 }
 
 impl Default for Scenario {
@@ -83,6 +88,7 @@ impl Default for Scenario {
             links: vec![],
             timeline: vec![],
             end_ms: None,
+            expect: vec![],
         }
     }
 }
@@ -507,6 +513,19 @@ impl Scenario {
             || self.description.chars().count() > 4 * MAX_TEXT_LEN
         {
             return Err(ScenarioError::new("title", "title or description too long"));
+        }
+        if self.expect.len() > MAX_EXPECTATIONS {
+            return Err(ScenarioError::new(
+                "expect",
+                format!(
+                    "at most {MAX_EXPECTATIONS} expectations, got {}",
+                    self.expect.len()
+                ),
+            ));
+        }
+        let end = self.end_ms();
+        for (i, e) in self.expect.iter().enumerate() {
+            e.validate(&format!("expect[{i}]"), self.brokers, end)?;
         }
         Ok(())
     }

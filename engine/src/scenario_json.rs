@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 
 use crate::config::Config;
 use crate::error::ScenarioError;
+use crate::expect::{Expectation, LeaderExpect, NoLeader};
 use crate::scenario::{
     AcksOrDefault, Action, ControllerName, Endpoint, LinkLatency, ProduceSpec, Scenario,
     TimedAction, FORMAT_VERSION,
@@ -169,6 +170,7 @@ const SCENARIO_FIELDS: &[&str] = &[
     "links",
     "timeline",
     "end_ms",
+    "expect",
 ];
 
 /// Reads a scenario (not yet validated: `Scenario::validate` checks ranges and limits).
@@ -199,7 +201,76 @@ pub(crate) fn scenario(v: &Value) -> R<Scenario> {
             Some(v) => list_of("timeline", v, timed_action)?,
         },
         end_ms: optional("", obj, "end_ms", u64_of)?,
+        expect: match obj.get("expect") {
+            None => vec![],
+            Some(v) => list_of("expect", v, expectation)?,
+        },
     })
+}
+
+const EXPECTATION_FIELDS: &[&str] = &[
+    "at", "label", "since", "describe", "leader", "isr", "elr", "broker", "leo", "hw", "offsets",
+    "produce", "error", "loss", "lost", "caption", "line",
+];
+
+/// One entry of `expect` (`crate::expect::Expectation`).
+fn expectation(path: &str, v: &Value) -> R<Expectation> {
+    let obj = object(path, v, "struct Expectation")?;
+    known_fields(path, obj, EXPECTATION_FIELDS)?;
+    let text = |name: &str| optional(path, obj, name, string_of);
+    let number = |name: &str| optional(path, obj, name, u64_of);
+    let ids = |name: &str| optional(path, obj, name, |p, v| list_of(p, v, u32_of));
+    Ok(Expectation {
+        at: u64_of(&at(path, "at"), required(path, obj, "at")?)?,
+        label: or_default(path, obj, "label", String::new(), string_of)?,
+        since: number("since")?,
+        describe: text("describe")?,
+        leader: optional(path, obj, "leader", leader)?,
+        isr: ids("isr")?,
+        elr: ids("elr")?,
+        broker: optional(path, obj, "broker", u32_of)?,
+        leo: number("leo")?,
+        hw: number("hw")?,
+        offsets: text("offsets")?,
+        produce: text("produce")?,
+        error: text("error")?,
+        loss: optional(path, obj, "loss", bool_of)?,
+        lost: optional(path, obj, "lost", |p, v| {
+            let items = v
+                .as_array()
+                .ok_or_else(|| invalid_type(p, v, "an array of length 2"))?;
+            match items.as_slice() {
+                [a, b] => Ok([
+                    u64_of(&format!("{p}[0]"), a)?,
+                    u64_of(&format!("{p}[1]"), b)?,
+                ]),
+                _ => Err(fail(
+                    p,
+                    format!(
+                        "invalid length {}, expected an array of length 2",
+                        items.len()
+                    ),
+                )),
+            }
+        })?,
+        caption: text("caption")?,
+        line: text("line")?,
+    })
+}
+
+/// `leader`: a broker id, or `"none"`.
+fn leader(path: &str, v: &Value) -> R<LeaderExpect> {
+    match v {
+        Value::String(s) if s == "none" => Ok(LeaderExpect::None(NoLeader::None)),
+        Value::Number(_) => u32_of(path, v).map(LeaderExpect::Broker),
+        _ => Err(fail(
+            path,
+            format!(
+                "invalid value: {}, expected a broker id or \"none\"",
+                unexpected(v)
+            ),
+        )),
+    }
 }
 
 /// Every config name a scenario may set, as `Config` serializes them.

@@ -30,3 +30,37 @@ fn every_saved_link_still_opens() {
         "the corpus holds a link per preset at least ({n} found)"
     );
 }
+
+#[test]
+fn expectations_travel_in_links_and_old_links_have_none() {
+    use watermark_engine::share::encode;
+    // Every preset's expectations survive the round trip.
+    for p in watermark_engine::presets::PRESETS {
+        let s = watermark_engine::presets::preset(p.name).expect("preset");
+        assert!(!s.expect.is_empty(), "{} carries expectations", p.name);
+        let back = decode(&encode(&s)).expect("decodes");
+        assert_eq!(back.expect, s.expect, "{}", p.name);
+        assert_eq!(back, s);
+    }
+    // A link saved before expectations existed opens with none, and writing it again
+    // gives the same link: an empty list is left out of the JSON.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/links");
+    let text = std::fs::read_to_string(dir.join("v1-frozen-follower.txt")).expect("saved link");
+    let link = text.lines().nth(1).expect("a link line");
+    let old = decode(link).expect("opens");
+    assert!(old.expect.is_empty());
+    assert!(!serde_json::to_string(&old)
+        .expect("json")
+        .contains("expect"));
+    // A link whose expectation is out of range names it.
+    let mut bad = old.clone();
+    bad.expect.push(watermark_engine::expect::Expectation {
+        at: 5_000,
+        broker: Some(7),
+        hw: Some(1),
+        ..Default::default()
+    });
+    let e = decode(&encode(&bad)).expect_err("rejected");
+    assert_eq!(e.field, "expect[0].broker");
+    assert!(e.message.contains("1..=3"), "{e}");
+}

@@ -436,3 +436,29 @@ fn slow_follower_matches_article_004_first_demo() {
         .any(|(t, l)| *t > 47000 && l.ends_with("ISR updated to 1,2,3  and version updated to 2")));
     assert!(r.sim.trace_events().any(|e| e.kind == TraceKind::Isr));
 }
+
+/// Each preset's `expect` list holds its article's figures; all must hold, and every preset
+/// has some (the preset files say what they prove; `watermark check --presets` runs the
+/// same check).
+#[test]
+fn every_preset_meets_the_expectations_it_carries() {
+    for p in watermark_engine::presets::PRESETS {
+        let scenario = preset(p.name).expect("preset parses");
+        assert!(
+            scenario.expect.len() >= 5,
+            "{}: the article's figures are expectations",
+            p.name
+        );
+        let (outcomes, violations) =
+            watermark_engine::expect::check_with_violations(&scenario).expect("runs");
+        assert!(violations.is_empty(), "{}: {violations:?}", p.name);
+        let failed: Vec<String> = outcomes
+            .iter()
+            .filter(|o| !o.met())
+            .map(|o| o.account())
+            .collect();
+        assert!(failed.is_empty(), "{}:\n{}", p.name, failed.join("\n"));
+        // Each expectation says, for people, which figure of the article it is.
+        assert!(outcomes.iter().all(|o| !o.label.is_empty()), "{}", p.name);
+    }
+}

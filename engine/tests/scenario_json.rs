@@ -102,7 +102,13 @@ fn full_scenario() -> Value {
         "config": {"min.insync.replicas": 2},
         "links": [{"a": 1, "b": "controller", "latency_ms": 40}, {"a": 2, "b": 3, "latency_ms": 5}],
         "timeline": every_action(),
-        "end_ms": 60000
+        "end_ms": 60000,
+        "expect": [
+            {"at": 100, "label": "l", "since": 50, "describe": "d", "leader": 2, "isr": [1, 2],
+             "elr": [3], "broker": 1, "leo": 5, "hw": 4, "offsets": "o", "produce": "p",
+             "error": "NOT_ENOUGH_REPLICAS", "loss": false, "lost": [1, 2], "caption": "c", "line": "x"},
+            {"at": 0, "leader": "none", "isr": [], "since": null}
+        ]
     })
 }
 
@@ -119,6 +125,8 @@ fn every_action_and_field_reads_as_serde_reads_it() {
         .map(|a| serde_json::to_value(&a.action).unwrap()["action"].to_string())
         .collect();
     assert_eq!(kinds.len(), 20, "one of each action: {kinds:?}");
+    assert_eq!(s.expect.len(), 2);
+    assert_eq!(s.expect[0].lost, Some([1, 2]));
     // Written back and read again.
     same(&serde_json::to_string(&s).unwrap()).expect("round trip");
     same(&s.to_json_pretty()).expect("round trip, pretty");

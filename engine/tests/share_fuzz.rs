@@ -172,7 +172,7 @@ fn random_scenario(rng: &mut Rng) -> watermark_engine::Scenario {
         };
         timeline.push(TimedAction { at, action });
     }
-    Scenario {
+    let mut s = Scenario {
         title: text(rng),
         description: text(rng),
         brokers,
@@ -189,6 +189,73 @@ fn random_scenario(rng: &mut Rng) -> watermark_engine::Scenario {
         timeline,
         end_ms: (rng.below_or_equal(1) == 1).then(|| rng.below_or_equal(700_000)),
         ..Scenario::default()
+    };
+    // Expectations last, so the rest is drawn as before they existed.
+    let end = s.end_ms();
+    for _ in 0..rng.below_or_equal(6) {
+        s.expect.push(random_expectation(rng, brokers, end, &text));
+    }
+    s
+}
+
+/// A valid expectation with a random set of checks (at least one).
+fn random_expectation(
+    rng: &mut Rng,
+    brokers: u32,
+    end: u64,
+    text: &dyn Fn(&mut Rng) -> String,
+) -> watermark_engine::expect::Expectation {
+    use watermark_engine::expect::{Expectation, LeaderExpect, NoLeader};
+    let b = |rng: &mut Rng| 1 + rng.below_or_equal(u64::from(brokers - 1)) as u32;
+    let ids = |rng: &mut Rng| -> Vec<u32> {
+        (1..=brokers)
+            .filter(|_| rng.below_or_equal(1) == 1)
+            .collect()
+    };
+    let non_empty = |rng: &mut Rng| format!("x{}", text(rng));
+    let at = rng.below_or_equal(end);
+    let mut e = Expectation {
+        at,
+        label: text(rng),
+        since: (rng.below_or_equal(1) == 1).then(|| rng.below_or_equal(at)),
+        ..Expectation::default()
+    };
+    loop {
+        match rng.below_or_equal(12) {
+            0 => e.describe = Some(text(rng)),
+            1 => {
+                e.leader = Some(if rng.below_or_equal(1) == 1 {
+                    LeaderExpect::Broker(b(rng))
+                } else {
+                    LeaderExpect::None(NoLeader::None)
+                })
+            }
+            2 => e.isr = Some(ids(rng)),
+            3 => e.elr = Some(ids(rng)),
+            4 => {
+                e.broker = (rng.below_or_equal(1) == 1).then(|| b(rng));
+                e.leo = Some(rng.below_or_equal(1_000_000));
+            }
+            5 => e.hw = Some(rng.below_or_equal(1_000_000)),
+            6 => e.offsets = Some(text(rng)),
+            7 => e.produce = Some(non_empty(rng)),
+            8 => {
+                e.error = Some(
+                    ["NOT_ENOUGH_REPLICAS", "REQUEST_TIMED_OUT"][rng.below_or_equal(1) as usize]
+                        .into(),
+                )
+            }
+            9 => e.loss = Some(rng.below_or_equal(1) == 1),
+            10 => {
+                let first = rng.below_or_equal(100);
+                e.lost = Some([first, first + rng.below_or_equal(100)]);
+            }
+            11 => e.caption = Some(non_empty(rng)),
+            _ => e.line = Some(non_empty(rng)),
+        }
+        if rng.below_or_equal(2) == 0 {
+            return e;
+        }
     }
 }
 

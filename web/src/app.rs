@@ -121,6 +121,14 @@ pub fn App() -> impl IntoView {
     }
     ctx.pg.update_value(|pg| pg.playing = options.autoplay);
     ctx.notice.set(opening.notice.clone());
+    if embed {
+        // The link did not open: tell the host (the embed loader shows it in place).
+        if let Some(n) = &opening.notice {
+            share_ui::post_to_host(
+                &serde_json::json!({"source": "watermark", "type": "error", "message": n, "opening": true}),
+            );
+        }
+    }
     ctx.publish();
     let width = ctx.width;
     let lag_time_max_ms = Memo::new(move |_| ctx.status.with(|s| s.config.replica_lag_time_max_ms));

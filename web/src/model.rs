@@ -2,6 +2,7 @@
 //! clock. Plain Rust (no signals, no DOM), so it is tested natively; the app publishes its
 //! state to signals (web/src/state.rs).
 
+use watermark_engine::expect::{evaluate, Outcome};
 use watermark_engine::rewind::Rewind;
 use watermark_engine::trace::{Level, TraceKind};
 use watermark_engine::types::TimeMs;
@@ -40,6 +41,15 @@ impl MarkerKind {
     }
 }
 
+/// An expectation on the timeline: its time, its outcome on the live run (None: not
+/// reached yet) and its account (the label, and what did not hold).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ExpectMark {
+    pub at: TimeMs,
+    pub met: Option<bool>,
+    pub text: String,
+}
+
 /// The scenario a fresh playground starts with: three brokers, replication factor 3,
 /// min.insync.replicas=2, with latencies large enough to watch messages travel.
 pub fn default_scenario() -> Scenario {
@@ -72,6 +82,12 @@ pub struct Playground {
     carry_ms: f64,
     markers: Vec<Marker>,
     marker_cursor: u64,
+    /// The scenario's expectations by time (indices into `scenario.expect`), and how many
+    /// of them the live run has passed.
+    expect_order: Vec<usize>,
+    expect_passed: usize,
+    /// Each expectation's outcome on the live run, once the run passed its time.
+    outcomes: Vec<Option<Outcome>>,
 }
 
 impl Playground {
@@ -79,7 +95,10 @@ impl Playground {
         let mut live = Sim::new(&scenario)?;
         live.check_invariants = true;
         let rewind = Rewind::new(&live, CHECKPOINT_MS);
-        Ok(Playground {
+        let mut expect_order: Vec<usize> = (0..scenario.expect.len()).collect();
+        expect_order.sort_by_key(|&i| scenario.expect[i].at);
+        let outcomes = vec![None; scenario.expect.len()];
+        let pg = Playground {
             scenario,
             live,
             rewind,
@@ -89,7 +108,70 @@ impl Playground {
             carry_ms: 0.0,
             markers: vec![],
             marker_cursor: 0,
-        })
+            expect_order,
+            expect_passed: 0,
+            outcomes,
+        };
+        // Nothing runs yet, not even the events at 0 (the page shows the moment before them);
+        // an expectation at 0 is checked when the run first moves.
+        Ok(pg)
+    }
+
+    /// The scenario's expectations with their outcomes on the live run (None: not reached).
+    pub fn outcomes(&self) -> &[Option<Outcome>] {
+        &self.outcomes
+    }
+
+    /// How many expectations the live run has passed.
+    pub fn expectations_passed(&self) -> usize {
+        self.expect_passed
+    }
+
+    /// The expectations for the timeline, in the scenario's order.
+    pub fn expect_marks(&self) -> Vec<ExpectMark> {
+        self.scenario
+            .expect
+            .iter()
+            .zip(self.outcomes())
+            .enumerate()
+            .map(|(i, (e, o))| ExpectMark {
+                at: e.at,
+                met: o.as_ref().map(Outcome::met),
+                text: o.as_ref().map_or_else(
+                    || {
+                        Outcome {
+                            index: i,
+                            at: e.at,
+                            label: e.label.clone(),
+                            mismatches: vec![],
+                        }
+                        .account()
+                        .replace(": met", "")
+                    },
+                    Outcome::account,
+                ),
+            })
+            .collect()
+    }
+
+    /// Runs the live simulation to `target`, stopping at each expectation on the way to
+    /// check it at its own time (the run is the same as one straight advance).
+    fn advance_live(&mut self, target: TimeMs) {
+        while let Some(&i) = self.expect_order.get(self.expect_passed) {
+            let e = &self.scenario.expect[i];
+            if e.at > target {
+                break;
+            }
+            self.live.advance_to(e.at);
+            self.outcomes[i] = Some(Outcome {
+                index: i,
+                at: e.at,
+                label: e.label.clone(),
+                mismatches: evaluate(&self.live, e),
+            });
+            self.expect_passed += 1;
+        }
+        self.live.advance_to(target);
     }
 
     pub fn scenario(&self) -> &Scenario {
@@ -159,7 +241,7 @@ impl Playground {
             }
         }
         self.view = None;
-        self.live.advance_to(target);
+        self.advance_live(target);
         self.rewind.observe(&self.live);
         self.collect_markers();
     }
@@ -176,7 +258,7 @@ impl Playground {
                 // that happen at the same time, so a moment is always a whole millisecond
                 // and a shared link (?t=MS) shows exactly it.
                 if let Some(t) = self.live.next_event_time() {
-                    self.live.advance_to(t);
+                    self.advance_live(t);
                 }
                 self.rewind.observe(&self.live);
                 self.collect_markers();
@@ -214,6 +296,13 @@ impl Playground {
             self.live = view;
             self.markers.retain(|m| m.time_ms <= t);
             self.marker_cursor = self.live.trace_next_seq();
+            // Expectations after the moment are to be checked again on the new future.
+            self.expect_passed = self
+                .expect_order
+                .partition_point(|&i| self.scenario.expect[i].at <= t);
+            for &i in &self.expect_order[self.expect_passed..] {
+                self.outcomes[i] = None;
+            }
             note = Some(format!(
                 "Acting at {} discarded the {} ms that had been simulated after it.",
                 crate::geometry::format_clock(t),
@@ -223,7 +312,7 @@ impl Playground {
         // An input at time t comes after every event at t (as timeline actions do), so the
         // session replays the same from its scenario.
         let now = self.live.now();
-        self.live.advance_to(now);
+        self.advance_live(now);
         self.rewind.apply(&mut self.live, action)?;
         self.collect_markers();
         Ok(note)
@@ -407,6 +496,66 @@ mod tests {
             serde_json::to_string(&p.current().snapshot()).unwrap()
         );
         assert_eq!(replay.transcript(), p.current().transcript());
+    }
+
+    #[test]
+    fn expectations_are_checked_when_the_live_run_passes_them() {
+        let scenario = watermark_engine::presets::preset("frozen-follower").unwrap();
+        let n = scenario.expect.len();
+        let mut p = Playground::new(scenario.clone()).unwrap();
+        assert!(
+            p.outcomes().iter().all(Option::is_none),
+            "none reached at 0"
+        );
+        p.run_to(16_000);
+        let reached: Vec<bool> = p.outcomes().iter().map(Option::is_some).collect();
+        let due: Vec<bool> = scenario.expect.iter().map(|e| e.at <= 16_000).collect();
+        assert_eq!(reached, due);
+        // Played frame by frame to the end, each is met, as `watermark check` finds.
+        p.playing = true;
+        p.set_speed(100.0);
+        while p.max_time() < scenario.end_ms() {
+            p.tick(16.0);
+        }
+        assert_eq!(p.outcomes().len(), n);
+        for o in p.outcomes() {
+            let o = o.as_ref().expect("reached");
+            assert!(o.met(), "{}", o.account());
+        }
+        assert_eq!(
+            p.outcomes().iter().flatten().cloned().collect::<Vec<_>>(),
+            watermark_engine::expect::check(&scenario).unwrap(),
+            "the same outcomes as a straight run"
+        );
+        // Acting in the past forgets what came after; the new future is checked anew.
+        p.seek(15_000);
+        p.act(&Action::Kill { broker: 1 }).unwrap();
+        let after: Vec<bool> = p.outcomes().iter().map(Option::is_some).collect();
+        let kept: Vec<bool> = scenario.expect.iter().map(|e| e.at <= 15_000).collect();
+        assert_eq!(after, kept);
+        p.run_to(30_000);
+        let unmet = p.outcomes().iter().flatten().filter(|o| !o.met()).count();
+        assert!(
+            unmet > 0,
+            "killing the leader breaks what the article showed"
+        );
+    }
+
+    #[test]
+    fn stepping_checks_an_expectation_at_its_own_time() {
+        let s = Scenario::from_json(
+            r#"{"timeline":[{"at":100,"action":"produce","values":["a"]}],
+                "end_ms":2000,"expect":[{"at":50,"leo":0},{"at":103,"leo":1}]}"#,
+        )
+        .unwrap();
+        let mut p = Playground::new(s).unwrap();
+        while p.max_time() < 2_000 {
+            p.step();
+        }
+        for o in p.outcomes() {
+            let o = o.as_ref().expect("reached");
+            assert!(o.met(), "{}", o.account());
+        }
     }
 
     #[test]

@@ -53,6 +53,54 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
     // viewBox), so a playing run changes one attribute, not every marker.
     let markers = Memo::new(move |_| status.with(|s| s.markers.clone()));
     let axis = move || format!("0 0 {} 12", clock.with(|c| c.max_time.max(1)));
+    let expects = Memo::new(move |_| status.with(|s| s.expect.clone()));
+    // How many expectations the shown moment has reached: which ones follows from it (all
+    // those at or before the moment), so the marks and the summary change only with it.
+    let reached = Memo::new(move |_| {
+        let now = clock.with(|c| c.now);
+        expects.with(|e| e.iter().filter(|x| x.at <= now).count())
+    });
+    // The marks as one piece of SVG markup (far less code than a view per mark); every
+    // text in it is escaped.
+    let expect_svg = move || {
+        reached.track();
+        let now = clock.with_untracked(|c| c.now);
+        expects.with(|e| {
+            e.iter()
+                .map(|x| {
+                    let class = match x.met {
+                        Some(true) if x.at <= now => "met",
+                        Some(false) if x.at <= now => "unmet",
+                        _ => "pending",
+                    };
+                    format!(
+                        r#"<line class="expect {class}" x1="{at}" x2="{at}" y1="0" y2="12" vector-effect="non-scaling-stroke"><title>{}</title></line>"#,
+                        crate::session::escape_attr(&x.text),
+                        at = x.at
+                    )
+                })
+                .collect::<String>()
+        })
+    };
+    let expect_summary = move || {
+        reached.track();
+        let now = clock.with_untracked(|c| c.now);
+        expects.with(|e| {
+            let passed = || e.iter().filter(|x| x.at <= now);
+            let met = passed().filter(|x| x.met == Some(true)).count();
+            let unmet: Vec<_> = passed().filter(|x| x.met == Some(false)).collect();
+            let last = unmet
+                .iter()
+                .max_by_key(|x| x.at)
+                .map(|x| format!(" · {}", x.text.replace('\n', " ")))
+                .unwrap_or_default();
+            format!(
+                "Expectations: {met} met, {} not met, {} ahead{last}",
+                unmet.len(),
+                e.len() - met - unmet.len()
+            )
+        })
+    };
     view! {
         <div class="timebar" role="group" aria-label="Time">
             <button class="play" on:click=toggle aria-label=move || if playing() { "Pause" } else { "Play" }>
@@ -89,8 +137,10 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
                             <title>{format!("{} {}", geometry::format_clock(m.time_ms), m.text)}</title>
                         </line>
                     </For>
+                    <g inner_html=expect_svg></g>
                 </svg>
             </div>
+            <p class="expect-summary" data-testid="expectations" aria-live="polite" hidden=move || expects.with(|e| e.is_empty())>{expect_summary}</p>
             <Show when=move || status.with(|s| s.scrubbed)>
                 <button on:click=to_live aria-label="Back to the live run">"Back to live"</button>
                 <span class="scrub-note">"Viewing the past. Acting now discards what came after."</span>
@@ -109,6 +159,8 @@ pub fn Settings(ctx: Ctx) -> impl IntoView {
         s.replication_factor = Some(rf.min(brokers).max(1));
         s.config = status.with_untracked(|st| st.config.clone());
         s.timeline = vec![];
+        // A new cluster: what the old scenario expected no longer applies.
+        s.expect = vec![];
         ctx.restart(
             s,
             format!(
@@ -604,13 +656,13 @@ pub fn Alarms(ctx: Ctx) -> impl IntoView {
     });
     view! {
         <Show when=move || violations.with(|v| !v.is_empty())>
-            <div class="banner" role="alert">
+            <div class="banner" role="alert" tabindex="0">
                 <strong>"An invariant was broken. This is a bug in Watermark's engine: "</strong>
                 {move || violations.with(|v| v.join("; "))}
             </div>
         </Show>
         <Show when=move || losses.with(|l| !l.is_empty())>
-            <div class="loss" role="status">
+            <div class="loss" role="status" tabindex="0">
                 {move || losses.get().into_iter().map(|l| view! { <p>{l}</p> }).collect_view()}
             </div>
         </Show>

@@ -172,10 +172,18 @@ pub fn Caption(ctx: Ctx) -> impl IntoView {
             })
         })
     };
+    // In an embed the caption is one line (a documentation column has little height to
+    // spare); this opens it whole.
+    let whole = RwSignal::new(false);
     view! {
         <Show when=has_steps>
-            <div class="caption-bar">
+            <div class="caption-bar" class:whole=move || whole.get()>
                 <p class="caption" aria-live="polite" data-testid="caption">{move || text.get().unwrap_or_else(|| "Press Next step to walk through this scenario.".into())}</p>
+                <Show when=move || ctx.embed>
+                    <button class="more" aria-expanded=move || whole.get().to_string() aria-label=move || if whole.get() { "Show one line of the caption" } else { "Show the whole caption" } on:click=move |_| whole.update(|w| *w = !*w)>
+                        {move || if whole.get() { "▴" } else { "▾" }}
+                    </button>
+                </Show>
                 <button aria-label="Next step" on:click=move |_| next_step(ctx)>"Next step ▸"</button>
             </div>
         </Show>

@@ -16,7 +16,7 @@ use watermark_engine::snapshot::Snapshot;
 use watermark_engine::trace::TraceEvent;
 use watermark_engine::{Action, Config, Scenario};
 
-use crate::model::{Marker, Playground};
+use crate::model::{ExpectMark, Marker, Playground};
 
 /// The shown simulated time and the furthest time simulated so far.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -40,6 +40,8 @@ pub struct Status {
     pub speed: f64,
     pub scrubbed: bool,
     pub markers: Vec<Marker>,
+    /// The scenario's expectations and their outcomes on the live run.
+    pub expect: Vec<ExpectMark>,
     pub config: Config,
     pub brokers: u32,
     pub replication_factor: u32,
@@ -47,7 +49,8 @@ pub struct Status {
 
 /// What identifies the shown state apart from the clock: it changes when an event runs, a
 /// trace line or an action is recorded, or the view moves between the live run and the past.
-type SnapKey = (u64, u64, usize, bool);
+/// (events run, trace length, timeline actions pending, scrubbed back, expectations passed)
+type SnapKey = (u64, u64, usize, bool, usize);
 
 #[derive(Clone, Copy)]
 pub struct Ctx {
@@ -95,6 +98,7 @@ fn snap_key(pg: &Playground) -> SnapKey {
         sim.trace_next_seq(),
         sim.pending_timeline().count(),
         pg.is_scrubbed_back(),
+        pg.expectations_passed(),
     )
 }
 
@@ -112,6 +116,7 @@ fn status_of(pg: &Playground) -> Status {
         speed: pg.speed(),
         scrubbed: pg.is_scrubbed_back(),
         markers: pg.markers().to_vec(),
+        expect: pg.expect_marks(),
         config: sim.config().clone(),
         brokers: pg.scenario().brokers,
         replication_factor: pg.scenario().replicas().len() as u32,

@@ -1,0 +1,239 @@
+//! The `watermark` binary run as a user runs it: on the preset files in `engine/presets/`,
+//! on scenario files written here, and on damaged links.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use watermark_engine::Scenario;
+
+fn watermark(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_watermark"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn preset_files() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../engine/presets");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("engine/presets exists")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 8, "every preset file is found");
+    files
+}
+
+fn temp_file(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("watermark-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temp dir");
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("written");
+    path
+}
+
+#[test]
+fn link_then_decode_gives_back_every_preset_file() {
+    for file in preset_files() {
+        let path = file.to_str().expect("a UTF-8 path");
+        let o = watermark(&["link", path]);
+        assert!(o.status.success(), "{path}: {}", stderr(&o));
+        let link = stdout(&o);
+        let link = link.trim();
+        assert!(link.starts_with("w1."), "{link}");
+        let o = watermark(&["decode", link]);
+        assert!(o.status.success(), "{path}: {}", stderr(&o));
+        let decoded = Scenario::from_json(&stdout(&o)).expect("decode prints a scenario");
+        let original = Scenario::from_json(&std::fs::read_to_string(&file).expect("readable"))
+            .expect("parses");
+        assert_eq!(decoded, original, "{path}");
+    }
+}
+
+#[test]
+fn link_with_a_base_is_a_whole_url_that_decode_reads() {
+    let file = temp_file(
+        "small.json",
+        r#"{"title":"Small","brokers":2,"end_ms":1000}"#,
+    );
+    let o = watermark(&[
+        "link",
+        "--base",
+        "https://example.org/docs/watermark/",
+        file.to_str().expect("UTF-8"),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let url = stdout(&o).trim().to_string();
+    assert!(
+        url.starts_with("https://example.org/docs/watermark/#s=w1."),
+        "{url}"
+    );
+    // The whole URL, with a query, and its fragment alone all decode.
+    let with_query = url.replace("/#s=", "/?t=500&autoplay=1#s=");
+    let fragment = url[url.find('#').expect("a fragment")..].to_string();
+    for link in [&url, &with_query, &fragment] {
+        let o = watermark(&["decode", link]);
+        assert!(o.status.success(), "{link}: {}", stderr(&o));
+        let s = Scenario::from_json(&stdout(&o)).expect("a scenario");
+        assert_eq!((s.title.as_str(), s.brokers), ("Small", 2));
+    }
+    let o = watermark(&["link", "--preset", "min-isr-3"]);
+    assert!(o.status.success());
+    let o = watermark(&["decode", stdout(&o).trim()]);
+    assert!(
+        stdout(&o).contains("\"topic\": \"strict\""),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn damaged_links_fail_with_the_decoders_error() {
+    let o = watermark(&["link", "--preset", "frozen-follower"]);
+    let good = stdout(&o).trim().to_string();
+    let cases: Vec<(String, &str)> = vec![
+        (good[..good.len() - 7].to_string(), "cut short"),
+        (
+            format!("w1.!{}", &good[4..]),
+            "character 1 of the link is not base64url",
+        ),
+        (good.replacen("w1.", "w7.", 1), "not one this build reads"),
+        (
+            "https://example.org/#s=".to_string(),
+            "the link holds no scenario",
+        ),
+        ("nonsense".to_string(), "format tag"),
+    ];
+    for (link, says) in cases {
+        let o = watermark(&["decode", &link]);
+        assert!(!o.status.success(), "{link} must fail");
+        let err = stderr(&o);
+        assert!(err.contains("the link cannot be opened"), "{err}");
+        assert!(err.contains(says), "{link}: {err} should say {says:?}");
+        assert!(stdout(&o).is_empty(), "nothing on stdout: {}", stdout(&o));
+    }
+    // A link whose scenario is out of range names the field and the range.
+    let bad = Scenario {
+        brokers: 50,
+        ..Scenario::default()
+    };
+    let o = watermark(&["decode", &watermark_engine::share::encode(&bad)]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("brokers: brokers must be in 1..=9, got 50"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn bad_files_and_arguments_are_clear_errors() {
+    let o = watermark(&["link", "/no/such/file.json"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("cannot read /no/such/file.json"),
+        "{}",
+        stderr(&o)
+    );
+    let file = temp_file("bad.json", r#"{"brokers":12}"#);
+    let o = watermark(&["link", file.to_str().expect("UTF-8")]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("brokers must be in 1..=9, got 12"),
+        "{}",
+        stderr(&o)
+    );
+    let o = watermark(&["link", "--base"]);
+    assert!(
+        stderr(&o).contains("--base needs a value"),
+        "{}",
+        stderr(&o)
+    );
+    let o = watermark(&["decode"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("usage"));
+}
+
+#[test]
+fn check_passes_on_every_preset_file_and_explains_a_failure() {
+    let files = preset_files();
+    let mut args = vec!["check"];
+    args.extend(files.iter().map(|f| f.to_str().expect("UTF-8")));
+    let o = watermark(&args);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    assert_eq!(out.lines().count(), files.len(), "{out}");
+    assert!(out.lines().all(|l| l.ends_with(", all met")), "{out}");
+    let o = watermark(&["check", "--presets"]);
+    assert!(o.status.success(), "{}", stdout(&o));
+
+    // The same preset with two figures changed: each failure says what was expected,
+    // what was found and when.
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../engine/presets/frozen-follower.json"),
+    )
+    .expect("readable");
+    let wrong = text
+        .replace(r#""offsets": "rep:0:18""#, r#""offsets": "rep:0:17""#)
+        .replace(r#""broker": 3, "hw": 18"#, r#""broker": 3, "hw": 12"#);
+    assert_ne!(
+        wrong, text,
+        "the preset file has the figures this test changes"
+    );
+    let file = temp_file("frozen-wrong.json", &wrong);
+    let ok = temp_file(
+        "ok.json",
+        r#"{"end_ms":1000,"expect":[{"at":1000,"leader":1}]}"#,
+    );
+    let o = watermark(&[
+        "check",
+        file.to_str().expect("UTF-8"),
+        ok.to_str().expect("UTF-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("frozen-wrong.json: 9 expectations, 2 NOT MET"),
+        "{out}"
+    );
+    assert!(
+        out.contains("expect[6] at 24.000s (\"high watermark = 18, Isr: 1,2\"): NOT MET"),
+        "{out}"
+    );
+    assert!(
+        out.contains("offsets: expected rep:0:17, got rep:0:18"),
+        "{out}"
+    );
+    assert!(out.contains("hw of broker 3: expected 12, got 18"), "{out}");
+    assert!(out.contains("ok.json: 1 expectation, all met"), "{out}");
+
+    // A file that cannot be read or is invalid: exit 2, the others still checked.
+    let bad = temp_file("bad-expect.json", r#"{"expect":[{"at":5,"isr":[4]}]}"#);
+    let o = watermark(&[
+        "check",
+        "/no/such.json",
+        bad.to_str().expect("UTF-8"),
+        ok.to_str().expect("UTF-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let out = stdout(&o);
+    assert!(
+        out.contains("/no/such.json: cannot be checked: cannot read"),
+        "{out}"
+    );
+    assert!(
+        out.contains("expect[0].isr[0]: broker must be one of 1..=3, got 4"),
+        "{out}"
+    );
+    assert!(out.contains("ok.json: 1 expectation, all met"), "{out}");
+}

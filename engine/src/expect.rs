@@ -1,0 +1,736 @@
+//! Expectations: what a scenario says must hold at a time (the describe line or its fields,
+//! a replica's LEO and HW, the offsets read-out, a produce result or error code, a loss, a
+//! caption reached, a transcript line). `watermark check` runs them, and the playground
+//! marks them on its timeline. Documented in `docs/scenario-format.md`.
+//!
+//! Evaluating one is a pure function of the simulation at its time ([`evaluate`]); nothing
+//! is traced, so a scenario's transcript is the same with or without expectations.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::ScenarioError;
+use crate::scenario::{Scenario, MAX_TEXT_LEN};
+use crate::sim::Sim;
+use crate::trace::{format_time, TraceKind};
+use crate::types::{join_ids, BrokerId, TimeMs};
+
+/// At most this many expectations in a scenario.
+pub const MAX_EXPECTATIONS: usize = 1_000;
+/// Longest error code an expectation may name.
+pub const MAX_ERROR_CODE_LEN: usize = 64;
+
+/// What must hold at `at`. Every check given must hold; at least one must be given.
+///
+/// State checks (`describe`, `leader`, `isr`, `elr`, `leo`, `hw`, `offsets`, `loss`,
+/// `lost`) look at the cluster after every event at or before `at`. Event checks
+/// (`produce`, `error`, `caption`, `line`) look for a transcript line between `since`
+/// (default 0) and `at`, both included.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expectation {
+    /// Simulated time in ms.
+    pub at: TimeMs,
+    /// For people: what the text this scenario illustrates says (shown when it fails).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub label: String,
+    /// Start of the window the event checks search (ms, default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<TimeMs>,
+    /// The whole `kafka-topics.sh --describe` line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub describe: Option<String>,
+    /// The partition's leader: a broker id, or `"none"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leader: Option<LeaderExpect>,
+    /// The ISR, in any order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub isr: Option<Vec<BrokerId>>,
+    /// The ELR (KIP-966), in any order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elr: Option<Vec<BrokerId>>,
+    /// Whose `leo` and `hw` are meant; default: the current leader's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub broker: Option<BrokerId>,
+    /// The replica's log end offset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leo: Option<u64>,
+    /// The replica's high watermark.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hw: Option<u64>,
+    /// The `kafka-get-offsets.sh` read-out, e.g. `rep:0:18`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offsets: Option<String>,
+    /// A produce result that begins with this text, e.g. `acks=all -> ok, offset=17`
+    /// (matches `acks=all -> ok, offset=17 (waited 4929 ms)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub produce: Option<String>,
+    /// A produce result failing with this error, e.g. `NOT_ENOUGH_REPLICAS`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Whether committed records have been lost (an unclean election, a lost disk).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<bool>,
+    /// A loss of exactly these offsets, first and last: `[10, 19]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lost: Option<[u64; 2]>,
+    /// A caption (a timeline `note`) that begins with this text has been reached.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caption: Option<String>,
+    /// A transcript line that contains this text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<String>,
+}
+
+/// An expected leader: a broker, or none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum LeaderExpect {
+    Broker(BrokerId),
+    None(NoLeader),
+}
+
+/// By hand rather than `untagged`: a number or `"none"`, read without buffering the value
+/// first (much less code in the wasm).
+impl<'de> Deserialize<'de> for LeaderExpect {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Leader;
+        impl serde::de::Visitor<'_> for Leader {
+            type Value = LeaderExpect;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a broker id or \"none\"")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<LeaderExpect, E> {
+                u32::try_from(v)
+                    .map(LeaderExpect::Broker)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<LeaderExpect, E> {
+                if v == "none" {
+                    Ok(LeaderExpect::None(NoLeader::None))
+                } else {
+                    Err(E::invalid_value(serde::de::Unexpected::Str(v), &self))
+                }
+            }
+        }
+        d.deserialize_any(Leader)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum NoLeader {
+    #[serde(rename = "none")]
+    None,
+}
+
+/// One check that did not hold.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Mismatch {
+    /// What was checked, e.g. `hw of broker 1` or `describe`.
+    pub what: String,
+    pub expected: String,
+    pub got: String,
+}
+
+/// An expectation and how it went.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Outcome {
+    /// Its position in the scenario's `expect` list.
+    pub index: usize,
+    pub at: TimeMs,
+    pub label: String,
+    /// Empty when it was met.
+    pub mismatches: Vec<Mismatch>,
+}
+
+impl Outcome {
+    pub fn met(&self) -> bool {
+        self.mismatches.is_empty()
+    }
+
+    /// A readable account: `expect[3] at 16.150s ("HW 12"): hw of broker 1: expected 12,
+    /// got 17`, one mismatch per line.
+    pub fn account(&self) -> String {
+        let label = if self.label.is_empty() {
+            String::new()
+        } else {
+            format!(" ({:?})", self.label)
+        };
+        let head = format!(
+            "expect[{}] at {}{label}",
+            self.index,
+            format_time(self.at).trim_start()
+        );
+        if self.met() {
+            return format!("{head}: met");
+        }
+        let mut out = format!("{head}: NOT MET");
+        for m in &self.mismatches {
+            out.push_str(&format!(
+                "\n    {}: expected {}, got {}",
+                m.what, m.expected, m.got
+            ));
+        }
+        out
+    }
+}
+
+fn ids(v: &[BrokerId]) -> String {
+    if v.is_empty() {
+        "(empty)".to_string()
+    } else {
+        join_ids(v)
+    }
+}
+
+fn sorted(v: &[BrokerId]) -> Vec<BrokerId> {
+    let mut v = v.to_vec();
+    v.sort_unstable();
+    v
+}
+
+/// Whether `text` begins with `prefix` as whole words (the next character, if any, is a
+/// space).
+fn starts_with_words(text: &str, prefix: &str) -> bool {
+    text.strip_prefix(prefix)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
+}
+
+/// The error code of a produce result line (`acks=all -> NOT_ENOUGH_REPLICAS`), if it
+/// failed.
+fn error_code(line: &str) -> Option<&str> {
+    let (_, result) = line.split_once(" -> ")?;
+    let code = result.split([' ', ':', ',', '(']).next()?;
+    (!code.is_empty() && code != "ok" && code != "sent").then_some(code)
+}
+
+/// Checks `e` against the simulation, which must have run to `e.at` (every event at or
+/// before it processed, none after). Returns what did not hold; empty means met.
+pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
+    let mut out = vec![];
+    let mut check = |what: String, expected: String, got: String| {
+        if expected != got {
+            out.push(Mismatch {
+                what,
+                expected,
+                got,
+            });
+        }
+    };
+    let p = &sim.controller.partition;
+    if let Some(d) = &e.describe {
+        check(
+            "describe".into(),
+            d.clone(),
+            crate::describe::describe_line(sim),
+        );
+    }
+    if let Some(l) = e.leader {
+        let show = |l: Option<BrokerId>| l.map_or("none".to_string(), |b| b.to_string());
+        let expected = match l {
+            LeaderExpect::Broker(b) => Some(b),
+            LeaderExpect::None(_) => None,
+        };
+        check("leader".into(), show(expected), show(p.leader));
+    }
+    if let Some(isr) = &e.isr {
+        check("isr".into(), ids(&sorted(isr)), ids(&sorted(&p.isr)));
+    }
+    if let Some(elr) = &e.elr {
+        check("elr".into(), ids(&sorted(elr)), ids(&sorted(&p.elr)));
+    }
+    if e.leo.is_some() || e.hw.is_some() {
+        let who = e.broker.or(p.leader);
+        let name = match e.broker {
+            Some(b) => format!("broker {b}"),
+            None => "the leader".to_string(),
+        };
+        let log = who.and_then(|b| sim.brokers.get(&b)).map(|b| &b.log);
+        let missing = || match who {
+            None => "no leader".to_string(),
+            Some(b) => format!("no broker {b}"),
+        };
+        if let Some(leo) = e.leo {
+            let got = log.map_or_else(missing, |l| l.log_end_offset().to_string());
+            check(format!("leo of {name}"), leo.to_string(), got);
+        }
+        if let Some(hw) = e.hw {
+            let got = log.map_or_else(missing, |l| l.high_watermark.to_string());
+            check(format!("hw of {name}"), hw.to_string(), got);
+        }
+    }
+    if let Some(o) = &e.offsets {
+        check(
+            "offsets".into(),
+            o.clone(),
+            crate::describe::offsets_line(sim),
+        );
+    }
+    let losses = sim.losses();
+    if let Some(loss) = e.loss {
+        let show = |l: bool| if l { "a loss" } else { "no loss" }.to_string();
+        check("loss".into(), show(loss), show(!losses.is_empty()));
+    }
+    if let Some([first, last]) = e.lost {
+        let found = losses
+            .iter()
+            .any(|l| l.first_offset == first && l.last_offset == last);
+        if !found {
+            let got = if losses.is_empty() {
+                "no loss".to_string()
+            } else {
+                losses
+                    .iter()
+                    .map(|l| format!("offsets {}..={}", l.first_offset, l.last_offset))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            };
+            check("lost".into(), format!("offsets {first}..={last}"), got);
+        }
+    }
+    let since = e.since.unwrap_or(0);
+    let window = || {
+        sim.trace_events()
+            .filter(move |t| t.time_ms >= since && t.time_ms <= e.at)
+    };
+    let span = format!("{}..={} ms", since, e.at);
+    // What the window held of a kind, newest last, for the account of a failure.
+    let seen = |lines: Vec<String>, none: &str| -> String {
+        if lines.is_empty() {
+            return format!("{none} in {span}");
+        }
+        let n = lines.len();
+        let shown: Vec<String> = lines.into_iter().skip(n.saturating_sub(3)).collect();
+        let more = if n > 3 {
+            format!("{} more, then ", n - 3)
+        } else {
+            String::new()
+        };
+        format!("{more}{}", shown.join(" | "))
+    };
+    let produced = || {
+        window()
+            .filter(|t| t.kind == TraceKind::Produce)
+            .map(|t| format!("{:?} at {} ms", t.text, t.time_ms))
+            .collect::<Vec<_>>()
+    };
+    if let Some(want) = &e.produce {
+        let hit =
+            window().any(|t| t.kind == TraceKind::Produce && starts_with_words(&t.text, want));
+        if !hit {
+            check(
+                "produce".into(),
+                format!("{want:?} in {span}"),
+                seen(produced(), "no produce result"),
+            );
+        }
+    }
+    if let Some(code) = &e.error {
+        let hit = window()
+            .any(|t| t.kind == TraceKind::Produce && error_code(&t.text) == Some(code.as_str()));
+        if !hit {
+            check(
+                "error".into(),
+                format!("{code} in {span}"),
+                seen(produced(), "no produce result"),
+            );
+        }
+    }
+    if let Some(want) = &e.caption {
+        let notes = || {
+            window()
+                .filter(|t| t.kind == TraceKind::Note)
+                .filter_map(|t| t.text.strip_prefix("# "))
+        };
+        if !notes().any(|n| n.starts_with(want.as_str())) {
+            let got: Vec<String> = notes()
+                .map(|n| format!("{:?}", n.chars().take(40).collect::<String>()))
+                .collect();
+            check(
+                "caption".into(),
+                format!("one beginning {want:?} by {} ms", e.at),
+                seen(got, "no caption"),
+            );
+        }
+    }
+    if let Some(want) = &e.line {
+        if !window().any(|t| t.text.contains(want.as_str())) {
+            check(
+                "line".into(),
+                format!("a line containing {want:?} in {span}"),
+                "none".to_string(),
+            );
+        }
+    }
+    out
+}
+
+impl Expectation {
+    /// Checks the expectation against the scenario: times inside the run, broker ids in
+    /// range, at least one check, sizes within limits.
+    pub fn validate(&self, field: &str, brokers: u32, end_ms: TimeMs) -> Result<(), ScenarioError> {
+        let at_field = |name: &str| format!("{field}.{name}");
+        let broker_ok = |b: BrokerId, name: &str| -> Result<(), ScenarioError> {
+            if b == 0 || b > brokers {
+                Err(ScenarioError::new(
+                    at_field(name),
+                    format!("broker must be one of 1..={brokers}, got {b}"),
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        if self.at > end_ms {
+            return Err(ScenarioError::new(
+                at_field("at"),
+                format!(
+                    "at must be in 0..={end_ms} ms (the scenario's end_ms), got {}",
+                    self.at
+                ),
+            ));
+        }
+        if let Some(since) = self.since {
+            if since > self.at {
+                return Err(ScenarioError::new(
+                    at_field("since"),
+                    format!("since must be in 0..={} (at most at), got {since}", self.at),
+                ));
+            }
+        }
+        if let Some(b) = self.broker {
+            broker_ok(b, "broker")?;
+            if self.leo.is_none() && self.hw.is_none() {
+                return Err(ScenarioError::new(
+                    at_field("broker"),
+                    "broker names whose leo or hw is expected: give leo or hw with it",
+                ));
+            }
+        }
+        let checks = [
+            self.describe.is_some(),
+            self.leader.is_some(),
+            self.isr.is_some(),
+            self.elr.is_some(),
+            self.leo.is_some(),
+            self.hw.is_some(),
+            self.offsets.is_some(),
+            self.produce.is_some(),
+            self.error.is_some(),
+            self.loss.is_some(),
+            self.lost.is_some(),
+            self.caption.is_some(),
+            self.line.is_some(),
+        ];
+        if !checks.contains(&true) {
+            return Err(ScenarioError::new(
+                field.to_string(),
+                "an expectation needs at least one check: describe, leader, isr, elr, leo, hw, offsets, produce, error, loss, lost, caption or line",
+            ));
+        }
+        if let Some(LeaderExpect::Broker(b)) = self.leader {
+            broker_ok(b, "leader")?;
+        }
+        for (list, name) in [(&self.isr, "isr"), (&self.elr, "elr")] {
+            for (i, &b) in list.iter().flatten().enumerate() {
+                broker_ok(b, &format!("{name}[{i}]"))?;
+                if list.iter().flatten().take(i).any(|&x| x == b) {
+                    return Err(ScenarioError::new(
+                        at_field(&format!("{name}[{i}]")),
+                        format!("broker {b} appears twice"),
+                    ));
+                }
+            }
+        }
+        if let Some([first, last]) = self.lost {
+            if first > last {
+                return Err(ScenarioError::new(
+                    at_field("lost"),
+                    format!(
+                        "lost is [first, last] offsets with first <= last, got [{first}, {last}]"
+                    ),
+                ));
+            }
+        }
+        if let Some(code) = &self.error {
+            if code.is_empty()
+                || code.len() > MAX_ERROR_CODE_LEN
+                || !code.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            {
+                return Err(ScenarioError::new(
+                    at_field("error"),
+                    format!("error is a code of 1..={MAX_ERROR_CODE_LEN} ASCII letters, digits and '_', such as NOT_ENOUGH_REPLICAS"),
+                ));
+            }
+        }
+        let texts = [
+            (Some(&self.label), "label"),
+            (self.describe.as_ref(), "describe"),
+            (self.offsets.as_ref(), "offsets"),
+            (self.produce.as_ref(), "produce"),
+            (self.caption.as_ref(), "caption"),
+            (self.line.as_ref(), "line"),
+        ];
+        for (text, name) in texts {
+            let n = text.map_or(0, |t| t.chars().count());
+            if n > MAX_TEXT_LEN {
+                return Err(ScenarioError::new(
+                    at_field(name),
+                    format!("{name} may be at most {MAX_TEXT_LEN} characters, got {n}"),
+                ));
+            }
+        }
+        for (text, name) in [
+            (&self.produce, "produce"),
+            (&self.caption, "caption"),
+            (&self.line, "line"),
+        ] {
+            if text.as_ref().is_some_and(|t| t.is_empty()) {
+                return Err(ScenarioError::new(
+                    at_field(name),
+                    format!("{name} may not be empty (an empty text matches anything)"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Runs the scenario and checks each of its expectations at its time. The outcomes come
+/// in the order of the `expect` list.
+pub fn check(scenario: &Scenario) -> Result<Vec<Outcome>, ScenarioError> {
+    check_with_violations(scenario).map(|(o, _)| o)
+}
+
+/// [`check`], and the invariant violations of the run (to its end), which should be none.
+pub fn check_with_violations(
+    scenario: &Scenario,
+) -> Result<(Vec<Outcome>, Vec<String>), ScenarioError> {
+    let mut sim = Sim::new(scenario)?;
+    sim.check_invariants = true;
+    let mut order: Vec<usize> = (0..scenario.expect.len()).collect();
+    // Stable: expectations at the same time keep their order.
+    order.sort_by_key(|&i| scenario.expect[i].at);
+    let mut outcomes = Vec::with_capacity(order.len());
+    for i in order {
+        let e = &scenario.expect[i];
+        sim.advance_to(e.at);
+        outcomes.push(Outcome {
+            index: i,
+            at: e.at,
+            label: e.label.clone(),
+            mismatches: evaluate(&sim, e),
+        });
+    }
+    outcomes.sort_by_key(|o| o.index);
+    sim.advance_to(scenario.end_ms());
+    Ok((outcomes, sim.violations().to_vec()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scenario(expect: &str) -> Result<Scenario, ScenarioError> {
+        Scenario::from_json(&format!(
+            r#"{{"brokers":3,"config":{{"replica.lag.time.max.ms":2000,"min.insync.replicas":2,
+                          "broker.session.timeout.ms":4000,"broker.heartbeat.interval.ms":1000}},
+                "timeline":[
+                  {{"at":0,"action":"produce","acks":"all","prefix":"a-","count":4}},
+                  {{"at":1000,"action":"note","text":"Step 1. Four records."}},
+                  {{"at":1000,"action":"freeze","broker":3}},
+                  {{"at":1500,"action":"produce","acks":"1","values":["b"]}},
+                  {{"at":6000,"action":"stop","broker":2}},
+                  {{"at":6500,"action":"produce","acks":"all","values":["c"],"retries":0}},
+                  {{"at":9000,"action":"kill","broker":1}}],
+                "end_ms":14000,
+                "expect":{expect}}}"#
+        ))
+    }
+
+    fn outcomes(expect: &str) -> Vec<Outcome> {
+        check(&scenario(expect).expect("valid")).expect("runs")
+    }
+
+    #[test]
+    fn met_expectations_have_no_mismatches() {
+        let o = outcomes(
+            r#"[{"at":500,"describe":"Topic: rep Partition: 0 Leader: 1 Replicas: 1,2,3 Isr: 1,2,3 Elr: LastKnownElr:"},
+                {"at":500,"leader":1,"isr":[3,2,1],"elr":[],"leo":4,"hw":4,"offsets":"rep:0:4"},
+                {"at":500,"produce":"acks=all -> ok, offsets=0..3"},
+                {"at":1000,"caption":"Step 1."},
+                {"at":1600,"broker":3,"leo":4,"hw":4},
+                {"at":1600,"broker":1,"leo":5,"hw":4,"loss":false},
+                {"at":4000,"isr":[1,2],"hw":5},
+                {"at":7000,"since":6000,"error":"NOT_ENOUGH_REPLICAS"},
+                {"at":14000,"leader":"none","since":9000,"line":"Fencing broker 1"},
+                {"at":1000,"broker":1,"leo":4}]"#,
+        );
+        for o in &o {
+            assert!(o.met(), "{}", o.account());
+        }
+        assert_eq!(o.len(), 10);
+        // Out of order in the list, checked at its own time, reported in list order.
+        assert_eq!((o[9].index, o[9].at), (9, 1000));
+    }
+
+    #[test]
+    fn unmet_expectations_say_expected_got_and_when() {
+        let o = outcomes(
+            r#"[{"at":500,"label":"all in sync","leader":2,"isr":[1,2],"hw":3},
+                {"at":1600,"broker":3,"leo":5},
+                {"at":1000,"since":600,"produce":"acks=all -> ok"},
+                {"at":1000,"caption":"Step 2."},
+                {"at":14000,"error":"REQUEST_TIMED_OUT","loss":true,"lost":[0,3]},
+                {"at":14000,"describe":"nope","offsets":"rep:0:4","line":"no such line"}]"#,
+        );
+        assert!(o.iter().all(|o| !o.met()));
+        let a = o[0].account();
+        assert!(
+            a.starts_with("expect[0] at 0.500s (\"all in sync\"): NOT MET"),
+            "{a}"
+        );
+        assert!(a.contains("leader: expected 2, got 1"), "{a}");
+        assert!(a.contains("isr: expected 1,2, got 1,2,3"), "{a}");
+        assert!(a.contains("hw of the leader: expected 3, got 4"), "{a}");
+        assert!(o[1]
+            .account()
+            .contains("leo of broker 3: expected 5, got 4"));
+        assert!(
+            o[2].account()
+                .contains("no produce result in 600..=1000 ms"),
+            "{}",
+            o[2].account()
+        );
+        assert!(
+            o[3].account().contains("\"Step 1. Four records.\""),
+            "{}",
+            o[3].account()
+        );
+        let a = o[4].account();
+        assert!(
+            a.contains("error: expected REQUEST_TIMED_OUT in 0..=14000 ms, got \"acks=all -> ok"),
+            "{a}"
+        );
+        assert!(
+            a.contains("\"acks=all -> NOT_ENOUGH_REPLICAS\" at 6502 ms"),
+            "{a}"
+        );
+        assert!(a.contains("loss: expected a loss, got no loss"), "{a}");
+        assert!(
+            a.contains("lost: expected offsets 0..=3, got no loss"),
+            "{a}"
+        );
+        let a = o[5].account();
+        assert!(a.contains("describe: expected nope, got Topic: rep"), "{a}");
+        assert!(
+            a.contains("offsets: expected rep:0:4, got kafka-get-offsets.sh: LEADER_NOT_AVAILABLE"),
+            "{a}"
+        );
+        assert!(
+            a.contains("line: expected a line containing \"no such line\""),
+            "{a}"
+        );
+    }
+
+    #[test]
+    fn produce_matches_whole_words_and_error_codes_exactly() {
+        assert!(starts_with_words(
+            "acks=1 -> ok, offset=4",
+            "acks=1 -> ok, offset=4"
+        ));
+        assert!(starts_with_words(
+            "acks=all -> ok, offset=17 (waited 9 ms)",
+            "acks=all -> ok, offset=17"
+        ));
+        assert!(!starts_with_words(
+            "acks=1 -> ok, offset=42",
+            "acks=1 -> ok, offset=4"
+        ));
+        assert_eq!(
+            error_code("acks=all -> NOT_ENOUGH_REPLICAS"),
+            Some("NOT_ENOUGH_REPLICAS")
+        );
+        assert_eq!(
+            error_code("acks=all -> NOT_ENOUGH_REPLICAS_AFTER_APPEND (written at offset 3, ...)"),
+            Some("NOT_ENOUGH_REPLICAS_AFTER_APPEND")
+        );
+        assert_eq!(
+            error_code("acks=1 -> TimeoutException: Expiring 1 record(s)"),
+            Some("TimeoutException")
+        );
+        assert_eq!(error_code("acks=1 -> ok, offset=3"), None);
+        assert_eq!(
+            error_code("acks=0 -> sent (1 record(s); no response, so no offset)"),
+            None
+        );
+    }
+
+    #[test]
+    fn checking_does_not_change_the_run() {
+        let s = scenario(r#"[{"at":700,"hw":4},{"at":3000,"isr":[1,2]},{"at":9400,"leo":5}]"#)
+            .expect("valid");
+        let mut stepped = Sim::new(&s).expect("sim");
+        for at in [700, 3000, 9400, 14000] {
+            stepped.advance_to(at);
+        }
+        let straight = crate::run(&s, true).expect("runs");
+        assert_eq!(stepped.transcript(), straight.transcript());
+        assert_eq!(stepped.snapshot(), straight.snapshot());
+    }
+
+    #[test]
+    fn bad_expectations_name_the_field_and_range() {
+        let field = |expect: &str| scenario(expect).expect_err("invalid").field;
+        assert_eq!(field(r#"[{"at":14001,"hw":1}]"#), "expect[0].at");
+        assert!(scenario(r#"[{"at":14001,"hw":1}]"#)
+            .unwrap_err()
+            .message
+            .contains("0..=14000"));
+        assert_eq!(field(r#"[{"at":5}]"#), "expect[0]");
+        assert_eq!(
+            field(r#"[{"at":5,"hw":1},{"at":5,"leader":4}]"#),
+            "expect[1].leader"
+        );
+        assert_eq!(field(r#"[{"at":5,"isr":[1,9]}]"#), "expect[0].isr[1]");
+        assert_eq!(field(r#"[{"at":5,"elr":[2,2]}]"#), "expect[0].elr[1]");
+        assert_eq!(field(r#"[{"at":5,"broker":2}]"#), "expect[0].broker");
+        assert_eq!(field(r#"[{"at":5,"broker":0,"hw":1}]"#), "expect[0].broker");
+        assert_eq!(
+            field(r#"[{"at":5,"since":6,"line":"x"}]"#),
+            "expect[0].since"
+        );
+        assert_eq!(field(r#"[{"at":5,"lost":[3,2]}]"#), "expect[0].lost");
+        assert_eq!(
+            field(r#"[{"at":5,"error":"not a code"}]"#),
+            "expect[0].error"
+        );
+        assert_eq!(field(r#"[{"at":5,"caption":""}]"#), "expect[0].caption");
+        let long = "x".repeat(MAX_TEXT_LEN + 1);
+        assert_eq!(
+            field(&format!(r#"[{{"at":5,"line":"{long}"}}]"#)),
+            "expect[0].line"
+        );
+        // Unknown checks and wrong types are rejected by the parser, naming the field.
+        let e = scenario(r#"[{"at":5,"hwm":1}]"#).unwrap_err();
+        assert_eq!(e.field, "expect[0]");
+        assert!(e.message.starts_with("unknown field `hwm`"), "{e}");
+        let e = scenario(r#"[{"at":5,"leader":"nobody"}]"#).unwrap_err();
+        assert_eq!(e.field, "expect[0].leader");
+        assert!(
+            e.message.contains(r#"expected a broker id or "none""#),
+            "{e}"
+        );
+        let e = scenario(r#"[{"at":5,"lost":[1]}]"#).unwrap_err();
+        assert_eq!(
+            (e.field.as_str(), e.message.as_str()),
+            (
+                "expect[0].lost",
+                "invalid length 1, expected an array of length 2"
+            )
+        );
+        let many: Vec<String> = (0..=MAX_EXPECTATIONS)
+            .map(|_| r#"{"at":1,"hw":0}"#.to_string())
+            .collect();
+        let e = scenario(&format!("[{}]", many.join(","))).unwrap_err();
+        assert_eq!(e.field, "expect");
+    }
+}
