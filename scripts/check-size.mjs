@@ -15,7 +15,8 @@ import { gzipSync, constants } from "node:zlib";
 // by hand, Leptos's erase_components, no Unicode case tables; BENCHMARKS.md "Shipped
 // size") and lowered it to 335 KB. The idempotent producer (issue 11: producer state on
 // every replica, sequences and the client's retry and epoch-bump rules, in-order links) took
-// main from 331.7 to 336.7 KB after trimming what twiggy showed, and it was raised to 340 KB.
+// main from 331.7 to 336.7 KB after trimming what twiggy showed, and it was raised to 340 KB
+// (measured again on main at 138ab99: 351.7 -> 356.2 KB, +4.5 KB).
 // Raise it only with a reason written here.
 const BUDGET_GZIP_BYTES = 340 * 1000;
 // The embed loader (web/static/embed.js) is shipped too, but the playground never loads it:
