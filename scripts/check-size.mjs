@@ -13,8 +13,12 @@ import { gzipSync, constants } from "node:zlib";
 // codec) and the full playground UI spent it, and it was raised to 400 KB when they landed
 // (368 KB were used then). Issue 12 took the total from 397.2 to 327.9 KB (scenarios read
 // by hand, Leptos's erase_components, no Unicode case tables; BENCHMARKS.md "Shipped
-// size") and lowered it to 335 KB. Raise it only with a reason written here.
-const BUDGET_GZIP_BYTES = 335 * 1000;
+// size") and lowered it to 335 KB. The idempotent producer (issue 11: producer state on
+// every replica, sequences and the client's retry and epoch-bump rules, in-order links) took
+// main from 331.7 to 336.7 KB after trimming what twiggy showed, and it was raised to 340 KB
+// (measured again on main at 138ab99: 351.7 -> 356.2 KB, +4.5 KB).
+// Raise it only with a reason written here.
+const BUDGET_GZIP_BYTES = 340 * 1000;
 // The embed loader (web/static/embed.js) is shipped too, but the playground never loads it:
 // documentation pages load it, and it loads the playground in an iframe. So it is not part
 // of the total above; it has a budget of its own, to stay one small script.

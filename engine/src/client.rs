@@ -3,15 +3,24 @@
 //! leader below the HW, keeps a position, and notices when an unclean election rewrote what
 //! it had read.
 //!
-//! Simplification (said in the UI): clients always know the controller's current leader, as
-//! if their metadata were refreshed instantly; producer idempotence is not modelled, so a
-//! retried batch that was already appended is written again.
+//! The idempotent producer (`enable.idempotence`, on by default): a producer id and epoch,
+//! a sequence number per batch assigned once when the batch is first drained, retries of the
+//! same batch with the same producer id, epoch and base sequence, and the TransactionManager's
+//! rules for OUT_OF_ORDER_SEQUENCE_NUMBER, unresolved sequences and epoch bumps
+//! (clients/.../producer/internals/{TransactionManager,Sender,RecordAccumulator}.java).
+//!
+//! Simplifications (said in the UI): clients always know the controller's current leader, as
+//! if their metadata were refreshed instantly; InitProducerId is not sent: the producer has
+//! producer id 0 and epoch 0 at once (the first id a new cluster's controller hands out),
+//! and bumps its epoch locally, as Kafka's idempotent producer does (KIP-360).
 
 use std::collections::{BTreeMap, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
+use crate::log::BatchProducer;
 use crate::network::Payload;
+use crate::producer_state::{increment_sequence, NO_PRODUCER_ID, NO_SEQUENCE};
 use crate::scenario::ProduceSpec;
 use crate::sim::{ClientTimer, Event, Sim};
 use crate::trace::{Level, TraceKind};
@@ -32,6 +41,23 @@ pub struct Attempt {
     pub retries_done: u32,
     pub request_id: Option<u64>,
     pub target: Option<BrokerId>,
+    /// An idempotent batch's producer id, epoch and base sequence, set when it is first
+    /// sent and kept by every retry (ProducerBatch.setProducerState); None before the first
+    /// send and for a producer without idempotence.
+    #[serde(default)]
+    pub batch: Option<BatchProducer>,
+    /// ProducerBatch.sequenceHasBeenReset: an epoch bump rewrote the sequence.
+    #[serde(default)]
+    pub sequence_reset: bool,
+}
+
+impl Attempt {
+    /// ProducerBatch.lastSequence.
+    pub fn last_sequence(&self) -> i32 {
+        self.batch.map_or(NO_SEQUENCE, |b| {
+            increment_sequence(b.base_sequence, self.values.len().saturating_sub(1) as u32)
+        })
+    }
 }
 
 /// One produce action: its batches, sent one after another.
@@ -39,6 +65,9 @@ pub struct Attempt {
 pub struct ProduceJob {
     pub acks: Acks,
     pub retries: u32,
+    /// Whether this produce's batches are idempotent (`Config::idempotence_for`).
+    #[serde(default)]
+    pub idempotent: bool,
     pub to: Option<BrokerId>,
     pub pending: VecDeque<Vec<String>>,
     pub current: Option<Attempt>,
@@ -50,6 +79,158 @@ pub struct Producer {
     pub next_job: u64,
     /// request id → job id
     pub requests: BTreeMap<u64, u64>,
+    /// The idempotent producer's TransactionManager state.
+    #[serde(default)]
+    pub idempotence: Idempotence,
+    /// Jobs waiting for a free in-flight slot or for the drain rules of the idempotent
+    /// producer; every response wakes them.
+    #[serde(default)]
+    pub blocked: Vec<u64>,
+}
+
+/// TransactionManager for a producer without transactional.id, and its TxnPartitionEntry for
+/// the one partition.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Idempotence {
+    /// NO_PRODUCER_ID until the first idempotent send.
+    pub producer_id: i64,
+    pub producer_epoch: i16,
+    /// TxnPartitionEntry.nextSequence.
+    pub next_sequence: i32,
+    /// TxnPartitionEntry.lastAckedSequence (NO_LAST_ACKED_SEQUENCE_NUMBER is -1).
+    pub last_acked_sequence: i32,
+    /// partitionsWithUnresolvedSequences: the sequence after a batch that expired after it
+    /// was sent, so whether the broker has it is unknown.
+    pub unresolved: Option<i32>,
+    /// epochBumpRequired.
+    pub epoch_bump_required: bool,
+}
+
+impl Default for Idempotence {
+    fn default() -> Self {
+        Idempotence {
+            producer_id: NO_PRODUCER_ID,
+            producer_epoch: crate::producer_state::NO_PRODUCER_EPOCH,
+            next_sequence: 0,
+            last_acked_sequence: -1,
+            unresolved: None,
+            epoch_bump_required: false,
+        }
+    }
+}
+
+impl Idempotence {
+    /// TransactionManager.markSequenceUnresolved for a batch whose last sequence is `last`.
+    fn mark_sequence_unresolved(&mut self, last: i32) {
+        let next = last.wrapping_add(1);
+        self.unresolved = Some(self.unresolved.map_or(next, |v| v.max(next)));
+    }
+
+    /// TransactionManager.isNextSequence.
+    fn is_next_sequence(&self, sequence: i32) -> bool {
+        i64::from(sequence) - i64::from(self.last_acked_sequence) == 1
+    }
+
+    /// TransactionManager.canRetry for OUT_OF_ORDER_SEQUENCE_NUMBER (the idempotent
+    /// producer retries it always; it asks for an epoch bump when the gap is real).
+    fn can_retry_out_of_order(&mut self, a: &Attempt) -> bool {
+        let base = a.batch.map_or(NO_SEQUENCE, |b| b.base_sequence);
+        if self.unresolved.is_none() && (a.sequence_reset || !self.is_next_sequence(base)) {
+            return true;
+        }
+        if self.unresolved.is_none() || self.unresolved == Some(base) {
+            self.epoch_bump_required = true;
+        }
+        true
+    }
+}
+
+impl Producer {
+    /// RecordAccumulator.shouldStopDrainBatchesForPartition for the job's current batch: a new
+    /// batch waits while a sequence is unresolved; a retried batch waits until it is the first
+    /// in flight ("This effectively reduces our in flight request count to 1").
+    fn should_stop_draining(&self, job: u64) -> bool {
+        let Some(a) = self.jobs.get(&job).and_then(|j| j.current.as_ref()) else {
+            return false;
+        };
+        match a.batch {
+            None => self.idempotence.unresolved.is_some(),
+            Some(b) => self
+                .in_flight_sequences()
+                .map(|(_, s)| s)
+                .min()
+                .is_some_and(|first| first != b.base_sequence),
+        }
+    }
+
+    /// The batches with a sequence that are not yet done: TxnPartitionEntry's
+    /// inflightBatchesBySequence (in flight or waiting to be retried).
+    fn in_flight_sequences(&self) -> impl Iterator<Item = (u64, i32)> + '_ {
+        self.jobs.iter().filter_map(|(&id, j)| {
+            let a = j.current.as_ref()?;
+            Some((id, a.batch?.base_sequence))
+        })
+    }
+
+    /// TransactionManager.maybeResolveSequences and bumpIdempotentEpochAndResetIdIfNeeded,
+    /// run before each send as Sender.runOnce does. Returns the new producer id and epoch
+    /// when the epoch was bumped.
+    fn resolve_and_bump(&mut self) -> Option<(i64, i16)> {
+        if self.idempotence.unresolved.is_some() && self.in_flight_sequences().next().is_none() {
+            if !self
+                .idempotence
+                .is_next_sequence(self.idempotence.next_sequence)
+            {
+                // "No inflight batches remaining ... Going to bump epoch and reset sequence
+                // numbers."
+                self.idempotence.epoch_bump_required = true;
+            }
+            self.idempotence.unresolved = None;
+        }
+        if !self.idempotence.epoch_bump_required {
+            return None;
+        }
+        let i = &mut self.idempotence;
+        if i.producer_epoch == i16::MAX {
+            // resetIdempotentProducerId, then a new InitProducerId: the next id.
+            i.producer_id += 1;
+            i.producer_epoch = 0;
+        } else {
+            i.producer_epoch += 1;
+        }
+        i.epoch_bump_required = false;
+        i.unresolved = None;
+        i.last_acked_sequence = -1;
+        // startSequencesAtBeginning: the batches in flight get sequences from 0 under the new
+        // epoch, in their sequence order.
+        // (By insertion: a handful of batches, and no sort instantiated in the wasm for it.)
+        let mut order: Vec<(i32, u64)> = vec![];
+        for (job, seq) in self.in_flight_sequences() {
+            let at = order
+                .iter()
+                .position(|&(s, _)| s > seq)
+                .unwrap_or(order.len());
+            order.insert(at, (seq, job));
+        }
+        let (pid, epoch) = (
+            self.idempotence.producer_id,
+            self.idempotence.producer_epoch,
+        );
+        let mut next = 0i32;
+        for (_, job) in order {
+            if let Some(a) = self.jobs.get_mut(&job).and_then(|j| j.current.as_mut()) {
+                a.batch = Some(BatchProducer {
+                    producer_id: pid,
+                    producer_epoch: epoch,
+                    base_sequence: next,
+                });
+                a.sequence_reset = true;
+                next = increment_sequence(next, a.values.len() as u32);
+            }
+        }
+        self.idempotence.next_sequence = next;
+        Some((pid, epoch))
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -76,6 +257,22 @@ pub const MAX_SEEN: usize = 100_000;
 
 impl Sim {
     pub(crate) fn client_produce(&mut self, spec: &ProduceSpec) {
+        let acks = spec.acks.0;
+        let retries = spec.retries.unwrap_or(self.config.retries);
+        let idempotent = match self.config.idempotence_for(acks, retries) {
+            Ok(i) => i,
+            Err(message) => {
+                // KafkaProducer's constructor throws: nothing is sent.
+                self.metrics.produce_errors += 1;
+                self.trace(
+                    TraceKind::Produce,
+                    Level::Error,
+                    None,
+                    format!("acks={acks} -> ConfigException: {message}"),
+                );
+                return;
+            }
+        };
         let values = spec.values();
         let pending: VecDeque<Vec<String>> = if spec.one_by_one {
             values.into_iter().map(|v| vec![v]).collect()
@@ -87,8 +284,9 @@ impl Sim {
         self.producer.jobs.insert(
             id,
             ProduceJob {
-                acks: spec.acks.0,
-                retries: spec.retries.unwrap_or(self.config.retries),
+                acks,
+                retries,
+                idempotent,
                 to: spec.to,
                 pending,
                 current: None,
@@ -117,7 +315,26 @@ impl Sim {
         }
     }
 
+    /// TransactionManager.setProducerIdAndEpoch's log line.
+    fn trace_producer_id(&mut self, pid: i64, epoch: i16) {
+        let text = format!(
+            "[Producer clientId=producer-1] ProducerId set to {pid} with epoch {}",
+            i32::from(epoch)
+        );
+        self.trace(TraceKind::Produce, Level::Info, None, text);
+    }
+
+    /// Schedules a send for every job that waited for a response.
+    fn producer_wake(&mut self) {
+        for job in std::mem::take(&mut self.producer.blocked) {
+            self.schedule_at(self.now, Event::Client(ClientTimer::ProducerSend { job }));
+        }
+    }
+
     fn producer_send(&mut self, job_id: u64) {
+        if let Some((pid, epoch)) = self.producer.resolve_and_bump() {
+            self.trace_producer_id(pid, epoch);
+        }
         let now = self.now;
         let leader = self.controller.partition.leader;
         let delivery_timeout = self.config.delivery_timeout_ms;
@@ -135,6 +352,8 @@ impl Sim {
                 retries_done: 0,
                 request_id: None,
                 target: None,
+                batch: None,
+                sequence_reset: false,
             });
         }
         let acks = job.acks;
@@ -146,6 +365,13 @@ impl Sim {
             return;
         }
         if now >= attempt.created_ms + delivery_timeout {
+            if attempt.batch.is_some() {
+                // Sender.sendProducerData: an expired batch that was sent (inRetry) leaves its
+                // sequence unresolved: no new batch is drained until the in-flight ones are
+                // done.
+                let last = attempt.last_sequence();
+                self.producer.idempotence.mark_sequence_unresolved(last);
+            }
             let n = attempt.values.len();
             let text = format!(
                 "acks={acks} -> TimeoutException: Expiring {n} record(s) for {}: {} ms has passed since batch creation",
@@ -159,6 +385,7 @@ impl Sim {
                 now,
                 Event::Client(ClientTimer::ProducerSend { job: job_id }),
             );
+            self.producer_wake();
             return;
         }
         let Some(target) = to.or(leader) else {
@@ -171,6 +398,49 @@ impl Sim {
             );
             return;
         };
+        // NetworkClient.canSendMoreRequests: max.in.flight.requests.per.connection.
+        let max_in_flight = self.config.max_in_flight_requests_per_connection as usize;
+        let in_flight_to_target = self
+            .producer
+            .jobs
+            .values()
+            .filter_map(|j| j.current.as_ref())
+            .filter(|a| a.request_id.is_some() && a.target == Some(target))
+            .count();
+        let idempotent = self.producer.jobs[&job_id].idempotent;
+        let stop_draining = idempotent && self.producer.should_stop_draining(job_id);
+        let Some(attempt) = self
+            .producer
+            .jobs
+            .get_mut(&job_id)
+            .and_then(|j| j.current.as_mut())
+        else {
+            return;
+        };
+        if in_flight_to_target >= max_in_flight || stop_draining {
+            if !self.producer.blocked.contains(&job_id) {
+                self.producer.blocked.push(job_id);
+            }
+            return;
+        }
+        if idempotent && attempt.batch.is_none() {
+            let i = &mut self.producer.idempotence;
+            if i.producer_id == NO_PRODUCER_ID {
+                // InitProducerId, simplified: the first id of a new cluster, epoch 0. (Kafka
+                // logs "ProducerId set to 0 with epoch 0" here; the transcript leaves it out
+                // and shows the id on each batch instead.)
+                i.producer_id = 0;
+                i.producer_epoch = 0;
+            }
+            // RecordAccumulator.drain: setProducerState, then incrementSequenceNumber.
+            attempt.batch = Some(BatchProducer {
+                producer_id: i.producer_id,
+                producer_epoch: i.producer_epoch,
+                base_sequence: i.next_sequence,
+            });
+            i.next_sequence = increment_sequence(i.next_sequence, attempt.values.len() as u32);
+        }
+        let producer = attempt.batch.unwrap_or(BatchProducer::NONE);
         let request_id = self.next_request_id;
         self.next_request_id += 1;
         attempt.request_id = Some(request_id);
@@ -186,6 +456,7 @@ impl Sim {
                 acks,
                 values,
                 timeout_ms,
+                producer,
             },
         );
         if acks == Acks::Zero {
@@ -229,6 +500,13 @@ impl Sim {
         }
         attempt.request_id = None;
         let waited = now - attempt.created_ms;
+        let idempotent = attempt.batch.is_some();
+        let last_sequence = attempt.last_sequence();
+        let out_of_order = error == ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER;
+        // Sender.canRetry: the idempotent producer retries OUT_OF_ORDER_SEQUENCE_NUMBER
+        // (TransactionManager.canRetry); other errors by RetriableException.
+        let retriable = error.is_retriable() || (idempotent && out_of_order);
+        let retries_left = attempt.retries_done < retries;
         if error == ErrorCode::NONE {
             let text = match (acks, base, last) {
                 (Acks::Zero, _, _) => format!(
@@ -245,6 +523,11 @@ impl Sim {
                 text
             };
             job.current = None;
+            // handleCompletedBatch → maybeUpdateLastAckedSequence.
+            let i = &mut self.producer.idempotence;
+            if idempotent && last_sequence > i.last_acked_sequence {
+                i.last_acked_sequence = last_sequence;
+            }
             self.metrics.produce_ok += 1;
             if acks == Acks::All {
                 self.metrics.acks_all_latencies_ms.push(waited);
@@ -253,10 +536,15 @@ impl Sim {
                 }
             }
             self.trace(TraceKind::Produce, Level::Info, None, text);
-        } else if error.is_retriable()
-            && attempt.retries_done < retries
+        } else if retriable
+            && retries_left
             && now + backoff >= attempt.created_ms + delivery_timeout
         {
+            // failBatch(batch, response, adjustSequenceNumbers = attempts < retries):
+            // handleFailedBatch asks the idempotent producer for an epoch bump.
+            if idempotent {
+                self.producer.idempotence.epoch_bump_required = true;
+            }
             // Retries left, but delivery.timeout.ms runs out first: the batch expires.
             let text = format!(
                 "acks={acks} -> TimeoutException: Expiring {} record(s) for {tp}: {} ms has passed since batch creation (last error {error})",
@@ -266,7 +554,10 @@ impl Sim {
             job.current = None;
             self.metrics.produce_errors += 1;
             self.trace(TraceKind::Produce, Level::Error, None, text);
-        } else if error.is_retriable() && attempt.retries_done < retries {
+        } else if retriable && retries_left {
+            if idempotent && out_of_order {
+                self.producer.idempotence.can_retry_out_of_order(attempt);
+            }
             attempt.retries_done += 1;
             let left = retries - attempt.retries_done;
             let text = format!(
@@ -277,8 +568,15 @@ impl Sim {
                 now + backoff,
                 Event::Client(ClientTimer::ProducerSend { job: job_id }),
             );
+            self.producer_wake();
             return;
         } else {
+            // handleFailedBatch: OutOfOrderSequenceException, or a failure with retries left
+            // (adjustSequenceNumbers), bumps the idempotent producer's epoch; a batch that
+            // exhausted its retries may or may not be in the log, so its sequence stays.
+            if idempotent && (out_of_order || retries_left) {
+                self.producer.idempotence.epoch_bump_required = true;
+            }
             let text = match (error, base) {
                 (ErrorCode::NOT_ENOUGH_REPLICAS_AFTER_APPEND, Some(b)) => {
                     format!("acks={acks} -> NOT_ENOUGH_REPLICAS_AFTER_APPEND (written at offset {b}, but the ISR shrank below min.insync.replicas)")
@@ -293,6 +591,7 @@ impl Sim {
             now,
             Event::Client(ClientTimer::ProducerSend { job: job_id }),
         );
+        self.producer_wake();
     }
 
     pub(crate) fn client_consume(&mut self, max_records: Option<u32>, from_beginning: bool) {
@@ -490,5 +789,139 @@ impl Sim {
                 format!("consumer: {other}"),
             ),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A producer with producer id 15, epoch 5 (as TransactionManagerTest's) and one job per
+    /// batch of `counts` records, each with the next sequences (writeIdempotentBatchWithValue).
+    fn producer(counts: &[usize]) -> Producer {
+        let mut p = Producer::default();
+        p.idempotence.producer_id = 15;
+        p.idempotence.producer_epoch = 5;
+        for (job, &n) in counts.iter().enumerate() {
+            let base = p.idempotence.next_sequence;
+            p.idempotence.next_sequence = increment_sequence(base, n as u32);
+            p.jobs.insert(
+                job as u64,
+                ProduceJob {
+                    acks: Acks::All,
+                    retries: 5,
+                    idempotent: true,
+                    to: None,
+                    pending: VecDeque::new(),
+                    current: Some(Attempt {
+                        values: (0..n).map(|i| format!("v{i}")).collect(),
+                        created_ms: 0,
+                        retries_done: 0,
+                        request_id: Some(job as u64),
+                        target: Some(1),
+                        batch: Some(BatchProducer {
+                            producer_id: 15,
+                            producer_epoch: 5,
+                            base_sequence: base,
+                        }),
+                        sequence_reset: false,
+                    }),
+                },
+            );
+        }
+        p
+    }
+
+    /// The batch of `job` times out after it was sent: its sequence is unresolved, and it is
+    /// done (handleFailedBatch with adjustSequenceNumbers false).
+    fn expire(p: &mut Producer, job: u64) {
+        let last = p.jobs[&job].current.as_ref().unwrap().last_sequence();
+        p.idempotence.mark_sequence_unresolved(last);
+        p.jobs.remove(&job);
+    }
+
+    fn complete(p: &mut Producer, job: u64) {
+        let last = p.jobs[&job].current.as_ref().unwrap().last_sequence();
+        p.idempotence.last_acked_sequence = p.idempotence.last_acked_sequence.max(last);
+        p.jobs.remove(&job);
+    }
+
+    #[test]
+    fn no_epoch_bump_when_a_later_batch_resolves_the_sequence() {
+        // TransactionManagerTest.testNoProducerIdResetAfterLastInFlightBatchSucceeds.
+        let mut p = producer(&[1, 1, 1]);
+        expire(&mut p, 0);
+        assert_eq!(
+            p.resolve_and_bump(),
+            None,
+            "not while batches are in flight"
+        );
+        assert!(p.idempotence.unresolved.is_some());
+        p.jobs.remove(&1); // fails with a timeout, retries exhausted
+        assert_eq!(p.resolve_and_bump(), None);
+        complete(&mut p, 2);
+        assert_eq!(p.resolve_and_bump(), None, "sequence 2 acked: 3 is next");
+        assert_eq!(p.idempotence.unresolved, None);
+        assert_eq!(
+            (p.idempotence.producer_epoch, p.idempotence.next_sequence),
+            (5, 3)
+        );
+    }
+
+    #[test]
+    fn epoch_bump_when_the_last_in_flight_batch_fails() {
+        // TransactionManagerTest.testEpochBumpAfterLastInflightBatchFails.
+        let mut p = producer(&[1, 1, 1]);
+        expire(&mut p, 0);
+        complete(&mut p, 1);
+        assert_eq!(p.resolve_and_bump(), None);
+        assert!(p.idempotence.unresolved.is_some());
+        p.jobs.remove(&2);
+        assert_eq!(p.resolve_and_bump(), Some((15, 6)));
+        assert_eq!(p.idempotence.unresolved, None);
+        assert_eq!(p.idempotence.next_sequence, 0);
+        assert_eq!(p.idempotence.last_acked_sequence, -1);
+    }
+
+    #[test]
+    fn an_epoch_bump_rewrites_the_in_flight_batches_from_sequence_0() {
+        // TxnPartitionEntry.startSequencesAtBeginning, in sequence order.
+        let mut p = producer(&[2, 3, 1]);
+        p.jobs.remove(&0);
+        p.idempotence.epoch_bump_required = true;
+        assert_eq!(p.resolve_and_bump(), Some((15, 6)));
+        let seq = |p: &Producer, j: u64| p.jobs[&j].current.as_ref().unwrap().batch.unwrap();
+        assert_eq!(
+            (seq(&p, 1).producer_epoch, seq(&p, 1).base_sequence),
+            (6, 0)
+        );
+        assert_eq!(seq(&p, 2).base_sequence, 3);
+        assert!(p.jobs[&2].current.as_ref().unwrap().sequence_reset);
+        assert_eq!(p.idempotence.next_sequence, 4);
+    }
+
+    #[test]
+    fn a_retry_waits_until_it_is_first_in_flight_and_new_batches_while_unresolved() {
+        // RecordAccumulator.shouldStopDrainBatchesForPartition.
+        let mut p = producer(&[1, 1]);
+        assert!(!p.should_stop_draining(0), "the first in flight goes");
+        assert!(p.should_stop_draining(1), "sequence 1 waits for sequence 0");
+        p.jobs.insert(
+            9,
+            ProduceJob {
+                current: Some(Attempt {
+                    batch: None,
+                    ..p.jobs[&0].current.clone().unwrap()
+                }),
+                ..p.jobs[&0].clone()
+            },
+        );
+        assert!(!p.should_stop_draining(9), "a new batch goes");
+        expire(&mut p, 0);
+        assert!(
+            p.should_stop_draining(9),
+            "not while a sequence is unresolved"
+        );
+        assert!(!p.should_stop_draining(1), "sequence 1 is now first");
     }
 }

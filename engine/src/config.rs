@@ -23,6 +23,24 @@ pub const MIN_ISR_EXPIRATION_PERIOD_MS: u64 = 10;
 /// `replica.fetch.max.bytes`, 1 MiB, with small records).
 pub const MAX_RECORDS_PER_FETCH: u64 = 1_000;
 
+/// `max.in.flight.requests.per.connection`'s default, which is also the most the idempotent
+/// producer allows (ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION_FOR_IDEMPOTENCE: the
+/// broker keeps the last five batches per producer, so at most five can be retried).
+pub const DEFAULT_MAX_IN_FLIGHT: u32 = 5;
+pub const MAX_IN_FLIGHT_FOR_IDEMPOTENCE: u32 = 5;
+
+const IN_FLIGHT_AT_MOST_5: &str = "max.in.flight.requests.per.connection to at most 5";
+
+/// ProducerConfig's ConfigException, shortened: "Must set acks to all in order to use the
+/// idempotent producer", "Must set retries to non-zero when using the idempotent producer".
+fn must_set(what: &str) -> String {
+    format!("Must set {what} to use the idempotent producer (enable.idempotence=true)")
+}
+
+fn is_default_in_flight(v: &u32) -> bool {
+    *v == DEFAULT_MAX_IN_FLIGHT
+}
+
 /// Kafka configs and simulation knobs for one cluster and its one topic.
 ///
 /// Serialized with Kafka's own config names (`min.insync.replicas`, ...). Knobs that are not
@@ -78,6 +96,20 @@ pub struct Config {
     /// Producer config `retry.backoff.ms` (default 100).
     #[serde(rename = "retry.backoff.ms")]
     pub retry_backoff_ms: u64,
+    /// Producer config `enable.idempotence` (default true since Kafka 3.0). `None` is "not
+    /// set": idempotence is on unless a produce conflicts with it (acks other than all,
+    /// retries 0, or more than 5 requests in flight), which silently turns it off for that
+    /// produce; `Some(true)` set explicitly makes such a conflict a config error
+    /// (ProducerConfig.postProcessAndValidateIdempotenceConfigs).
+    #[serde(rename = "enable.idempotence", skip_serializing_if = "Option::is_none")]
+    pub enable_idempotence: Option<bool>,
+    /// Producer config `max.in.flight.requests.per.connection` (default 5): how many produce
+    /// requests the producer has outstanding to one broker at once.
+    #[serde(
+        rename = "max.in.flight.requests.per.connection",
+        skip_serializing_if = "is_default_in_flight"
+    )]
+    pub max_in_flight_requests_per_connection: u32,
     /// Simulation knob: one-way latency of every link between two brokers or a broker and a
     /// client, in ms.
     #[serde(rename = "sim.network.latency.ms")]
@@ -115,6 +147,8 @@ impl Default for Config {
             delivery_timeout_ms: 120_000,
             retries: 2_147_483_647,
             retry_backoff_ms: 100,
+            enable_idempotence: None,
+            max_in_flight_requests_per_connection: DEFAULT_MAX_IN_FLIGHT,
             network_latency_ms: 1,
             controller_latency_ms: 5,
             network_jitter_ms: 0,
@@ -204,6 +238,11 @@ pub const RANGES: &[Range] = &[
         max: 60_000,
     },
     Range {
+        name: "max.in.flight.requests.per.connection",
+        min: 1,
+        max: 2_147_483_647,
+    },
+    Range {
         name: "sim.network.latency.ms",
         min: 0,
         max: 10_000,
@@ -245,6 +284,9 @@ impl Config {
             "delivery.timeout.ms" => self.delivery_timeout_ms,
             "retries" => u64::from(self.retries),
             "retry.backoff.ms" => self.retry_backoff_ms,
+            "max.in.flight.requests.per.connection" => {
+                u64::from(self.max_in_flight_requests_per_connection)
+            }
             "sim.network.latency.ms" => self.network_latency_ms,
             "sim.controller.latency.ms" => self.controller_latency_ms,
             "sim.network.jitter.ms" => self.network_jitter_ms,
@@ -268,8 +310,8 @@ impl Config {
                 .parse::<u64>()
                 .map_err(|_| ConfigError::out_of_range(range, &as_text))
         };
-        if name == "unclean.leader.election.enable" {
-            next.unclean_leader_election_enable = match as_text.trim() {
+        if name == "unclean.leader.election.enable" || name == "enable.idempotence" {
+            let v = match as_text.trim() {
                 "true" => true,
                 "false" => false,
                 _ => {
@@ -279,6 +321,11 @@ impl Config {
                     })
                 }
             };
+            if name == "enable.idempotence" {
+                next.enable_idempotence = Some(v);
+            } else {
+                next.unclean_leader_election_enable = v;
+            }
         } else {
             let range = RANGES
                 .iter()
@@ -312,6 +359,9 @@ impl Config {
                 "delivery.timeout.ms" => next.delivery_timeout_ms = v,
                 "retries" => next.retries = narrow(v)?,
                 "retry.backoff.ms" => next.retry_backoff_ms = v,
+                "max.in.flight.requests.per.connection" => {
+                    next.max_in_flight_requests_per_connection = narrow(v)?
+                }
                 "sim.network.latency.ms" => next.network_latency_ms = v,
                 "sim.controller.latency.ms" => next.controller_latency_ms = v,
                 "sim.network.jitter.ms" => next.network_jitter_ms = v,
@@ -327,13 +377,27 @@ impl Config {
     /// Checks every numeric config against [`RANGES`], then the rules between configs that
     /// Kafka's own validation enforces (KafkaConfig.validateValues):
     /// `replica.fetch.wait.max.ms` ≤ `replica.socket.timeout.ms` and
-    /// `replica.fetch.wait.max.ms` ≤ `replica.lag.time.max.ms`.
+    /// `replica.fetch.wait.max.ms` ≤ `replica.lag.time.max.ms`; and `enable.idempotence=true`
+    /// set explicitly against `max.in.flight.requests.per.connection`
+    /// (ProducerConfig.postProcessAndValidateIdempotenceConfigs).
     pub fn validate(&self) -> Result<(), ConfigError> {
         for range in RANGES {
             let v = self.numeric(range.name).unwrap_or_default();
             if v < range.min || v > range.max {
                 return Err(ConfigError::out_of_range(range, &v.to_string()));
             }
+        }
+        if self.enable_idempotence == Some(true)
+            && self.max_in_flight_requests_per_connection > MAX_IN_FLIGHT_FOR_IDEMPOTENCE
+        {
+            return Err(ConfigError {
+                field: "max.in.flight.requests.per.connection".to_string(),
+                message: format!(
+                    "{}, got {}",
+                    must_set(IN_FLIGHT_AT_MOST_5),
+                    self.max_in_flight_requests_per_connection
+                ),
+            });
         }
         let wait = self.replica_fetch_wait_max_ms;
         // KafkaConfig.validateValues: "replica.socket.timeout.ms should always be at least
@@ -359,6 +423,33 @@ impl Config {
             });
         }
         Ok(())
+    }
+
+    /// ProducerConfig.postProcessAndValidateIdempotenceConfigs for one produce with these
+    /// `acks` and `retries`: Ok(true) when its batches are idempotent, Ok(false) when
+    /// idempotence is off (set false, or not set and in conflict: Kafka logs "Idempotence will
+    /// be disabled because ..." and goes on), Err naming both fields when `enable.idempotence`
+    /// was set to true explicitly and a value conflicts.
+    pub fn idempotence_for(&self, acks: crate::types::Acks, retries: u32) -> Result<bool, String> {
+        let explicit = match self.enable_idempotence {
+            Some(false) => return Ok(false),
+            Some(true) => true,
+            None => false,
+        };
+        let conflict = if retries == 0 {
+            Some(must_set("retries to non-zero"))
+        } else if acks != crate::types::Acks::All {
+            Some(must_set(&format!("acks to all (got {acks})")))
+        } else if self.max_in_flight_requests_per_connection > MAX_IN_FLIGHT_FOR_IDEMPOTENCE {
+            Some(must_set(IN_FLIGHT_AT_MOST_5))
+        } else {
+            None
+        };
+        match conflict {
+            None => Ok(true),
+            Some(m) if explicit => Err(m),
+            Some(_) => Ok(false),
+        }
     }
 
     /// Whether KIP-966 eligible leader replicas are on.

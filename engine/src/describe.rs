@@ -89,7 +89,8 @@ pub fn hw_checkpoint_lines(sim: &Sim) -> Vec<String> {
         .collect()
 }
 
-/// `kafka-dump-log.sh --print-data-log`, shortened: batches and their records.
+/// `kafka-dump-log.sh --print-data-log`, shortened: batches (with their producer id, epoch
+/// and sequences) and their records.
 pub fn dump_log_lines(sim: &Sim, broker: BrokerId) -> Vec<String> {
     let Some(b) = sim.brokers.get(&broker) else {
         return vec![];
@@ -108,11 +109,17 @@ pub fn dump_log_lines(sim: &Sim, broker: BrokerId) -> Vec<String> {
         while j < records.len() && records[j].batch_base == base && records[j].epoch == epoch {
             j += 1;
         }
+        // DumpLogSegments.printBatchLevel's words, up to partitionLeaderEpoch.
+        let (first, last) = (&records[i], &records[j - 1]);
         out.push(format!(
-            "  batch offsets {}-{} (count {}) partitionLeaderEpoch={}",
-            records[i].offset,
-            records[j - 1].offset,
+            "  baseOffset: {} lastOffset: {} count: {} baseSequence: {} lastSequence: {} producerId: {} producerEpoch: {} partitionLeaderEpoch: {}",
+            first.offset,
+            last.offset,
             j - i,
+            first.sequence,
+            last.sequence,
+            first.producer_id,
+            i32::from(first.producer_epoch),
             epoch
         ));
         // By index: an iterator over part of a `RecordChunks` would be more code in the wasm.

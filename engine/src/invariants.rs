@@ -6,7 +6,9 @@
 //! - the leader's HW never falls during its leadership, and is never above the LEO of a
 //!   member of its ISR;
 //! - no committed record (one that a leader's HW covered) disappears unless an unclean
-//!   election (or a lost disk) happened — and then the loss is reported, not hidden.
+//!   election (or a lost disk) happened — and then the loss is reported, not hidden;
+//! - an idempotent producer's record (producer id, epoch, sequence) is in a leader's log at
+//!   most once: a retried batch is never appended again (checked when a leader appends).
 //!
 //! A violation is an engine bug: it is recorded with the seed and time that reproduce it.
 
@@ -144,6 +146,51 @@ pub fn check(sim: &mut Sim) {
     }
     for f in found {
         violation(sim, f);
+    }
+}
+
+/// A leader appended offsets `first..=last` of an idempotent batch: none of its
+/// (producerId, producerEpoch, sequence) may be in the log before it.
+pub fn on_leader_append(sim: &mut Sim, b: BrokerId, first: u64, last: u64) {
+    if !sim.check_invariants {
+        return;
+    }
+    let log = &sim.brokers[&b].log;
+    let Some(head) = log.record_at(first) else {
+        return;
+    };
+    let (pid, epoch) = (head.producer_id, i32::from(head.producer_epoch));
+    if pid == crate::producer_state::NO_PRODUCER_ID {
+        return;
+    }
+    // A batch's sequences are consecutive (a wrap past Integer.MAX_VALUE is not reached in a
+    // scenario).
+    let lowest = head.sequence;
+    let highest = log.record_at(last).map_or(lowest, |r| r.sequence);
+    // Backwards from the batch; the earlier appends passed this check, so the scan may stop
+    // at the producer's previous epoch or at a lower sequence of this epoch.
+    let mut dup = None;
+    for o in (log.log_start_offset..first).rev() {
+        let Some(r) = log.record_at(o) else { break };
+        if r.producer_id != pid {
+            continue;
+        }
+        let e = i32::from(r.producer_epoch);
+        if e < epoch || (e == epoch && r.sequence < lowest) {
+            break;
+        }
+        if e == epoch && r.sequence <= highest {
+            dup = Some((o, r.sequence));
+            break;
+        }
+    }
+    if let Some((o, seq)) = dup {
+        violation(
+            sim,
+            format!(
+                "broker {b} appended producerId {pid} epoch {epoch} sequence {seq} again at offsets {first}..{last}: it is already at offset {o}"
+            ),
+        );
     }
 }
 

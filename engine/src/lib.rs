@@ -20,6 +20,7 @@ pub mod log;
 pub mod network;
 pub mod partition;
 pub mod presets;
+pub mod producer_state;
 pub mod record_chunks;
 pub mod rewind;
 pub mod rng;

@@ -22,6 +22,48 @@ pub struct Record {
     /// wrote them: a follower appends them byte for byte).
     pub batch_base: u64,
     pub value: String,
+    /// The batch's producerId and producerEpoch, and this record's sequence (the batch's
+    /// baseSequence plus the record's offset delta); -1 for a producer without idempotence
+    /// (RecordBatch.NO_PRODUCER_ID, NO_PRODUCER_EPOCH, NO_SEQUENCE).
+    #[serde(default = "no_producer_id")]
+    pub producer_id: i64,
+    #[serde(default = "no_producer_epoch")]
+    pub producer_epoch: i16,
+    #[serde(default = "no_sequence")]
+    pub sequence: i32,
+}
+
+fn no_producer_id() -> i64 {
+    crate::producer_state::NO_PRODUCER_ID
+}
+fn no_producer_epoch() -> i16 {
+    crate::producer_state::NO_PRODUCER_EPOCH
+}
+fn no_sequence() -> i32 {
+    crate::producer_state::NO_SEQUENCE
+}
+
+/// The producer fields of a batch: producerId, producerEpoch, baseSequence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BatchProducer {
+    pub producer_id: i64,
+    pub producer_epoch: i16,
+    pub base_sequence: i32,
+}
+
+impl Default for BatchProducer {
+    fn default() -> Self {
+        BatchProducer::NONE
+    }
+}
+
+impl BatchProducer {
+    /// A batch from a producer without idempotence.
+    pub const NONE: BatchProducer = BatchProducer {
+        producer_id: crate::producer_state::NO_PRODUCER_ID,
+        producer_epoch: crate::producer_state::NO_PRODUCER_EPOCH,
+        base_sequence: crate::producer_state::NO_SEQUENCE,
+    };
 }
 
 /// An entry of LeaderEpochFileCache: epoch `epoch` starts at `start_offset`.
@@ -136,6 +178,9 @@ pub struct ReplicaLog {
     pub epoch_cache: EpochCache,
     /// The HW as last written to replication-offset-checkpoint, if ever.
     pub hw_checkpoint: Option<u64>,
+    /// ProducerStateManager: derived from the records (see `producer_state.rs`).
+    #[serde(default)]
+    pub producers: crate::producer_state::ProducerStateManager,
 }
 
 impl ReplicaLog {
@@ -164,14 +209,33 @@ impl ReplicaLog {
     /// UnifiedLog.appendAsLeader: assign offsets to a new batch stamped with `epoch`.
     /// Returns (first offset, last offset).
     pub fn append_as_leader(&mut self, epoch: i32, values: &[String]) -> (u64, u64) {
+        self.append_batch_as_leader(epoch, values, BatchProducer::NONE)
+    }
+
+    /// appendAsLeader for a batch with producer fields; the producer state takes the batch
+    /// (ProducerStateManager.update).
+    pub fn append_batch_as_leader(
+        &mut self,
+        epoch: i32,
+        values: &[String],
+        producer: BatchProducer,
+    ) -> (u64, u64) {
         let base = self.log_end_offset();
         for (i, v) in values.iter().enumerate() {
-            self.records.push(Record {
+            let r = Record {
                 offset: base + i as u64,
                 epoch,
                 batch_base: base,
                 value: v.clone(),
-            });
+                producer_id: producer.producer_id,
+                producer_epoch: producer.producer_epoch,
+                sequence: crate::producer_state::increment_sequence(
+                    producer.base_sequence,
+                    i as u32,
+                ),
+            };
+            self.producers.apply(&r);
+            self.records.push(r);
         }
         (base, base + values.len() as u64 - 1)
     }
@@ -188,6 +252,7 @@ impl ReplicaLog {
             if r.offset == r.batch_base || self.epoch_cache.latest_epoch() != Some(r.epoch) {
                 self.epoch_cache.assign(r.epoch, r.batch_base.max(r.offset));
             }
+            self.producers.apply(r);
             self.records.push(r.clone());
         }
     }
@@ -224,6 +289,14 @@ impl ReplicaLog {
         let offset = offset.max(self.log_start_offset);
         let keep = (offset - self.log_start_offset) as usize;
         let removed = self.records.split_off(keep);
+        // UnifiedLog.truncateTo → rebuildProducerState: only needed when an idempotent
+        // producer's record went.
+        if removed
+            .iter()
+            .any(|r| r.producer_id != crate::producer_state::NO_PRODUCER_ID)
+        {
+            self.producers = crate::producer_state::ProducerStateManager::rebuild(&self.records);
+        }
         self.epoch_cache.truncate_from_end(offset);
         let below = (self.high_watermark > offset).then_some(self.high_watermark);
         if self.high_watermark > offset {
@@ -415,6 +488,37 @@ mod tests {
         let t = follower.truncate_to(4).unwrap();
         assert_eq!(t.below_high_watermark, Some(10));
         assert_eq!(follower.high_watermark, 4);
+    }
+
+    #[test]
+    fn truncation_rebuilds_the_producer_state_from_what_remains() {
+        // UnifiedLog.truncateTo → rebuildProducerState (UnifiedLogTest
+        // .testProducerIdMapTruncateTo): a batch truncated away is no longer a duplicate; its
+        // retry appends again, and the producer's last sequence is the one that remains.
+        use crate::producer_state::ClientBatch;
+        let mut log = ReplicaLog::default();
+        let p = |seq| BatchProducer {
+            producer_id: 5,
+            producer_epoch: 0,
+            base_sequence: seq,
+        };
+        log.append_batch_as_leader(0, &values("a", 2), p(0));
+        log.append_batch_as_leader(0, &values("b", 2), p(2));
+        log.append_as_leader(0, &values("c", 1));
+        assert!(matches!(
+            log.producers.check_client_batch(5, 0, 2, 3),
+            ClientBatch::Duplicate(_)
+        ));
+        log.truncate_to(2);
+        assert_eq!(
+            log.producers.check_client_batch(5, 0, 2, 3),
+            ClientBatch::Append
+        );
+        assert_eq!(log.producers.entry(5).unwrap().last_seq(), 1);
+        // A follower that replicates the remaining records builds the same state.
+        let mut follower = ReplicaLog::default();
+        follower.append_as_follower(&log.read(0, 2));
+        assert_eq!(follower.producers, log.producers);
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //!
 //! A message is sent with a delivery time (latency of its link, plus jitter from the seeded
 //! generator). A message on a cut link, or to a broker whose process is down, is lost; its
-//! sender finds out by its own timeout, as a real TCP client would.
+//! sender finds out by its own timeout, as a real TCP client would. Messages on one directed
+//! link arrive in the order they were sent (FIFO, as on one TCP connection): jitter delays a
+//! message, it never overtakes the one before it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -52,6 +54,9 @@ pub enum Payload {
         acks: Acks,
         values: Vec<String>,
         timeout_ms: u64,
+        /// The batch's producerId, producerEpoch and baseSequence (-1 without idempotence).
+        #[serde(default)]
+        producer: crate::log::BatchProducer,
     },
     ProduceResponse {
         request_id: u64,
@@ -190,7 +195,19 @@ impl Payload {
                     )
                 }
             }
-            Payload::Produce { acks, values, .. } => format!("Produce acks={acks} records={}", values.len()),
+            Payload::Produce { acks, values, producer, .. } => {
+                if producer.producer_id == crate::producer_state::NO_PRODUCER_ID {
+                    format!("Produce acks={acks} records={}", values.len())
+                } else {
+                    format!(
+                        "Produce acks={acks} records={} producerId={} producerEpoch={} baseSequence={}",
+                        values.len(),
+                        producer.producer_id,
+                        i32::from(producer.producer_epoch),
+                        producer.base_sequence
+                    )
+                }
+            }
             Payload::ProduceResponse { error, base_offset, .. } => match base_offset {
                 Some(o) if *error == ErrorCode::NONE => format!("ProduceResponse offset={o}"),
                 _ => format!("ProduceResponse error={error}"),

@@ -9,7 +9,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::controller::PartitionRegistration;
 use crate::fetcher::FollowerState;
+use crate::log::BatchProducer;
 use crate::network::Payload;
+use crate::producer_state::ClientBatch;
 use crate::sim::{BrokerTimer, Role, Sim};
 use crate::trace::{Level, TraceKind};
 use crate::types::{join_ids, Acks, BrokerId, ErrorCode, Node, TimeMs};
@@ -1019,6 +1021,7 @@ impl Sim {
     }
 
     /// Partition.appendRecordsToLeader and ReplicaManager.appendRecords.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn leader_handle_produce(
         &mut self,
         b: BrokerId,
@@ -1027,6 +1030,7 @@ impl Sim {
         acks: Acks,
         values: Vec<String>,
         timeout_ms: u64,
+        producer: BatchProducer,
     ) {
         let now = self.now;
         let respond = |s: &mut Sim, error: ErrorCode, base: Option<u64>, last: Option<u64>| {
@@ -1056,15 +1060,45 @@ impl Sim {
             return;
         }
         let epoch = l.leader_epoch;
-        let (first, last) = self
-            .brokers
-            .get_mut(&b)
-            .expect("broker exists")
-            .log
-            .append_as_leader(epoch, &values);
-        // A leader alone in the ISR moves the HW on its own append.
-        self.leader_maybe_increment_hw(b);
-        self.leader_complete_held_fetches(b);
+        // UnifiedLog.analyzeAndValidateProducerState: a retry of one of the producer's last
+        // five batches is answered with the offsets it was written at, and nothing is
+        // appended; for acks=all it still waits for the HW to pass it (the DelayedProduce's
+        // requiredOffset is the duplicate's lastOffset + 1).
+        let last_sequence = crate::producer_state::increment_sequence(
+            producer.base_sequence,
+            values.len().saturating_sub(1) as u32,
+        );
+        let check = broker.log.producers.check_client_batch(
+            producer.producer_id,
+            producer.producer_epoch,
+            producer.base_sequence,
+            last_sequence,
+        );
+        let (first, last) = match check {
+            ClientBatch::Reject(error) => {
+                respond(self, error, None, None);
+                return;
+            }
+            ClientBatch::Duplicate(d) => {
+                // appendRecordsToLeader calls maybeIncrementLeaderHW after appendAsLeader
+                // whether or not the batch was a duplicate ("since ISR could be down to 1").
+                self.leader_maybe_increment_hw(b);
+                (d.first_offset, d.last_offset)
+            }
+            ClientBatch::Append => {
+                let appended = self
+                    .brokers
+                    .get_mut(&b)
+                    .expect("broker exists")
+                    .log
+                    .append_batch_as_leader(epoch, &values, producer);
+                crate::invariants::on_leader_append(self, b, appended.0, appended.1);
+                // A leader alone in the ISR moves the HW on its own append.
+                self.leader_maybe_increment_hw(b);
+                self.leader_complete_held_fetches(b);
+                appended
+            }
+        };
         match acks {
             Acks::Zero => {}
             Acks::One => respond(self, ErrorCode::NONE, Some(first), Some(last)),

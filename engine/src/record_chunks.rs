@@ -212,6 +212,9 @@ mod tests {
             epoch: (i / 100) as i32,
             batch_base: (i - i % 3) as u64,
             value: format!("v{i}"),
+            producer_id: -1,
+            producer_epoch: -1,
+            sequence: -1,
         }
     }
 

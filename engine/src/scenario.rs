@@ -482,6 +482,17 @@ impl Scenario {
             a.action.validate(&format!("timeline[{i}]"), self.brokers)?;
             if let Action::Produce(p) = &a.action {
                 total_values += p.values.len() as u64 + u64::from(p.count.unwrap_or(0));
+                // enable.idempotence=true set explicitly: a produce that conflicts with it is
+                // a ConfigException (ProducerConfig.postProcessAndValidateIdempotenceConfigs).
+                let retries = p.retries.unwrap_or(self.config.retries);
+                if let Err(message) = self.config.idempotence_for(p.acks.0, retries) {
+                    let field = match (retries, p.retries) {
+                        (0, Some(_)) => format!("timeline[{i}].retries"),
+                        (0, None) => "config.retries".to_string(),
+                        _ => format!("timeline[{i}].acks"),
+                    };
+                    return Err(ScenarioError::new(field, message));
+                }
             }
         }
         if total_values > 1_000_000 {

@@ -290,6 +290,8 @@ pub(crate) const CONFIG_FIELDS: &[&str] = &[
     "delivery.timeout.ms",
     "retries",
     "retry.backoff.ms",
+    "enable.idempotence",
+    "max.in.flight.requests.per.connection",
     "sim.network.latency.ms",
     "sim.controller.latency.ms",
     "sim.network.jitter.ms",
@@ -322,6 +324,10 @@ fn config(path: &str, v: &Value) -> R<Config> {
             "delivery.timeout.ms" => c.delivery_timeout_ms = u64_of(p, v)?,
             "retries" => c.retries = u32_of(p, v)?,
             "retry.backoff.ms" => c.retry_backoff_ms = u64_of(p, v)?,
+            "enable.idempotence" => c.enable_idempotence = Some(bool_of(p, v)?),
+            "max.in.flight.requests.per.connection" => {
+                c.max_in_flight_requests_per_connection = u32_of(p, v)?
+            }
             "sim.network.latency.ms" => c.network_latency_ms = u64_of(p, v)?,
             "sim.controller.latency.ms" => c.controller_latency_ms = u64_of(p, v)?,
             "sim.network.jitter.ms" => c.network_jitter_ms = u64_of(p, v)?,

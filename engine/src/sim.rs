@@ -682,6 +682,19 @@ impl Sim {
     fn enqueue(&mut self, from: Node, to: Node, payload: Payload, delay: u64) -> u64 {
         let id = self.next_message_id;
         self.next_message_id += 1;
+        // FIFO per directed link (one TCP connection): not before the previous message on it.
+        // Events at the same time run in the order they were scheduled, so equal times keep
+        // the order too.
+        // (The latest delivery on the link is found among the messages in flight, a few dozen:
+        // a map of links would be more code in the wasm.)
+        let last = self
+            .in_flight
+            .values()
+            .filter(|m| m.from == from && m.to == to)
+            .map(|m| m.deliver_at)
+            .max()
+            .unwrap_or(0);
+        let deliver_at = (self.now + delay).max(last);
         let to_incarnation = match to {
             Node::Broker(d) => self.brokers.get(&d).map_or(0, |x| x.incarnation),
             _ => 0,
@@ -691,7 +704,7 @@ impl Sim {
             from,
             to,
             sent_at: self.now,
-            deliver_at: self.now + delay,
+            deliver_at,
             payload,
             to_incarnation,
         };
@@ -787,7 +800,10 @@ impl Sim {
                 acks,
                 values,
                 timeout_ms,
-            } => self.leader_handle_produce(b, from, request_id, acks, values, timeout_ms),
+                producer,
+            } => {
+                self.leader_handle_produce(b, from, request_id, acks, values, timeout_ms, producer)
+            }
             Payload::ConsumerFetch {
                 request_id,
                 offset,

@@ -64,6 +64,12 @@ pub enum ErrorCode {
     ELECTION_NOT_NEEDED,
     ELIGIBLE_LEADERS_NOT_AVAILABLE,
     PREFERRED_LEADER_NOT_AVAILABLE,
+    /// ProducerAppendInfo.checkSequence: the batch's sequence does not follow the producer's
+    /// last one (OutOfOrderSequenceException).
+    OUT_OF_ORDER_SEQUENCE_NUMBER,
+    /// ProducerAppendInfo.checkProducerEpoch: the batch's producer epoch is older than the
+    /// one the partition last saw (InvalidProducerEpochException).
+    INVALID_PRODUCER_EPOCH,
     UNKNOWN_TOPIC_OR_PARTITION,
     NETWORK_EXCEPTION,
     OPERATION_NOT_ATTEMPTED,
@@ -95,6 +101,8 @@ impl ErrorCode {
             STALE_BROKER_EPOCH => 77,
             INVALID_UPDATE_VERSION => 95,
             INELIGIBLE_REPLICA => 107,
+            OUT_OF_ORDER_SEQUENCE_NUMBER => 45,
+            INVALID_PRODUCER_EPOCH => 47,
             UNKNOWN_TOPIC_OR_PARTITION => 3,
             NETWORK_EXCEPTION => 13,
             OPERATION_NOT_ATTEMPTED => 55,
@@ -105,6 +113,9 @@ impl ErrorCode {
     }
 
     /// Kafka's RetriableException subclasses, as the producer treats them.
+    /// OutOfOrderSequenceException and InvalidProducerEpochException are plain
+    /// ApiExceptions: the idempotent producer retries the first by its own rule
+    /// (TransactionManager.canRetry, in `client.rs`) and fails a batch on the second.
     pub fn is_retriable(self) -> bool {
         use ErrorCode::*;
         matches!(

@@ -473,6 +473,256 @@ fn lowering_replica_lag_time_max_ms_reschedules_isr_expiration_at_once() {
     }
 }
 
+/// The records holding `value` in broker `b`'s log.
+fn copies(sim: &Sim, b: u32, value: &str) -> Vec<u64> {
+    let snap = sim.snapshot();
+    let broker = snap.brokers.iter().find(|x| x.id == b).expect("broker");
+    broker
+        .records
+        .iter()
+        .filter(|r| r.value == value)
+        .map(|r| r.offset)
+        .collect()
+}
+
+/// Both followers frozen, request.timeout.ms 2000: the first two attempts of one acks=all
+/// record time out in the purgatory (REQUEST_TIMED_OUT) after the leader appended it, and the
+/// producer retries the same batch (issue 11).
+const RETRIED_AFTER_TIMEOUTS: &str = r#"{"brokers":3,
+    "config":{"replica.lag.time.max.ms":30000,"request.timeout.ms":2000 IDEMPOTENCE},
+    "timeline":[{"at":0,"action":"freeze","broker":2},{"at":0,"action":"freeze","broker":3},
+                {"at":1000,"action":"produce","values":["once"]},
+                {"at":6000,"action":"thaw","broker":2},{"at":6000,"action":"thaw","broker":3},
+                {"at":8000,"action":"consume","from_beginning":true}],
+    "end_ms":9000}"#;
+
+#[test]
+fn the_idempotent_producer_stores_a_retried_batch_once() {
+    // UnifiedLog.analyzeAndValidateProducerState: a client batch equal to one of the
+    // producer's last five (ProducerStateEntry.findDuplicateBatch) is not appended; the
+    // response carries the original offsets (UnifiedLogTest.testDuplicateAppends). With
+    // enable.idempotence at its default (true) the retries are duplicates of offset 0.
+    let (sim, lines) = run(&RETRIED_AFTER_TIMEOUTS.replace(" IDEMPOTENCE", ""));
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|(_, l)| l.contains("Error: REQUEST_TIMED_OUT"))
+            .count(),
+        2,
+        "two attempts timed out"
+    );
+    assert!(
+        find(&lines, "acks=all -> ok, offset=0 (waited").is_some(),
+        "the producer gets offset 0"
+    );
+    for b in 1..=3 {
+        assert_eq!(copies(&sim, b, "once"), vec![0], "broker {b}");
+    }
+    assert!(find(&lines, "consumer: once (offsets 0..0, position 1)").is_some());
+}
+
+#[test]
+fn without_idempotence_a_retried_batch_is_stored_again() {
+    // enable.idempotence=false: the batch has producerId -1 and no sequence (RecordBatch
+    // .NO_PRODUCER_ID), the broker cannot tell a retry, and each attempt is a new append
+    // (ENABLE_IDEMPOTENCE_DOC: "producer retries ... may write duplicates").
+    let (sim, lines) =
+        run(&RETRIED_AFTER_TIMEOUTS.replace(" IDEMPOTENCE", r#","enable.idempotence":false"#));
+    assert_eq!(
+        copies(&sim, 1, "once"),
+        vec![0, 1, 2],
+        "three attempts, three copies"
+    );
+    assert!(find(&lines, "acks=all -> ok, offset=2 (waited").is_some());
+    assert!(find(
+        &lines,
+        "consumer: once once once (offsets 0..2, position 3)"
+    )
+    .is_some());
+}
+
+#[test]
+fn a_new_leader_recognises_a_batch_it_replicated() {
+    // Followers append the leader's batches with their producer fields and update the same
+    // producer state (UnifiedLog.appendAsFollower → updateProducers with origin
+    // REPLICATION), so a retry to the next leader is a duplicate too. The leader dies with
+    // the record in the purgatory (broker 3 frozen keeps the HW at 0); broker 2 becomes leader
+    // and answers the retry with offset 0.
+    let json = r#"{"brokers":3,"config":{"request.timeout.ms":3000,"broker.session.timeout.ms":4000 IDEMPOTENCE},
+        "timeline":[{"at":0,"action":"freeze","broker":3},
+                    {"at":1000,"action":"produce","values":["x"]},
+                    {"at":1500,"action":"kill","broker":1}],
+        "end_ms":12000}"#;
+    let (sim, lines) = run(&json.replace(" IDEMPOTENCE", ""));
+    assert!(find(&lines, "to 2 using a clean election").is_some());
+    assert!(find(&lines, "acks=all -> ok, offset=0").is_some());
+    assert_eq!(copies(&sim, 2, "x"), vec![0]);
+    let (sim, lines) = run(&json.replace(" IDEMPOTENCE", r#","enable.idempotence":false"#));
+    assert!(find(&lines, "acks=all -> ok, offset=1").is_some());
+    assert_eq!(copies(&sim, 2, "x"), vec![0, 1]);
+}
+
+#[test]
+fn batches_carry_the_producer_id_epoch_and_sequences() {
+    // RecordAccumulator.drain assigns each new batch the next sequence of the partition
+    // (TransactionManager.sequenceNumber, incrementSequenceNumber by the record count);
+    // DumpLogSegments prints them on the batch line.
+    let (sim, lines) = run(
+        r#"{"timeline":[{"at":0,"action":"produce","prefix":"a","count":3},
+                        {"at":100,"action":"produce","values":["b1","b2"]},
+                        {"at":200,"action":"produce","acks":"1","values":["c1"]},
+                        {"at":300,"action":"dump_log","broker":1}]}"#,
+    );
+    for line in [
+        "  baseOffset: 0 lastOffset: 2 count: 3 baseSequence: 0 lastSequence: 2 producerId: 0 producerEpoch: 0 partitionLeaderEpoch: 0",
+        "  baseOffset: 3 lastOffset: 4 count: 2 baseSequence: 3 lastSequence: 4 producerId: 0 producerEpoch: 0 partitionLeaderEpoch: 0",
+        // acks=1 with enable.idempotence not set: idempotence is off for that produce.
+        "  baseOffset: 5 lastOffset: 5 count: 1 baseSequence: -1 lastSequence: -1 producerId: -1 producerEpoch: -1 partitionLeaderEpoch: 0",
+    ] {
+        assert!(lines.iter().any(|(_, l)| l == line), "{line}");
+    }
+    let snap = sim.snapshot();
+    let r = &snap.brokers[1].records[4];
+    assert_eq!(
+        (r.producer_id, r.producer_epoch, r.sequence),
+        (0, 0, 4),
+        "replicated as written"
+    );
+}
+
+#[test]
+fn enable_idempotence_set_true_conflicting_with_acks_or_retries_is_a_config_error() {
+    // ProducerConfig.postProcessAndValidateIdempotenceConfigs (ProducerConfigTest /
+    // KafkaProducerTest.testInflightRequestsAndIdempotenceForIdempotentProducers): explicitly
+    // enabled, acks other than all, retries 0 or more than 5 requests in flight throw a
+    // ConfigException; left at the default, idempotence is silently disabled instead.
+    let e = Scenario::from_json(
+        r#"{"config":{"enable.idempotence":true},"timeline":[{"at":0,"action":"produce","acks":"1","values":["x"]}]}"#,
+    )
+    .unwrap_err();
+    assert_eq!(e.field, "timeline[0].acks");
+    assert!(
+        e.message.contains("acks to all") && e.message.contains("enable.idempotence"),
+        "{}",
+        e.message
+    );
+    let e = Scenario::from_json(
+        r#"{"config":{"enable.idempotence":true},"timeline":[{"at":0,"action":"produce","retries":0,"values":["x"]}]}"#,
+    )
+    .unwrap_err();
+    assert_eq!(e.field, "timeline[0].retries");
+    let e = Scenario::from_json(r#"{"config":{"enable.idempotence":true,"retries":0},"timeline":[{"at":0,"action":"produce","values":["x"]}]}"#).unwrap_err();
+    assert_eq!(e.field, "config.retries");
+    let e = Scenario::from_json(
+        r#"{"config":{"enable.idempotence":true,"max.in.flight.requests.per.connection":6}}"#,
+    )
+    .unwrap_err();
+    assert_eq!(e.field, "config.max.in.flight.requests.per.connection");
+    assert!(
+        e.message.contains("at most 5") && e.message.contains("enable.idempotence"),
+        "{}",
+        e.message
+    );
+    // Not set: the same produces run, without idempotence.
+    let (sim, _) = run(r#"{"config":{"max.in.flight.requests.per.connection":6},
+            "timeline":[{"at":0,"action":"produce","values":["x"]},{"at":0,"action":"produce","acks":"1","retries":0,"values":["y"]}]}"#);
+    let snap = sim.snapshot();
+    assert!(snap.brokers[0].records.iter().all(|r| r.producer_id == -1));
+    // Set true at run time while an acks=1 produce comes: the producer refuses it.
+    let mut sim = Sim::new(&scenario(r#"{"timeline":[]}"#)).unwrap();
+    sim.apply_now(&Action::SetConfig {
+        name: "enable.idempotence".into(),
+        value: serde_json::json!(true),
+    })
+    .unwrap();
+    sim.apply_now(
+        &serde_json::from_str::<Action>(r#"{"action":"produce","acks":"1","values":["z"]}"#)
+            .unwrap(),
+    )
+    .unwrap();
+    sim.advance_to(1000);
+    assert!(texts(&sim)
+        .iter()
+        .any(|(_, l)| l.starts_with("acks=1 -> ConfigException: Must set acks to all")));
+    assert_eq!(sim.snapshot().brokers[0].records.len(), 0);
+}
+
+#[test]
+fn after_an_unclean_election_the_producer_bumps_its_epoch_and_restarts_at_sequence_0() {
+    // The unclean leader lacks the producer's last batches: its next sequence does not follow
+    // what that leader holds, OUT_OF_ORDER_SEQUENCE_NUMBER. The batch is the next after the
+    // last acknowledged one, so the gap is real: TransactionManager.canRetry requests an
+    // epoch bump, bumpIdempotentProducerEpoch takes epoch 1 and rewrites the batch from
+    // sequence 0 (startSequencesAtBeginning), and the broker takes a new epoch at 0
+    // (ProducerAppendInfo.checkSequence).
+    let mut sim =
+        Sim::new(&watermark_engine::presets::preset("unclean-election").unwrap()).unwrap();
+    sim.check_invariants = true;
+    sim.advance_to(49_000);
+    assert!(sim.violations().is_empty(), "{:?}", sim.violations());
+    let lines = texts(&sim);
+    let (t_ooo, _) = find(&lines, "Error: OUT_OF_ORDER_SEQUENCE_NUMBER").expect("out of order");
+    let (t_bump, _) = find(
+        &lines,
+        "[Producer clientId=producer-1] ProducerId set to 0 with epoch 1",
+    )
+    .expect("bump");
+    assert!(t_bump > t_ooo);
+    assert!(lines.iter().any(|(_, l)| l
+        == "  baseOffset: 10 lastOffset: 14 count: 5 baseSequence: 0 lastSequence: 4 producerId: 0 producerEpoch: 1 partitionLeaderEpoch: 2"));
+}
+
+#[test]
+fn a_link_delivers_in_order_whatever_the_jitter() {
+    // One TCP connection never reorders: twenty one-record produces sent at once with up to
+    // 50 ms of jitter each reach the leader, and its log, in the order they were sent.
+    let mut timeline = vec![];
+    for i in 1..=20 {
+        timeline.push(format!(
+            r#"{{"at":0,"action":"produce","acks":"1","values":["v{i}"]}}"#
+        ));
+    }
+    let json = format!(
+        r#"{{"seed":7,"config":{{"sim.network.jitter.ms":50,"max.in.flight.requests.per.connection":20}},"timeline":[{}],"end_ms":3000}}"#,
+        timeline.join(",")
+    );
+    let (sim, _) = run(&json);
+    let snap = sim.snapshot();
+    let values: Vec<&str> = snap.brokers[0]
+        .records
+        .iter()
+        .map(|r| r.value.as_str())
+        .collect();
+    let sent: Vec<String> = (1..=20).map(|i| format!("v{i}")).collect();
+    assert_eq!(values, sent);
+}
+
+#[test]
+fn max_in_flight_requests_per_connection_holds_the_next_request_back() {
+    // NetworkClient.canSendMoreRequests (InFlightRequests.canSendMore): with
+    // max.in.flight.requests.per.connection=1 the second batch goes out only after the first
+    // one's response; with the default 5 both are in flight at once.
+    let json = r#"{"brokers":2,"config":{"request.timeout.ms":2000,"replica.lag.time.max.ms":60000,"broker.session.timeout.ms":60000 IN_FLIGHT},
+        "timeline":[{"at":0,"action":"freeze","broker":2},
+                    {"at":1000,"action":"produce","values":["a"],"retries":0},
+                    {"at":1000,"action":"produce","values":["b"],"retries":0}],
+        "end_ms":8000}"#;
+    let timeouts = |lines: &[(u64, String)]| -> Vec<u64> {
+        lines
+            .iter()
+            .filter(|(_, l)| l == "acks=all -> REQUEST_TIMED_OUT")
+            .map(|(t, _)| *t)
+            .collect()
+    };
+    let (_, lines) = run(&json.replace(" IN_FLIGHT", ""));
+    assert_eq!(timeouts(&lines), vec![3002, 3002]);
+    let (_, lines) = run(&json.replace(
+        " IN_FLIGHT",
+        r#","max.in.flight.requests.per.connection":1"#,
+    ));
+    assert_eq!(timeouts(&lines), vec![3002, 5004]);
+}
+
 #[test]
 fn the_end_offset_never_goes_backwards_across_a_leader_change() {
     // KIP-207, Partition.fetchOffsetForTimestamp: a new leader whose HW is still below the

@@ -193,7 +193,7 @@ fn diverged_truncation_matches_article_000_example_3() {
     r.assert_line(
         16000,
         16000,
-        "  batch offsets 10-12 (count 3) partitionLeaderEpoch=1",
+        "  baseOffset: 10 lastOffset: 12 count: 3 baseSequence: 10 lastSequence: 12 producerId: 0 producerEpoch: 0 partitionLeaderEpoch: 1",
     );
     r.assert_line(16000, 16000, "broker 1: 0 1 0 0");
     r.assert_line(16000, 16000, "broker 2: 0 2 0 0 1 10");

@@ -363,7 +363,7 @@ test("the keyboard plays, pauses, steps and goes back; ? opens the help; Tab rea
   assert.equal(await button(page, "Play").count(), 1);
 });
 
-test("a share link opens its scenario; each cell says in words whether it is committed", async () => {
+test("a share link opens its scenario; each cell says in words whether it is committed, and its producer id and sequence", async () => {
   const scenario = {
     version: 1,
     brokers: 3,
@@ -382,7 +382,7 @@ test("a share link opens its scenario; each cell says in words whether it is com
     .locator(".cluster g.cell")
     .evaluateAll((cells) => cells.map((c) => [c.getAttribute("class"), c.querySelector("title").textContent]));
   assert.ok(
-    titles.some(([k, t]) => k === "cell committed" && t === "offset 0 epoch 0: c1 (committed)"),
+    titles.some(([k, t]) => k === "cell committed" && t === "offset 0 epoch 0: c1 (committed), producerId 0 producerEpoch 0 sequence 0"),
     JSON.stringify(titles),
   );
   assert.ok(

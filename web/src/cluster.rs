@@ -28,6 +28,8 @@ struct CellData {
     /// where the log's epochs start, as in its leader-epoch-checkpoint; drawing one per cell
     /// doubled the text the lanes lay out and raster (BENCHMARKS.md, "UI").
     epoch_start: bool,
+    /// The record's producerId, producerEpoch and sequence (-1 without idempotence).
+    producer: (i64, i32, i32),
 }
 
 fn leader_of(snap: &Snapshot) -> Option<&BrokerSnapshot> {
@@ -96,6 +98,7 @@ fn cells(snap: &Snapshot, window: OffsetWindow) -> Vec<CellData> {
                 kind: kind.class(),
                 label: kind.label(),
                 epoch_start,
+                producer: (r.producer_id, i32::from(r.producer_epoch), r.sequence),
             });
         }
     }
@@ -523,6 +526,22 @@ pub fn ClusterView(
     }
 }
 
+/// A cell's tooltip: offset, leader epoch, value and state, then the idempotent producer's
+/// id, epoch and sequence when the record has them.
+fn cell_title(c: &CellData) -> String {
+    let mut t = format!(
+        "offset {} epoch {}: {} ({})",
+        c.offset, c.epoch, c.value, c.label
+    );
+    let (pid, pe, seq) = c.producer;
+    if pid >= 0 {
+        t.push_str(&format!(
+            ", producerId {pid} producerEpoch {pe} sequence {seq}"
+        ));
+    }
+    t
+}
+
 #[component]
 fn Cell(c: CellData) -> impl IntoView {
     let x = geometry::log_x(c.offset);
@@ -530,7 +549,7 @@ fn Cell(c: CellData) -> impl IntoView {
     view! {
         <g class=c.kind>
             <rect x=x y=y width=CELL_W - 3.0 height=CELL_H rx="3">
-                <title>{format!("offset {} epoch {}: {} ({})", c.offset, c.epoch, c.value, c.label)}</title>
+                <title>{cell_title(&c)}</title>
             </rect>
             <text class="value" x=x + 3.0 y=y + 14.0>{short(&c.value)}</text>
             {c.epoch_start.then(|| view! {

@@ -257,6 +257,9 @@ mod tests {
             epoch,
             batch_base: offset,
             value: value.to_string(),
+            producer_id: -1,
+            producer_epoch: -1,
+            sequence: -1,
         }
     }
 

@@ -251,6 +251,12 @@ pub fn Settings(ctx: Ctx) -> impl IntoView {
                         on:change=move |ev| set_config(ctx, "eligible.leader.replicas.version", serde_json::json!(if event_target_checked(&ev) { 1 } else { 0 })) />
                     "Eligible leader replicas (KIP-966)"
                 </label>
+                <label class="check">
+                    <input type="checkbox" aria-label="enable.idempotence"
+                        prop:checked=move || status.with(|s| s.config.enable_idempotence != Some(false))
+                        on:change=move |ev| set_config(ctx, "enable.idempotence", serde_json::json!(event_target_checked(&ev))) />
+                    <code>"enable.idempotence"</code>
+                </label>
                 <NumberSetting ctx=ctx name="replica.fetch.wait.max.ms" min=0 max=5000 step=50 get=|c| c.replica_fetch_wait_max_ms />
                 <NumberSetting ctx=ctx name="broker.session.timeout.ms" min=1000 max=60000 step=500 get=|c| c.broker_session_timeout_ms />
                 <NumberSetting ctx=ctx name="request.timeout.ms" min=1000 max=120000 step=1000 get=|c| c.request_timeout_ms />
@@ -681,7 +687,7 @@ pub fn Simplifications() -> impl IntoView {
     let items = [
         "One partition. The KRaft controller is one always-available node with a latency; its Raft quorum is not shown.",
         "Clients always know the current leader, as if their metadata refreshed instantly.",
-        "Producer idempotence is not modelled: a retried batch that was already written is written again.",
+        "The idempotent producer has id 0, epoch 0 at once (no InitProducerId); its producer state never expires.",
         "No segments or retention: the log start offset stays 0. A follower fetch carries at most 1 000 records.",
         "Writes reach the page cache at once and survive kill -9; a lost disk loses everything. fsync is not modelled.",
         "A slow broker waits the given time after each fetch response before fetching again.",
