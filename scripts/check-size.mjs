@@ -16,9 +16,13 @@ import { gzipSync, constants } from "node:zlib";
 // size") and lowered it to 335 KB. The idempotent producer (issue 11: producer state on
 // every replica, sequences and the client's retry and epoch-bump rules, in-order links) took
 // main from 331.7 to 336.7 KB after trimming what twiggy showed, and it was raised to 340 KB
-// (measured again on main at 138ab99: 351.7 -> 356.2 KB, +4.5 KB).
+// (measured again on main at 138ab99: 351.7 -> 356.2 KB, +4.5 KB). Issue 16's expectations
+// (read, validated, evaluated and drawn on the timeline; about 20 KB) and issue 12's status
+// line, committed-per-record cells and sleeping frame loop (about 5 KB) landed in the same
+// session: main with all three measured 355.8 KB before the producer's 4.5 KB, so the
+// budget is 365 KB. Issue 12's goal of 250 KB is still open; lower this when a cut lands.
 // Raise it only with a reason written here.
-const BUDGET_GZIP_BYTES = 340 * 1000;
+const BUDGET_GZIP_BYTES = 365 * 1000;
 // The embed loader (web/static/embed.js) is shipped too, but the playground never loads it:
 // documentation pages load it, and it loads the playground in an iframe. So it is not part
 // of the total above; it has a budget of its own, to stay one small script.
