@@ -50,12 +50,14 @@ test("a leaderless partition is drawn as offline, and records an unclean electio
   // Steps 1-4: broker 2, the only in-sync replica, stops; broker 3 may not lead.
   for (let i = 0; i < 4; i++) await next.click();
   await waitForText(page.getByTestId("caption"), /^Step 4\./);
-  // Broker 2's controlled shutdown takes a moment; then no replica may lead.
+  // Broker 2 leads, so the controller grants it a controlled shutdown: its leadership goes
+  // at once (no replica may lead), and the process ends a heartbeat or so later, once every
+  // broker has read that far (BrokerHeartbeatManager); step 5 comes at 30 s.
   await play(page);
   await waitForText(status(page), /^Partition offline: no leader\./);
+  await waitForText(laneView(page, 1), /broker 2 · replica \(down\)/);
   await pause(page);
   assert.match(await describe(page).textContent(), /Leader: none /);
-  await waitForText(laneView(page, 1), /broker 2 · replica \(down\)/);
   // Broker 2's twenty records were committed, and still are.
   assert.equal(await cells(page, 1, "committed").count(), 20);
   assert.equal(await cells(page, 1, "uncommitted").count(), 0);
