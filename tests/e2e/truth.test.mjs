@@ -73,7 +73,7 @@ test("a leaderless partition is drawn as offline, and records an unclean electio
   await pause(page);
   assert.match(await describe(page).textContent(), /Leader: 3 /);
   await waitForText(status(page), /^$/);
-  assert.match(await lost.first().locator("title").textContent(), /^offset 10 epoch 0: 11 \(committed, then lost\)$/);
+  assert.match(await lost.first().locator("title").textContent(), /^offset 10 epoch 0: 11 \(committed, then lost\), producerId 0 producerEpoch 0 sequence 10$/);
   assert.equal(await cells(page, 1, "committed").count(), 10, "records 1..10 are still committed");
   await app.screenshot(page, "truth-unclean-lost");
 });
