@@ -3,7 +3,8 @@
 //! must converge: a leader, every replica back in the ISR, HW = LEO everywhere.
 //!
 //! A failure prints `seed=N`; rerun one seed with `WATERMARK_SIM_SEED=N cargo test --test
-//! simulation`. Seeds that once failed are kept in `REGRESSIONS`.
+//! simulation`. Seeds that once failed are kept in `REGRESSIONS`. A long run can be split:
+//! `WATERMARK_SIM_FIRST=N` starts the range at seed N (the regressions run in every part).
 #![cfg(not(target_arch = "wasm32"))]
 
 use watermark_engine::rng::Rng;
@@ -281,7 +282,15 @@ fn random_faults_keep_invariants_and_converge() {
                 .ok()
                 .and_then(|s| s.parse().ok())
                 .unwrap_or(500u64);
-            REGRESSIONS.iter().copied().chain(0..count).collect()
+            let first = std::env::var("WATERMARK_SIM_FIRST")
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(0u64);
+            REGRESSIONS
+                .iter()
+                .copied()
+                .chain(first..first.saturating_add(count))
+                .collect()
         }
     };
     // Seeds are independent: spread them over the cores (WATERMARK_SIM_THREADS to choose).
@@ -315,8 +324,9 @@ fn random_faults_keep_invariants_and_converge() {
     });
     failures.sort();
     eprintln!(
-        "simulation: {} seed(s) on {threads} thread(s) in {:.1} s, {} failed",
+        "simulation: {} seed(s) (range from {}) on {threads} thread(s) in {:.1} s, {} failed",
         seeds.len(),
+        std::env::var("WATERMARK_SIM_FIRST").unwrap_or_else(|_| "0".into()),
         started.elapsed().as_secs_f64(),
         failures.len()
     );
