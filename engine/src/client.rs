@@ -49,6 +49,10 @@ pub struct Attempt {
     /// ProducerBatch.sequenceHasBeenReset: an epoch bump rewrote the sequence.
     #[serde(default)]
     pub sequence_reset: bool,
+    /// Which batch this is (the producer numbers its batches), so the batch's expiry timer
+    /// finds it and no later one.
+    #[serde(default)]
+    pub batch_id: u64,
 }
 
 impl Attempt {
@@ -86,6 +90,24 @@ pub struct Producer {
     /// producer; every response wakes them.
     #[serde(default)]
     pub blocked: Vec<u64>,
+    /// The next batch's id (`Attempt::batch_id`).
+    #[serde(default)]
+    pub next_batch: u64,
+    /// Requests whose batch expired while they were in flight (Sender.getExpiredInflightBatches).
+    /// The request stays in flight on its connection until its response, a reset or its
+    /// timeout, and its response still reaches the TransactionManager.
+    #[serde(default)]
+    pub expired_requests: BTreeMap<u64, ExpiredRequest>,
+}
+
+/// A request whose batch was expired (failed with a TimeoutException) while it was in flight.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExpiredRequest {
+    pub target: BrokerId,
+    /// The batch's ProducerBatch.lastSequence (NO_SEQUENCE without idempotence).
+    pub last_sequence: i32,
+    /// `attempts < retries` when it expired: the adjustSequenceNumbers of a later failBatch.
+    pub retries_left: bool,
 }
 
 /// TransactionManager for a producer without transactional.id, and its TxnPartitionEntry for
@@ -161,6 +183,17 @@ impl Producer {
                 .min()
                 .is_some_and(|first| first != b.base_sequence),
         }
+    }
+
+    /// RecordAccumulator.drainBatchesForOneNode takes only the head of the partition's deque
+    /// and skips the partition while the head backs off; a retried batch goes back to the head
+    /// (reenqueue). Jobs are appended in the order they were produced, so the job's batch
+    /// waits while an older job's batch is in the accumulator (not in flight): waiting,
+    /// backing off or without a leader.
+    fn behind_an_older_batch(&self, job: u64) -> bool {
+        self.jobs
+            .range(..job)
+            .any(|(_, j)| j.current.as_ref().is_some_and(|a| a.request_id.is_none()))
     }
 
     /// The batches with a sequence that are not yet done: TxnPartitionEntry's
@@ -310,9 +343,102 @@ impl Sim {
                     .and_then(|a| a.request_id);
                 if current == Some(request_id) {
                     self.producer_result(job, request_id, ErrorCode::REQUEST_TIMED_OUT, None, None);
+                } else if self.producer.expired_requests.contains_key(&request_id) {
+                    self.producer_late_result(request_id, ErrorCode::REQUEST_TIMED_OUT, None);
+                }
+            }
+            ClientTimer::ProducerExpire { job, batch } => {
+                let this_batch = self
+                    .producer
+                    .jobs
+                    .get(&job)
+                    .and_then(|j| j.current.as_ref())
+                    .is_some_and(|a| a.batch_id == batch);
+                if this_batch {
+                    self.producer_expire(job);
                 }
             }
         }
+    }
+
+    /// Sender.sendProducerData's expiry of one batch that reached `delivery.timeout.ms`
+    /// (RecordAccumulator.expiredBatches for a batch waiting or backing off,
+    /// getExpiredInflightBatches for one in flight): failBatch with a TimeoutException and
+    /// adjustSequenceNumbers false (no epoch bump), and markSequenceUnresolved when the batch
+    /// was in retry (`inRetry`: sent and failed at least once), so no new batch is drained
+    /// until the ones in flight are resolved.
+    fn producer_expire(&mut self, job_id: u64) {
+        let now = self.now;
+        let Some(job) = self.producer.jobs.get_mut(&job_id) else {
+            return;
+        };
+        let acks = job.acks;
+        let retries = job.retries;
+        let Some(attempt) = job.current.take() else {
+            return;
+        };
+        if let Some(request_id) = attempt.request_id {
+            // The request stays on its connection; only the batch is done.
+            self.producer.requests.remove(&request_id);
+            if let Some(target) = attempt.target {
+                self.producer.expired_requests.insert(
+                    request_id,
+                    ExpiredRequest {
+                        target,
+                        last_sequence: attempt.last_sequence(),
+                        retries_left: attempt.retries_done < retries,
+                    },
+                );
+            }
+        }
+        if attempt.batch.is_some() && attempt.retries_done > 0 {
+            let last = attempt.last_sequence();
+            self.producer.idempotence.mark_sequence_unresolved(last);
+        }
+        // Sender.sendProducerData's message, as Kafka writes it (no space after the colon).
+        let text = format!(
+            "acks={acks} -> TimeoutException: Expiring {} record(s) for {}:{} ms has passed since batch creation",
+            attempt.values.len(),
+            self.tp,
+            now - attempt.created_ms
+        );
+        self.metrics.produce_errors += 1;
+        self.trace(TraceKind::Produce, Level::Error, None, text);
+        self.schedule_at(
+            now,
+            Event::Client(ClientTimer::ProducerSend { job: job_id }),
+        );
+        self.producer_wake();
+    }
+
+    /// The response (or reset, or timeout) of a request whose batch had expired in flight.
+    /// Sender.completeBatch still runs: a success reaches
+    /// TransactionManager.handleCompletedBatch (the last acked sequence moves on) while the
+    /// batch stays failed (ProducerBatch.done logs that it succeeded after it had failed); an
+    /// error cannot be retried (the batch is done) and goes to handleFailedBatch with
+    /// adjustSequenceNumbers = attempts < retries, which asks for an epoch bump.
+    fn producer_late_result(&mut self, request_id: u64, error: ErrorCode, base: Option<u64>) {
+        let Some(late) = self.producer.expired_requests.remove(&request_id) else {
+            return;
+        };
+        let idempotent = late.last_sequence != NO_SEQUENCE;
+        if error == ErrorCode::NONE {
+            let i = &mut self.producer.idempotence;
+            if idempotent && late.last_sequence > i.last_acked_sequence {
+                i.last_acked_sequence = late.last_sequence;
+            }
+            let base = base.map_or_else(|| "-1".to_string(), |b| b.to_string());
+            let text = format!(
+                "ProduceResponse returned SUCCEEDED for {} after batch with base offset {base} had already been FAILED (the records are in the log, although the producer reported a TimeoutException)",
+                self.tp
+            );
+            self.trace(TraceKind::Produce, Level::Warn, None, text);
+        } else if idempotent
+            && (error == ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER || late.retries_left)
+        {
+            self.producer.idempotence.epoch_bump_required = true;
+        }
+        self.producer_wake();
     }
 
     /// TransactionManager.setProducerIdAndEpoch's log line.
@@ -346,6 +472,8 @@ impl Sim {
                 self.producer.jobs.remove(&job_id);
                 return;
             };
+            let batch_id = self.producer.next_batch;
+            self.producer.next_batch += 1;
             job.current = Some(Attempt {
                 values,
                 created_ms: now,
@@ -354,8 +482,19 @@ impl Sim {
                 target: None,
                 batch: None,
                 sequence_reset: false,
+                batch_id,
             });
+            self.schedule_at(
+                now + delivery_timeout,
+                Event::Client(ClientTimer::ProducerExpire {
+                    job: job_id,
+                    batch: batch_id,
+                }),
+            );
         }
+        let Some(job) = self.producer.jobs.get_mut(&job_id) else {
+            return;
+        };
         let acks = job.acks;
         let to = job.to;
         let Some(attempt) = job.current.as_mut() else {
@@ -365,27 +504,8 @@ impl Sim {
             return;
         }
         if now >= attempt.created_ms + delivery_timeout {
-            if attempt.batch.is_some() {
-                // Sender.sendProducerData: an expired batch that was sent (inRetry) leaves its
-                // sequence unresolved: no new batch is drained until the in-flight ones are
-                // done.
-                let last = attempt.last_sequence();
-                self.producer.idempotence.mark_sequence_unresolved(last);
-            }
-            let n = attempt.values.len();
-            let text = format!(
-                "acks={acks} -> TimeoutException: Expiring {n} record(s) for {}: {} ms has passed since batch creation",
-                self.tp,
-                now - attempt.created_ms
-            );
-            self.metrics.produce_errors += 1;
-            job.current = None;
-            self.trace(TraceKind::Produce, Level::Error, None, text);
-            self.schedule_at(
-                now,
-                Event::Client(ClientTimer::ProducerSend { job: job_id }),
-            );
-            self.producer_wake();
+            // Its expiry timer is due at this very time (or the batch is older).
+            self.producer_expire(job_id);
             return;
         }
         let Some(target) = to.or(leader) else {
@@ -400,15 +520,23 @@ impl Sim {
         };
         // NetworkClient.canSendMoreRequests: max.in.flight.requests.per.connection.
         let max_in_flight = self.config.max_in_flight_requests_per_connection as usize;
+        // Requests whose batch expired are still in flight on the connection.
         let in_flight_to_target = self
             .producer
             .jobs
             .values()
             .filter_map(|j| j.current.as_ref())
             .filter(|a| a.request_id.is_some() && a.target == Some(target))
-            .count();
+            .count()
+            + self
+                .producer
+                .expired_requests
+                .values()
+                .filter(|r| r.target == target)
+                .count();
         let idempotent = self.producer.jobs[&job_id].idempotent;
-        let stop_draining = idempotent && self.producer.should_stop_draining(job_id);
+        let stop_draining = (idempotent && self.producer.should_stop_draining(job_id))
+            || self.producer.behind_an_older_batch(job_id);
         let Some(attempt) = self
             .producer
             .jobs
@@ -471,6 +599,10 @@ impl Sim {
                     request_id,
                 }),
             );
+            // The batch left the accumulator: the next one is the deque's head now.
+            if !self.producer.blocked.is_empty() {
+                self.producer_wake();
+            }
         }
     }
 
@@ -507,6 +639,9 @@ impl Sim {
         // (TransactionManager.canRetry); other errors by RetriableException.
         let retriable = error.is_retriable() || (idempotent && out_of_order);
         let retries_left = attempt.retries_done < retries;
+        // Sender.canRetry: !batch.hasReachedDeliveryTimeout(deliveryTimeoutMs, now). A batch
+        // that is retried is expired by its timer if the deadline comes while it backs off.
+        let in_time = now < attempt.created_ms + delivery_timeout;
         if error == ErrorCode::NONE {
             let text = match (acks, base, last) {
                 (Acks::Zero, _, _) => format!(
@@ -536,25 +671,7 @@ impl Sim {
                 }
             }
             self.trace(TraceKind::Produce, Level::Info, None, text);
-        } else if retriable
-            && retries_left
-            && now + backoff >= attempt.created_ms + delivery_timeout
-        {
-            // failBatch(batch, response, adjustSequenceNumbers = attempts < retries):
-            // handleFailedBatch asks the idempotent producer for an epoch bump.
-            if idempotent {
-                self.producer.idempotence.epoch_bump_required = true;
-            }
-            // Retries left, but delivery.timeout.ms runs out first: the batch expires.
-            let text = format!(
-                "acks={acks} -> TimeoutException: Expiring {} record(s) for {tp}: {} ms has passed since batch creation (last error {error})",
-                attempt.values.len(),
-                now + backoff - attempt.created_ms
-            );
-            job.current = None;
-            self.metrics.produce_errors += 1;
-            self.trace(TraceKind::Produce, Level::Error, None, text);
-        } else if retriable && retries_left {
+        } else if retriable && retries_left && in_time {
             if idempotent && out_of_order {
                 self.producer.idempotence.can_retry_out_of_order(attempt);
             }
@@ -642,6 +759,8 @@ impl Sim {
             } => {
                 if let Some(&job) = self.producer.requests.get(&request_id) {
                     self.producer_result(job, request_id, ErrorCode::NETWORK_EXCEPTION, None, None);
+                } else {
+                    self.producer_late_result(request_id, ErrorCode::NETWORK_EXCEPTION, None);
                 }
             }
             Payload::ConnectionReset {
@@ -667,6 +786,8 @@ impl Sim {
             } => {
                 if let Some(&job) = self.producer.requests.get(&request_id) {
                     self.producer_result(job, request_id, error, base_offset, last_offset);
+                } else {
+                    self.producer_late_result(request_id, error, base_offset);
                 }
             }
             Payload::ConsumerFetchResponse {
@@ -825,6 +946,7 @@ mod tests {
                             base_sequence: base,
                         }),
                         sequence_reset: false,
+                        batch_id: job as u64,
                     }),
                 },
             );

@@ -379,7 +379,8 @@ impl Config {
     /// `replica.fetch.wait.max.ms` ≤ `replica.socket.timeout.ms` and
     /// `replica.fetch.wait.max.ms` ≤ `replica.lag.time.max.ms`; and `enable.idempotence=true`
     /// set explicitly against `max.in.flight.requests.per.connection`
-    /// (ProducerConfig.postProcessAndValidateIdempotenceConfigs).
+    /// (ProducerConfig.postProcessAndValidateIdempotenceConfigs); `delivery.timeout.ms` ≥
+    /// `request.timeout.ms` (KafkaProducer.configureDeliveryTimeout).
     pub fn validate(&self) -> Result<(), ConfigError> {
         for range in RANGES {
             let v = self.numeric(range.name).unwrap_or_default();
@@ -396,6 +397,18 @@ impl Config {
                     "{}, got {}",
                     must_set(IN_FLIGHT_AT_MOST_5),
                     self.max_in_flight_requests_per_connection
+                ),
+            });
+        }
+        // KafkaProducer.configureDeliveryTimeout: "delivery.timeout.ms should be equal to or
+        // larger than linger.ms + request.timeout.ms" (a ConfigException when set; linger.ms
+        // is 0 here: the producer sends at once).
+        if self.delivery_timeout_ms < self.request_timeout_ms {
+            return Err(ConfigError {
+                field: "delivery.timeout.ms".to_string(),
+                message: format!(
+                    "delivery.timeout.ms ({}) should be equal to or larger than linger.ms + request.timeout.ms (0 + {})",
+                    self.delivery_timeout_ms, self.request_timeout_ms
                 ),
             });
         }

@@ -96,6 +96,9 @@ pub enum ClientTimer {
     ProducerSend { job: u64 },
     /// The producer's in-flight request got no answer in time.
     ProducerRequestTimeout { job: u64, request_id: u64 },
+    /// A batch reaches `delivery.timeout.ms`: Sender.sendProducerData expires it wherever it
+    /// is (held in the accumulator, backing off, or in flight), at that very time.
+    ProducerExpire { job: u64, batch: u64 },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
