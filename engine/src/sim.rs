@@ -685,7 +685,13 @@ impl Sim {
     fn enqueue(&mut self, from: Node, to: Node, payload: Payload, delay: u64) -> u64 {
         let id = self.next_message_id;
         self.next_message_id += 1;
-        // FIFO per directed link (one TCP connection): not before the previous message on it.
+        let to_incarnation = match to {
+            Node::Broker(d) => self.brokers.get(&d).map_or(0, |x| x.incarnation),
+            _ => 0,
+        };
+        // FIFO per connection (one TCP connection per directed link and receiving process):
+        // not before the previous message on it. A restarted broker is reached over a new
+        // connection, which does not wait behind messages sent to its previous process.
         // Events at the same time run in the order they were scheduled, so equal times keep
         // the order too.
         // (The latest delivery on the link is found among the messages in flight, a few dozen:
@@ -693,15 +699,11 @@ impl Sim {
         let last = self
             .in_flight
             .values()
-            .filter(|m| m.from == from && m.to == to)
+            .filter(|m| m.from == from && m.to == to && m.to_incarnation == to_incarnation)
             .map(|m| m.deliver_at)
             .max()
             .unwrap_or(0);
         let deliver_at = (self.now + delay).max(last);
-        let to_incarnation = match to {
-            Node::Broker(d) => self.brokers.get(&d).map_or(0, |x| x.incarnation),
-            _ => 0,
-        };
         let msg = Message {
             id,
             from,
@@ -1456,6 +1458,50 @@ mod tests {
                 .as_ref()
                 .map(|m| m.partition.leader_epoch),
             Some(7)
+        );
+    }
+
+    #[test]
+    fn a_restarted_broker_is_reached_over_a_new_connection_that_waits_for_nothing_old() {
+        // FIFO holds per TCP connection, and a connection belongs to one process: a message
+        // to broker 2's new process does not wait behind one still on its way to the old.
+        let s =
+            Scenario::from_json(r#"{"config":{"sim.controller.latency.ms":5}}"#).expect("scenario");
+        let mut sim = Sim::new(&s).expect("sim");
+        sim.advance_to(100);
+        let old = sim.enqueue(
+            Node::Controller,
+            Node::Broker(2),
+            Payload::BrokerRegistrationResponse { broker_epoch: -1 },
+            5_000,
+        );
+        sim.apply_now(&Action::Kill { broker: 2 }).expect("kill");
+        sim.apply_now(&Action::Start { broker: 2 }).expect("start");
+        let new = sim.enqueue(
+            Node::Controller,
+            Node::Broker(2),
+            Payload::BrokerRegistrationResponse { broker_epoch: -1 },
+            5,
+        );
+        assert_eq!(sim.in_flight[&old].deliver_at, 5_100);
+        assert_eq!(sim.in_flight[&new].deliver_at, 105, "a new connection");
+        // On one connection the order holds.
+        let behind = sim.enqueue(
+            Node::Controller,
+            Node::Broker(3),
+            Payload::BrokerRegistrationResponse { broker_epoch: -1 },
+            5_000,
+        );
+        let next = sim.enqueue(
+            Node::Controller,
+            Node::Broker(3),
+            Payload::BrokerRegistrationResponse { broker_epoch: -1 },
+            5,
+        );
+        assert_eq!(sim.in_flight[&behind].deliver_at, 5_100);
+        assert_eq!(
+            sim.in_flight[&next].deliver_at, 5_100,
+            "not before the one ahead"
         );
     }
 
