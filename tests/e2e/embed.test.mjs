@@ -281,8 +281,9 @@ test("the Share panel's embed snippet carries its options and embeds the scenari
   await page.getByRole("button", { name: "Share", exact: true }).click();
   const snippetBox = page.getByLabel("Embed snippet", { exact: true });
   let snippet = await snippetBox.inputValue();
-  assert.match(snippet, /^<iframe src="[^"]+\?embed=1&t=0&autoplay=0&controls=1#s=w1\.[A-Za-z0-9_-]+" /, snippet);
+  assert.match(snippet, /^<iframe id="watermark-[0-9a-f]{8}" src="[^"]+\?embed=1&t=0&autoplay=0&controls=1#s=w1\.[A-Za-z0-9_-]+" /, snippet);
   assert.ok(snippet.includes(' height="480" '), snippet);
+  assert.match(snippet, /\n<script>addEventListener\("message",/, "sized to its content by default");
 
   await page.getByLabel("Start playing", { exact: true }).check();
   await page.getByLabel("Show time controls", { exact: true }).uncheck();
@@ -302,10 +303,74 @@ test("the Share panel's embed snippet carries its options and embeds the scenari
   const frame = host.frameLocator("iframe");
   await frame.locator(APP_READY).waitFor({ state: "attached", timeout: 15_000 });
   assert.match(await frame.locator('span[aria-label="kafka-topics --describe"]').textContent(), /^Topic: snippet /);
-  assert.equal(await frame.getByRole("button", { name: "Play", exact: true }).count(), 0);
-  assert.equal(await frame.getByRole("button", { name: "Pause", exact: true }).count(), 0);
   assert.equal(await host.locator("img, [onerror]").count(), 0);
   assert.equal(await frame.locator("img, [onerror]").count(), 0);
+
+  // The snippet's own listener sizes the iframe to the embed's content (from 200 px).
+  await host.waitForFunction(() => {
+    const f = document.querySelector("iframe");
+    const inner = f.contentDocument?.documentElement?.scrollHeight ?? 0;
+    return inner > 200 && Math.round(f.getBoundingClientRect().height) === inner;
+  });
+
+  // No time controls, but the reader can always pause it: Pause (or Space), then Play.
+  assert.equal(await frame.getByRole("button", { name: "Step", exact: true }).count(), 0);
+  const shownAt = async () => Number(new URL(await frame.getByRole("link", { name: "Open in Watermark" }).getAttribute("href")).searchParams.get("t"));
+  await frame.getByRole("button", { name: "Pause", exact: true }).click();
+  await frame.getByRole("button", { name: "Play", exact: true }).waitFor();
+  const pausedAt = await shownAt();
+  assert.ok(pausedAt >= 1500, `paused at ${pausedAt}`);
+  await host.waitForTimeout(600);
+  assert.equal(await shownAt(), pausedAt, "paused stays put");
+  await frame.getByRole("button", { name: "Play", exact: true }).click();
+  await host.waitForFunction(
+    (at) => Number(new URL(document.querySelector("iframe").contentDocument.querySelector(".embed-foot a").href).searchParams.get("t")) > at,
+    pausedAt,
+  );
+  await frame.locator("body").press("Space");
+  await frame.getByRole("button", { name: "Play", exact: true }).waitFor();
+});
+
+test("a preset's snippet names the preset, and the copy buttons say that they copied", async () => {
+  const { page } = await app.open("/?preset=frozen-follower");
+  await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: app.url.replace(/\/$/, "") });
+  await page.getByRole("button", { name: "Share", exact: true }).click();
+  const snippetBox = page.getByLabel("Embed snippet", { exact: true });
+  let snippet = await snippetBox.inputValue();
+  assert.match(snippet, /^<iframe id="watermark-[0-9a-f]{8}" src="[^"]+\?embed=1&t=0&autoplay=0&controls=1&preset=frozen-follower" /, snippet);
+  assert.ok(!snippet.includes("#s="), snippet);
+
+  // Copy: the button's status says so, and the clipboard holds the snippet.
+  const copied = page.getByTestId("snippet-copied");
+  assert.equal(await copied.textContent(), "");
+  await page.getByRole("button", { name: "Copy embed snippet", exact: true }).click();
+  await page.getByTestId("snippet-copied").getByText("Copied.", { exact: true }).waitFor();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), snippet);
+  // The confirmation speaks of that snippet: changing an option takes it away.
+  await page.getByLabel("Start playing", { exact: true }).check();
+  await page.waitForFunction(() => document.querySelector('[data-testid="snippet-copied"]').textContent === "");
+  snippet = await snippetBox.inputValue();
+  assert.ok(snippet.includes("&autoplay=1&controls=1&preset=frozen-follower"), snippet);
+
+  await page.getByRole("button", { name: "Copy link", exact: true }).click();
+  await page.getByTestId("link-copied").getByText("Copied.", { exact: true }).waitFor();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), await page.getByLabel("Share link", { exact: true }).inputValue());
+
+  // Acted on, the session is no longer the preset: the snippet carries it whole.
+  await page.getByRole("button", { name: "Freeze broker 3", exact: true }).click();
+  snippet = await snippetBox.inputValue();
+  assert.match(snippet, /&autoplay=1&controls=1#s=w1\./, snippet);
+  assert.ok(!snippet.includes("preset="), snippet);
+  // So does the link, though the clock did not move.
+  const linked = decodeLink(payloadOf(await page.getByLabel("Share link", { exact: true }).inputValue()));
+  assert.equal(linked.timeline.length, presetScenario("frozen-follower").timeline.length + 1);
+  assert.ok(linked.timeline.some((a) => a.at === 0 && a.action === "freeze" && a.broker === 3), JSON.stringify(linked.timeline));
+  assert.ok(!presetScenario("frozen-follower").timeline.some((a) => a.at === 0 && a.action === "freeze"));
+  // A fixed height: no script.
+  await page.getByLabel("Size to its content", { exact: true }).uncheck();
+  snippet = await snippetBox.inputValue();
+  assert.ok(!snippet.includes("<script"), snippet);
+  assert.ok(!snippet.includes(' id="'), snippet);
 });
 
 test("the example page runs both embeds, resizes them, and drives them together", async () => {

@@ -113,8 +113,22 @@ pub fn App() -> impl IntoView {
             share_ui::handle_host_message(ctx, &e.data());
         }
     });
+    // An embed without time controls can still be paused by its reader: a Pause button
+    // while it plays (and Space), then Play to go on from there. One that was never playing
+    // stays a still picture, as its author asked.
+    let reader_paused = RwSignal::new(false);
+    let playing = Memo::new(move |_| ctx.status.with(|s| s.playing));
+    let toggle_by_reader = move || {
+        let was_playing = playing.get_untracked();
+        ctx.with_pg(|pg| pg.playing = !was_playing);
+        reader_paused.set(was_playing);
+    };
     let keys = window_event_listener(ev::keydown, move |e| {
         if embed && !show_controls {
+            if e.key() == " " && (playing.get_untracked() || reader_paused.get_untracked()) {
+                e.prevent_default();
+                toggle_by_reader();
+            }
             return;
         }
         let key = e.key();
@@ -175,6 +189,10 @@ pub fn App() -> impl IntoView {
                 <Show when=move || show_controls><TimeBar ctx=ctx /></Show>
                 <ClusterView snap=ctx.snap clock=ctx.clock tick=ctx.tick lag_time_max_ms=lag_time_max_ms width=width />
                 <p class="embed-foot">
+                    <Show when=move || !show_controls && (playing.get() || reader_paused.get())>
+                        <button class="reader-pause" on:click=move |_| toggle_by_reader()>{move || if playing.get() { "Pause" } else { "Play" }}</button>
+                        " "
+                    </Show>
                     <span class="describe-mini" aria-label="kafka-topics --describe">{move || ctx.snap.with(|s| s.describe.clone())}</span>
                     " "
                     <a href=open_full target="_blank" rel="noopener">"Open in Watermark"</a>

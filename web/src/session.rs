@@ -2,7 +2,7 @@
 //! options), local storage, and files. The parsing is pure and tested natively; the browser
 //! glue is small.
 
-use watermark_engine::presets::preset;
+use watermark_engine::presets::{preset, PRESETS};
 use watermark_engine::share;
 use watermark_engine::Scenario;
 
@@ -154,26 +154,65 @@ pub struct EmbedOptions {
     pub autoplay: bool,
     pub start_ms: u64,
     pub controls: bool,
+    /// The iframe's height in px: fixed, or the height it has until the embed reports its
+    /// content's height (`fit`).
     pub height: u32,
+    /// The snippet carries the listener that sizes the iframe to its content.
+    pub fit: bool,
 }
 
-/// The `<iframe>` snippet for a scenario. Only the title is text from the scenario, and it
-/// is escaped for an HTML attribute.
+/// The name of the built-in preset this scenario is, unchanged (no input added), if any: its
+/// snippet and links can then say `?preset=NAME` instead of carrying the whole scenario.
+pub fn unchanged_preset(scenario: &Scenario) -> Option<&'static str> {
+    PRESETS
+        .iter()
+        .find(|p| preset(p.name).is_ok_and(|s| &s == scenario))
+        .map(|p| p.name)
+}
+
+/// The `<iframe>` snippet for a scenario: `?preset=NAME` for an unchanged preset, the whole
+/// scenario in the fragment otherwise. With `fit`, a one-line script follows the iframe: it
+/// takes the height the embed reports (`{"source":"watermark","type":"height"}` from that
+/// iframe only, docs/embedding.md) and sets it, at most 2000 px. The iframe's id is derived
+/// from the payload, so two snippets on one page do not collide unless they embed the same
+/// thing at the same moment. Only the title is text from the scenario, and it is escaped for
+/// an HTML attribute.
 pub fn embed_snippet(base: &str, scenario: &Scenario, o: &EmbedOptions) -> String {
     let title = if scenario.title.is_empty() {
         "Watermark".to_string()
     } else {
         format!("Watermark: {}", scenario.title)
     };
-    format!(
-        "<iframe src=\"{base}?embed=1&t={}&autoplay={}&controls={}#s={}\" title=\"{}\" width=\"100%\" height=\"{}\" style=\"border:0\" loading=\"lazy\"></iframe>",
+    let options = format!(
+        "embed=1&t={}&autoplay={}&controls={}",
         o.start_ms,
         u8::from(o.autoplay),
-        u8::from(o.controls),
-        share::encode(scenario),
+        u8::from(o.controls)
+    );
+    let src = match unchanged_preset(scenario) {
+        Some(name) => format!("{base}?{options}&preset={name}"),
+        None => format!("{base}?{options}#s={}", share::encode(scenario)),
+    };
+    let height = o.height.clamp(200, 2000);
+    if !o.fit {
+        return format!(
+            "<iframe src=\"{src}\" title=\"{}\" width=\"100%\" height=\"{height}\" style=\"border:0\" loading=\"lazy\"></iframe>",
+            escape_attr(&title),
+        );
+    }
+    let id = format!("watermark-{:08x}", fnv1a(src.as_bytes()));
+    format!(
+        "<iframe id=\"{id}\" src=\"{src}\" title=\"{}\" width=\"100%\" height=\"{height}\" style=\"border:0\" loading=\"lazy\"></iframe>\n\
+         <script>addEventListener(\"message\",function(e){{var f=document.getElementById(\"{id}\"),m=e.data;if(f&&e.source===f.contentWindow&&m&&m.source===\"watermark\"&&m.type===\"height\"&&m.height>0)f.style.height=Math.min(m.height,2000)+\"px\"}})</script>",
         escape_attr(&title),
-        o.height.clamp(200, 2000)
     )
+}
+
+/// 32-bit FNV-1a, for a short id that is the same for the same text.
+fn fnv1a(bytes: &[u8]) -> u32 {
+    bytes.iter().fold(0x811c_9dc5u32, |h, &b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    })
 }
 
 pub fn escape_attr(s: &str) -> String {
@@ -303,6 +342,7 @@ mod tests {
                 start_ms: 500,
                 controls: false,
                 height: 50,
+                fit: false,
             },
         );
         assert!(
@@ -311,5 +351,70 @@ mod tests {
         );
         assert!(snippet.contains("?embed=1&t=500&autoplay=1&controls=0#s=w1."));
         assert!(snippet.contains("height=\"200\""), "height is clamped");
+        assert!(!snippet.contains("<script"), "a fixed height needs no script");
+    }
+
+    #[test]
+    fn an_unchanged_preset_is_embedded_by_name_and_a_changed_one_by_value() {
+        let o = EmbedOptions {
+            autoplay: false,
+            start_ms: 0,
+            controls: true,
+            height: 480,
+            fit: true,
+        };
+        let base = "https://example.org/wm/";
+        let s = preset("frozen-follower").unwrap();
+        assert_eq!(unchanged_preset(&s), Some("frozen-follower"));
+        let snippet = embed_snippet(base, &s, &o);
+        assert!(
+            snippet.contains("src=\"https://example.org/wm/?embed=1&t=0&autoplay=0&controls=1&preset=frozen-follower\""),
+            "{snippet}"
+        );
+        assert!(!snippet.contains("#s="), "{snippet}");
+        // What the snippet's address opens is the preset itself.
+        let (search, _) = snippet
+            .split("src=\"https://example.org/wm/")
+            .nth(1)
+            .and_then(|r| r.split_once('"'))
+            .unwrap();
+        let opened = choose_opening(&parse_url(search, ""), None, Scenario::default());
+        assert_eq!(opened.scenario, s);
+        // Changed in any way, it is carried whole.
+        let mut changed = s.clone();
+        changed.timeline.pop();
+        assert_eq!(unchanged_preset(&changed), None);
+        let snippet = embed_snippet(base, &changed, &o);
+        assert!(snippet.contains("&controls=1#s=w1."), "{snippet}");
+        assert!(!snippet.contains("preset="));
+    }
+
+    #[test]
+    fn a_fitting_snippet_carries_a_listener_for_its_own_iframe_only() {
+        let o = EmbedOptions {
+            autoplay: true,
+            start_ms: 1_000,
+            controls: false,
+            height: 300,
+            fit: true,
+        };
+        let a = embed_snippet("https://h/", &preset("frozen-follower").unwrap(), &o);
+        let b = embed_snippet("https://h/", &preset("unclean-election").unwrap(), &o);
+        let id = |s: &str| {
+            s.split("id=\"")
+                .nth(1)
+                .and_then(|r| r.split('"').next())
+                .unwrap()
+                .to_string()
+        };
+        assert!(id(&a).starts_with("watermark-"));
+        assert_ne!(id(&a), id(&b));
+        assert_eq!(id(&a), id(&embed_snippet("https://h/", &preset("frozen-follower").unwrap(), &o)));
+        let script = a.split("<script>").nth(1).unwrap();
+        assert!(script.contains(&format!("getElementById(\"{}\")", id(&a))));
+        assert!(script.contains("e.source===f.contentWindow"));
+        assert!(script.contains("m.type===\"height\""));
+        assert!(script.contains("Math.min(m.height,2000)"));
+        assert!(a.contains("height=\"300\""), "the height until the first report");
     }
 }

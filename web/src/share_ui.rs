@@ -122,10 +122,20 @@ fn download(filename: &str, text: &str, mime: &str) {
     let _ = web_sys::Url::revoke_object_url(&url);
 }
 
-fn copy_to_clipboard(text: &str) {
-    if let Some(w) = web_sys::window() {
-        let _ = w.navigator().clipboard().write_text(text);
-    }
+/// Copies `text` and says how it went in `status`: "Copied." when the browser took it, or
+/// what to do instead when it refused (no permission, or no secure context). The status is
+/// cleared when the text it speaks of changes (see `SessionPanel`).
+fn copy_to_clipboard(text: String, status: RwSignal<Option<&'static str>>) {
+    let Some(w) = web_sys::window() else { return };
+    let promise = w.navigator().clipboard().write_text(&text);
+    leptos::task::spawn_local(async move {
+        let copied = wasm_bindgen_futures::JsFuture::from(promise).await.is_ok();
+        status.set(Some(if copied {
+            "Copied."
+        } else {
+            "The browser did not allow copying: select the text and press Ctrl+C."
+        }));
+    });
 }
 
 /// The caption of a stepped-through scenario: its latest note at or before the shown time,
@@ -226,7 +236,10 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
     let autoplay = RwSignal::new(false);
     let controls = RwSignal::new(true);
     let height = RwSignal::new(480u32);
+    let fit = RwSignal::new(true);
     let start = RwSignal::new(None::<u64>);
+    let link_copied = RwSignal::new(None::<&'static str>);
+    let snippet_copied = RwSignal::new(None::<&'static str>);
     let base = page_base();
     let base_link = base.clone();
     let link = Memo::new(move |_| {
@@ -234,6 +247,9 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
             return String::new();
         }
         let t = ctx.clock.with(|c| c.now);
+        // An action taken while paused changes the session but not the clock: the snapshot
+        // changes with it.
+        ctx.snap.track();
         ctx.pg
             .with_value(|pg| session::share_link(&base_link, &pg.to_scenario(), t))
     });
@@ -243,14 +259,25 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
             return String::new();
         }
         let now = ctx.clock.with(|c| c.now);
+        ctx.snap.track();
         let o = EmbedOptions {
             autoplay: autoplay.get(),
             start_ms: start.get().unwrap_or(now),
             controls: controls.get(),
             height: height.get(),
+            fit: fit.get(),
         };
         ctx.pg
             .with_value(|pg| session::embed_snippet(&base_embed, &pg.to_scenario(), &o))
+    });
+    // A confirmation speaks of the text that was copied: it goes when that text changes.
+    Effect::new(move |_| {
+        link.track();
+        link_copied.set(None);
+    });
+    Effect::new(move |_| {
+        snippet.track();
+        snippet_copied.set(None);
     });
     let reset = move |_| {
         ctx.restart(
@@ -356,17 +383,20 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
                 <div class="share-panel">
                     <label for="share-link">"Link to this moment "<small>{move || format!("({} characters)", link.with(|l| l.len()))}</small></label>
                     <textarea id="share-link" readonly rows="3" aria-label="Share link" prop:value=link></textarea>
-                    <button aria-label="Copy link" on:click=move |_| copy_to_clipboard(&link.get_untracked())>"Copy link"</button>
+                    <button aria-label="Copy link" on:click=move |_| copy_to_clipboard(link.get_untracked(), link_copied)>"Copy link"</button>
+                    <span class="copied" role="status" data-testid="link-copied">{move || link_copied.get().unwrap_or_default()}</span>
                     <fieldset>
                         <legend>"Embed"</legend>
                         <label class="check"><input type="checkbox" aria-label="Start playing" prop:checked=autoplay on:change=move |ev| autoplay.set(event_target_checked(&ev)) />"Start playing"</label>
                         <label class="check"><input type="checkbox" aria-label="Show time controls" prop:checked=controls on:change=move |ev| controls.set(event_target_checked(&ev)) />"Show time controls"</label>
                         <label>"Start at (ms) "<input type="number" min="0" aria-label="Start time" placeholder="now"
                             on:input=move |ev| start.set(event_target_value(&ev).parse().ok()) /></label>
-                        <label>"Height (px) "<input type="number" min="200" max="2000" aria-label="Height" prop:value=move || height.get().to_string()
+                        <label class="check"><input type="checkbox" aria-label="Size to its content" prop:checked=fit on:change=move |ev| fit.set(event_target_checked(&ev)) />"Size to its content"</label>
+                        <label>{move || if fit.get() { "Height until loaded (px) " } else { "Height (px) " }}<input type="number" min="200" max="2000" aria-label="Height" prop:value=move || height.get().to_string()
                             on:input=move |ev| height.set(event_target_value(&ev).parse().unwrap_or(480)) /></label>
                         <textarea readonly rows="4" aria-label="Embed snippet" prop:value=snippet></textarea>
-                        <button aria-label="Copy embed snippet" on:click=move |_| copy_to_clipboard(&snippet.get_untracked())>"Copy embed snippet"</button>
+                        <button aria-label="Copy embed snippet" on:click=move |_| copy_to_clipboard(snippet.get_untracked(), snippet_copied)>"Copy embed snippet"</button>
+                        <span class="copied" role="status" data-testid="snippet-copied">{move || snippet_copied.get().unwrap_or_default()}</span>
                     </fieldset>
                 </div>
             </Show>
