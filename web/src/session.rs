@@ -351,7 +351,10 @@ mod tests {
         );
         assert!(snippet.contains("?embed=1&t=500&autoplay=1&controls=0#s=w1."));
         assert!(snippet.contains("height=\"200\""), "height is clamped");
-        assert!(!snippet.contains("<script"), "a fixed height needs no script");
+        assert!(
+            !snippet.contains("<script"),
+            "a fixed height needs no script"
+        );
     }
 
     #[test]
@@ -409,12 +412,22 @@ mod tests {
         };
         assert!(id(&a).starts_with("watermark-"));
         assert_ne!(id(&a), id(&b));
-        assert_eq!(id(&a), id(&embed_snippet("https://h/", &preset("frozen-follower").unwrap(), &o)));
+        assert_eq!(
+            id(&a),
+            id(&embed_snippet(
+                "https://h/",
+                &preset("frozen-follower").unwrap(),
+                &o
+            ))
+        );
         let script = a.split("<script>").nth(1).unwrap();
         assert!(script.contains(&format!("getElementById(\"{}\")", id(&a))));
         assert!(script.contains("e.source===f.contentWindow"));
         assert!(script.contains("m.type===\"height\""));
         assert!(script.contains("Math.min(m.height,2000)"));
-        assert!(a.contains("height=\"300\""), "the height until the first report");
+        assert!(
+            a.contains("height=\"300\""),
+            "the height until the first report"
+        );
     }
 }
