@@ -322,7 +322,7 @@ impl Reader<'_> {
         let float = match self.peek_or_null() {
             b'.' => self.decimal(positive, significand, exponent)?,
             b'e' | b'E' => self.exponent(positive, significand, exponent)?,
-            _ if exponent != 0 => self.from_parts(positive, significand, exponent)?,
+            _ if exponent != 0 => self.f64_of_parts(positive, significand, exponent)?,
             _ if positive => return Ok(Value::Number(significand.into())),
             _ => {
                 let neg = (significand as i64).wrapping_neg();
@@ -362,7 +362,7 @@ impl Reader<'_> {
         let exponent = before + after;
         match self.peek_or_null() {
             b'e' | b'E' => self.exponent(positive, significand, exponent),
-            _ => self.from_parts(positive, significand, exponent),
+            _ => self.f64_of_parts(positive, significand, exponent),
         }
     }
 
@@ -404,10 +404,10 @@ impl Reader<'_> {
         } else {
             start.saturating_sub(exp)
         };
-        self.from_parts(positive, significand, exponent)
+        self.f64_of_parts(positive, significand, exponent)
     }
 
-    fn from_parts(&self, positive: bool, significand: u64, mut exponent: i32) -> Result<f64, String> {
+    fn f64_of_parts(&self, positive: bool, significand: u64, mut exponent: i32) -> Result<f64, String> {
         let mut f = significand as f64;
         loop {
             match POW10.get(exponent.unsigned_abs() as usize) {
