@@ -107,7 +107,11 @@ impl Reader<'_> {
                     return Err(self.peek_err("recursion limit exceeded"));
                 }
                 self.i += 1;
-                let v = if c == b'[' { self.array() } else { self.object() };
+                let v = if c == b'[' {
+                    self.array()
+                } else {
+                    self.object()
+                };
                 self.depth += 1;
                 v
             }
@@ -218,9 +222,8 @@ impl Reader<'_> {
                 }
                 Some(_) => {
                     self.i += 1;
-                    return Err(
-                        self.err("control character (\\u0000-\\u001F) found while parsing a string")
-                    );
+                    return Err(self
+                        .err("control character (\\u0000-\\u001F) found while parsing a string"));
                 }
             }
         }
@@ -309,7 +312,10 @@ impl Reader<'_> {
                 significand = u64::from(c - b'0');
                 while let c @ b'0'..=b'9' = self.peek_or_null() {
                     let digit = u64::from(c - b'0');
-                    match significand.checked_mul(10).and_then(|s| s.checked_add(digit)) {
+                    match significand
+                        .checked_mul(10)
+                        .and_then(|s| s.checked_add(digit))
+                    {
                         Some(s) if exponent == 0 => significand = s,
                         // Too long for a u64: the remaining digits only scale it.
                         _ => exponent += 1,
@@ -336,14 +342,22 @@ impl Reader<'_> {
         Ok(Number::from_f64(float).map_or(Value::Null, Value::Number))
     }
 
-    fn decimal(&mut self, positive: bool, mut significand: u64, before: i32) -> Result<f64, String> {
+    fn decimal(
+        &mut self,
+        positive: bool,
+        mut significand: u64,
+        before: i32,
+    ) -> Result<f64, String> {
         self.i += 1;
         let mut after = 0;
         let mut overflowed = false;
         while let c @ b'0'..=b'9' = self.peek_or_null() {
             let digit = u64::from(c - b'0');
             if !overflowed {
-                match significand.checked_mul(10).and_then(|s| s.checked_add(digit)) {
+                match significand
+                    .checked_mul(10)
+                    .and_then(|s| s.checked_add(digit))
+                {
                     Some(s) => {
                         significand = s;
                         after -= 1;
@@ -386,7 +400,10 @@ impl Reader<'_> {
         };
         while let c @ b'0'..=b'9' = self.peek_or_null() {
             self.i += 1;
-            match exp.checked_mul(10).and_then(|e| e.checked_add(i32::from(c - b'0'))) {
+            match exp
+                .checked_mul(10)
+                .and_then(|e| e.checked_add(i32::from(c - b'0')))
+            {
                 Some(e) => exp = e,
                 None => {
                     if significand != 0 && positive_exp {
@@ -407,7 +424,12 @@ impl Reader<'_> {
         self.f64_of_parts(positive, significand, exponent)
     }
 
-    fn f64_of_parts(&self, positive: bool, significand: u64, mut exponent: i32) -> Result<f64, String> {
+    fn f64_of_parts(
+        &self,
+        positive: bool,
+        significand: u64,
+        mut exponent: i32,
+    ) -> Result<f64, String> {
         let mut f = significand as f64;
         loop {
             match POW10.get(exponent.unsigned_abs() as usize) {
@@ -658,9 +680,17 @@ impl Writer {
             c.eligible_leader_replicas_version.into(),
         );
         n(self, "replica.lag.time.max.ms", c.replica_lag_time_max_ms);
-        n(self, "replica.fetch.wait.max.ms", c.replica_fetch_wait_max_ms);
+        n(
+            self,
+            "replica.fetch.wait.max.ms",
+            c.replica_fetch_wait_max_ms,
+        );
         n(self, "replica.fetch.backoff.ms", c.replica_fetch_backoff_ms);
-        n(self, "replica.socket.timeout.ms", c.replica_socket_timeout_ms);
+        n(
+            self,
+            "replica.socket.timeout.ms",
+            c.replica_socket_timeout_ms,
+        );
         n(
             self,
             "controller.socket.timeout.ms",
@@ -676,7 +706,11 @@ impl Writer {
             "broker.heartbeat.interval.ms",
             c.broker_heartbeat_interval_ms,
         );
-        n(self, "broker.session.timeout.ms", c.broker_session_timeout_ms);
+        n(
+            self,
+            "broker.session.timeout.ms",
+            c.broker_session_timeout_ms,
+        );
         n(self, "request.timeout.ms", c.request_timeout_ms);
         n(self, "delivery.timeout.ms", c.delivery_timeout_ms);
         n(self, "retries", c.retries.into());

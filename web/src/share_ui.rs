@@ -506,10 +506,7 @@ pub fn handle_host_message(ctx: Ctx, data: &JsValue) {
             }
             ctx.notice.set(None);
         }
-        _ => post_error(
-            "unknown message type: use play, pause, seek or load",
-            false,
-        ),
+        _ => post_error("unknown message type: use play, pause, seek or load", false),
     }
 }
 
