@@ -20,9 +20,13 @@ import { gzipSync, constants } from "node:zlib";
 // (read, validated, evaluated and drawn on the timeline; about 20 KB) and issue 12's status
 // line, committed-per-record cells and sleeping frame loop (about 5 KB) landed in the same
 // session: main with all three measured 355.8 KB before the producer's 4.5 KB, so the
-// budget is 365 KB. Issue 12's goal of 250 KB is still open; lower this when a cut lands.
-// Raise it only with a reason written here.
-const BUDGET_GZIP_BYTES = 365 * 1000;
+// budget was 365 KB. Issue 12's second session (branch issue12-size) took the total from
+// 361.1 to 351.7 KB (the engine's own JSON reader and writer, the embed messages as
+// JavaScript objects, a smaller panic hook; BENCHMARKS.md "Shipped size") and set it to
+// 356 KB: that figure and about 4 KB of room. Issue 12's goal of 250 KB is still open
+// (BENCHMARKS.md lists where the bytes are); lower this when a cut lands. Branches that
+// landed beside it add their own measured cost. Raise it only with a reason written here.
+const BUDGET_GZIP_BYTES = 356 * 1000;
 // The embed loader (web/static/embed.js) is shipped too, but the playground never loads it:
 // documentation pages load it, and it loads the playground in an iframe. So it is not part
 // of the total above; it has a budget of its own, to stay one small script.

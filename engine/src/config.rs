@@ -302,7 +302,7 @@ impl Config {
         let mut next = self.clone();
         let as_text = match value {
             serde_json::Value::String(s) => s.clone(),
-            other => other.to_string(),
+            other => crate::json::value_text(other),
         };
         let parse_u64 = |range: &Range| -> Result<u64, ConfigError> {
             as_text

@@ -16,6 +16,7 @@ pub mod error;
 pub mod expect;
 pub mod fetcher;
 pub mod invariants;
+pub mod json;
 pub mod log;
 pub mod network;
 pub mod partition;

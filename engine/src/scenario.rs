@@ -377,9 +377,10 @@ impl Scenario {
                 "a scenario may be at most 4 MiB of JSON",
             ));
         }
-        // Parsed into a `Value`, then read by hand (`scenario_json`): serde's derived reader
-        // for the timeline was the largest function in the shipped wasm.
-        let v: serde_json::Value = serde_json::from_str(text)
+        // Parsed into a `Value` (`json::parse`, as serde_json would), then read by hand
+        // (`scenario_json`): serde's derived reader for the timeline was the largest
+        // function in the shipped wasm.
+        let v = crate::json::parse(text)
             .map_err(|e| ScenarioError::new("scenario", format!("not a valid scenario: {e}")))?;
         let s = crate::scenario_json::scenario(&v)?;
         s.validate()?;
@@ -387,7 +388,7 @@ impl Scenario {
     }
 
     pub fn to_json_pretty(&self) -> String {
-        serde_json::to_string_pretty(self).unwrap_or_default()
+        crate::json::scenario(self, true)
     }
 
     /// The replica list: `assignment`, or 1..=replication_factor (default: all brokers).

@@ -104,7 +104,7 @@ pub fn base64url_decode(text: &str) -> Result<Vec<u8>, ShareError> {
 
 /// Packs a scenario into a link payload (`w1.…`).
 pub fn encode(scenario: &Scenario) -> String {
-    let json = serde_json::to_vec(scenario).unwrap_or_default();
+    let json = crate::json::scenario(scenario, false).into_bytes();
     let packed = miniz_oxide::deflate::compress_to_vec(&json, 9);
     format!("{CURRENT_PREFIX}{}", base64url_encode(&packed))
 }

@@ -1251,7 +1251,7 @@ impl Sim {
                         "kafka-configs.sh --alter --add-config {name}={}",
                         match value {
                             serde_json::Value::String(s) => s.clone(),
-                            v => v.to_string(),
+                            v => crate::json::value_text(v),
                         }
                     ),
                 );

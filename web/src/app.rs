@@ -81,9 +81,7 @@ pub fn App() -> impl IntoView {
     if embed {
         // The link did not open: tell the host (the embed loader shows it in place).
         if let Some(n) = &opening.notice {
-            share_ui::post_to_host(
-                &serde_json::json!({"source": "watermark", "type": "error", "message": n, "opening": true}),
-            );
+            share_ui::post_error(n, true);
         }
     }
     ctx.publish();

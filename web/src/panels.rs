@@ -182,7 +182,7 @@ pub fn Settings(ctx: Ctx) -> impl IntoView {
     let number = move |name: &'static str| {
         move |ev| {
             let v: u64 = event_target_value(&ev).parse().unwrap_or(0);
-            set_config(ctx, name, serde_json::json!(v));
+            set_config(ctx, name, serde_json::Value::from(v));
         }
     };
     let warnings = move || {
@@ -242,19 +242,19 @@ pub fn Settings(ctx: Ctx) -> impl IntoView {
                 <label class="check">
                     <input type="checkbox" aria-label="unclean.leader.election.enable"
                         prop:checked=move || status.with(|s| s.config.unclean_leader_election_enable)
-                        on:change=move |ev| set_config(ctx, "unclean.leader.election.enable", serde_json::json!(event_target_checked(&ev))) />
+                        on:change=move |ev| set_config(ctx, "unclean.leader.election.enable", serde_json::Value::from(event_target_checked(&ev))) />
                     <code>"unclean.leader.election.enable"</code>
                 </label>
                 <label class="check">
                     <input type="checkbox" aria-label="Eligible leader replicas (KIP-966)"
                         prop:checked=move || status.with(|s| s.config.elr_enabled())
-                        on:change=move |ev| set_config(ctx, "eligible.leader.replicas.version", serde_json::json!(if event_target_checked(&ev) { 1 } else { 0 })) />
+                        on:change=move |ev| set_config(ctx, "eligible.leader.replicas.version", serde_json::Value::from(if event_target_checked(&ev) { 1 } else { 0 })) />
                     "Eligible leader replicas (KIP-966)"
                 </label>
                 <label class="check">
                     <input type="checkbox" aria-label="enable.idempotence"
                         prop:checked=move || status.with(|s| s.config.enable_idempotence != Some(false))
-                        on:change=move |ev| set_config(ctx, "enable.idempotence", serde_json::json!(event_target_checked(&ev))) />
+                        on:change=move |ev| set_config(ctx, "enable.idempotence", serde_json::Value::from(event_target_checked(&ev))) />
                     <code>"enable.idempotence"</code>
                 </label>
                 <NumberSetting ctx=ctx name="replica.fetch.wait.max.ms" min=0 max=5000 step=50 get=|c| c.replica_fetch_wait_max_ms />
@@ -284,7 +284,7 @@ fn NumberSetting(
                 prop:value=move || status.with(|s| get(&s.config).to_string())
                 on:change=move |ev| {
                     let v: u64 = event_target_value(&ev).parse().unwrap_or(min);
-                    set_config(ctx, name, serde_json::json!(v));
+                    set_config(ctx, name, serde_json::Value::from(v));
                 } />
             <output>{move || status.with(|s| get(&s.config))}</output>
         </label>

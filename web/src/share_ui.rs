@@ -4,7 +4,7 @@
 //! (docs/embedding.md).
 
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 use watermark_engine::presets::{preset, PRESETS};
 use watermark_engine::trace::TraceKind;
 use watermark_engine::{share, Scenario};
@@ -404,18 +404,45 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
     }
 }
 
-/// Messages to the host page of an embed (docs/embedding.md).
-pub fn post_to_host(message: &serde_json::Value) {
+/// Messages to the host page of an embed (docs/embedding.md): an object of these fields,
+/// built in place (no JSON text in between), after `source: "watermark"`. The fields come
+/// in alphabetical order, as the messages always had them.
+pub fn post_to_host(kind: &str, fields: &[(&str, JsValue)]) {
     let Some(w) = web_sys::window() else { return };
     let Ok(parent) = w.parent() else { return };
     let Some(parent) = parent else { return };
     if parent == w {
         return;
     }
-    let Ok(js) = js_sys::JSON::parse(&message.to_string()) else {
-        return;
+    let message = js_sys::Object::new();
+    let set = |k: &str, v: &JsValue| {
+        let _ = js_sys::Reflect::set(&message, &JsValue::from_str(k), v);
     };
-    let _ = parent.post_message(&js, "*");
+    for (k, v) in fields.iter().filter(|(k, _)| *k < "source") {
+        set(k, v);
+    }
+    set("source", &JsValue::from_str("watermark"));
+    for (k, v) in fields.iter().filter(|(k, _)| *k > "source" && *k < "type") {
+        set(k, v);
+    }
+    set("type", &JsValue::from_str(kind));
+    let _ = parent.post_message(&message, "*");
+}
+
+/// Tells the host what went wrong (`opening`: while the page opened a link).
+pub fn post_error(message: &str, opening: bool) {
+    let mut fields = vec![("message", JsValue::from_str(message))];
+    if opening {
+        fields.push(("opening", JsValue::TRUE));
+    }
+    post_to_host("error", &fields);
+}
+
+/// A field of a host's message, if the message is an object that has it.
+fn field(data: &JsValue, name: &str) -> Option<JsValue> {
+    js_sys::Reflect::get(data, &JsValue::from_str(name))
+        .ok()
+        .filter(|v| !v.is_undefined())
 }
 
 thread_local! {
@@ -436,37 +463,34 @@ pub fn report_to_host(ctx: Ctx) {
     let describe = ctx.snap.with_untracked(|s| s.describe.clone());
     let (h0, t0, p0, d0) = REPORTED.with(|r| r.borrow().clone());
     if height != h0 {
-        post_to_host(
-            &serde_json::json!({"source": "watermark", "type": "height", "height": height}),
-        );
+        post_to_host("height", &[("height", height.into())]);
     }
     if now != t0 || playing != p0 || describe != d0 {
-        post_to_host(&serde_json::json!({
-            "source": "watermark", "type": "state", "time_ms": now,
-            "clock": geometry::format_clock(now), "describe": describe, "playing": playing,
-        }));
+        post_to_host(
+            "state",
+            &[
+                ("clock", geometry::format_clock(now).into()),
+                ("describe", describe.as_str().into()),
+                ("playing", playing.into()),
+                // Simulated times stay far below 2^53: exact as a JavaScript number.
+                ("time_ms", (now as f64).into()),
+            ],
+        );
     }
     REPORTED.with(|r| *r.borrow_mut() = (height, now, playing, describe));
 }
 
-/// Handles a message from the host: play, pause, seek, load.
-pub fn handle_host_message(ctx: Ctx, data: &wasm_bindgen::JsValue) {
-    let Some(text) = js_sys::JSON::stringify(data)
-        .ok()
-        .and_then(|s| s.as_string())
-    else {
-        return;
-    };
-    if text.len() > share::MAX_LINK_CHARS * 2 {
+/// Handles a message from the host: play, pause, seek, load. Its fields are read from the
+/// object as it came (no JSON text in between); only a `scenario` object is written out as
+/// JSON text, for the scenario reader. A link or scenario longer than twice the longest
+/// link is ignored, as a whole message that long always was.
+pub fn handle_host_message(ctx: Ctx, data: &JsValue) {
+    let text_of = |name: &str| field(data, name).and_then(|v| v.as_string());
+    if text_of("target").as_deref() != Some("watermark") {
         return;
     }
-    let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else {
-        return;
-    };
-    if v.get("target").and_then(|t| t.as_str()) != Some("watermark") {
-        return;
-    }
-    match v.get("type").and_then(|t| t.as_str()) {
+    let too_long = |s: &str| s.len() > share::MAX_LINK_CHARS * 2;
+    match text_of("type").as_deref() {
         Some("play") => {
             ctx.with_pg(|pg| pg.playing = true);
         }
@@ -474,10 +498,12 @@ pub fn handle_host_message(ctx: Ctx, data: &wasm_bindgen::JsValue) {
             ctx.with_pg(|pg| pg.playing = false);
         }
         Some("seek") => {
-            let Some(t) = v.get("time_ms").and_then(|t| t.as_u64()) else {
-                post_to_host(
-                    &serde_json::json!({"source": "watermark", "type": "error", "message": "seek needs time_ms, a whole number of milliseconds"}),
-                );
+            // A whole number of milliseconds, as JSON's reader took it (`as_u64`).
+            let t = field(data, "time_ms")
+                .and_then(|t| t.as_f64())
+                .filter(|t| *t >= 0.0 && t.fract() == 0.0 && *t < 18_446_744_073_709_551_616.0);
+            let Some(t) = t.map(|t| t as u64) else {
+                post_error("seek needs time_ms, a whole number of milliseconds", false);
                 return;
             };
             let t = t.min(watermark_engine::scenario::MAX_TIME_MS);
@@ -490,24 +516,27 @@ pub fn handle_host_message(ctx: Ctx, data: &wasm_bindgen::JsValue) {
             });
         }
         Some("load") => {
-            let scenario = match (v.get("link").and_then(|l| l.as_str()), v.get("scenario")) {
-                (Some(link), _) => share::decode(link).map_err(|e| e.to_string()),
-                (None, Some(s)) => Scenario::from_json(&s.to_string()).map_err(|e| e.to_string()),
+            let scenario_text = || {
+                field(data, "scenario")
+                    .and_then(|s| js_sys::JSON::stringify(&s).ok())
+                    .and_then(|s| s.as_string())
+            };
+            let scenario = match (text_of("link"), scenario_text()) {
+                (Some(link), _) if too_long(&link) => return,
+                (Some(link), _) => share::decode(&link).map_err(|e| e.to_string()),
+                (None, Some(s)) if too_long(&s) => return,
+                (None, Some(s)) => Scenario::from_json(&s).map_err(|e| e.to_string()),
                 _ => Err(
                     "load needs link (a w1. payload) or scenario (a scenario object)".to_string(),
                 ),
             };
             match scenario {
                 Ok(s) => ctx.restart(s, String::new()),
-                Err(e) => post_to_host(
-                    &serde_json::json!({"source": "watermark", "type": "error", "message": e}),
-                ),
+                Err(e) => post_error(&e, false),
             }
             ctx.notice.set(None);
         }
-        _ => post_to_host(
-            &serde_json::json!({"source": "watermark", "type": "error", "message": "unknown message type: use play, pause, seek or load"}),
-        ),
+        _ => post_error("unknown message type: use play, pause, seek or load", false),
     }
 }
 

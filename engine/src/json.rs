@@ -1,0 +1,888 @@
+//! JSON text in and out without serde's machinery: a reader that builds a
+//! `serde_json::Value` and a writer for scenarios and values.
+//!
+//! The playground ships as WebAssembly, and serde_json's `Deserializer` and `Serializer`
+//! (with serde's derived `Serialize` for the scenario, monomorphized once for compact and
+//! once for pretty output) were a large part of it. These plain functions do the same work
+//! in much less code (BENCHMARKS.md, "Shipped size"):
+//!
+//! - [`parse`] accepts exactly what `serde_json::from_str::<Value>` accepts, gives the same
+//!   `Value` (numbers included: it computes floats the way serde_json does without its
+//!   `float_roundtrip` feature) and the same error messages with the same line and column;
+//! - [`scenario`] writes a scenario as `serde_json::to_string` (compact) or
+//!   `to_string_pretty` would with the derived `Serialize`: the same fields in the same
+//!   order, so share links keep their bytes;
+//! - [`value_text`] writes a `Value` as its `Display` does.
+//!
+//! `tests/json.rs` checks all three against serde_json.
+
+use serde_json::{Map, Number, Value};
+
+use crate::config::Config;
+use crate::expect::{Expectation, LeaderExpect};
+use crate::scenario::{Action, Endpoint, ProduceSpec, Scenario, TimedAction};
+use crate::types::Acks;
+
+// ---------------------------------------------------------------------------------------
+// Reading
+
+struct Reader<'a> {
+    s: &'a [u8],
+    i: usize,
+    depth: u8,
+}
+
+/// Parses JSON text as `serde_json::from_str::<Value>` does; the error is its message.
+pub fn parse(text: &str) -> Result<Value, String> {
+    let mut r = Reader {
+        s: text.as_bytes(),
+        i: 0,
+        depth: 128,
+    };
+    let v = r.value()?;
+    match r.ws() {
+        Some(_) => Err(r.peek_err("trailing characters")),
+        None => Ok(v),
+    }
+}
+
+impl Reader<'_> {
+    fn err_at(&self, i: usize, code: &str) -> String {
+        let before = &self.s[..i];
+        let start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p + 1);
+        let line = 1 + before[..start].iter().filter(|&&b| b == b'\n').count();
+        format!("{code} at line {line} column {}", i - start)
+    }
+    /// serde_json's `error`: at the current index.
+    fn err(&self, code: &str) -> String {
+        self.err_at(self.i, code)
+    }
+    /// serde_json's `peek_error`: one past the current index.
+    fn peek_err(&self, code: &str) -> String {
+        self.err_at(self.s.len().min(self.i + 1), code)
+    }
+    fn peek(&self) -> Option<u8> {
+        self.s.get(self.i).copied()
+    }
+    fn peek_or_null(&self) -> u8 {
+        self.peek().unwrap_or(0)
+    }
+    fn next(&mut self) -> Option<u8> {
+        let c = self.peek();
+        if c.is_some() {
+            self.i += 1;
+        }
+        c
+    }
+    fn ws(&mut self) -> Option<u8> {
+        while let Some(b' ' | b'\n' | b'\t' | b'\r') = self.peek() {
+            self.i += 1;
+        }
+        self.peek()
+    }
+
+    fn value(&mut self) -> Result<Value, String> {
+        let Some(c) = self.ws() else {
+            return Err(self.peek_err("EOF while parsing a value"));
+        };
+        match c {
+            b'n' => self.ident(b"null").map(|()| Value::Null),
+            b't' => self.ident(b"true").map(|()| Value::Bool(true)),
+            b'f' => self.ident(b"false").map(|()| Value::Bool(false)),
+            b'-' => {
+                self.i += 1;
+                self.number(false)
+            }
+            b'0'..=b'9' => self.number(true),
+            b'"' => {
+                self.i += 1;
+                self.string().map(Value::String)
+            }
+            b'[' | b'{' => {
+                self.depth -= 1;
+                if self.depth == 0 {
+                    return Err(self.peek_err("recursion limit exceeded"));
+                }
+                self.i += 1;
+                let v = if c == b'[' {
+                    self.array()
+                } else {
+                    self.object()
+                };
+                self.depth += 1;
+                v
+            }
+            _ => Err(self.peek_err("expected value")),
+        }
+    }
+
+    fn ident(&mut self, word: &[u8]) -> Result<(), String> {
+        self.i += 1;
+        for &expected in &word[1..] {
+            match self.next() {
+                None => return Err(self.err("EOF while parsing a value")),
+                Some(c) if c != expected => return Err(self.err("expected ident")),
+                Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn array(&mut self) -> Result<Value, String> {
+        let mut items = Vec::new();
+        loop {
+            let Some(c) = self.ws() else {
+                return Err(self.peek_err("EOF while parsing a list"));
+            };
+            if c == b']' {
+                break;
+            }
+            if !items.is_empty() {
+                if c != b',' {
+                    return Err(self.peek_err("expected `,` or `]`"));
+                }
+                self.i += 1;
+                match self.ws() {
+                    Some(b']') => return Err(self.peek_err("trailing comma")),
+                    Some(_) => {}
+                    None => return Err(self.peek_err("EOF while parsing a value")),
+                }
+            }
+            items.push(self.value()?);
+        }
+        self.i += 1;
+        Ok(Value::Array(items))
+    }
+
+    fn object(&mut self) -> Result<Value, String> {
+        let mut map = Map::new();
+        let mut first = true;
+        loop {
+            let Some(c) = self.ws() else {
+                return Err(self.peek_err("EOF while parsing an object"));
+            };
+            if c == b'}' {
+                break;
+            }
+            if !first {
+                if c != b',' {
+                    return Err(self.peek_err("expected `,` or `}`"));
+                }
+                self.i += 1;
+                match self.ws() {
+                    Some(b'"') => {}
+                    Some(b'}') => return Err(self.peek_err("trailing comma")),
+                    Some(_) => return Err(self.peek_err("key must be a string")),
+                    None => return Err(self.peek_err("EOF while parsing a value")),
+                }
+            } else if c != b'"' {
+                return Err(self.peek_err("key must be a string"));
+            }
+            first = false;
+            self.i += 1;
+            let key = self.string()?;
+            match self.ws() {
+                Some(b':') => self.i += 1,
+                Some(_) => return Err(self.peek_err("expected `:`")),
+                None => return Err(self.peek_err("EOF while parsing an object")),
+            }
+            let v = self.value()?;
+            map.insert(key, v);
+        }
+        self.i += 1;
+        Ok(Value::Object(map))
+    }
+
+    /// After the opening quote.
+    fn string(&mut self) -> Result<String, String> {
+        let mut out: Vec<u8> = Vec::new();
+        loop {
+            let start = self.i;
+            while let Some(&c) = self.s.get(self.i) {
+                if c == b'"' || c == b'\\' || c < 0x20 {
+                    break;
+                }
+                self.i += 1;
+            }
+            out.extend_from_slice(&self.s[start..self.i]);
+            match self.peek() {
+                None => return Err(self.err("EOF while parsing a string")),
+                Some(b'"') => {
+                    self.i += 1;
+                    // Only whole UTF-8 sequences of the input and encoded code points
+                    // were copied.
+                    return Ok(String::from_utf8(out).unwrap_or_default());
+                }
+                Some(b'\\') => {
+                    self.i += 1;
+                    self.escape(&mut out)?;
+                }
+                Some(_) => {
+                    self.i += 1;
+                    return Err(self
+                        .err("control character (\\u0000-\\u001F) found while parsing a string"));
+                }
+            }
+        }
+    }
+
+    fn escape(&mut self, out: &mut Vec<u8>) -> Result<(), String> {
+        let Some(c) = self.next() else {
+            return Err(self.err("EOF while parsing a string"));
+        };
+        let byte = match c {
+            b'"' | b'\\' | b'/' => c,
+            b'b' => 8,
+            b'f' => 12,
+            b'n' => b'\n',
+            b'r' => b'\r',
+            b't' => b'\t',
+            b'u' => return self.unicode_escape(out),
+            _ => return Err(self.err("invalid escape")),
+        };
+        out.push(byte);
+        Ok(())
+    }
+
+    fn hex4(&mut self) -> Result<u32, String> {
+        let Some(digits) = self.s.get(self.i..self.i + 4) else {
+            self.i = self.s.len();
+            return Err(self.err("EOF while parsing a string"));
+        };
+        self.i += 4;
+        let mut n = 0;
+        for &d in digits {
+            let v = match d {
+                b'0'..=b'9' => d - b'0',
+                b'a'..=b'f' => d - b'a' + 10,
+                b'A'..=b'F' => d - b'A' + 10,
+                _ => return Err(self.err("invalid escape")),
+            };
+            n = n * 16 + u32::from(v);
+        }
+        Ok(n)
+    }
+
+    fn unicode_escape(&mut self, out: &mut Vec<u8>) -> Result<(), String> {
+        let n = self.hex4()?;
+        let code = if (0xDC00..=0xDFFF).contains(&n) {
+            return Err(self.err("lone leading surrogate in hex escape"));
+        } else if (0xD800..=0xDBFF).contains(&n) {
+            for expected in [b'\\', b'u'] {
+                match self.peek() {
+                    None => return Err(self.err("EOF while parsing a string")),
+                    Some(c) => {
+                        self.i += 1;
+                        if c != expected {
+                            return Err(self.err("unexpected end of hex escape"));
+                        }
+                    }
+                }
+            }
+            let n2 = self.hex4()?;
+            if !(0xDC00..=0xDFFF).contains(&n2) {
+                return Err(self.err("lone leading surrogate in hex escape"));
+            }
+            (((n - 0xD800) << 10) | (n2 - 0xDC00)) + 0x1_0000
+        } else {
+            n
+        };
+        let ch = char::from_u32(code).unwrap_or('\u{fffd}');
+        out.extend_from_slice(ch.encode_utf8(&mut [0; 4]).as_bytes());
+        Ok(())
+    }
+
+    /// serde_json's `parse_integer` and what follows it (without `float_roundtrip`).
+    fn number(&mut self, positive: bool) -> Result<Value, String> {
+        let Some(c) = self.next() else {
+            return Err(self.err("EOF while parsing a value"));
+        };
+        let mut significand: u64 = 0;
+        let mut exponent: i32 = 0;
+        match c {
+            b'0' => {
+                if self.peek_or_null().is_ascii_digit() {
+                    return Err(self.peek_err("invalid number"));
+                }
+            }
+            b'1'..=b'9' => {
+                significand = u64::from(c - b'0');
+                while let c @ b'0'..=b'9' = self.peek_or_null() {
+                    let digit = u64::from(c - b'0');
+                    match significand
+                        .checked_mul(10)
+                        .and_then(|s| s.checked_add(digit))
+                    {
+                        Some(s) if exponent == 0 => significand = s,
+                        // Too long for a u64: the remaining digits only scale it.
+                        _ => exponent += 1,
+                    }
+                    self.i += 1;
+                }
+            }
+            _ => return Err(self.err("invalid number")),
+        }
+        let float = match self.peek_or_null() {
+            b'.' => self.decimal(positive, significand, exponent)?,
+            b'e' | b'E' => self.exponent(positive, significand, exponent)?,
+            _ if exponent != 0 => self.f64_of_parts(positive, significand, exponent)?,
+            _ if positive => return Ok(Value::Number(significand.into())),
+            _ => {
+                let neg = (significand as i64).wrapping_neg();
+                if neg >= 0 {
+                    -(significand as f64)
+                } else {
+                    return Ok(Value::Number(neg.into()));
+                }
+            }
+        };
+        Ok(Number::from_f64(float).map_or(Value::Null, Value::Number))
+    }
+
+    fn decimal(
+        &mut self,
+        positive: bool,
+        mut significand: u64,
+        before: i32,
+    ) -> Result<f64, String> {
+        self.i += 1;
+        let mut after = 0;
+        let mut overflowed = false;
+        while let c @ b'0'..=b'9' = self.peek_or_null() {
+            let digit = u64::from(c - b'0');
+            if !overflowed {
+                match significand
+                    .checked_mul(10)
+                    .and_then(|s| s.checked_add(digit))
+                {
+                    Some(s) => {
+                        significand = s;
+                        after -= 1;
+                    }
+                    None => overflowed = true,
+                }
+            }
+            self.i += 1;
+        }
+        if after == 0 && !overflowed {
+            return Err(match self.peek() {
+                Some(_) => self.peek_err("invalid number"),
+                None => self.peek_err("EOF while parsing a value"),
+            });
+        }
+        let exponent = before + after;
+        match self.peek_or_null() {
+            b'e' | b'E' => self.exponent(positive, significand, exponent),
+            _ => self.f64_of_parts(positive, significand, exponent),
+        }
+    }
+
+    fn exponent(&mut self, positive: bool, significand: u64, start: i32) -> Result<f64, String> {
+        self.i += 1;
+        let positive_exp = match self.peek_or_null() {
+            b'+' => {
+                self.i += 1;
+                true
+            }
+            b'-' => {
+                self.i += 1;
+                false
+            }
+            _ => true,
+        };
+        let mut exp = match self.next() {
+            None => return Err(self.err("EOF while parsing a value")),
+            Some(c @ b'0'..=b'9') => i32::from(c - b'0'),
+            Some(_) => return Err(self.err("invalid number")),
+        };
+        while let c @ b'0'..=b'9' = self.peek_or_null() {
+            self.i += 1;
+            match exp
+                .checked_mul(10)
+                .and_then(|e| e.checked_add(i32::from(c - b'0')))
+            {
+                Some(e) => exp = e,
+                None => {
+                    if significand != 0 && positive_exp {
+                        return Err(self.err("number out of range"));
+                    }
+                    while self.peek_or_null().is_ascii_digit() {
+                        self.i += 1;
+                    }
+                    return Ok(if positive { 0.0 } else { -0.0 });
+                }
+            }
+        }
+        let exponent = if positive_exp {
+            start.saturating_add(exp)
+        } else {
+            start.saturating_sub(exp)
+        };
+        self.f64_of_parts(positive, significand, exponent)
+    }
+
+    fn f64_of_parts(
+        &self,
+        positive: bool,
+        significand: u64,
+        mut exponent: i32,
+    ) -> Result<f64, String> {
+        let mut f = significand as f64;
+        loop {
+            match POW10.get(exponent.unsigned_abs() as usize) {
+                Some(&pow) => {
+                    if exponent >= 0 {
+                        f *= pow;
+                        if f.is_infinite() {
+                            return Err(self.err("number out of range"));
+                        }
+                    } else {
+                        f /= pow;
+                    }
+                    break;
+                }
+                None => {
+                    if f == 0.0 {
+                        break;
+                    }
+                    if exponent >= 0 {
+                        return Err(self.err("number out of range"));
+                    }
+                    f /= 1e308;
+                    exponent += 308;
+                }
+            }
+        }
+        Ok(if positive { f } else { -f })
+    }
+}
+
+/// Powers of ten as serde_json's parser uses them (`f64_from_parts`).
+#[rustfmt::skip]
+static POW10: [f64; 309] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22, 1e23, 1e24, 1e25, 1e26, 1e27, 1e28, 1e29, 1e30, 1e31,
+    1e32, 1e33, 1e34, 1e35, 1e36, 1e37, 1e38, 1e39, 1e40, 1e41, 1e42, 1e43, 1e44, 1e45, 1e46,
+    1e47, 1e48, 1e49, 1e50, 1e51, 1e52, 1e53, 1e54, 1e55, 1e56, 1e57, 1e58, 1e59, 1e60, 1e61,
+    1e62, 1e63, 1e64, 1e65, 1e66, 1e67, 1e68, 1e69, 1e70, 1e71, 1e72, 1e73, 1e74, 1e75, 1e76,
+    1e77, 1e78, 1e79, 1e80, 1e81, 1e82, 1e83, 1e84, 1e85, 1e86, 1e87, 1e88, 1e89, 1e90, 1e91,
+    1e92, 1e93, 1e94, 1e95, 1e96, 1e97, 1e98, 1e99, 1e100, 1e101, 1e102, 1e103, 1e104, 1e105,
+    1e106, 1e107, 1e108, 1e109, 1e110, 1e111, 1e112, 1e113, 1e114, 1e115, 1e116, 1e117, 1e118,
+    1e119, 1e120, 1e121, 1e122, 1e123, 1e124, 1e125, 1e126, 1e127, 1e128, 1e129, 1e130, 1e131,
+    1e132, 1e133, 1e134, 1e135, 1e136, 1e137, 1e138, 1e139, 1e140, 1e141, 1e142, 1e143, 1e144,
+    1e145, 1e146, 1e147, 1e148, 1e149, 1e150, 1e151, 1e152, 1e153, 1e154, 1e155, 1e156, 1e157,
+    1e158, 1e159, 1e160, 1e161, 1e162, 1e163, 1e164, 1e165, 1e166, 1e167, 1e168, 1e169, 1e170,
+    1e171, 1e172, 1e173, 1e174, 1e175, 1e176, 1e177, 1e178, 1e179, 1e180, 1e181, 1e182, 1e183,
+    1e184, 1e185, 1e186, 1e187, 1e188, 1e189, 1e190, 1e191, 1e192, 1e193, 1e194, 1e195, 1e196,
+    1e197, 1e198, 1e199, 1e200, 1e201, 1e202, 1e203, 1e204, 1e205, 1e206, 1e207, 1e208, 1e209,
+    1e210, 1e211, 1e212, 1e213, 1e214, 1e215, 1e216, 1e217, 1e218, 1e219, 1e220, 1e221, 1e222,
+    1e223, 1e224, 1e225, 1e226, 1e227, 1e228, 1e229, 1e230, 1e231, 1e232, 1e233, 1e234, 1e235,
+    1e236, 1e237, 1e238, 1e239, 1e240, 1e241, 1e242, 1e243, 1e244, 1e245, 1e246, 1e247, 1e248,
+    1e249, 1e250, 1e251, 1e252, 1e253, 1e254, 1e255, 1e256, 1e257, 1e258, 1e259, 1e260, 1e261,
+    1e262, 1e263, 1e264, 1e265, 1e266, 1e267, 1e268, 1e269, 1e270, 1e271, 1e272, 1e273, 1e274,
+    1e275, 1e276, 1e277, 1e278, 1e279, 1e280, 1e281, 1e282, 1e283, 1e284, 1e285, 1e286, 1e287,
+    1e288, 1e289, 1e290, 1e291, 1e292, 1e293, 1e294, 1e295, 1e296, 1e297, 1e298, 1e299, 1e300,
+    1e301, 1e302, 1e303, 1e304, 1e305, 1e306, 1e307, 1e308
+];
+
+// ---------------------------------------------------------------------------------------
+// Writing
+
+/// JSON text as serde_json's compact or pretty formatter writes it.
+struct Writer {
+    out: String,
+    pretty: bool,
+    indent: usize,
+    /// Nothing written yet in the innermost array or object.
+    empty: bool,
+}
+
+impl Writer {
+    fn new(pretty: bool) -> Writer {
+        Writer {
+            out: String::new(),
+            pretty,
+            indent: 0,
+            empty: true,
+        }
+    }
+    fn open(&mut self, c: char) {
+        self.out.push(c);
+        self.indent += 1;
+        self.empty = true;
+    }
+    fn close(&mut self, c: char) {
+        self.indent -= 1;
+        if !self.empty {
+            self.newline();
+        }
+        self.out.push(c);
+        self.empty = false;
+    }
+    fn newline(&mut self) {
+        if self.pretty {
+            self.out.push('\n');
+            for _ in 0..self.indent {
+                self.out.push_str("  ");
+            }
+        }
+    }
+    /// Before an array item.
+    fn item(&mut self) {
+        if !self.empty {
+            self.out.push(',');
+        }
+        self.newline();
+        self.empty = false;
+    }
+    /// Before an object member's value.
+    fn key(&mut self, k: &str) -> &mut Self {
+        self.item();
+        self.str(k);
+        self.out.push(':');
+        if self.pretty {
+            self.out.push(' ');
+        }
+        self
+    }
+    fn str(&mut self, s: &str) {
+        self.out.push('"');
+        for c in s.chars() {
+            match c {
+                '"' => self.out.push_str("\\\""),
+                '\\' => self.out.push_str("\\\\"),
+                '\u{8}' => self.out.push_str("\\b"),
+                '\u{c}' => self.out.push_str("\\f"),
+                '\n' => self.out.push_str("\\n"),
+                '\r' => self.out.push_str("\\r"),
+                '\t' => self.out.push_str("\\t"),
+                c if c < ' ' => {
+                    const HEX: &[u8; 16] = b"0123456789abcdef";
+                    let b = c as usize;
+                    self.out.push_str("\\u00");
+                    self.out.push(HEX[b >> 4] as char);
+                    self.out.push(HEX[b & 15] as char);
+                }
+                c => self.out.push(c),
+            }
+        }
+        self.out.push('"');
+    }
+    fn u64(&mut self, n: u64) {
+        self.out.push_str(&n.to_string());
+    }
+    fn bool(&mut self, b: bool) {
+        self.out.push_str(if b { "true" } else { "false" });
+    }
+    fn opt_u64(&mut self, n: Option<u64>) {
+        match n {
+            Some(n) => self.u64(n),
+            None => self.out.push_str("null"),
+        }
+    }
+    fn opt_str(&mut self, s: Option<&str>) {
+        match s {
+            Some(s) => self.str(s),
+            None => self.out.push_str("null"),
+        }
+    }
+    fn ids(&mut self, ids: &[u32]) {
+        self.open('[');
+        for &id in ids {
+            self.item();
+            self.u64(id.into());
+        }
+        self.close(']');
+    }
+    fn value(&mut self, v: &Value) {
+        match v {
+            Value::Null => self.out.push_str("null"),
+            Value::Bool(b) => self.bool(*b),
+            Value::Number(n) => self.out.push_str(&n.to_string()),
+            Value::String(s) => self.str(s),
+            Value::Array(items) => {
+                self.open('[');
+                for item in items {
+                    self.item();
+                    self.value(item);
+                }
+                self.close(']');
+            }
+            Value::Object(map) => {
+                self.open('{');
+                for (k, v) in map {
+                    self.key(k).value(v);
+                }
+                self.close('}');
+            }
+        }
+    }
+    fn endpoint(&mut self, e: Endpoint) {
+        match e {
+            Endpoint::Broker(id) => self.u64(id.into()),
+            Endpoint::Controller(_) => self.str("controller"),
+        }
+    }
+
+    fn scenario(&mut self, s: &Scenario) {
+        self.open('{');
+        self.key("version").u64(s.version.into());
+        self.key("title").str(&s.title);
+        self.key("description").str(&s.description);
+        self.key("source").str(&s.source);
+        self.key("topic").str(&s.topic);
+        self.key("brokers").u64(s.brokers.into());
+        self.key("assignment").ids(&s.assignment);
+        self.key("replication_factor")
+            .opt_u64(s.replication_factor.map(u64::from));
+        self.key("seed").u64(s.seed);
+        self.key("config").config(&s.config);
+        self.key("links").open('[');
+        for l in &s.links {
+            self.item();
+            self.open('{');
+            self.key("a").endpoint(l.a);
+            self.key("b").endpoint(l.b);
+            self.key("latency_ms").u64(l.latency_ms);
+            self.close('}');
+        }
+        self.close(']');
+        self.key("timeline").open('[');
+        for t in &s.timeline {
+            self.item();
+            self.timed_action(t);
+        }
+        self.close(']');
+        self.key("end_ms").opt_u64(s.end_ms);
+        if !s.expect.is_empty() {
+            self.key("expect").open('[');
+            for e in &s.expect {
+                self.item();
+                self.expectation(e);
+            }
+            self.close(']');
+        }
+        self.close('}');
+    }
+
+    fn config(&mut self, c: &Config) {
+        self.open('{');
+        let n = |w: &mut Self, k: &str, v: u64| w.key(k).u64(v);
+        n(self, "min.insync.replicas", c.min_insync_replicas.into());
+        self.key("unclean.leader.election.enable")
+            .bool(c.unclean_leader_election_enable);
+        n(
+            self,
+            "eligible.leader.replicas.version",
+            c.eligible_leader_replicas_version.into(),
+        );
+        n(self, "replica.lag.time.max.ms", c.replica_lag_time_max_ms);
+        n(
+            self,
+            "replica.fetch.wait.max.ms",
+            c.replica_fetch_wait_max_ms,
+        );
+        n(self, "replica.fetch.backoff.ms", c.replica_fetch_backoff_ms);
+        n(
+            self,
+            "replica.socket.timeout.ms",
+            c.replica_socket_timeout_ms,
+        );
+        n(
+            self,
+            "controller.socket.timeout.ms",
+            c.controller_socket_timeout_ms,
+        );
+        n(
+            self,
+            "replica.high.watermark.checkpoint.interval.ms",
+            c.replica_high_watermark_checkpoint_interval_ms,
+        );
+        n(
+            self,
+            "broker.heartbeat.interval.ms",
+            c.broker_heartbeat_interval_ms,
+        );
+        n(
+            self,
+            "broker.session.timeout.ms",
+            c.broker_session_timeout_ms,
+        );
+        n(self, "request.timeout.ms", c.request_timeout_ms);
+        n(self, "delivery.timeout.ms", c.delivery_timeout_ms);
+        n(self, "retries", c.retries.into());
+        n(self, "retry.backoff.ms", c.retry_backoff_ms);
+        if let Some(b) = c.enable_idempotence {
+            self.key("enable.idempotence").bool(b);
+        }
+        if c.max_in_flight_requests_per_connection != crate::config::DEFAULT_MAX_IN_FLIGHT {
+            n(
+                self,
+                "max.in.flight.requests.per.connection",
+                c.max_in_flight_requests_per_connection.into(),
+            );
+        }
+        n(self, "sim.network.latency.ms", c.network_latency_ms);
+        n(self, "sim.controller.latency.ms", c.controller_latency_ms);
+        n(self, "sim.network.jitter.ms", c.network_jitter_ms);
+        n(
+            self,
+            "sim.unclean.election.interval.ms",
+            c.unclean_election_interval_ms,
+        );
+        self.close('}');
+    }
+
+    fn timed_action(&mut self, t: &TimedAction) {
+        self.open('{');
+        self.key("at").u64(t.at);
+        let (tag, broker) = match &t.action {
+            Action::Produce(_) => ("produce", None),
+            Action::Consume { .. } => ("consume", None),
+            Action::Freeze { broker } => ("freeze", Some(*broker)),
+            Action::Thaw { broker } => ("thaw", Some(*broker)),
+            Action::Kill { broker } => ("kill", Some(*broker)),
+            Action::Stop { broker } => ("stop", Some(*broker)),
+            Action::Start { broker } => ("start", Some(*broker)),
+            Action::Slow { broker, .. } => ("slow", Some(*broker)),
+            Action::Cut { .. } => ("cut", None),
+            Action::Heal { .. } => ("heal", None),
+            Action::LoseDisk { broker } => ("lose_disk", Some(*broker)),
+            Action::SetConfig { .. } => ("set_config", None),
+            Action::ElectPreferred => ("elect_preferred", None),
+            Action::ElectUnclean => ("elect_unclean", None),
+            Action::Describe => ("describe", None),
+            Action::Offsets => ("offsets", None),
+            Action::Epochs => ("epochs", None),
+            Action::Checkpoints => ("checkpoints", None),
+            Action::DumpLog { broker } => ("dump_log", Some(*broker)),
+            Action::Note { .. } => ("note", None),
+        };
+        self.key("action").str(tag);
+        if let Some(b) = broker {
+            self.key("broker").u64(b.into());
+        }
+        match &t.action {
+            Action::Produce(p) => self.produce(p),
+            Action::Consume {
+                max_records,
+                from_beginning,
+            } => {
+                self.key("max_records").opt_u64(max_records.map(u64::from));
+                self.key("from_beginning").bool(*from_beginning);
+            }
+            Action::Slow { ms, .. } => self.key("ms").u64(*ms),
+            Action::Cut { a, b } | Action::Heal { a, b } => {
+                self.key("a").endpoint(*a);
+                self.key("b").endpoint(*b);
+            }
+            Action::SetConfig { name, value } => {
+                self.key("name").str(name);
+                self.key("value").value(value);
+            }
+            Action::Note { text } => self.key("text").str(text),
+            _ => {}
+        }
+        self.close('}');
+    }
+
+    fn produce(&mut self, p: &ProduceSpec) {
+        self.key("acks").str(match p.acks.0 {
+            Acks::Zero => "0",
+            Acks::One => "1",
+            Acks::All => "all",
+        });
+        self.key("values").open('[');
+        for v in &p.values {
+            self.item();
+            self.str(v);
+        }
+        self.close(']');
+        self.key("prefix").opt_str(p.prefix.as_deref());
+        self.key("count").opt_u64(p.count.map(u64::from));
+        self.key("start").opt_u64(p.start.map(u64::from));
+        self.key("one_by_one").bool(p.one_by_one);
+        self.key("retries").opt_u64(p.retries.map(u64::from));
+        self.key("to").opt_u64(p.to.map(u64::from));
+    }
+
+    fn expectation(&mut self, e: &Expectation) {
+        self.open('{');
+        self.key("at").u64(e.at);
+        if !e.label.is_empty() {
+            self.key("label").str(&e.label);
+        }
+        if let Some(v) = e.since {
+            self.key("since").u64(v);
+        }
+        if let Some(v) = &e.describe {
+            self.key("describe").str(v);
+        }
+        if let Some(v) = e.leader {
+            let w = self.key("leader");
+            match v {
+                LeaderExpect::Broker(id) => w.u64(id.into()),
+                LeaderExpect::None(_) => w.str("none"),
+            }
+        }
+        if let Some(v) = &e.isr {
+            self.key("isr").ids(v);
+        }
+        if let Some(v) = &e.elr {
+            self.key("elr").ids(v);
+        }
+        if let Some(v) = e.broker {
+            self.key("broker").u64(v.into());
+        }
+        if let Some(v) = e.leo {
+            self.key("leo").u64(v);
+        }
+        if let Some(v) = e.hw {
+            self.key("hw").u64(v);
+        }
+        for (k, v) in [
+            ("offsets", &e.offsets),
+            ("produce", &e.produce),
+            ("error", &e.error),
+        ] {
+            if let Some(v) = v {
+                self.key(k).str(v);
+            }
+        }
+        if let Some(v) = e.loss {
+            self.key("loss").bool(v);
+        }
+        if let Some([a, b]) = e.lost {
+            self.key("lost").open('[');
+            self.item();
+            self.u64(a);
+            self.item();
+            self.u64(b);
+            self.close(']');
+        }
+        for (k, v) in [("caption", &e.caption), ("line", &e.line)] {
+            if let Some(v) = v {
+                self.key(k).str(v);
+            }
+        }
+        self.close('}');
+    }
+}
+
+/// A scenario's JSON text: as `serde_json::to_string_pretty` (`pretty`) or `to_string`
+/// writes it with the derived `Serialize`.
+pub fn scenario(s: &Scenario, pretty: bool) -> String {
+    let mut w = Writer::new(pretty);
+    w.scenario(s);
+    w.out
+}
+
+/// A value's JSON text, as its `Display` (compact) writes it.
+pub fn value_text(v: &Value) -> String {
+    let mut w = Writer::new(false);
+    w.value(v);
+    w.out
+}

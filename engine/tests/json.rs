@@ -1,0 +1,282 @@
+//! `watermark_engine::json` reads and writes JSON without serde's machinery, to keep it out
+//! of the shipped wasm. These tests hold it to serde_json as the reference: the same
+//! `Value` and the same error message (line and column included) for valid, truncated and
+//! mutated texts, and the same bytes for every scenario written compact and pretty.
+#![cfg(not(target_arch = "wasm32"))]
+
+use serde_json::{json, Value};
+use watermark_engine::json;
+use watermark_engine::presets::{preset, PRESETS};
+use watermark_engine::rng::Rng;
+use watermark_engine::share;
+use watermark_engine::Scenario;
+
+fn same_parse(text: &str) {
+    let reference = serde_json::from_str::<Value>(text).map_err(|e| e.to_string());
+    let hand = json::parse(text);
+    match (&hand, &reference) {
+        // Compared as text too: `Value`'s `==` takes 0.0 and -0.0 for the same number.
+        (Ok(a), Ok(b)) => assert!(
+            a == b && serde_json::to_string(a).unwrap() == serde_json::to_string(b).unwrap(),
+            "{text:?}: {a} != {b}"
+        ),
+        _ => assert_eq!(hand, reference, "on {text:?}"),
+    }
+}
+
+const CASES: &[&str] = &[
+    "",
+    " ",
+    "n",
+    "nul",
+    "nulx",
+    "null",
+    "true",
+    "tru",
+    "trux",
+    "false",
+    "fals",
+    "nullx",
+    "null null",
+    "[",
+    "]",
+    "[]",
+    "[ ]",
+    "[1",
+    "[1,",
+    "[1,]",
+    "[1 2]",
+    "[1,2]",
+    "[[[]]]",
+    "{",
+    "}",
+    "{}",
+    "{ }",
+    "{\"a\"",
+    "{\"a\":",
+    "{\"a\":1",
+    "{\"a\":1,",
+    "{\"a\":1,}",
+    "{\"a\" 1}",
+    "{1:2}",
+    "{\"a\":1 \"b\":2}",
+    "{\"a\":1,\"a\":2}",
+    "{\"b\":1,\"a\":[{}]}",
+    "{\"a\":1,2}",
+    "\"",
+    "\"abc",
+    "\"abc\"",
+    "\"a\\",
+    "\"a\\x\"",
+    "\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"",
+    "\"\\u\"",
+    "\"\\u12\"",
+    "\"\\u12",
+    "\"\\u0041\"",
+    "\"\\u00e9\"",
+    "\"\\uzzzz\"",
+    "\"\\ud83d\\ude00\"",
+    "\"\\ud83d\"",
+    "\"\\ud83dx\"",
+    "\"\\ud83d\\x\"",
+    "\"\\ud83d\\u0041\"",
+    "\"\\ude00\"",
+    "\"\\ud83d",
+    "\"\\ud83d\\",
+    "\"a\u{1}b\"",
+    "\"tab\there\"",
+    "\"é€😀\"",
+    "0",
+    "-0",
+    "-",
+    "-x",
+    "00",
+    "01",
+    "0.",
+    "0.x",
+    "0.5",
+    "-0.5",
+    "1e",
+    "1e+",
+    "1e-",
+    "1ex",
+    "1e5",
+    "1E5",
+    "1e-5",
+    "1.5e3",
+    "1.5E-3",
+    "123456789012345678901234567890",
+    "18446744073709551615",
+    "18446744073709551616",
+    "-9223372036854775808",
+    "-9223372036854775809",
+    "18446744073709551616.1",
+    "1.8446744073709551616e3",
+    "0.18446744073709551616",
+    "1e308",
+    "1e309",
+    "-1e309",
+    "1e-400",
+    "0e99999999999",
+    "1e99999999999",
+    "1e-99999999999",
+    "-0e5",
+    "4.9e-324",
+    "2.2250738585072014e-308",
+    "0.1",
+    "0.30000000000000004",
+    "123.456e-7",
+    "1.7976931348623157e308",
+    "[1.5,-2,3e2]",
+    "\n\n  x",
+    "[\n1,\n]",
+    "{\n\"a\": tru }",
+    "\t\r\n null \t\r\n",
+    "nan",
+    "Infinity",
+    "+1",
+    ".5",
+    "[,]",
+    "[1,,2]",
+    "{,}",
+    "{\"a\":1,,}",
+    "\u{feff}null",
+];
+
+#[test]
+fn parses_as_serde_json_does() {
+    for case in CASES {
+        same_parse(case);
+    }
+    let deep = |n: usize| "[".repeat(n) + &"]".repeat(n);
+    for n in [126, 127, 128, 129, 200] {
+        same_parse(&deep(n));
+        same_parse(&"{\"a\":".repeat(n));
+    }
+}
+
+#[test]
+fn parses_presets_and_their_damaged_copies_as_serde_json_does() {
+    let mut rng = Rng::new(12);
+    let bytes: &[u8] = b"{}[]\",:\\ 0123456789.eE+-ntfu\n\x01ax";
+    for p in PRESETS {
+        let text = preset(p.name).unwrap().to_json_pretty();
+        same_parse(&text);
+        let step = (text.len() / 300).max(1);
+        for cut in (0..text.len()).step_by(step) {
+            if text.is_char_boundary(cut) {
+                same_parse(&text[..cut]);
+            }
+        }
+        for _ in 0..600 {
+            let mut t = text.clone().into_bytes();
+            let at = (rng.next_u64() % t.len() as u64) as usize;
+            let b = bytes[(rng.next_u64() % bytes.len() as u64) as usize];
+            match rng.next_u64() % 3 {
+                0 => t[at] = b,
+                1 => t.insert(at, b),
+                _ => {
+                    t.remove(at);
+                }
+            }
+            if let Ok(t) = String::from_utf8(t) {
+                same_parse(&t);
+            }
+        }
+    }
+}
+
+fn same_text(s: &Scenario) {
+    assert_eq!(json::scenario(s, false), serde_json::to_string(s).unwrap());
+    assert_eq!(
+        json::scenario(s, true),
+        serde_json::to_string_pretty(s).unwrap()
+    );
+}
+
+#[test]
+fn writes_scenarios_as_serde_json_does() {
+    for p in PRESETS {
+        same_text(&preset(p.name).unwrap());
+    }
+    for entry in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/links")).unwrap() {
+        // A title line, then the link.
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        let link = text.lines().nth(1).unwrap();
+        let s = share::decode(link).unwrap();
+        same_text(&s);
+    }
+    // Every action, every expectation field, every optional config, odd strings and values.
+    let every = json!({
+        "version": 1, "title": "q\"uote \\ back\nline\ttab\u{1}\u{1f} é€😀 \u{7f}",
+        "topic": "t", "brokers": 4, "assignment": [2, 1, 3], "replication_factor": 3,
+        "seed": 18446744073709551615u64,
+        "config": {"enable.idempotence": false, "max.in.flight.requests.per.connection": 1},
+        "links": [{"a": 1, "b": "controller", "latency_ms": 40}, {"a": "controller", "b": 2, "latency_ms": 0}],
+        "timeline": [
+            {"at": 0, "action": "produce", "acks": "1", "values": ["a", "b"], "prefix": "p", "count": 3, "start": 7, "one_by_one": true, "retries": 2, "to": 2},
+            {"at": 1, "action": "produce", "acks": "0", "values": ["x"]},
+            {"at": 2, "action": "produce"},
+            {"at": 3, "action": "consume", "max_records": 5, "from_beginning": true},
+            {"at": 4, "action": "consume"},
+            {"at": 5, "action": "freeze", "broker": 1}, {"at": 6, "action": "thaw", "broker": 1},
+            {"at": 7, "action": "kill", "broker": 2}, {"at": 8, "action": "stop", "broker": 3},
+            {"at": 9, "action": "start", "broker": 2}, {"at": 10, "action": "slow", "broker": 1, "ms": 300},
+            {"at": 11, "action": "cut", "a": 1, "b": "controller"}, {"at": 12, "action": "heal", "a": "controller", "b": 1},
+            {"at": 13, "action": "lose_disk", "broker": 3},
+            {"at": 14, "action": "set_config", "name": "min.insync.replicas", "value": 2},
+            {"at": 15, "action": "set_config", "name": "min.insync.replicas", "value": "2"},
+            {"at": 16, "action": "set_config", "name": "unclean.leader.election.enable", "value": true},
+            {"at": 17, "action": "elect_preferred"}, {"at": 18, "action": "elect_unclean"},
+            {"at": 19, "action": "describe"}, {"at": 20, "action": "offsets"},
+            {"at": 21, "action": "epochs"}, {"at": 22, "action": "checkpoints"},
+            {"at": 23, "action": "dump_log", "broker": 4}, {"at": 24, "action": "note", "text": "a \"note\"\n"}
+        ],
+        "end_ms": 60000,
+        "expect": [
+            {"at": 5, "label": "l", "since": 1, "describe": "d", "leader": 2, "isr": [1, 2], "elr": [], "broker": 1,
+             "leo": 3, "hw": 2, "offsets": "rep:0:2", "produce": "p", "error": "E", "loss": true, "lost": [1, 2],
+             "caption": "c", "line": "x"},
+            {"at": 6, "leader": "none"}
+        ]
+    });
+    // Read by serde (no validation: the writer must write what it is given).
+    let s: Scenario = serde_json::from_value(every).unwrap();
+    same_text(&s);
+    let mut s2 = s.clone();
+    s2.expect.clear();
+    s2.end_ms = None;
+    s2.replication_factor = None;
+    s2.assignment.clear();
+    same_text(&s2);
+    same_text(&Scenario::default());
+}
+
+#[test]
+fn writes_values_as_display_does() {
+    for v in [
+        json!(null),
+        json!(true),
+        json!(0),
+        json!(-5),
+        json!(1.5),
+        json!(-0.0),
+        json!(1e300),
+        json!("a\"b\\c\u{0}\u{1f}\u{7f}é"),
+        json!([]),
+        json!({}),
+        json!([1, [2, {"b": 1, "a": [null]}]]),
+    ] {
+        assert_eq!(json::value_text(&v), v.to_string());
+    }
+    // Set-config actions hold any value; the scenario writes it as serde_json would.
+    let mut s = Scenario::default();
+    s.timeline.push(watermark_engine::scenario::TimedAction {
+        at: 0,
+        action: watermark_engine::Action::SetConfig {
+            name: "x".into(),
+            value: json!({"z": [1.25, -3, "s"], "a": {"b": null}}),
+        },
+    });
+    same_text(&s);
+}
