@@ -234,14 +234,10 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
         ctx.snap
             .with(|s| s.brokers.iter().map(|b| b.id).collect::<Vec<_>>())
     });
-    let items = Memo::new(move |_| {
-        open.get()
-            .map(|id| ctx.snap.with(|s| menu_items(s, id)))
-            .unwrap_or_default()
-    });
+    // The open menu's items, as its markup was last built from (the click reads them).
+    let items = StoredValue::new(Vec::<Item>::new());
     let layer = NodeRef::<leptos::html::Div>::new();
-    let menu = NodeRef::<leptos::html::Div>::new();
-    let field = NodeRef::<leptos::html::Input>::new();
+    let part = move |selector: &str| layer.get_untracked().and_then(|l| find(&l, selector));
     let trigger = move |id: BrokerId| {
         layer
             .get_untracked()
@@ -280,40 +276,57 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
     // The items: rebuilt when one changes (the clock runs while the menu is open), keeping
     // the focus on the item it was on; on opening, the first enabled item takes it.
     Effect::new(move |_| {
-        let html = items.with(|v| items_markup(v));
+        let now = open
+            .get()
+            .map(|id| ctx.snap.with(|s| menu_items(s, id)))
+            .unwrap_or_default();
         let shown = open.get().is_some() && !asking.get();
-        let Some(m) = menu.get() else { return };
+        layer.track();
+        let Some(m) = part(".menu[role=menu]") else {
+            return;
+        };
         // Shown here, before the focus moves in (a hidden item takes no focus).
         let _ = if shown {
             m.remove_attribute("hidden")
         } else {
             m.set_attribute("hidden", "")
         };
-        let doc = m.owner_document();
-        let active = doc
-            .as_ref()
+        if items.with_value(|v| *v != now) || m.child_element_count() == 0 {
+            let doc = m.owner_document();
+            let active = doc
+                .as_ref()
+                .and_then(|d| d.active_element())
+                .filter(|a| m.contains(Some(a)))
+                .and_then(|a| a.get_attribute("data-i"));
+            m.set_inner_html(&items_markup(&now));
+            items.set_value(now);
+            if let Some(el) = active.and_then(|i| find(&m, &format!("[data-i=\"{i}\"]"))) {
+                focus(&el);
+            }
+        }
+        let inside = m
+            .owner_document()
             .and_then(|d| d.active_element())
-            .filter(|a| m.contains(Some(a)))
-            .and_then(|a| a.get_attribute("data-i"));
-        m.set_inner_html(&html);
-        match active.and_then(|i| find(&m, &format!("[data-i=\"{i}\"]"))) {
-            Some(el) => focus(&el),
-            None if shown => move_focus(&m, i32::MIN),
-            None => {}
+            .is_some_and(|a| m.contains(Some(&a)));
+        if shown && !inside {
+            move_focus(&m, i32::MIN);
         }
     });
-    let form = NodeRef::<leptos::html::Form>::new();
+    // The delay form, and the focus in its field.
     Effect::new(move |_| {
         let shown = asking.get() && open.get().is_some();
-        if let (Some(f), Some(input)) = (form.get(), field.get()) {
+        layer.track();
+        if let (Some(f), Some(input)) = (part("form"), part("form input")) {
             let _ = if shown {
                 f.remove_attribute("hidden")
             } else {
                 f.set_attribute("hidden", "")
             };
             if shown {
-                let _ = input.focus();
-                input.select();
+                focus(&input);
+                if let Some(i) = input.dyn_ref::<web_sys::HtmlInputElement>() {
+                    i.select();
+                }
             }
         }
     });
@@ -360,7 +373,7 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
             }
         } else if let Some((_, i)) = target_with(&ev, "data-i") {
             let item =
-                items.with_untracked(|v| v.get(i.parse::<usize>().unwrap_or(usize::MAX)).cloned());
+                items.with_value(|v| v.get(i.parse::<usize>().unwrap_or(usize::MAX)).cloned());
             match item.map(|it| it.action) {
                 Some(Some(a)) => {
                     ctx.act(a);
@@ -385,7 +398,7 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
             }
             return;
         }
-        let Some(m) = menu.get_untracked() else {
+        let Some(m) = part(".menu[role=menu]") else {
             return;
         };
         if target_with(&ev, "data-i").is_none() {
@@ -442,13 +455,13 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
             <div class="lane-menus" node_ref=layer on:click=on_click on:keydown=on_key on:focusout=on_focus_out>
                 <div class="lane-buttons"></div>
                 <div class="menu" role="menu" aria-label=name(|id| format!("Broker {id}"))
-                    hidden="" style=place_menu node_ref=menu></div>
+                    hidden="" style=place_menu></div>
                 <form class="menu slow-form" role="dialog" aria-label=name(|id| format!("Slow broker {id}"))
-                    hidden="" style=place_menu node_ref=form
+                    hidden="" style=place_menu
                     on:submit=move |ev| { ev.prevent_default(); slow(); }>
                     <label>
                         "Delay (ms) after each fetch "
-                        <input type="text" inputmode="numeric" node_ref=field
+                        <input type="text" inputmode="numeric"
                             aria-label=name(|id| format!("Delay (ms) for broker {id}"))
                             aria-invalid=move || error.with(|e| e.is_some()).to_string()
                             aria-describedby="slow-error"

@@ -75,17 +75,17 @@ impl Undo {
 /// "The previous session was put aside. Undo", while the new cluster is the one shown.
 #[component]
 pub fn UndoBar(ctx: Ctx, undo: Undo) -> impl IntoView {
-    let text = Memo::new(move |_| {
+    let text = move || {
         ctx.status.track();
         undo.offer.with(|o| {
             o.as_ref()
                 .filter(|(_, after)| ctx.pg.with_value(|pg| pg.scenario() == after))
                 .map(|(t, _)| t.clone())
         })
-    });
+    };
     view! {
-        <p class="undo-bar" role="status" hidden=move || text.with(Option::is_none)>
-            {move || text.get().unwrap_or_default()}
+        <p class="undo-bar" role="status" hidden=move || text().is_none()>
+            {move || text().unwrap_or_default()}
             " "
             <button aria-label="Undo" on:click=move |_| undo.restore(ctx)>"Undo"</button>
         </p>

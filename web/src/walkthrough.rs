@@ -86,10 +86,6 @@ fn previous(ctx: Ctx) {
 
 #[component]
 pub fn Walkthrough(ctx: Ctx) -> impl IntoView {
-    let has_steps = Memo::new(move |_| {
-        ctx.status
-            .with(|_| ctx.pg.with_value(|pg| !pg.captions().is_empty()))
-    });
     let state = Memo::new(move |_| {
         ctx.snap.track();
         ctx.status.track();
@@ -115,7 +111,7 @@ pub fn Walkthrough(ctx: Ctx) -> impl IntoView {
     };
     // Parts are hidden rather than built and removed (`Show`): fewer kilobytes of wasm.
     view! {
-        <div class="caption-bar" class:whole=move || whole.get() role="group" aria-label="Walkthrough" hidden=move || !has_steps.get()>
+        <div class="caption-bar" class:whole=move || whole.get() role="group" aria-label="Walkthrough" hidden=move || state.with(|s| s.steps == 0)>
             <span class="step-count" data-testid="step">{move || state.with(step_label)}</span>
             <p class=move || if state.with(|s| s.stale) { "caption stale" } else { "caption" } aria-live="polite" data-testid="caption">{move || state.with(|s| s.text.clone())}</p>
             <button class="more" hidden=!ctx.embed aria-expanded=move || whole.get().to_string() aria-label=move || if whole.get() { "Show one line of the caption" } else { "Show the whole caption" } on:click=move |_| whole.update(|w| *w = !*w)>
