@@ -293,3 +293,41 @@ test("a preset's walkthrough: step n of N, Previous and Next, a pause at each ca
   await button(page, "Play").waitFor();
   assert.equal(await clockMs(page), notes[0].at);
 });
+
+test("messages are labelled inside the picture, and each cell's value fits its cell", async () => {
+  // Forty records: the log window has slid, so the brokers' log ends (where messages start
+  // and land) are near the right edge; 300 ms of latency keeps messages in flight.
+  const scenario = {
+    version: 1,
+    config: { "sim.network.latency.ms": 300 },
+    timeline: [
+      { at: 0, action: "produce", acks: "1", prefix: "shared-", count: 40 },
+      { at: 2000, action: "produce", acks: "all", values: ["last"] },
+    ],
+  };
+  const { page } = await openFresh(app, `/?t=2000${shareHash(scenario)}`);
+  const clipped = () =>
+    page.locator(".cluster").evaluate((c) => {
+      const box = c.getBoundingClientRect();
+      const out = [];
+      for (const t of c.querySelectorAll("g.packet text.packet-label")) {
+        if (!t.textContent) continue;
+        const r = t.getBoundingClientRect();
+        if (r.left < box.left - 0.5 || r.right > box.right + 0.5) out.push(`${t.textContent}: ${r.left}..${r.right} outside ${box.left}..${box.right}`);
+      }
+      for (const g of c.querySelectorAll("g.cell")) {
+        const [rect, text] = [g.querySelector("rect").getBoundingClientRect(), g.querySelector("text.value").getBoundingClientRect()];
+        if (text.right > rect.right + 0.5) out.push(`cell ${g.querySelector("text.value").textContent} overflows its cell`);
+      }
+      return { out, labels: c.querySelectorAll("g.packet text.packet-label").length };
+    });
+  let seen = 0;
+  for (let i = 0; i < 60 && seen < 3; i++) {
+    await button(page, "Step one event").click();
+    const { out, labels } = await clipped();
+    assert.deepEqual(out, [], "nothing is cut off");
+    if (labels) seen++;
+  }
+  assert.ok(seen >= 3, "labelled messages were drawn");
+  assert.ok((await page.locator(".cluster g.cell text.value").allTextContents()).includes("s…-40"), "a long value keeps its number");
+});
