@@ -1,7 +1,7 @@
 // Accessibility scan of the release build with axe-core: the default page, then with the
-// Advanced settings and the Share panel open, and with the keyboard help shown, in the
-// light and the dark colour scheme. Any violation of impact serious or critical fails,
-// listed with its rule and the elements it found.
+// Advanced settings, the Share panel, the legend and a broker's fault menu open, and with
+// the keyboard help shown, in the light and the dark colour scheme. Any violation of impact
+// serious or critical fails, listed with its rule and the elements it found.
 
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
@@ -75,6 +75,10 @@ for (const colorScheme of ["light", "dark"]) {
     await page.getByRole("textbox", { name: "Share link", exact: true }).waitFor();
     await button(page, "Keyboard shortcuts").click();
     await page.getByRole("dialog", { name: "Keyboard shortcuts", exact: true }).waitFor();
+    await page.locator("details.legend > summary").click();
+    // Last: the menu closes when the focus leaves it.
+    await button(page, "Faults for broker 2").click();
+    await page.getByRole("menu", { name: "Broker 2", exact: true }).waitFor();
     assert.ok((await page.locator(".cluster g.cell").count()) > 0);
     await app.screenshot(page, `a11y-open-panels-${colorScheme}`);
     await assertNoSeriousViolations(page, `Advanced, Share and help open, ${colorScheme}`);

@@ -243,7 +243,7 @@ test("an embed without time controls, and one that autoplays from a given time",
 
   const { page: bare } = await app.open("/?embed=1&controls=0&preset=unclean-election");
   assert.equal(await bare.getByRole("button", { name: "Play", exact: true }).count(), 0, "no Play button");
-  assert.equal(await bare.getByRole("button", { name: "Step", exact: true }).count(), 0);
+  assert.equal(await bare.getByRole("button", { name: "Step one event", exact: true }).count(), 0);
   assert.equal(await bare.getByRole("slider", { name: "Timeline", exact: true }).count(), 0);
   assert.ok(await bare.locator(".cluster").isVisible());
   assert.match(await bare.locator('span[aria-label="kafka-topics --describe"]').textContent(), /^Topic: risky2 /);

@@ -60,6 +60,8 @@ test("an expectation that does not hold turns red when reached, and says why", a
   await slider(page, "Timeline").fill(String(at - 1500));
   await waitForText(summary(page), /, 0 not met, /);
   assert.equal(await mark.getAttribute("class"), "expect pending");
+  // Played through, not step by step (the walkthrough would pause at its next caption).
+  await page.getByRole("checkbox", { name: "Pause at each step", exact: true }).uncheck();
   await play(page);
   await waitForText(summary(page), /, 1 not met, /, { timeout: 10_000 });
   assert.equal(await mark.getAttribute("class"), "expect unmet");

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { APP_READY, useApp } from "../lib/harness.mjs";
-import { button, clockMs, eventLog, pause, play, poll } from "../lib/ui.mjs";
+import { button, clockMs, eventLog, fault, pause, play, poll } from "../lib/ui.mjs";
 
 const app = useApp();
 
@@ -80,7 +80,7 @@ test("a paused page runs no animation frames and no timers, and wakes for what a
   // page sleeps again.
   const log = eventLog(page);
   const lines = await log.locator("li").count();
-  await button(page, "Freeze broker 3").click();
+  await fault(page, "Freeze broker 3");
   await poll(async () => (await log.locator("li").count()) > lines);
   await poll(() => log.evaluate((el) => el.scrollTop + el.clientHeight >= el.scrollHeight - 2), {
     message: () => log.evaluate((el) => `scrollTop ${el.scrollTop} of ${el.scrollHeight}`),

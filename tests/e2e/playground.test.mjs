@@ -13,6 +13,8 @@ import {
   clockMs,
   describe,
   eventLog,
+  fault,
+  menuItem,
   notice,
   openFresh,
   parseClock,
@@ -71,7 +73,7 @@ test("the sliders set the cluster: brokers and RF start a new one, min.insync.re
     message: async () => `${await lanes(page).count()} lanes`,
   });
   await waitForText(notice(page), /Started a new cluster: 5 broker\(s\), replication factor 3/);
-  assert.equal(await button(page, "Kill broker 5").count(), 1);
+  assert.equal(await button(page, "Faults for broker 5").count(), 1, "a menu on each lane");
   assert.match(await describe(page).textContent(), /Replicas: 1,2,3 Isr: 1,2,3 /);
 
   // RF 4: replicas 1..4, the fifth broker hosts none.
@@ -88,14 +90,14 @@ test("the sliders set the cluster: brokers and RF start a new one, min.insync.re
 test("acks=all waits in the purgatory while a follower is frozen, and completes once it catches up", async () => {
   const { page } = await openFresh(app, "/");
 
-  await button(page, "Freeze broker 3").click();
+  await fault(page, "Freeze broker 3");
   await waitForText(lane(page, 2), /frozen/);
   await button(page, "Produce").click();
   // Step, event by event, until the produce request reaches the leader and waits there.
   await poll(
     async () => {
       if (/Purgatory/.test(await waiting(page).textContent())) return true;
-      await button(page, "Step").click();
+      await button(page, "Step one event").click();
       return false;
     },
     { timeout: 10_000, interval: 0, message: async () => `waiting: ${await waiting(page).textContent()}` },
@@ -118,7 +120,7 @@ test("acks=all waits in the purgatory while a follower is frozen, and completes 
   await app.screenshot(page, "playground-purgatory");
 
   // Thaw: broker 3 fetches, the HW moves to 1, and the request completes.
-  await button(page, "Thaw broker 3").click();
+  await fault(page, "Thaw broker 3");
   await play(page);
   const result = await waitForText(produceResults(page), /acks=all -> ok, offset=0 \(waited \d+ ms\)/);
   await pause(page);
@@ -140,7 +142,7 @@ test("a frozen follower that falls behind leaves the ISR after replica.lag.time.
   await waitForText(eventLog(page), /--add-config replica\.lag\.time\.max\.ms=2000/);
 
   // Broker 3 stops at t=0, then a record arrives that it will never fetch.
-  await button(page, "Freeze broker 3").click();
+  await fault(page, "Freeze broker 3");
   await button(page, "Produce").click();
   await setRange(page, "Speed", 666); // 10×
   await play(page);
@@ -206,10 +208,13 @@ test("killing the leader elects a new leader in a new leader epoch", async () =>
   const controller = page.locator(".cluster g.controller");
   assert.match(await controller.textContent(), /leader epoch 0/);
 
-  await button(page, "Kill broker 1").click();
+  await fault(page, "Kill broker 1");
   await waitForText(lane(page, 0), /killed/);
-  assert.equal(await button(page, "Start broker 1").isEnabled(), true);
-  assert.equal(await button(page, "Kill broker 1").isDisabled(), true);
+  // Its menu offers what a killed broker allows: Start, not Kill.
+  await button(page, "Faults for broker 1").click();
+  assert.equal(await menuItem(page, "Start broker 1").isEnabled(), true);
+  assert.equal(await menuItem(page, "Kill broker 1").isDisabled(), true);
+  await page.keyboard.press("Escape");
   // The controller fences broker 1 after broker.session.timeout.ms (9 s simulated).
   await setRange(page, "Speed", SPEED_MAX);
   await play(page);
@@ -236,7 +241,7 @@ test("the timeline scrubs back and forward, and acting in the past discards the 
   await waitForClock(page, 3_000);
   await pause(page);
   const killedAt = await clockMs(page);
-  await button(page, "Kill broker 1").click();
+  await fault(page, "Kill broker 1");
   await play(page);
   await waitForText(describe(page), /Leader: 2 /);
   await waitForClock(page, killedAt + 15_000);
@@ -271,7 +276,7 @@ test("the timeline scrubs back and forward, and acting in the past discards the 
   // Acting while scrubbed back discards what came after, and says so.
   await timeline.fill(String(before));
   await waitForText(describe(page), /Leader: 1 /);
-  await button(page, "Freeze broker 3").click();
+  await fault(page, "Freeze broker 3");
   const note = await waitForText(notice(page), /discarded/);
   assert.match(note, new RegExp(`Acting at ${fmt(before).replace(".", "\\.")} discarded the ${live - before} ms that had been simulated after it`));
   await backToLive.waitFor({ state: "detached" });
@@ -319,7 +324,10 @@ test("the keyboard plays, pauses, steps and goes back; ? opens the help; Tab rea
 
   // Tab goes through every control; Enter on a focused button acts.
   const focused = () =>
-    page.evaluate(() => document.activeElement?.getAttribute("aria-label") ?? document.activeElement?.tagName);
+    page.evaluate(() => {
+      const el = document.activeElement;
+      return el?.getAttribute("aria-label") ?? (el?.getAttribute("role") === "menuitem" ? el.textContent : el?.tagName);
+    });
   // One full round: stop at the first element focused twice.
   const seen = [];
   for (let i = 0; i < 150; i++) {
@@ -335,31 +343,52 @@ test("the keyboard plays, pauses, steps and goes back; ? opens the help; Tab rea
     seen.push(name);
   }
   const actions = [
-    "Keyboard shortcuts", "Play", "Step", "Speed", "Timeline",
+    "Keyboard shortcuts", "Play", "Step one event", "Speed", "Timeline",
     "Brokers", "Replication factor", "min.insync.replicas", "replica.lag.time.max.ms",
     "Value", "Records", "acks", "Produce", "Consume", "Consume from the beginning",
-    "Elect the preferred leader", "Force an unclean election", "Share", "Preset", "Open preset",
+    "Elect the preferred leader", "Force an unclean election", "Share", "Preset",
   ];
-  for (const id of [1, 2, 3]) {
-    actions.push(`Freeze broker ${id}`, `Kill broker ${id}`, `Stop broker ${id}`, `Slow broker ${id}`);
-    actions.push(`Cut broker ${id} from the controller`, `Lose the disk of broker ${id}`);
-    if (id !== 1) actions.push(`Cut broker ${id} from the leader`);
-  }
+  for (const id of [1, 2, 3]) actions.push(`Faults for broker ${id}`);
   const missing = actions.filter((a) => !seen.includes(a));
   assert.deepEqual(missing, [], `not reached with Tab; the order was:\n  ${seen.join("\n  ")}`);
 
+  // A broker's faults from the keyboard: Enter on its lane's button opens its menu on the
+  // first item it allows; the arrows skip what its state forbids; Enter acts and gives the
+  // focus back to the lane's button.
   await poll(async () => {
-    if ((await focused()) === "Freeze broker 3") return true;
+    if ((await focused()) === "Faults for broker 3") return true;
     await page.keyboard.press("Tab");
     return false;
   }, { interval: 0 });
   await page.keyboard.press("Enter");
-  await button(page, "Thaw broker 3").waitFor();
-  assert.match(await laneClass(page, 2), /\bfrozen\b/);
-  assert.equal(await focused(), "Thaw broker 3", "focus stays on the button, now named for what it does next");
-  // Space on a focused button presses it (and does not play).
+  await page.getByRole("menu", { name: "Broker 3", exact: true }).waitFor();
+  await poll(async () => (await focused()) === "Freeze broker 3", { message: focused });
+  await page.keyboard.press("ArrowDown");
+  assert.equal(await focused(), "Kill broker 3", "Thaw is disabled (broker 3 is not frozen) and skipped");
+  await page.keyboard.press("ArrowUp");
+  assert.equal(await focused(), "Freeze broker 3");
+  await page.keyboard.press("End");
+  assert.equal(await focused(), "Lose the disk of broker 3");
+  await page.keyboard.press("Home");
+  assert.equal(await focused(), "Freeze broker 3");
+  await page.keyboard.press("Enter");
+  await page.getByRole("menu").waitFor({ state: "detached" });
+  await poll(async () => /\bfrozen\b/.test(await laneClass(page, 2)));
+  assert.equal(await focused(), "Faults for broker 3", "the focus is back on the lane's button");
+  assert.equal(await button(page, "Play").count(), 1, "Enter acted; it did not play");
+  // Frozen: now Thaw is the first item allowed and Freeze is disabled; Escape closes.
+  await page.keyboard.press("Enter");
+  await poll(async () => (await focused()) === "Thaw broker 3", { message: focused });
+  assert.equal(await menuItem(page, "Freeze broker 3").isDisabled(), true);
+  await page.keyboard.press("Escape");
+  await page.getByRole("menu").waitFor({ state: "detached" });
+  assert.equal(await focused(), "Faults for broker 3");
+  assert.match(await laneClass(page, 2), /\bfrozen\b/, "Escape did nothing else");
+  // Space on the lane's button opens the menu too (and does not play); Enter thaws.
   await page.keyboard.press(" ");
-  await button(page, "Freeze broker 3").waitFor();
+  await poll(async () => (await focused()) === "Thaw broker 3", { message: focused });
+  await page.keyboard.press("Enter");
+  await poll(async () => !/\bfrozen\b/.test(await laneClass(page, 2)));
   assert.equal(await button(page, "Play").count(), 1);
 });
 
@@ -436,7 +465,7 @@ test("messages fly between the brokers, labelled in Kafka's fields, moving only 
   await poll(
     async () => {
       if ((await page.locator(".cluster g.packet").count()) > 0) return true;
-      await button(page, "Step").click();
+      await button(page, "Step one event").click();
       return false;
     },
     { timeout: 10_000, interval: 0, message: async () => "no message in flight after stepping" },

@@ -16,6 +16,7 @@ import {
   payloadOf,
   presetScenario,
 } from "../lib/links.mjs";
+import { fault, laneState } from "../lib/ui.mjs";
 
 const app = useApp();
 
@@ -94,7 +95,7 @@ async function playUntil(page, ms) {
 async function stepUntil(page, done, max = 200) {
   for (let i = 0; i < max; i++) {
     if (await done()) return i;
-    await button(page, "Step").click();
+    await button(page, "Step one event").click();
   }
   assert.fail(`still not there after ${max} steps`);
 }
@@ -116,7 +117,7 @@ async function readState(page) {
     eventLog: await page.locator('ol[aria-label="Event log"] > li').allTextContents(),
     produceResults: await page.locator('ul[aria-label="Produce results"] > li').allTextContents(),
     metrics: await text(page.locator("dl.metrics")),
-    brokers: await page.locator(".broker-row .name").allTextContents(),
+    brokers: await page.locator(".cluster text.lane-state").allTextContents(),
     // The picture as drawn: message slots are pooled (web/src/cluster.rs, `Flight`), so free
     // slots are left out and the drawn ones are put in message order.
     cluster: await page.locator(".cluster").evaluate((c) => {
@@ -163,12 +164,12 @@ test("a share link opens the same state at the same time in a fresh page", async
   await page.getByLabel("Value", { exact: true }).fill("shared");
   await page.getByLabel("Records", { exact: true }).fill("3");
   await button(page, "Produce").click();
-  await button(page, "Freeze broker 3").click();
+  await fault(page, "Freeze broker 3");
   await playUntil(page, 12_000);
   assert.match(await describe(page).textContent(), /Isr: 1,2 /, "broker 3 left the ISR");
   await button(page, "Produce").click();
-  for (let i = 0; i < 15; i++) await button(page, "Step").click();
-  await button(page, "Thaw broker 3").click();
+  for (let i = 0; i < 15; i++) await button(page, "Step one event").click();
+  await fault(page, "Thaw broker 3");
   await playUntil(page, (await clockMs(page)) + 4_000);
 
   const here = await readState(page);
@@ -221,7 +222,7 @@ test(
     // with broker 3's leader-epoch-checkpoint not yet written; the link's page writes it.
     const { page } = await openFresh("/");
     await button(page, "Produce").click();
-    for (let i = 0; i < 5; i++) await button(page, "Step").click();
+    for (let i = 0; i < 5; i++) await button(page, "Step one event").click();
     const here = await readState(page);
     const { page: other } = await app.open(pathOf(await shareLink(page)));
     assertSameState(await readState(other), here, "the link shared mid-millisecond");
@@ -272,13 +273,13 @@ test("every preset link opens that preset, and Next step walks through its capti
   assert.equal(await caption(page).textContent(), notes.at(-1).text);
   assert.match(await describe(page).textContent(), /^Topic: rep .*Isr: 1,2,3 /);
 
-  // Choosing a preset: its own link, and Open preset.
+  // Choosing a preset opens it at once (there is no separate Open button), with its own link.
+  assert.equal(await button(page, "Open preset").count(), 0);
   await page.getByLabel("Preset", { exact: true }).selectOption("min-isr-3");
+  const minIsr = presetScenario("min-isr-3");
+  assert.equal(await noticeText(page), `Opened the preset “${minIsr.title}”. Play it (it pauses at each step), or step through it with Next step.`);
   const href = await page.getByRole("link", { name: "Link to this preset" }).getAttribute("href");
   assert.equal(href, `${app.url}?preset=min-isr-3`);
-  await button(page, "Open preset").click();
-  const minIsr = presetScenario("min-isr-3");
-  assert.equal(await noticeText(page), `Opened the preset “${minIsr.title}”. Play it, or step through it with Next step.`);
   assert.match(await describe(page).textContent(), /^Topic: strict /);
   assert.equal(await clockMs(page), 0);
 });
@@ -344,7 +345,7 @@ test("a damaged, oversized, hostile or out-of-range link opens the default scena
     assert.match(text, reason, `${what}: the notice names what was wrong`);
     assert.ok(text.endsWith(" Showing the default scenario instead."), `${what}: ${text}`);
     assert.equal(await describe(page).textContent(), DEFAULT_DESCRIBE, `${what}: the default scenario`);
-    assert.equal(await page.locator(".broker-row").count(), 3, `${what}: three brokers`);
+    assert.equal(await page.locator(".lane-menu-button").count(), 3, `${what}: three brokers`);
     assert.equal(await page.evaluate((key) => localStorage.getItem(key), SESSION_KEY), stored, `${what}: storage untouched`);
     if (what === "altered") await app.screenshot(page, "share-bad-link-notice");
     await page.close();
@@ -388,7 +389,7 @@ test("a session is restored on reload, and Reset starts over with the default sc
   const { page } = await openFresh("/");
   await page.getByLabel("Value", { exact: true }).fill("kept");
   await button(page, "Produce").click();
-  await button(page, "Freeze broker 3").click();
+  await fault(page, "Freeze broker 3");
   const stored = await page.evaluate((key) => localStorage.getItem(key), SESSION_KEY);
   assert.ok(stored?.startsWith("w1."), "the session is saved after each action");
   assert.deepEqual(
@@ -404,7 +405,7 @@ test("a session is restored on reload, and Reset starts over with the default sc
   assert.deepEqual(decodeLink(payloadOf(await shareLink(page))).timeline, decodeLink(stored).timeline, "the same inputs");
   // Replaying it shows the same: broker 3 frozen, the same describe line and log.
   await playUntil(page, parseClock(before.clock));
-  await button(page, "Thaw broker 3").waitFor();
+  assert.match(await laneState(page, 3), /\bfrozen\b/);
   await slider(page, "Timeline").fill(String(parseClock(before.clock)));
   const after = await readState(page);
   for (const key of ["clock", "describe", "offsets", "epochs", "eventLog", "cluster"]) {
@@ -415,13 +416,13 @@ test("a session is restored on reload, and Reset starts over with the default sc
   assert.equal(await noticeText(page), "Started over with the default scenario.");
   assert.equal(await describe(page).textContent(), DEFAULT_DESCRIBE);
   assert.equal(await clockMs(page), 0);
-  await button(page, "Freeze broker 3").waitFor();
+  assert.doesNotMatch(await laneState(page, 3), /\bfrozen\b/);
   assert.deepEqual(decodeLink(payloadOf(await shareLink(page))).timeline, [], "no inputs");
 
   await reload(page);
   assert.equal(await describe(page).textContent(), DEFAULT_DESCRIBE);
   await playUntil(page, 1_000);
-  await button(page, "Freeze broker 3").waitFor();
+  assert.doesNotMatch(await laneState(page, 3), /\bfrozen\b/);
   assert.deepEqual(decodeLink(payloadOf(await shareLink(page))).timeline, [], "still the default");
 });
 
@@ -430,7 +431,7 @@ test(
   async () => {
     const { page } = await openFresh("/");
     await button(page, "Produce").click();
-    await button(page, "Freeze broker 3").click();
+    await fault(page, "Freeze broker 3");
     const saved = await page.evaluate((key) => localStorage.getItem(key), SESSION_KEY);
     await playUntil(page, 2_000);
     const before = await readState(page);
@@ -441,7 +442,7 @@ test(
     assert.ok(Number(await page.evaluate((key) => localStorage.getItem(key), TIME_KEY)) >= parseClock(before.clock), "the time it was left at");
     assert.equal(await noticeText(page), RESTORED);
     assert.equal(await clock(page).textContent(), before.clock);
-    assert.equal(await button(page, "Thaw broker 3").count(), 1, "broker 3 is still frozen");
+    assert.match(await laneState(page, 3), /\bfrozen\b/, "broker 3 is still frozen");
     assert.equal(await describe(page).textContent(), before.describe);
   },
 );
@@ -463,9 +464,9 @@ test(
   async () => {
     const { page } = await openFresh("/");
     await slider(page, "Brokers").fill("5");
-    assert.equal(await page.locator(".broker-row").count(), 5);
+    assert.equal(await page.locator(".lane-menu-button").count(), 5);
     await reload(page);
-    assert.equal(await page.locator(".broker-row").count(), 5);
+    assert.equal(await page.locator(".lane-menu-button").count(), 5);
   },
 );
 
@@ -475,7 +476,7 @@ test("a scenario exported as JSON imports into a fresh page; a bad file is refus
   await page.getByLabel("Records", { exact: true }).fill("2");
   await button(page, "Produce").click();
   await slider(page, "min.insync.replicas").fill("3");
-  await button(page, "Freeze broker 2").click();
+  await fault(page, "Freeze broker 2");
 
   const exported = await download(page, "Export scenario");
   assert.equal(exported.name, "watermark-scenario.json");
@@ -506,7 +507,7 @@ test("a scenario exported as JSON imports into a fresh page; a bad file is refus
   const saved = await other.evaluate((key) => localStorage.getItem(key), SESSION_KEY);
   assert.deepEqual(decodeLink(saved), scenario, "the import is the session now");
   // Its inputs replay: broker 2 freezes and min.insync.replicas becomes 3.
-  await stepUntil(other, async () => (await button(other, "Thaw broker 2").count()) === 1);
+  await stepUntil(other, async () => /\bfrozen\b/.test(await laneState(other, 2)));
   assert.equal(await slider(other, "min.insync.replicas").inputValue(), "3");
 
   // Bad files: the notice says why, and the scenario stays.

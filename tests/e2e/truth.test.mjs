@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { useApp } from "../lib/harness.mjs";
-import { button, describe, openFresh, pause, play, poll, setRange, SPEED_MAX, waitForText } from "../lib/ui.mjs";
+import { button, describe, fault, openFresh, pause, play, poll, setRange, SPEED_MAX, waitForText } from "../lib/ui.mjs";
 
 const app = useApp();
 
@@ -26,7 +26,7 @@ test("killing the leader keeps its committed records committed, and the picture 
   assert.equal(await status(page).textContent(), "", "all is well");
 
   // Killed: the controller still names broker 1 as leader until it fences it.
-  await button(page, "Kill broker 1").click();
+  await fault(page, "Kill broker 1");
   await waitForText(laneView(page, 0), /broker 1 · leader \(down\)/);
   await waitForText(status(page), /^Leader broker 1 is killed: writes and reads to it get no answer; the controller fences it in \d+\.\d s/);
   for (const i of [0, 1, 2]) {
@@ -45,6 +45,8 @@ test("killing the leader keeps its committed records committed, and the picture 
 
 test("a leaderless partition is drawn as offline, and records an unclean election lost as lost", async () => {
   const { page } = await openFresh(app, "/?preset=unclean-election");
+  // This test plays through the steps (the walkthrough's pauses have a test of their own).
+  await page.getByRole("checkbox", { name: "Pause at each step", exact: true }).uncheck();
   const next = button(page, "Next step");
   // Broker 1 holds no replica (the assignment is 2,3): broker 2 is the second lane.
   // Steps 1-4: broker 2, the only in-sync replica, stops; broker 3 may not lead.
@@ -122,7 +124,7 @@ test("a preset's captions say so once the person acts off its script", async () 
   await waitForText(caption, /^Step 4\./);
   assert.equal(await caption.getAttribute("class"), "caption", "on script: the caption is true");
   // Off script: broker 1 is killed in the middle of the walkthrough.
-  await button(page, "Kill broker 1").click();
+  await fault(page, "Kill broker 1");
   for (let i = 0; i < 3; i++) await next.click();
   await waitForText(caption, /^Off script since 0:16\.000 \(you acted\), so this step describes the scenario's own run, not this one: Step 7\./);
   assert.equal(await caption.getAttribute("class"), "caption stale");
@@ -130,6 +132,8 @@ test("a preset's captions say so once the person acts off its script", async () 
 
 test("a truncation says what it threw away, below or above the HW", async () => {
   const { page } = await openFresh(app, "/?preset=unclean-election");
+  // This test plays through the steps (the walkthrough's pauses have a test of their own).
+  await page.getByRole("checkbox", { name: "Pause at each step", exact: true }).uncheck();
   const next = button(page, "Next step");
   for (let i = 0; i < 7; i++) await next.click();
   await waitForText(page.getByTestId("caption"), /^Step 7\./);

@@ -131,3 +131,23 @@ export function shareHash(scenario) {
   const json = Buffer.from(JSON.stringify(scenario));
   return `#s=w1.${deflateRawSync(json, { level: 9 }).toString("base64url")}`;
 }
+
+/** A menu item by its accessible name (a broker's faults, web/src/lane_menu.rs). */
+export const menuItem = (page, name) => page.getByRole("menuitem", { name, exact: true });
+
+/**
+ * Runs one of a broker's faults as a person does: opens the menu on its lane ("Faults for
+ * broker 3") and chooses the item (`name`, e.g. "Freeze broker 3"); the menu closes.
+ */
+export async function fault(page, name) {
+  const id = /broker (\d+)/.exec(name)?.[1];
+  assert.ok(id, `not a broker's fault: ${name}`);
+  await button(page, `Faults for broker ${id}`).click();
+  await menuItem(page, name).click();
+  await page.getByRole("menu").waitFor({ state: "detached" });
+}
+
+/** The class of broker `id`'s lane in the picture (`lane follower frozen`, …). */
+export async function laneState(page, id) {
+  return (await page.locator(".cluster g.lane").nth(id - 1).getAttribute("class")) ?? "";
+}

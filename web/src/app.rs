@@ -6,13 +6,15 @@ use leptos::prelude::*;
 
 use crate::cluster::{ClusterView, Waiting};
 use crate::geometry;
+use crate::lane_menu::LaneMenus;
+use crate::legend::Legend;
 use crate::model::{default_scenario, Playground};
-use crate::panels::{
-    narration, Actions, Alarms, BrokerActions, Readouts, Settings, Simplifications, TimeBar,
-};
+use crate::panels::{narration, Actions, Alarms, Readouts, Settings, Simplifications, TimeBar};
 use crate::session;
-use crate::share_ui::{self, Caption, SessionPanel};
+use crate::share_ui::{self, SessionPanel};
 use crate::state::Ctx;
+use crate::undo::{Undo, UndoBar};
+use crate::walkthrough::Walkthrough;
 
 /// The version label shown in the header, e.g. `engine v0.1.0`.
 pub fn engine_version_label(version: &str) -> String {
@@ -76,7 +78,11 @@ pub fn App() -> impl IntoView {
     if let Some(t) = start {
         ctx.pg.update_value(|pg| pg.run_to(t));
     }
-    ctx.pg.update_value(|pg| pg.playing = options.autoplay);
+    ctx.pg.update_value(|pg| {
+        pg.playing = options.autoplay;
+        // An embed plays through (a documentation page's reader did not ask for steps).
+        pg.pause_at_captions = !embed;
+    });
     ctx.notice.set(opening.notice.clone());
     if embed {
         // The link did not open: tell the host (the embed loader shows it in place).
@@ -183,7 +189,7 @@ pub fn App() -> impl IntoView {
         return view! {
             <div class="app embed" data-wasm="ready" node_ref=root>
                 <Alarms ctx=ctx />
-                <Caption ctx=ctx />
+                <Walkthrough ctx=ctx />
                 <Show when=move || show_controls><TimeBar ctx=ctx /></Show>
                 <ClusterView snap=ctx.snap clock=ctx.clock tick=ctx.tick lag_time_max_ms=lag_time_max_ms width=width />
                 <p class="embed-foot">
@@ -199,6 +205,7 @@ pub fn App() -> impl IntoView {
         }
         .into_any();
     }
+    let undo = Undo::new();
     view! {
         <div class="app" data-wasm="ready" node_ref=root>
             <header class="masthead">
@@ -211,26 +218,24 @@ pub fn App() -> impl IntoView {
                 <button class="help-button" aria-label="Keyboard shortcuts" on:click=move |_| help.update(|h| *h = !*h)>"?"</button>
             </header>
             <Alarms ctx=ctx />
+            <UndoBar ctx=ctx undo=undo />
             <main class="layout">
                 <section class="stage" aria-label="Simulation">
-                    <Caption ctx=ctx />
+                    <Walkthrough ctx=ctx />
                     <TimeBar ctx=ctx />
-                    <div class="legend" aria-hidden="true">
-                        <span class="swatch committed"></span>"committed (a leader's HW covered it) "
-                        <span class="swatch uncommitted"></span>"not yet committed "
-                        <span class="swatch divergent"></span>"diverged from the leader "
-                        <span class="swatch lost"></span>"committed, then lost · "
-                        <span class="epoch-key">"e3"</span>" the first record of leader epoch 3 in a log"
-                    </div>
-                    <ClusterView snap=ctx.snap clock=ctx.clock tick=ctx.tick lag_time_max_ms=lag_time_max_ms width=width />
+                    // Each lane's faults are in its menu; produce and consume sit right under
+                    // the picture, so acting never scrolls it away.
+                    <LaneMenus ctx=ctx>
+                        <ClusterView snap=ctx.snap clock=ctx.clock tick=ctx.tick lag_time_max_ms=lag_time_max_ms width=width />
+                    </LaneMenus>
+                    <Actions ctx=ctx />
+                    <Legend />
                     <Waiting snap=ctx.snap tick=ctx.tick />
-                    <BrokerActions ctx=ctx />
                     <Simplifications />
                 </section>
                 <aside class="side">
                     <SessionPanel ctx=ctx />
-                    <Settings ctx=ctx />
-                    <Actions ctx=ctx />
+                    <Settings ctx=ctx undo=undo />
                 </aside>
                 <Readouts ctx=ctx />
             </main>
@@ -240,10 +245,11 @@ pub fn App() -> impl IntoView {
                     <h2>"Keyboard"</h2>
                     <dl>
                         <dt><kbd>"Space"</kbd></dt><dd>"Play or pause"</dd>
-                        <dt><kbd>"→"</kbd></dt><dd>"Step to the next event"</dd>
+                        <dt><kbd>"→"</kbd></dt><dd>"Step one event"</dd>
                         <dt><kbd>"←"</kbd></dt><dd>"Go back 100 ms"</dd>
                         <dt><kbd>"?"</kbd></dt><dd>"Show or hide this help"</dd>
                         <dt><kbd>"Tab"</kbd></dt><dd>"Move between controls; every action is a button"</dd>
+                        <dt><kbd>"Enter"</kbd>" on ⋮"</dt><dd>"Open a broker's faults (or right-click its lane); ↑ ↓ choose, Esc closes"</dd>
                     </dl>
                     <button on:click=move |_| help.set(false)>"Close"</button>
                 </div>

@@ -181,11 +181,11 @@ impl Flight {
             Some(el)
         };
         let g = make("g", &[("class", "free")])?;
-        let circle = make("circle", &[("cx", "0"), ("cy", "0"), ("r", "6")])?;
+        let circle = make("circle", &[("cx", "0"), ("cy", "0"), ("r", "8")])?;
         let title = make("title", &[])?;
         let label = make(
             "text",
-            &[("class", "packet-label"), ("x", "9"), ("y", "-8")],
+            &[("class", "packet-label"), ("x", "11"), ("y", "-10")],
         )?;
         let (title_text, label_text) = (doc.create_text_node(""), doc.create_text_node(""));
         title.append_child(&title_text).ok()?;
@@ -220,8 +220,8 @@ impl Flight {
         geometry::translate(x, y)
     }
 
-    /// Draws `m` in this slot, between `ends`, placed for `now`.
-    fn show(&mut self, m: &MessageSnapshot, ends: ((f64, f64), (f64, f64)), now: f64) {
+    /// Draws `m` in this slot, between `ends`, placed for `now`, in a picture `width` wide.
+    fn show(&mut self, m: &MessageSnapshot, ends: ((f64, f64), (f64, f64)), now: f64, width: f64) {
         self.id = Some(m.id);
         (self.from, self.to) = ends;
         self.sent_ms = m.sent_ms;
@@ -249,6 +249,13 @@ impl Flight {
         if self.label.data() != short {
             self.label.set_data(short);
         }
+        // A message in the right half of the picture is labelled to its left, so that the
+        // label is not cut off at the picture's edge.
+        if let Some(label) = self.label.parent_element() {
+            let left = label_on_left(ends, width);
+            let _ = label.set_attribute("x", if left { "-11" } else { "11" });
+            let _ = label.set_attribute("text-anchor", if left { "end" } else { "start" });
+        }
         self.move_to(now);
     }
 
@@ -264,6 +271,12 @@ impl Flight {
             self.placed = t;
         }
     }
+}
+
+/// A message's label goes to its left when the message travels in the right half of the
+/// picture.
+fn label_on_left(ends: ((f64, f64), (f64, f64)), width: f64) -> bool {
+    (ends.0 .0 + ends.1 .0) / 2.0 > width / 2.0
 }
 
 /// Which message each pooled slot draws next: a message still in flight keeps its slot, a
@@ -351,13 +364,17 @@ fn ghosts(snap: &Snapshot, window: OffsetWindow, now: f64) -> Vec<Ghost> {
     out
 }
 
+/// A value as its cell shows it: whole when it fits (five characters), else its first
+/// character and its tail, which tells records named `prefix-N` apart (`shared-12` is
+/// `s…-12`).
 fn short(value: &str) -> String {
-    let v: String = value.chars().take(5).collect();
-    if value.chars().count() > 5 {
-        format!("{v}…")
-    } else {
-        v
+    let chars: Vec<char> = value.chars().collect();
+    if chars.len() <= 5 {
+        return value.to_string();
     }
+    let head: String = chars[..1].iter().collect();
+    let tail: String = chars[chars.len() - 3..].iter().collect();
+    format!("{head}…{tail}")
 }
 
 /// The shown simulated time as a float, for motion.
@@ -433,7 +450,7 @@ pub fn ClusterView(
                         None if f.id.is_some() => f.hide(),
                         Some(id) if f.id != Some(id) => {
                             if let Some(m) = s.in_flight.iter().find(|m| m.id == id) {
-                                f.show(m, message_ends(s, m, width), now);
+                                f.show(m, message_ends(s, m, width), now, width);
                             }
                         }
                         _ => {}
@@ -1022,6 +1039,17 @@ mod tests {
         assert!(b
             .iter()
             .all(|(id, head, cs)| cs.iter().all(|c| c.broker == *id && c.lane == head.index)));
+    }
+
+    #[test]
+    fn a_value_is_shown_whole_or_by_its_head_and_tail_and_labels_stay_inside() {
+        assert_eq!(short("v-1"), "v-1");
+        assert_eq!(short("ok-10"), "ok-10");
+        assert_eq!(short("shared-12"), "s…-12");
+        assert_eq!(short("kept-3"), "k…t-3");
+        assert_eq!(short("ééééééé"), "é…ééé");
+        assert!(!label_on_left(((100.0, 0.0), (400.0, 0.0)), 1000.0));
+        assert!(label_on_left(((700.0, 0.0), (900.0, 0.0)), 1000.0));
     }
 
     #[test]

@@ -4,11 +4,15 @@ mod app;
 mod cluster;
 mod frames;
 mod geometry;
+mod lane_menu;
+mod legend;
 mod model;
 mod panels;
 mod session;
 mod share_ui;
 mod state;
+mod undo;
+mod walkthrough;
 
 fn main() {
     // Panics in wasm otherwise print only "unreachable executed"; this sends the

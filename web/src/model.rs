@@ -70,6 +70,7 @@ pub fn default_scenario() -> Scenario {
     }
 }
 
+#[derive(Clone)]
 pub struct Playground {
     scenario: Scenario,
     live: Sim,
@@ -77,6 +78,8 @@ pub struct Playground {
     /// The state shown while scrubbed back; None when following the live run.
     view: Option<Sim>,
     pub playing: bool,
+    /// Playing stops at each caption of a walkthrough and at its end (web/src/walkthrough.rs).
+    pub pause_at_captions: bool,
     speed: f64,
     /// Fractional simulated ms carried between frames.
     carry_ms: f64,
@@ -104,6 +107,7 @@ impl Playground {
             rewind,
             view: None,
             playing: false,
+            pause_at_captions: true,
             speed: 1.0,
             carry_ms: 0.0,
             markers: vec![],
@@ -217,9 +221,47 @@ impl Playground {
             return false;
         }
         self.carry_ms -= whole;
-        let target = self.current().now() + whole as u64;
+        let mut target = self.current().now() + whole as u64;
+        if let Some(stop) = self.next_stop().filter(|t| *t <= target) {
+            target = stop;
+            self.playing = false;
+            self.carry_ms = 0.0;
+        }
         self.seek_or_advance(target);
         true
+    }
+
+    /// The scenario's captions (its notes), in timeline order: each a step of its walkthrough.
+    pub fn captions(&self) -> Vec<(TimeMs, &str)> {
+        self.scenario
+            .timeline
+            .iter()
+            .filter_map(|a| match &a.action {
+                Action::Note { text } => Some((a.at, text.as_str())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// How many of the captions the shown state has run (the step it shows; 0: none yet).
+    pub fn captions_run(&self) -> usize {
+        let pending = self
+            .current()
+            .pending_timeline()
+            .filter(|a| matches!(a.action, Action::Note { .. }))
+            .count();
+        self.captions().len().saturating_sub(pending)
+    }
+
+    /// Where playing stops next in a walkthrough: the next caption still to run, then the
+    /// scenario's end. None when not pausing at captions or the scenario has none.
+    pub fn next_stop(&self) -> Option<TimeMs> {
+        if !self.pause_at_captions || self.captions().is_empty() {
+            return None;
+        }
+        let end = self.scenario.end_ms();
+        self.next_note_time()
+            .or_else(|| (self.current().now() < end).then_some(end))
     }
 
     /// Runs the live simulation forward to `t` (or shows `t` if it is in the past).
@@ -517,7 +559,9 @@ mod tests {
         let reached: Vec<bool> = p.outcomes().iter().map(Option::is_some).collect();
         let due: Vec<bool> = scenario.expect.iter().map(|e| e.at <= 16_000).collect();
         assert_eq!(reached, due);
-        // Played frame by frame to the end, each is met, as `watermark check` finds.
+        // Played frame by frame to the end (through its captions), each is met, as
+        // `watermark check` finds.
+        p.pause_at_captions = false;
         p.playing = true;
         p.set_speed(100.0);
         while p.max_time() < scenario.end_ms() {

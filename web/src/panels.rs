@@ -3,7 +3,7 @@
 //! keyboard (they are native buttons, inputs and selects).
 
 use leptos::prelude::*;
-use watermark_engine::scenario::{AcksOrDefault, ControllerName, Endpoint, ProduceSpec};
+use watermark_engine::scenario::{AcksOrDefault, ProduceSpec};
 use watermark_engine::trace::{Level, TraceKind};
 use watermark_engine::types::Acks;
 use watermark_engine::Action;
@@ -106,7 +106,7 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
             <button class="play" on:click=toggle aria-label=move || if playing() { "Pause" } else { "Play" }>
                 {move || if playing() { "❚❚ Pause" } else { "▶ Play" }}
             </button>
-            <button on:click=step aria-label="Step" title="Run the next event (→)">"Step ▸"</button>
+            <button on:click=step aria-label="Step one event" title="Run the next event (→); Next step goes to a walkthrough's next caption">"Step one event ▸"</button>
             <label class="speed">
                 <span>"Speed "</span>
                 <input
@@ -150,7 +150,7 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
 }
 
 #[component]
-pub fn Settings(ctx: Ctx) -> impl IntoView {
+pub fn Settings(ctx: Ctx, undo: crate::undo::Undo) -> impl IntoView {
     let status = ctx.status;
     let restart = move |brokers: u32, rf: u32| {
         let mut s = ctx.pg.with_value(|pg| pg.scenario().clone());
@@ -161,13 +161,17 @@ pub fn Settings(ctx: Ctx) -> impl IntoView {
         s.timeline = vec![];
         // A new cluster: what the old scenario expected no longer applies.
         s.expect = vec![];
-        ctx.restart(
-            s,
-            format!(
-                "Started a new cluster: {brokers} broker(s), replication factor {}.",
-                rf.min(brokers).max(1)
-            ),
-        );
+        let start = move || {
+            ctx.restart(
+                s,
+                format!(
+                    "Started a new cluster: {brokers} broker(s), replication factor {}.",
+                    rf.min(brokers).max(1)
+                ),
+            )
+        };
+        // A session with actions can be brought back (the Undo bar).
+        undo.discarding(ctx, start);
     };
     let on_brokers = move |ev| {
         let n: u32 = event_target_value(&ev).parse().unwrap_or(3);
@@ -210,7 +214,7 @@ pub fn Settings(ctx: Ctx) -> impl IntoView {
                     prop:value=move || status.with(|s| s.replication_factor.to_string()) on:change=on_rf />
                 <output>{move || status.with(|s| s.replication_factor)}</output>
             </label>
-            <p class="hint">"Changing brokers or the replication factor starts a new cluster."</p>
+            <p class="hint">"Changing brokers or the replication factor starts a new cluster (Undo brings the session back)."</p>
             <label>
                 <span><code>"min.insync.replicas"</code>" "</span>
                 // Above the replication factor no acks=all write can ever succeed: the slider
@@ -353,103 +357,6 @@ pub fn Actions(ctx: Ctx) -> impl IntoView {
                 <button aria-label="Force an unclean election" class="danger" on:click=move |_| ctx.act(Action::ElectUnclean)>"Force an unclean election"</button>
             </div>
         </section>
-    }
-}
-
-#[component]
-pub fn BrokerActions(ctx: Ctx) -> impl IntoView {
-    let ids = Memo::new(move |_| {
-        ctx.snap
-            .with(|sn| sn.brokers.iter().map(|b| b.id).collect::<Vec<_>>())
-    });
-    view! {
-        <section class="broker-actions" aria-label="Faults">
-            <For each=move || ids.get() key=|id| *id let:id>
-                <BrokerRow ctx=ctx id=id />
-            </For>
-        </section>
-    }
-}
-
-#[component]
-fn BrokerRow(ctx: Ctx, id: u32) -> impl IntoView {
-    let b = Memo::new(move |_| {
-        ctx.snap.with(|sn| {
-            let leader = sn.controller.leader;
-            sn.brokers.iter().find(|b| b.id == id).map(|b| {
-                let cut_controller = sn.cut_links.iter().any(|(x, y)| {
-                    (*x, *y)
-                        == (
-                            watermark_engine::types::Node::Broker(id),
-                            watermark_engine::types::Node::Controller,
-                        )
-                });
-                (
-                    b.process,
-                    b.slow_ms > 0,
-                    cut_controller,
-                    leader,
-                    b.state.clone(),
-                    sn.cut_links.clone(),
-                )
-            })
-        })
-    });
-    let up = move || b.with(|b| b.as_ref().is_some_and(|b| b.0.is_up()));
-    let frozen = move || {
-        b.with(|b| {
-            b.as_ref()
-                .is_some_and(|b| b.0 == watermark_engine::sim::ProcessState::Frozen)
-        })
-    };
-    let slow = move || b.with(|b| b.as_ref().is_some_and(|b| b.1));
-    let cut_ctl = move || b.with(|b| b.as_ref().is_some_and(|b| b.2));
-    let leader = move || b.with(|b| b.as_ref().and_then(|b| b.3));
-    let cut_from_leader = move || {
-        b.with(|b| {
-            b.as_ref().is_some_and(|b| {
-                b.3.is_some_and(|l| {
-                    let link = watermark_engine::network::link(
-                        watermark_engine::types::Node::Broker(id),
-                        watermark_engine::types::Node::Broker(l),
-                    );
-                    b.5.contains(&link)
-                })
-            })
-        })
-    };
-    let controller = Endpoint::Controller(ControllerName::Controller);
-    view! {
-        <div class="broker-row" role="group" aria-label=format!("Broker {id}")>
-            <span class="name">{format!("broker {id}")}<small>{move || b.with(|b| b.as_ref().map(|b| format!(" {}", b.4)).unwrap_or_default())}</small></span>
-            <button aria-label=move || if frozen() { format!("Thaw broker {id}") } else { format!("Freeze broker {id}") }
-                prop:disabled=move || !up()
-                on:click=move |_| ctx.act(if frozen() { Action::Thaw { broker: id } } else { Action::Freeze { broker: id } })>
-                {move || if frozen() { "Thaw" } else { "Freeze" }}
-            </button>
-            <button aria-label=format!("Kill broker {id}") prop:disabled=move || !up() on:click=move |_| ctx.act(Action::Kill { broker: id })>"Kill"</button>
-            <button aria-label=format!("Stop broker {id}") prop:disabled=move || !up() on:click=move |_| ctx.act(Action::Stop { broker: id })>"Stop"</button>
-            <button aria-label=format!("Start broker {id}") prop:disabled=up on:click=move |_| ctx.act(Action::Start { broker: id })>"Start"</button>
-            <button aria-label=move || if slow() { format!("Speed up broker {id}") } else { format!("Slow broker {id}") }
-                on:click=move |_| ctx.act(Action::Slow { broker: id, ms: if slow() { 0 } else { 5_000 } })>
-                {move || if slow() { "Speed up" } else { "Slow" }}
-            </button>
-            <button aria-label=move || if cut_ctl() { format!("Heal broker {id} to the controller") } else { format!("Cut broker {id} from the controller") }
-                on:click=move |_| ctx.act(if cut_ctl() { Action::Heal { a: Endpoint::Broker(id), b: controller } } else { Action::Cut { a: Endpoint::Broker(id), b: controller } })>
-                {move || if cut_ctl() { format!("Heal broker {id} to the controller") } else { format!("Cut broker {id} from the controller") }}
-            </button>
-            <Show when=move || leader().is_some_and(|l| l != id)>
-                <button aria-label=move || if cut_from_leader() { format!("Heal broker {id} to the leader") } else { format!("Cut broker {id} from the leader") }
-                    on:click=move |_| {
-                        if let Some(l) = leader() {
-                            ctx.act(if cut_from_leader() { Action::Heal { a: Endpoint::Broker(id), b: Endpoint::Broker(l) } } else { Action::Cut { a: Endpoint::Broker(id), b: Endpoint::Broker(l) } })
-                        }
-                    }>
-                    {move || if cut_from_leader() { format!("Heal broker {id} to the leader") } else { format!("Cut broker {id} from the leader") }}
-                </button>
-            </Show>
-            <button aria-label=format!("Lose the disk of broker {id}") class="danger" on:click=move |_| ctx.act(Action::LoseDisk { broker: id })>"Lose the disk"</button>
-        </div>
     }
 }
 

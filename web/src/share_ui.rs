@@ -6,7 +6,6 @@
 use leptos::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
 use watermark_engine::presets::{preset, PRESETS};
-use watermark_engine::trace::TraceKind;
 use watermark_engine::{share, Scenario};
 
 use crate::geometry;
@@ -138,19 +137,6 @@ fn copy_to_clipboard(text: String, status: RwSignal<Option<&'static str>>) {
     });
 }
 
-/// The caption of a stepped-through scenario: its latest note at or before the shown time,
-/// and when it was written for.
-fn caption(ctx: Ctx) -> impl Fn() -> Option<(u64, String)> {
-    move || {
-        ctx.log.with(|l| {
-            l.iter()
-                .rev()
-                .find(|e| e.kind == TraceKind::Note && e.text.starts_with("# "))
-                .map(|e| (e.time_ms, e.text[2..].to_string()))
-        })
-    }
-}
-
 /// A caption as shown: once the person has acted (at `first_input_ms`), the run is no
 /// longer the scenario's, and a caption written for a moment from then on describes the
 /// scenario's own run, not this one. It says so rather than pass for true.
@@ -172,61 +158,6 @@ pub fn caption_text(caption: Option<(u64, String)>, first_input_ms: Option<u64>)
             ),
         ),
         (Some((_, text)), _) => (false, text),
-    }
-}
-
-/// The time of the next note on the timeline after the shown moment.
-fn next_note_time(ctx: Ctx) -> Option<u64> {
-    ctx.pg.with_value(|pg| pg.next_note_time())
-}
-
-/// Plays up to the next caption and pauses there.
-fn next_step(ctx: Ctx) {
-    let target = next_note_time(ctx);
-    ctx.with_pg(|pg| {
-        pg.playing = false;
-        let t = target.unwrap_or_else(|| pg.scenario().end_ms());
-        if t >= pg.max_time() {
-            pg.run_to(t);
-        } else {
-            pg.seek(t);
-        }
-    });
-}
-
-#[component]
-pub fn Caption(ctx: Ctx) -> impl IntoView {
-    let text = Memo::new(move |_| {
-        let first_input = ctx
-            .status
-            .with(|_| ctx.pg.with_value(|pg| pg.first_input_ms()));
-        caption_text(caption(ctx)(), first_input)
-    });
-    let has_steps = move || {
-        ctx.status.with(|_| {
-            ctx.pg.with_value(|pg| {
-                pg.scenario()
-                    .timeline
-                    .iter()
-                    .any(|a| matches!(a.action, watermark_engine::Action::Note { .. }))
-            })
-        })
-    };
-    // In an embed the caption is one line (a documentation column has little height to
-    // spare); this opens it whole.
-    let whole = RwSignal::new(false);
-    view! {
-        <Show when=has_steps>
-            <div class="caption-bar" class:whole=move || whole.get()>
-                <p class=move || if text.with(|t| t.0) { "caption stale" } else { "caption" } aria-live="polite" data-testid="caption">{move || text.with(|t| t.1.clone())}</p>
-                <Show when=move || ctx.embed>
-                    <button class="more" aria-expanded=move || whole.get().to_string() aria-label=move || if whole.get() { "Show one line of the caption" } else { "Show the whole caption" } on:click=move |_| whole.update(|w| *w = !*w)>
-                        {move || if whole.get() { "▴" } else { "▾" }}
-                    </button>
-                </Show>
-                <button aria-label="Next step" on:click=move |_| next_step(ctx)>"Next step ▸"</button>
-            </div>
-        </Show>
     }
 }
 
@@ -342,12 +273,14 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
         .filter(|n| PRESETS.iter().any(|p| p.name == n));
     let chosen = RwSignal::new(from_url.unwrap_or_else(|| PRESETS[0].name.to_string()));
     let chosen_preset = move || preset(&chosen.get()).ok();
-    let open_preset = move |_| {
+    // Choosing a preset opens it.
+    let open_preset = move |ev| {
+        chosen.set(event_target_value(&ev));
         if let Ok(s) = preset(&chosen.get_untracked()) {
             let title = s.title.clone();
             ctx.restart(
                 s,
-                format!("Opened the preset “{title}”. Play it, or step through it with Next step."),
+                format!("Opened the preset “{title}”. Play it (it pauses at each step), or step through it with Next step."),
             );
         }
     };
@@ -357,7 +290,7 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
             <h2 id="session-h">"Scenarios"</h2>
             <label class="preset-pick">
                 "Preset "
-                <select aria-label="Preset" on:change=move |ev| chosen.set(event_target_value(&ev))>
+                <select aria-label="Preset" on:change=open_preset>
                     {PRESETS.iter().map(|p| {
                         let title = preset(p.name).map(|s| s.title).unwrap_or_default();
                         let name = p.name;
@@ -369,7 +302,6 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
                 <p class="preset-about">{s.description.clone()}<br/><small>"Source: "{s.source.clone()}</small></p>
             })}
             <div class="row">
-                <button aria-label="Open preset" on:click=open_preset>"Open preset"</button>
                 <a class="preset-link" href=move || format!("{}?preset={}", base_presets, chosen.get())>"Link to this preset"</a>
             </div>
             <div class="row">
