@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { APP_READY, useApp } from "../lib/harness.mjs";
 import { decodeLink, encodeScenario, payloadOf, presetScenario } from "../lib/links.mjs";
+import { fault } from "../lib/ui.mjs";
 
 const app = useApp();
 
@@ -357,7 +358,7 @@ test("a preset's snippet names the preset, and the copy buttons say that they co
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), await page.getByLabel("Share link", { exact: true }).inputValue());
 
   // Acted on, the session is no longer the preset: the snippet carries it whole.
-  await page.getByRole("button", { name: "Freeze broker 3", exact: true }).click();
+  await fault(page, "Freeze broker 3");
   snippet = await snippetBox.inputValue();
   assert.match(snippet, /&autoplay=1&controls=1#s=w1\./, snippet);
   assert.ok(!snippet.includes("preset="), snippet);
