@@ -150,6 +150,15 @@ impl Rewind {
         }
     }
 
+    /// Forgets the newest input (the caller puts back the state from before it), with any
+    /// checkpoint that included it. A slider's steps at one moment replace each other this
+    /// way, so the session records the value it settled on.
+    pub fn forget_last_input(&mut self) {
+        self.inputs.pop();
+        let n = self.inputs.len();
+        self.checkpoints.retain(|(_, applied)| *applied <= n);
+    }
+
     /// How many checkpoints are kept (at most [`MAX_CHECKPOINTS`]).
     pub fn checkpoint_count(&self) -> usize {
         self.checkpoints.len()
