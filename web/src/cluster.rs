@@ -5,6 +5,9 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
+use watermark_engine::client::PRODUCER;
+use watermark_engine::partition::IsrState;
+use watermark_engine::sim::ProcessState;
 use watermark_engine::snapshot::{BrokerSnapshot, MessageSnapshot, Snapshot};
 use watermark_engine::types::{BrokerId, Node};
 
@@ -467,7 +470,7 @@ pub fn ClusterView(
         // One line of fixed height above the picture, so that it never moves the lanes. Not
         // a live region: its countdown changes ten times a second (the narration says what
         // happens).
-        <p class="cluster-status" data-testid="cluster-status" style:width=move || px(width.get())>{move || status.get()}</p>
+        <p class="cluster-status" data-testid="cluster-status" title=move || status.get() style:width=move || px(width.get())>{move || status.get()}</p>
         <div
             class="cluster"
             role="img"
@@ -756,6 +759,47 @@ fn cluster_status(s: &Snapshot, now: u64) -> String {
             b.state
         ));
     }
+    parts.extend(client_status(s, now));
+    // An AlterPartition the leader sent and has no answer to yet (Partition's
+    // PendingShrinkIsr / PendingExpandIsr).
+    for b in &s.brokers {
+        let Some(v) = &b.leader_view else { continue };
+        let list = |ids: &[BrokerId]| {
+            ids.iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let change = match &v.isr_state {
+            IsrState::Committed { .. } => continue,
+            IsrState::PendingShrink {
+                isr, out_of_sync, ..
+            } => {
+                let to: Vec<BrokerId> = isr
+                    .iter()
+                    .copied()
+                    .filter(|i| !out_of_sync.contains(i))
+                    .collect();
+                format!(
+                    "shrink the ISR from {} to {}; until then the HW still counts {}",
+                    list(isr),
+                    list(&to),
+                    list(out_of_sync)
+                )
+            }
+            IsrState::PendingExpand {
+                isr, new_in_sync, ..
+            } => format!(
+                "expand the ISR from {} to {},{new_in_sync}; the HW already counts {new_in_sync}",
+                list(isr),
+                list(isr)
+            ),
+        };
+        parts.push(format!(
+            "ISR change pending: broker {} awaits the controller's answer to its AlterPartition ({change}).",
+            b.id
+        ));
+    }
     // What a truncation threw away, for as long as its records fall away (GHOST_MS).
     for t in s
         .truncations
@@ -780,6 +824,69 @@ fn cluster_status(s: &Snapshot, now: u64) -> String {
         );
     }
     parts.join(" ")
+}
+
+/// The producer's side: a batch being retried (its last error, how often, when
+/// `delivery.timeout.ms` ends it) and requests that wait at a broker that cannot answer.
+fn client_status(s: &Snapshot, now: u64) -> Vec<String> {
+    let mut parts = vec![];
+    let retried: Vec<_> = s.sends.iter().filter(|b| b.retries > 0).collect();
+    if let Some(first) = retried.first() {
+        let error = first
+            .last_error
+            .map(|e| e.0.to_string())
+            .unwrap_or_default();
+        let more = match retried.len() {
+            1 => String::new(),
+            n => format!(" (and {} more batches)", n - 1),
+        };
+        parts.push(format!(
+            "Writes fail with {error}: the producer has retried {} {}{more} and gives up at delivery.timeout.ms, within {} s.",
+            first.retries,
+            if first.retries == 1 { "time" } else { "times" },
+            seconds_left(first.delivery_deadline_ms, now)
+        ));
+    }
+    for b in &s.brokers {
+        let waiting: Vec<u64> = s
+            .sends
+            .iter()
+            .filter_map(|x| x.in_flight.filter(|r| r.0 == b.id).map(|r| r.1))
+            .collect();
+        let Some(deadline) = waiting.iter().min() else {
+            continue;
+        };
+        let reset = s.in_flight.iter().any(|m| {
+            m.kind == "ConnectionReset" && m.from == Node::Broker(b.id) && m.to == PRODUCER
+        });
+        let what = match b.process {
+            ProcessState::Running => continue,
+            _ if reset => {
+                "its connection was reset: the producer gets NETWORK_EXCEPTION and retries".into()
+            }
+            ProcessState::Frozen => format!(
+                "it keeps its sockets open, so no answer comes; the producer gives up at request.timeout.ms, within {} s",
+                seconds_left(*deadline, now)
+            ),
+            _ => format!(
+                "no process answers; the producer gives up at request.timeout.ms, within {} s",
+                seconds_left(*deadline, now)
+            ),
+        };
+        let role = if s.controller.leader == Some(b.id) {
+            "leader, "
+        } else {
+            ""
+        };
+        let n = waiting.len();
+        parts.push(format!(
+            "{n} produce request{} pending at broker {} ({role}{}): {what}.",
+            if n == 1 { "" } else { "s" },
+            b.id,
+            b.state
+        ));
+    }
+    parts
 }
 
 /// What waits: acks=all requests in the purgatory and follower fetches the leader holds.
@@ -988,6 +1095,75 @@ mod tests {
             "Broker 2 truncated offsets 10..19 (below its HW 20: records it held as committed).";
         assert!(cluster_status(&snap, t.time_ms + 2_900).contains(line));
         assert!(!cluster_status(&snap, t.time_ms + 3_000).contains("truncated"));
+    }
+
+    /// The status line at each event of `json`'s run, until `until` holds of it.
+    fn status_until(json: &str, until: impl Fn(&str) -> bool) -> (Snapshot, String) {
+        let mut sim = watermark_engine::Sim::new(&Scenario::from_json(json).unwrap()).unwrap();
+        loop {
+            let snap = sim.snapshot();
+            let line = cluster_status(&snap, snap.time_ms);
+            if until(&line) {
+                return (snap, line);
+            }
+            assert!(sim.step() && sim.now() < 60_000, "never: {line}");
+        }
+    }
+
+    #[test]
+    fn the_status_says_when_writes_are_retried_and_where_a_request_waits() {
+        // Broker 2 stopped: the ISR is 1, below min.insync.replicas=2.
+        let (snap, line) = status_until(
+            r#"{"brokers":2,"config":{"min.insync.replicas":2,"delivery.timeout.ms":30000},
+                "timeline":[{"at":0,"action":"stop","broker":2},
+                            {"at":5000,"action":"produce","acks":"all","values":["a"]}]}"#,
+            |l| l.contains("retried 3 times"),
+        );
+        assert!(snap.time_ms > 5_000);
+        assert!(
+            line.starts_with("Writes fail with NOT_ENOUGH_REPLICAS: the producer has retried 3 times and gives up at delivery.timeout.ms, within 29."),
+            "{line}"
+        );
+        // A frozen leader: the request waits there until request.timeout.ms.
+        let (snap, line) = status_until(
+            r#"{"config":{"request.timeout.ms":5000},
+                "timeline":[{"at":1000,"action":"freeze","broker":1},
+                            {"at":1000,"action":"produce","acks":"all","values":["x"]}]}"#,
+            |l| l.contains("pending"),
+        );
+        assert_eq!(snap.time_ms, 1_000, "from the moment it is sent");
+        assert!(line.contains("1 produce request pending at broker 1 (leader, frozen): it keeps its sockets open, so no answer comes; the producer gives up at request.timeout.ms, within 5.1 s."), "{line}");
+        let (snap, _) = status_until(
+            r#"{"config":{"request.timeout.ms":5000},
+                "timeline":[{"at":1000,"action":"freeze","broker":1},
+                            {"at":1000,"action":"produce","acks":"all","values":["x"]}]}"#,
+            |l| l.contains("Writes fail with REQUEST_TIMED_OUT"),
+        );
+        assert!(snap.time_ms >= 6_000, "{}", snap.time_ms);
+    }
+
+    #[test]
+    fn the_status_says_when_an_isr_change_awaits_the_controller() {
+        let json = r#"{"config":{"replica.lag.time.max.ms":2000,"sim.controller.latency.ms":300},
+                "timeline":[{"at":3000,"action":"freeze","broker":3},
+                            {"at":3500,"action":"produce","acks":"1","values":["a"]}]}"#;
+        let (snap, line) = status_until(json, |l| l.contains("ISR change pending"));
+        assert!(line.contains("ISR change pending: broker 1 awaits the controller's answer to its AlterPartition (shrink the ISR from 1,2,3 to 1,2; until then the HW still counts 3)."), "{line}");
+        assert_eq!(snap.controller.isr, vec![1, 2, 3]);
+        let mut sim = watermark_engine::Sim::new(&Scenario::from_json(json).unwrap()).unwrap();
+        let mut was_pending = false;
+        while sim.now() < 10_000 && sim.step() {
+            let snap = sim.snapshot();
+            let pending = cluster_status(&snap, snap.time_ms).contains("ISR change pending");
+            let leader_pending = !matches!(
+                snap.brokers[0].leader_view.as_ref().map(|v| &v.isr_state),
+                Some(IsrState::Committed { .. })
+            );
+            assert_eq!(pending, leader_pending, "at {}", snap.time_ms);
+            was_pending |= pending;
+        }
+        assert!(was_pending);
+        assert_eq!(sim.snapshot().controller.isr, vec![1, 2]);
     }
 
     #[test]
