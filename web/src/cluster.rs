@@ -907,7 +907,7 @@ enum WaitItem {
     },
 }
 
-fn seconds_left(deadline_ms: u64, now: u64) -> String {
+pub(crate) fn seconds_left(deadline_ms: u64, now: u64) -> String {
     format!("{:.1}", deadline_ms.saturating_sub(now) as f64 / 1000.0)
 }
 

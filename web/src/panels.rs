@@ -552,11 +552,10 @@ fn rows<'a>(lines: impl Iterator<Item = &'a watermark_engine::TraceEvent>) -> Ve
     out
 }
 
-/// For the row of the newest retry: what the producer does now (retries so far, the time
-/// left before delivery.timeout.ms) and a button that gives up on the send. Empty once the
-/// batch is done.
-#[component]
-fn Retrying(ctx: Ctx, at: u64) -> impl IntoView {
+/// For the row of the newest retry (a produce warning): what the producer does now
+/// (retries so far, the time left before delivery.timeout.ms) and a button that gives up on
+/// the send. Hidden once the batch is done.
+fn retrying(ctx: Ctx, kind: TraceKind, level: Level, at: u64) -> impl IntoView {
     let left = move || {
         let now = ctx.tick.get();
         ctx.snap.with(|s| {
@@ -565,20 +564,22 @@ fn Retrying(ctx: Ctx, at: u64) -> impl IntoView {
                 .find(|b| b.last_error.is_some_and(|e| e.1 == at))
                 .map(|b| {
                     format!(
-                        " · retry {}; delivery.timeout.ms gives up within {:.1} s ",
+                        " · retry {}; delivery.timeout.ms gives up within {} s ",
                         b.retries,
-                        b.delivery_deadline_ms.saturating_sub(now) as f64 / 1000.0
+                        crate::cluster::seconds_left(b.delivery_deadline_ms, now)
                     )
                 })
         })
     };
-    view! {
-        <Show when=move || left().is_some()>
-            <span class="retrying">{left}</span>
-            <button class="cancel" aria-label="Cancel the send (KafkaProducer.close(Duration.ZERO))"
-                on:click=move |_| ctx.act(Action::CancelProduce)>"Cancel"</button>
-        </Show>
-    }
+    (kind == TraceKind::Produce && level == Level::Warn).then(|| {
+        view! {
+            <span class="retrying" hidden=move || left().is_none()>
+                {move || left().unwrap_or_default()}
+                <button class="cancel" aria-label="Cancel the send (KafkaProducer.close(Duration.ZERO))"
+                    on:click=move |_| ctx.act(Action::CancelProduce)>"Cancel"</button>
+            </span>
+        }
+    })
 }
 
 thread_local! {
@@ -685,7 +686,7 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
                 <For each=move || results.get() key=|r| (r.0, r.1.clone()) let:r>
                     <li class=format!("{:?}", r.2).to_ascii_lowercase()>
                         {r.1}
-                        {(r.3 == TraceKind::Produce && r.2 == Level::Warn).then(|| view! { <Retrying ctx=ctx at=r.4 /> })}
+                        {retrying(ctx, r.3, r.2, r.4)}
                     </li>
                 </For>
             </ul>
@@ -714,7 +715,7 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
                 <For each=lines key=|l| (l.0, l.1.clone()) let:l>
                     <li class=format!("{} {}", format!("{:?}", l.2).to_ascii_lowercase(), kind_name(l.3).replace(' ', "-"))>
                         {l.1}
-                        {(l.3 == TraceKind::Produce && l.2 == Level::Warn).then(|| view! { <Retrying ctx=ctx at=l.4 /> })}
+                        {retrying(ctx, l.3, l.2, l.4)}
                     </li>
                 </For>
             </ol>
