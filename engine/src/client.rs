@@ -277,7 +277,8 @@ impl Sim {
             Err(message) => {
                 // KafkaProducer's constructor throws: nothing is sent.
                 self.metrics.produce_errors += 1;
-                self.metrics.record_errors += spec.values().len() as u64;
+                self.metrics.record_errors +=
+                    spec.values.len() as u64 + u64::from(spec.count.unwrap_or(0));
                 self.trace(
                     TraceKind::Produce,
                     Level::Error,
@@ -628,9 +629,10 @@ impl Sim {
             "[Producer clientId=producer-1] Closing the Kafka producer with timeoutMillis = 0 ms."
                 .into(),
         );
-        for job in std::mem::take(&mut self.producer.jobs).into_values() {
-            let batches = job.current.into_iter().map(|a| a.values).chain(job.pending);
-            for values in batches {
+        let jobs = std::mem::take(&mut self.producer.jobs);
+        for job in jobs.values() {
+            let current = job.current.as_ref().map(|a| &a.values);
+            for values in current.into_iter().chain(&job.pending) {
                 self.metrics.produce_errors += 1;
                 self.metrics.record_errors += values.len() as u64;
                 let text = format!(

@@ -88,10 +88,11 @@ pub struct Playground {
     expect_passed: usize,
     /// Each expectation's outcome on the live run, once the run passed its time.
     outcomes: Vec<Option<Outcome>>,
-    /// When the last action was a config change: its name and the live run just before it.
-    /// Another change of that setting before anything else happened replaces it (a slider
-    /// moved step by step by the keyboard is one change, to the value it settles on).
-    before_config: Option<(String, Sim)>,
+    /// When the last action was a config change: its name, and the live run's time and
+    /// events processed right after it. Another change of that setting before anything else
+    /// happened replaces it (a slider moved step by step by the keyboard is one change, to
+    /// the value it settles on).
+    last_config: Option<(String, TimeMs, u64)>,
 }
 
 impl Playground {
@@ -115,7 +116,7 @@ impl Playground {
             expect_order,
             expect_passed: 0,
             outcomes,
-            before_config: None,
+            last_config: None,
         };
         // Nothing runs yet, not even the events at 0 (the page shows the moment before them);
         // an expectation at 0 is checked when the run first moves.
@@ -304,18 +305,18 @@ impl Playground {
     /// discarded first; the returned note says so.
     pub fn act(&mut self, action: &Action) -> Result<Option<String>, ScenarioError> {
         let mut note = None;
-        let before = self.before_config.take();
-        if let (Action::SetConfig { name, .. }, Some((last, sim)), None) =
-            (action, before, &self.view)
+        let last = self.last_config.take();
+        if let (Action::SetConfig { name, .. }, Some((last, at, events)), None) =
+            (action, last, &self.view)
         {
-            let untouched = sim.now() == self.live.now()
-                && sim.events_processed() == self.live.events_processed();
+            let untouched = at == self.live.now() && events == self.live.events_processed();
             if *name == last && untouched {
                 // The same setting again at the same moment: undo the previous change first.
                 action.validate("action", self.scenario.brokers)?;
-                self.rewind.forget_last_input();
-                self.live = sim;
-                self.marker_cursor = self.marker_cursor.min(self.live.trace_next_seq());
+                if let Some(sim) = self.rewind.undo_last_input() {
+                    self.live = sim;
+                    self.marker_cursor = self.marker_cursor.min(self.live.trace_next_seq());
+                }
             }
         }
         if let Some(view) = self.view.take() {
@@ -344,10 +345,9 @@ impl Playground {
         // session replays the same from its scenario.
         let now = self.live.now();
         self.advance_live(now);
-        let before = matches!(action, Action::SetConfig { .. }).then(|| self.live.clone());
         self.rewind.apply(&mut self.live, action)?;
-        if let (Action::SetConfig { name, .. }, Some(sim)) = (action, before) {
-            self.before_config = Some((name.clone(), sim));
+        if let Action::SetConfig { name, .. } = action {
+            self.last_config = Some((name.clone(), now, self.live.events_processed()));
         }
         self.collect_markers();
         Ok(note)

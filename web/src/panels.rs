@@ -622,24 +622,32 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
     };
     // Rebuilt only when a value changes; the rows themselves stay.
     let metrics = Memo::new(move |_| snap.with(|sn| metric_values(&sn.metrics)));
+    // Every line, a run of retries as one (a run is not broken by other kinds of lines, so
+    // filtering after collapsing gives what collapsing the filtered lines would).
+    let all = Memo::new(move |_| ctx.log.with(|l| rows(l.iter())));
     let results = Memo::new(move |_| {
-        ctx.log.with(|l| {
-            let mut v = rows(
-                l.iter()
-                    .filter(|e| e.kind == TraceKind::Produce || e.kind == TraceKind::Consume),
-            );
-            v.reverse();
-            v.truncate(8);
-            v
+        all.with(|l| {
+            l.iter()
+                .rev()
+                .filter(|e| e.3 == TraceKind::Produce || e.3 == TraceKind::Consume)
+                .take(8)
+                .cloned()
+                .collect::<Vec<_>>()
         })
     });
     // The newest 200 lines, oldest first as in a server log: new lines are appended (and old
     // ones dropped from the top), which keeps every other line's DOM node where it is.
     let lines = move || {
         let hidden = hidden.get();
-        ctx.log.with(|l| {
-            let mut v = rows(l.iter().filter(|e| !hidden.contains(&e.kind)));
-            v.drain(..v.len().saturating_sub(200));
+        all.with(|l| {
+            let mut v: Vec<Row> = l
+                .iter()
+                .rev()
+                .filter(|e| !hidden.contains(&e.3))
+                .take(200)
+                .cloned()
+                .collect();
+            v.reverse();
             v
         })
     };
