@@ -167,15 +167,15 @@ const metric = (page, name) => page.locator("dl.metrics dt", { hasText: name }).
 
 test("the status line says when an ISR change waits for the controller and when writes are retried, and a retrying send is one line that can be cancelled", async () => {
   const { page } = await openFresh(app, `/?t=3500${shareHash(retrying)}`);
-  await waitForText(status(page), /ISR change pending: broker 1 awaits the controller's answer to its AlterPartition \(shrink the ISR from 1,2,3 to 1,2; until then the HW still counts 3\)\./);
+  await waitForText(status(page), /ISR change pending until the controller answers: broker 1's AlterPartition to drop 3 from the ISR 1,2,3; the HW still counts 3\./);
 
   await setRange(page, "Speed", 667); // 10×
   await play(page);
   await waitForClock(page, 10_000);
   await pause(page);
-  const line = await waitForText(status(page), /Writes fail with NOT_ENOUGH_REPLICAS: the producer has retried \d+ times and gives up at delivery\.timeout\.ms, within \d+\.\d s\./);
+  const line = await waitForText(status(page), /Writes fail with NOT_ENOUGH_REPLICAS: the producer retries \(retry \d+\) and gives up at delivery\.timeout\.ms, within \d+\.\d s\./);
   assert.doesNotMatch(line, /ISR change pending/, "the controller answered");
-  const retries = Number(/retried (\d+) times/.exec(line)[1]);
+  const retries = Number(/\(retry (\d+)\)/.exec(line)[1]);
   assert.ok(retries >= 10, line);
 
   // One line for all those retries, in the results and in the event log, with a Cancel.
@@ -212,7 +212,7 @@ test("a produce request waiting at a frozen leader shows on the status line unti
   // Sent at 1 s; the producer gives up at request.timeout.ms (30 s) after a round trip and
   // its slack: at 31.13 s.
   const { page } = await openFresh(app, `/?t=5000${shareHash(frozen)}`);
-  await waitForText(status(page), /1 produce request pending at broker 1 \(leader, frozen\): it keeps its sockets open, so no answer comes; the producer gives up at request\.timeout\.ms, within 26\.1 s\./);
+  await waitForText(status(page), /1 produce request\(s\) pending at broker 1 \(leader, frozen\): it keeps its sockets open, so no answer comes; the producer gives up at request\.timeout\.ms, within 26\.1 s\./);
 });
 
 test("the event log's first line follows the Brokers slider", async () => {

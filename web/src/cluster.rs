@@ -9,7 +9,7 @@ use watermark_engine::client::PRODUCER;
 use watermark_engine::partition::IsrState;
 use watermark_engine::sim::ProcessState;
 use watermark_engine::snapshot::{BrokerSnapshot, MessageSnapshot, Snapshot};
-use watermark_engine::types::{BrokerId, Node};
+use watermark_engine::types::{join_ids, BrokerId, Node};
 
 use crate::geometry::{self, OffsetWindow, CELL_H, CELL_W, LABEL_W};
 use crate::state::Clock;
@@ -470,7 +470,7 @@ pub fn ClusterView(
         // One line of fixed height above the picture, so that it never moves the lanes. Not
         // a live region: its countdown changes ten times a second (the narration says what
         // happens).
-        <p class="cluster-status" data-testid="cluster-status" title=move || status.get() style:width=move || px(width.get())>{move || status.get()}</p>
+        <p class="cluster-status" data-testid="cluster-status" style:width=move || px(width.get())>{move || status.get()}</p>
         <div
             class="cluster"
             role="img"
@@ -764,40 +764,21 @@ fn cluster_status(s: &Snapshot, now: u64) -> String {
     // PendingShrinkIsr / PendingExpandIsr).
     for b in &s.brokers {
         let Some(v) = &b.leader_view else { continue };
-        let list = |ids: &[BrokerId]| {
-            ids.iter()
-                .map(|i| i.to_string())
-                .collect::<Vec<_>>()
-                .join(",")
-        };
-        let change = match &v.isr_state {
+        let (change, who, hw) = match &v.isr_state {
             IsrState::Committed { .. } => continue,
-            IsrState::PendingShrink {
-                isr, out_of_sync, ..
-            } => {
-                let to: Vec<BrokerId> = isr
-                    .iter()
-                    .copied()
-                    .filter(|i| !out_of_sync.contains(i))
-                    .collect();
-                format!(
-                    "shrink the ISR from {} to {}; until then the HW still counts {}",
-                    list(isr),
-                    list(&to),
-                    list(out_of_sync)
-                )
+            IsrState::PendingShrink { out_of_sync, .. } => {
+                ("drop", join_ids(out_of_sync), ("from", "still"))
             }
-            IsrState::PendingExpand {
-                isr, new_in_sync, ..
-            } => format!(
-                "expand the ISR from {} to {},{new_in_sync}; the HW already counts {new_in_sync}",
-                list(isr),
-                list(isr)
-            ),
+            IsrState::PendingExpand { new_in_sync, .. } => {
+                ("add", new_in_sync.to_string(), ("to", "already"))
+            }
         };
         parts.push(format!(
-            "ISR change pending: broker {} awaits the controller's answer to its AlterPartition ({change}).",
-            b.id
+            "ISR change pending until the controller answers: broker {}'s AlterPartition to {change} {who} {} the ISR {}; the HW {} counts {who}.",
+            b.id,
+            hw.0,
+            join_ids(v.isr_state.isr()),
+            hw.1
         ));
     }
     // What a truncation threw away, for as long as its records fall away (GHOST_MS).
@@ -830,21 +811,16 @@ fn cluster_status(s: &Snapshot, now: u64) -> String {
 /// `delivery.timeout.ms` ends it) and requests that wait at a broker that cannot answer.
 fn client_status(s: &Snapshot, now: u64) -> Vec<String> {
     let mut parts = vec![];
-    let retried: Vec<_> = s.sends.iter().filter(|b| b.retries > 0).collect();
-    if let Some(first) = retried.first() {
-        let error = first
-            .last_error
-            .map(|e| e.0.to_string())
-            .unwrap_or_default();
-        let more = match retried.len() {
-            1 => String::new(),
-            n => format!(" (and {} more batches)", n - 1),
-        };
+    // The oldest batch being retried (the others wait behind it).
+    if let Some((b, (error, _))) = s
+        .sends
+        .iter()
+        .find_map(|b| Some((b, b.last_error.filter(|_| b.retries > 0)?)))
+    {
         parts.push(format!(
-            "Writes fail with {error}: the producer has retried {} {}{more} and gives up at delivery.timeout.ms, within {} s.",
-            first.retries,
-            if first.retries == 1 { "time" } else { "times" },
-            seconds_left(first.delivery_deadline_ms, now)
+            "Writes fail with {error}: the producer retries (retry {}) and gives up at delivery.timeout.ms, within {} s.",
+            b.retries,
+            seconds_left(b.delivery_deadline_ms, now)
         ));
     }
     for b in &s.brokers {
@@ -878,10 +854,9 @@ fn client_status(s: &Snapshot, now: u64) -> Vec<String> {
         } else {
             ""
         };
-        let n = waiting.len();
         parts.push(format!(
-            "{n} produce request{} pending at broker {} ({role}{}): {what}.",
-            if n == 1 { "" } else { "s" },
+            "{} produce request(s) pending at broker {} ({role}{}): {what}.",
+            waiting.len(),
             b.id,
             b.state
         ));
@@ -1117,11 +1092,11 @@ mod tests {
             r#"{"brokers":2,"config":{"min.insync.replicas":2,"delivery.timeout.ms":30000},
                 "timeline":[{"at":0,"action":"stop","broker":2},
                             {"at":5000,"action":"produce","acks":"all","values":["a"]}]}"#,
-            |l| l.contains("retried 3 times"),
+            |l| l.contains("(retry 3)"),
         );
         assert!(snap.time_ms > 5_000);
         assert!(
-            line.starts_with("Writes fail with NOT_ENOUGH_REPLICAS: the producer has retried 3 times and gives up at delivery.timeout.ms, within 29."),
+            line.starts_with("Writes fail with NOT_ENOUGH_REPLICAS: the producer retries (retry 3) and gives up at delivery.timeout.ms, within 29."),
             "{line}"
         );
         // A frozen leader: the request waits there until request.timeout.ms.
@@ -1132,7 +1107,7 @@ mod tests {
             |l| l.contains("pending"),
         );
         assert_eq!(snap.time_ms, 1_000, "from the moment it is sent");
-        assert!(line.contains("1 produce request pending at broker 1 (leader, frozen): it keeps its sockets open, so no answer comes; the producer gives up at request.timeout.ms, within 5.1 s."), "{line}");
+        assert!(line.contains("1 produce request(s) pending at broker 1 (leader, frozen): it keeps its sockets open, so no answer comes; the producer gives up at request.timeout.ms, within 5.1 s."), "{line}");
         let (snap, _) = status_until(
             r#"{"config":{"request.timeout.ms":5000},
                 "timeline":[{"at":1000,"action":"freeze","broker":1},
@@ -1148,7 +1123,7 @@ mod tests {
                 "timeline":[{"at":3000,"action":"freeze","broker":3},
                             {"at":3500,"action":"produce","acks":"1","values":["a"]}]}"#;
         let (snap, line) = status_until(json, |l| l.contains("ISR change pending"));
-        assert!(line.contains("ISR change pending: broker 1 awaits the controller's answer to its AlterPartition (shrink the ISR from 1,2,3 to 1,2; until then the HW still counts 3)."), "{line}");
+        assert!(line.contains("ISR change pending until the controller answers: broker 1's AlterPartition to drop 3 from the ISR 1,2,3; the HW still counts 3."), "{line}");
         assert_eq!(snap.controller.isr, vec![1, 2, 3]);
         let mut sim = watermark_engine::Sim::new(&Scenario::from_json(json).unwrap()).unwrap();
         let mut was_pending = false;
