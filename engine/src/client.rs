@@ -620,15 +620,9 @@ impl Sim {
     /// RecordAccumulator.abortIncompleteBatches fails every batch not yet done, sent or not
     /// ("Producer is closed forcefully."). A request in flight may still be written by its
     /// broker; its answer is ignored. The application's next send comes from a new producer:
-    /// the next producer id, epoch 0, sequences from 0.
+    /// the next producer id, epoch 0, sequences from 0. With nothing pending, nothing is
+    /// logged.
     pub(crate) fn producer_close_now(&mut self) {
-        self.trace(
-            TraceKind::Produce,
-            Level::Info,
-            None,
-            "[Producer clientId=producer-1] Closing the Kafka producer with timeoutMillis = 0 ms."
-                .into(),
-        );
         let jobs = std::mem::take(&mut self.producer.jobs);
         for job in jobs.values() {
             let current = job.current.as_ref().map(|a| &a.values);

@@ -5,7 +5,6 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use watermark_engine::client::PRODUCER;
 use watermark_engine::partition::IsrState;
 use watermark_engine::sim::ProcessState;
 use watermark_engine::snapshot::{BrokerSnapshot, MessageSnapshot, Snapshot};
@@ -818,7 +817,7 @@ fn client_status(s: &Snapshot, now: u64) -> Vec<String> {
         .find_map(|b| Some((b, b.last_error.filter(|_| b.retries > 0)?)))
     {
         parts.push(format!(
-            "Writes fail with {error}: the producer retries (retry {}) and gives up at delivery.timeout.ms, within {} s.",
+            "Writes fail with {error}, retry {}: the producer gives up at delivery.timeout.ms, within {} s.",
             b.retries,
             seconds_left(b.delivery_deadline_ms, now)
         ));
@@ -832,22 +831,12 @@ fn client_status(s: &Snapshot, now: u64) -> Vec<String> {
         let Some(deadline) = waiting.iter().min() else {
             continue;
         };
-        let reset = s.in_flight.iter().any(|m| {
-            m.kind == "ConnectionReset" && m.from == Node::Broker(b.id) && m.to == PRODUCER
-        });
         let what = match b.process {
             ProcessState::Running => continue,
-            _ if reset => {
-                "its connection was reset: the producer gets NETWORK_EXCEPTION and retries".into()
-            }
-            ProcessState::Frozen => format!(
-                "it keeps its sockets open, so no answer comes; the producer gives up at request.timeout.ms, within {} s",
-                seconds_left(*deadline, now)
-            ),
-            _ => format!(
-                "no process answers; the producer gives up at request.timeout.ms, within {} s",
-                seconds_left(*deadline, now)
-            ),
+            ProcessState::Frozen => "it keeps its sockets open, so no answer comes",
+            // A request it had when it died gets the connection's reset; one sent to it
+            // since is never read.
+            _ => "no process answers: NETWORK_EXCEPTION if its connection was reset, else",
         };
         let role = if s.controller.leader == Some(b.id) {
             "leader, "
@@ -855,10 +844,11 @@ fn client_status(s: &Snapshot, now: u64) -> Vec<String> {
             ""
         };
         parts.push(format!(
-            "{} produce request(s) pending at broker {} ({role}{}): {what}.",
+            "{} produce request(s) pending at broker {} ({role}{}): {what}; the producer gives up at request.timeout.ms, within {} s.",
             waiting.len(),
             b.id,
-            b.state
+            b.state,
+            seconds_left(*deadline, now)
         ));
     }
     parts
@@ -1092,11 +1082,11 @@ mod tests {
             r#"{"brokers":2,"config":{"min.insync.replicas":2,"delivery.timeout.ms":30000},
                 "timeline":[{"at":0,"action":"stop","broker":2},
                             {"at":5000,"action":"produce","acks":"all","values":["a"]}]}"#,
-            |l| l.contains("(retry 3)"),
+            |l| l.contains("retry 3:"),
         );
         assert!(snap.time_ms > 5_000);
         assert!(
-            line.starts_with("Writes fail with NOT_ENOUGH_REPLICAS: the producer retries (retry 3) and gives up at delivery.timeout.ms, within 29."),
+            line.starts_with("Writes fail with NOT_ENOUGH_REPLICAS, retry 3: the producer gives up at delivery.timeout.ms, within 29."),
             "{line}"
         );
         // A frozen leader: the request waits there until request.timeout.ms.

@@ -564,7 +564,7 @@ fn retrying(ctx: Ctx, kind: TraceKind, level: Level, at: u64) -> impl IntoView {
                 .find(|b| b.last_error.is_some_and(|e| e.1 == at))
                 .map(|b| {
                     format!(
-                        " · retry {}; delivery.timeout.ms gives up within {} s ",
+                        " · retry {}: the producer gives up at delivery.timeout.ms, within {} s ",
                         b.retries,
                         crate::cluster::seconds_left(b.delivery_deadline_ms, now)
                     )
@@ -575,7 +575,7 @@ fn retrying(ctx: Ctx, kind: TraceKind, level: Level, at: u64) -> impl IntoView {
         view! {
             <span class="retrying" hidden=move || left().is_none()>
                 {move || left().unwrap_or_default()}
-                <button class="cancel" aria-label="Cancel the send (KafkaProducer.close(Duration.ZERO))"
+                <button class="cancel" aria-label="Cancel the send"
                     on:click=move |_| ctx.act(Action::CancelProduce)>"Cancel"</button>
             </span>
         }
