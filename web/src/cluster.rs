@@ -836,7 +836,9 @@ fn client_status(s: &Snapshot, now: u64) -> Vec<String> {
             ProcessState::Frozen => "it keeps its sockets open, so no answer comes",
             // A request it had when it died gets the connection's reset; one sent to it
             // since is never read.
-            _ => "no process answers: NETWORK_EXCEPTION if its connection was reset, else",
+            _ => {
+                "no process answers (one it had when it died gets NETWORK_EXCEPTION from the reset)"
+            }
         };
         let role = if s.controller.leader == Some(b.id) {
             "leader, "
@@ -1105,6 +1107,13 @@ mod tests {
             |l| l.contains("Writes fail with REQUEST_TIMED_OUT"),
         );
         assert!(snap.time_ms >= 6_000, "{}", snap.time_ms);
+        // Sent to a killed leader the controller still names: no process reads it.
+        let (_, line) = status_until(
+            r#"{"timeline":[{"at":1000,"action":"kill","broker":1},
+                            {"at":1000,"action":"produce","acks":"all","values":["x"]}]}"#,
+            |l| l.contains("pending"),
+        );
+        assert!(line.contains("1 produce request(s) pending at broker 1 (leader, killed): no process answers (one it had when it died gets NETWORK_EXCEPTION from the reset); the producer gives up at request.timeout.ms, within 30.1 s."), "{line}");
     }
 
     #[test]
