@@ -34,6 +34,12 @@ pub const CONSUMER: Node = Node::Client(2);
 /// broker's REQUEST_TIMED_OUT (from the purgatory) normally arrives first.
 const CLIENT_TIMEOUT_SLACK_MS: u64 = 50;
 
+/// How long after sending a request the producer gives up on it: request.timeout.ms, the
+/// round trip, and the slack above.
+pub fn request_deadline_ms(config: &crate::Config) -> TimeMs {
+    config.request_timeout_ms + config.network_latency_ms * 2 + CLIENT_TIMEOUT_SLACK_MS
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Attempt {
     pub values: Vec<String>,
@@ -53,6 +59,13 @@ pub struct Attempt {
     /// finds it and no later one.
     #[serde(default)]
     pub batch_id: u64,
+    /// When the request in flight (`request_id`) was sent.
+    #[serde(default)]
+    pub sent_ms: TimeMs,
+    /// The error of the last failed attempt, and when it came (for the view: the batch
+    /// is being retried).
+    #[serde(default)]
+    pub last_error: Option<(ErrorCode, TimeMs)>,
 }
 
 impl Attempt {
@@ -297,6 +310,8 @@ impl Sim {
             Err(message) => {
                 // KafkaProducer's constructor throws: nothing is sent.
                 self.metrics.produce_errors += 1;
+                self.metrics.record_errors +=
+                    spec.values.len() as u64 + u64::from(spec.count.unwrap_or(0));
                 self.trace(
                     TraceKind::Produce,
                     Level::Error,
@@ -403,6 +418,7 @@ impl Sim {
             now - attempt.created_ms
         );
         self.metrics.produce_errors += 1;
+        self.metrics.record_errors += attempt.values.len() as u64;
         self.trace(TraceKind::Produce, Level::Error, None, text);
         self.schedule_at(
             now,
@@ -483,6 +499,8 @@ impl Sim {
                 batch: None,
                 sequence_reset: false,
                 batch_id,
+                sent_ms: now,
+                last_error: None,
             });
             self.schedule_at(
                 now + delivery_timeout,
@@ -573,6 +591,7 @@ impl Sim {
         self.next_request_id += 1;
         attempt.request_id = Some(request_id);
         attempt.target = Some(target);
+        attempt.sent_ms = now;
         let values = attempt.values.clone();
         self.producer.requests.insert(request_id, job_id);
         let timeout_ms = self.config.request_timeout_ms;
@@ -591,9 +610,8 @@ impl Sim {
             // acks=0: the producer does not wait for any response.
             self.producer_result(job_id, request_id, ErrorCode::NONE, None, None);
         } else {
-            let latency = self.config.network_latency_ms * 2;
             self.schedule_at(
-                now + timeout_ms + latency + CLIENT_TIMEOUT_SLACK_MS,
+                now + request_deadline_ms(&self.config),
                 Event::Client(ClientTimer::ProducerRequestTimeout {
                     job: job_id,
                     request_id,
@@ -676,6 +694,8 @@ impl Sim {
                 self.producer.idempotence.can_retry_out_of_order(attempt);
             }
             attempt.retries_done += 1;
+            attempt.last_error = Some((error, now));
+            self.metrics.record_retries += attempt.values.len() as u64;
             let left = retries - attempt.retries_done;
             let text = format!(
                 "[Producer clientId=producer-1] Got error produce response on topic-partition {tp}, retrying ({left} attempts left). Error: {error}"
@@ -700,8 +720,9 @@ impl Sim {
                 }
                 _ => format!("acks={acks} -> {error}"),
             };
-            job.current = None;
             self.metrics.produce_errors += 1;
+            self.metrics.record_errors += attempt.values.len() as u64;
+            job.current = None;
             self.trace(TraceKind::Produce, Level::Error, None, text);
         }
         self.schedule_at(
@@ -709,6 +730,38 @@ impl Sim {
             Event::Client(ClientTimer::ProducerSend { job: job_id }),
         );
         self.producer_wake();
+    }
+
+    /// KafkaProducer.close(Duration.ZERO): the Sender is closed forcefully and
+    /// RecordAccumulator.abortIncompleteBatches fails every batch not yet done, sent or not
+    /// ("Producer is closed forcefully."). A request in flight may still be written by its
+    /// broker; its answer is ignored. The application's next send comes from a new producer:
+    /// the next producer id, epoch 0, sequences from 0. With nothing pending, nothing is
+    /// logged.
+    pub(crate) fn producer_close_now(&mut self) {
+        let jobs = std::mem::take(&mut self.producer.jobs);
+        for job in jobs.values() {
+            let current = job.current.as_ref().map(|a| &a.values);
+            for values in current.into_iter().chain(&job.pending) {
+                self.metrics.produce_errors += 1;
+                self.metrics.record_errors += values.len() as u64;
+                let text = format!(
+                    "acks={} -> KafkaException: Producer is closed forcefully. ({} record(s) not delivered)",
+                    job.acks,
+                    values.len()
+                );
+                self.trace(TraceKind::Produce, Level::Error, None, text);
+            }
+        }
+        self.producer.requests.clear();
+        self.producer.expired_requests.clear();
+        self.producer.blocked.clear();
+        let id = self.producer.idempotence.producer_id;
+        self.producer.idempotence = Idempotence::default();
+        if id != NO_PRODUCER_ID {
+            self.producer.idempotence.producer_id = id + 1;
+            self.producer.idempotence.producer_epoch = 0;
+        }
     }
 
     pub(crate) fn client_consume(&mut self, max_records: Option<u32>, from_beginning: bool) {
@@ -947,6 +1000,8 @@ mod tests {
                         }),
                         sequence_reset: false,
                         batch_id: job as u64,
+                        sent_ms: 0,
+                        last_error: None,
                     }),
                 },
             );

@@ -665,6 +665,9 @@ impl Writer {
             }
             self.close(']');
         }
+        if let Some(t) = s.off_script_ms {
+            self.key("off_script_ms").u64(t);
+        }
         self.close('}');
     }
 
@@ -760,6 +763,7 @@ impl Writer {
             Action::Checkpoints => ("checkpoints", None),
             Action::DumpLog { broker } => ("dump_log", Some(*broker)),
             Action::Note { .. } => ("note", None),
+            Action::CancelProduce => ("cancel_produce", None),
         };
         self.key("action").str(tag);
         if let Some(b) = broker {

@@ -150,6 +150,17 @@ impl Rewind {
         }
     }
 
+    /// Forgets the newest input, with any checkpoint that included it, and returns the state
+    /// just before it (every event at its time run, the inputs before it applied). A
+    /// slider's steps at one moment replace each other this way, so the session records the
+    /// value it settled on.
+    pub fn undo_last_input(&mut self) -> Option<Sim> {
+        let last = self.inputs.pop()?;
+        let n = self.inputs.len();
+        self.checkpoints.retain(|(_, applied)| *applied <= n);
+        Some(self.state_at(last.at))
+    }
+
     /// How many checkpoints are kept (at most [`MAX_CHECKPOINTS`]).
     pub fn checkpoint_count(&self) -> usize {
         self.checkpoints.len()

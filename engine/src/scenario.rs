@@ -70,6 +70,12 @@ pub struct Scenario {
     /// of the JSON when empty, so links to scenarios without expectations are unchanged.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub expect: Vec<Expectation>,
+    /// When a session left the scenario's script: the time of the person's first action,
+    /// written by the playground into the scenario it shares or saves. Notes from then on
+    /// describe the script's own run, not this one (the playground marks them off script).
+    /// Not part of the run; left out of the JSON when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub off_script_ms: Option<u64>,
 }
 
 impl Default for Scenario {
@@ -89,6 +95,7 @@ impl Default for Scenario {
             timeline: vec![],
             end_ms: None,
             expect: vec![],
+            off_script_ms: None,
         }
     }
 }
@@ -250,6 +257,10 @@ pub enum Action {
     Note {
         text: String,
     },
+    /// The application gives up on every send not yet done: `KafkaProducer.close(Duration.ZERO)`
+    /// aborts the incomplete batches (each fails with `KafkaException`), and the next
+    /// produce comes from a new producer (the next producer id).
+    CancelProduce,
 }
 
 /// ProduceSpec under the `produce` action (serde needs a named struct inside the tag).
@@ -362,7 +373,8 @@ impl Action {
             | Action::Describe
             | Action::Offsets
             | Action::Epochs
-            | Action::Checkpoints => {}
+            | Action::Checkpoints
+            | Action::CancelProduce => {}
         }
         Ok(())
     }
@@ -500,6 +512,12 @@ impl Scenario {
             return Err(ScenarioError::new(
                 "timeline",
                 format!("at most 1000000 records in a scenario, got {total_values}"),
+            ));
+        }
+        if self.off_script_ms.is_some_and(|t| t > MAX_TIME_MS) {
+            return Err(ScenarioError::new(
+                "off_script_ms",
+                format!("off_script_ms must be in 0..={MAX_TIME_MS}"),
             ));
         }
         if let Some(end) = self.end_ms {

@@ -171,6 +171,7 @@ const SCENARIO_FIELDS: &[&str] = &[
     "timeline",
     "end_ms",
     "expect",
+    "off_script_ms",
 ];
 
 /// Reads a scenario (not yet validated: `Scenario::validate` checks ranges and limits).
@@ -205,6 +206,7 @@ pub(crate) fn scenario(v: &Value) -> R<Scenario> {
             None => vec![],
             Some(v) => list_of("expect", v, expectation)?,
         },
+        off_script_ms: optional("", obj, "off_script_ms", u64_of)?,
     })
 }
 
@@ -388,6 +390,7 @@ pub(crate) const ACTIONS: &[&str] = &[
     "checkpoints",
     "dump_log",
     "note",
+    "cancel_produce",
 ];
 
 const PRODUCE_FIELDS: &[&str] = &[
@@ -535,6 +538,7 @@ fn timed_action(path: &str, v: &Value) -> R<TimedAction> {
         "offsets" => Action::Offsets,
         "epochs" => Action::Epochs,
         "checkpoints" => Action::Checkpoints,
+        "cancel_produce" => Action::CancelProduce,
         other => {
             return Err(fail(
                 &tag_path,

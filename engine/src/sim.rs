@@ -200,6 +200,13 @@ pub struct Metrics {
     pub acks_all_latencies_ms: Vec<u64>,
     pub produce_ok: u64,
     pub produce_errors: u64,
+    /// The producer's `record-retry-total` and `record-error-total`: records retried (once
+    /// per retry) and records whose send failed. Not serialized (the golden transcripts
+    /// hash the serialized snapshot).
+    #[serde(skip)]
+    pub record_retries: u64,
+    #[serde(skip)]
+    pub record_errors: u64,
 }
 
 /// A loss of committed records, reported plainly.
@@ -1318,6 +1325,7 @@ impl Sim {
             Action::Note { text } => {
                 self.trace(TraceKind::Note, Level::Info, None, format!("# {text}"))
             }
+            Action::CancelProduce => self.producer_close_now(),
         }
         Ok(())
     }

@@ -7,7 +7,7 @@ use crate::fetcher::TruncationRecord;
 use crate::log::{EpochEntry, Record};
 use crate::partition::{IsrState, ReplicaState};
 use crate::sim::{Loss, Metrics, ProcessState, Role, Sim};
-use crate::types::{BrokerId, Node, TimeMs};
+use crate::types::{Acks, BrokerId, ErrorCode, Node, TimeMs};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Snapshot {
@@ -43,6 +43,24 @@ pub struct Snapshot {
     /// before then: its last heartbeat + `broker.session.timeout.ms` (BrokerHeartbeatManager).
     #[serde(skip)]
     pub session_deadlines: Vec<(BrokerId, TimeMs)>,
+    /// The producer's batches not yet done, oldest first (not serialized either).
+    #[serde(skip)]
+    pub sends: Vec<SendSnapshot>,
+}
+
+/// A producer batch not yet done: waiting to be sent, in flight, or waiting to be retried.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SendSnapshot {
+    pub acks: Acks,
+    pub records: usize,
+    /// When the batch expires: its creation + `delivery.timeout.ms`.
+    pub delivery_deadline_ms: TimeMs,
+    /// Retries so far, and the error (and its time) that caused the last one.
+    pub retries: u32,
+    pub last_error: Option<(ErrorCode, TimeMs)>,
+    /// The request in flight: its broker, and when the producer gives up on it
+    /// (`request.timeout.ms` after it was sent, with the network's round trip).
+    pub in_flight: Option<(BrokerId, TimeMs)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -322,6 +340,25 @@ impl Sim {
                 .filter_map(|(id, _)| {
                     let last = self.controller.last_heartbeat_ms.get(id)?;
                     Some((*id, last + self.config.broker_session_timeout_ms))
+                })
+                .collect(),
+            sends: self
+                .producer
+                .jobs
+                .values()
+                .filter_map(|j| Some((j.acks, j.current.as_ref()?)))
+                .map(|(acks, a)| SendSnapshot {
+                    acks,
+                    records: a.values.len(),
+                    delivery_deadline_ms: a.created_ms + self.config.delivery_timeout_ms,
+                    retries: a.retries_done,
+                    last_error: a.last_error,
+                    in_flight: a.request_id.and(a.target).map(|t| {
+                        (
+                            t,
+                            a.sent_ms + crate::client::request_deadline_ms(&self.config),
+                        )
+                    }),
                 })
                 .collect(),
             committed: {

@@ -933,3 +933,119 @@ fn a_retried_batch_keeps_its_place_ahead_of_later_batches() {
         .collect();
     assert_eq!(values, ["a", "b"]);
 }
+
+#[test]
+fn a_retried_batch_shows_in_the_snapshot_and_the_retry_and_error_totals() {
+    // Sender.completeBatch → reenqueueBatch counts record-retry-total per retried record;
+    // failBatch counts record-error-total.
+    let s = scenario(
+        r#"{"brokers":2,"config":{"min.insync.replicas":2,"delivery.timeout.ms":30000},
+            "timeline":[{"at":0,"action":"stop","broker":2},
+                        {"at":1000,"action":"produce","acks":"all","values":["a","b"]}],
+            "end_ms":40000}"#,
+    );
+    let mut sim = Sim::new(&s).unwrap();
+    sim.check_invariants = true;
+    sim.advance_to(3_000);
+    let snap = sim.snapshot();
+    let [send] = snap.sends.as_slice() else {
+        panic!("one batch pending: {:?}", snap.sends)
+    };
+    assert_eq!(send.records, 2);
+    assert_eq!(send.delivery_deadline_ms, 31_000);
+    let (error, at) = send.last_error.expect("retried");
+    assert_eq!(
+        error,
+        watermark_engine::types::ErrorCode::NOT_ENOUGH_REPLICAS
+    );
+    assert!(at <= 3_000);
+    let retries = lines_with(&sim, "retrying (");
+    assert_eq!(send.retries as usize, retries, "one retry per retry line");
+    let m = &snap.metrics.counters;
+    assert_eq!(
+        m.record_retries,
+        2 * retries as u64,
+        "two records per retry"
+    );
+    assert_eq!(
+        (m.produce_errors, m.record_errors),
+        (0, 0),
+        "nothing failed yet"
+    );
+    sim.advance_to(40_000);
+    let snap = sim.snapshot();
+    assert!(snap.sends.is_empty(), "expired");
+    let m = &snap.metrics.counters;
+    assert_eq!((m.produce_errors, m.record_errors), (1, 2));
+}
+
+fn lines_with(sim: &Sim, needle: &str) -> usize {
+    sim.trace_events()
+        .filter(|e| e.text.contains(needle))
+        .count()
+}
+
+#[test]
+fn a_request_to_a_frozen_leader_is_pending_until_request_timeout() {
+    // A frozen leader keeps its sockets open: the request waits there until the producer's
+    // request.timeout.ms runs out (NetworkClient: "Disconnecting from node 1 due to request
+    // timeout").
+    let s = scenario(
+        r#"{"brokers":3,"config":{"request.timeout.ms":5000,"sim.network.latency.ms":10},
+            "timeline":[{"at":1000,"action":"freeze","broker":1},
+                        {"at":1000,"action":"produce","acks":"all","values":["x"]}],
+            "end_ms":20000}"#,
+    );
+    let mut sim = Sim::new(&s).unwrap();
+    sim.advance_to(2_000);
+    let snap = sim.snapshot();
+    assert_eq!(snap.sends.len(), 1);
+    assert_eq!(snap.sends[0].in_flight, Some((1, 1_000 + 5_000 + 20 + 50)));
+    sim.advance_to(6_069);
+    assert!(sim.snapshot().sends[0].in_flight.is_some());
+    sim.advance_to(6_070);
+    let snap = sim.snapshot();
+    assert_eq!(
+        snap.sends[0].last_error.map(|e| e.0),
+        Some(watermark_engine::types::ErrorCode::REQUEST_TIMED_OUT)
+    );
+}
+
+#[test]
+fn cancel_produce_aborts_the_pending_batches_and_a_new_producer_sends_next() {
+    // KafkaProducer.close(Duration.ZERO) → RecordAccumulator.abortIncompleteBatches.
+    let (sim, lines) = run(r#"{"brokers":2,"config":{"min.insync.replicas":2},
+            "timeline":[{"at":0,"action":"stop","broker":2},
+                        {"at":1000,"action":"produce","acks":"all","values":["a","b"]},
+                        {"at":2000,"action":"cancel_produce"},
+                        {"at":3000,"action":"start","broker":2},
+                        {"at":9000,"action":"produce","acks":"all","values":["c"]}],
+            "end_ms":15000}"#);
+    let (t, _) = find(
+        &lines,
+        "acks=all -> KafkaException: Producer is closed forcefully. (2 record(s) not delivered)",
+    )
+    .expect("aborted");
+    assert_eq!(*t, 2_000);
+    assert!(
+        !lines
+            .iter()
+            .any(|(t, l)| *t > 2_000 && l.contains("retrying")),
+        "no retry after the close"
+    );
+    let snap = sim.snapshot();
+    assert!(snap.sends.is_empty());
+    assert_eq!(snap.metrics.counters.record_errors, 2);
+    assert!(
+        find(&lines, "acks=all -> ok, offset=0").is_some(),
+        "{lines:?}"
+    );
+    let log = &sim.broker(1).unwrap().log;
+    let c = log.record_at(0).expect("c is written");
+    assert_eq!(c.value, "c");
+    assert_eq!(
+        (c.producer_id, c.producer_epoch, c.sequence),
+        (1, 0, 0),
+        "the new producer has the next id"
+    );
+}

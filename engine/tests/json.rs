@@ -230,7 +230,8 @@ fn writes_scenarios_as_serde_json_does() {
             {"at": 17, "action": "elect_preferred"}, {"at": 18, "action": "elect_unclean"},
             {"at": 19, "action": "describe"}, {"at": 20, "action": "offsets"},
             {"at": 21, "action": "epochs"}, {"at": 22, "action": "checkpoints"},
-            {"at": 23, "action": "dump_log", "broker": 4}, {"at": 24, "action": "note", "text": "a \"note\"\n"}
+            {"at": 23, "action": "dump_log", "broker": 4}, {"at": 24, "action": "note", "text": "a \"note\"\n"},
+            {"at": 25, "action": "cancel_produce"}
         ],
         "end_ms": 60000,
         "expect": [
@@ -238,7 +239,8 @@ fn writes_scenarios_as_serde_json_does() {
              "leo": 3, "hw": 2, "offsets": "rep:0:2", "produce": "p", "error": "E", "loss": true, "lost": [1, 2],
              "caption": "c", "line": "x"},
             {"at": 6, "leader": "none"}
-        ]
+        ],
+        "off_script_ms": 16000
     });
     // Read by serde (no validation: the writer must write what it is given).
     let s: Scenario = serde_json::from_value(every).unwrap();

@@ -63,6 +63,7 @@ fn covered(a: &Action) {
         | Action::Offsets
         | Action::Epochs
         | Action::Checkpoints
+        | Action::CancelProduce
         | Action::DumpLog { .. }
         | Action::Note { .. } => {}
     }
@@ -91,7 +92,8 @@ fn every_action() -> Value {
         {"at": 18, "action": "epochs"},
         {"at": 19, "action": "checkpoints"},
         {"at": 20, "action": "dump_log", "broker": 1},
-        {"at": 21, "action": "note", "text": "# a caption"}
+        {"at": 21, "action": "note", "text": "# a caption"},
+        {"at": 22, "action": "cancel_produce"}
     ])
 }
 
@@ -103,6 +105,7 @@ fn full_scenario() -> Value {
         "links": [{"a": 1, "b": "controller", "latency_ms": 40}, {"a": 2, "b": 3, "latency_ms": 5}],
         "timeline": every_action(),
         "end_ms": 60000,
+        "off_script_ms": 12,
         "expect": [
             {"at": 100, "label": "l", "since": 50, "describe": "d", "leader": 2, "isr": [1, 2],
              "elr": [3], "broker": 1, "leo": 5, "hw": 4, "offsets": "o", "produce": "p",
@@ -115,7 +118,7 @@ fn full_scenario() -> Value {
 #[test]
 fn every_action_and_field_reads_as_serde_reads_it() {
     let s = same(&full_scenario().to_string()).expect("valid");
-    assert_eq!(s.timeline.len(), 22);
+    assert_eq!(s.timeline.len(), 23);
     for a in &s.timeline {
         covered(&a.action);
     }
@@ -124,7 +127,7 @@ fn every_action_and_field_reads_as_serde_reads_it() {
         .iter()
         .map(|a| serde_json::to_value(&a.action).unwrap()["action"].to_string())
         .collect();
-    assert_eq!(kinds.len(), 20, "one of each action: {kinds:?}");
+    assert_eq!(kinds.len(), 21, "one of each action: {kinds:?}");
     assert_eq!(s.expect.len(), 2);
     assert_eq!(s.expect[0].lost, Some([1, 2]));
     // Written back and read again.

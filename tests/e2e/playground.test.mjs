@@ -484,20 +484,52 @@ test("the event log follows its newest line while it grows, unless the reader sc
   const log = page.locator("ol.log");
   const position = () => log.evaluate((ol) => [ol.scrollTop, ol.clientHeight, ol.scrollHeight]);
   const atBottom = ([top, height, all]) => top + height >= all - 24;
+  /** Resolves after the page has drawn two more frames (the log is scrolled in a frame). */
+  const frames = () => page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
   await play(page);
   await waitForClock(page, 3_000);
   // Lines keep arriving (a produce every 100 ms) and the log keeps its newest in view.
   await poll(async () => atBottom(await position()), { timeout: 5_000, message: async () => `${await position()}` });
+  await pause(page);
+  await frames();
   const [, height, all] = await position();
   assert.ok(all > height * 1.5, `the log overflows its box: ${all} px in ${height}`);
-  // Scrolled up, it stays where the reader put it while lines arrive.
-  await log.evaluate((ol) => {
+  assert.ok(atBottom(await position()));
+
+  // The log grows (an action adds a line) and the reader scrolls up before the next frame,
+  // which would scroll it: the reader stays where they are. (Done in one task, so no frame
+  // comes between; the scroll event is dispatched at once, as the browser does before the
+  // frame's callbacks.)
+  await page.evaluate(async () => {
+    const ol = document.querySelector("ol.log");
+    const before = ol.children.length;
+    const freeze = [...document.querySelectorAll("button")].find((b) => b.getAttribute("aria-label") === "Freeze broker 3");
+    freeze.click();
+    // The new line is drawn in microtasks (Leptos' effects), within this task.
+    for (let i = 0; i < 1000 && ol.children.length === before; i++) await Promise.resolve();
+    if (ol.children.length === before) throw new Error("the action added no line");
+    for (let i = 0; i < 100; i++) await Promise.resolve();
     ol.scrollTop = 0;
     ol.dispatchEvent(new Event("scroll"));
   });
-  await waitForClock(page, 4_500);
+  await frames();
+  assert.equal((await position())[0], 0, "the reader is not pulled back to the newest line");
+
+  // Scrolled up, it stays where the reader put it while lines arrive.
+  await play(page);
+  const lines = await log.locator("li").count();
+  await poll(async () => (await log.locator("li").count()) > lines + 3);
   await pause(page);
+  await frames();
   assert.equal((await position())[0], 0, "the reader's place is kept");
+
+  // Back at the bottom, it follows again.
+  await log.evaluate((ol) => {
+    ol.scrollTop = ol.scrollHeight;
+    ol.dispatchEvent(new Event("scroll"));
+  });
+  await button(page, "Thaw broker 3").click();
+  await poll(async () => atBottom(await position()), { message: async () => `${await position()}` });
 });
 
 test("on a 375 px phone and in dark mode the page fits its width and keeps the cluster view", async () => {

@@ -6,7 +6,23 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { useApp } from "../lib/harness.mjs";
-import { button, describe, fault, openFresh, pause, play, poll, setRange, SPEED_MAX, waitForText } from "../lib/ui.mjs";
+import {
+  button,
+  describe,
+  eventLog,
+  fault,
+  openFresh,
+  pause,
+  play,
+  poll,
+  produceResults,
+  setRange,
+  shareHash,
+  slider,
+  SPEED_MAX,
+  waitForClock,
+  waitForText,
+} from "../lib/ui.mjs";
 
 const app = useApp();
 
@@ -94,15 +110,112 @@ test("min.insync.replicas stops at the replication factor, and slider values sta
   const rows = page.locator(".settings label").filter({ has: page.locator('input[type="range"]') });
   const n = await rows.count();
   assert.ok(n >= 9, `${n} sliders`);
-  for (let i = 0; i < n; i++) {
-    const [input, output] = await Promise.all([
-      rows.nth(i).locator("input").boundingBox(),
-      rows.nth(i).locator("output").boundingBox(),
-    ]);
-    const name = await rows.nth(i).locator("input").getAttribute("aria-label");
-    assert.ok(output.y < input.y + input.height && output.y + output.height > input.y, `${name}: the value is beside its slider`);
-    assert.ok(output.height < 30, `${name}: its value is one line (${output.height} px)`);
+  for (const width of [1440, 700]) {
+    await page.setViewportSize({ width, height: 900 });
+    await poll(() => page.evaluate((w) => window.innerWidth === w, width));
+    for (let i = 0; i < n; i++) {
+      const [input, output] = await Promise.all([
+        rows.nth(i).locator("input").boundingBox(),
+        rows.nth(i).locator("output").boundingBox(),
+      ]);
+      const name = await rows.nth(i).locator("input").getAttribute("aria-label");
+      assert.ok(output.y < input.y + input.height && output.y + output.height > input.y, `${width} px, ${name}: the value is beside its slider`);
+      assert.ok(output.height < 30, `${width} px, ${name}: its value is one line (${output.height} px)`);
+    }
   }
+});
+
+test("a slider moved step by step with the keyboard logs one config change, the value it settles on", async () => {
+  const { page } = await openFresh(app, "/");
+  await play(page);
+  await waitForClock(page, 300);
+  await pause(page);
+  const log = eventLog(page);
+  const changes = (name) => log.locator("li").filter({ hasText: `--add-config ${name}=` });
+  const min = slider(page, "min.insync.replicas");
+  await min.focus();
+  // 2 → 1 → 2 → 3, one change event per key.
+  for (const key of ["ArrowLeft", "ArrowRight", "ArrowRight"]) await page.keyboard.press(key);
+  await waitForText(page.locator(".settings output").nth(2), /^3$/);
+  await poll(async () => (await changes("min.insync.replicas").count()) > 0);
+  const lines = await changes("min.insync.replicas").allTextContents();
+  assert.equal(lines.length, 1, lines.join("\n"));
+  assert.match(lines[0], /^\[   0\.\d{3}s\] kafka-configs\.sh --alter --add-config min\.insync\.replicas=3$/);
+  const lag = slider(page, "replica.lag.time.max.ms");
+  await lag.focus();
+  for (let i = 0; i < 4; i++) await page.keyboard.press("ArrowLeft");
+  await poll(async () => (await changes("replica.lag.time.max.ms").count()) > 0);
+  await waitForText(changes("replica.lag.time.max.ms"), /replica\.lag\.time\.max\.ms=28000$/);
+  assert.equal(await changes("replica.lag.time.max.ms").count(), 1);
+  // The session holds the two changes, not seven: a reload replays them.
+  await page.reload({ waitUntil: "load" });
+  await waitForText(changes("replica.lag.time.max.ms"), /=28000$/);
+  assert.equal(await log.locator("li").filter({ hasText: "--add-config" }).count(), 2);
+});
+
+// Broker 3 is frozen and falls out of the ISR (at 2.883 s broker 1 asks the controller,
+// which answers 2 s later); min.insync.replicas=3, so the acks=all write at 8 s is refused
+// with NOT_ENOUGH_REPLICAS and retried every 180 ms or so.
+const retrying = {
+  version: 1,
+  config: { "replica.lag.time.max.ms": 2000, "sim.controller.latency.ms": 1000, "sim.network.latency.ms": 40, "min.insync.replicas": 3 },
+  timeline: [
+    { at: 1000, action: "freeze", broker: 3 },
+    { at: 1500, action: "produce", acks: "1", values: ["a"] },
+    { at: 8000, action: "produce", acks: "all", values: ["b"] },
+  ],
+};
+
+const metric = (page, name) => page.locator("dl.metrics dt", { hasText: name }).locator("xpath=following-sibling::dd[1]");
+
+test("the status line says when an ISR change waits for the controller and when writes are retried, and a retrying send is one line that can be cancelled", async () => {
+  const { page } = await openFresh(app, `/?t=3500${shareHash(retrying)}`);
+  await waitForText(status(page), /ISR change pending until the controller answers: broker 1's AlterPartition to drop 3 from the ISR 1,2,3; the HW still counts 3\./);
+
+  await setRange(page, "Speed", 667); // 10×
+  await play(page);
+  await waitForClock(page, 10_000);
+  await pause(page);
+  const line = await waitForText(status(page), /Writes fail with NOT_ENOUGH_REPLICAS, retry \d+: the producer gives up at delivery\.timeout\.ms, within \d+\.\d s\./);
+  assert.doesNotMatch(line, /ISR change pending/, "the controller answered");
+  const retries = Number(/retry (\d+):/.exec(line)[1]);
+  assert.ok(retries >= 10, line);
+
+  // One line for all those retries, in the results and in the event log, with a Cancel.
+  for (const list of [produceResults(page), eventLog(page)]) {
+    const rows = list.locator("li").filter({ hasText: "Got error produce response" });
+    assert.equal(await rows.count(), 1, "one line");
+    await waitForText(rows, new RegExp(`Error: NOT_ENOUGH_REPLICAS \\(×${retries}\\) · retry ${retries}: the producer gives up at delivery\\.timeout\\.ms, within \\d+\\.\\d s`));
+  }
+  assert.equal(await metric(page, "Produce ok / failed").textContent(), "1 / 0");
+  assert.equal(await metric(page, "record-retry-total").textContent(), String(retries));
+  assert.equal(await metric(page, "record-error-total").textContent(), "0");
+
+  await produceResults(page).getByRole("button", { name: "Cancel the send" }).click();
+  await waitForText(produceResults(page).locator("li").first(), /acks=all -> KafkaException: Producer is closed forcefully\. \(1 record\(s\) not delivered\)$/);
+  assert.equal(await metric(page, "Produce ok / failed").textContent(), "1 / 1");
+  assert.equal(await metric(page, "record-error-total").textContent(), "1");
+  await waitForText(status(page), /^(?!.*Writes fail)/);
+  assert.equal(await page.getByRole("button", { name: "Cancel the send" }).count(), 0);
+  // The cancel is on the session's timeline: reopened from the saved session, it replays.
+  await page.goto(app.url, { waitUntil: "load" });
+  await waitForText(produceResults(page), /KafkaException: Producer is closed forcefully/);
+  assert.equal(await metric(page, "record-error-total").textContent(), "1");
+});
+
+test("a produce request waiting at a frozen leader shows on the status line until the producer gives up on it", async () => {
+  const frozen = {
+    version: 1,
+    config: { "sim.network.latency.ms": 40 },
+    timeline: [
+      { at: 1000, action: "freeze", broker: 1 },
+      { at: 1000, action: "produce", acks: "all", values: ["x"] },
+    ],
+  };
+  // Sent at 1 s; the producer gives up at request.timeout.ms (30 s) after a round trip and
+  // its slack: at 31.13 s.
+  const { page } = await openFresh(app, `/?t=5000${shareHash(frozen)}`);
+  await waitForText(status(page), /1 produce request\(s\) pending at broker 1 \(leader, frozen\): it keeps its sockets open, so no answer comes; the producer gives up at request\.timeout\.ms, within 26\.1 s\./);
 });
 
 test("the event log's first line follows the Brokers slider", async () => {
@@ -128,6 +241,16 @@ test("a preset's captions say so once the person acts off its script", async () 
   for (let i = 0; i < 3; i++) await next.click();
   await waitForText(caption, /^Off script since 0:16\.000 \(you acted\), so this step describes the scenario's own run, not this one: Step 7\./);
   assert.equal(await caption.getAttribute("class"), "caption stale");
+  // Shared, or reopened from the saved session, it is still off its script (the scenario
+  // it saves says since when).
+  const share = button(page, "Share");
+  await share.click();
+  const link = await page.getByLabel("Share link", { exact: true }).inputValue();
+  for (const [path, step] of [[`/${link.slice(app.url.length)}`, 7], ["/", 9]]) {
+    await page.goto(`${app.url}${path.slice(1)}`, { waitUntil: "load" });
+    await waitForText(caption, new RegExp(`^Off script since 0:16\\.000 \\(you acted\\), so this step describes the scenario's own run, not this one: Step ${step}\\.`));
+    assert.equal(await caption.getAttribute("class"), "caption stale", path);
+  }
 });
 
 test("a truncation says what it threw away, below or above the HW", async () => {

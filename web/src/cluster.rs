@@ -5,8 +5,10 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
+use watermark_engine::partition::IsrState;
+use watermark_engine::sim::ProcessState;
 use watermark_engine::snapshot::{BrokerSnapshot, MessageSnapshot, Snapshot};
-use watermark_engine::types::{BrokerId, Node};
+use watermark_engine::types::{join_ids, BrokerId, Node};
 
 use crate::geometry::{self, OffsetWindow, CELL_H, CELL_W, LABEL_W};
 use crate::state::Clock;
@@ -773,6 +775,28 @@ fn cluster_status(s: &Snapshot, now: u64) -> String {
             b.state
         ));
     }
+    parts.extend(client_status(s, now));
+    // An AlterPartition the leader sent and has no answer to yet (Partition's
+    // PendingShrinkIsr / PendingExpandIsr).
+    for b in &s.brokers {
+        let Some(v) = &b.leader_view else { continue };
+        let (change, who, hw) = match &v.isr_state {
+            IsrState::Committed { .. } => continue,
+            IsrState::PendingShrink { out_of_sync, .. } => {
+                ("drop", join_ids(out_of_sync), ("from", "still"))
+            }
+            IsrState::PendingExpand { new_in_sync, .. } => {
+                ("add", new_in_sync.to_string(), ("to", "already"))
+            }
+        };
+        parts.push(format!(
+            "ISR change pending until the controller answers: broker {}'s AlterPartition to {change} {who} {} the ISR {}; the HW {} counts {who}.",
+            b.id,
+            hw.0,
+            join_ids(v.isr_state.isr()),
+            hw.1
+        ));
+    }
     // What a truncation threw away, for as long as its records fall away (GHOST_MS).
     for t in s
         .truncations
@@ -799,6 +823,65 @@ fn cluster_status(s: &Snapshot, now: u64) -> String {
     parts.join(" ")
 }
 
+/// The producer's side: a batch being retried (its last error, how often, when
+/// `delivery.timeout.ms` ends it) and requests that wait at a broker that cannot answer.
+fn client_status(s: &Snapshot, now: u64) -> Vec<String> {
+    let mut parts = vec![];
+    // The oldest batch being retried (the others wait behind it).
+    if let Some((b, (error, _))) = s
+        .sends
+        .iter()
+        .find_map(|b| Some((b, b.last_error.filter(|_| b.retries > 0)?)))
+    {
+        parts.push(format!(
+            "Writes fail with {error}, retry {}: the producer gives up at delivery.timeout.ms, within {} s.",
+            b.retries,
+            seconds_left(b.delivery_deadline_ms, now)
+        ));
+    }
+    for b in &s.brokers {
+        // The producer gives up on a request at its request.timeout.ms, or sooner when its
+        // batch reaches delivery.timeout.ms in flight (Sender.getExpiredInflightBatches).
+        let waiting: Vec<(u64, &str)> = s
+            .sends
+            .iter()
+            .filter_map(|x| {
+                let (_, at) = x.in_flight.filter(|r| r.0 == b.id)?;
+                Some(if x.delivery_deadline_ms < at {
+                    (x.delivery_deadline_ms, "delivery.timeout.ms")
+                } else {
+                    (at, "request.timeout.ms")
+                })
+            })
+            .collect();
+        let Some(&(deadline, config)) = waiting.iter().min() else {
+            continue;
+        };
+        let what = match b.process {
+            ProcessState::Running => continue,
+            ProcessState::Frozen => "it keeps its sockets open, so no answer comes",
+            // A request it had when it died gets the connection's reset; one sent to it
+            // since is never read.
+            _ => {
+                "no process answers (one it had when it died gets NETWORK_EXCEPTION from the reset)"
+            }
+        };
+        let role = if s.controller.leader == Some(b.id) {
+            "leader, "
+        } else {
+            ""
+        };
+        parts.push(format!(
+            "{} produce request(s) pending at broker {} ({role}{}): {what}; the producer gives up at {config}, within {} s.",
+            waiting.len(),
+            b.id,
+            b.state,
+            seconds_left(deadline, now)
+        ));
+    }
+    parts
+}
+
 /// What waits: acks=all requests in the purgatory and follower fetches the leader holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum WaitItem {
@@ -817,7 +900,7 @@ enum WaitItem {
     },
 }
 
-fn seconds_left(deadline_ms: u64, now: u64) -> String {
+pub(crate) fn seconds_left(deadline_ms: u64, now: u64) -> String {
     format!("{:.1}", deadline_ms.saturating_sub(now) as f64 / 1000.0)
 }
 
@@ -1005,6 +1088,82 @@ mod tests {
             "Broker 2 truncated offsets 10..19 (below its HW 20: records it held as committed).";
         assert!(cluster_status(&snap, t.time_ms + 2_900).contains(line));
         assert!(!cluster_status(&snap, t.time_ms + 3_000).contains("truncated"));
+    }
+
+    /// The status line at each event of `json`'s run, until `until` holds of it.
+    fn status_until(json: &str, until: impl Fn(&str) -> bool) -> (Snapshot, String) {
+        let mut sim = watermark_engine::Sim::new(&Scenario::from_json(json).unwrap()).unwrap();
+        loop {
+            let snap = sim.snapshot();
+            let line = cluster_status(&snap, snap.time_ms);
+            if until(&line) {
+                return (snap, line);
+            }
+            assert!(sim.step() && sim.now() < 60_000, "never: {line}");
+        }
+    }
+
+    #[test]
+    fn the_status_says_when_writes_are_retried_and_where_a_request_waits() {
+        // Broker 2 stopped: the ISR is 1, below min.insync.replicas=2.
+        let (snap, line) = status_until(
+            r#"{"brokers":2,"config":{"min.insync.replicas":2,"delivery.timeout.ms":30000},
+                "timeline":[{"at":0,"action":"stop","broker":2},
+                            {"at":5000,"action":"produce","acks":"all","values":["a"]}]}"#,
+            |l| l.contains("retry 3:"),
+        );
+        assert!(snap.time_ms > 5_000);
+        assert!(
+            line.starts_with("Writes fail with NOT_ENOUGH_REPLICAS, retry 3: the producer gives up at delivery.timeout.ms, within 29."),
+            "{line}"
+        );
+        // A frozen leader: the request waits there until request.timeout.ms.
+        let (snap, line) = status_until(
+            r#"{"config":{"request.timeout.ms":5000},
+                "timeline":[{"at":1000,"action":"freeze","broker":1},
+                            {"at":1000,"action":"produce","acks":"all","values":["x"]}]}"#,
+            |l| l.contains("pending"),
+        );
+        assert_eq!(snap.time_ms, 1_000, "from the moment it is sent");
+        assert!(line.contains("1 produce request(s) pending at broker 1 (leader, frozen): it keeps its sockets open, so no answer comes; the producer gives up at request.timeout.ms, within 5.1 s."), "{line}");
+        let (snap, _) = status_until(
+            r#"{"config":{"request.timeout.ms":5000},
+                "timeline":[{"at":1000,"action":"freeze","broker":1},
+                            {"at":1000,"action":"produce","acks":"all","values":["x"]}]}"#,
+            |l| l.contains("Writes fail with REQUEST_TIMED_OUT"),
+        );
+        assert!(snap.time_ms >= 6_000, "{}", snap.time_ms);
+        // Sent to a killed leader the controller still names: no process reads it.
+        let (_, line) = status_until(
+            r#"{"timeline":[{"at":1000,"action":"kill","broker":1},
+                            {"at":1000,"action":"produce","acks":"all","values":["x"]}]}"#,
+            |l| l.contains("pending"),
+        );
+        assert!(line.contains("1 produce request(s) pending at broker 1 (leader, killed): no process answers (one it had when it died gets NETWORK_EXCEPTION from the reset); the producer gives up at request.timeout.ms, within 30.1 s."), "{line}");
+    }
+
+    #[test]
+    fn the_status_says_when_an_isr_change_awaits_the_controller() {
+        let json = r#"{"config":{"replica.lag.time.max.ms":2000,"sim.controller.latency.ms":300},
+                "timeline":[{"at":3000,"action":"freeze","broker":3},
+                            {"at":3500,"action":"produce","acks":"1","values":["a"]}]}"#;
+        let (snap, line) = status_until(json, |l| l.contains("ISR change pending"));
+        assert!(line.contains("ISR change pending until the controller answers: broker 1's AlterPartition to drop 3 from the ISR 1,2,3; the HW still counts 3."), "{line}");
+        assert_eq!(snap.controller.isr, vec![1, 2, 3]);
+        let mut sim = watermark_engine::Sim::new(&Scenario::from_json(json).unwrap()).unwrap();
+        let mut was_pending = false;
+        while sim.now() < 10_000 && sim.step() {
+            let snap = sim.snapshot();
+            let pending = cluster_status(&snap, snap.time_ms).contains("ISR change pending");
+            let leader_pending = !matches!(
+                snap.brokers[0].leader_view.as_ref().map(|v| &v.isr_state),
+                Some(IsrState::Committed { .. })
+            );
+            assert_eq!(pending, leader_pending, "at {}", snap.time_ms);
+            was_pending |= pending;
+        }
+        assert!(was_pending);
+        assert_eq!(sim.snapshot().controller.isr, vec![1, 2]);
     }
 
     #[test]

@@ -91,6 +91,11 @@ pub struct Playground {
     expect_passed: usize,
     /// Each expectation's outcome on the live run, once the run passed its time.
     outcomes: Vec<Option<Outcome>>,
+    /// When the last action was a config change: its name, and the live run's time and
+    /// events processed right after it. Another change of that setting before anything else
+    /// happened replaces it (a slider moved step by step by the keyboard is one change, to
+    /// the value it settles on).
+    last_config: Option<(String, TimeMs, u64)>,
 }
 
 impl Playground {
@@ -115,6 +120,7 @@ impl Playground {
             expect_order,
             expect_passed: 0,
             outcomes,
+            last_config: None,
         };
         // Nothing runs yet, not even the events at 0 (the page shows the moment before them);
         // an expectation at 0 is checked when the run first moves.
@@ -308,13 +314,19 @@ impl Playground {
         }
     }
 
-    /// The time of the next note (caption) still to run on the shown state's timeline.
     /// When the person first acted in this run (an input recorded on top of the scenario's
     /// timeline): from then on the run is no longer the scenario's own.
+    /// A scenario saved or shared from a session that had left its script says since when
+    /// (`off_script_ms`), so that a reload still knows.
     pub fn first_input_ms(&self) -> Option<TimeMs> {
-        self.rewind.inputs().map(|(at, _)| at).min()
+        let input = self.rewind.inputs().map(|(at, _)| at).min();
+        match (input, self.scenario.off_script_ms) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
+    /// The time of the next note (caption) still to run on the shown state's timeline.
     pub fn next_note_time(&self) -> Option<TimeMs> {
         self.current()
             .pending_timeline()
@@ -335,6 +347,20 @@ impl Playground {
     /// discarded first; the returned note says so.
     pub fn act(&mut self, action: &Action) -> Result<Option<String>, ScenarioError> {
         let mut note = None;
+        let last = self.last_config.take();
+        if let (Action::SetConfig { name, .. }, Some((last, at, events)), None) =
+            (action, last, &self.view)
+        {
+            let untouched = at == self.live.now() && events == self.live.events_processed();
+            if *name == last && untouched {
+                // The same setting again at the same moment: undo the previous change first.
+                action.validate("action", self.scenario.brokers)?;
+                if let Some(sim) = self.rewind.undo_last_input() {
+                    self.live = sim;
+                    self.marker_cursor = self.marker_cursor.min(self.live.trace_next_seq());
+                }
+            }
+        }
         if let Some(view) = self.view.take() {
             let t = view.now();
             let lost = self.live.now() - t;
@@ -362,6 +388,9 @@ impl Playground {
         let now = self.live.now();
         self.advance_live(now);
         self.rewind.apply(&mut self.live, action)?;
+        if let Action::SetConfig { name, .. } = action {
+            self.last_config = Some((name.clone(), now, self.live.events_processed()));
+        }
         self.collect_markers();
         Ok(note)
     }
@@ -377,6 +406,7 @@ impl Playground {
             }));
         s.timeline.sort_by_key(|a| a.at);
         s.end_ms = Some(self.live.now().max(s.end_ms.unwrap_or(0)));
+        s.off_script_ms = self.first_input_ms();
         s
     }
 
@@ -606,6 +636,63 @@ mod tests {
             let o = o.as_ref().expect("reached");
             assert!(o.met(), "{}", o.account());
         }
+    }
+
+    fn set(name: &str, v: u64) -> Action {
+        Action::SetConfig {
+            name: name.into(),
+            value: v.into(),
+        }
+    }
+
+    #[test]
+    fn a_setting_changed_again_at_the_same_moment_is_one_change() {
+        let mut p = Playground::new(default_scenario()).unwrap();
+        p.run_to(1_000);
+        let lines = p.current().transcript().len();
+        for v in [3, 1, 2, 3] {
+            p.act(&set("min.insync.replicas", v)).unwrap();
+        }
+        let t = p.current().transcript();
+        assert_eq!(t.len(), lines + 1, "one line: {:?}", &t[lines..]);
+        assert!(
+            t[lines].ends_with("--add-config min.insync.replicas=3"),
+            "{}",
+            t[lines]
+        );
+        assert_eq!(p.current().config().min_insync_replicas, 3);
+        assert_eq!(p.to_scenario().timeline.len(), 1);
+        // Another setting, or the same one once time moved on, is a change of its own.
+        p.act(&set("replica.lag.time.max.ms", 5_000)).unwrap();
+        p.act(&set("min.insync.replicas", 2)).unwrap();
+        p.run_to(1_200);
+        p.act(&set("min.insync.replicas", 1)).unwrap();
+        assert_eq!(p.to_scenario().timeline.len(), 4);
+        // The session replays to the same state.
+        let mut replay = Sim::new(&p.to_scenario()).unwrap();
+        replay.advance_to(p.max_time());
+        assert_eq!(replay.transcript(), p.current().transcript());
+    }
+
+    #[test]
+    fn a_saved_session_that_left_the_script_still_says_when() {
+        let preset = watermark_engine::presets::preset("frozen-follower").unwrap();
+        let mut p = Playground::new(preset.clone()).unwrap();
+        p.run_to(16_000);
+        assert_eq!(p.first_input_ms(), None);
+        assert_eq!(p.to_scenario().off_script_ms, None, "on script");
+        p.act(&Action::Kill { broker: 1 }).unwrap();
+        p.run_to(20_000);
+        let saved = Scenario::from_json(&p.to_scenario().to_json_pretty()).unwrap();
+        assert_eq!(saved.off_script_ms, Some(16_000));
+        let reloaded = Playground::new(saved).unwrap();
+        assert_eq!(reloaded.first_input_ms(), Some(16_000));
+        // Acting earlier in the reloaded session moves it back.
+        let mut r = reloaded;
+        r.run_to(20_000);
+        r.seek(9_000);
+        r.act(&Action::Freeze { broker: 2 }).unwrap();
+        assert_eq!(r.first_input_ms(), Some(9_000));
     }
 
     #[test]

@@ -389,8 +389,11 @@ const FILTERS: &[TraceKind] = &[
     TraceKind::Loss,
 ];
 
-/// The metrics shown, in order ([`metric_values`] gives their values).
-const METRICS: [&str; 9] = [
+/// The metrics shown, in order ([`metric_values`] gives their values). "Produce ok / failed"
+/// counts batches (a produce action's batch, or each of its records one by one): a batch
+/// fails once, when it is given up (an error not retried, delivery.timeout.ms, a cancel),
+/// however often it was retried before. The producer's own metrics count records.
+const METRICS: [&str; 11] = [
     "Under-replicated",
     "Under min ISR",
     "Offline (no leader)",
@@ -400,9 +403,11 @@ const METRICS: [&str; 9] = [
     "Truncations",
     "acks=all latency (avg / max)",
     "Produce ok / failed",
+    "record-retry-total",
+    "record-error-total",
 ];
 
-fn metric_values(m: &watermark_engine::snapshot::MetricsSnapshot) -> [String; 9] {
+fn metric_values(m: &watermark_engine::snapshot::MetricsSnapshot) -> [String; 11] {
     let yes = |b: bool| if b { "yes" } else { "no" }.to_string();
     [
         yes(m.under_replicated),
@@ -417,12 +422,78 @@ fn metric_values(m: &watermark_engine::snapshot::MetricsSnapshot) -> [String; 9]
             _ => "—".into(),
         },
         format!("{} / {}", m.counters.produce_ok, m.counters.produce_errors),
+        m.counters.record_retries.to_string(),
+        m.counters.record_errors.to_string(),
     ]
+}
+
+/// A line of the event log or the produce results: (sequence number, text, level, kind,
+/// time). A run of retries is one line, the newest, saying how many it stands for.
+type Row = (u64, String, Level, TraceKind, u64);
+
+/// The producer's retry warnings come every retry.backoff.ms or so while an error lasts
+/// ("Got error produce response ... retrying"): each run of them, with no other produce
+/// line between, is shown as one row (the newest, at its place).
+fn rows<'a>(lines: impl Iterator<Item = &'a watermark_engine::TraceEvent>) -> Vec<Row> {
+    let mut out: Vec<Row> = vec![];
+    // The open run: its row's index in `out` and how many retries it holds.
+    let mut run: Option<(usize, u32)> = None;
+    for e in lines {
+        let retry = e.kind == TraceKind::Produce
+            && e.level == Level::Warn
+            && e.text.contains("Got error produce response");
+        let mut line = e.line();
+        if retry {
+            if let Some((i, n)) = run {
+                out.remove(i);
+                line = format!("{line} (×{})", n + 1);
+                run = Some((out.len(), n + 1));
+            } else {
+                run = Some((out.len(), 1));
+            }
+        } else if e.kind == TraceKind::Produce {
+            run = None;
+        }
+        out.push((e.seq, line, e.level, e.kind, e.time_ms));
+    }
+    out
+}
+
+/// For the row of the newest retry (a produce warning): what the producer does now
+/// (retries so far, the time left before delivery.timeout.ms) and a button that gives up on
+/// the send. Hidden once the batch is done.
+fn retrying(ctx: Ctx, kind: TraceKind, level: Level, at: u64) -> impl IntoView {
+    let left = move || {
+        let now = ctx.tick.get();
+        ctx.snap.with(|s| {
+            s.sends
+                .iter()
+                .find(|b| b.last_error.is_some_and(|e| e.1 == at))
+                .map(|b| {
+                    format!(
+                        " · retry {}: the producer gives up at delivery.timeout.ms, within {} s ",
+                        b.retries,
+                        crate::cluster::seconds_left(b.delivery_deadline_ms, now)
+                    )
+                })
+        })
+    };
+    (kind == TraceKind::Produce && level == Level::Warn).then(|| {
+        view! {
+            <span class="retrying" hidden=move || left().is_none()>
+                {move || left().unwrap_or_default()}
+                <button class="cancel" aria-label="Cancel the send"
+                    on:click=move |_| ctx.act(Action::CancelProduce)>"Cancel"</button>
+            </span>
+        }
+    })
 }
 
 thread_local! {
     /// The event log, when it grew while following its newest line.
     static FOLLOW: std::cell::RefCell<Option<web_sys::Element>> = const { std::cell::RefCell::new(None) };
+    /// Whether the event log follows its newest line: false once the reader scrolled up.
+    static FOLLOWING: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
 }
 
 /// Scrolls the event log to its newest line if it grew while following. The frame loop
@@ -430,9 +501,15 @@ thread_local! {
 /// before, so reading the log's height costs nothing. Read after a frame's DOM changes (as
 /// an animation-frame callback of its own did), it forced a layout of all of them, four
 /// times a second while playing (3% of the main thread at 10× under load B).
+///
+/// Whether it still follows is asked here, not when the log grew: a reader who scrolled up
+/// between the two (the scroll event runs before the frame's callbacks) stays where they
+/// are, instead of being pulled back to the bottom.
 pub fn follow_log() {
     if let Some(el) = FOLLOW.with(|f| f.borrow_mut().take()) {
-        el.set_scroll_top(el.scroll_height());
+        if FOLLOWING.get() {
+            el.set_scroll_top(el.scroll_height());
+        }
     }
 }
 
@@ -452,13 +529,16 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
     };
     // Rebuilt only when a value changes; the rows themselves stay.
     let metrics = Memo::new(move |_| snap.with(|sn| metric_values(&sn.metrics)));
+    // Every line, a run of retries as one (a run is not broken by other kinds of lines, so
+    // filtering after collapsing gives what collapsing the filtered lines would).
+    let all = Memo::new(move |_| ctx.log.with(|l| rows(l.iter())));
     let results = Memo::new(move |_| {
-        ctx.log.with(|l| {
+        all.with(|l| {
             l.iter()
                 .rev()
-                .filter(|e| e.kind == TraceKind::Produce || e.kind == TraceKind::Consume)
+                .filter(|e| e.3 == TraceKind::Produce || e.3 == TraceKind::Consume)
                 .take(8)
-                .map(|e| (e.seq, e.line(), e.level))
+                .cloned()
                 .collect::<Vec<_>>()
         })
     });
@@ -466,25 +546,25 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
     // ones dropped from the top), which keeps every other line's DOM node where it is.
     let lines = move || {
         let hidden = hidden.get();
-        ctx.log.with(|l| {
-            let mut v = l
+        all.with(|l| {
+            let mut v: Vec<Row> = l
                 .iter()
                 .rev()
-                .filter(|e| !hidden.contains(&e.kind))
+                .filter(|e| !hidden.contains(&e.3))
                 .take(200)
-                .map(|e| (e.seq, e.line(), e.level, kind_name(e.kind)))
-                .collect::<Vec<_>>();
+                .cloned()
+                .collect();
             v.reverse();
             v
         })
     };
     // Follow the newest line, like `tail -f`, unless the reader scrolled up.
     let log_ref = NodeRef::<leptos::html::Ol>::new();
-    let follow = StoredValue::new(true);
+    FOLLOWING.set(true);
     Effect::new(move |_| {
         ctx.log.track();
         hidden.track();
-        if follow.get_value() {
+        if FOLLOWING.get() {
             if let Some(el) = log_ref.get_untracked() {
                 let el: &web_sys::Element = &el;
                 FOLLOW.with(|f| *f.borrow_mut() = Some(el.clone()));
@@ -495,7 +575,14 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
     });
     let on_log_scroll = move |_| {
         if let Some(el) = log_ref.get_untracked() {
-            follow.set_value(el.scroll_top() + el.client_height() >= el.scroll_height() - 24);
+            let follow = el.scroll_top() + el.client_height() >= el.scroll_height() - 24;
+            if follow != FOLLOWING.get() {
+                FOLLOWING.set(follow);
+                // Scroll anchoring keeps a reader's place when old lines leave the top; while
+                // following it is off, or its adjustment would read as the reader scrolling
+                // up (style/main.css, `.log`).
+                let _ = el.set_attribute("data-follow", if follow { "1" } else { "0" });
+            }
         }
     };
     view! {
@@ -512,7 +599,10 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
                 // Keyed by sequence number and text: a new cluster's trace numbers its lines
                 // from 0 again, and a key of the number alone kept the old cluster's lines.
                 <For each=move || results.get() key=|r| (r.0, r.1.clone()) let:r>
-                    <li class=format!("{:?}", r.2).to_ascii_lowercase()>{r.1}</li>
+                    <li class=format!("{:?}", r.2).to_ascii_lowercase()>
+                        {r.1}
+                        {retrying(ctx, r.3, r.2, r.4)}
+                    </li>
                 </For>
             </ul>
             <h3>"Metrics"</h3>
@@ -538,7 +628,10 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
             </fieldset>
             <ol class="log" aria-label="Event log" node_ref=log_ref on:scroll=on_log_scroll>
                 <For each=lines key=|l| (l.0, l.1.clone()) let:l>
-                    <li class=format!("{} {}", format!("{:?}", l.2).to_ascii_lowercase(), l.3.replace(' ', "-"))>{l.1}</li>
+                    <li class=format!("{} {}", format!("{:?}", l.2).to_ascii_lowercase(), kind_name(l.3).replace(' ', "-"))>
+                        {l.1}
+                        {retrying(ctx, l.3, l.2, l.4)}
+                    </li>
                 </For>
             </ol>
         </section>

@@ -224,6 +224,9 @@ impl Ctx {
             Some(Err(e)) => self.notice.set(Some(format!("Not done: {e}"))),
             None => {}
         }
+        // The log is built again: an action may replace the last one (a setting changed
+        // again at the same moment) and leave the trace as long as it was.
+        self.log_seq.set_value((u64::MAX, u64::MAX));
         self.publish();
         crate::share_ui::save_session(*self);
     }
