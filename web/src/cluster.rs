@@ -857,26 +857,32 @@ fn client_status(s: &Snapshot, now: u64) -> Vec<String> {
         let Some(&(deadline, config)) = waiting.iter().min() else {
             continue;
         };
-        let what = match b.process {
+        let frozen = match b.process {
             ProcessState::Running => continue,
-            ProcessState::Frozen => "it keeps its sockets open, so no answer comes",
-            // A request it had when it died gets the connection's reset; one sent to it
-            // since is never read.
-            _ => {
-                "no process answers (one it had when it died gets NETWORK_EXCEPTION from the reset)"
-            }
+            ProcessState::Frozen => true,
+            // Killed or stopped, its machine still up: the kernel resets a connection the
+            // dead process had and refuses a new one, so the answer is NETWORK_EXCEPTION
+            // one round trip later (Sim::send, Sim::reset_connections).
+            _ => false,
         };
         let role = if s.controller.leader == Some(b.id) {
             "leader, "
         } else {
             ""
         };
+        let what = if frozen {
+            format!(
+                "it keeps its sockets open, so no answer comes; the producer gives up at {config}, within {} s.",
+                seconds_left(deadline, now)
+            )
+        } else {
+            "nothing listens there, so the connection is reset and the producer retries after retry.backoff.ms.".to_string()
+        };
         parts.push(format!(
-            "{} produce request(s) pending at broker {} ({role}{}): {what}; the producer gives up at {config}, within {} s.",
+            "{} produce request(s) pending at broker {} ({role}{}): {what}",
             waiting.len(),
             b.id,
             b.state,
-            seconds_left(deadline, now)
         ));
     }
     parts
@@ -1139,7 +1145,7 @@ mod tests {
                             {"at":1000,"action":"produce","acks":"all","values":["x"]}]}"#,
             |l| l.contains("pending"),
         );
-        assert!(line.contains("1 produce request(s) pending at broker 1 (leader, killed): no process answers (one it had when it died gets NETWORK_EXCEPTION from the reset); the producer gives up at request.timeout.ms, within 30.1 s."), "{line}");
+        assert!(line.contains("1 produce request(s) pending at broker 1 (leader, killed): nothing listens there, so the connection is reset and the producer retries after retry.backoff.ms."), "{line}");
     }
 
     #[test]
