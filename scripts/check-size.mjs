@@ -26,7 +26,14 @@ import { gzipSync, constants } from "node:zlib";
 // 356 KB: that figure and about 4 KB of room. Issue 12's goal of 250 KB is still open
 // (BENCHMARKS.md lists where the bytes are); lower this when a cut lands. Branches that
 // landed beside it add their own measured cost. Raise it only with a reason written here.
-const BUDGET_GZIP_BYTES = 356 * 1000;
+// Raised to 378 KB when four branches of that session met on main: the size branch alone
+// measured 351.7 KB; with main's own work (the producer's batch expiry and accumulator
+// order, the delivery/request timeout check, the embed snippet's preset names, resize
+// listener, copy confirmations and reader's Pause) 360.4 KB; with the lane menus, legend,
+// undo and walkthrough 371.6 KB; with the status line's retry, pending-request and
+// pending-ISR items and the one-line retry row with Cancel 374.1 KB. That is the figure
+// and about 4 KB of room. The 250 KB goal stays open (BENCHMARKS.md, "Shipped size").
+const BUDGET_GZIP_BYTES = 378 * 1000;
 // The embed loader (web/static/embed.js) is shipped too, but the playground never loads it:
 // documentation pages load it, and it loads the playground in an iframe. So it is not part
 // of the total above; it has a budget of its own, to stay one small script.
