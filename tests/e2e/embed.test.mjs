@@ -314,6 +314,17 @@ test("the Share panel's embed snippet carries its options and embeds the scenari
     return inner > 200 && Math.round(f.getBoundingClientRect().height) === inner;
   });
 
+  // A compact legend: one closed line under the picture; opened, it lists every mark, and
+  // the iframe grows to show it.
+  const legend = frame.locator("details.legend");
+  assert.equal(await legend.evaluate((d) => d.open), false, "closed at first");
+  const closedHeight = (await iframe.boundingBox()).height;
+  await legend.locator("summary").click();
+  assert.ok((await legend.locator("li").count()) >= 20, "every mark has its entry");
+  await host.waitForFunction((before) => document.querySelector("iframe").getBoundingClientRect().height > before + 100, closedHeight);
+  await legend.locator("summary").click();
+  await host.waitForFunction((before) => Math.abs(document.querySelector("iframe").getBoundingClientRect().height - before) < 2, closedHeight);
+
   // No time controls, but the reader can always pause it: Pause (or Space), then Play.
   assert.equal(await frame.getByRole("button", { name: "Step", exact: true }).count(), 0);
   const shownAt = async () => Number(new URL(await frame.getByRole("link", { name: "Open in Watermark" }).getAttribute("href")).searchParams.get("t"));

@@ -201,6 +201,9 @@ pub fn App() -> impl IntoView {
                     " "
                     <a href=open_full target="_blank" rel="noopener">"Open in Watermark"</a>
                 </p>
+                // Compact: one line, closed, until the reader opens it (the embed then
+                // reports its new height, and the host's iframe follows).
+                <Legend />
             </div>
         }
         .into_any();

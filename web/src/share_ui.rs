@@ -386,9 +386,11 @@ thread_local! {
 /// Reports the content height and the state (time, describe line) to the host, if they
 /// changed since the last report. The frame loop calls it (`frames`).
 pub fn report_to_host(ctx: Ctx) {
+    // The body's height, not the root element's: the root's scrollHeight is never below the
+    // iframe's own height, so an embed that grew (its legend opened) could not shrink again.
     let height = web_sys::window()
         .and_then(|w| w.document())
-        .and_then(|d| d.document_element())
+        .and_then(|d| d.query_selector("body").ok().flatten())
         .map_or(0, |e| e.scroll_height());
     let now = ctx.clock.with_untracked(|c| c.now);
     let playing = ctx.status.with_untracked(|s| s.playing);
