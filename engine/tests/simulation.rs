@@ -275,6 +275,10 @@ fn random_faults_keep_invariants_and_converge() {
     let one = std::env::var("WATERMARK_SIM_SEED")
         .ok()
         .and_then(|s| s.parse::<u64>().ok());
+    let first = std::env::var("WATERMARK_SIM_FIRST")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0u64);
     let seeds: Vec<u64> = match one {
         Some(one) => vec![one],
         None => {
@@ -282,10 +286,6 @@ fn random_faults_keep_invariants_and_converge() {
                 .ok()
                 .and_then(|s| s.parse().ok())
                 .unwrap_or(500u64);
-            let first = std::env::var("WATERMARK_SIM_FIRST")
-                .ok()
-                .and_then(|s| s.parse().ok())
-                .unwrap_or(0u64);
             REGRESSIONS
                 .iter()
                 .copied()
@@ -326,7 +326,7 @@ fn random_faults_keep_invariants_and_converge() {
     eprintln!(
         "simulation: {} seed(s) (range from {}) on {threads} thread(s) in {:.1} s, {} failed",
         seeds.len(),
-        std::env::var("WATERMARK_SIM_FIRST").unwrap_or_else(|_| "0".into()),
+        first,
         started.elapsed().as_secs_f64(),
         failures.len()
     );

@@ -163,11 +163,19 @@ pub struct EmbedOptions {
 
 /// The name of the built-in preset this scenario is, unchanged (no input added), if any: its
 /// snippet and links can then say `?preset=NAME` instead of carrying the whole scenario.
+/// The presets are parsed once: the Share panel asks on every frame while it plays.
 pub fn unchanged_preset(scenario: &Scenario) -> Option<&'static str> {
-    PRESETS
-        .iter()
-        .find(|p| preset(p.name).is_ok_and(|s| &s == scenario))
-        .map(|p| p.name)
+    thread_local! {
+        static PARSED: Vec<(&'static str, Scenario)> = PRESETS
+            .iter()
+            .filter_map(|p| Some((p.name, preset(p.name).ok()?)))
+            .collect();
+    }
+    PARSED.with(|all| {
+        all.iter()
+            .find(|(_, s)| s == scenario)
+            .map(|&(name, _)| name)
+    })
 }
 
 /// The `<iframe>` snippet for a scenario: `?preset=NAME` for an unchanged preset, the whole
