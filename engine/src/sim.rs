@@ -264,6 +264,12 @@ pub struct Sim {
     pub(crate) events_processed: u64,
     /// Check invariants after every event (tests and the UI turn this on).
     pub check_invariants: bool,
+    /// Keep what became of each message that left the wire in the last
+    /// [`ARRIVALS_KEPT_MS`] (the playground turns this on, to draw a message's path for a
+    /// moment after it arrived: a 40 ms flight is two frames at 1×). Off, nothing is kept
+    /// and nothing is computed.
+    pub record_arrivals: bool,
+    pub(crate) arrivals: std::collections::VecDeque<Arrival>,
     pub(crate) invariant_state: crate::invariants::InvariantState,
 }
 
@@ -282,6 +288,31 @@ mod shared_slice {
     ) -> Result<Arc<[T]>, D::Error> {
         Vec::<T>::deserialize(d).map(Arc::from)
     }
+}
+
+/// How long [`Sim::record_arrivals`] keeps a message that left the wire, and the most it
+/// keeps at once.
+pub const ARRIVALS_KEPT_MS: TimeMs = 1_000;
+const ARRIVALS_KEPT_MAX: usize = 64;
+
+/// A message that left the wire at `at`: taken in by its destination, or dropped there.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Arrival {
+    pub message: crate::snapshot::MessageSnapshot,
+    pub at: TimeMs,
+    pub outcome: ArrivalOutcome,
+}
+
+/// What became of a message when it reached the end of its link (`Sim::deliver`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ArrivalOutcome {
+    /// The destination's process read it.
+    Received,
+    /// The link was cut: it never got there.
+    LinkCut,
+    /// The process it was sent to had ended (killed, stopped, or restarted since): a TCP
+    /// connection dies with its process, so nobody reads it.
+    ProcessGone,
 }
 
 /// Most events a single `advance_to` may process before it stops (a guard against a
@@ -369,6 +400,8 @@ impl Sim {
             violations: vec![],
             events_processed: 0,
             check_invariants: false,
+            record_arrivals: false,
+            arrivals: Default::default(),
             invariant_state: Default::default(),
         };
         for link in &scenario.links {
@@ -776,24 +809,36 @@ impl Sim {
         let Some(msg) = self.in_flight.remove(&id) else {
             return;
         };
+        let seen = self
+            .record_arrivals
+            .then(|| crate::snapshot::message_snapshot(&msg, false));
+        if let (Some(outcome), Some(message)) = (self.deliver_message(id, msg), seen) {
+            self.note_arrival(message, outcome);
+        }
+    }
+
+    /// Hands a message that reached the end of its link to its destination, and says what
+    /// became of it (`None`: it waits in a frozen broker's socket buffer).
+    fn deliver_message(&mut self, id: u64, msg: Message) -> Option<ArrivalOutcome> {
         if self.network.is_cut(msg.from, msg.to) {
-            return;
+            return Some(ArrivalOutcome::LinkCut);
         }
         match msg.to {
             Node::Broker(b) => {
-                let Some(broker) = self.brokers.get_mut(&b) else {
-                    return;
-                };
+                let broker = self.brokers.get_mut(&b)?;
                 if broker.incarnation != msg.to_incarnation {
                     // Sent to a process that has ended: its connections died with it (the
                     // requester was told by the reset), and a new process never reads them.
-                    return;
+                    return Some(ArrivalOutcome::ProcessGone);
                 }
                 match broker.process {
-                    ProcessState::Killed | ProcessState::Stopped => {}
+                    ProcessState::Killed | ProcessState::Stopped => {
+                        return Some(ArrivalOutcome::ProcessGone)
+                    }
                     ProcessState::Frozen => {
                         broker.deferred.push(Event::Deliver { message_id: id });
                         self.buffered.insert(id, msg);
+                        return None;
                     }
                     ProcessState::Running => self.broker_receive(b, msg.from, msg.payload),
                 }
@@ -801,6 +846,26 @@ impl Sim {
             Node::Controller => self.controller_receive(msg.from, msg.payload),
             Node::Client(_) => self.client_receive(msg.payload),
         }
+        Some(ArrivalOutcome::Received)
+    }
+
+    /// Keeps `message`'s arrival for the view, and forgets those older than
+    /// [`ARRIVALS_KEPT_MS`] or beyond the most kept.
+    fn note_arrival(&mut self, message: crate::snapshot::MessageSnapshot, outcome: ArrivalOutcome) {
+        let now = self.now;
+        while self.arrivals.len() >= ARRIVALS_KEPT_MAX
+            || self
+                .arrivals
+                .front()
+                .is_some_and(|a| a.at + ARRIVALS_KEPT_MS < now)
+        {
+            self.arrivals.pop_front();
+        }
+        self.arrivals.push_back(Arrival {
+            message,
+            at: now,
+            outcome,
+        });
     }
 
     fn broker_receive(&mut self, b: BrokerId, from: Node, payload: Payload) {
@@ -972,7 +1037,12 @@ impl Sim {
             .map(|(id, _)| *id)
             .collect();
         for id in ids {
-            self.buffered.remove(&id);
+            if let Some(msg) = self.buffered.remove(&id) {
+                if self.record_arrivals {
+                    let message = crate::snapshot::message_snapshot(&msg, true);
+                    self.note_arrival(message, ArrivalOutcome::ProcessGone);
+                }
+            }
         }
         let broker = self.brokers.get_mut(&b).expect("broker exists");
         broker.incarnation += 1;

@@ -30,6 +30,11 @@ pub struct Snapshot {
     pub next_event_ms: Option<TimeMs>,
     /// Cut links, each with its endpoints in order.
     pub cut_links: Vec<(Node, Node)>,
+    /// The messages that left the wire in the last [`crate::sim::ARRIVALS_KEPT_MS`], oldest
+    /// first, with what became of each, when the simulation keeps them
+    /// ([`Sim::record_arrivals`]; not serialized, as `committed`).
+    #[serde(skip)]
+    pub arrivals: Vec<crate::sim::Arrival>,
     /// The committed history within the snapshot's records (from the same first offset):
     /// each record that a leader's HW covered, one per offset. A replica's record is
     /// committed when it equals this one (same offset, epoch and value), which stays true
@@ -129,6 +134,20 @@ pub struct MessageSnapshot {
     pub deliver_ms: TimeMs,
     /// Arrived at a frozen broker: waits in its socket buffer.
     pub buffered: bool,
+}
+
+/// A message as the view draws it; `buffered`: it waits in a frozen broker's socket buffer.
+pub(crate) fn message_snapshot(m: &crate::network::Message, buffered: bool) -> MessageSnapshot {
+    MessageSnapshot {
+        id: m.id,
+        from: m.from,
+        to: m.to,
+        kind: m.payload.kind().to_string(),
+        summary: m.payload.summary(),
+        sent_ms: m.sent_at,
+        deliver_ms: m.deliver_at,
+        buffered,
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -248,16 +267,7 @@ impl Sim {
             .values()
             .map(|m| (m, false))
             .chain(self.buffered.values().map(|m| (m, true)))
-            .map(|(m, buffered)| MessageSnapshot {
-                id: m.id,
-                from: m.from,
-                to: m.to,
-                kind: m.payload.kind().to_string(),
-                summary: m.payload.summary(),
-                sent_ms: m.sent_at,
-                deliver_ms: m.deliver_at,
-                buffered,
-            })
+            .map(|(m, buffered)| message_snapshot(m, buffered))
             .collect();
         in_flight.sort_by_key(|m| m.id);
         let purgatory = self
@@ -332,6 +342,12 @@ impl Sim {
             consumer_position: self.consumer.position,
             next_event_ms: self.next_event_time(),
             cut_links: self.network.cut.iter().copied().collect(),
+            arrivals: self
+                .arrivals
+                .iter()
+                .filter(|a| a.at + crate::sim::ARRIVALS_KEPT_MS >= now)
+                .cloned()
+                .collect(),
             session_deadlines: self
                 .controller
                 .brokers

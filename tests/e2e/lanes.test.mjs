@@ -141,6 +141,7 @@ const drawnMarks = (page) =>
     };
     c.querySelectorAll("g.cell").forEach((g) => add(g, "cell"));
     c.querySelectorAll("g.packet").forEach((g) => add(g, "packet"));
+    c.querySelectorAll("g.trail").forEach((g) => add(g, ""));
     c.querySelectorAll("g.lane").forEach((g) => add(g, "lane"));
     if (c.querySelector("text.epoch")) marks.add("epoch");
     for (const k of ["hw-marker", "leo-marker", "lag"]) if (c.querySelector(`g.${k}`)) marks.add(k);

@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { useApp } from "../lib/harness.mjs";
+import { OUTPUT_DIR, useApp } from "../lib/harness.mjs";
 import {
   button,
   clock,
@@ -473,6 +473,79 @@ test("messages fly between the brokers, labelled in Kafka's fields, moving only 
   const still = await transforms();
   await page.waitForTimeout(500);
   assert.equal(await transforms(), still);
+});
+
+test("a message that arrived leaves a trail at its destination for 0.6 s of simulated time, and a dropped one says why", async () => {
+  // At the default 40 ms a message flies for two or three frames at 1×; its trail (a hollow
+  // ring where it arrived, the path it took, its label) is what a person can follow.
+  const scenario = {
+    version: 1,
+    brokers: 3,
+    replication_factor: 3,
+    timeline: [{ at: 0, action: "produce", acks: "all", values: ["m"] }],
+  };
+  const { page } = await openFresh(app, `/?t=3000${shareHash(scenario)}`);
+  const timeline = slider(page, "Timeline");
+  const at_ = async (ms) => {
+    await timeline.fill(String(ms));
+    await waitForText(clock(page), new RegExp(`^t = ${fmt(ms).replace(".", "\\.")}$`));
+    return (await drawn()).find((d) => d.id === trail?.id);
+  };
+  const drawn = () =>
+    page.locator(".cluster g.flights").evaluate((f) =>
+      [...f.children]
+        .filter((g) => !g.matches(".free"))
+        .map((g) => ({
+          id: g.dataset.id,
+          trail: g.matches(".trail"),
+          packet: g.matches(".packet"),
+          kind: [...g.classList].filter((k) => !["trail", "packet", "dropped", "buffered"].includes(k)).join(" "),
+          transform: g.getAttribute("transform"),
+          label: g.querySelector("text").textContent,
+          title: g.querySelector("title").textContent,
+          fade: g.style.getPropertyValue("--fade"),
+        })),
+    );
+  let trail;
+  await at_(1000);
+  const trails = (await drawn()).filter((d) => d.trail);
+  trail = trails.find((d) => d.kind === "fetch");
+  assert.ok(trail, `a fetch's trail is drawn at 1000 ms: ${JSON.stringify(await drawn())}`);
+  const at = Number(/; arrived at (\d+) ms$/.exec(trail.title)?.[1]);
+  assert.ok(at <= 1000 && at > 400, `${trail.title}`);
+  assert.match(trail.title, /^broker [23] → broker 1: Fetch replicaId=[23] fetchOffset=1 /);
+  assert.match(trail.label, /^Fetch replicaId=[23] fetchOffset=1 lastFetchedEpoch=0 currentLeaderEpoch=0$/);
+  // What arrived is never also drawn in flight.
+  for (const d of await drawn()) assert.ok(d.trail !== d.packet, JSON.stringify(d));
+  assert.equal((await drawn()).filter((d) => d.id === trail.id).length, 1);
+
+  // Scrubbed to just before it arrived, it is in flight (a filled dot) on its way; at the
+  // moment it arrived and until 600 ms later, a trail at one place; then gone.
+  const flying = await at_(at - 1);
+  assert.ok(flying?.packet && !flying.trail, `in flight at ${at - 1}: ${JSON.stringify(flying)}`);
+  const landed = await at_(at);
+  assert.ok(landed?.trail, `a trail at ${at}`);
+  await page.locator(".cluster").screenshot({ path: `${OUTPUT_DIR}/playground-trail.png` });
+  assert.equal(landed.fade, "90%");
+  assert.notEqual(landed.transform, flying.transform);
+  const late = await at_(at + 599);
+  assert.ok(late?.trail, `still a trail at ${at + 599}`);
+  assert.equal(late.transform, landed.transform, "a trail stays where the message arrived");
+  assert.ok(Number.parseInt(late.fade) < 10, `faded at ${at + 599}: ${late.fade}`);
+  assert.equal(await at_(at + 600), undefined, `gone at ${at + 600}`);
+
+  // A message on a link cut while it flew: dropped, in red, saying why.
+  const cut = {
+    version: 1,
+    brokers: 2,
+    config: { "sim.network.latency.ms": 300 },
+    timeline: [{ at: 100, action: "cut", a: 1, b: 2 }],
+  };
+  const other = await openFresh(app, `/?t=320${shareHash(cut)}`);
+  const dropped = await other.page.locator(".cluster g.trail.dropped").first();
+  await dropped.waitFor({ state: "attached" });
+  assert.match(await dropped.locator("text").textContent(), /^Fetch(Response)? dropped: the link is cut$/);
+  assert.match(await dropped.locator("title").textContent(), /; dropped: the link is cut at 3\d\d ms$/);
 });
 
 test("the event log follows its newest line while it grows, unless the reader scrolled up", async () => {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use watermark_engine::partition::IsrState;
-use watermark_engine::sim::ProcessState;
+use watermark_engine::sim::{ArrivalOutcome, ProcessState};
 use watermark_engine::snapshot::{BrokerSnapshot, MessageSnapshot, Snapshot};
 use watermark_engine::types::{join_ids, BrokerId, Node};
 
@@ -148,6 +148,22 @@ fn lane_views(snap: &Snapshot, window: OffsetWindow) -> Vec<(BrokerId, LaneHead,
         .collect()
 }
 
+/// How a slot draws its message: in flight (where it is by the shown time), or just off the
+/// wire (`Sim::record_arrivals`): at its destination, hollow, with the path it took, fading
+/// over [`TRAIL_MS`]. A 40 ms flight is two or three frames at 1×; its trail is what a person
+/// can follow, and it only ever says what did happen: arrived, or dropped and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Drawn {
+    Flying,
+    Arrived { at: u64, outcome: ArrivalOutcome },
+}
+
+/// How long (simulated ms) a message's trail stays after it left the wire: 0.6 s at 1×.
+pub const TRAIL_MS: u64 = 600;
+
+/// The most trail labels stacked at one destination.
+const STACKED_LABELS: u32 = 3;
+
 /// One drawn message slot: its elements, which the next new message reuses once this one has
 /// arrived. At 10× and faster a message lives a frame or two, so creating and removing its
 /// elements (and a component) each time was most of a frame (docs/ui.md, "Rules that
@@ -155,24 +171,30 @@ fn lane_views(snap: &Snapshot, window: OffsetWindow) -> Vec<(BrokerId, LaneHead,
 struct Flight {
     /// The message drawn, or `None`: the slot is free and hidden (class `free`).
     id: Option<u64>,
+    drawn: Drawn,
     g: web_sys::Element,
     /// The texts of the circle's `<title>` and of the label: their data is set in place.
     title: web_sys::Text,
     label: web_sys::Text,
+    /// The path a trail shows, from the sender to the destination (where the slot is).
+    path: web_sys::Element,
     from: (f64, f64),
     to: (f64, f64),
     sent_ms: u64,
     deliver_ms: u64,
     buffered: bool,
-    /// The `transform` last set.
+    /// The `transform` and the trail's fade last set.
     placed: String,
+    faded: u32,
+    /// How many label lines the label is lifted ([`Flight::stack_label`]).
+    stack: u32,
 }
 
 const SVG_NS: &str = "http://www.w3.org/2000/svg";
 
 impl Flight {
-    /// A new hidden slot: `<g><circle r=6><title/></circle><text class=packet-label/></g>`,
-    /// appended to `parent`.
+    /// A new hidden slot: `<g><line class=trail-path/><circle r=8><title/></circle>
+    /// <text class=packet-label/></g>`, appended to `parent`.
     fn new(parent: &web_sys::Element) -> Option<Flight> {
         let doc = parent.owner_document()?;
         let make = |tag: &str, attrs: &[(&str, &str)]| {
@@ -183,6 +205,7 @@ impl Flight {
             Some(el)
         };
         let g = make("g", &[("class", "free")])?;
+        let path = make("line", &[("class", "trail-path")])?;
         let circle = make("circle", &[("cx", "0"), ("cy", "0"), ("r", "8")])?;
         let title = make("title", &[])?;
         let label = make(
@@ -193,63 +216,85 @@ impl Flight {
         title.append_child(&title_text).ok()?;
         label.append_child(&label_text).ok()?;
         circle.append_child(&title).ok()?;
+        g.append_child(&path).ok()?;
         g.append_child(&circle).ok()?;
         g.append_child(&label).ok()?;
         parent.append_child(&g).ok()?;
         Some(Flight {
             id: None,
+            drawn: Drawn::Flying,
             g,
             title: title_text,
             label: label_text,
+            path,
             from: (0.0, 0.0),
             to: (0.0, 0.0),
             sent_ms: 0,
             deliver_ms: 0,
             buffered: false,
             placed: String::new(),
+            faded: 100,
+            stack: 0,
         })
     }
 
     fn transform(&self, now: f64) -> String {
-        let (x, y) = geometry::message_position(
-            self.from,
-            self.to,
-            self.sent_ms,
-            self.deliver_ms,
-            now,
-            self.buffered,
-        );
+        let (x, y) = match self.drawn {
+            Drawn::Arrived { .. } => self.to,
+            Drawn::Flying => geometry::message_position(
+                self.from,
+                self.to,
+                self.sent_ms,
+                self.deliver_ms,
+                now,
+                self.buffered,
+            ),
+        };
         geometry::translate(x, y)
     }
 
-    /// Draws `m` in this slot, between `ends`, placed for `now`, in a picture `width` wide.
-    fn show(&mut self, m: &MessageSnapshot, ends: ((f64, f64), (f64, f64)), now: f64, width: f64) {
+    /// Draws `m` in this slot as `drawn`, between `ends`, placed for `now`, in a picture
+    /// `width` wide.
+    fn show(
+        &mut self,
+        m: &MessageSnapshot,
+        drawn: Drawn,
+        ends: ((f64, f64), (f64, f64)),
+        now: f64,
+        width: f64,
+    ) {
         self.id = Some(m.id);
+        self.drawn = drawn;
         (self.from, self.to) = ends;
         self.sent_ms = m.sent_ms;
         self.deliver_ms = m.deliver_ms;
         self.buffered = m.buffered;
-        let class = format!(
-            "packet {}{}",
-            m.kind.to_ascii_lowercase(),
-            if m.buffered { " buffered" } else { "" }
-        );
+        let kind = m.kind.to_ascii_lowercase();
+        let route = format!("{} → {}", node_label(m.from), node_label(m.to));
+        let (class, title, short) = match drawn {
+            Drawn::Flying => (
+                format!("packet {kind}{}", if m.buffered { " buffered" } else { "" }),
+                format!("{route}: {}", m.summary),
+                labelled(&m.kind).then_some(m.summary.clone()),
+            ),
+            Drawn::Arrived { at, outcome } => {
+                let (class, said) = arrival_words(outcome, m.to);
+                (
+                    format!("trail {kind}{class}"),
+                    format!("{route}: {}; {said} at {at} ms", m.summary),
+                    match outcome {
+                        ArrivalOutcome::Received => labelled(&m.kind).then_some(m.summary.clone()),
+                        _ => Some(format!("{} {said}", m.kind)),
+                    },
+                )
+            }
+        };
         let _ = self.g.set_attribute("class", &class);
         let _ = self.g.set_attribute("data-id", &m.id.to_string());
-        self.title.set_data(&format!(
-            "{} → {}: {}",
-            node_label(m.from),
-            node_label(m.to),
-            m.summary
-        ));
-        let short = match m.kind.as_str() {
-            "Fetch" | "FetchResponse" | "Produce" | "ProduceResponse" | "AlterPartition" => {
-                m.summary.as_str()
-            }
-            _ => "",
-        };
+        self.title.set_data(&title);
+        let short = short.unwrap_or_default();
         if self.label.data() != short {
-            self.label.set_data(short);
+            self.label.set_data(&short);
         }
         // A message in the right half of the picture is labelled to its left, so that the
         // label is not cut off at the picture's edge.
@@ -258,7 +303,35 @@ impl Flight {
             let _ = label.set_attribute("x", if left { "-11" } else { "11" });
             let _ = label.set_attribute("text-anchor", if left { "end" } else { "start" });
         }
+        // The trail's path runs from the sender to the slot, which sits at the destination.
+        let (from, to) = ends;
+        let (dx, dy) = (from.0 - to.0, from.1 - to.1);
+        let _ = self
+            .path
+            .set_attribute("x1", &format!("{}", dx.round() as i64));
+        let _ = self
+            .path
+            .set_attribute("y1", &format!("{}", dy.round() as i64));
+        self.faded = u32::MAX;
         self.move_to(now);
+    }
+
+    /// Lifts the label `k` lines up: trails that arrived at one place label one above the
+    /// other, newest lowest, instead of over each other; beyond [`STACKED_LABELS`] lines
+    /// the older ones keep their ring and path, and their tooltip, but no label.
+    fn stack_label(&mut self, k: u32) {
+        if k != self.stack {
+            if let Some(label) = self.label.parent_element() {
+                let y = 10 + 13 * k.min(STACKED_LABELS);
+                let _ = label.set_attribute("y", &format!("-{y}"));
+                let _ = if k < STACKED_LABELS {
+                    label.remove_attribute("visibility")
+                } else {
+                    label.set_attribute("visibility", "hidden")
+                };
+            }
+            self.stack = k;
+        }
     }
 
     fn hide(&mut self) {
@@ -272,7 +345,91 @@ impl Flight {
             let _ = self.g.set_attribute("transform", &t);
             self.placed = t;
         }
+        if let Drawn::Arrived { at, .. } = self.drawn {
+            let fade = geometry::trail_opacity_percent(now - at as f64, TRAIL_MS as f64);
+            if fade != self.faded {
+                let _ = self.g.set_attribute("style", &format!("--fade:{fade}%"));
+                self.faded = fade;
+            }
+        } else if self.faded != 100 {
+            let _ = self.g.remove_attribute("style");
+            self.faded = 100;
+        }
     }
+}
+
+/// The kinds of message labelled with their fields in the picture (the others are named in
+/// their tooltip and the legend).
+fn labelled(kind: &str) -> bool {
+    matches!(
+        kind,
+        "Fetch" | "FetchResponse" | "Produce" | "ProduceResponse" | "AlterPartition"
+    )
+}
+
+/// A trail's extra class and what it says became of the message, sent to `to`.
+fn arrival_words(outcome: ArrivalOutcome, to: Node) -> (&'static str, String) {
+    match outcome {
+        ArrivalOutcome::Received => ("", "arrived".into()),
+        ArrivalOutcome::LinkCut => (" dropped", "dropped: the link is cut".into()),
+        ArrivalOutcome::ProcessGone => (
+            " dropped",
+            format!(
+                "dropped: {}'s process it was sent to is gone",
+                node_label(to)
+            ),
+        ),
+    }
+}
+
+/// For each labelled trail, how many newer labelled trails arrived at the same place (its
+/// label goes that many lines up); messages in flight keep their label's place.
+fn label_stacks(drawn: &[(&MessageSnapshot, Drawn)]) -> Vec<(u64, u32)> {
+    let mut seen: Vec<(Node, u32)> = vec![];
+    let mut out = vec![];
+    for (m, d) in drawn.iter().rev() {
+        let Drawn::Arrived { outcome, .. } = d else {
+            continue;
+        };
+        if *outcome == ArrivalOutcome::Received && !labelled(&m.kind) {
+            continue;
+        }
+        let k = match seen.iter_mut().find(|x| x.0 == m.to) {
+            Some(x) => {
+                x.1 += 1;
+                x.1
+            }
+            None => {
+                seen.push((m.to, 0));
+                0
+            }
+        };
+        out.push((m.id, k));
+    }
+    out
+}
+
+/// The messages the flow layer draws at `now`: those in flight, then those that left the
+/// wire less than [`TRAIL_MS`] ago (oldest first), each once.
+fn drawn_messages(s: &Snapshot, now: f64) -> Vec<(&MessageSnapshot, Drawn)> {
+    let flying = s.in_flight.iter().map(|m| (m, Drawn::Flying));
+    let trails = s
+        .arrivals
+        .iter()
+        .filter(|a| {
+            let age = now - a.at as f64;
+            (0.0..TRAIL_MS as f64).contains(&age)
+        })
+        .map(|a| {
+            (
+                &a.message,
+                Drawn::Arrived {
+                    at: a.at,
+                    outcome: a.outcome,
+                },
+            )
+        });
+    flying.chain(trails).collect()
 }
 
 /// A message's label goes to its left when the message travels in the right half of the
@@ -437,8 +594,10 @@ pub fn ClusterView(
         let now = now_of_untracked(clock);
         let width = width.get_untracked();
         snap.with(|s| {
+            let drawn = drawn_messages(s, now);
+            let stacks = label_stacks(&drawn);
             flights.update_value(|flights| {
-                let ids: Vec<u64> = s.in_flight.iter().map(|m| m.id).collect();
+                let ids: Vec<u64> = drawn.iter().map(|(m, _)| m.id).collect();
                 let slots: Vec<Option<u64>> = flights.iter().map(|f| f.id).collect();
                 for (i, id) in assign_slots(&slots, &ids).into_iter().enumerate() {
                     if i == flights.len() {
@@ -448,14 +607,31 @@ pub fn ClusterView(
                         }
                     }
                     let f = &mut flights[i];
-                    match id {
+                    match id.and_then(|id| drawn.iter().find(|(m, _)| m.id == id)) {
                         None if f.id.is_some() => f.hide(),
-                        Some(id) if f.id != Some(id) => {
-                            if let Some(m) = s.in_flight.iter().find(|m| m.id == id) {
-                                f.show(m, message_ends(s, m, width), now, width);
+                        // A new message for this slot, or its message just left the wire
+                        // (or, scrubbed back, is in flight again).
+                        Some((m, d)) if f.id != Some(m.id) || f.drawn != *d => {
+                            let ends = match d {
+                                Drawn::Flying if f.id == Some(m.id) => (f.from, f.to),
+                                _ => message_ends(s, m, width),
+                            };
+                            f.show(m, *d, ends, now, width);
+                        }
+                        // A trail sits where its destination's log ends now, so that it is
+                        // drawn from the shown state alone (a reopened link draws it alike).
+                        Some((m, d @ Drawn::Arrived { .. })) => {
+                            let ends = message_ends(s, m, width);
+                            if ends != (f.from, f.to) {
+                                f.show(m, *d, ends, now, width);
                             }
                         }
                         _ => {}
+                    }
+                    // After `show`, so that the label's attributes come in one order
+                    // whatever the slot drew before (a reopened link draws the same markup).
+                    if let Some(id) = id {
+                        f.stack_label(stacks.iter().find(|x| x.0 == id).map_or(0, |x| x.1));
                     }
                 }
             });
@@ -1228,6 +1404,88 @@ mod tests {
         // Nothing in flight: every slot is freed, none removed.
         assert_eq!(assign_slots(&[Some(1), None], &[]), vec![None, None]);
         assert_eq!(assign_slots(&[], &[7, 8]), vec![Some(7), Some(8)]);
+    }
+
+    #[test]
+    fn a_message_that_left_the_wire_is_drawn_once_as_a_trail_for_trail_ms() {
+        let json =
+            r#"{"brokers":3,"timeline":[{"at":0,"action":"produce","acks":"all","values":["a"]}]}"#;
+        let mut sim = watermark_engine::Sim::new(&Scenario::from_json(json).unwrap()).unwrap();
+        sim.record_arrivals = true;
+        sim.advance_to(1_500);
+        let snap = sim.snapshot();
+        let now = snap.time_ms as f64;
+        let drawn = drawn_messages(&snap, now);
+        let mut ids: Vec<u64> = drawn.iter().map(|(m, _)| m.id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), drawn.len(), "each message once");
+        for m in &snap.in_flight {
+            assert!(drawn.contains(&(m, Drawn::Flying)));
+        }
+        for a in &snap.arrivals {
+            let age = snap.time_ms - a.at;
+            let expected = Drawn::Arrived {
+                at: a.at,
+                outcome: a.outcome,
+            };
+            assert_eq!(
+                drawn.contains(&(&a.message, expected)),
+                age < TRAIL_MS,
+                "age {age}"
+            );
+        }
+        assert!(
+            drawn.iter().any(|(_, d)| *d != Drawn::Flying),
+            "something just arrived"
+        );
+        // Fading: 90% for the first half, then linearly to nothing.
+        let pct = |age| geometry::trail_opacity_percent(age, TRAIL_MS as f64);
+        assert_eq!(
+            [pct(0.0), pct(299.0), pct(450.0), pct(599.0), pct(600.0)],
+            [90, 90, 45, 0, 0]
+        );
+    }
+
+    #[test]
+    fn trail_labels_at_one_place_stack_newest_lowest() {
+        let m = |id, to, kind: &str| MessageSnapshot {
+            id,
+            from: Node::Broker(2),
+            to: Node::Broker(to),
+            kind: kind.into(),
+            summary: String::new(),
+            sent_ms: 0,
+            deliver_ms: 10,
+            buffered: false,
+        };
+        let (a, b, c, d, e) = (
+            m(1, 1, "Fetch"),
+            m(2, 1, "Fetch"),
+            m(3, 3, "Fetch"),
+            m(4, 1, "BrokerHeartbeat"),
+            m(5, 1, "Fetch"),
+        );
+        let arrived = Drawn::Arrived {
+            at: 10,
+            outcome: ArrivalOutcome::Received,
+        };
+        let dropped = Drawn::Arrived {
+            at: 10,
+            outcome: ArrivalOutcome::LinkCut,
+        };
+        let drawn = [
+            (&e, Drawn::Flying),
+            (&a, arrived),
+            (&b, arrived),
+            (&c, arrived),
+            (&d, arrived),
+            (&d, dropped),
+        ];
+        // Oldest first in `drawn`: the newest at broker 1 (a dropped heartbeat, labelled
+        // for saying why) is lowest; an unlabelled heartbeat and a message in flight do not
+        // take a line.
+        assert_eq!(label_stacks(&drawn), vec![(4, 0), (3, 0), (2, 1), (1, 2)]);
     }
 
     #[test]

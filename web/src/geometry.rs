@@ -177,6 +177,17 @@ pub fn message_position(
     (from.0 + (to.0 - from.0) * p, from.1 + (to.1 - from.1) * p)
 }
 
+/// A message's trail `age_ms` after it left the wire, of `total_ms`, as a whole percentage of
+/// opacity: 90% for the first half, then down to nothing.
+pub fn trail_opacity_percent(age_ms: f64, total_ms: f64) -> u32 {
+    let p = (age_ms / total_ms).clamp(0.0, 1.0);
+    if p < 0.5 {
+        90
+    } else {
+        (180.0 * (1.0 - p)).round() as u32
+    }
+}
+
 /// A truncated record falling out of its lane: (downward offset, opacity) after `age_ms`
 /// of a `total_ms` fall.
 pub fn falling(age_ms: f64, total_ms: f64) -> (f64, f64) {

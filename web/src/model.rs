@@ -102,6 +102,8 @@ impl Playground {
     pub fn new(scenario: Scenario) -> Result<Self, ScenarioError> {
         let mut live = Sim::new(&scenario)?;
         live.check_invariants = true;
+        // The cluster view draws each message's trail for a moment after it arrived.
+        live.record_arrivals = true;
         let rewind = Rewind::new(&live, CHECKPOINT_MS);
         let mut expect_order: Vec<usize> = (0..scenario.expect.len()).collect();
         expect_order.sort_by_key(|&i| scenario.expect[i].at);
