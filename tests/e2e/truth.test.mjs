@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { useApp } from "../lib/harness.mjs";
+import { decodeLink, payloadOf } from "../lib/links.mjs";
 import {
   button,
   describe,
@@ -251,6 +252,79 @@ test("a preset's captions say so once the person acts off its script", async () 
     await waitForText(caption, new RegExp(`^Off script since 0:16\\.000 \\(you acted\\), so this step describes the scenario's own run, not this one: Step ${step}\\.`));
     assert.equal(await caption.getAttribute("class"), "caption stale", path);
   }
+});
+
+test("a person's own title and captions go into the link and the embed, and make the run the scenario's own", async () => {
+  const { page, problems } = await openFresh(app, "/?preset=frozen-follower");
+  page.on("dialog", async (d) => {
+    problems.push(`dialog opened: ${d.message()}`);
+    await d.dismiss().catch(() => {});
+  });
+  const caption = page.getByTestId("caption");
+  const next = button(page, "Next step");
+  for (let i = 0; i < 4; i++) await next.click();
+  await waitForText(caption, /^Step 4\./);
+  await fault(page, "Kill broker 1");
+  for (let i = 0; i < 3; i++) await next.click();
+  await waitForText(caption, /^Off script since 0:16\.000/);
+  const shown = await page.getByLabel("Simulated time", { exact: true }).textContent();
+  const at = shown.replace(/^t = /, "");
+
+  await button(page, "Share").click();
+  const title = page.getByRole("textbox", { name: "Scenario title", exact: true });
+  assert.equal(await title.inputValue(), "A frozen follower, the ISR, the HW and acks=all", "the preset's title to start from");
+  await title.fill("Broker 1 died mid-lab");
+  await title.press("Tab");
+  const draft = page.getByRole("textbox", { name: "Caption", exact: true });
+  await draft.fill("  Broker 1 is killed; broker 2 takes over.  ");
+  await button(page, "Add caption at this moment").click();
+  await waitForText(
+    page.locator("p.notice"),
+    new RegExp(`^Added your caption at ${at.replace(".", "\\.")}\\. This run is now the scenario's own: \\d+ of its captions from 0:16\\.000 on described the run before you acted there, so they were removed\\.`),
+  );
+  assert.equal(await draft.inputValue(), "", "the draft is cleared");
+  // The caption shown is the person's, and true: no longer off script.
+  await waitForText(caption, /^Broker 1 is killed; broker 2 takes over\.$/);
+  assert.equal(await caption.getAttribute("class"), "caption");
+  const list = page.getByRole("list", { name: "Captions", exact: true });
+  const items = await list.locator("li").allTextContents();
+  assert.equal(items.at(-1), `${at} Broker 1 is killed; broker 2 takes over. Remove`);
+  assert.match(await page.getByTestId("step").textContent(), new RegExp(`^Step ${items.length} of ${items.length}$`));
+  assert.equal(await page.title(), "Broker 1 died mid-lab · Watermark");
+
+  // The link carries them, and no longer says the run left its script.
+  const link = await page.getByLabel("Share link", { exact: true }).inputValue();
+  const shared = decodeLink(payloadOf(link));
+  assert.equal(shared.title, "Broker 1 died mid-lab");
+  assert.equal(shared.off_script_ms, undefined);
+  const notes = shared.timeline.filter((a) => a.action === "note");
+  const [min, sec] = at.split(":");
+  const atMs = Number(min) * 60_000 + Math.round(Number(sec) * 1000);
+  assert.ok(atMs > 16_000, at);
+  assert.deepEqual(notes.at(-1), { at: atMs, action: "note", text: "Broker 1 is killed; broker 2 takes over." });
+  assert.ok(notes.every((n) => n.at < 16_000 || n.text.startsWith("Broker 1")), "the stale captions are gone");
+  assert.ok(shared.timeline.some((a) => a.action === "kill" && a.at === 16_000), "the kill is in the scenario");
+
+  // The embed snippet holds the scenario itself (no longer the unchanged preset); the
+  // embed shows its title and, at its moment, the caption.
+  const snippet = await page.getByRole("textbox", { name: "Embed snippet", exact: true }).inputValue();
+  assert.doesNotMatch(snippet, /preset=/);
+  const src = /src="([^"]+)"/.exec(snippet)[1].replaceAll("&amp;", "&");
+  const embed = await app.open(`/${src.slice(app.url.length)}`);
+  await waitForText(embed.page.locator(".embed-title"), /^Broker 1 died mid-lab$/);
+  await waitForText(embed.page.getByTestId("caption"), /^Broker 1 is killed; broker 2 takes over\.$/);
+
+  // Remove takes it out again; text is text, never markup.
+  await button(page, `Remove caption ${items.length}`).click();
+  await waitForText(page.locator("p.notice"), new RegExp(`^Removed caption ${items.length}\\.`));
+  assert.equal(await list.locator("li").count(), items.length - 1);
+  await draft.fill("<img src=x onerror=alert(1)>");
+  await button(page, "Add caption at this moment").click();
+  await waitForText(list.locator("li").last(), /<img src=x onerror=alert\(1\)> Remove$/);
+  assert.equal(await list.locator("img").count(), 0);
+  // Empty: refused, saying why.
+  await button(page, "Add caption at this moment").click();
+  await waitForText(page.locator("p.notice"), /^Caption not added: caption: a caption needs some text/);
 });
 
 test("a truncation says what it threw away, below or above the HW", async () => {

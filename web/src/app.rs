@@ -179,6 +179,23 @@ pub fn App() -> impl IntoView {
         hide.remove();
     });
 
+    // The scenario's title names the page (and an embed shows it above the picture).
+    let title = Memo::new(move |_| {
+        ctx.status.track();
+        ctx.snap.track();
+        ctx.pg.with_value(|pg| pg.scenario().title.clone())
+    });
+    Effect::new(move |_| {
+        let t = title.get();
+        if let Some(d) = web_sys::window().and_then(|w| w.document()) {
+            d.set_title(&if t.is_empty() {
+                "Watermark".to_string()
+            } else {
+                format!("{t} · Watermark")
+            });
+        }
+    });
+
     if embed {
         let base = share_ui::page_base();
         let open_full = move || {
@@ -188,6 +205,7 @@ pub fn App() -> impl IntoView {
         };
         return view! {
             <div class="app embed" data-wasm="ready" node_ref=root>
+                <p class="embed-title" hidden=move || title.with(String::is_empty)>{move || title.get()}</p>
                 <Alarms ctx=ctx />
                 <Walkthrough ctx=ctx />
                 <Show when=move || show_controls><TimeBar ctx=ctx /></Show>

@@ -251,6 +251,86 @@ impl Playground {
             .collect()
     }
 
+    /// This session with its scenario replaced by `s`, which must replay the same run
+    /// (its words changed, not its actions): run to the same live moment, showing the same
+    /// moment, at the same speed and pausing as before.
+    fn rebuilt(&self, s: Scenario) -> Result<Playground, ScenarioError> {
+        let mut pg = Playground::new(s)?;
+        pg.pause_at_captions = self.pause_at_captions;
+        pg.speed = self.speed;
+        pg.playing = self.playing;
+        // A session that has not moved yet shows the moment before the events at 0.
+        if self.live.events_processed() > 0 {
+            pg.run_to(self.live.now());
+        }
+        if let Some(view) = &self.view {
+            pg.seek(view.now());
+        }
+        Ok(pg)
+    }
+
+    /// The session with the person's own caption `text` at `at`, and how many captions it
+    /// dropped. A caption is written for a run, so the run shown becomes the scenario's own:
+    /// the person's inputs join its timeline and it is no longer off script. The scenario's
+    /// captions from the moment the person first acted described a run that no longer
+    /// happens; they are dropped, and the count says how many.
+    pub fn with_caption(
+        &self,
+        at: TimeMs,
+        text: &str,
+    ) -> Result<(Playground, usize), ScenarioError> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(ScenarioError::new("caption", "a caption needs some text"));
+        }
+        let action = Action::Note { text: text.into() };
+        action.validate("caption", self.scenario.brokers)?;
+        let mut s = self.to_scenario();
+        let before = s.timeline.len();
+        if let Some(off) = s.off_script_ms.take() {
+            s.timeline
+                .retain(|a| a.at < off || !matches!(a.action, Action::Note { .. }));
+        }
+        let dropped = before - s.timeline.len();
+        // After every other action at that moment (the timeline is in time order), as a
+        // caption that describes the moment is read after what happened in it.
+        let place = s.timeline.partition_point(|a| a.at <= at);
+        s.timeline.insert(place, TimedAction { at, action });
+        Ok((self.rebuilt(s)?, dropped))
+    }
+
+    /// The session without its `index`-th caption (in time order, as [`Self::captions`]).
+    pub fn without_caption(&self, index: usize) -> Result<Playground, ScenarioError> {
+        let Some((at, text)) = self.captions().get(index).map(|(a, t)| (*a, t.to_string())) else {
+            return Err(ScenarioError::new(
+                "caption",
+                format!("no caption {index}: there are {}", self.captions().len()),
+            ));
+        };
+        let mut s = self.to_scenario();
+        let found = s.timeline.iter().position(|a| {
+            a.at == at && matches!(&a.action, Action::Note { text: t } if *t == text)
+        });
+        if let Some(i) = found {
+            s.timeline.remove(i);
+        }
+        self.rebuilt(s)
+    }
+
+    /// Sets the scenario's title (what the page's title, a share link and an embed show).
+    pub fn set_title(&mut self, title: &str) -> Result<(), ScenarioError> {
+        let title = title.trim();
+        let max = watermark_engine::scenario::MAX_TEXT_LEN;
+        if title.chars().count() > max {
+            return Err(ScenarioError::new(
+                "title",
+                format!("a title may be at most {max} characters"),
+            ));
+        }
+        self.scenario.title = title.into();
+        Ok(())
+    }
+
     /// How many of the captions the shown state has run (the step it shows; 0: none yet).
     pub fn captions_run(&self) -> usize {
         let pending = self
@@ -537,6 +617,88 @@ mod tests {
             "playing past the live clock returns to the live run"
         );
         assert_eq!(p.max_time(), 11_000);
+    }
+
+    #[test]
+    fn a_caption_of_ones_own_makes_the_run_the_scenarios_and_drops_the_stale_ones() {
+        let preset = watermark_engine::presets::preset("frozen-follower").unwrap();
+        let script: Vec<(u64, String)> = preset
+            .timeline
+            .iter()
+            .filter_map(|a| match &a.action {
+                Action::Note { text } => Some((a.at, text.clone())),
+                _ => None,
+            })
+            .collect();
+        let mut p = Playground::new(preset).unwrap();
+        p.run_to(10_000);
+        p.act(&Action::Kill { broker: 1 }).unwrap();
+        p.run_to(14_000);
+        p.seek(12_500);
+        assert_eq!(p.first_input_ms(), Some(10_000));
+        let before = p.current().snapshot();
+        let lines = p.live.transcript();
+
+        let (q, dropped) = p
+            .with_caption(12_500, "  Broker 1 is gone; 2 leads.  ")
+            .unwrap();
+        let kept: Vec<(u64, String)> = script
+            .iter()
+            .filter(|(at, _)| *at < 10_000)
+            .cloned()
+            .collect();
+        assert_eq!(dropped, script.len() - kept.len());
+        assert!(dropped > 0, "the preset has captions after 10 s");
+        let mut expected = kept.clone();
+        expected.push((12_500, "Broker 1 is gone; 2 leads.".into()));
+        let got: Vec<(u64, String)> = q
+            .captions()
+            .iter()
+            .map(|(a, t)| (*a, t.to_string()))
+            .collect();
+        assert_eq!(got, expected);
+        // The same run, at the same moments; now the scenario's own, so no caption is stale.
+        assert_eq!(q.first_input_ms(), None);
+        assert_eq!((q.live.now(), q.current().now()), (14_000, 12_500));
+        assert_eq!(q.current().snapshot(), before);
+        let mut with_note = q.live.transcript();
+        let note = with_note
+            .iter()
+            .position(|l| l.ends_with("# Broker 1 is gone; 2 leads."))
+            .expect("the caption is in the transcript");
+        with_note.remove(note);
+        let stale: Vec<String> = script
+            .iter()
+            .filter(|(at, _)| *at >= 10_000 && *at <= 14_000)
+            .map(|(_, t)| format!("# {t}"))
+            .collect();
+        let old: Vec<String> = lines
+            .into_iter()
+            .filter(|l| !stale.iter().any(|n| l.ends_with(n.as_str())))
+            .collect();
+        assert_eq!(with_note, old);
+
+        // Removing it gives the same run without it; a caption needs text, within limits.
+        let r = q.without_caption(kept.len()).unwrap();
+        let got: Vec<(u64, String)> = r
+            .captions()
+            .iter()
+            .map(|(a, t)| (*a, t.to_string()))
+            .collect();
+        assert_eq!(got, kept);
+        assert_eq!(r.current().snapshot(), before);
+        assert!(q.without_caption(99).is_err());
+        let field = |r: Result<(Playground, usize), ScenarioError>| r.err().map(|e| e.field);
+        assert_eq!(field(p.with_caption(0, "  ")).as_deref(), Some("caption"));
+        let long = "x".repeat(watermark_engine::scenario::MAX_TEXT_LEN + 1);
+        assert_eq!(
+            field(p.with_caption(0, &long)).as_deref(),
+            Some("caption.text")
+        );
+        let mut t = Playground::new(default_scenario()).unwrap();
+        assert_eq!(t.set_title(&long).unwrap_err().field, "title");
+        t.set_title(" Mine ").unwrap();
+        assert_eq!(t.to_scenario().title, "Mine");
     }
 
     #[test]

@@ -317,6 +317,7 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
                     <textarea id="share-link" readonly rows="3" aria-label="Share link" prop:value=link></textarea>
                     <button aria-label="Copy link" on:click=move |_| copy_to_clipboard(link.get_untracked(), link_copied)>"Copy link"</button>
                     <span class="copied" role="status" data-testid="link-copied">{move || link_copied.get().unwrap_or_default()}</span>
+                    <ScenarioWords ctx=ctx />
                     <fieldset>
                         <legend>"Embed"</legend>
                         <label class="check"><input type="checkbox" aria-label="Start playing" prop:checked=autoplay on:change=move |ev| autoplay.set(event_target_checked(&ev)) />"Start playing"</label>
@@ -334,6 +335,97 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
             </Show>
         </section>
     }
+}
+
+/// The scenario's own words, which its link and embed carry: a title, and captions written
+/// at the shown moment (the walkthrough's steps). Writing a caption makes the run shown the
+/// scenario's own (`Playground::with_caption`).
+#[component]
+fn ScenarioWords(ctx: Ctx) -> impl IntoView {
+    // Two memos of text (a memo of another type is kilobytes of wasm of its own).
+    let title = Memo::new(move |_| {
+        ctx.status.track();
+        ctx.pg.with_value(|pg| pg.scenario().title.clone())
+    });
+    let list = Memo::new(move |_| {
+        ctx.snap.track();
+        ctx.status.track();
+        ctx.pg.with_value(|pg| captions_markup(&pg.captions()))
+    });
+    let draft = RwSignal::new(String::new());
+    let set_title = move |ev: web_sys::Event| {
+        let title = event_target_value(&ev);
+        match ctx.with_pg(|pg| pg.set_title(&title)) {
+            Some(Err(e)) => ctx.notice.set(Some(format!("Title not changed: {e}"))),
+            _ => save_session(ctx),
+        }
+    };
+    let add = move |_| {
+        let at = ctx.clock.with_untracked(|c| c.now);
+        let made = ctx
+            .pg
+            .with_value(|pg| pg.with_caption(at, &draft.get_untracked()));
+        match made {
+            Ok((pg, dropped)) => {
+                let off = ctx.pg.with_value(|pg| pg.first_input_ms()).unwrap_or(0);
+                let mut note = format!("Added your caption at {}.", geometry::format_clock(at));
+                if dropped > 0 {
+                    note.push_str(&format!(
+                        " This run is now the scenario's own: {dropped} of its captions from {} on described the run before you acted there, so they were removed.",
+                        geometry::format_clock(off)
+                    ));
+                }
+                draft.set(String::new());
+                ctx.replace(pg, note);
+            }
+            Err(e) => ctx.notice.set(Some(format!("Caption not added: {e}"))),
+        }
+    };
+    let remove = move |index: usize| match ctx.pg.with_value(|pg| pg.without_caption(index)) {
+        Ok(pg) => ctx.replace(pg, format!("Removed caption {}.", index + 1)),
+        Err(e) => ctx.notice.set(Some(format!("Not removed: {e}"))),
+    };
+    view! {
+        <fieldset class="words">
+            <legend>"Title and captions"</legend>
+            <label>"Title "<input type="text" maxlength="500" aria-label="Scenario title" placeholder="untitled"
+                prop:value=move || title.get() on:change=set_title /></label>
+            <label for="caption-draft">{move || format!("Caption at {} ", geometry::format_clock(ctx.clock.with(|c| c.now)))}</label>
+            <textarea id="caption-draft" rows="2" maxlength="500" aria-label="Caption" placeholder="What a reader should notice at this moment"
+                prop:value=move || draft.get() on:input=move |ev| draft.set(event_target_value(&ev))></textarea>
+            <button on:click=add>"Add caption at this moment"</button>
+            // One piece of markup and one click handler for the list (a view per caption
+            // cost kilobytes of wasm): each Remove button carries its caption's index.
+            <ol class="captions" aria-label="Captions" inner_html=move || list.get()
+                on:click=move |ev| {
+                    let index = ev
+                        .target()
+                        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                        .and_then(|e| e.get_attribute("data-remove"))
+                        .and_then(|i| i.parse().ok());
+                    if let Some(i) = index {
+                        remove(i);
+                    }
+                }>
+            </ol>
+        </fieldset>
+    }
+}
+
+/// The Share panel's list of captions as markup, each with its Remove button.
+fn captions_markup(captions: &[(u64, &str)]) -> String {
+    captions
+        .iter()
+        .enumerate()
+        .map(|(i, (at, text))| {
+            format!(
+                r#"<li><span class="at">{}</span> {} <button data-remove="{i}" aria-label="Remove caption {}">Remove</button></li>"#,
+                geometry::format_clock(*at),
+                session::escape_attr(text),
+                i + 1
+            )
+        })
+        .collect()
 }
 
 /// Messages to the host page of an embed (docs/embedding.md): an object of these fields,

@@ -234,13 +234,21 @@ impl Ctx {
     /// Starts over with a new scenario (a new cluster).
     pub fn restart(&self, scenario: Scenario, note: String) {
         match Playground::new(scenario) {
-            Ok(pg) => {
-                self.pg.set_value(pg);
-                self.log_seq.set_value((u64::MAX, u64::MAX));
-                self.notice.set((!note.is_empty()).then_some(note));
+            Ok(pg) => self.replace(pg, note),
+            Err(e) => {
+                self.notice.set(Some(format!("Not done: {e}")));
+                self.publish();
+                crate::share_ui::save_session(*self);
             }
-            Err(e) => self.notice.set(Some(format!("Not done: {e}"))),
         }
+    }
+
+    /// Puts `pg` in place of the session (its event log drawn afresh), says `note` if it
+    /// says anything, and saves it.
+    pub fn replace(&self, pg: Playground, note: String) {
+        self.pg.set_value(pg);
+        self.log_seq.set_value((u64::MAX, u64::MAX));
+        self.notice.set((!note.is_empty()).then_some(note));
         self.publish();
         crate::share_ui::save_session(*self);
     }
