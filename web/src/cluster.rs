@@ -10,7 +10,7 @@ use watermark_engine::sim::ProcessState;
 use watermark_engine::snapshot::{BrokerSnapshot, MessageSnapshot, Snapshot};
 use watermark_engine::types::{join_ids, BrokerId, Node};
 
-use crate::geometry::{self, OffsetWindow, CELL_H, CELL_W, LABEL_W};
+use crate::geometry::{self, num, OffsetWindow, CELL_H, CELL_W, LABEL_W};
 use crate::state::Clock;
 
 /// One drawn cell: everything that decides how it looks, so it is its own key. Its x is
@@ -480,7 +480,7 @@ pub fn ClusterView(
     let status = Memo::new(move |_| snap.with(|s| cluster_status(s, tick.get())));
     let leader_epoch = Memo::new(move |_| snap.with(|s| s.controller.leader_epoch));
     let partition_epoch = Memo::new(move |_| snap.with(|s| s.controller.partition_epoch));
-    let px = |v: f64| format!("{v}px");
+    let px = |v: f64| format!("{}px", num(v));
 
     view! {
         // One line of fixed height above the picture, so that it never moves the lanes. Not
@@ -496,23 +496,23 @@ pub fn ClusterView(
             <svg
                 class="cluster-head"
                 aria-hidden="true"
-                viewBox=move || format!("0 0 {} {}", width.get(), geometry::TOP)
-                width=move || width.get()
-                height=geometry::TOP
+                viewBox=move || format!("0 0 {} {}", num(width.get()), num(geometry::TOP))
+                width=move || num(width.get())
+                height=num(geometry::TOP)
             >
                 <g class="controller">
-                    <rect x="8" y="12" width=LABEL_W - 40.0 height="36" rx="6"></rect>
+                    <rect x="8" y="12" width=num(LABEL_W - 40.0) height="36" rx="6"></rect>
                     <text x="18" y="35">"KRaft controller"</text>
-                    <text class="small" x=LABEL_W - 22.0 y="24">
+                    <text class="small" x=num(LABEL_W - 22.0) y="24">
                         {move || format!("leader epoch {}", leader_epoch.get())}
                     </text>
-                    <text class="small" x=LABEL_W - 22.0 y="40">
+                    <text class="small" x=num(LABEL_W - 22.0) y="40">
                         {move || format!("partition epoch {}", partition_epoch.get())}
                     </text>
                 </g>
                 <g class="ruler" transform=shift>
                     <For each=move || ruler.get() key=|o| *o let:o>
-                        <text x=geometry::log_x(o) + 2.0 y=geometry::TOP - 6.0>{o.to_string()}</text>
+                        <text x=num(geometry::log_x(o) + 2.0) y=num(geometry::TOP - 6.0)>{o.to_string()}</text>
                     </For>
                 </g>
             </svg>
@@ -530,9 +530,9 @@ pub fn ClusterView(
             <svg
                 class="cluster-flow"
                 aria-hidden="true"
-                viewBox=move || format!("0 0 {} {}", width.get(), height())
-                width=move || width.get()
-                height=height
+                viewBox=move || format!("0 0 {} {}", num(width.get()), num(height()))
+                width=move || num(width.get())
+                height=move || num(height())
             >
                 <g class="log-window" transform=shift>
                     <For each=move || falling.get() key=|g| g.clone() let:g>
@@ -567,12 +567,12 @@ fn Cell(c: CellData) -> impl IntoView {
     let y = geometry::lane_y(c.lane) - CELL_H / 2.0;
     view! {
         <g class=c.kind>
-            <rect x=x y=y width=CELL_W - 3.0 height=CELL_H rx="3">
+            <rect x=num(x) y=num(y) width=num(CELL_W - 3.0) height=num(CELL_H) rx="3">
                 <title>{cell_title(&c)}</title>
             </rect>
-            <text class="value" x=x + 3.0 y=y + 14.0>{short(&c.value)}</text>
+            <text class="value" x=num(x + 3.0) y=num(y + 14.0)>{short(&c.value)}</text>
             {c.epoch_start.then(|| view! {
-                <text class="epoch" x=x + 3.0 y=y + 28.0>{format!("e{}", c.epoch)}</text>
+                <text class="epoch" x=num(x + 3.0) y=num(y + 28.0)>{format!("e{}", c.epoch)}</text>
             })}
         </g>
     }
@@ -587,12 +587,12 @@ fn FallingCell(g: Ghost, clock: RwSignal<Clock>) -> impl IntoView {
         <g
             class="cell truncated"
             transform=move || geometry::translate(0.0, fall().0)
-            opacity=move || format!("{:.2}", fall().1)
+            opacity=move || geometry::fixed(fall().1, 2)
         >
-            <rect x=x y=y width=CELL_W - 3.0 height=CELL_H rx="3">
+            <rect x=num(x) y=num(y) width=num(CELL_W - 3.0) height=num(CELL_H) rx="3">
                 <title>{format!("truncated: offset {} epoch {}: {}", g.offset, g.epoch, g.value)}</title>
             </rect>
-            <text class="value" x=x + 3.0 y=y + 14.0>{short(&g.value)}</text>
+            <text class="value" x=num(x + 3.0) y=num(y + 14.0)>{short(&g.value)}</text>
         </g>
     }
 }
@@ -715,17 +715,25 @@ fn Lane(
     });
     let half = geometry::LANE_H / 2.0;
     // The lane's slice of the cluster's coordinates.
-    let view_box = move || format!("0 {} {} {}", y() - half, width.get(), geometry::LANE_H);
+    let view_box = move || {
+        format!(
+            "0 {} {} {}",
+            num(y() - half),
+            num(width.get()),
+            num(geometry::LANE_H)
+        )
+    };
+    let at = move |dy: f64| move || num(y() + dy);
     view! {
-        <svg class="lane-view" aria-hidden="true" viewBox=view_box width=move || width.get() height=geometry::LANE_H>
+        <svg class="lane-view" aria-hidden="true" viewBox=view_box width=move || num(width.get()) height=num(geometry::LANE_H)>
         <g class=class>
-            <rect class="lane-bg" x="4" y=move || y() - half + 3.0 width=move || (width.get() - 8.0).max(0.0) height=geometry::LANE_H - 6.0 rx="6"></rect>
-            <text class="lane-title" x="12" y=move || y() - 20.0>{text(|i| i.title.clone())}</text>
-            <text class="lane-state" x="12" y=move || y() - 6.0>{text(|i| i.state.clone())}</text>
-            <text class="lane-offsets" x="12" y=move || y() + 8.0>{text(|i| i.offsets.clone())}</text>
+            <rect class="lane-bg" x="4" y=at(3.0 - half) width=move || num((width.get() - 8.0).max(0.0)) height=num(geometry::LANE_H - 6.0) rx="6"></rect>
+            <text class="lane-title" x="12" y=at(-20.0)>{text(|i| i.title.clone())}</text>
+            <text class="lane-state" x="12" y=at(-6.0)>{text(|i| i.state.clone())}</text>
+            <text class="lane-offsets" x="12" y=at(8.0)>{text(|i| i.offsets.clone())}</text>
             <g class="lag" aria-hidden="true">
-                <rect class="lag-track" x="12" y=move || y() + 16.0 width="120" height="6" rx="3"></rect>
-                <rect class="lag-fill" x="12" y=move || y() + 16.0 width=move || lag_width.get() height="6" rx="3"></rect>
+                <rect class="lag-track" x="12" y=at(16.0) width="120" height="6" rx="3"></rect>
+                <rect class="lag-fill" x="12" y=at(16.0) width=move || num(lag_width.get()) height="6" rx="3"></rect>
             </g>
             <g class="log-window" transform=shift>
                 <For each=move || mine.get() key=|c| c.clone() let:c>
@@ -733,12 +741,12 @@ fn Lane(
                 </For>
             </g>
             <g class="hw-marker" transform=place(true) display=shown(true)>
-                <line x1="0" x2="0" y1=6.0 - half y2=half - 6.0></line>
-                <text x="2" y=half - 8.0>"HW"</text>
+                <line x1="0" x2="0" y1=num(6.0 - half) y2=num(half - 6.0)></line>
+                <text x="2" y=num(half - 8.0)>"HW"</text>
             </g>
             <g class="leo-marker" transform=place(false) display=shown(false)>
-                <line x1="0" x2="0" y1=6.0 - half y2=-CELL_H / 2.0 - 2.0></line>
-                <text x="2" y=14.0 - half>"LEO"</text>
+                <line x1="0" x2="0" y1=num(6.0 - half) y2=num(-CELL_H / 2.0 - 2.0)></line>
+                <text x="2" y=num(14.0 - half)>"LEO"</text>
             </g>
         </g>
         </svg>
@@ -906,8 +914,10 @@ enum WaitItem {
     },
 }
 
+/// The seconds from `now` to `deadline_ms`, to a tenth (half a tenth rounds up).
 pub(crate) fn seconds_left(deadline_ms: u64, now: u64) -> String {
-    format!("{:.1}", deadline_ms.saturating_sub(now) as f64 / 1000.0)
+    let tenths = (deadline_ms.saturating_sub(now) + 50) / 100;
+    format!("{}.{}", tenths / 10, tenths % 10)
 }
 
 /// The line above the waiting list: how many of each kind wait.

@@ -17,7 +17,7 @@ use watermark_engine::snapshot::Snapshot;
 use watermark_engine::types::{BrokerId, Node};
 use watermark_engine::Action;
 
-use crate::geometry::{LABEL_W, LANE_H, TOP};
+use crate::geometry::{fixed, LABEL_W, LANE_H, TOP};
 use crate::state::Ctx;
 
 /// The largest delay `slow` takes (the engine's limit, `Action::validate`).
@@ -146,7 +146,9 @@ fn buttons_markup(ids: &[BrokerId], width: f64) -> String {
         .map(|(i, id)| {
             let (top, left) = place(i, ids.len(), width);
             format!(
-                r#"<button class="lane-menu-button" data-broker="{id}" aria-label="Faults for broker {id}" title="Faults for broker {id} (or right-click its lane)" aria-haspopup="menu" aria-expanded="false" style="top:{top:.3}%;left:{left:.3}%">⋮</button>"#
+                r#"<button class="lane-menu-button" data-broker="{id}" aria-label="Faults for broker {id}" title="Faults for broker {id} (or right-click its lane)" aria-haspopup="menu" aria-expanded="false" style="top:{}%;left:{}%">⋮</button>"#,
+                fixed(top, 3),
+                fixed(left, 3)
             )
         })
         .collect()
@@ -337,7 +339,11 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
             .and_then(|id| list.iter().position(|x| *x == id))
             .map(|i| {
                 let (top, left) = place(i, list.len(), width);
-                format!("top:calc({top:.3}% + 26px);left:{left:.3}%")
+                format!(
+                    "top:calc({}% + 26px);left:{}%",
+                    fixed(top, 3),
+                    fixed(left, 3)
+                )
             })
             .unwrap_or_default()
     };
