@@ -1,6 +1,11 @@
 //! The playground page: composes the cluster view, time controls, settings, actions and
 //! read-outs over one [`Ctx`], runs the frame loop, and handles the keyboard.
 
+// `attr=move || f()` rather than `attr=f`: with `erase_components` only a closure written in
+// the view is boxed (one monomorphization per output type); a named one is its own
+// (BENCHMARKS.md, "Shipped size").
+#![allow(clippy::redundant_closure)]
+
 use leptos::ev;
 use leptos::prelude::*;
 
@@ -199,7 +204,7 @@ pub fn App() -> impl IntoView {
                     </Show>
                     <span class="describe-mini" aria-label="kafka-topics --describe">{move || ctx.snap.with(|s| s.describe.clone())}</span>
                     " "
-                    <a href=open_full target="_blank" rel="noopener">"Open in Watermark"</a>
+                    <a href=move || open_full() target="_blank" rel="noopener">"Open in Watermark"</a>
                 </p>
                 // Compact: one line, closed, until the reader opens it (the embed then
                 // reports its new height, and the host's iframe follows).
@@ -242,7 +247,7 @@ pub fn App() -> impl IntoView {
                 </aside>
                 <Readouts ctx=ctx />
             </main>
-            <div class="sr-only" aria-live="polite" aria-atomic="true">{narration(ctx)}</div>
+            <div class="sr-only" aria-live="polite" aria-atomic="true">{move || narration(ctx)}</div>
             <Show when=move || help.get()>
                 <div class="help" role="dialog" aria-modal="false" aria-label="Keyboard shortcuts">
                     <h2>"Keyboard"</h2>

@@ -2,6 +2,11 @@
 //! state, ISR/ELR membership and lag bar; the controller; and the messages in flight.
 //! Thin: every position comes from `geometry`, every fact from the snapshot.
 
+// `attr=move || f()` rather than `attr=f`: with `erase_components` only a closure written in
+// the view is boxed (one monomorphization per output type); a named one is its own
+// (BENCHMARKS.md, "Shipped size").
+#![allow(clippy::redundant_closure)]
+
 use std::sync::Arc;
 
 use leptos::prelude::*;
@@ -471,11 +476,27 @@ pub fn ClusterView(
     });
     let height = move || geometry::svg_height(broker_ids.with(|b| b.len()));
     let falling = Memo::new(move |_| snap.with(|s| ghosts(s, window.get(), now_of(clock))));
+    // The ruler's numbers as one piece of markup: they change only when the window slides.
     let ruler = Memo::new(move |_| {
         let w = window.get();
         (w.first..w.first + w.count)
             .filter(|o| o % 5 == 0)
-            .collect::<Vec<_>>()
+            .map(|o| {
+                format!(
+                    r#"<text x="{}" y="{}">{o}</text>"#,
+                    num(geometry::log_x(o) + 2.0),
+                    num(geometry::TOP - 6.0)
+                )
+            })
+            .collect::<String>()
+    });
+    // Set by hand, not by `inner_html`: with `inner_html`, a page opened at a moment and one
+    // that played to it differed by a marker comment inside the group (tests/e2e/sharing).
+    let ruler_g = NodeRef::<leptos::svg::G>::new();
+    Effect::new(move |_| {
+        if let Some(g) = ruler_g.get() {
+            ruler.with(|r| g.set_inner_html(r));
+        }
     });
     let status = Memo::new(move |_| snap.with(|s| cluster_status(s, tick.get())));
     let leader_epoch = Memo::new(move |_| snap.with(|s| s.controller.leader_epoch));
@@ -510,11 +531,7 @@ pub fn ClusterView(
                         {move || format!("partition epoch {}", partition_epoch.get())}
                     </text>
                 </g>
-                <g class="ruler" transform=shift>
-                    <For each=move || ruler.get() key=|o| *o let:o>
-                        <text x=num(geometry::log_x(o) + 2.0) y=num(geometry::TOP - 6.0)>{o.to_string()}</text>
-                    </For>
-                </g>
+                <g class="ruler" transform=move || shift() node_ref=ruler_g></g>
             </svg>
             <For each=move || broker_ids.get() key=|id| *id let:id>
                 <Lane
@@ -534,7 +551,7 @@ pub fn ClusterView(
                 width=move || num(width.get())
                 height=move || num(height())
             >
-                <g class="log-window" transform=shift>
+                <g class="log-window" transform=move || shift()>
                     <For each=move || falling.get() key=|g| g.clone() let:g>
                         <FallingCell g=g clock=clock />
                     </For>
@@ -672,9 +689,8 @@ fn Lane(
 
     let shift = move || head.with(|h| geometry::translate(h.shift, 0.0));
     let y = move || head.with(|h| geometry::lane_y(h.index));
-    let text = move |f: fn(&LaneInfo) -> String| {
-        move || head.with(|h| h.info.as_ref().map(f).unwrap_or_default())
-    };
+    let text =
+        move |f: fn(&LaneInfo) -> String| head.with(|h| h.info.as_ref().map(f).unwrap_or_default());
     let class = move || {
         head.with(|h| {
             h.info
@@ -683,24 +699,20 @@ fn Lane(
         })
     };
     let place = move |hw: bool| {
-        move || {
-            head.with(|h| {
-                let x = if hw { h.hw_x } else { h.leo_x };
-                geometry::translate(x.unwrap_or(0.0), geometry::lane_y(h.index))
-            })
-        }
+        head.with(|h| {
+            let x = if hw { h.hw_x } else { h.leo_x };
+            geometry::translate(x.unwrap_or(0.0), geometry::lane_y(h.index))
+        })
     };
     let shown = move |hw: bool| {
-        move || {
-            head.with(|h| {
-                let x = if hw { h.hw_x } else { h.leo_x };
-                if x.is_some() {
-                    "inline"
-                } else {
-                    "none"
-                }
-            })
-        }
+        head.with(|h| {
+            let x = if hw { h.hw_x } else { h.leo_x };
+            if x.is_some() {
+                "inline"
+            } else {
+                "none"
+            }
+        })
     };
     // The lag bar drains with the clock (to a tenth of a second) between snapshots.
     let lag_width = Memo::new(move |_| {
@@ -723,28 +735,28 @@ fn Lane(
             num(geometry::LANE_H)
         )
     };
-    let at = move |dy: f64| move || num(y() + dy);
+    let at = move |dy: f64| num(y() + dy);
     view! {
-        <svg class="lane-view" aria-hidden="true" viewBox=view_box width=move || num(width.get()) height=num(geometry::LANE_H)>
-        <g class=class>
-            <rect class="lane-bg" x="4" y=at(3.0 - half) width=move || num((width.get() - 8.0).max(0.0)) height=num(geometry::LANE_H - 6.0) rx="6"></rect>
-            <text class="lane-title" x="12" y=at(-20.0)>{text(|i| i.title.clone())}</text>
-            <text class="lane-state" x="12" y=at(-6.0)>{text(|i| i.state.clone())}</text>
-            <text class="lane-offsets" x="12" y=at(8.0)>{text(|i| i.offsets.clone())}</text>
+        <svg class="lane-view" aria-hidden="true" viewBox=move || view_box() width=move || num(width.get()) height=num(geometry::LANE_H)>
+        <g class=move || class()>
+            <rect class="lane-bg" x="4" y=move || at(3.0 - half) width=move || num((width.get() - 8.0).max(0.0)) height=num(geometry::LANE_H - 6.0) rx="6"></rect>
+            <text class="lane-title" x="12" y=move || at(-20.0)>{move || text(|i| i.title.clone())}</text>
+            <text class="lane-state" x="12" y=move || at(-6.0)>{move || text(|i| i.state.clone())}</text>
+            <text class="lane-offsets" x="12" y=move || at(8.0)>{move || text(|i| i.offsets.clone())}</text>
             <g class="lag" aria-hidden="true">
-                <rect class="lag-track" x="12" y=at(16.0) width="120" height="6" rx="3"></rect>
-                <rect class="lag-fill" x="12" y=at(16.0) width=move || num(lag_width.get()) height="6" rx="3"></rect>
+                <rect class="lag-track" x="12" y=move || at(16.0) width="120" height="6" rx="3"></rect>
+                <rect class="lag-fill" x="12" y=move || at(16.0) width=move || num(lag_width.get()) height="6" rx="3"></rect>
             </g>
-            <g class="log-window" transform=shift>
+            <g class="log-window" transform=move || shift()>
                 <For each=move || mine.get() key=|c| c.clone() let:c>
                     <Cell c=c />
                 </For>
             </g>
-            <g class="hw-marker" transform=place(true) display=shown(true)>
+            <g class="hw-marker" transform=move || place(true) display=move || shown(true)>
                 <line x1="0" x2="0" y1=num(6.0 - half) y2=num(half - 6.0)></line>
                 <text x="2" y=num(half - 8.0)>"HW"</text>
             </g>
-            <g class="leo-marker" transform=place(false) display=shown(false)>
+            <g class="leo-marker" transform=move || place(false) display=move || shown(false)>
                 <line x1="0" x2="0" y1=num(6.0 - half) y2=num(-CELL_H / 2.0 - 2.0)></line>
                 <text x="2" y=num(14.0 - half)>"LEO"</text>
             </g>

@@ -2,6 +2,11 @@
 //! metrics and the event log. Each control has an accessible name; all work from the
 //! keyboard (they are native buttons, inputs and selects).
 
+// `attr=move || f()` rather than `attr=f`: with `erase_components` only a closure written in
+// the view is boxed (one monomorphization per output type); a named one is its own
+// (BENCHMARKS.md, "Shipped size").
+#![allow(clippy::redundant_closure)]
+
 use leptos::prelude::*;
 use watermark_engine::scenario::{AcksOrDefault, ProduceSpec};
 use watermark_engine::trace::{Level, TraceKind};
@@ -60,6 +65,24 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
         let now = clock.with(|c| c.now);
         expects.with(|e| e.iter().filter(|x| x.at <= now).count())
     });
+    // The run's markers as one piece of SVG markup, as the expectations' marks are: they
+    // change only when a marker is added, and a keyed list of them was its own
+    // monomorphization of `<For>` (BENCHMARKS.md, "Shipped size").
+    let markers_svg = move || {
+        markers.with(|ms| {
+            ms.iter()
+                .map(|m| {
+                    format!(
+                        r#"<line class="{}" x1="{t}" x2="{t}" y1="0" y2="12" vector-effect="non-scaling-stroke"><title>{} {}</title></line>"#,
+                        m.kind.class(),
+                        geometry::format_clock(m.time_ms),
+                        crate::session::escape_attr(&m.text),
+                        t = m.time_ms
+                    )
+                })
+                .collect::<String>()
+        })
+    };
     // The marks as one piece of SVG markup (far less code than a view per mark); every
     // text in it is escaped.
     let expect_svg = move || {
@@ -131,16 +154,12 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
                     prop:value=move || clock.with(|c| c.now.to_string())
                     on:input=on_scrub
                 />
-                <svg class="markers" aria-hidden="true" preserveAspectRatio="none" viewBox=axis width="100%" height="12">
-                    <For each=move || markers.get() key=|m| m.clone() let:m>
-                        <line class=m.kind.class() x1=m.time_ms x2=m.time_ms y1="0" y2="12" vector-effect="non-scaling-stroke">
-                            <title>{format!("{} {}", geometry::format_clock(m.time_ms), m.text)}</title>
-                        </line>
-                    </For>
-                    <g inner_html=expect_svg></g>
+                <svg class="markers" aria-hidden="true" preserveAspectRatio="none" viewBox=move || axis() width="100%" height="12">
+                    <g inner_html=move || markers_svg()></g>
+                    <g inner_html=move || expect_svg()></g>
                 </svg>
             </div>
-            <p class="expect-summary" data-testid="expectations" aria-live="polite" hidden=move || expects.with(|e| e.is_empty())>{expect_summary}</p>
+            <p class="expect-summary" data-testid="expectations" aria-live="polite" hidden=move || expects.with(|e| e.is_empty())>{move || expect_summary()}</p>
             <Show when=move || status.with(|s| s.scrubbed)>
                 <button on:click=to_live aria-label="Back to the live run">"Back to live"</button>
                 <span class="scrub-note">"Viewing the past. Acting now discards what came after."</span>
@@ -350,7 +369,7 @@ pub fn Actions(ctx: Ctx) -> impl IntoView {
             <div class="consume">
                 <button aria-label="Consume" on:click=move |_| ctx.act(Action::Consume { max_records: None, from_beginning: false })>"Consume"</button>
                 <button aria-label="Consume from the beginning" on:click=move |_| ctx.act(Action::Consume { max_records: None, from_beginning: true })>"From the beginning"</button>
-                <span class="position">{position}</span>
+                <span class="position">{move || position()}</span>
             </div>
             <div class="elections">
                 <button aria-label="Elect the preferred leader" on:click=move |_| ctx.act(Action::ElectPreferred)>"Elect the preferred leader"</button>
@@ -593,7 +612,7 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
             <h3>"kafka-get-offsets.sh"</h3>
             <pre class="offsets" aria-label="kafka-get-offsets">{move || snap.with(|sn| sn.offsets.clone())}</pre>
             <h3>"leader-epoch-checkpoint"</h3>
-            <pre class="epochs" aria-label="leader-epoch-checkpoint">{epochs}</pre>
+            <pre class="epochs" aria-label="leader-epoch-checkpoint">{move || epochs()}</pre>
             <h3>"Produce and consume results"</h3>
             <ul class="results" aria-label="Produce results">
                 // Keyed by sequence number and text: a new cluster's trace numbers its lines
@@ -706,22 +725,17 @@ pub fn Simplifications() -> impl IntoView {
 }
 
 /// Narrates key events for screen readers.
-pub fn narration(ctx: Ctx) -> impl Fn() -> String {
-    move || {
-        ctx.log.with(|l| {
-            l.iter()
-                .rev()
-                .find(|e| {
-                    matches!(
-                        e.kind,
-                        TraceKind::Isr
-                            | TraceKind::Election
-                            | TraceKind::Truncation
-                            | TraceKind::Loss
-                    ) || (e.kind == TraceKind::Produce && e.level != Level::Warn)
-                })
-                .map(|e| e.line())
-                .unwrap_or_default()
-        })
-    }
+pub fn narration(ctx: Ctx) -> String {
+    ctx.log.with(|l| {
+        l.iter()
+            .rev()
+            .find(|e| {
+                matches!(
+                    e.kind,
+                    TraceKind::Isr | TraceKind::Election | TraceKind::Truncation | TraceKind::Loss
+                ) || (e.kind == TraceKind::Produce && e.level != Level::Warn)
+            })
+            .map(|e| e.line())
+            .unwrap_or_default()
+    })
 }
