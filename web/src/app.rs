@@ -1,6 +1,11 @@
 //! The playground page: composes the cluster view, time controls, settings, actions and
 //! read-outs over one [`Ctx`], runs the frame loop, and handles the keyboard.
 
+// `attr=move || f()` rather than `attr=f`: with `erase_components` only a closure written in
+// the view is boxed (one monomorphization per output type); a named one is its own
+// (BENCHMARKS.md, "Shipped size").
+#![allow(clippy::redundant_closure)]
+
 use leptos::ev;
 use leptos::prelude::*;
 
@@ -49,6 +54,14 @@ fn typing_in_a_field(ev: &web_sys::KeyboardEvent) -> bool {
             )
         })
 }
+
+/// The help's list of keys: static markup, far less code than a view per line.
+const HELP_KEYS: &str = "<dt><kbd>Space</kbd></dt><dd>Play or pause</dd>\
+<dt><kbd>→</kbd></dt><dd>Step one event</dd>\
+<dt><kbd>←</kbd></dt><dd>Go back 100 ms</dd>\
+<dt><kbd>?</kbd></dt><dd>Show or hide this help</dd>\
+<dt><kbd>Tab</kbd></dt><dd>Move between controls; every action is a button</dd>\
+<dt><kbd>Enter</kbd> on ⋮</dt><dd>Open a broker's faults (or right-click its lane); ↑ ↓ choose, Esc closes</dd>";
 
 #[component]
 pub fn App() -> impl IntoView {
@@ -217,7 +230,7 @@ pub fn App() -> impl IntoView {
                     </Show>
                     <span class="describe-mini" aria-label="kafka-topics --describe">{move || ctx.snap.with(|s| s.describe.clone())}</span>
                     " "
-                    <a href=open_full target="_blank" rel="noopener">"Open in Watermark"</a>
+                    <a href=move || open_full() target="_blank" rel="noopener">"Open in Watermark"</a>
                 </p>
                 // Compact: one line, closed, until the reader opens it (the embed then
                 // reports its new height, and the host's iframe follows).
@@ -260,18 +273,11 @@ pub fn App() -> impl IntoView {
                 </aside>
                 <Readouts ctx=ctx />
             </main>
-            <div class="sr-only" aria-live="polite" aria-atomic="true">{narration(ctx)}</div>
+            <div class="sr-only" aria-live="polite" aria-atomic="true">{move || narration(ctx)}</div>
             <Show when=move || help.get()>
                 <div class="help" role="dialog" aria-modal="false" aria-label="Keyboard shortcuts">
                     <h2>"Keyboard"</h2>
-                    <dl>
-                        <dt><kbd>"Space"</kbd></dt><dd>"Play or pause"</dd>
-                        <dt><kbd>"→"</kbd></dt><dd>"Step one event"</dd>
-                        <dt><kbd>"←"</kbd></dt><dd>"Go back 100 ms"</dd>
-                        <dt><kbd>"?"</kbd></dt><dd>"Show or hide this help"</dd>
-                        <dt><kbd>"Tab"</kbd></dt><dd>"Move between controls; every action is a button"</dd>
-                        <dt><kbd>"Enter"</kbd>" on ⋮"</dt><dd>"Open a broker's faults (or right-click its lane); ↑ ↓ choose, Esc closes"</dd>
-                    </dl>
+                    <dl inner_html=HELP_KEYS></dl>
                     <button on:click=move |_| help.set(false)>"Close"</button>
                 </div>
             </Show>

@@ -2,6 +2,11 @@
 //! state, ISR/ELR membership and lag bar; the controller; and the messages in flight.
 //! Thin: every position comes from `geometry`, every fact from the snapshot.
 
+// `attr=move || f()` rather than `attr=f`: with `erase_components` only a closure written in
+// the view is boxed (one monomorphization per output type); a named one is its own
+// (BENCHMARKS.md, "Shipped size").
+#![allow(clippy::redundant_closure)]
+
 use std::sync::Arc;
 
 use leptos::prelude::*;
@@ -10,7 +15,7 @@ use watermark_engine::sim::{ArrivalOutcome, ProcessState};
 use watermark_engine::snapshot::{BrokerSnapshot, MessageSnapshot, Snapshot};
 use watermark_engine::types::{join_ids, BrokerId, Node};
 
-use crate::geometry::{self, OffsetWindow, CELL_H, CELL_W, LABEL_W};
+use crate::geometry::{self, num, OffsetWindow, CELL_H, CELL_W, LABEL_W};
 use crate::state::Clock;
 
 /// One drawn cell: everything that decides how it looks, so it is its own key. Its x is
@@ -647,16 +652,32 @@ pub fn ClusterView(
     });
     let height = move || geometry::svg_height(broker_ids.with(|b| b.len()));
     let falling = Memo::new(move |_| snap.with(|s| ghosts(s, window.get(), now_of(clock))));
+    // The ruler's numbers as one piece of markup: they change only when the window slides.
     let ruler = Memo::new(move |_| {
         let w = window.get();
         (w.first..w.first + w.count)
             .filter(|o| o % 5 == 0)
-            .collect::<Vec<_>>()
+            .map(|o| {
+                format!(
+                    r#"<text x="{}" y="{}">{o}</text>"#,
+                    num(geometry::log_x(o) + 2.0),
+                    num(geometry::TOP - 6.0)
+                )
+            })
+            .collect::<String>()
+    });
+    // Set by hand, not by `inner_html`: with `inner_html`, a page opened at a moment and one
+    // that played to it differed by a marker comment inside the group (tests/e2e/sharing).
+    let ruler_g = NodeRef::<leptos::svg::G>::new();
+    Effect::new(move |_| {
+        if let Some(g) = ruler_g.get() {
+            ruler.with(|r| g.set_inner_html(r));
+        }
     });
     let status = Memo::new(move |_| snap.with(|s| cluster_status(s, tick.get())));
     let leader_epoch = Memo::new(move |_| snap.with(|s| s.controller.leader_epoch));
     let partition_epoch = Memo::new(move |_| snap.with(|s| s.controller.partition_epoch));
-    let px = |v: f64| format!("{v}px");
+    let px = |v: f64| format!("{}px", num(v));
 
     view! {
         // One line of fixed height above the picture, so that it never moves the lanes. Not
@@ -672,25 +693,21 @@ pub fn ClusterView(
             <svg
                 class="cluster-head"
                 aria-hidden="true"
-                viewBox=move || format!("0 0 {} {}", width.get(), geometry::TOP)
-                width=move || width.get()
-                height=geometry::TOP
+                viewBox=move || format!("0 0 {} {}", num(width.get()), num(geometry::TOP))
+                width=move || num(width.get())
+                height=num(geometry::TOP)
             >
                 <g class="controller">
-                    <rect x="8" y="12" width=LABEL_W - 40.0 height="36" rx="6"></rect>
+                    <rect x="8" y="12" width=num(LABEL_W - 40.0) height="36" rx="6"></rect>
                     <text x="18" y="35">"KRaft controller"</text>
-                    <text class="small" x=LABEL_W - 22.0 y="24">
+                    <text class="small" x=num(LABEL_W - 22.0) y="24">
                         {move || format!("leader epoch {}", leader_epoch.get())}
                     </text>
-                    <text class="small" x=LABEL_W - 22.0 y="40">
+                    <text class="small" x=num(LABEL_W - 22.0) y="40">
                         {move || format!("partition epoch {}", partition_epoch.get())}
                     </text>
                 </g>
-                <g class="ruler" transform=shift>
-                    <For each=move || ruler.get() key=|o| *o let:o>
-                        <text x=geometry::log_x(o) + 2.0 y=geometry::TOP - 6.0>{o.to_string()}</text>
-                    </For>
-                </g>
+                <g class="ruler" transform=move || shift() node_ref=ruler_g></g>
             </svg>
             <For each=move || broker_ids.get() key=|id| *id let:id>
                 <Lane
@@ -706,11 +723,11 @@ pub fn ClusterView(
             <svg
                 class="cluster-flow"
                 aria-hidden="true"
-                viewBox=move || format!("0 0 {} {}", width.get(), height())
-                width=move || width.get()
-                height=height
+                viewBox=move || format!("0 0 {} {}", num(width.get()), num(height()))
+                width=move || num(width.get())
+                height=move || num(height())
             >
-                <g class="log-window" transform=shift>
+                <g class="log-window" transform=move || shift()>
                     <For each=move || falling.get() key=|g| g.clone() let:g>
                         <FallingCell g=g clock=clock />
                     </For>
@@ -743,12 +760,12 @@ fn Cell(c: CellData) -> impl IntoView {
     let y = geometry::lane_y(c.lane) - CELL_H / 2.0;
     view! {
         <g class=c.kind>
-            <rect x=x y=y width=CELL_W - 3.0 height=CELL_H rx="3">
+            <rect x=num(x) y=num(y) width=num(CELL_W - 3.0) height=num(CELL_H) rx="3">
                 <title>{cell_title(&c)}</title>
             </rect>
-            <text class="value" x=x + 3.0 y=y + 14.0>{short(&c.value)}</text>
+            <text class="value" x=num(x + 3.0) y=num(y + 14.0)>{short(&c.value)}</text>
             {c.epoch_start.then(|| view! {
-                <text class="epoch" x=x + 3.0 y=y + 28.0>{format!("e{}", c.epoch)}</text>
+                <text class="epoch" x=num(x + 3.0) y=num(y + 28.0)>{format!("e{}", c.epoch)}</text>
             })}
         </g>
     }
@@ -763,12 +780,12 @@ fn FallingCell(g: Ghost, clock: RwSignal<Clock>) -> impl IntoView {
         <g
             class="cell truncated"
             transform=move || geometry::translate(0.0, fall().0)
-            opacity=move || format!("{:.2}", fall().1)
+            opacity=move || geometry::fixed(fall().1, 2)
         >
-            <rect x=x y=y width=CELL_W - 3.0 height=CELL_H rx="3">
+            <rect x=num(x) y=num(y) width=num(CELL_W - 3.0) height=num(CELL_H) rx="3">
                 <title>{format!("truncated: offset {} epoch {}: {}", g.offset, g.epoch, g.value)}</title>
             </rect>
-            <text class="value" x=x + 3.0 y=y + 14.0>{short(&g.value)}</text>
+            <text class="value" x=num(x + 3.0) y=num(y + 14.0)>{short(&g.value)}</text>
         </g>
     }
 }
@@ -848,9 +865,8 @@ fn Lane(
 
     let shift = move || head.with(|h| geometry::translate(h.shift, 0.0));
     let y = move || head.with(|h| geometry::lane_y(h.index));
-    let text = move |f: fn(&LaneInfo) -> String| {
-        move || head.with(|h| h.info.as_ref().map(f).unwrap_or_default())
-    };
+    let text =
+        move |f: fn(&LaneInfo) -> String| head.with(|h| h.info.as_ref().map(f).unwrap_or_default());
     let class = move || {
         head.with(|h| {
             h.info
@@ -859,24 +875,20 @@ fn Lane(
         })
     };
     let place = move |hw: bool| {
-        move || {
-            head.with(|h| {
-                let x = if hw { h.hw_x } else { h.leo_x };
-                geometry::translate(x.unwrap_or(0.0), geometry::lane_y(h.index))
-            })
-        }
+        head.with(|h| {
+            let x = if hw { h.hw_x } else { h.leo_x };
+            geometry::translate(x.unwrap_or(0.0), geometry::lane_y(h.index))
+        })
     };
     let shown = move |hw: bool| {
-        move || {
-            head.with(|h| {
-                let x = if hw { h.hw_x } else { h.leo_x };
-                if x.is_some() {
-                    "inline"
-                } else {
-                    "none"
-                }
-            })
-        }
+        head.with(|h| {
+            let x = if hw { h.hw_x } else { h.leo_x };
+            if x.is_some() {
+                "inline"
+            } else {
+                "none"
+            }
+        })
     };
     // The lag bar drains with the clock (to a tenth of a second) between snapshots.
     let lag_width = Memo::new(move |_| {
@@ -891,30 +903,38 @@ fn Lane(
     });
     let half = geometry::LANE_H / 2.0;
     // The lane's slice of the cluster's coordinates.
-    let view_box = move || format!("0 {} {} {}", y() - half, width.get(), geometry::LANE_H);
+    let view_box = move || {
+        format!(
+            "0 {} {} {}",
+            num(y() - half),
+            num(width.get()),
+            num(geometry::LANE_H)
+        )
+    };
+    let at = move |dy: f64| num(y() + dy);
     view! {
-        <svg class="lane-view" aria-hidden="true" viewBox=view_box width=move || width.get() height=geometry::LANE_H>
-        <g class=class>
-            <rect class="lane-bg" x="4" y=move || y() - half + 3.0 width=move || (width.get() - 8.0).max(0.0) height=geometry::LANE_H - 6.0 rx="6"></rect>
-            <text class="lane-title" x="12" y=move || y() - 20.0>{text(|i| i.title.clone())}</text>
-            <text class="lane-state" x="12" y=move || y() - 6.0>{text(|i| i.state.clone())}</text>
-            <text class="lane-offsets" x="12" y=move || y() + 8.0>{text(|i| i.offsets.clone())}</text>
+        <svg class="lane-view" aria-hidden="true" viewBox=move || view_box() width=move || num(width.get()) height=num(geometry::LANE_H)>
+        <g class=move || class()>
+            <rect class="lane-bg" x="4" y=move || at(3.0 - half) width=move || num((width.get() - 8.0).max(0.0)) height=num(geometry::LANE_H - 6.0) rx="6"></rect>
+            <text class="lane-title" x="12" y=move || at(-20.0)>{move || text(|i| i.title.clone())}</text>
+            <text class="lane-state" x="12" y=move || at(-6.0)>{move || text(|i| i.state.clone())}</text>
+            <text class="lane-offsets" x="12" y=move || at(8.0)>{move || text(|i| i.offsets.clone())}</text>
             <g class="lag" aria-hidden="true">
-                <rect class="lag-track" x="12" y=move || y() + 16.0 width="120" height="6" rx="3"></rect>
-                <rect class="lag-fill" x="12" y=move || y() + 16.0 width=move || lag_width.get() height="6" rx="3"></rect>
+                <rect class="lag-track" x="12" y=move || at(16.0) width="120" height="6" rx="3"></rect>
+                <rect class="lag-fill" x="12" y=move || at(16.0) width=move || num(lag_width.get()) height="6" rx="3"></rect>
             </g>
-            <g class="log-window" transform=shift>
+            <g class="log-window" transform=move || shift()>
                 <For each=move || mine.get() key=|c| c.clone() let:c>
                     <Cell c=c />
                 </For>
             </g>
-            <g class="hw-marker" transform=place(true) display=shown(true)>
-                <line x1="0" x2="0" y1=6.0 - half y2=half - 6.0></line>
-                <text x="2" y=half - 8.0>"HW"</text>
+            <g class="hw-marker" transform=move || place(true) display=move || shown(true)>
+                <line x1="0" x2="0" y1=num(6.0 - half) y2=num(half - 6.0)></line>
+                <text x="2" y=num(half - 8.0)>"HW"</text>
             </g>
-            <g class="leo-marker" transform=place(false) display=shown(false)>
-                <line x1="0" x2="0" y1=6.0 - half y2=-CELL_H / 2.0 - 2.0></line>
-                <text x="2" y=14.0 - half>"LEO"</text>
+            <g class="leo-marker" transform=move || place(false) display=move || shown(false)>
+                <line x1="0" x2="0" y1=num(6.0 - half) y2=num(-CELL_H / 2.0 - 2.0)></line>
+                <text x="2" y=num(14.0 - half)>"LEO"</text>
             </g>
         </g>
         </svg>
@@ -1082,8 +1102,10 @@ enum WaitItem {
     },
 }
 
+/// The seconds from `now` to `deadline_ms`, to a tenth (half a tenth rounds up).
 pub(crate) fn seconds_left(deadline_ms: u64, now: u64) -> String {
-    format!("{:.1}", deadline_ms.saturating_sub(now) as f64 / 1000.0)
+    let tenths = (deadline_ms.saturating_sub(now) + 50) / 100;
+    format!("{}.{}", tenths / 10, tenths % 10)
 }
 
 /// The line above the waiting list: how many of each kind wait.

@@ -85,7 +85,35 @@ pub fn window_shift(window: OffsetWindow) -> f64 {
 /// An SVG `transform` value that moves by (x, y), rounded to a hundredth of a unit so equal
 /// positions give equal strings.
 pub fn translate(x: f64, y: f64) -> String {
-    format!("translate({:.2} {:.2})", x, y)
+    format!("translate({} {})", fixed(x, 2), fixed(y, 2))
+}
+
+/// `v` with `places` decimals (at most 6), rounded half away from zero: `{:.N}` without
+/// core's float formatting, which is about 11 kB of the shipped wasm (BENCHMARKS.md,
+/// "Shipped size"). Every number the UI writes as text goes through this or [`num`], so
+/// that no f64 reaches `Display`.
+pub fn fixed(v: f64, places: u32) -> String {
+    let places = places.min(6);
+    let scale = 10u64.pow(places);
+    // Saturating: NaN is 0, and no coordinate comes near the limits.
+    let n = (v * scale as f64).round() as i64;
+    let (sign, a) = (if n < 0 { "-" } else { "" }, n.unsigned_abs());
+    if places == 0 {
+        return format!("{sign}{a}");
+    }
+    format!("{sign}{}.{:0w$}", a / scale, a % scale, w = places as usize)
+}
+
+/// `v` as an SVG or CSS number: to a hundredth of a unit, without trailing zeros (`170`,
+/// `168.5`, `-1.25`), as `Display` writes the coordinates the geometry makes.
+pub fn num(v: f64) -> String {
+    let mut s = fixed(v, 2);
+    let trimmed = s.trim_end_matches('0').trim_end_matches('.').len();
+    s.truncate(trimmed);
+    if s == "-0" {
+        s.remove(0);
+    }
+    s
 }
 
 /// How a cell is drawn.
@@ -216,13 +244,14 @@ pub fn slider_from_speed(speed: f64) -> u32 {
 
 /// Speed as people read it: `0.25×`, `1×`, `12×`.
 pub fn format_speed(speed: f64) -> String {
-    if speed < 1.0 {
-        format!("{:.2}×", speed)
+    let places = if speed < 1.0 {
+        2
     } else if speed < 10.0 {
-        format!("{:.1}×", speed)
+        1
     } else {
-        format!("{:.0}×", speed)
-    }
+        0
+    };
+    format!("{}×", fixed(speed, places))
 }
 
 /// Article 004's calculator, with Kafka's effective minimum (never above the replica count).
@@ -407,6 +436,34 @@ mod tests {
         }
         assert_eq!(format_speed(0.25), "0.25×");
         assert_eq!(format_speed(12.4), "12×");
+        assert_eq!(format_speed(1.0), "1.0×");
+        assert_eq!(format_speed(100.0), "100×");
+    }
+
+    #[test]
+    fn numbers_are_written_as_core_writes_them() {
+        for v in [
+            0.0, 1.0, -1.5, 168.5, 170.0, 1234.25, 0.07, -0.5, 86.0, 12.75, 99.99, 1400.0,
+        ] {
+            assert_eq!(num(v), format!("{v}"), "{v}");
+            for places in 0..4 {
+                // Equal to core's `{:.N}` wherever the value is not a tie at that place.
+                if (v * 10f64.powi(places as i32)).fract().abs() != 0.5 {
+                    assert_eq!(
+                        fixed(v, places),
+                        format!("{v:.*}", places as usize),
+                        "{v} {places}"
+                    );
+                }
+            }
+        }
+        assert_eq!(num(-0.001), "0");
+        assert_eq!(num(0.004), "0");
+        assert_eq!(num(2.0 / 3.0), "0.67");
+        assert_eq!(fixed(0.25, 1), "0.3", "ties go away from zero");
+        assert_eq!(fixed(-3.0, 2), "-3.00");
+        assert_eq!(fixed(f64::NAN, 2), "0.00");
+        assert_eq!(fixed(28.766, 1), "28.8");
     }
 
     #[test]

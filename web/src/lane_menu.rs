@@ -8,6 +8,11 @@
 //! in a grid cell and lays a layer of the same size over it, with each button placed in
 //! per cent of the picture, so it stays on its lane when the picture scales.
 
+// `attr=move || f()` rather than `attr=f`: with `erase_components` only a closure written in
+// the view is boxed (one monomorphization per output type); a named one is its own
+// (BENCHMARKS.md, "Shipped size").
+#![allow(clippy::redundant_closure)]
+
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use watermark_engine::network::link;
@@ -17,7 +22,7 @@ use watermark_engine::snapshot::Snapshot;
 use watermark_engine::types::{BrokerId, Node};
 use watermark_engine::Action;
 
-use crate::geometry::{LABEL_W, LANE_H, TOP};
+use crate::geometry::{fixed, LABEL_W, LANE_H, TOP};
 use crate::state::Ctx;
 
 /// The largest delay `slow` takes (the engine's limit, `Action::validate`).
@@ -146,7 +151,9 @@ fn buttons_markup(ids: &[BrokerId], width: f64) -> String {
         .map(|(i, id)| {
             let (top, left) = place(i, ids.len(), width);
             format!(
-                r#"<button class="lane-menu-button" data-broker="{id}" aria-label="Faults for broker {id}" title="Faults for broker {id} (or right-click its lane)" aria-haspopup="menu" aria-expanded="false" style="top:{top:.3}%;left:{left:.3}%">⋮</button>"#
+                r#"<button class="lane-menu-button" data-broker="{id}" aria-label="Faults for broker {id}" title="Faults for broker {id} (or right-click its lane)" aria-haspopup="menu" aria-expanded="false" style="top:{}%;left:{}%">⋮</button>"#,
+                fixed(top, 3),
+                fixed(left, 3)
             )
         })
         .collect()
@@ -337,7 +344,11 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
             .and_then(|id| list.iter().position(|x| *x == id))
             .map(|i| {
                 let (top, left) = place(i, list.len(), width);
-                format!("top:calc({top:.3}% + 26px);left:{left:.3}%")
+                format!(
+                    "top:calc({}% + 26px);left:{}%",
+                    fixed(top, 3),
+                    fixed(left, 3)
+                )
             })
             .unwrap_or_default()
     };
@@ -448,28 +459,28 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
             Err(e) => error.set(Some(e)),
         }
     };
-    let name = move |f: fn(BrokerId) -> String| move || open.get().map(f).unwrap_or_default();
+    let name = move |f: fn(BrokerId) -> String| open.get().map(f).unwrap_or_default();
     view! {
         <div class="cluster-box" on:contextmenu=on_context>
             {children()}
             <div class="lane-menus" node_ref=layer on:click=on_click on:keydown=on_key on:focusout=on_focus_out>
                 <div class="lane-buttons"></div>
-                <div class="menu" role="menu" aria-label=name(|id| format!("Broker {id}"))
-                    hidden="" style=place_menu></div>
-                <form class="menu slow-form" role="dialog" aria-label=name(|id| format!("Slow broker {id}"))
-                    hidden="" style=place_menu
+                <div class="menu" role="menu" aria-label=move || name(|id| format!("Broker {id}"))
+                    hidden="" style=move || place_menu()></div>
+                <form class="menu slow-form" role="dialog" aria-label=move || name(|id| format!("Slow broker {id}"))
+                    hidden="" style=move || place_menu()
                     on:submit=move |ev| { ev.prevent_default(); slow(); }>
                     <label>
                         "Delay (ms) after each fetch "
                         <input type="text" inputmode="numeric"
-                            aria-label=name(|id| format!("Delay (ms) for broker {id}"))
+                            aria-label=move || name(|id| format!("Delay (ms) for broker {id}"))
                             aria-invalid=move || error.with(|e| e.is_some()).to_string()
                             aria-describedby="slow-error"
-                            prop:value=delay on:input=move |ev| { delay.set(event_target_value(&ev)); error.set(None); } />
+                            prop:value=move || delay.get() on:input=move |ev| { delay.set(event_target_value(&ev)); error.set(None); } />
                     </label>
                     <p class="field-error" id="slow-error" role="alert">{move || error.get()}</p>
                     <div class="row">
-                        <button type="submit">{name(|id| format!("Slow broker {id}"))}</button>
+                        <button type="submit">{move || name(|id| format!("Slow broker {id}"))}</button>
                         <button type="button" on:click=move |_| close(true)>"Cancel"</button>
                     </div>
                 </form>

@@ -2,6 +2,11 @@
 //! metrics and the event log. Each control has an accessible name; all work from the
 //! keyboard (they are native buttons, inputs and selects).
 
+// `attr=move || f()` rather than `attr=f`: with `erase_components` only a closure written in
+// the view is boxed (one monomorphization per output type); a named one is its own
+// (BENCHMARKS.md, "Shipped size").
+#![allow(clippy::redundant_closure)]
+
 use leptos::prelude::*;
 use watermark_engine::scenario::{AcksOrDefault, ProduceSpec};
 use watermark_engine::trace::{Level, TraceKind};
@@ -60,6 +65,24 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
         let now = clock.with(|c| c.now);
         expects.with(|e| e.iter().filter(|x| x.at <= now).count())
     });
+    // The run's markers as one piece of SVG markup, as the expectations' marks are: they
+    // change only when a marker is added, and a keyed list of them was its own
+    // monomorphization of `<For>` (BENCHMARKS.md, "Shipped size").
+    let markers_svg = move || {
+        markers.with(|ms| {
+            ms.iter()
+                .map(|m| {
+                    format!(
+                        r#"<line class="{}" x1="{t}" x2="{t}" y1="0" y2="12" vector-effect="non-scaling-stroke"><title>{} {}</title></line>"#,
+                        m.kind.class(),
+                        geometry::format_clock(m.time_ms),
+                        crate::session::escape_attr(&m.text),
+                        t = m.time_ms
+                    )
+                })
+                .collect::<String>()
+        })
+    };
     // The marks as one piece of SVG markup (far less code than a view per mark); every
     // text in it is escaped.
     let expect_svg = move || {
@@ -131,16 +154,12 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
                     prop:value=move || clock.with(|c| c.now.to_string())
                     on:input=on_scrub
                 />
-                <svg class="markers" aria-hidden="true" preserveAspectRatio="none" viewBox=axis width="100%" height="12">
-                    <For each=move || markers.get() key=|m| m.clone() let:m>
-                        <line class=m.kind.class() x1=m.time_ms x2=m.time_ms y1="0" y2="12" vector-effect="non-scaling-stroke">
-                            <title>{format!("{} {}", geometry::format_clock(m.time_ms), m.text)}</title>
-                        </line>
-                    </For>
-                    <g inner_html=expect_svg></g>
+                <svg class="markers" aria-hidden="true" preserveAspectRatio="none" viewBox=move || axis() width="100%" height="12">
+                    <g inner_html=move || markers_svg()></g>
+                    <g inner_html=move || expect_svg()></g>
                 </svg>
             </div>
-            <p class="expect-summary" data-testid="expectations" aria-live="polite" hidden=move || expects.with(|e| e.is_empty())>{expect_summary}</p>
+            <p class="expect-summary" data-testid="expectations" aria-live="polite" hidden=move || expects.with(|e| e.is_empty())>{move || expect_summary()}</p>
             <Show when=move || status.with(|s| s.scrubbed)>
                 <button on:click=to_live aria-label="Back to the live run">"Back to live"</button>
                 <span class="scrub-note">"Viewing the past. Acting now discards what came after."</span>
@@ -173,22 +192,23 @@ pub fn Settings(ctx: Ctx, undo: crate::undo::Undo) -> impl IntoView {
         // A session with actions can be brought back (the Undo bar).
         undo.discarding(ctx, start);
     };
-    let on_brokers = move |ev| {
-        let n: u32 = event_target_value(&ev).parse().unwrap_or(3);
+    let on_brokers = move |v: String| {
+        let n: u32 = v.parse().unwrap_or(3);
         let rf = status.with_untracked(|s| s.replication_factor);
         restart(n.clamp(1, 9), rf);
     };
-    let on_rf = move |ev| {
-        let rf: u32 = event_target_value(&ev).parse().unwrap_or(3);
+    let on_rf = move |v: String| {
+        let rf: u32 = v.parse().unwrap_or(3);
         let b = status.with_untracked(|s| s.brokers);
         restart(b, rf);
     };
     let number = move |name: &'static str| {
-        move |ev| {
-            let v: u64 = event_target_value(&ev).parse().unwrap_or(0);
+        Callback::new(move |v: String| {
+            let v: u64 = v.parse().unwrap_or(0);
             set_config(ctx, name, serde_json::Value::from(v));
-        }
+        })
     };
+    let of = move |f: fn(&crate::state::Status) -> u64| Signal::derive(move || status.with(f));
     let warnings = move || {
         status
             .with(|s| geometry::config_warnings(s.replication_factor, s.config.min_insync_replicas))
@@ -201,37 +221,17 @@ pub fn Settings(ctx: Ctx, undo: crate::undo::Undo) -> impl IntoView {
     view! {
         <section class="settings" aria-labelledby="settings-h">
             <h2 id="settings-h">"Cluster"</h2>
-            <label>
-                <span>"Brokers "</span>
-                <input type="range" min="1" max="9" aria-label="Brokers"
-                    prop:value=move || status.with(|s| s.brokers.to_string()) on:change=on_brokers />
-                <output>{move || status.with(|s| s.brokers)}</output>
-            </label>
-            <label>
-                <span>"Replication factor "</span>
-                <input type="range" min="1" aria-label="Replication factor"
-                    prop:max=move || status.with(|s| s.brokers.to_string())
-                    prop:value=move || status.with(|s| s.replication_factor.to_string()) on:change=on_rf />
-                <output>{move || status.with(|s| s.replication_factor)}</output>
-            </label>
+            {slider("Brokers ", "Brokers", (1, None), Signal::stored(9), of(|s| s.brokers.into()), Callback::new(on_brokers))}
+            {slider("Replication factor ", "Replication factor", (1, None), of(|s| s.brokers.into()),
+                of(|s| s.replication_factor.into()), Callback::new(on_rf))}
             <p class="hint">"Changing brokers or the replication factor starts a new cluster (Undo brings the session back)."</p>
-            <label>
-                <span><code>"min.insync.replicas"</code>" "</span>
-                // Above the replication factor no acks=all write can ever succeed: the slider
-                // stops there (or at the value a scenario set, so it never shows a false one).
-                <input type="range" min="1" aria-label="min.insync.replicas"
-                    prop:max=move || status.with(|s| s.replication_factor.max(s.config.min_insync_replicas).to_string())
-                    prop:value=move || status.with(|s| s.config.min_insync_replicas.to_string())
-                    on:change=number("min.insync.replicas") />
-                <output>{move || status.with(|s| s.config.min_insync_replicas)}</output>
-            </label>
-            <label>
-                <span><code>"replica.lag.time.max.ms"</code>" "</span>
-                <input type="range" min="500" max="60000" step="500" aria-label="replica.lag.time.max.ms"
-                    prop:value=move || status.with(|s| s.config.replica_lag_time_max_ms.to_string())
-                    on:change=number("replica.lag.time.max.ms") />
-                <output>{move || status.with(|s| s.config.replica_lag_time_max_ms)}</output>
-            </label>
+            // Above the replication factor no acks=all write can ever succeed: the slider
+            // stops there (or at the value a scenario set, so it never shows a false one).
+            {slider("<code>min.insync.replicas</code> ", "min.insync.replicas", (1, None),
+                of(|s| s.replication_factor.max(s.config.min_insync_replicas).into()),
+                of(|s| s.config.min_insync_replicas.into()), number("min.insync.replicas"))}
+            {slider("<code>replica.lag.time.max.ms</code> ", "replica.lag.time.max.ms", (500, Some(500)), Signal::stored(60000),
+                of(|s| s.config.replica_lag_time_max_ms), number("replica.lag.time.max.ms"))}
             <ul class="warnings">
                 {move || warnings().into_iter().map(|w| view! { <li role="note">{w}</li> }).collect_view()}
             </ul>
@@ -281,18 +281,43 @@ fn NumberSetting(
     get: fn(&watermark_engine::Config) -> u64,
 ) -> impl IntoView {
     let status = ctx.status;
+    slider(
+        &format!("<code>{name}</code> "),
+        name,
+        (min, Some(step)),
+        Signal::stored(max),
+        Signal::derive(move || status.with(|s| get(&s.config))),
+        Callback::new(move |v: String| {
+            let v: u64 = v.parse().unwrap_or(min);
+            set_config(ctx, name, serde_json::Value::from(v));
+        }),
+    )
+}
+
+/// A labelled range input and its value: every slider of the settings has this one shape,
+/// built by one function (one monomorphization, not a view type per slider). `label` is
+/// markup (static text of this file); `range` is (min, step); the maximum may follow the
+/// state (it is set as the input's property, which its `max` attribute reflects).
+fn slider(
+    label: &str,
+    aria: &'static str,
+    range: (u64, Option<u64>),
+    max: Signal<u64>,
+    value: Signal<u64>,
+    on_change: Callback<String>,
+) -> AnyView {
+    let (min, step) = range;
     view! {
         <label>
-            <span><code>{name}</code>" "</span>
-            <input type="range" min=min max=max step=step aria-label=name
-                prop:value=move || status.with(|s| get(&s.config).to_string())
-                on:change=move |ev| {
-                    let v: u64 = event_target_value(&ev).parse().unwrap_or(min);
-                    set_config(ctx, name, serde_json::Value::from(v));
-                } />
-            <output>{move || status.with(|s| get(&s.config))}</output>
+            <span inner_html=label.to_string()></span>
+            <input type="range" min=min.to_string() step=step.map(|s| s.to_string()) aria-label=aria
+                prop:max=move || max.get().to_string()
+                prop:value=move || value.get().to_string()
+                on:change=move |ev| on_change.run(event_target_value(&ev)) />
+            <output>{move || value.get().to_string()}</output>
         </label>
     }
+    .into_any()
 }
 
 #[component]
@@ -350,7 +375,7 @@ pub fn Actions(ctx: Ctx) -> impl IntoView {
             <div class="consume">
                 <button aria-label="Consume" on:click=move |_| ctx.act(Action::Consume { max_records: None, from_beginning: false })>"Consume"</button>
                 <button aria-label="Consume from the beginning" on:click=move |_| ctx.act(Action::Consume { max_records: None, from_beginning: true })>"From the beginning"</button>
-                <span class="position">{position}</span>
+                <span class="position">{move || position()}</span>
             </div>
             <div class="elections">
                 <button aria-label="Elect the preferred leader" on:click=move |_| ctx.act(Action::ElectPreferred)>"Elect the preferred leader"</button>
@@ -593,7 +618,7 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
             <h3>"kafka-get-offsets.sh"</h3>
             <pre class="offsets" aria-label="kafka-get-offsets">{move || snap.with(|sn| sn.offsets.clone())}</pre>
             <h3>"leader-epoch-checkpoint"</h3>
-            <pre class="epochs" aria-label="leader-epoch-checkpoint">{epochs}</pre>
+            <pre class="epochs" aria-label="leader-epoch-checkpoint">{move || epochs()}</pre>
             <h3>"Produce and consume results"</h3>
             <ul class="results" aria-label="Produce results">
                 // Keyed by sequence number and text: a new cluster's trace numbers its lines
@@ -681,47 +706,38 @@ pub fn Alarms(ctx: Ctx) -> impl IntoView {
     }
 }
 
-/// What the simulation simplifies, in plain words (docs/engine.md keeps the same list).
+/// What the simulation simplifies, in plain words (docs/engine.md keeps the same list): one
+/// piece of static markup (no text in it needs escaping).
+const SIMPLIFICATIONS: &str = "<summary>What this simulation simplifies</summary><ul>\
+<li>One partition. The KRaft controller is one always-available node with a latency; its Raft quorum is not shown.</li>\
+<li>Clients always know the current leader, as if their metadata refreshed instantly.</li>\
+<li>The idempotent producer has id 0, epoch 0 at once (no InitProducerId); its producer state never expires.</li>\
+<li>No segments or retention: the log start offset stays 0. A follower fetch carries at most 1 000 records.</li>\
+<li>Writes reach the page cache at once and survive kill -9; a lost disk loses everything. fsync is not modelled.</li>\
+<li>A slow broker waits the given time after each fetch response before fetching again.</li>\
+<li>One consumer without a group; after OFFSET_OUT_OF_RANGE it moves to the log end (auto.offset.reset=latest).</li>\
+<li>The last known leader is elected only when it is alive (Kafka's code logs but does not refuse a dead one).</li>\
+<li>Reassignment is not modelled.</li>\
+<li>A killed broker's machine stays up: its kernel resets connections at once. A cut link drops packets, and requests time out.</li>\
+<li>Changing replica.lag.time.max.ms applies at once on every broker, as if each were restarted with the new value (real Kafka needs a broker restart for it); min.insync.replicas reaches each broker through the metadata.</li></ul>";
+
 #[component]
 pub fn Simplifications() -> impl IntoView {
-    let items = [
-        "One partition. The KRaft controller is one always-available node with a latency; its Raft quorum is not shown.",
-        "Clients always know the current leader, as if their metadata refreshed instantly.",
-        "The idempotent producer has id 0, epoch 0 at once (no InitProducerId); its producer state never expires.",
-        "No segments or retention: the log start offset stays 0. A follower fetch carries at most 1 000 records.",
-        "Writes reach the page cache at once and survive kill -9; a lost disk loses everything. fsync is not modelled.",
-        "A slow broker waits the given time after each fetch response before fetching again.",
-        "One consumer without a group; after OFFSET_OUT_OF_RANGE it moves to the log end (auto.offset.reset=latest).",
-        "The last known leader is elected only when it is alive (Kafka's code logs but does not refuse a dead one).",
-        "Reassignment is not modelled.",
-        "A killed broker's machine stays up: its kernel resets connections at once. A cut link drops packets, and requests time out.",
-        "Changing replica.lag.time.max.ms applies at once on every broker, as if each were restarted with the new value (real Kafka needs a broker restart for it); min.insync.replicas reaches each broker through the metadata.",
-    ];
-    view! {
-        <details class="simplifications">
-            <summary>"What this simulation simplifies"</summary>
-            <ul>{items.iter().map(|i| view! { <li>{*i}</li> }).collect_view()}</ul>
-        </details>
-    }
+    view! { <details class="simplifications" inner_html=SIMPLIFICATIONS></details> }
 }
 
 /// Narrates key events for screen readers.
-pub fn narration(ctx: Ctx) -> impl Fn() -> String {
-    move || {
-        ctx.log.with(|l| {
-            l.iter()
-                .rev()
-                .find(|e| {
-                    matches!(
-                        e.kind,
-                        TraceKind::Isr
-                            | TraceKind::Election
-                            | TraceKind::Truncation
-                            | TraceKind::Loss
-                    ) || (e.kind == TraceKind::Produce && e.level != Level::Warn)
-                })
-                .map(|e| e.line())
-                .unwrap_or_default()
-        })
-    }
+pub fn narration(ctx: Ctx) -> String {
+    ctx.log.with(|l| {
+        l.iter()
+            .rev()
+            .find(|e| {
+                matches!(
+                    e.kind,
+                    TraceKind::Isr | TraceKind::Election | TraceKind::Truncation | TraceKind::Loss
+                ) || (e.kind == TraceKind::Produce && e.level != Level::Warn)
+            })
+            .map(|e| e.line())
+            .unwrap_or_default()
+    })
 }
