@@ -201,7 +201,7 @@ pub fn App() -> impl IntoView {
     Effect::new(move |_| {
         let t = title.get();
         if let Some(d) = web_sys::window().and_then(|w| w.document()) {
-            d.set_title(&if t.is_empty() {
+            d.set_title(&if t.is_empty() || t == crate::model::DEFAULT_TITLE {
                 "Watermark".to_string()
             } else {
                 format!("{t} · Watermark")

@@ -52,6 +52,9 @@ pub struct ExpectMark {
 
 /// The scenario a fresh playground starts with: three brokers, replication factor 3,
 /// min.insync.replicas=2, with latencies large enough to watch messages travel.
+/// The default scenario's title: the page keeps its own name ("Watermark") for it.
+pub const DEFAULT_TITLE: &str = "Playground";
+
 pub fn default_scenario() -> Scenario {
     let config = Config {
         min_insync_replicas: 2,
@@ -60,7 +63,7 @@ pub fn default_scenario() -> Scenario {
         ..Config::default()
     };
     Scenario {
-        title: "Playground".into(),
+        title: DEFAULT_TITLE.into(),
         topic: "rep".into(),
         brokers: 3,
         replication_factor: Some(3),
