@@ -484,7 +484,7 @@ test("a message that arrived leaves a trail at its destination for 0.6 s of simu
     replication_factor: 3,
     timeline: [{ at: 0, action: "produce", acks: "all", values: ["m"] }],
   };
-  const { page } = await openFresh(app, `/?t=3000${shareHash(scenario)}`);
+  const { page } = await openFresh(app, `/?t=4000${shareHash(scenario)}`);
   const timeline = slider(page, "Timeline");
   const at_ = async (ms) => {
     await timeline.fill(String(ms));
@@ -506,13 +506,14 @@ test("a message that arrived leaves a trail at its destination for 0.6 s of simu
           fade: g.style.getPropertyValue("--fade"),
         })),
     );
+  // At 2.5 s the cluster is idle: each follower's fetch waits at the leader.
   let trail;
-  await at_(1000);
+  await at_(2500);
   const trails = (await drawn()).filter((d) => d.trail);
   trail = trails.find((d) => d.kind === "fetch");
-  assert.ok(trail, `a fetch's trail is drawn at 1000 ms: ${JSON.stringify(await drawn())}`);
+  assert.ok(trail, `a fetch's trail is drawn at 2500 ms: ${JSON.stringify(await drawn())}`);
   const at = Number(/; arrived at (\d+) ms$/.exec(trail.title)?.[1]);
-  assert.ok(at <= 1000 && at > 400, `${trail.title}`);
+  assert.ok(at <= 2500 && at > 1900, `${trail.title}`);
   assert.match(trail.title, /^broker [23] → broker 1: Fetch replicaId=[23] fetchOffset=1 /);
   assert.match(trail.label, /^Fetch replicaId=[23] fetchOffset=1 lastFetchedEpoch=0 currentLeaderEpoch=0$/);
   // What arrived is never also drawn in flight.
@@ -520,19 +521,28 @@ test("a message that arrived leaves a trail at its destination for 0.6 s of simu
   assert.equal((await drawn()).filter((d) => d.id === trail.id).length, 1);
 
   // Scrubbed to just before it arrived, it is in flight (a filled dot) on its way; at the
-  // moment it arrived and until 600 ms later, a trail at one place; then gone.
+  // moment it arrived, a trail at one place, fading in steps, until 600 ms later or until
+  // the next message on its route arrives (an idle follower's next fetch reaches the leader
+  // about 500 ms later: the leader holds each fetch for replica.fetch.wait.max.ms, 500).
   const flying = await at_(at - 1);
   assert.ok(flying?.packet && !flying.trail, `in flight at ${at - 1}: ${JSON.stringify(flying)}`);
   const landed = await at_(at);
   assert.ok(landed?.trail, `a trail at ${at}`);
   await page.locator(".cluster").screenshot({ path: `${OUTPUT_DIR}/playground-trail.png` });
-  assert.equal(landed.fade, "90%");
+  assert.equal(landed.fade, "0.9");
   assert.notEqual(landed.transform, flying.transform);
-  const late = await at_(at + 599);
-  assert.ok(late?.trail, `still a trail at ${at + 599}`);
+  const mid = await at_(at + 300);
+  assert.equal(mid?.fade, "0.6", `fading at ${at + 300}`);
+  const late = await at_(at + 450);
+  assert.ok(late?.trail, `still a trail at ${at + 450}`);
   assert.equal(late.transform, landed.transform, "a trail stays where the message arrived");
-  assert.ok(Number.parseInt(late.fade) < 10, `faded at ${at + 599}: ${late.fade}`);
+  assert.equal(late.fade, "0.3", `faded at ${at + 450}`);
   assert.equal(await at_(at + 600), undefined, `gone at ${at + 600}`);
+  // Gone, or replaced by the next message on its route: one trail per route.
+  const route = trail.title.split(":")[0];
+  const onRoute = (await drawn()).filter((d) => d.trail && d.title.startsWith(`${route}:`));
+  assert.ok(onRoute.length <= 1, JSON.stringify(onRoute));
+  for (const d of onRoute) assert.ok(Number(/; arrived at (\d+) ms$/.exec(d.title)?.[1]) > at, d.title);
 
   // A message on a link cut while it flew: dropped, in red, saying why.
   const cut = {
@@ -546,6 +556,27 @@ test("a message that arrived leaves a trail at its destination for 0.6 s of simu
   await dropped.waitFor({ state: "attached" });
   assert.match(await dropped.locator("text").textContent(), /^Fetch(Response)? dropped: the link is cut$/);
   assert.match(await dropped.locator("title").textContent(), /; dropped: the link is cut at 3\d\d ms$/);
+});
+
+test("a message drawn in flight that reaches a frozen broker turns into a waiting one", async () => {
+  // Broker 2's fetch reaches the leader at 300 ms and is held 500 ms; the answer flies from
+  // about 800 ms and reaches broker 2, frozen at 200 ms, at about 1100 ms.
+  const scenario = {
+    version: 1,
+    brokers: 2,
+    config: { "sim.network.latency.ms": 300 },
+    timeline: [{ at: 200, action: "freeze", broker: 2 }],
+  };
+  const { page } = await openFresh(app, `/?t=900${shareHash(scenario)}`);
+  const answer = page.locator(".cluster g.packet.fetchresponse");
+  await answer.first().waitFor({ state: "attached" });
+  const id = await answer.first().getAttribute("data-id");
+  assert.doesNotMatch(await answer.first().getAttribute("class"), /buffered/);
+  await play(page);
+  await waitForClock(page, 1_300);
+  await pause(page);
+  const same = page.locator(`.cluster g[data-id="${id}"]`);
+  assert.equal(await same.getAttribute("class"), "packet fetchresponse buffered", "the same slot, now waiting in the socket buffer");
 });
 
 test("the event log follows its newest line while it grows, unless the reader scrolled up", async () => {

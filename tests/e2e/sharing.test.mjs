@@ -119,10 +119,16 @@ async function readState(page) {
     metrics: await text(page.locator("dl.metrics")),
     brokers: await page.locator(".cluster text.lane-state").allTextContents(),
     // The picture as drawn: message slots are pooled (web/src/cluster.rs, `Flight`), so free
-    // slots are left out and the drawn ones are put in message order.
+    // slots are left out and the drawn ones are put in message order. A trail stays on the
+    // path its message flew, which the page that played drew from the log ends of an earlier
+    // frame; where it is drawn is left out, what it says is kept.
     cluster: await page.locator(".cluster").evaluate((c) => {
       const copy = c.cloneNode(true);
       for (const g of copy.querySelectorAll("g.flights > g.free")) g.remove();
+      for (const g of copy.querySelectorAll("g.flights > g.trail")) {
+        g.removeAttribute("transform");
+        for (const el of g.querySelectorAll("line, text")) for (const a of ["x", "x1", "y1", "text-anchor"]) el.removeAttribute(a);
+      }
       for (const flights of copy.querySelectorAll("g.flights")) {
         const drawn = [...flights.children].sort((a, b) => Number(a.dataset.id) - Number(b.dataset.id));
         flights.replaceChildren(...drawn);

@@ -353,7 +353,10 @@ impl Flight {
         if let Drawn::Arrived { at, .. } = self.drawn {
             let fade = geometry::trail_opacity_percent(now - at as f64, TRAIL_MS as f64);
             if fade != self.faded {
-                let _ = self.g.set_attribute("style", &format!("--fade:{fade}%"));
+                // A fraction for stroke-opacity: 90% is "0.9" (always a whole tenth).
+                let _ = self
+                    .g
+                    .set_attribute("style", &format!("--fade:0.{}", fade / 10));
                 self.faded = fade;
             }
         } else if self.faded != 100 {
@@ -415,26 +418,34 @@ fn label_stacks(drawn: &[(&MessageSnapshot, Drawn)]) -> Vec<(u64, u32)> {
 }
 
 /// The messages the flow layer draws at `now`: those in flight, then those that left the
-/// wire less than [`TRAIL_MS`] ago (oldest first), each once.
+/// wire less than [`TRAIL_MS`] ago (oldest first), each once, and on each route (from one
+/// node to another) only the newest trail. While records flow a follower fetches every
+/// round trip, and a trail per message meant dozens of paths drawn at once, most of them
+/// over each other, and twice the page's paint cost (BENCHMARKS.md, "UI").
 fn drawn_messages(s: &Snapshot, now: f64) -> Vec<(&MessageSnapshot, Drawn)> {
-    let flying = s.in_flight.iter().map(|m| (m, Drawn::Flying));
-    let trails = s
-        .arrivals
+    let mut routes: Vec<(Node, Node)> = vec![];
+    let mut trails: Vec<(&MessageSnapshot, Drawn)> = vec![];
+    for a in s.arrivals.iter().rev() {
+        let age = now - a.at as f64;
+        let route = (a.message.from, a.message.to);
+        if !(0.0..TRAIL_MS as f64).contains(&age) || routes.contains(&route) {
+            continue;
+        }
+        routes.push(route);
+        trails.push((
+            &a.message,
+            Drawn::Arrived {
+                at: a.at,
+                outcome: a.outcome,
+            },
+        ));
+    }
+    trails.reverse();
+    s.in_flight
         .iter()
-        .filter(|a| {
-            let age = now - a.at as f64;
-            (0.0..TRAIL_MS as f64).contains(&age)
-        })
-        .map(|a| {
-            (
-                &a.message,
-                Drawn::Arrived {
-                    at: a.at,
-                    outcome: a.outcome,
-                },
-            )
-        });
-    flying.chain(trails).collect()
+        .map(|m| (m, Drawn::Flying))
+        .chain(trails)
+        .collect()
 }
 
 /// A message's label goes to its left when the message travels in the right half of the
@@ -614,22 +625,21 @@ pub fn ClusterView(
                     let f = &mut flights[i];
                     match id.and_then(|id| drawn.iter().find(|(m, _)| m.id == id)) {
                         None if f.id.is_some() => f.hide(),
-                        // A new message for this slot, or its message just left the wire
-                        // (or, scrubbed back, is in flight again).
-                        Some((m, d)) if f.id != Some(m.id) || f.drawn != *d => {
-                            let ends = match d {
-                                Drawn::Flying if f.id == Some(m.id) => (f.from, f.to),
-                                _ => message_ends(s, m, width),
+                        // A new message for this slot, or its message just reached a
+                        // frozen broker's socket buffer or left the wire (or, scrubbed back,
+                        // is in flight again).
+                        Some((m, d))
+                            if f.id != Some(m.id) || f.drawn != *d || f.buffered != m.buffered =>
+                        {
+                            // A message that just arrived stays on the path it flew; one
+                            // first drawn as a trail (a link opened at that moment) is
+                            // placed by the shown state.
+                            let ends = if f.id == Some(m.id) {
+                                (f.from, f.to)
+                            } else {
+                                message_ends(s, m, width)
                             };
                             f.show(m, *d, ends, now, width);
-                        }
-                        // A trail sits where its destination's log ends now, so that it is
-                        // drawn from the shown state alone (a reopened link draws it alike).
-                        Some((m, d @ Drawn::Arrived { .. })) => {
-                            let ends = message_ends(s, m, width);
-                            if ends != (f.from, f.to) {
-                                f.show(m, *d, ends, now, width);
-                            }
                         }
                         _ => {}
                     }
@@ -1445,15 +1455,20 @@ mod tests {
         for m in &snap.in_flight {
             assert!(drawn.contains(&(m, Drawn::Flying)));
         }
-        for a in &snap.arrivals {
+        for (i, a) in snap.arrivals.iter().enumerate() {
             let age = snap.time_ms - a.at;
             let expected = Drawn::Arrived {
                 at: a.at,
                 outcome: a.outcome,
             };
+            // The newest on its route, within TRAIL_MS.
+            let route = (a.message.from, a.message.to);
+            let newest = snap.arrivals[i + 1..]
+                .iter()
+                .all(|b| (b.message.from, b.message.to) != route);
             assert_eq!(
                 drawn.contains(&(&a.message, expected)),
-                age < TRAIL_MS,
+                age < TRAIL_MS && newest,
                 "age {age}"
             );
         }
@@ -1461,11 +1476,18 @@ mod tests {
             drawn.iter().any(|(_, d)| *d != Drawn::Flying),
             "something just arrived"
         );
-        // Fading: 90% for the first half, then linearly to nothing.
+        // Fading in three steps.
         let pct = |age| geometry::trail_opacity_percent(age, TRAIL_MS as f64);
         assert_eq!(
-            [pct(0.0), pct(299.0), pct(450.0), pct(599.0), pct(600.0)],
-            [90, 90, 45, 0, 0]
+            [
+                pct(0.0),
+                pct(299.0),
+                pct(300.0),
+                pct(449.0),
+                pct(450.0),
+                pct(599.0)
+            ],
+            [90, 90, 60, 60, 30, 30]
         );
     }
 
