@@ -651,7 +651,12 @@ pub fn ClusterView(
         });
     });
     let height = move || geometry::svg_height(broker_ids.with(|b| b.len()));
-    let falling = Memo::new(move |_| snap.with(|s| ghosts(s, window.get(), now_of(clock))));
+    let falling = Memo::new(move |_| {
+        let now = now_of(clock);
+        snap.with(|s| ghosts_markup(&ghosts(s, window.get(), now), now))
+    });
+    let falling_g = NodeRef::<leptos::svg::G>::new();
+    set_markup(falling_g, falling);
     // The ruler's numbers as one piece of markup: they change only when the window slides.
     let ruler = Memo::new(move |_| {
         let w = window.get();
@@ -666,14 +671,8 @@ pub fn ClusterView(
             })
             .collect::<String>()
     });
-    // Set by hand, not by `inner_html`: with `inner_html`, a page opened at a moment and one
-    // that played to it differed by a marker comment inside the group (tests/e2e/sharing).
     let ruler_g = NodeRef::<leptos::svg::G>::new();
-    Effect::new(move |_| {
-        if let Some(g) = ruler_g.get() {
-            ruler.with(|r| g.set_inner_html(r));
-        }
-    });
+    set_markup(ruler_g, ruler);
     let status = Memo::new(move |_| snap.with(|s| cluster_status(s, tick.get())));
     let leader_epoch = Memo::new(move |_| snap.with(|s| s.controller.leader_epoch));
     let partition_epoch = Memo::new(move |_| snap.with(|s| s.controller.partition_epoch));
@@ -727,11 +726,7 @@ pub fn ClusterView(
                 width=move || num(width.get())
                 height=move || num(height())
             >
-                <g class="log-window" transform=move || shift()>
-                    <For each=move || falling.get() key=|g| g.clone() let:g>
-                        <FallingCell g=g clock=clock />
-                    </For>
-                </g>
+                <g class="log-window" transform=move || shift() node_ref=falling_g></g>
                 <g class="flights" node_ref=flow></g>
             </svg>
         </div>
@@ -754,40 +749,91 @@ fn cell_title(c: &CellData) -> String {
     t
 }
 
-#[component]
-fn Cell(c: CellData) -> impl IntoView {
-    let x = geometry::log_x(c.offset);
-    let y = geometry::lane_y(c.lane) - CELL_H / 2.0;
-    view! {
-        <g class=c.kind>
-            <rect x=num(x) y=num(y) width=num(CELL_W - 3.0) height=num(CELL_H) rx="3">
-                <title>{cell_title(&c)}</title>
-            </rect>
-            <text class="value" x=num(x + 3.0) y=num(y + 14.0)>{short(&c.value)}</text>
-            {c.epoch_start.then(|| view! {
-                <text class="epoch" x=num(x + 3.0) y=num(y + 28.0)>{format!("e{}", c.epoch)}</text>
-            })}
-        </g>
+/// A cell's markup: its box with its tooltip, its value and (where its epoch starts) the
+/// epoch's label, `g_attrs` on its group. Every text in it is escaped. A lane's cells, and
+/// the falling ones, are one piece of markup each, not a keyed `<For>` of views (BENCHMARKS.md,
+/// "Shipped size").
+fn cell_markup(
+    out: &mut String,
+    g_attrs: &str,
+    offset: u64,
+    lane: usize,
+    title: &str,
+    value: &str,
+    epoch: Option<i32>,
+) {
+    use crate::session::escape_attr as esc;
+    let x = geometry::log_x(offset);
+    let y = geometry::lane_y(lane) - CELL_H / 2.0;
+    let (tx, rx) = (num(x + 3.0), num(x));
+    out.push_str(&format!(
+        r#"<g {g_attrs}><rect x="{rx}" y="{}" width="{}" height="{}" rx="3"><title>{}</title></rect><text class="value" x="{tx}" y="{}">{}</text>"#,
+        num(y),
+        num(CELL_W - 3.0),
+        num(CELL_H),
+        esc(title),
+        num(y + 14.0),
+        esc(&short(value)),
+    ));
+    if let Some(e) = epoch {
+        out.push_str(&format!(
+            r#"<text class="epoch" x="{tx}" y="{}">e{e}</text>"#,
+            num(y + 28.0)
+        ));
     }
+    out.push_str("</g>");
 }
 
-#[component]
-fn FallingCell(g: Ghost, clock: RwSignal<Clock>) -> impl IntoView {
-    let x = geometry::log_x(g.offset);
-    let y = geometry::lane_y(g.lane) - CELL_H / 2.0;
-    let fall = move || geometry::falling(now_of(clock) - g.time_ms as f64, GHOST_MS);
-    view! {
-        <g
-            class="cell truncated"
-            transform=move || geometry::translate(0.0, fall().0)
-            opacity=move || geometry::fixed(fall().1, 2)
-        >
-            <rect x=num(x) y=num(y) width=num(CELL_W - 3.0) height=num(CELL_H) rx="3">
-                <title>{format!("truncated: offset {} epoch {}: {}", g.offset, g.epoch, g.value)}</title>
-            </rect>
-            <text class="value" x=num(x + 3.0) y=num(y + 14.0)>{short(&g.value)}</text>
-        </g>
+fn cells_markup(cells: &[CellData]) -> String {
+    let mut out = String::new();
+    for c in cells {
+        cell_markup(
+            &mut out,
+            &format!(r#"class="{}""#, c.kind),
+            c.offset,
+            c.lane,
+            &cell_title(c),
+            &c.value,
+            c.epoch_start.then_some(c.epoch),
+        );
     }
+    out
+}
+
+/// The records truncations threw away, falling out of their lanes at `now`.
+fn ghosts_markup(ghosts: &[Ghost], now: f64) -> String {
+    let mut out = String::new();
+    for g in ghosts {
+        let (dy, opacity) = geometry::falling(now - g.time_ms as f64, GHOST_MS);
+        cell_markup(
+            &mut out,
+            &format!(
+                r#"class="cell truncated" transform="{}" opacity="{}""#,
+                geometry::translate(0.0, dy),
+                geometry::fixed(opacity, 2)
+            ),
+            g.offset,
+            g.lane,
+            &format!(
+                "truncated: offset {} epoch {}: {}",
+                g.offset, g.epoch, g.value
+            ),
+            &g.value,
+            None,
+        );
+    }
+    out
+}
+
+/// Keeps `el`'s markup equal to `markup`, set by hand (not by `inner_html`: with it, a page
+/// opened at a moment and one that played to it differed by a marker comment, and
+/// tests/e2e/sharing compares the picture's markup).
+fn set_markup(el: NodeRef<leptos::svg::G>, markup: Memo<String>) {
+    Effect::new(move |_| {
+        if let Some(g) = el.get() {
+            markup.with(|m| g.set_inner_html(m));
+        }
+    });
 }
 
 /// What a lane's label shows about its broker: everything but the log itself.
@@ -863,6 +909,8 @@ fn Lane(
     lanes.update_value(|l| l.push((id, head, mine)));
     on_cleanup(move || lanes.update_value(|l| l.retain(|x| x.0 != id)));
 
+    let cells_g = NodeRef::<leptos::svg::G>::new();
+    set_markup(cells_g, Memo::new(move |_| mine.with(|c| cells_markup(c))));
     let shift = move || head.with(|h| geometry::translate(h.shift, 0.0));
     let y = move || head.with(|h| geometry::lane_y(h.index));
     let text =
@@ -923,11 +971,7 @@ fn Lane(
                 <rect class="lag-track" x="12" y=move || at(16.0) width="120" height="6" rx="3"></rect>
                 <rect class="lag-fill" x="12" y=move || at(16.0) width=move || num(lag_width.get()) height="6" rx="3"></rect>
             </g>
-            <g class="log-window" transform=move || shift()>
-                <For each=move || mine.get() key=|c| c.clone() let:c>
-                    <Cell c=c />
-                </For>
-            </g>
+            <g class="log-window" transform=move || shift() node_ref=cells_g></g>
             <g class="hw-marker" transform=move || place(true) display=move || shown(true)>
                 <line x1="0" x2="0" y1=num(6.0 - half) y2=num(half - 6.0)></line>
                 <text x="2" y=num(half - 8.0)>"HW"</text>
