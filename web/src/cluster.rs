@@ -708,7 +708,8 @@ pub fn ClusterView(
                 </g>
                 <g class="ruler" transform=move || shift() node_ref=ruler_g></g>
             </svg>
-            <For each=move || broker_ids.get() key=|id| *id let:id>
+            // Drawn again only when the brokers change (a new cluster), so not a keyed list.
+            {move || broker_ids.get().into_iter().map(|id| view! {
                 <Lane
                     id=id
                     snap=snap
@@ -718,7 +719,7 @@ pub fn ClusterView(
                     lag_time_max_ms=lag_time_max_ms
                     width=width
                 />
-            </For>
+            }).collect_view()}
             <svg
                 class="cluster-flow"
                 aria-hidden="true"
@@ -907,7 +908,8 @@ fn Lane(
     let head = RwSignal::new(h);
     let mine = RwSignal::new(c);
     lanes.update_value(|l| l.push((id, head, mine)));
-    on_cleanup(move || lanes.update_value(|l| l.retain(|x| x.0 != id)));
+    // By its signal, not its id: a new cluster's lane of the same id may be registered first.
+    on_cleanup(move || lanes.update_value(|l| l.retain(|x| x.1 != head)));
 
     let cells_g = NodeRef::<leptos::svg::G>::new();
     set_markup(cells_g, Memo::new(move |_| mine.with(|c| cells_markup(c))));
@@ -1201,20 +1203,59 @@ pub fn Waiting(snap: RwSignal<Arc<Snapshot>>, tick: RwSignal<u64>) -> impl IntoV
         })
     });
     let summary = Memo::new(move |_| items.with(|i| waiting_summary(i)));
-    let count = Memo::new(move |_| items.with(Vec::len));
     let hw = Memo::new(move |_| snap.with(|s| leader_of(s).map(|l| l.high_watermark)));
+    let texts = Memo::new(move |_| {
+        let (hw, now) = (hw.get(), tick.get());
+        items.with(|v| v.iter().map(|i| wait_text(i, hw, now)).collect::<Vec<_>>())
+    });
+    let list = NodeRef::<leptos::html::Ul>::new();
+    Effect::new(move |_| {
+        if let Some(ul) = list.get() {
+            texts.with(|t| set_lines(&ul, t));
+        }
+    });
     view! {
         <div class="waiting-box">
             <p class="waiting-summary">{move || summary.get()}</p>
-            <ul class="waiting" aria-label="Waiting requests">
-                // Lines are kept by position and rewritten in place: at 10× and faster
-                // requests come and go every frame or two, and a line per request was
-                // created and removed each time (docs/ui.md, "Rules that keep frames cheap").
-                <For each=move || 0..count.get() key=|i| *i let:i>
-                    <li>{move || items.with(|v| v.get(i).map(|item| wait_text(item, hw.get(), tick.get())))}</li>
-                </For>
-            </ul>
+            // Lines are kept by position and rewritten in place (`set_lines`): at 10× and
+            // faster requests come and go every frame or two, and a line per request was
+            // created and removed each time (docs/ui.md, "Rules that keep frames cheap").
+            <ul class="waiting" aria-label="Waiting requests" node_ref=list></ul>
         </div>
+    }
+}
+
+/// Makes `list`'s children one `<li>` per line with that text, keeping the lines it has by
+/// position and setting a text only where it changed. By hand, not a `<For>` of views, for
+/// the size of the shipped code (BENCHMARKS.md, "Shipped size").
+pub(crate) fn set_lines(list: &web_sys::Element, lines: &[String]) {
+    while list.child_element_count() as usize > lines.len() {
+        match list.last_element_child() {
+            Some(last) => last.remove(),
+            None => break,
+        }
+    }
+    let mut li = list.first_element_child();
+    for line in lines {
+        let el = match li {
+            Some(el) => el,
+            None => {
+                let Some(el) = list
+                    .owner_document()
+                    .and_then(|d| d.create_element("li").ok())
+                else {
+                    return;
+                };
+                if list.append_child(&el).is_err() {
+                    return;
+                }
+                el
+            }
+        };
+        if el.text_content().as_deref() != Some(line.as_str()) {
+            el.set_text_content(Some(line));
+        }
+        li = el.next_element_sibling();
     }
 }
 
