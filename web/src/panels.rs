@@ -484,34 +484,168 @@ fn rows<'a>(lines: impl Iterator<Item = &'a watermark_engine::TraceEvent>) -> Ve
     out
 }
 
-/// For the row of the newest retry (a produce warning): what the producer does now
-/// (retries so far, the time left before delivery.timeout.ms) and a button that gives up on
-/// the send. Hidden once the batch is done.
-fn retrying(ctx: Ctx, kind: TraceKind, level: Level, at: u64) -> impl IntoView {
-    let left = move || {
-        let now = ctx.tick.get();
-        ctx.snap.with(|s| {
-            s.sends
-                .iter()
-                .find(|b| b.last_error.is_some_and(|e| e.1 == at))
-                .map(|b| {
-                    format!(
-                        " · retry {}: the producer gives up at delivery.timeout.ms, within {} s ",
-                        b.retries,
-                        crate::cluster::seconds_left(b.delivery_deadline_ms, now)
-                    )
-                })
-        })
-    };
-    (kind == TraceKind::Produce && level == Level::Warn).then(|| {
-        view! {
-            <span class="retrying" hidden=move || left().is_none()>
-                {move || left().unwrap_or_default()}
-                <button class="cancel" aria-label="Cancel the send"
-                    on:click=move |_| ctx.act(Action::CancelProduce)>"Cancel"</button>
-            </span>
-        }
+/// For the row of the newest retry (a produce warning), at `at`: what the producer does now
+/// (retries so far, the time left before delivery.timeout.ms), or `None` once the batch is
+/// done. Its row has a button that gives up on the send ([`RowList`]).
+fn retry_left(ctx: Ctx, at: u64) -> Option<String> {
+    let now = ctx.tick.get();
+    ctx.snap.with(|s| {
+        s.sends
+            .iter()
+            .find(|b| b.last_error.is_some_and(|e| e.1 == at))
+            .map(|b| {
+                format!(
+                    " · retry {}: the producer gives up at delivery.timeout.ms, within {} s ",
+                    b.retries,
+                    crate::cluster::seconds_left(b.delivery_deadline_ms, now)
+                )
+            })
     })
+}
+
+fn is_retry(r: &Row) -> bool {
+    r.3 == TraceKind::Produce && r.2 == Level::Warn
+}
+
+/// A retry row's time and the span (with its text) that says what the producer does now.
+type RetrySpan = (u64, web_sys::Element, web_sys::Text);
+
+/// A list of rows (the produce results, the event log), drawn by hand instead of a keyed
+/// `<For>` of views, which was far more code (BENCHMARKS.md, "Shipped size"). A row keeps
+/// its element while its key (sequence number and text) stays: new lines are added and old
+/// ones removed around it, which keeps a reader's place in the log (scroll anchoring). A
+/// retry row's span (what the producer does now, and Cancel) is updated with the clock.
+#[derive(Default)]
+struct RowList {
+    /// The key of each drawn row, in order, and a retry row's time, span and text.
+    drawn: Vec<((u64, String), Option<RetrySpan>)>,
+}
+
+impl RowList {
+    fn sync(&mut self, list: &web_sys::Element, rows: &[Row], class: fn(&Row) -> String) {
+        let key = |r: &Row| (r.0, r.1.clone());
+        let keys: Vec<(u64, String)> = rows.iter().map(key).collect();
+        // The rows kept must keep their order; otherwise (never seen) everything is redrawn.
+        let kept: Vec<&(u64, String)> = self
+            .drawn
+            .iter()
+            .map(|d| &d.0)
+            .filter(|k| keys.contains(k))
+            .collect();
+        let same_order = keys
+            .iter()
+            .filter(|k| self.drawn.iter().any(|d| &d.0 == *k))
+            .eq(kept.iter().copied());
+        let mut old: Vec<Option<web_sys::Element>> = vec![];
+        let mut child = list.first_element_child();
+        while let Some(el) = child {
+            child = el.next_element_sibling();
+            old.push(Some(el));
+        }
+        if !same_order || old.len() != self.drawn.len() {
+            list.set_inner_html("");
+            self.drawn.clear();
+            old.clear();
+        }
+        // Remove the rows that went.
+        let mut drawn = vec![];
+        let mut els = vec![];
+        for (d, el) in std::mem::take(&mut self.drawn).into_iter().zip(old) {
+            match el {
+                Some(el) if keys.contains(&d.0) => {
+                    drawn.push(d);
+                    els.push(el);
+                }
+                Some(el) => el.remove(),
+                None => {}
+            }
+        }
+        let Some(doc) = list.owner_document() else {
+            return;
+        };
+        // Walk the new rows: a kept one is the next drawn element; a new one goes before it.
+        let mut kept = drawn.into_iter().zip(els).peekable();
+        for (r, k) in rows.iter().zip(keys) {
+            if kept.peek().is_some_and(|(d, _)| d.0 == k) {
+                if let Some((d, _)) = kept.next() {
+                    self.drawn.push(d);
+                }
+                continue;
+            }
+            let Ok(li) = doc.create_element("li") else {
+                return;
+            };
+            let _ = li.set_attribute("class", &class(r));
+            li.set_text_content(Some(&r.1));
+            let retry = is_retry(r).then(|| {
+                let span = doc.create_element("span").ok()?;
+                let _ = span.set_attribute("class", "retrying");
+                let _ = span.set_attribute("hidden", "");
+                let text = doc.create_text_node("");
+                span.append_child(&text).ok()?;
+                span.insert_adjacent_html(
+                    "beforeend",
+                    r#"<button class="cancel" aria-label="Cancel the send">Cancel</button>"#,
+                )
+                .ok()?;
+                li.append_child(&span).ok()?;
+                Some((r.4, span, text))
+            });
+            let _ = list.insert_before(&li, kept.peek().map(|(_, e)| e.as_ref()));
+            self.drawn.push((k, retry.flatten()));
+        }
+    }
+
+    /// Sets each retry row's span to what the producer does now.
+    fn update_retries(&self, ctx: Ctx) {
+        for (_, retry) in &self.drawn {
+            if let Some((at, span, text)) = retry {
+                let left = retry_left(ctx, *at);
+                let _ = if left.is_some() {
+                    span.remove_attribute("hidden")
+                } else {
+                    span.set_attribute("hidden", "")
+                };
+                let left = left.unwrap_or_default();
+                if text.data() != left {
+                    text.set_data(&left);
+                }
+            }
+        }
+    }
+}
+
+/// Draws `rows` in the list `el` gives (see [`RowList`]), each `<li>` of class `class`.
+fn row_list(
+    ctx: Ctx,
+    el: impl Fn() -> Option<web_sys::Element> + 'static,
+    rows: Signal<Vec<Row>>,
+    class: fn(&Row) -> String,
+) {
+    let list = StoredValue::new_local(RowList::default());
+    Effect::new(move |_| {
+        let Some(el) = el() else { return };
+        rows.with(|rows| list.update_value(|l| l.sync(&el, rows, class)));
+        // The new rows' spans at once (the effect below wakes with the clock).
+        untrack(|| list.with_value(|l| l.update_retries(ctx)));
+    });
+    Effect::new(move |_| {
+        // Wakes when a row is drawn, and with the clock and the snapshot.
+        rows.track();
+        list.with_value(|l| l.update_retries(ctx));
+    });
+}
+
+/// A click on a row's Cancel gives up on the send.
+fn on_cancel(ctx: Ctx, ev: leptos::ev::MouseEvent) {
+    use leptos::wasm_bindgen::JsCast;
+    let cancel = ev
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .is_some_and(|t| t.closest(".cancel").ok().flatten().is_some());
+    if cancel {
+        ctx.act(Action::CancelProduce);
+    }
 }
 
 thread_local! {
@@ -569,7 +703,7 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
     });
     // The newest 200 lines, oldest first as in a server log: new lines are appended (and old
     // ones dropped from the top), which keeps every other line's DOM node where it is.
-    let lines = move || {
+    let lines = Signal::derive(move || {
         let hidden = hidden.get();
         all.with(|l| {
             let mut v: Vec<Row> = l
@@ -582,7 +716,7 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
             v.reverse();
             v
         })
-    };
+    });
     // Follow the newest line, like `tail -f`, unless the reader scrolled up.
     let log_ref = NodeRef::<leptos::html::Ol>::new();
     FOLLOWING.set(true);
@@ -598,6 +732,25 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
             }
         }
     });
+    let results_ref = NodeRef::<leptos::html::Ul>::new();
+    row_list(
+        ctx,
+        move || results_ref.get().map(|e| e.into()),
+        results.into(),
+        |r| format!("{:?}", r.2).to_ascii_lowercase(),
+    );
+    row_list(
+        ctx,
+        move || log_ref.get().map(|e| e.into()),
+        lines,
+        |l| {
+            format!(
+                "{} {}",
+                format!("{:?}", l.2).to_ascii_lowercase(),
+                kind_name(l.3).replace(' ', "-")
+            )
+        },
+    );
     let on_log_scroll = move |_| {
         if let Some(el) = log_ref.get_untracked() {
             let follow = el.scroll_top() + el.client_height() >= el.scroll_height() - 24;
@@ -620,16 +773,10 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
             <h3>"leader-epoch-checkpoint"</h3>
             <pre class="epochs" aria-label="leader-epoch-checkpoint">{move || epochs()}</pre>
             <h3>"Produce and consume results"</h3>
-            <ul class="results" aria-label="Produce results">
-                // Keyed by sequence number and text: a new cluster's trace numbers its lines
-                // from 0 again, and a key of the number alone kept the old cluster's lines.
-                <For each=move || results.get() key=|r| (r.0, r.1.clone()) let:r>
-                    <li class=format!("{:?}", r.2).to_ascii_lowercase()>
-                        {r.1}
-                        {retrying(ctx, r.3, r.2, r.4)}
-                    </li>
-                </For>
-            </ul>
+            // Rows keyed by sequence number and text (`RowList`): a new cluster's trace
+            // numbers its lines from 0 again, and a key of the number alone kept the old
+            // cluster's lines.
+            <ul class="results" aria-label="Produce results" node_ref=results_ref on:click=move |ev| on_cancel(ctx, ev)></ul>
             <h3>"Metrics"</h3>
             <dl class="metrics">
                 {METRICS.iter().enumerate().map(|(i, k)| view! {
@@ -651,14 +798,7 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
                     </label>
                 }).collect_view()}
             </fieldset>
-            <ol class="log" aria-label="Event log" node_ref=log_ref on:scroll=on_log_scroll>
-                <For each=lines key=|l| (l.0, l.1.clone()) let:l>
-                    <li class=format!("{} {}", format!("{:?}", l.2).to_ascii_lowercase(), kind_name(l.3).replace(' ', "-"))>
-                        {l.1}
-                        {retrying(ctx, l.3, l.2, l.4)}
-                    </li>
-                </For>
-            </ol>
+            <ol class="log" aria-label="Event log" node_ref=log_ref on:scroll=on_log_scroll on:click=move |ev| on_cancel(ctx, ev)></ol>
         </section>
     }
 }
