@@ -54,6 +54,7 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
         });
     };
     let clock = ctx.clock;
+    let scrubbed = flag(Box::new(move || status.with(|s| s.scrubbed)));
     // The markers sit at their own times on an axis that stretches with the run (the
     // viewBox), so a playing run changes one attribute, not every marker.
     let markers = Memo::new(move |_| status.with(|s| s.markers.clone()));
@@ -160,10 +161,11 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
                 </svg>
             </div>
             <p class="expect-summary" data-testid="expectations" aria-live="polite" hidden=move || expects.with(|e| e.is_empty())>{move || expect_summary()}</p>
-            <Show when=move || status.with(|s| s.scrubbed)>
+            // Built and removed, not a `<Show>` (less code, BENCHMARKS.md "Shipped size").
+            {move || scrubbed.get().then(|| view! {
                 <button on:click=to_live aria-label="Back to the live run">"Back to live"</button>
                 <span class="scrub-note">"Viewing the past. Acting now discards what came after."</span>
-            </Show>
+            })}
         </div>
     }
 }
@@ -803,6 +805,12 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
     }
 }
 
+/// A condition as a memo, for a part built while it holds and removed when it stops (what
+/// `<Show>` does): one function, so one memo's code for all of them.
+pub(crate) fn flag(when: Box<dyn Fn() -> bool + Send + Sync>) -> Memo<bool> {
+    Memo::new(move |_| when())
+}
+
 /// Red banner for broken invariants; a plain statement for lost committed records.
 #[component]
 pub fn Alarms(ctx: Ctx) -> impl IntoView {
@@ -825,24 +833,29 @@ pub fn Alarms(ctx: Ctx) -> impl IntoView {
                 .collect::<Vec<_>>()
         })
     });
+    let alarm = flag(Box::new(move || violations.with(|v| !v.is_empty())));
+    let lost = flag(Box::new(move || losses.with(|l| !l.is_empty())));
+    let noticed = flag(Box::new(move || ctx.notice.with(Option::is_some)));
     view! {
-        <Show when=move || violations.with(|v| !v.is_empty())>
+        // Built and removed, not `<Show>`s (less code, BENCHMARKS.md "Shipped size"); while
+        // shown, only their text changes (they are live regions).
+        {move || alarm.get().then(|| view! {
             <div class="banner" role="alert" tabindex="0">
                 <strong>"An invariant was broken. This is a bug in Watermark's engine: "</strong>
                 {move || violations.with(|v| v.join("; "))}
             </div>
-        </Show>
-        <Show when=move || losses.with(|l| !l.is_empty())>
+        })}
+        {move || lost.get().then(|| view! {
             <div class="loss" role="status" tabindex="0">
                 {move || losses.get().into_iter().map(|l| view! { <p>{l}</p> }).collect_view()}
             </div>
-        </Show>
-        <Show when=move || ctx.notice.with(|n| n.is_some())>
+        })}
+        {move || noticed.get().then(|| view! {
             <p class="notice" role="status">
                 {move || ctx.notice.get().unwrap_or_default()}
                 <button aria-label="Dismiss" on:click=move |_| ctx.notice.set(None)>"×"</button>
             </p>
-        </Show>
+        })}
     }
 }
 
