@@ -651,14 +651,16 @@ pub fn ClusterView(
         });
     });
     let height = move || geometry::svg_height(broker_ids.with(|b| b.len()));
-    let falling = Memo::new(move |_| {
-        let now = now_of(clock);
-        snap.with(|s| ghosts_markup(&ghosts(s, window.get(), now), now))
-    });
     let falling_g = NodeRef::<leptos::svg::G>::new();
-    set_markup(falling_g, falling);
+    set_markup(
+        falling_g,
+        Box::new(move || {
+            let now = now_of(clock);
+            snap.with(|s| ghosts_markup(&ghosts(s, window.get(), now), now))
+        }),
+    );
     // The ruler's numbers as one piece of markup: they change only when the window slides.
-    let ruler = Memo::new(move |_| {
+    let ruler = move || {
         let w = window.get();
         (w.first..w.first + w.count)
             .filter(|o| o % 5 == 0)
@@ -670,19 +672,19 @@ pub fn ClusterView(
                 )
             })
             .collect::<String>()
-    });
+    };
     let ruler_g = NodeRef::<leptos::svg::G>::new();
-    set_markup(ruler_g, ruler);
-    let status = Memo::new(move |_| snap.with(|s| cluster_status(s, tick.get())));
-    let leader_epoch = Memo::new(move |_| snap.with(|s| s.controller.leader_epoch));
-    let partition_epoch = Memo::new(move |_| snap.with(|s| s.controller.partition_epoch));
+    set_markup(ruler_g, Box::new(ruler));
+    // Texts are closures, not memos: a text node is set only when its text changed, and a
+    // memo is code of its own for each (BENCHMARKS.md, "Shipped size").
+    let epoch = move |f: fn(&Snapshot) -> String| snap.with(|s| f(s));
     let px = |v: f64| format!("{}px", num(v));
 
     view! {
         // One line of fixed height above the picture, so that it never moves the lanes. Not
         // a live region: its countdown changes ten times a second (the narration says what
         // happens).
-        <p class="cluster-status" data-testid="cluster-status" style:width=move || px(width.get())>{move || status.get()}</p>
+        <p class="cluster-status" data-testid="cluster-status" style:width=move || px(width.get())>{move || snap.with(|s| cluster_status(s, tick.get()))}</p>
         <div
             class="cluster"
             role="img"
@@ -700,10 +702,10 @@ pub fn ClusterView(
                     <rect x="8" y="12" width=num(LABEL_W - 40.0) height="36" rx="6"></rect>
                     <text x="18" y="35">"KRaft controller"</text>
                     <text class="small" x=num(LABEL_W - 22.0) y="24">
-                        {move || format!("leader epoch {}", leader_epoch.get())}
+                        {move || epoch(|s| format!("leader epoch {}", s.controller.leader_epoch))}
                     </text>
                     <text class="small" x=num(LABEL_W - 22.0) y="40">
-                        {move || format!("partition epoch {}", partition_epoch.get())}
+                        {move || epoch(|s| format!("partition epoch {}", s.controller.partition_epoch))}
                     </text>
                 </g>
                 <g class="ruler" transform=move || shift() node_ref=ruler_g></g>
@@ -829,11 +831,15 @@ fn ghosts_markup(ghosts: &[Ghost], now: f64) -> String {
 /// Keeps `el`'s markup equal to `markup`, set by hand (not by `inner_html`: with it, a page
 /// opened at a moment and one that played to it differed by a marker comment, and
 /// tests/e2e/sharing compares the picture's markup).
-fn set_markup(el: NodeRef<leptos::svg::G>, markup: Memo<String>) {
-    Effect::new(move |_| {
-        if let Some(g) = el.get() {
-            markup.with(|m| g.set_inner_html(m));
+fn set_markup(el: NodeRef<leptos::svg::G>, markup: Box<dyn Fn() -> String>) {
+    // The markup last set: it is set again only when it changed.
+    Effect::new(move |drawn: Option<Option<String>>| {
+        let m = markup();
+        let g = el.get()?;
+        if drawn.flatten().as_ref() != Some(&m) {
+            g.set_inner_html(&m);
         }
+        Some(m)
     });
 }
 
@@ -912,11 +918,9 @@ fn Lane(
     on_cleanup(move || lanes.update_value(|l| l.retain(|x| x.1 != head)));
 
     let cells_g = NodeRef::<leptos::svg::G>::new();
-    set_markup(cells_g, Memo::new(move |_| mine.with(|c| cells_markup(c))));
+    set_markup(cells_g, Box::new(move || mine.with(|c| cells_markup(c))));
     let shift = move || head.with(|h| geometry::translate(h.shift, 0.0));
     let y = move || head.with(|h| geometry::lane_y(h.index));
-    let text =
-        move |f: fn(&LaneInfo) -> String| head.with(|h| h.info.as_ref().map(f).unwrap_or_default());
     let class = move || {
         head.with(|h| {
             h.info
@@ -924,33 +928,20 @@ fn Lane(
                 .map_or_else(|| "lane".to_string(), |i| i.class.clone())
         })
     };
-    let place = move |hw: bool| {
-        head.with(|h| {
-            let x = if hw { h.hw_x } else { h.leo_x };
-            geometry::translate(x.unwrap_or(0.0), geometry::lane_y(h.index))
-        })
-    };
-    let shown = move |hw: bool| {
-        head.with(|h| {
-            let x = if hw { h.hw_x } else { h.leo_x };
-            if x.is_some() {
-                "inline"
-            } else {
-                "none"
-            }
-        })
-    };
+    // The label, the lag bar and the markers as markup (two pieces: under the cells and over
+    // them), not a view with a reactive attribute each (BENCHMARKS.md, "Shipped size").
     // The lag bar drains with the clock (to a tenth of a second) between snapshots.
-    let lag_width = Memo::new(move |_| {
-        let now = tick.get();
-        head.with(|h| {
-            let i = h.info.as_ref()?;
-            let since = now.saturating_sub(i.caught_up_at_ms?);
-            Some(geometry::lag_fraction(since, lag_time_max_ms.get()))
-        })
-        // Whole pixels: a follower that keeps up does not repaint its lane every frame.
-        .map_or(0.0, |f| (120.0 * (1.0 - f)).round())
-    });
+    let (under, over) = (NodeRef::new(), NodeRef::new());
+    set_markup(
+        under,
+        Box::new(move || {
+            let now = tick.get();
+            let max = lag_time_max_ms.get();
+            let w = width.get();
+            head.with(|h| lane_label_markup(h, now, max, w))
+        }),
+    );
+    set_markup(over, Box::new(move || head.with(lane_markers_markup)));
     let half = geometry::LANE_H / 2.0;
     // The lane's slice of the cluster's coordinates.
     let view_box = move || {
@@ -961,30 +952,69 @@ fn Lane(
             num(geometry::LANE_H)
         )
     };
-    let at = move |dy: f64| num(y() + dy);
     view! {
         <svg class="lane-view" aria-hidden="true" viewBox=move || view_box() width=move || num(width.get()) height=num(geometry::LANE_H)>
         <g class=move || class()>
-            <rect class="lane-bg" x="4" y=move || at(3.0 - half) width=move || num((width.get() - 8.0).max(0.0)) height=num(geometry::LANE_H - 6.0) rx="6"></rect>
-            <text class="lane-title" x="12" y=move || at(-20.0)>{move || text(|i| i.title.clone())}</text>
-            <text class="lane-state" x="12" y=move || at(-6.0)>{move || text(|i| i.state.clone())}</text>
-            <text class="lane-offsets" x="12" y=move || at(8.0)>{move || text(|i| i.offsets.clone())}</text>
-            <g class="lag" aria-hidden="true">
-                <rect class="lag-track" x="12" y=move || at(16.0) width="120" height="6" rx="3"></rect>
-                <rect class="lag-fill" x="12" y=move || at(16.0) width=move || num(lag_width.get()) height="6" rx="3"></rect>
-            </g>
+            <g node_ref=under></g>
             <g class="log-window" transform=move || shift() node_ref=cells_g></g>
-            <g class="hw-marker" transform=move || place(true) display=move || shown(true)>
-                <line x1="0" x2="0" y1=num(6.0 - half) y2=num(half - 6.0)></line>
-                <text x="2" y=num(half - 8.0)>"HW"</text>
-            </g>
-            <g class="leo-marker" transform=move || place(false) display=move || shown(false)>
-                <line x1="0" x2="0" y1=num(6.0 - half) y2=num(-CELL_H / 2.0 - 2.0)></line>
-                <text x="2" y=num(14.0 - half)>"LEO"</text>
-            </g>
+            <g node_ref=over></g>
         </g>
         </svg>
     }
+}
+
+/// A lane's background, label (title, state, offsets) and lag bar at `now`.
+fn lane_label_markup(h: &LaneHead, now: u64, lag_time_max_ms: u64, width: f64) -> String {
+    use crate::session::escape_attr as esc;
+    let half = geometry::LANE_H / 2.0;
+    let at = |dy: f64| num(geometry::lane_y(h.index) + dy);
+    let text = |f: fn(&LaneInfo) -> &String| h.info.as_ref().map(|i| esc(f(i))).unwrap_or_default();
+    let lag = h
+        .info
+        .as_ref()
+        .and_then(|i| {
+            let since = now.saturating_sub(i.caught_up_at_ms?);
+            Some(geometry::lag_fraction(since, lag_time_max_ms))
+        })
+        // Whole pixels: a follower that keeps up does not repaint its lane every frame.
+        .map_or(0.0, |f| (120.0 * (1.0 - f)).round());
+    format!(
+        r#"<rect class="lane-bg" x="4" y="{}" width="{}" height="{}" rx="6"></rect><text class="lane-title" x="12" y="{}">{}</text><text class="lane-state" x="12" y="{}">{}</text><text class="lane-offsets" x="12" y="{}">{}</text><g class="lag" aria-hidden="true"><rect class="lag-track" x="12" y="{bar}" width="120" height="6" rx="3"></rect><rect class="lag-fill" x="12" y="{bar}" width="{}" height="6" rx="3"></rect></g>"#,
+        at(3.0 - half),
+        num((width - 8.0).max(0.0)),
+        num(geometry::LANE_H - 6.0),
+        at(-20.0),
+        text(|i| &i.title),
+        at(-6.0),
+        text(|i| &i.state),
+        at(8.0),
+        text(|i| &i.offsets),
+        num(lag),
+        bar = at(16.0),
+    )
+}
+
+/// A lane's HW and LEO markers (hidden when the window does not show them).
+fn lane_markers_markup(h: &LaneHead) -> String {
+    let half = geometry::LANE_H / 2.0;
+    let marker = |class: &str, x: Option<f64>, y2: f64, text_y: f64, text: &str| {
+        format!(
+            r#"<g class="{class}" transform="{}" display="{}"><line x1="0" x2="0" y1="{}" y2="{}"></line><text x="2" y="{}">{text}</text></g>"#,
+            geometry::translate(x.unwrap_or(0.0), geometry::lane_y(h.index)),
+            if x.is_some() { "inline" } else { "none" },
+            num(6.0 - half),
+            num(y2),
+            num(text_y),
+        )
+    };
+    marker("hw-marker", h.hw_x, half - 6.0, half - 8.0, "HW")
+        + &marker(
+            "leo-marker",
+            h.leo_x,
+            -CELL_H / 2.0 - 2.0,
+            14.0 - half,
+            "LEO",
+        )
 }
 
 /// The partition's state in a few words, for the line above the lanes: offline (no
@@ -1202,10 +1232,9 @@ pub fn Waiting(snap: RwSignal<Arc<Snapshot>>, tick: RwSignal<u64>) -> impl IntoV
             out
         })
     });
-    let summary = Memo::new(move |_| items.with(|i| waiting_summary(i)));
-    let hw = Memo::new(move |_| snap.with(|s| leader_of(s).map(|l| l.high_watermark)));
     let texts = Memo::new(move |_| {
-        let (hw, now) = (hw.get(), tick.get());
+        let hw = snap.with(|s| leader_of(s).map(|l| l.high_watermark));
+        let now = tick.get();
         items.with(|v| v.iter().map(|i| wait_text(i, hw, now)).collect::<Vec<_>>())
     });
     let list = NodeRef::<leptos::html::Ul>::new();
@@ -1216,7 +1245,7 @@ pub fn Waiting(snap: RwSignal<Arc<Snapshot>>, tick: RwSignal<u64>) -> impl IntoV
     });
     view! {
         <div class="waiting-box">
-            <p class="waiting-summary">{move || summary.get()}</p>
+            <p class="waiting-summary">{move || items.with(|i| waiting_summary(i))}</p>
             // Lines are kept by position and rewritten in place (`set_lines`): at 10× and
             // faster requests come and go every frame or two, and a line per request was
             // created and removed each time (docs/ui.md, "Rules that keep frames cheap").
