@@ -1232,15 +1232,14 @@ pub fn Waiting(snap: RwSignal<Arc<Snapshot>>, tick: RwSignal<u64>) -> impl IntoV
             out
         })
     });
-    let texts = Memo::new(move |_| {
+    let list = NodeRef::<leptos::html::Ul>::new();
+    // `set_lines` sets a line's text only where it changed.
+    Effect::new(move |_| {
         let hw = snap.with(|s| leader_of(s).map(|l| l.high_watermark));
         let now = tick.get();
-        items.with(|v| v.iter().map(|i| wait_text(i, hw, now)).collect::<Vec<_>>())
-    });
-    let list = NodeRef::<leptos::html::Ul>::new();
-    Effect::new(move |_| {
+        let texts: Vec<String> = items.with(|v| v.iter().map(|i| wait_text(i, hw, now)).collect());
         if let Some(ul) = list.get() {
-            texts.with(|t| set_lines(&ul, t));
+            set_lines(&ul, &texts);
         }
     });
     view! {

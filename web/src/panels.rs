@@ -245,43 +245,31 @@ pub fn Settings(ctx: Ctx, undo: crate::undo::Undo) -> impl IntoView {
             </dl>
             <details class="advanced">
                 <summary>"Advanced"</summary>
-                <label class="check">
-                    <input type="checkbox" aria-label="unclean.leader.election.enable"
-                        prop:checked=move || status.with(|s| s.config.unclean_leader_election_enable)
-                        on:change=move |ev| set_config(ctx, "unclean.leader.election.enable", serde_json::Value::from(event_target_checked(&ev))) />
-                    <code>"unclean.leader.election.enable"</code>
-                </label>
-                <label class="check">
-                    <input type="checkbox" aria-label="Eligible leader replicas (KIP-966)"
-                        prop:checked=move || status.with(|s| s.config.elr_enabled())
-                        on:change=move |ev| set_config(ctx, "eligible.leader.replicas.version", serde_json::Value::from(if event_target_checked(&ev) { 1 } else { 0 })) />
-                    "Eligible leader replicas (KIP-966)"
-                </label>
-                <label class="check">
-                    <input type="checkbox" aria-label="enable.idempotence"
-                        prop:checked=move || status.with(|s| s.config.enable_idempotence != Some(false))
-                        on:change=move |ev| set_config(ctx, "enable.idempotence", serde_json::Value::from(event_target_checked(&ev))) />
-                    <code>"enable.idempotence"</code>
-                </label>
-                <NumberSetting ctx=ctx name="replica.fetch.wait.max.ms" min=0 max=5000 step=50 get=|c| c.replica_fetch_wait_max_ms />
-                <NumberSetting ctx=ctx name="broker.session.timeout.ms" min=1000 max=60000 step=500 get=|c| c.broker_session_timeout_ms />
-                <NumberSetting ctx=ctx name="request.timeout.ms" min=1000 max=120000 step=1000 get=|c| c.request_timeout_ms />
-                <NumberSetting ctx=ctx name="sim.network.latency.ms" min=0 max=1000 step=5 get=|c| c.network_latency_ms />
-                <NumberSetting ctx=ctx name="sim.controller.latency.ms" min=0 max=1000 step=5 get=|c| c.controller_latency_ms />
+                {check(ctx, "<code>unclean.leader.election.enable</code>", "unclean.leader.election.enable",
+                    |c| c.unclean_leader_election_enable, |on| ("unclean.leader.election.enable", on.into()))}
+                {check(ctx, "Eligible leader replicas (KIP-966)", "Eligible leader replicas (KIP-966)",
+                    |c| c.elr_enabled(), |on| ("eligible.leader.replicas.version", u64::from(on).into()))}
+                {check(ctx, "<code>enable.idempotence</code>", "enable.idempotence",
+                    |c| c.enable_idempotence != Some(false), |on| ("enable.idempotence", on.into()))}
+                {number_setting(ctx, "replica.fetch.wait.max.ms", (0, 50), 5000, |c| c.replica_fetch_wait_max_ms)}
+                {number_setting(ctx, "broker.session.timeout.ms", (1000, 500), 60000, |c| c.broker_session_timeout_ms)}
+                {number_setting(ctx, "request.timeout.ms", (1000, 1000), 120000, |c| c.request_timeout_ms)}
+                {number_setting(ctx, "sim.network.latency.ms", (0, 5), 1000, |c| c.network_latency_ms)}
+                {number_setting(ctx, "sim.controller.latency.ms", (0, 5), 1000, |c| c.controller_latency_ms)}
             </details>
         </section>
     }
 }
 
-#[component]
-fn NumberSetting(
+/// A slider for a millisecond setting of the config: `range` is (min, step). A function,
+/// not a component (a component is code of its own).
+fn number_setting(
     ctx: Ctx,
     name: &'static str,
-    min: u64,
+    (min, step): (u64, u64),
     max: u64,
-    step: u64,
     get: fn(&watermark_engine::Config) -> u64,
-) -> impl IntoView {
+) -> AnyView {
     let status = ctx.status;
     slider(
         &format!("<code>{name}</code> "),
@@ -317,6 +305,30 @@ fn slider(
                 prop:value=move || value.get().to_string()
                 on:change=move |ev| on_change.run(event_target_value(&ev)) />
             <output>{move || value.get().to_string()}</output>
+        </label>
+    }
+    .into_any()
+}
+
+/// A labelled checkbox of the settings: shown as `get` reads the config; a change sets the
+/// config that `set` names. One function for all of them, as [`slider`] is for the sliders.
+fn check(
+    ctx: Ctx,
+    label: &str,
+    aria: &'static str,
+    get: fn(&watermark_engine::Config) -> bool,
+    set: fn(bool) -> (&'static str, serde_json::Value),
+) -> AnyView {
+    let status = ctx.status;
+    view! {
+        <label class="check">
+            <input type="checkbox" aria-label=aria
+                prop:checked=move || status.with(|s| get(&s.config))
+                on:change=move |ev| {
+                    let (name, value) = set(event_target_checked(&ev));
+                    set_config(ctx, name, value);
+                } />
+            <span inner_html=label.to_string()></span>
         </label>
     }
     .into_any()
