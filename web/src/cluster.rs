@@ -615,8 +615,12 @@ pub fn ClusterView(
                     match id.and_then(|id| drawn.iter().find(|(m, _)| m.id == id)) {
                         None if f.id.is_some() => f.hide(),
                         // A new message for this slot, or its message just left the wire
-                        // (or, scrubbed back, is in flight again).
-                        Some((m, d)) if f.id != Some(m.id) || f.drawn != *d => {
+                        // (or, scrubbed back, is in flight again), or it reached a frozen
+                        // broker's socket buffer (or left it): its class says so, so that a
+                        // page that played to a moment draws what one opened there draws.
+                        Some((m, d))
+                            if f.id != Some(m.id) || f.drawn != *d || f.buffered != m.buffered =>
+                        {
                             let ends = match d {
                                 Drawn::Flying if f.id == Some(m.id) => (f.from, f.to),
                                 _ => message_ends(s, m, width),
