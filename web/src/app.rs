@@ -216,18 +216,22 @@ pub fn App() -> impl IntoView {
             ctx.pg
                 .with_value(|pg| session::share_link(&base, &pg.to_scenario(), t))
         };
+        let reader_can_pause = crate::panels::flag(Box::new(move || {
+            !show_controls && (playing.get() || reader_paused.get())
+        }));
         return view! {
             <div class="app embed" data-wasm="ready" node_ref=root>
                 <p class="embed-title" hidden=move || title.with(String::is_empty)>{move || title.get()}</p>
                 <Alarms ctx=ctx />
                 <Walkthrough ctx=ctx />
-                <Show when=move || show_controls><TimeBar ctx=ctx /></Show>
+                {show_controls.then(|| view! { <TimeBar ctx=ctx /> })}
                 <ClusterView snap=ctx.snap clock=ctx.clock tick=ctx.tick lag_time_max_ms=lag_time_max_ms width=width />
                 <p class="embed-foot">
-                    <Show when=move || !show_controls && (playing.get() || reader_paused.get())>
+                    // Built and removed, not a `<Show>` (less code, BENCHMARKS.md "Shipped size").
+                    {move || reader_can_pause.get().then(|| view! {
                         <button class="reader-pause" on:click=move |_| toggle_by_reader()>{move || if playing.get() { "Pause" } else { "Play" }}</button>
                         " "
-                    </Show>
+                    })}
                     <span class="describe-mini" aria-label="kafka-topics --describe">{move || ctx.snap.with(|s| s.describe.clone())}</span>
                     " "
                     <a href=move || open_full() target="_blank" rel="noopener">"Open in Watermark"</a>
@@ -274,13 +278,13 @@ pub fn App() -> impl IntoView {
                 <Readouts ctx=ctx />
             </main>
             <div class="sr-only" aria-live="polite" aria-atomic="true">{move || narration(ctx)}</div>
-            <Show when=move || help.get()>
+            {move || help.get().then(|| view! {
                 <div class="help" role="dialog" aria-modal="false" aria-label="Keyboard shortcuts">
                     <h2>"Keyboard"</h2>
                     <dl inner_html=HELP_KEYS></dl>
                     <button on:click=move |_| help.set(false)>"Close"</button>
                 </div>
-            </Show>
+            })}
         </div>
     }
     .into_any()

@@ -661,9 +661,16 @@ pub fn ClusterView(
         });
     });
     let height = move || geometry::svg_height(broker_ids.with(|b| b.len()));
-    let falling = Memo::new(move |_| snap.with(|s| ghosts(s, window.get(), now_of(clock))));
+    let falling_g = NodeRef::<leptos::svg::G>::new();
+    set_markup(
+        falling_g,
+        Box::new(move || {
+            let now = now_of(clock);
+            snap.with(|s| ghosts_markup(&ghosts(s, window.get(), now), now))
+        }),
+    );
     // The ruler's numbers as one piece of markup: they change only when the window slides.
-    let ruler = Memo::new(move |_| {
+    let ruler = move || {
         let w = window.get();
         (w.first..w.first + w.count)
             .filter(|o| o % 5 == 0)
@@ -675,25 +682,19 @@ pub fn ClusterView(
                 )
             })
             .collect::<String>()
-    });
-    // Set by hand, not by `inner_html`: with `inner_html`, a page opened at a moment and one
-    // that played to it differed by a marker comment inside the group (tests/e2e/sharing).
+    };
     let ruler_g = NodeRef::<leptos::svg::G>::new();
-    Effect::new(move |_| {
-        if let Some(g) = ruler_g.get() {
-            ruler.with(|r| g.set_inner_html(r));
-        }
-    });
-    let status = Memo::new(move |_| snap.with(|s| cluster_status(s, tick.get())));
-    let leader_epoch = Memo::new(move |_| snap.with(|s| s.controller.leader_epoch));
-    let partition_epoch = Memo::new(move |_| snap.with(|s| s.controller.partition_epoch));
+    set_markup(ruler_g, Box::new(ruler));
+    // Texts are closures, not memos: a text node is set only when its text changed, and a
+    // memo is code of its own for each (BENCHMARKS.md, "Shipped size").
+    let epoch = move |f: fn(&Snapshot) -> String| snap.with(|s| f(s));
     let px = |v: f64| format!("{}px", num(v));
 
     view! {
         // One line of fixed height above the picture, so that it never moves the lanes. Not
         // a live region: its countdown changes ten times a second (the narration says what
         // happens).
-        <p class="cluster-status" data-testid="cluster-status" style:width=move || px(width.get())>{move || status.get()}</p>
+        <p class="cluster-status" data-testid="cluster-status" style:width=move || px(width.get())>{move || snap.with(|s| cluster_status(s, tick.get()))}</p>
         <div
             class="cluster"
             role="img"
@@ -711,15 +712,16 @@ pub fn ClusterView(
                     <rect x="8" y="12" width=num(LABEL_W - 40.0) height="36" rx="6"></rect>
                     <text x="18" y="35">"KRaft controller"</text>
                     <text class="small" x=num(LABEL_W - 22.0) y="24">
-                        {move || format!("leader epoch {}", leader_epoch.get())}
+                        {move || epoch(|s| format!("leader epoch {}", s.controller.leader_epoch))}
                     </text>
                     <text class="small" x=num(LABEL_W - 22.0) y="40">
-                        {move || format!("partition epoch {}", partition_epoch.get())}
+                        {move || epoch(|s| format!("partition epoch {}", s.controller.partition_epoch))}
                     </text>
                 </g>
                 <g class="ruler" transform=move || shift() node_ref=ruler_g></g>
             </svg>
-            <For each=move || broker_ids.get() key=|id| *id let:id>
+            // Drawn again only when the brokers change (a new cluster), so not a keyed list.
+            {move || broker_ids.get().into_iter().map(|id| view! {
                 <Lane
                     id=id
                     snap=snap
@@ -729,7 +731,7 @@ pub fn ClusterView(
                     lag_time_max_ms=lag_time_max_ms
                     width=width
                 />
-            </For>
+            }).collect_view()}
             <svg
                 class="cluster-flow"
                 aria-hidden="true"
@@ -737,11 +739,7 @@ pub fn ClusterView(
                 width=move || num(width.get())
                 height=move || num(height())
             >
-                <g class="log-window" transform=move || shift()>
-                    <For each=move || falling.get() key=|g| g.clone() let:g>
-                        <FallingCell g=g clock=clock />
-                    </For>
-                </g>
+                <g class="log-window" transform=move || shift() node_ref=falling_g></g>
                 <g class="flights" node_ref=flow></g>
             </svg>
         </div>
@@ -764,40 +762,95 @@ fn cell_title(c: &CellData) -> String {
     t
 }
 
-#[component]
-fn Cell(c: CellData) -> impl IntoView {
-    let x = geometry::log_x(c.offset);
-    let y = geometry::lane_y(c.lane) - CELL_H / 2.0;
-    view! {
-        <g class=c.kind>
-            <rect x=num(x) y=num(y) width=num(CELL_W - 3.0) height=num(CELL_H) rx="3">
-                <title>{cell_title(&c)}</title>
-            </rect>
-            <text class="value" x=num(x + 3.0) y=num(y + 14.0)>{short(&c.value)}</text>
-            {c.epoch_start.then(|| view! {
-                <text class="epoch" x=num(x + 3.0) y=num(y + 28.0)>{format!("e{}", c.epoch)}</text>
-            })}
-        </g>
+/// A cell's markup: its box with its tooltip, its value and (where its epoch starts) the
+/// epoch's label, `g_attrs` on its group. Every text in it is escaped. A lane's cells, and
+/// the falling ones, are one piece of markup each, not a keyed `<For>` of views (BENCHMARKS.md,
+/// "Shipped size").
+fn cell_markup(
+    out: &mut String,
+    g_attrs: &str,
+    offset: u64,
+    lane: usize,
+    title: &str,
+    value: &str,
+    epoch: Option<i32>,
+) {
+    use crate::session::escape_attr as esc;
+    let x = geometry::log_x(offset);
+    let y = geometry::lane_y(lane) - CELL_H / 2.0;
+    let (tx, rx) = (num(x + 3.0), num(x));
+    out.push_str(&format!(
+        r#"<g {g_attrs}><rect x="{rx}" y="{}" width="{}" height="{}" rx="3"><title>{}</title></rect><text class="value" x="{tx}" y="{}">{}</text>"#,
+        num(y),
+        num(CELL_W - 3.0),
+        num(CELL_H),
+        esc(title),
+        num(y + 14.0),
+        esc(&short(value)),
+    ));
+    if let Some(e) = epoch {
+        out.push_str(&format!(
+            r#"<text class="epoch" x="{tx}" y="{}">e{e}</text>"#,
+            num(y + 28.0)
+        ));
     }
+    out.push_str("</g>");
 }
 
-#[component]
-fn FallingCell(g: Ghost, clock: RwSignal<Clock>) -> impl IntoView {
-    let x = geometry::log_x(g.offset);
-    let y = geometry::lane_y(g.lane) - CELL_H / 2.0;
-    let fall = move || geometry::falling(now_of(clock) - g.time_ms as f64, GHOST_MS);
-    view! {
-        <g
-            class="cell truncated"
-            transform=move || geometry::translate(0.0, fall().0)
-            opacity=move || geometry::fixed(fall().1, 2)
-        >
-            <rect x=num(x) y=num(y) width=num(CELL_W - 3.0) height=num(CELL_H) rx="3">
-                <title>{format!("truncated: offset {} epoch {}: {}", g.offset, g.epoch, g.value)}</title>
-            </rect>
-            <text class="value" x=num(x + 3.0) y=num(y + 14.0)>{short(&g.value)}</text>
-        </g>
+fn cells_markup(cells: &[CellData]) -> String {
+    let mut out = String::new();
+    for c in cells {
+        cell_markup(
+            &mut out,
+            &format!(r#"class="{}""#, c.kind),
+            c.offset,
+            c.lane,
+            &cell_title(c),
+            &c.value,
+            c.epoch_start.then_some(c.epoch),
+        );
     }
+    out
+}
+
+/// The records truncations threw away, falling out of their lanes at `now`.
+fn ghosts_markup(ghosts: &[Ghost], now: f64) -> String {
+    let mut out = String::new();
+    for g in ghosts {
+        let (dy, opacity) = geometry::falling(now - g.time_ms as f64, GHOST_MS);
+        cell_markup(
+            &mut out,
+            &format!(
+                r#"class="cell truncated" transform="{}" opacity="{}""#,
+                geometry::translate(0.0, dy),
+                geometry::fixed(opacity, 2)
+            ),
+            g.offset,
+            g.lane,
+            &format!(
+                "truncated: offset {} epoch {}: {}",
+                g.offset, g.epoch, g.value
+            ),
+            &g.value,
+            None,
+        );
+    }
+    out
+}
+
+/// Keeps `el`'s markup equal to `markup`, set by hand (not by `inner_html`: with it, a page
+/// opened at a moment and one that played to it differed by a marker comment, and
+/// tests/e2e/sharing compares the picture's markup).
+fn set_markup(el: NodeRef<leptos::svg::G>, markup: Box<dyn Fn() -> String>) {
+    // The markup last set: it is set again only when it changed.
+    Effect::new(move |drawn: Option<Option<String>>| {
+        let m = markup();
+        let g = el.get()?;
+        if drawn.flatten().as_ref() != Some(&m) {
+            g.set_inner_html(&m);
+        }
+        Some(m)
+    });
 }
 
 /// What a lane's label shows about its broker: everything but the log itself.
@@ -871,12 +924,13 @@ fn Lane(
     let head = RwSignal::new(h);
     let mine = RwSignal::new(c);
     lanes.update_value(|l| l.push((id, head, mine)));
-    on_cleanup(move || lanes.update_value(|l| l.retain(|x| x.0 != id)));
+    // By its signal, not its id: a new cluster's lane of the same id may be registered first.
+    on_cleanup(move || lanes.update_value(|l| l.retain(|x| x.1 != head)));
 
+    let cells_g = NodeRef::<leptos::svg::G>::new();
+    set_markup(cells_g, Box::new(move || mine.with(|c| cells_markup(c))));
     let shift = move || head.with(|h| geometry::translate(h.shift, 0.0));
     let y = move || head.with(|h| geometry::lane_y(h.index));
-    let text =
-        move |f: fn(&LaneInfo) -> String| head.with(|h| h.info.as_ref().map(f).unwrap_or_default());
     let class = move || {
         head.with(|h| {
             h.info
@@ -884,33 +938,20 @@ fn Lane(
                 .map_or_else(|| "lane".to_string(), |i| i.class.clone())
         })
     };
-    let place = move |hw: bool| {
-        head.with(|h| {
-            let x = if hw { h.hw_x } else { h.leo_x };
-            geometry::translate(x.unwrap_or(0.0), geometry::lane_y(h.index))
-        })
-    };
-    let shown = move |hw: bool| {
-        head.with(|h| {
-            let x = if hw { h.hw_x } else { h.leo_x };
-            if x.is_some() {
-                "inline"
-            } else {
-                "none"
-            }
-        })
-    };
+    // The label, the lag bar and the markers as markup (two pieces: under the cells and over
+    // them), not a view with a reactive attribute each (BENCHMARKS.md, "Shipped size").
     // The lag bar drains with the clock (to a tenth of a second) between snapshots.
-    let lag_width = Memo::new(move |_| {
-        let now = tick.get();
-        head.with(|h| {
-            let i = h.info.as_ref()?;
-            let since = now.saturating_sub(i.caught_up_at_ms?);
-            Some(geometry::lag_fraction(since, lag_time_max_ms.get()))
-        })
-        // Whole pixels: a follower that keeps up does not repaint its lane every frame.
-        .map_or(0.0, |f| (120.0 * (1.0 - f)).round())
-    });
+    let (under, over) = (NodeRef::new(), NodeRef::new());
+    set_markup(
+        under,
+        Box::new(move || {
+            let now = tick.get();
+            let max = lag_time_max_ms.get();
+            let w = width.get();
+            head.with(|h| lane_label_markup(h, now, max, w))
+        }),
+    );
+    set_markup(over, Box::new(move || head.with(lane_markers_markup)));
     let half = geometry::LANE_H / 2.0;
     // The lane's slice of the cluster's coordinates.
     let view_box = move || {
@@ -921,34 +962,69 @@ fn Lane(
             num(geometry::LANE_H)
         )
     };
-    let at = move |dy: f64| num(y() + dy);
     view! {
         <svg class="lane-view" aria-hidden="true" viewBox=move || view_box() width=move || num(width.get()) height=num(geometry::LANE_H)>
         <g class=move || class()>
-            <rect class="lane-bg" x="4" y=move || at(3.0 - half) width=move || num((width.get() - 8.0).max(0.0)) height=num(geometry::LANE_H - 6.0) rx="6"></rect>
-            <text class="lane-title" x="12" y=move || at(-20.0)>{move || text(|i| i.title.clone())}</text>
-            <text class="lane-state" x="12" y=move || at(-6.0)>{move || text(|i| i.state.clone())}</text>
-            <text class="lane-offsets" x="12" y=move || at(8.0)>{move || text(|i| i.offsets.clone())}</text>
-            <g class="lag" aria-hidden="true">
-                <rect class="lag-track" x="12" y=move || at(16.0) width="120" height="6" rx="3"></rect>
-                <rect class="lag-fill" x="12" y=move || at(16.0) width=move || num(lag_width.get()) height="6" rx="3"></rect>
-            </g>
-            <g class="log-window" transform=move || shift()>
-                <For each=move || mine.get() key=|c| c.clone() let:c>
-                    <Cell c=c />
-                </For>
-            </g>
-            <g class="hw-marker" transform=move || place(true) display=move || shown(true)>
-                <line x1="0" x2="0" y1=num(6.0 - half) y2=num(half - 6.0)></line>
-                <text x="2" y=num(half - 8.0)>"HW"</text>
-            </g>
-            <g class="leo-marker" transform=move || place(false) display=move || shown(false)>
-                <line x1="0" x2="0" y1=num(6.0 - half) y2=num(-CELL_H / 2.0 - 2.0)></line>
-                <text x="2" y=num(14.0 - half)>"LEO"</text>
-            </g>
+            <g node_ref=under></g>
+            <g class="log-window" transform=move || shift() node_ref=cells_g></g>
+            <g node_ref=over></g>
         </g>
         </svg>
     }
+}
+
+/// A lane's background, label (title, state, offsets) and lag bar at `now`.
+fn lane_label_markup(h: &LaneHead, now: u64, lag_time_max_ms: u64, width: f64) -> String {
+    use crate::session::escape_attr as esc;
+    let half = geometry::LANE_H / 2.0;
+    let at = |dy: f64| num(geometry::lane_y(h.index) + dy);
+    let text = |f: fn(&LaneInfo) -> &String| h.info.as_ref().map(|i| esc(f(i))).unwrap_or_default();
+    let lag = h
+        .info
+        .as_ref()
+        .and_then(|i| {
+            let since = now.saturating_sub(i.caught_up_at_ms?);
+            Some(geometry::lag_fraction(since, lag_time_max_ms))
+        })
+        // Whole pixels: a follower that keeps up does not repaint its lane every frame.
+        .map_or(0.0, |f| (120.0 * (1.0 - f)).round());
+    format!(
+        r#"<rect class="lane-bg" x="4" y="{}" width="{}" height="{}" rx="6"></rect><text class="lane-title" x="12" y="{}">{}</text><text class="lane-state" x="12" y="{}">{}</text><text class="lane-offsets" x="12" y="{}">{}</text><g class="lag" aria-hidden="true"><rect class="lag-track" x="12" y="{bar}" width="120" height="6" rx="3"></rect><rect class="lag-fill" x="12" y="{bar}" width="{}" height="6" rx="3"></rect></g>"#,
+        at(3.0 - half),
+        num((width - 8.0).max(0.0)),
+        num(geometry::LANE_H - 6.0),
+        at(-20.0),
+        text(|i| &i.title),
+        at(-6.0),
+        text(|i| &i.state),
+        at(8.0),
+        text(|i| &i.offsets),
+        num(lag),
+        bar = at(16.0),
+    )
+}
+
+/// A lane's HW and LEO markers (hidden when the window does not show them).
+fn lane_markers_markup(h: &LaneHead) -> String {
+    let half = geometry::LANE_H / 2.0;
+    let marker = |class: &str, x: Option<f64>, y2: f64, text_y: f64, text: &str| {
+        format!(
+            r#"<g class="{class}" transform="{}" display="{}"><line x1="0" x2="0" y1="{}" y2="{}"></line><text x="2" y="{}">{text}</text></g>"#,
+            geometry::translate(x.unwrap_or(0.0), geometry::lane_y(h.index)),
+            if x.is_some() { "inline" } else { "none" },
+            num(6.0 - half),
+            num(y2),
+            num(text_y),
+        )
+    };
+    marker("hw-marker", h.hw_x, half - 6.0, half - 8.0, "HW")
+        + &marker(
+            "leo-marker",
+            h.leo_x,
+            -CELL_H / 2.0 - 2.0,
+            14.0 - half,
+            "LEO",
+        )
 }
 
 /// The partition's state in a few words, for the line above the lanes: offline (no
@@ -1166,21 +1242,58 @@ pub fn Waiting(snap: RwSignal<Arc<Snapshot>>, tick: RwSignal<u64>) -> impl IntoV
             out
         })
     });
-    let summary = Memo::new(move |_| items.with(|i| waiting_summary(i)));
-    let count = Memo::new(move |_| items.with(Vec::len));
-    let hw = Memo::new(move |_| snap.with(|s| leader_of(s).map(|l| l.high_watermark)));
+    let list = NodeRef::<leptos::html::Ul>::new();
+    // `set_lines` sets a line's text only where it changed.
+    Effect::new(move |_| {
+        let hw = snap.with(|s| leader_of(s).map(|l| l.high_watermark));
+        let now = tick.get();
+        let texts: Vec<String> = items.with(|v| v.iter().map(|i| wait_text(i, hw, now)).collect());
+        if let Some(ul) = list.get() {
+            set_lines(&ul, &texts);
+        }
+    });
     view! {
         <div class="waiting-box">
-            <p class="waiting-summary">{move || summary.get()}</p>
-            <ul class="waiting" aria-label="Waiting requests">
-                // Lines are kept by position and rewritten in place: at 10× and faster
-                // requests come and go every frame or two, and a line per request was
-                // created and removed each time (docs/ui.md, "Rules that keep frames cheap").
-                <For each=move || 0..count.get() key=|i| *i let:i>
-                    <li>{move || items.with(|v| v.get(i).map(|item| wait_text(item, hw.get(), tick.get())))}</li>
-                </For>
-            </ul>
+            <p class="waiting-summary">{move || items.with(|i| waiting_summary(i))}</p>
+            // Lines are kept by position and rewritten in place (`set_lines`): at 10× and
+            // faster requests come and go every frame or two, and a line per request was
+            // created and removed each time (docs/ui.md, "Rules that keep frames cheap").
+            <ul class="waiting" aria-label="Waiting requests" node_ref=list></ul>
         </div>
+    }
+}
+
+/// Makes `list`'s children one `<li>` per line with that text, keeping the lines it has by
+/// position and setting a text only where it changed. By hand, not a `<For>` of views, for
+/// the size of the shipped code (BENCHMARKS.md, "Shipped size").
+pub(crate) fn set_lines(list: &web_sys::Element, lines: &[String]) {
+    while list.child_element_count() as usize > lines.len() {
+        match list.last_element_child() {
+            Some(last) => last.remove(),
+            None => break,
+        }
+    }
+    let mut li = list.first_element_child();
+    for line in lines {
+        let el = match li {
+            Some(el) => el,
+            None => {
+                let Some(el) = list
+                    .owner_document()
+                    .and_then(|d| d.create_element("li").ok())
+                else {
+                    return;
+                };
+                if list.append_child(&el).is_err() {
+                    return;
+                }
+                el
+            }
+        };
+        if el.text_content().as_deref() != Some(line.as_str()) {
+            el.set_text_content(Some(line));
+        }
+        li = el.next_element_sibling();
     }
 }
 

@@ -54,6 +54,7 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
         });
     };
     let clock = ctx.clock;
+    let scrubbed = flag(Box::new(move || status.with(|s| s.scrubbed)));
     // The markers sit at their own times on an axis that stretches with the run (the
     // viewBox), so a playing run changes one attribute, not every marker.
     let markers = Memo::new(move |_| status.with(|s| s.markers.clone()));
@@ -160,10 +161,11 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
                 </svg>
             </div>
             <p class="expect-summary" data-testid="expectations" aria-live="polite" hidden=move || expects.with(|e| e.is_empty())>{move || expect_summary()}</p>
-            <Show when=move || status.with(|s| s.scrubbed)>
+            // Built and removed, not a `<Show>` (less code, BENCHMARKS.md "Shipped size").
+            {move || scrubbed.get().then(|| view! {
                 <button on:click=to_live aria-label="Back to the live run">"Back to live"</button>
                 <span class="scrub-note">"Viewing the past. Acting now discards what came after."</span>
-            </Show>
+            })}
         </div>
     }
 }
@@ -243,43 +245,31 @@ pub fn Settings(ctx: Ctx, undo: crate::undo::Undo) -> impl IntoView {
             </dl>
             <details class="advanced">
                 <summary>"Advanced"</summary>
-                <label class="check">
-                    <input type="checkbox" aria-label="unclean.leader.election.enable"
-                        prop:checked=move || status.with(|s| s.config.unclean_leader_election_enable)
-                        on:change=move |ev| set_config(ctx, "unclean.leader.election.enable", serde_json::Value::from(event_target_checked(&ev))) />
-                    <code>"unclean.leader.election.enable"</code>
-                </label>
-                <label class="check">
-                    <input type="checkbox" aria-label="Eligible leader replicas (KIP-966)"
-                        prop:checked=move || status.with(|s| s.config.elr_enabled())
-                        on:change=move |ev| set_config(ctx, "eligible.leader.replicas.version", serde_json::Value::from(if event_target_checked(&ev) { 1 } else { 0 })) />
-                    "Eligible leader replicas (KIP-966)"
-                </label>
-                <label class="check">
-                    <input type="checkbox" aria-label="enable.idempotence"
-                        prop:checked=move || status.with(|s| s.config.enable_idempotence != Some(false))
-                        on:change=move |ev| set_config(ctx, "enable.idempotence", serde_json::Value::from(event_target_checked(&ev))) />
-                    <code>"enable.idempotence"</code>
-                </label>
-                <NumberSetting ctx=ctx name="replica.fetch.wait.max.ms" min=0 max=5000 step=50 get=|c| c.replica_fetch_wait_max_ms />
-                <NumberSetting ctx=ctx name="broker.session.timeout.ms" min=1000 max=60000 step=500 get=|c| c.broker_session_timeout_ms />
-                <NumberSetting ctx=ctx name="request.timeout.ms" min=1000 max=120000 step=1000 get=|c| c.request_timeout_ms />
-                <NumberSetting ctx=ctx name="sim.network.latency.ms" min=0 max=1000 step=5 get=|c| c.network_latency_ms />
-                <NumberSetting ctx=ctx name="sim.controller.latency.ms" min=0 max=1000 step=5 get=|c| c.controller_latency_ms />
+                {check(ctx, "<code>unclean.leader.election.enable</code>", "unclean.leader.election.enable",
+                    |c| c.unclean_leader_election_enable, |on| ("unclean.leader.election.enable", on.into()))}
+                {check(ctx, "Eligible leader replicas (KIP-966)", "Eligible leader replicas (KIP-966)",
+                    |c| c.elr_enabled(), |on| ("eligible.leader.replicas.version", u64::from(on).into()))}
+                {check(ctx, "<code>enable.idempotence</code>", "enable.idempotence",
+                    |c| c.enable_idempotence != Some(false), |on| ("enable.idempotence", on.into()))}
+                {number_setting(ctx, "replica.fetch.wait.max.ms", (0, 50), 5000, |c| c.replica_fetch_wait_max_ms)}
+                {number_setting(ctx, "broker.session.timeout.ms", (1000, 500), 60000, |c| c.broker_session_timeout_ms)}
+                {number_setting(ctx, "request.timeout.ms", (1000, 1000), 120000, |c| c.request_timeout_ms)}
+                {number_setting(ctx, "sim.network.latency.ms", (0, 5), 1000, |c| c.network_latency_ms)}
+                {number_setting(ctx, "sim.controller.latency.ms", (0, 5), 1000, |c| c.controller_latency_ms)}
             </details>
         </section>
     }
 }
 
-#[component]
-fn NumberSetting(
+/// A slider for a millisecond setting of the config: `range` is (min, step). A function,
+/// not a component (a component is code of its own).
+fn number_setting(
     ctx: Ctx,
     name: &'static str,
-    min: u64,
+    (min, step): (u64, u64),
     max: u64,
-    step: u64,
     get: fn(&watermark_engine::Config) -> u64,
-) -> impl IntoView {
+) -> AnyView {
     let status = ctx.status;
     slider(
         &format!("<code>{name}</code> "),
@@ -315,6 +305,30 @@ fn slider(
                 prop:value=move || value.get().to_string()
                 on:change=move |ev| on_change.run(event_target_value(&ev)) />
             <output>{move || value.get().to_string()}</output>
+        </label>
+    }
+    .into_any()
+}
+
+/// A labelled checkbox of the settings: shown as `get` reads the config; a change sets the
+/// config that `set` names. One function for all of them, as [`slider`] is for the sliders.
+fn check(
+    ctx: Ctx,
+    label: &str,
+    aria: &'static str,
+    get: fn(&watermark_engine::Config) -> bool,
+    set: fn(bool) -> (&'static str, serde_json::Value),
+) -> AnyView {
+    let status = ctx.status;
+    view! {
+        <label class="check">
+            <input type="checkbox" aria-label=aria
+                prop:checked=move || status.with(|s| get(&s.config))
+                on:change=move |ev| {
+                    let (name, value) = set(event_target_checked(&ev));
+                    set_config(ctx, name, value);
+                } />
+            <span inner_html=label.to_string()></span>
         </label>
     }
     .into_any()
@@ -484,34 +498,168 @@ fn rows<'a>(lines: impl Iterator<Item = &'a watermark_engine::TraceEvent>) -> Ve
     out
 }
 
-/// For the row of the newest retry (a produce warning): what the producer does now
-/// (retries so far, the time left before delivery.timeout.ms) and a button that gives up on
-/// the send. Hidden once the batch is done.
-fn retrying(ctx: Ctx, kind: TraceKind, level: Level, at: u64) -> impl IntoView {
-    let left = move || {
-        let now = ctx.tick.get();
-        ctx.snap.with(|s| {
-            s.sends
-                .iter()
-                .find(|b| b.last_error.is_some_and(|e| e.1 == at))
-                .map(|b| {
-                    format!(
-                        " · retry {}: the producer gives up at delivery.timeout.ms, within {} s ",
-                        b.retries,
-                        crate::cluster::seconds_left(b.delivery_deadline_ms, now)
-                    )
-                })
-        })
-    };
-    (kind == TraceKind::Produce && level == Level::Warn).then(|| {
-        view! {
-            <span class="retrying" hidden=move || left().is_none()>
-                {move || left().unwrap_or_default()}
-                <button class="cancel" aria-label="Cancel the send"
-                    on:click=move |_| ctx.act(Action::CancelProduce)>"Cancel"</button>
-            </span>
-        }
+/// For the row of the newest retry (a produce warning), at `at`: what the producer does now
+/// (retries so far, the time left before delivery.timeout.ms), or `None` once the batch is
+/// done. Its row has a button that gives up on the send ([`RowList`]).
+fn retry_left(ctx: Ctx, at: u64) -> Option<String> {
+    let now = ctx.tick.get();
+    ctx.snap.with(|s| {
+        s.sends
+            .iter()
+            .find(|b| b.last_error.is_some_and(|e| e.1 == at))
+            .map(|b| {
+                format!(
+                    " · retry {}: the producer gives up at delivery.timeout.ms, within {} s ",
+                    b.retries,
+                    crate::cluster::seconds_left(b.delivery_deadline_ms, now)
+                )
+            })
     })
+}
+
+fn is_retry(r: &Row) -> bool {
+    r.3 == TraceKind::Produce && r.2 == Level::Warn
+}
+
+/// A retry row's time and the span (with its text) that says what the producer does now.
+type RetrySpan = (u64, web_sys::Element, web_sys::Text);
+
+/// A list of rows (the produce results, the event log), drawn by hand instead of a keyed
+/// `<For>` of views, which was far more code (BENCHMARKS.md, "Shipped size"). A row keeps
+/// its element while its key (sequence number and text) stays: new lines are added and old
+/// ones removed around it, which keeps a reader's place in the log (scroll anchoring). A
+/// retry row's span (what the producer does now, and Cancel) is updated with the clock.
+#[derive(Default)]
+struct RowList {
+    /// The key of each drawn row, in order, and a retry row's time, span and text.
+    drawn: Vec<((u64, String), Option<RetrySpan>)>,
+}
+
+impl RowList {
+    fn sync(&mut self, list: &web_sys::Element, rows: &[Row], class: fn(&Row) -> String) {
+        let key = |r: &Row| (r.0, r.1.clone());
+        let keys: Vec<(u64, String)> = rows.iter().map(key).collect();
+        // The rows kept must keep their order; otherwise (never seen) everything is redrawn.
+        let kept: Vec<&(u64, String)> = self
+            .drawn
+            .iter()
+            .map(|d| &d.0)
+            .filter(|k| keys.contains(k))
+            .collect();
+        let same_order = keys
+            .iter()
+            .filter(|k| self.drawn.iter().any(|d| &d.0 == *k))
+            .eq(kept.iter().copied());
+        let mut old: Vec<Option<web_sys::Element>> = vec![];
+        let mut child = list.first_element_child();
+        while let Some(el) = child {
+            child = el.next_element_sibling();
+            old.push(Some(el));
+        }
+        if !same_order || old.len() != self.drawn.len() {
+            list.set_inner_html("");
+            self.drawn.clear();
+            old.clear();
+        }
+        // Remove the rows that went.
+        let mut drawn = vec![];
+        let mut els = vec![];
+        for (d, el) in std::mem::take(&mut self.drawn).into_iter().zip(old) {
+            match el {
+                Some(el) if keys.contains(&d.0) => {
+                    drawn.push(d);
+                    els.push(el);
+                }
+                Some(el) => el.remove(),
+                None => {}
+            }
+        }
+        let Some(doc) = list.owner_document() else {
+            return;
+        };
+        // Walk the new rows: a kept one is the next drawn element; a new one goes before it.
+        let mut kept = drawn.into_iter().zip(els).peekable();
+        for (r, k) in rows.iter().zip(keys) {
+            if kept.peek().is_some_and(|(d, _)| d.0 == k) {
+                if let Some((d, _)) = kept.next() {
+                    self.drawn.push(d);
+                }
+                continue;
+            }
+            let Ok(li) = doc.create_element("li") else {
+                return;
+            };
+            let _ = li.set_attribute("class", &class(r));
+            li.set_text_content(Some(&r.1));
+            let retry = is_retry(r).then(|| {
+                let span = doc.create_element("span").ok()?;
+                let _ = span.set_attribute("class", "retrying");
+                let _ = span.set_attribute("hidden", "");
+                let text = doc.create_text_node("");
+                span.append_child(&text).ok()?;
+                span.insert_adjacent_html(
+                    "beforeend",
+                    r#"<button class="cancel" aria-label="Cancel the send">Cancel</button>"#,
+                )
+                .ok()?;
+                li.append_child(&span).ok()?;
+                Some((r.4, span, text))
+            });
+            let _ = list.insert_before(&li, kept.peek().map(|(_, e)| e.as_ref()));
+            self.drawn.push((k, retry.flatten()));
+        }
+    }
+
+    /// Sets each retry row's span to what the producer does now.
+    fn update_retries(&self, ctx: Ctx) {
+        for (_, retry) in &self.drawn {
+            if let Some((at, span, text)) = retry {
+                let left = retry_left(ctx, *at);
+                let _ = if left.is_some() {
+                    span.remove_attribute("hidden")
+                } else {
+                    span.set_attribute("hidden", "")
+                };
+                let left = left.unwrap_or_default();
+                if text.data() != left {
+                    text.set_data(&left);
+                }
+            }
+        }
+    }
+}
+
+/// Draws `rows` in the list `el` gives (see [`RowList`]), each `<li>` of class `class`.
+fn row_list(
+    ctx: Ctx,
+    el: impl Fn() -> Option<web_sys::Element> + 'static,
+    rows: Signal<Vec<Row>>,
+    class: fn(&Row) -> String,
+) {
+    let list = StoredValue::new_local(RowList::default());
+    Effect::new(move |_| {
+        let Some(el) = el() else { return };
+        rows.with(|rows| list.update_value(|l| l.sync(&el, rows, class)));
+        // The new rows' spans at once (the effect below wakes with the clock).
+        untrack(|| list.with_value(|l| l.update_retries(ctx)));
+    });
+    Effect::new(move |_| {
+        // Wakes when a row is drawn, and with the clock and the snapshot.
+        rows.track();
+        list.with_value(|l| l.update_retries(ctx));
+    });
+}
+
+/// A click on a row's Cancel gives up on the send.
+fn on_cancel(ctx: Ctx, ev: leptos::ev::MouseEvent) {
+    use leptos::wasm_bindgen::JsCast;
+    let cancel = ev
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .is_some_and(|t| t.closest(".cancel").ok().flatten().is_some());
+    if cancel {
+        ctx.act(Action::CancelProduce);
+    }
 }
 
 thread_local! {
@@ -569,7 +717,7 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
     });
     // The newest 200 lines, oldest first as in a server log: new lines are appended (and old
     // ones dropped from the top), which keeps every other line's DOM node where it is.
-    let lines = move || {
+    let lines = Signal::derive(move || {
         let hidden = hidden.get();
         all.with(|l| {
             let mut v: Vec<Row> = l
@@ -582,7 +730,7 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
             v.reverse();
             v
         })
-    };
+    });
     // Follow the newest line, like `tail -f`, unless the reader scrolled up.
     let log_ref = NodeRef::<leptos::html::Ol>::new();
     FOLLOWING.set(true);
@@ -598,6 +746,25 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
             }
         }
     });
+    let results_ref = NodeRef::<leptos::html::Ul>::new();
+    row_list(
+        ctx,
+        move || results_ref.get().map(|e| e.into()),
+        results.into(),
+        |r| format!("{:?}", r.2).to_ascii_lowercase(),
+    );
+    row_list(
+        ctx,
+        move || log_ref.get().map(|e| e.into()),
+        lines,
+        |l| {
+            format!(
+                "{} {}",
+                format!("{:?}", l.2).to_ascii_lowercase(),
+                kind_name(l.3).replace(' ', "-")
+            )
+        },
+    );
     let on_log_scroll = move |_| {
         if let Some(el) = log_ref.get_untracked() {
             let follow = el.scroll_top() + el.client_height() >= el.scroll_height() - 24;
@@ -620,16 +787,10 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
             <h3>"leader-epoch-checkpoint"</h3>
             <pre class="epochs" aria-label="leader-epoch-checkpoint">{move || epochs()}</pre>
             <h3>"Produce and consume results"</h3>
-            <ul class="results" aria-label="Produce results">
-                // Keyed by sequence number and text: a new cluster's trace numbers its lines
-                // from 0 again, and a key of the number alone kept the old cluster's lines.
-                <For each=move || results.get() key=|r| (r.0, r.1.clone()) let:r>
-                    <li class=format!("{:?}", r.2).to_ascii_lowercase()>
-                        {r.1}
-                        {retrying(ctx, r.3, r.2, r.4)}
-                    </li>
-                </For>
-            </ul>
+            // Rows keyed by sequence number and text (`RowList`): a new cluster's trace
+            // numbers its lines from 0 again, and a key of the number alone kept the old
+            // cluster's lines.
+            <ul class="results" aria-label="Produce results" node_ref=results_ref on:click=move |ev| on_cancel(ctx, ev)></ul>
             <h3>"Metrics"</h3>
             <dl class="metrics">
                 {METRICS.iter().enumerate().map(|(i, k)| view! {
@@ -651,16 +812,15 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
                     </label>
                 }).collect_view()}
             </fieldset>
-            <ol class="log" aria-label="Event log" node_ref=log_ref on:scroll=on_log_scroll>
-                <For each=lines key=|l| (l.0, l.1.clone()) let:l>
-                    <li class=format!("{} {}", format!("{:?}", l.2).to_ascii_lowercase(), kind_name(l.3).replace(' ', "-"))>
-                        {l.1}
-                        {retrying(ctx, l.3, l.2, l.4)}
-                    </li>
-                </For>
-            </ol>
+            <ol class="log" aria-label="Event log" node_ref=log_ref on:scroll=on_log_scroll on:click=move |ev| on_cancel(ctx, ev)></ol>
         </section>
     }
+}
+
+/// A condition as a memo, for a part built while it holds and removed when it stops (what
+/// `<Show>` does): one function, so one memo's code for all of them.
+pub(crate) fn flag(when: Box<dyn Fn() -> bool + Send + Sync>) -> Memo<bool> {
+    Memo::new(move |_| when())
 }
 
 /// Red banner for broken invariants; a plain statement for lost committed records.
@@ -685,24 +845,29 @@ pub fn Alarms(ctx: Ctx) -> impl IntoView {
                 .collect::<Vec<_>>()
         })
     });
+    let alarm = flag(Box::new(move || violations.with(|v| !v.is_empty())));
+    let lost = flag(Box::new(move || losses.with(|l| !l.is_empty())));
+    let noticed = flag(Box::new(move || ctx.notice.with(Option::is_some)));
     view! {
-        <Show when=move || violations.with(|v| !v.is_empty())>
+        // Built and removed, not `<Show>`s (less code, BENCHMARKS.md "Shipped size"); while
+        // shown, only their text changes (they are live regions).
+        {move || alarm.get().then(|| view! {
             <div class="banner" role="alert" tabindex="0">
                 <strong>"An invariant was broken. This is a bug in Watermark's engine: "</strong>
                 {move || violations.with(|v| v.join("; "))}
             </div>
-        </Show>
-        <Show when=move || losses.with(|l| !l.is_empty())>
+        })}
+        {move || lost.get().then(|| view! {
             <div class="loss" role="status" tabindex="0">
                 {move || losses.get().into_iter().map(|l| view! { <p>{l}</p> }).collect_view()}
             </div>
-        </Show>
-        <Show when=move || ctx.notice.with(|n| n.is_some())>
+        })}
+        {move || noticed.get().then(|| view! {
             <p class="notice" role="status">
                 {move || ctx.notice.get().unwrap_or_default()}
                 <button aria-label="Dismiss" on:click=move |_| ctx.notice.set(None)>"×"</button>
             </p>
-        </Show>
+        })}
     }
 }
 

@@ -311,7 +311,7 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
                 <label class="file">"Import JSON " <input type="file" accept="application/json,.json" aria-label="Import scenario" on:change=import /></label>
                 <button aria-label="Download transcript" on:click=transcript>"Transcript"</button>
             </div>
-            <Show when=move || open.get()>
+            {move || open.get().then(|| view! {
                 <div class="share-panel">
                     <label for="share-link">"Link to this moment "<small>{move || format!("({} characters)", link.with(|l| l.len()))}</small></label>
                     <textarea id="share-link" readonly rows="3" aria-label="Share link" prop:value=link></textarea>
@@ -332,7 +332,7 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
                         <span class="copied" role="status" data-testid="snippet-copied">{move || snippet_copied.get().unwrap_or_default()}</span>
                     </fieldset>
                 </div>
-            </Show>
+            })}
         </section>
     }
 }
