@@ -797,20 +797,94 @@ fn cell_markup(
     out.push_str("</g>");
 }
 
-fn cells_markup(cells: &[CellData]) -> String {
-    let mut out = String::new();
-    for c in cells {
-        cell_markup(
-            &mut out,
-            &format!(r#"class="{}""#, c.kind),
-            c.offset,
-            c.lane,
-            &cell_title(c),
-            &c.value,
-            c.epoch_start.then_some(c.epoch),
-        );
-    }
-    out
+/// Each cell's markup, in order.
+fn cells_markup(cells: &[CellData]) -> Vec<String> {
+    cells
+        .iter()
+        .map(|c| {
+            let mut out = String::new();
+            cell_markup(
+                &mut out,
+                &format!(r#"class="{}""#, c.kind),
+                c.offset,
+                c.lane,
+                &cell_title(c),
+                &c.value,
+                c.epoch_start.then_some(c.epoch),
+            );
+            out
+        })
+        .collect()
+}
+
+/// Keeps `el`'s children equal to `cells`, one element per cell's markup, patched in place:
+/// a cell whose markup did not change keeps its element, so a new record or a window that
+/// slid by one rewrites one cell, not the lane (rewriting the lane's markup on every change
+/// cost a third more renderer time per frame; BENCHMARKS.md, "UI"). Each element is parsed
+/// from its own markup, so the lane's markup is the same however it got there.
+fn patch_cells(el: NodeRef<leptos::svg::G>, cells: Box<dyn Fn() -> Vec<String>>) {
+    let drawn = StoredValue::new_local(Vec::<(String, web_sys::Element)>::new());
+    Effect::new(move |_| {
+        let want = cells();
+        let Some(g) = el.get() else { return };
+        let g: &web_sys::Element = &g;
+        drawn.update_value(|drawn| {
+            // What was drawn must be exactly `g`'s children (a lane drawn again, e.g. by
+            // Undo, is a new element): otherwise start from nothing.
+            let parent: &web_sys::Node = g.as_ref();
+            let ours = drawn.len() == g.child_element_count() as usize
+                && drawn
+                    .iter()
+                    .all(|(_, e)| e.parent_node().as_ref() == Some(parent));
+            if !ours {
+                drawn.clear();
+                g.set_inner_html("");
+            }
+            // Drop the cells no longer drawn, keep the others (in their order).
+            let mut kept: Vec<(String, web_sys::Element)> = vec![];
+            for (m, e) in drawn.drain(..) {
+                if want.contains(&m) {
+                    kept.push((m, e));
+                } else {
+                    e.remove();
+                }
+            }
+            // Then walk the wanted cells with a cursor on the kept ones (in the lane's
+            // order): the kept one at the cursor stays; any other is moved, or made, before
+            // the cursor.
+            let mut used = vec![false; kept.len()];
+            let mut next = 0;
+            for m in &want {
+                while used.get(next) == Some(&true) {
+                    next += 1;
+                }
+                let element = match kept.iter().position(|(k, _)| k == m) {
+                    Some(i) if i == next => {
+                        used[i] = true;
+                        drawn.push(kept[i].clone());
+                        continue;
+                    }
+                    Some(i) => {
+                        used[i] = true;
+                        Some(kept[i].1.clone())
+                    }
+                    None => parse_svg(g, m),
+                };
+                let Some(element) = element else { continue };
+                let before = kept.get(next).map(|(_, e)| e.clone());
+                let _ = g.insert_before(&element, before.as_ref().map(|e| e.as_ref()));
+                drawn.push((m.clone(), element));
+            }
+        });
+    });
+}
+
+/// One SVG element made from `markup`, inside `parent`'s namespace (not attached).
+fn parse_svg(parent: &web_sys::Element, markup: &str) -> Option<web_sys::Element> {
+    let doc = parent.owner_document()?;
+    let holder = doc.create_element_ns(Some(SVG_NS), "g").ok()?;
+    holder.set_inner_html(markup);
+    holder.first_element_child()
 }
 
 /// The records truncations threw away, falling out of their lanes at `now`.
@@ -928,7 +1002,7 @@ fn Lane(
     on_cleanup(move || lanes.update_value(|l| l.retain(|x| x.1 != head)));
 
     let cells_g = NodeRef::<leptos::svg::G>::new();
-    set_markup(cells_g, Box::new(move || mine.with(|c| cells_markup(c))));
+    patch_cells(cells_g, Box::new(move || mine.with(|c| cells_markup(c))));
     let shift = move || head.with(|h| geometry::translate(h.shift, 0.0));
     let y = move || head.with(|h| geometry::lane_y(h.index));
     let class = move || {
