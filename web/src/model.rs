@@ -654,12 +654,13 @@ mod tests {
         assert!(dropped > 0, "the preset has captions after 10 s");
         let mut expected = kept.clone();
         expected.push((12_500, "Broker 1 is gone; 2 leads.".into()));
-        let got: Vec<(u64, String)> = q
-            .captions()
-            .iter()
-            .map(|(a, t)| (*a, t.to_string()))
-            .collect();
-        assert_eq!(got, expected);
+        let owned = |pg: &Playground| -> Vec<(u64, String)> {
+            pg.captions()
+                .iter()
+                .map(|(a, t)| (*a, t.to_string()))
+                .collect()
+        };
+        assert_eq!(owned(&q), expected);
         // The same run, at the same moments; now the scenario's own, so no caption is stale.
         assert_eq!(q.first_input_ms(), None);
         assert_eq!((q.live.now(), q.current().now()), (14_000, 12_500));
@@ -683,12 +684,7 @@ mod tests {
 
         // Removing it gives the same run without it; a caption needs text, within limits.
         let r = q.without_caption(kept.len()).unwrap();
-        let got: Vec<(u64, String)> = r
-            .captions()
-            .iter()
-            .map(|(a, t)| (*a, t.to_string()))
-            .collect();
-        assert_eq!(got, kept);
+        assert_eq!(owned(&r), kept);
         assert_eq!(r.current().snapshot(), before);
         assert!(q.without_caption(99).is_err());
         let field = |r: Result<(Playground, usize), ScenarioError>| r.err().map(|e| e.field);
