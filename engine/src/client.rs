@@ -14,7 +14,7 @@
 //! producer id 0 and epoch 0 at once (the first id a new cluster's controller hands out),
 //! and bumps its epoch locally, as Kafka's idempotent producer does (KIP-360).
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
@@ -25,6 +25,7 @@ use crate::scenario::ProduceSpec;
 use crate::sim::{ClientTimer, Event, Sim};
 use crate::trace::{Level, TraceKind};
 use crate::types::{Acks, BrokerId, ErrorCode, Node, TimeMs};
+use crate::vec_map::{VecMap, VecSet};
 
 /// The node of the producer and the consumer.
 pub const PRODUCER: Node = Node::Client(1);
@@ -92,10 +93,10 @@ pub struct ProduceJob {
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Producer {
-    pub jobs: BTreeMap<u64, ProduceJob>,
+    pub jobs: VecMap<u64, ProduceJob>,
     pub next_job: u64,
     /// request id → job id
-    pub requests: BTreeMap<u64, u64>,
+    pub requests: VecMap<u64, u64>,
     /// The idempotent producer's TransactionManager state.
     #[serde(default)]
     pub idempotence: Idempotence,
@@ -110,7 +111,7 @@ pub struct Producer {
     /// The request stays in flight on its connection until its response, a reset or its
     /// timeout, and its response still reaches the TransactionManager.
     #[serde(default)]
-    pub expired_requests: BTreeMap<u64, ExpiredRequest>,
+    pub expired_requests: VecMap<u64, ExpiredRequest>,
 }
 
 /// A request whose batch was expired (failed with a TimeoutException) while it was in flight.
@@ -284,10 +285,10 @@ pub struct Consumer {
     /// The next offset to read; None until the first read.
     pub position: Option<u64>,
     /// What the consumer read: offset → (leader epoch, value).
-    pub seen: BTreeMap<u64, (i32, String)>,
+    pub seen: VecMap<u64, (i32, String)>,
     /// Offsets whose rewrite has been reported already.
-    pub reported: std::collections::BTreeSet<u64>,
-    pub requests: BTreeMap<u64, ConsumerRequest>,
+    pub reported: VecSet<u64>,
+    pub requests: VecMap<u64, ConsumerRequest>,
 }
 
 /// A consumer fetch waiting for its response.

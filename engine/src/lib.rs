@@ -32,6 +32,7 @@ pub mod sim;
 pub mod snapshot;
 pub mod trace;
 pub mod types;
+pub mod vec_map;
 
 pub use config::Config;
 pub use error::{ConfigError, ScenarioError};

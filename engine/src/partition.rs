@@ -3,7 +3,7 @@
 //! lastCaughtUpTimeMs, the high watermark, ISR shrink and expand through AlterPartition, and
 //! the produce purgatory.
 
-use std::collections::BTreeMap;
+use crate::vec_map::VecMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -230,7 +230,7 @@ pub struct LeaderState {
     pub epoch_start_offset: u64,
     pub isr_state: IsrState,
     pub replicas: Vec<BrokerId>,
-    pub remote: BTreeMap<BrokerId, ReplicaState>,
+    pub remote: VecMap<BrokerId, ReplicaState>,
     pub held_fetches: Vec<HeldFetch>,
     pub purgatory: Vec<DelayedProduce>,
     /// The HW when this leadership began (the invariant "the leader's HW never falls").

@@ -4,7 +4,7 @@
 //! the controller's timer, a client's timer, or a scenario action. Events at the same time run
 //! in the order they were scheduled, so a run is a pure function of its scenario.
 
-use std::collections::BTreeMap;
+use crate::vec_map::VecMap;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -231,13 +231,13 @@ pub struct Sim {
     pub(crate) config: Config,
     pub(crate) tp: TopicPartition,
     pub(crate) rng: Rng,
-    pub(crate) brokers: BTreeMap<BrokerId, Broker>,
+    pub(crate) brokers: VecMap<BrokerId, Broker>,
     pub(crate) controller: Controller,
     pub(crate) network: Network,
-    pub(crate) in_flight: BTreeMap<u64, Message>,
+    pub(crate) in_flight: VecMap<u64, Message>,
     /// Messages that reached a frozen broker and wait in its socket buffer.
-    pub(crate) buffered: BTreeMap<u64, Message>,
-    queue: BTreeMap<(TimeMs, u64), Event>,
+    pub(crate) buffered: VecMap<u64, Message>,
+    queue: VecMap<(TimeMs, u64), Event>,
     next_seq: u64,
     next_message_id: u64,
     pub(crate) next_request_id: u64,
@@ -328,15 +328,15 @@ impl Sim {
         let config = scenario.config.clone();
         let replicas = scenario.replicas();
         let mut controller = Controller {
-            brokers: BTreeMap::new(),
-            last_heartbeat_ms: BTreeMap::new(),
-            metadata_offsets: BTreeMap::new(),
+            brokers: VecMap::new(),
+            last_heartbeat_ms: VecMap::new(),
+            metadata_offsets: VecMap::new(),
             partition: PartitionRegistration::new(replicas.clone(), replicas.first().copied()),
             records: vec![],
             next_offset: 0,
             min_insync_replicas: config.min_insync_replicas,
         };
-        let mut brokers = BTreeMap::new();
+        let mut brokers = VecMap::new();
         for id in 1..=scenario.brokers {
             let epoch = controller.append(
                 0,
@@ -379,9 +379,9 @@ impl Sim {
             brokers,
             controller,
             network: Network::default(),
-            in_flight: BTreeMap::new(),
-            buffered: BTreeMap::new(),
-            queue: BTreeMap::new(),
+            in_flight: VecMap::new(),
+            buffered: VecMap::new(),
+            queue: VecMap::new(),
             next_seq: 0,
             next_message_id: 0,
             next_request_id: 0,
@@ -958,7 +958,7 @@ impl Sim {
     /// replica.lag.time.max.ms changed: every broker whose process is up (running or frozen)
     /// drops the isr-expiration task it scheduled at the old period and starts one at the new
     /// period, as if it had been restarted with the new value. Brokers that are down pick the
-    /// value up when they start. Brokers are visited in id order (a `BTreeMap`), so the
+    /// value up when they start. Brokers are visited in id order (a sorted map), so the
     /// generator's draws, and the whole run, stay deterministic.
     ///
     /// Kafka itself cannot do this: `replica.lag.time.max.ms` is a static (read-only) broker
