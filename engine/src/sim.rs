@@ -4,7 +4,8 @@
 //! the controller's timer, a client's timer, or a scenario action. Events at the same time run
 //! in the order they were scheduled, so a run is a pure function of its scenario.
 
-use crate::vec_map::VecMap;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -22,6 +23,7 @@ use crate::rng::Rng;
 use crate::scenario::{Action, Endpoint, Scenario, TimedAction};
 use crate::trace::{Level, Trace, TraceEvent, TraceKind};
 use crate::types::{BrokerId, Node, TimeMs, TopicPartition};
+use crate::vec_map::VecMap;
 
 /// What a broker's process is doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -114,6 +116,35 @@ pub enum Event {
     Controller(ControllerTimer),
     Client(ClientTimer),
 }
+
+/// An event in the queue. Ordered by (time, sequence) reversed, so the queue (a max-heap)
+/// pops the earliest first and events at one time in the order they were scheduled.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Queued {
+    at: TimeMs,
+    seq: u64,
+    event: Event,
+}
+
+impl Ord for Queued {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (other.at, other.seq).cmp(&(self.at, self.seq))
+    }
+}
+
+impl PartialOrd for Queued {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Queued {
+    fn eq(&self, other: &Self) -> bool {
+        (self.at, self.seq) == (other.at, other.seq)
+    }
+}
+
+impl Eq for Queued {}
 
 /// One broker: its process, its disk, and the in-memory state of its replica.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -237,7 +268,9 @@ pub struct Sim {
     pub(crate) in_flight: VecMap<u64, Message>,
     /// Messages that reached a frozen broker and wait in its socket buffer.
     pub(crate) buffered: VecMap<u64, Message>,
-    queue: VecMap<(TimeMs, u64), Event>,
+    /// A heap, not a sorted map: it holds every pending timer and delivery (hundreds), and
+    /// each step takes the earliest.
+    queue: BinaryHeap<Queued>,
     next_seq: u64,
     next_message_id: u64,
     pub(crate) next_request_id: u64,
@@ -381,7 +414,7 @@ impl Sim {
             network: Network::default(),
             in_flight: VecMap::new(),
             buffered: VecMap::new(),
-            queue: VecMap::new(),
+            queue: BinaryHeap::new(),
             next_seq: 0,
             next_message_id: 0,
             next_request_id: 0,
@@ -458,7 +491,7 @@ impl Sim {
 
     /// The time of the next event, if any.
     pub fn next_event_time(&self) -> Option<TimeMs> {
-        let event = self.queue.keys().next().map(|(t, _)| *t);
+        let event = self.queue.peek().map(|q| q.at);
         let action = self
             .timeline
             .get(self.timeline_cursor)
@@ -471,7 +504,11 @@ impl Sim {
 
     pub(crate) fn schedule_at(&mut self, at: TimeMs, event: Event) {
         let at = at.max(self.now);
-        self.queue.insert((at, self.next_seq), event);
+        self.queue.push(Queued {
+            at,
+            seq: self.next_seq,
+            event,
+        });
         self.next_seq += 1;
     }
 
@@ -504,21 +541,21 @@ impl Sim {
 
     /// Processes the next event. Returns false when there is none.
     pub fn step(&mut self) -> bool {
-        let next_event = self.queue.keys().next().copied();
+        let next_event = self.queue.peek().map(|q| q.at);
         let next_action = self
             .timeline
             .get(self.timeline_cursor)
             .map(|a| a.at.max(self.now));
         match (next_event, next_action) {
             // An action at time t runs after every event at t.
-            (Some((at, _)), Some(action_at)) if action_at < at => self.run_timeline_action(),
+            (Some(at), Some(action_at)) if action_at < at => self.run_timeline_action(),
             (None, Some(_)) => self.run_timeline_action(),
-            (Some((at, seq)), _) => {
-                let Some(event) = self.queue.remove(&(at, seq)) else {
+            (Some(_), _) => {
+                let Some(q) = self.queue.pop() else {
                     return false;
                 };
-                self.now = at;
-                self.dispatch(event);
+                self.now = q.at;
+                self.dispatch(q.event);
             }
             (None, None) => return false,
         }
