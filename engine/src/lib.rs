@@ -30,6 +30,7 @@ mod scenario_json;
 pub mod share;
 pub mod sim;
 pub mod snapshot;
+pub mod sort;
 pub mod trace;
 pub mod types;
 pub mod vec_map;

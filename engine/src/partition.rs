@@ -606,7 +606,7 @@ impl Sim {
         // AlterPartition's newIsr and the describe output after it) is ascending.
         let mut new_isr = isr.clone();
         new_isr.push(replica);
-        new_isr.sort_unstable();
+        let new_isr = crate::sort::sorted_ids(&new_isr);
         self.trace(
             TraceKind::Isr,
             Level::Info,
@@ -656,8 +656,8 @@ impl Sim {
         if out.is_empty() {
             return;
         }
-        let mut new_isr: Vec<BrokerId> = isr.iter().copied().filter(|r| !out.contains(r)).collect();
-        new_isr.sort_unstable();
+        let new_isr: Vec<BrokerId> = isr.iter().copied().filter(|r| !out.contains(r)).collect();
+        let new_isr = crate::sort::sorted_ids(&new_isr);
         let details: Vec<String> = out
             .iter()
             .map(|r| {

@@ -400,7 +400,7 @@ impl Sim {
         // Timeline actions run in time order (listed order within one time), each after every
         // event at its time, exactly as a person's input applied at that moment would.
         let mut timeline = scenario.timeline.clone();
-        timeline.sort_by_key(|a| a.at);
+        crate::sort::sort_timeline(&mut timeline);
         let mut sim = Sim {
             now: 0,
             config,
