@@ -14,8 +14,6 @@
 //! producer id 0 and epoch 0 at once (the first id a new cluster's controller hands out),
 //! and bumps its epoch locally, as Kafka's idempotent producer does (KIP-360).
 
-use std::collections::VecDeque;
-
 use serde::{Deserialize, Serialize};
 
 use crate::log::BatchProducer;
@@ -87,7 +85,9 @@ pub struct ProduceJob {
     #[serde(default)]
     pub idempotent: bool,
     pub to: Option<BrokerId>,
-    pub pending: VecDeque<Vec<String>>,
+    /// The batches not yet sent, the next one last (a `Vec` popped from its end: a
+    /// `VecDeque` is more code in the wasm).
+    pub pending: Vec<Vec<String>>,
     pub current: Option<Attempt>,
 }
 
@@ -323,10 +323,10 @@ impl Sim {
             }
         };
         let values = spec.values();
-        let pending: VecDeque<Vec<String>> = if spec.one_by_one {
-            values.into_iter().map(|v| vec![v]).collect()
+        let pending: Vec<Vec<String>> = if spec.one_by_one {
+            values.into_iter().rev().map(|v| vec![v]).collect()
         } else {
-            VecDeque::from([values])
+            vec![values]
         };
         let id = self.producer.next_job;
         self.producer.next_job += 1;
@@ -485,7 +485,7 @@ impl Sim {
             return;
         };
         if job.current.is_none() {
-            let Some(values) = job.pending.pop_front() else {
+            let Some(values) = job.pending.pop() else {
                 self.producer.jobs.remove(&job_id);
                 return;
             };
@@ -743,7 +743,7 @@ impl Sim {
         let jobs = std::mem::take(&mut self.producer.jobs);
         for job in jobs.values() {
             let current = job.current.as_ref().map(|a| &a.values);
-            for values in current.into_iter().chain(&job.pending) {
+            for values in current.into_iter().chain(job.pending.iter().rev()) {
                 self.metrics.produce_errors += 1;
                 self.metrics.record_errors += values.len() as u64;
                 let text = format!(
@@ -987,7 +987,7 @@ mod tests {
                     retries: 5,
                     idempotent: true,
                     to: None,
-                    pending: VecDeque::new(),
+                    pending: Vec::new(),
                     current: Some(Attempt {
                         values: (0..n).map(|i| format!("v{i}")).collect(),
                         created_ms: 0,

@@ -302,7 +302,8 @@ pub struct Sim {
     /// moment after it arrived: a 40 ms flight is two frames at 1×). Off, nothing is kept
     /// and nothing is computed.
     pub record_arrivals: bool,
-    pub(crate) arrivals: std::collections::VecDeque<Arrival>,
+    /// Oldest first, at most [`ARRIVALS_KEPT_MAX`] (64).
+    pub(crate) arrivals: Vec<Arrival>,
     pub(crate) invariant_state: crate::invariants::InvariantState,
 }
 
@@ -893,12 +894,12 @@ impl Sim {
         while self.arrivals.len() >= ARRIVALS_KEPT_MAX
             || self
                 .arrivals
-                .front()
+                .first()
                 .is_some_and(|a| a.at + ARRIVALS_KEPT_MS < now)
         {
-            self.arrivals.pop_front();
+            self.arrivals.remove(0);
         }
-        self.arrivals.push_back(Arrival {
+        self.arrivals.push(Arrival {
             message,
             at: now,
             outcome,
