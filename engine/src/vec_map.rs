@@ -4,8 +4,8 @@
 //! (search, insert with splits, remove with merges, its iterators, clone and drop: about
 //! 3 kB of wasm per pair of types, 50 kB for the engine's seventeen), while these maps hold
 //! a handful to a few hundred entries, where a binary search over a `Vec` is as fast and
-//! new keys (message, job and request ids) come in increasing order, so most inserts are
-//! pushes. Iteration is in key order, as a `BTreeMap`'s, so the engine's output does not
+//! new keys (message, job and request ids) come in increasing order, so most inserts land
+//! at the end and move nothing. Iteration is in key order, as a `BTreeMap`'s, so the engine's output does not
 //! change; the serialized forms are those of `BTreeMap` and `BTreeSet`.
 
 use std::fmt;
@@ -112,11 +112,6 @@ impl<K: Ord, V> VecMap<K, V> {
 
     /// Inserts or replaces; returns the value replaced.
     pub fn insert(&mut self, key: K, value: V) -> Option<V> {
-        // New ids are the largest key: a push, with no search.
-        if self.entries.last().is_none_or(|(k, _)| *k < key) {
-            self.entries.push((key, value));
-            return None;
-        }
         match search(&self.entries, &key) {
             Ok(i) => Some(std::mem::replace(&mut self.entries[i].1, value)),
             Err(i) => {
