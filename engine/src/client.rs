@@ -14,8 +14,6 @@
 //! producer id 0 and epoch 0 at once (the first id a new cluster's controller hands out),
 //! and bumps its epoch locally, as Kafka's idempotent producer does (KIP-360).
 
-use std::collections::{BTreeMap, VecDeque};
-
 use serde::{Deserialize, Serialize};
 
 use crate::log::BatchProducer;
@@ -25,6 +23,7 @@ use crate::scenario::ProduceSpec;
 use crate::sim::{ClientTimer, Event, Sim};
 use crate::trace::{Level, TraceKind};
 use crate::types::{Acks, BrokerId, ErrorCode, Node, TimeMs};
+use crate::vec_map::{VecMap, VecSet};
 
 /// The node of the producer and the consumer.
 pub const PRODUCER: Node = Node::Client(1);
@@ -86,16 +85,18 @@ pub struct ProduceJob {
     #[serde(default)]
     pub idempotent: bool,
     pub to: Option<BrokerId>,
-    pub pending: VecDeque<Vec<String>>,
+    /// The batches not yet sent, the next one last (a `Vec` popped from its end: a
+    /// `VecDeque` is more code in the wasm).
+    pub pending: Vec<Vec<String>>,
     pub current: Option<Attempt>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Producer {
-    pub jobs: BTreeMap<u64, ProduceJob>,
+    pub jobs: VecMap<u64, ProduceJob>,
     pub next_job: u64,
     /// request id → job id
-    pub requests: BTreeMap<u64, u64>,
+    pub requests: VecMap<u64, u64>,
     /// The idempotent producer's TransactionManager state.
     #[serde(default)]
     pub idempotence: Idempotence,
@@ -110,7 +111,7 @@ pub struct Producer {
     /// The request stays in flight on its connection until its response, a reset or its
     /// timeout, and its response still reaches the TransactionManager.
     #[serde(default)]
-    pub expired_requests: BTreeMap<u64, ExpiredRequest>,
+    pub expired_requests: VecMap<u64, ExpiredRequest>,
 }
 
 /// A request whose batch was expired (failed with a TimeoutException) while it was in flight.
@@ -284,10 +285,10 @@ pub struct Consumer {
     /// The next offset to read; None until the first read.
     pub position: Option<u64>,
     /// What the consumer read: offset → (leader epoch, value).
-    pub seen: BTreeMap<u64, (i32, String)>,
+    pub seen: VecMap<u64, (i32, String)>,
     /// Offsets whose rewrite has been reported already.
-    pub reported: std::collections::BTreeSet<u64>,
-    pub requests: BTreeMap<u64, ConsumerRequest>,
+    pub reported: VecSet<u64>,
+    pub requests: VecMap<u64, ConsumerRequest>,
 }
 
 /// A consumer fetch waiting for its response.
@@ -322,10 +323,10 @@ impl Sim {
             }
         };
         let values = spec.values();
-        let pending: VecDeque<Vec<String>> = if spec.one_by_one {
-            values.into_iter().map(|v| vec![v]).collect()
+        let pending: Vec<Vec<String>> = if spec.one_by_one {
+            values.into_iter().rev().map(|v| vec![v]).collect()
         } else {
-            VecDeque::from([values])
+            vec![values]
         };
         let id = self.producer.next_job;
         self.producer.next_job += 1;
@@ -484,7 +485,7 @@ impl Sim {
             return;
         };
         if job.current.is_none() {
-            let Some(values) = job.pending.pop_front() else {
+            let Some(values) = job.pending.pop() else {
                 self.producer.jobs.remove(&job_id);
                 return;
             };
@@ -742,7 +743,7 @@ impl Sim {
         let jobs = std::mem::take(&mut self.producer.jobs);
         for job in jobs.values() {
             let current = job.current.as_ref().map(|a| &a.values);
-            for values in current.into_iter().chain(&job.pending) {
+            for values in current.into_iter().chain(job.pending.iter().rev()) {
                 self.metrics.produce_errors += 1;
                 self.metrics.record_errors += values.len() as u64;
                 let text = format!(
@@ -986,7 +987,7 @@ mod tests {
                     retries: 5,
                     idempotent: true,
                     to: None,
-                    pending: VecDeque::new(),
+                    pending: Vec::new(),
                     current: Some(Attempt {
                         values: (0..n).map(|i| format!("v{i}")).collect(),
                         created_ms: 0,

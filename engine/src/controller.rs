@@ -8,7 +8,7 @@
 //! (generateLeaderAndIsrUpdates, handleBrokerFenced, handleBrokerUnfenced,
 //! handleBrokerInControlledShutdown, handleBrokerUncleanShutdown, alterPartition).
 
-use std::collections::BTreeMap;
+use crate::vec_map::VecMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -330,12 +330,12 @@ pub struct MetadataRecord {
 /// The controller's state.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Controller {
-    pub brokers: BTreeMap<BrokerId, BrokerRegistration>,
+    pub brokers: VecMap<BrokerId, BrokerRegistration>,
     /// Last heartbeat time per broker (BrokerHeartbeatManager).
-    pub last_heartbeat_ms: BTreeMap<BrokerId, TimeMs>,
+    pub last_heartbeat_ms: VecMap<BrokerId, TimeMs>,
     /// The metadata offset each broker reported in its last heartbeat.
     #[serde(default)]
-    pub metadata_offsets: BTreeMap<BrokerId, u64>,
+    pub metadata_offsets: VecMap<BrokerId, u64>,
     pub partition: PartitionRegistration,
     /// The most recent metadata records (bounded); `next_offset` keeps counting.
     pub records: Vec<MetadataRecord>,

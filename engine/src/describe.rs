@@ -60,9 +60,7 @@ pub fn offsets_line(sim: &Sim) -> String {
 }
 
 fn replica_brokers(sim: &Sim) -> Vec<BrokerId> {
-    let mut r = sim.controller.partition.replicas.clone();
-    r.sort_unstable();
-    r
+    crate::sort::sorted_ids(&sim.controller.partition.replicas)
 }
 
 /// Each replica's leader-epoch-checkpoint joined on one line: `broker 2: 0 2 0 0 1 10`.

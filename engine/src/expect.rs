@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::ScenarioError;
 use crate::scenario::{Scenario, MAX_TEXT_LEN};
 use crate::sim::Sim;
+use crate::sort::{sorted_ids, stable_order};
 use crate::trace::{format_time, TraceKind};
 use crate::types::{join_ids, BrokerId, TimeMs};
 
@@ -182,12 +183,6 @@ fn ids(v: &[BrokerId]) -> String {
     }
 }
 
-fn sorted(v: &[BrokerId]) -> Vec<BrokerId> {
-    let mut v = v.to_vec();
-    v.sort_unstable();
-    v
-}
-
 /// Whether `text` begins with `prefix` as whole words (the next character, if any, is a
 /// space).
 fn starts_with_words(text: &str, prefix: &str) -> bool {
@@ -233,10 +228,18 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
         check("leader".into(), show(expected), show(p.leader));
     }
     if let Some(isr) = &e.isr {
-        check("isr".into(), ids(&sorted(isr)), ids(&sorted(&p.isr)));
+        check(
+            "isr".into(),
+            ids(&sorted_ids(isr)),
+            ids(&sorted_ids(&p.isr)),
+        );
     }
     if let Some(elr) = &e.elr {
-        check("elr".into(), ids(&sorted(elr)), ids(&sorted(&p.elr)));
+        check(
+            "elr".into(),
+            ids(&sorted_ids(elr)),
+            ids(&sorted_ids(&p.elr)),
+        );
     }
     if e.leo.is_some() || e.hw.is_some() {
         let who = e.broker.or(p.leader);
@@ -506,21 +509,27 @@ pub fn check_with_violations(
 ) -> Result<(Vec<Outcome>, Vec<String>), ScenarioError> {
     let mut sim = Sim::new(scenario)?;
     sim.check_invariants = true;
-    let mut order: Vec<usize> = (0..scenario.expect.len()).collect();
-    // Stable: expectations at the same time keep their order.
-    order.sort_by_key(|&i| scenario.expect[i].at);
-    let mut outcomes = Vec::with_capacity(order.len());
-    for i in order {
+    // Evaluated in time order (stable: expectations at the same time keep their order),
+    // reported in list order.
+    let times: Vec<u64> = scenario.expect.iter().map(|e| e.at).collect();
+    let mut mismatches = vec![Vec::new(); times.len()];
+    for i in stable_order(&times) {
         let e = &scenario.expect[i];
         sim.advance_to(e.at);
-        outcomes.push(Outcome {
-            index: i,
+        mismatches[i] = evaluate(&sim, e);
+    }
+    let outcomes = scenario
+        .expect
+        .iter()
+        .zip(mismatches)
+        .enumerate()
+        .map(|(index, (e, mismatches))| Outcome {
+            index,
             at: e.at,
             label: e.label.clone(),
-            mismatches: evaluate(&sim, e),
-        });
-    }
-    outcomes.sort_by_key(|o| o.index);
+            mismatches,
+        })
+        .collect();
     sim.advance_to(scenario.end_ms());
     Ok((outcomes, sim.violations().to_vec()))
 }

@@ -12,7 +12,7 @@
 //!
 //! A violation is an engine bug: it is recorded with the seed and time that reproduce it.
 
-use std::collections::BTreeMap;
+use crate::vec_map::VecMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -26,7 +26,7 @@ pub struct InvariantState {
     pub last_leader_epoch: i32,
     pub last_partition_epoch: i32,
     /// (broker, leader epoch) → highest HW seen in that leadership.
-    pub leader_hw: BTreeMap<(BrokerId, i32), u64>,
+    pub leader_hw: VecMap<(BrokerId, i32), u64>,
 }
 
 /// Most violations recorded (the first ones matter).

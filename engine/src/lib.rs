@@ -30,8 +30,10 @@ mod scenario_json;
 pub mod share;
 pub mod sim;
 pub mod snapshot;
+pub mod sort;
 pub mod trace;
 pub mod types;
+pub mod vec_map;
 
 pub use config::Config;
 pub use error::{ConfigError, ScenarioError};

@@ -6,7 +6,7 @@
 //! link arrive in the order they were sent (FIFO, as on one TCP connection): jitter delays a
 //! message, it never overtakes the one before it.
 
-use std::collections::{BTreeMap, BTreeSet};
+use crate::vec_map::{VecMap, VecSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -20,7 +20,7 @@ pub struct MetadataImage {
     /// Offset of the last metadata record included.
     pub offset: u64,
     pub partition: PartitionRegistration,
-    pub brokers: BTreeMap<BrokerId, BrokerRegistration>,
+    pub brokers: VecMap<BrokerId, BrokerRegistration>,
     /// The topic config `min.insync.replicas` (a ConfigRecord in the metadata log).
     pub min_insync_replicas: u32,
 }
@@ -280,9 +280,9 @@ pub struct Message {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Network {
     /// Cut links, each stored with its endpoints in order.
-    pub cut: BTreeSet<(Node, Node)>,
+    pub cut: VecSet<(Node, Node)>,
     /// Per-link one-way latency overrides.
-    pub latency_overrides: BTreeMap<(Node, Node), u64>,
+    pub latency_overrides: VecMap<(Node, Node), u64>,
 }
 
 pub fn link(a: Node, b: Node) -> (Node, Node) {

@@ -3,7 +3,7 @@
 //! lastCaughtUpTimeMs, the high watermark, ISR shrink and expand through AlterPartition, and
 //! the produce purgatory.
 
-use std::collections::BTreeMap;
+use crate::vec_map::VecMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -230,7 +230,7 @@ pub struct LeaderState {
     pub epoch_start_offset: u64,
     pub isr_state: IsrState,
     pub replicas: Vec<BrokerId>,
-    pub remote: BTreeMap<BrokerId, ReplicaState>,
+    pub remote: VecMap<BrokerId, ReplicaState>,
     pub held_fetches: Vec<HeldFetch>,
     pub purgatory: Vec<DelayedProduce>,
     /// The HW when this leadership began (the invariant "the leader's HW never falls").
@@ -606,7 +606,7 @@ impl Sim {
         // AlterPartition's newIsr and the describe output after it) is ascending.
         let mut new_isr = isr.clone();
         new_isr.push(replica);
-        new_isr.sort_unstable();
+        let new_isr = crate::sort::sorted_ids(&new_isr);
         self.trace(
             TraceKind::Isr,
             Level::Info,
@@ -656,8 +656,8 @@ impl Sim {
         if out.is_empty() {
             return;
         }
-        let mut new_isr: Vec<BrokerId> = isr.iter().copied().filter(|r| !out.contains(r)).collect();
-        new_isr.sort_unstable();
+        let new_isr: Vec<BrokerId> = isr.iter().copied().filter(|r| !out.contains(r)).collect();
+        let new_isr = crate::sort::sorted_ids(&new_isr);
         let details: Vec<String> = out
             .iter()
             .map(|r| {

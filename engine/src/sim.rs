@@ -4,7 +4,8 @@
 //! the controller's timer, a client's timer, or a scenario action. Events at the same time run
 //! in the order they were scheduled, so a run is a pure function of its scenario.
 
-use std::collections::BTreeMap;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -22,6 +23,7 @@ use crate::rng::Rng;
 use crate::scenario::{Action, Endpoint, Scenario, TimedAction};
 use crate::trace::{Level, Trace, TraceEvent, TraceKind};
 use crate::types::{BrokerId, Node, TimeMs, TopicPartition};
+use crate::vec_map::VecMap;
 
 /// What a broker's process is doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -114,6 +116,35 @@ pub enum Event {
     Controller(ControllerTimer),
     Client(ClientTimer),
 }
+
+/// An event in the queue. Ordered by (time, sequence) reversed, so the queue (a max-heap)
+/// pops the earliest first and events at one time in the order they were scheduled.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Queued {
+    at: TimeMs,
+    seq: u64,
+    event: Event,
+}
+
+impl Ord for Queued {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (other.at, other.seq).cmp(&(self.at, self.seq))
+    }
+}
+
+impl PartialOrd for Queued {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Queued {
+    fn eq(&self, other: &Self) -> bool {
+        (self.at, self.seq) == (other.at, other.seq)
+    }
+}
+
+impl Eq for Queued {}
 
 /// One broker: its process, its disk, and the in-memory state of its replica.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -231,13 +262,15 @@ pub struct Sim {
     pub(crate) config: Config,
     pub(crate) tp: TopicPartition,
     pub(crate) rng: Rng,
-    pub(crate) brokers: BTreeMap<BrokerId, Broker>,
+    pub(crate) brokers: VecMap<BrokerId, Broker>,
     pub(crate) controller: Controller,
     pub(crate) network: Network,
-    pub(crate) in_flight: BTreeMap<u64, Message>,
+    pub(crate) in_flight: VecMap<u64, Message>,
     /// Messages that reached a frozen broker and wait in its socket buffer.
-    pub(crate) buffered: BTreeMap<u64, Message>,
-    queue: BTreeMap<(TimeMs, u64), Event>,
+    pub(crate) buffered: VecMap<u64, Message>,
+    /// A heap, not a sorted map: it holds every pending timer and delivery (hundreds), and
+    /// each step takes the earliest.
+    queue: BinaryHeap<Queued>,
     next_seq: u64,
     next_message_id: u64,
     pub(crate) next_request_id: u64,
@@ -269,7 +302,8 @@ pub struct Sim {
     /// moment after it arrived: a 40 ms flight is two frames at 1×). Off, nothing is kept
     /// and nothing is computed.
     pub record_arrivals: bool,
-    pub(crate) arrivals: std::collections::VecDeque<Arrival>,
+    /// Oldest first, at most [`ARRIVALS_KEPT_MAX`] (64).
+    pub(crate) arrivals: Vec<Arrival>,
     pub(crate) invariant_state: crate::invariants::InvariantState,
 }
 
@@ -328,15 +362,15 @@ impl Sim {
         let config = scenario.config.clone();
         let replicas = scenario.replicas();
         let mut controller = Controller {
-            brokers: BTreeMap::new(),
-            last_heartbeat_ms: BTreeMap::new(),
-            metadata_offsets: BTreeMap::new(),
+            brokers: VecMap::new(),
+            last_heartbeat_ms: VecMap::new(),
+            metadata_offsets: VecMap::new(),
             partition: PartitionRegistration::new(replicas.clone(), replicas.first().copied()),
             records: vec![],
             next_offset: 0,
             min_insync_replicas: config.min_insync_replicas,
         };
-        let mut brokers = BTreeMap::new();
+        let mut brokers = VecMap::new();
         for id in 1..=scenario.brokers {
             let epoch = controller.append(
                 0,
@@ -367,7 +401,7 @@ impl Sim {
         // Timeline actions run in time order (listed order within one time), each after every
         // event at its time, exactly as a person's input applied at that moment would.
         let mut timeline = scenario.timeline.clone();
-        timeline.sort_by_key(|a| a.at);
+        crate::sort::sort_timeline(&mut timeline);
         let mut sim = Sim {
             now: 0,
             config,
@@ -379,9 +413,9 @@ impl Sim {
             brokers,
             controller,
             network: Network::default(),
-            in_flight: BTreeMap::new(),
-            buffered: BTreeMap::new(),
-            queue: BTreeMap::new(),
+            in_flight: VecMap::new(),
+            buffered: VecMap::new(),
+            queue: BinaryHeap::new(),
             next_seq: 0,
             next_message_id: 0,
             next_request_id: 0,
@@ -458,7 +492,7 @@ impl Sim {
 
     /// The time of the next event, if any.
     pub fn next_event_time(&self) -> Option<TimeMs> {
-        let event = self.queue.keys().next().map(|(t, _)| *t);
+        let event = self.queue.peek().map(|q| q.at);
         let action = self
             .timeline
             .get(self.timeline_cursor)
@@ -471,7 +505,11 @@ impl Sim {
 
     pub(crate) fn schedule_at(&mut self, at: TimeMs, event: Event) {
         let at = at.max(self.now);
-        self.queue.insert((at, self.next_seq), event);
+        self.queue.push(Queued {
+            at,
+            seq: self.next_seq,
+            event,
+        });
         self.next_seq += 1;
     }
 
@@ -504,21 +542,21 @@ impl Sim {
 
     /// Processes the next event. Returns false when there is none.
     pub fn step(&mut self) -> bool {
-        let next_event = self.queue.keys().next().copied();
+        let next_event = self.queue.peek().map(|q| q.at);
         let next_action = self
             .timeline
             .get(self.timeline_cursor)
             .map(|a| a.at.max(self.now));
         match (next_event, next_action) {
             // An action at time t runs after every event at t.
-            (Some((at, _)), Some(action_at)) if action_at < at => self.run_timeline_action(),
+            (Some(at), Some(action_at)) if action_at < at => self.run_timeline_action(),
             (None, Some(_)) => self.run_timeline_action(),
-            (Some((at, seq)), _) => {
-                let Some(event) = self.queue.remove(&(at, seq)) else {
+            (Some(_), _) => {
+                let Some(q) = self.queue.pop() else {
                     return false;
                 };
-                self.now = at;
-                self.dispatch(event);
+                self.now = q.at;
+                self.dispatch(q.event);
             }
             (None, None) => return false,
         }
@@ -856,12 +894,12 @@ impl Sim {
         while self.arrivals.len() >= ARRIVALS_KEPT_MAX
             || self
                 .arrivals
-                .front()
+                .first()
                 .is_some_and(|a| a.at + ARRIVALS_KEPT_MS < now)
         {
-            self.arrivals.pop_front();
+            self.arrivals.remove(0);
         }
-        self.arrivals.push_back(Arrival {
+        self.arrivals.push(Arrival {
             message,
             at: now,
             outcome,
@@ -958,7 +996,7 @@ impl Sim {
     /// replica.lag.time.max.ms changed: every broker whose process is up (running or frozen)
     /// drops the isr-expiration task it scheduled at the old period and starts one at the new
     /// period, as if it had been restarted with the new value. Brokers that are down pick the
-    /// value up when they start. Brokers are visited in id order (a `BTreeMap`), so the
+    /// value up when they start. Brokers are visited in id order (a sorted map), so the
     /// generator's draws, and the whole run, stay deterministic.
     ///
     /// Kafka itself cannot do this: `replica.lag.time.max.ms` is a static (read-only) broker

@@ -108,8 +108,8 @@ impl Playground {
         // The cluster view draws each message's trail for a moment after it arrived.
         live.record_arrivals = true;
         let rewind = Rewind::new(&live, CHECKPOINT_MS);
-        let mut expect_order: Vec<usize> = (0..scenario.expect.len()).collect();
-        expect_order.sort_by_key(|&i| scenario.expect[i].at);
+        let times: Vec<u64> = scenario.expect.iter().map(|e| e.at).collect();
+        let expect_order = watermark_engine::sort::stable_order(&times);
         let outcomes = vec![None; scenario.expect.len()];
         let pg = Playground {
             scenario,
@@ -489,7 +489,7 @@ impl Playground {
                 at,
                 action: a.clone(),
             }));
-        s.timeline.sort_by_key(|a| a.at);
+        watermark_engine::sort::sort_timeline(&mut s.timeline);
         s.end_ms = Some(self.live.now().max(s.end_ms.unwrap_or(0)));
         s.off_script_ms = self.first_input_ms();
         s
