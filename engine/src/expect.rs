@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::ScenarioError;
+use crate::error::{quoted, ScenarioError};
 use crate::scenario::{Scenario, MAX_TEXT_LEN};
 use crate::sim::Sim;
 use crate::trace::{format_time, TraceKind};
@@ -153,7 +153,7 @@ impl Outcome {
         let label = if self.label.is_empty() {
             String::new()
         } else {
-            format!(" ({:?})", self.label)
+            format!(" ({})", quoted(&self.label))
         };
         let head = format!(
             "expect[{}] at {}{label}",
@@ -310,7 +310,7 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
     let produced = || {
         window()
             .filter(|t| t.kind == TraceKind::Produce)
-            .map(|t| format!("{:?} at {} ms", t.text, t.time_ms))
+            .map(|t| format!("{} at {} ms", quoted(&t.text), t.time_ms))
             .collect::<Vec<_>>()
     };
     if let Some(want) = &e.produce {
@@ -319,7 +319,7 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
         if !hit {
             check(
                 "produce".into(),
-                format!("{want:?} in {span}"),
+                format!("{} in {span}", quoted(want)),
                 seen(produced(), "no produce result"),
             );
         }
@@ -343,11 +343,11 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
         };
         if !notes().any(|n| n.starts_with(want.as_str())) {
             let got: Vec<String> = notes()
-                .map(|n| format!("{:?}", n.chars().take(40).collect::<String>()))
+                .map(|n| quoted(&n.chars().take(40).collect::<String>()))
                 .collect();
             check(
                 "caption".into(),
-                format!("one beginning {want:?} by {} ms", e.at),
+                format!("one beginning {} by {} ms", quoted(want), e.at),
                 seen(got, "no caption"),
             );
         }
@@ -356,7 +356,7 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
         if !window().any(|t| t.text.contains(want.as_str())) {
             check(
                 "line".into(),
-                format!("a line containing {want:?} in {span}"),
+                format!("a line containing {} in {span}", quoted(want)),
                 "none".to_string(),
             );
         }
@@ -369,16 +369,8 @@ impl Expectation {
     /// range, at least one check, sizes within limits.
     pub fn validate(&self, field: &str, brokers: u32, end_ms: TimeMs) -> Result<(), ScenarioError> {
         let at_field = |name: &str| format!("{field}.{name}");
-        let broker_ok = |b: BrokerId, name: &str| -> Result<(), ScenarioError> {
-            if b == 0 || b > brokers {
-                Err(ScenarioError::new(
-                    at_field(name),
-                    format!("broker must be one of 1..={brokers}, got {b}"),
-                ))
-            } else {
-                Ok(())
-            }
-        };
+        let broker_ok =
+            |b: BrokerId, name: &str| crate::scenario::check_broker(b, brokers, field, name);
         if self.at > end_ms {
             return Err(ScenarioError::new(
                 at_field("at"),

@@ -14,7 +14,7 @@
 use serde_json::{Map, Value};
 
 use crate::config::Config;
-use crate::error::ScenarioError;
+use crate::error::{quoted, ScenarioError};
 use crate::expect::{Expectation, LeaderExpect, NoLeader};
 use crate::scenario::{
     AcksOrDefault, Action, ControllerName, Endpoint, LinkLatency, ProduceSpec, Scenario,
@@ -44,7 +44,7 @@ fn unexpected(v: &Value) -> String {
         Value::Bool(b) => format!("boolean `{b}`"),
         Value::Number(n) if n.is_f64() => format!("floating point `{n}`"),
         Value::Number(n) => format!("integer `{n}`"),
-        Value::String(s) => format!("string {s:?}"),
+        Value::String(s) => format!("string {}", quoted(s)),
         Value::Array(_) => "sequence".into(),
         Value::Object(_) => "map".into(),
     }
@@ -127,11 +127,13 @@ fn list_of<T>(path: &str, v: &Value, item: impl Fn(&str, &Value) -> R<T>) -> R<V
     let items = v
         .as_array()
         .ok_or_else(|| invalid_type(path, v, "a sequence"))?;
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, x)| item(&format!("{path}[{i}]"), x))
-        .collect()
+    // A loop, not `collect::<Result<Vec<_>, _>>()`: that brings a `GenericShunt` iterator
+    // for each item type into the wasm, with the item's reader inlined into it.
+    let mut out = Vec::with_capacity(items.len());
+    for (i, x) in items.iter().enumerate() {
+        out.push(item(&format!("{path}[{i}]"), x)?);
+    }
+    Ok(out)
 }
 
 /// An optional field: absent or `null` is `None`.

@@ -136,8 +136,8 @@ pub fn decode(link: &str) -> Result<Scenario, ShareError> {
         other => Err(err(
             "version",
             format!(
-                "the link's format {:?} is not one this build reads (it reads w1)",
-                other.chars().take(12).collect::<String>()
+                "the link's format {} is not one this build reads (it reads w1)",
+                crate::error::quoted(&other.chars().take(12).collect::<String>())
             ),
         )),
     }
