@@ -43,6 +43,9 @@ pub struct ScenarioError {
 }
 
 impl ScenarioError {
+    /// Out of line: validation builds these in some fifty places, and each inlined copy
+    /// converted its two texts in place.
+    #[inline(never)]
     pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
         ScenarioError {
             field: field.into(),

@@ -18,9 +18,10 @@
 
 use serde_json::{Map, Number, Value};
 
-use crate::config::Config;
+use crate::config::{Config, Slot};
 use crate::expect::{Expectation, LeaderExpect};
 use crate::scenario::{Action, Endpoint, ProduceSpec, Scenario, TimedAction};
+use crate::scenario_json::CONFIG_FIELDS;
 use crate::types::Acks;
 
 // ---------------------------------------------------------------------------------------
@@ -671,71 +672,26 @@ impl Writer {
         self.close('}');
     }
 
+    /// In [`CONFIG_FIELDS`] order, which is `Config`'s; `enable.idempotence` only when
+    /// set and `max.in.flight.requests.per.connection` only when not the default, as the
+    /// derived `Serialize` skips them.
     fn config(&mut self, c: &Config) {
         self.open('{');
-        let n = |w: &mut Self, k: &str, v: u64| w.key(k).u64(v);
-        n(self, "min.insync.replicas", c.min_insync_replicas.into());
-        self.key("unclean.leader.election.enable")
-            .bool(c.unclean_leader_election_enable);
-        n(
-            self,
-            "eligible.leader.replicas.version",
-            c.eligible_leader_replicas_version.into(),
-        );
-        n(self, "replica.lag.time.max.ms", c.replica_lag_time_max_ms);
-        n(
-            self,
-            "replica.fetch.wait.max.ms",
-            c.replica_fetch_wait_max_ms,
-        );
-        n(self, "replica.fetch.backoff.ms", c.replica_fetch_backoff_ms);
-        n(
-            self,
-            "replica.socket.timeout.ms",
-            c.replica_socket_timeout_ms,
-        );
-        n(
-            self,
-            "controller.socket.timeout.ms",
-            c.controller_socket_timeout_ms,
-        );
-        n(
-            self,
-            "replica.high.watermark.checkpoint.interval.ms",
-            c.replica_high_watermark_checkpoint_interval_ms,
-        );
-        n(
-            self,
-            "broker.heartbeat.interval.ms",
-            c.broker_heartbeat_interval_ms,
-        );
-        n(
-            self,
-            "broker.session.timeout.ms",
-            c.broker_session_timeout_ms,
-        );
-        n(self, "request.timeout.ms", c.request_timeout_ms);
-        n(self, "delivery.timeout.ms", c.delivery_timeout_ms);
-        n(self, "retries", c.retries.into());
-        n(self, "retry.backoff.ms", c.retry_backoff_ms);
-        if let Some(b) = c.enable_idempotence {
-            self.key("enable.idempotence").bool(b);
+        let mut c = c.clone();
+        for &name in CONFIG_FIELDS {
+            match c.slot(name) {
+                Some(Slot::U32(&mut n)) => {
+                    if !(name == "max.in.flight.requests.per.connection"
+                        && n == crate::config::DEFAULT_MAX_IN_FLIGHT)
+                    {
+                        self.key(name).u64(n.into());
+                    }
+                }
+                Some(Slot::U64(&mut n)) => self.key(name).u64(n),
+                Some(Slot::Bool(&mut b) | Slot::OptBool(&mut Some(b))) => self.key(name).bool(b),
+                Some(Slot::OptBool(&mut None)) | None => {}
+            }
         }
-        if c.max_in_flight_requests_per_connection != crate::config::DEFAULT_MAX_IN_FLIGHT {
-            n(
-                self,
-                "max.in.flight.requests.per.connection",
-                c.max_in_flight_requests_per_connection.into(),
-            );
-        }
-        n(self, "sim.network.latency.ms", c.network_latency_ms);
-        n(self, "sim.controller.latency.ms", c.controller_latency_ms);
-        n(self, "sim.network.jitter.ms", c.network_jitter_ms);
-        n(
-            self,
-            "sim.unclean.election.interval.ms",
-            c.unclean_election_interval_ms,
-        );
         self.close('}');
     }
 
