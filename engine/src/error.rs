@@ -43,6 +43,9 @@ pub struct ScenarioError {
 }
 
 impl ScenarioError {
+    /// Out of line: validation builds these in some fifty places, and each inlined copy
+    /// converted its two texts in place.
+    #[inline(never)]
     pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
         ScenarioError {
             field: field.into(),
@@ -64,6 +67,49 @@ impl From<ConfigError> for ScenarioError {
         ScenarioError {
             field: format!("config.{}", e.field),
             message: e.message,
+        }
+    }
+}
+
+/// `s` in double quotes, as `format!("{s:?}")` writes it for the text people type: quotes,
+/// backslashes and control characters escaped. Not `{:?}` itself: `<str as Debug>` and
+/// core's `escape_debug`, which consults Unicode tables of printable and grapheme-extending
+/// characters, were 2.6 kB of the shipped wasm. The only difference is for characters that
+/// are not printable or extend a grapheme: `{:?}` writes `\u{...}` for those (a zero-width
+/// space, a combining mark at the start), this keeps them.
+pub(crate) fn quoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\0' => out.push_str("\\0"),
+            c if c < ' ' || ('\u{7f}'..='\u{9f}').contains(&c) => {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn quoted_writes_what_debug_writes() {
+        for s in [
+            "",
+            "plain",
+            "a \"quote\" and a \\ backslash",
+            "tab\tnew\nline\rnul\0bell\u{7}del\u{7f}c1\u{85}",
+            "it's “curly” and ünïcödé, 日本, 🦀",
+        ] {
+            assert_eq!(super::quoted(s), format!("{s:?}"));
         }
     }
 }

@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::ScenarioError;
+use crate::error::{quoted, ScenarioError};
 use crate::scenario::{Scenario, MAX_TEXT_LEN};
 use crate::sim::Sim;
 use crate::sort::{sorted_ids, stable_order};
@@ -154,7 +154,7 @@ impl Outcome {
         let label = if self.label.is_empty() {
             String::new()
         } else {
-            format!(" ({:?})", self.label)
+            format!(" ({})", quoted(&self.label))
         };
         let head = format!(
             "expect[{}] at {}{label}",
@@ -313,7 +313,7 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
     let produced = || {
         window()
             .filter(|t| t.kind == TraceKind::Produce)
-            .map(|t| format!("{:?} at {} ms", t.text, t.time_ms))
+            .map(|t| format!("{} at {} ms", quoted(&t.text), t.time_ms))
             .collect::<Vec<_>>()
     };
     if let Some(want) = &e.produce {
@@ -322,7 +322,7 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
         if !hit {
             check(
                 "produce".into(),
-                format!("{want:?} in {span}"),
+                format!("{} in {span}", quoted(want)),
                 seen(produced(), "no produce result"),
             );
         }
@@ -346,11 +346,11 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
         };
         if !notes().any(|n| n.starts_with(want.as_str())) {
             let got: Vec<String> = notes()
-                .map(|n| format!("{:?}", n.chars().take(40).collect::<String>()))
+                .map(|n| quoted(&n.chars().take(40).collect::<String>()))
                 .collect();
             check(
                 "caption".into(),
-                format!("one beginning {want:?} by {} ms", e.at),
+                format!("one beginning {} by {} ms", quoted(want), e.at),
                 seen(got, "no caption"),
             );
         }
@@ -359,7 +359,7 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
         if !window().any(|t| t.text.contains(want.as_str())) {
             check(
                 "line".into(),
-                format!("a line containing {want:?} in {span}"),
+                format!("a line containing {} in {span}", quoted(want)),
                 "none".to_string(),
             );
         }
@@ -372,16 +372,8 @@ impl Expectation {
     /// range, at least one check, sizes within limits.
     pub fn validate(&self, field: &str, brokers: u32, end_ms: TimeMs) -> Result<(), ScenarioError> {
         let at_field = |name: &str| format!("{field}.{name}");
-        let broker_ok = |b: BrokerId, name: &str| -> Result<(), ScenarioError> {
-            if b == 0 || b > brokers {
-                Err(ScenarioError::new(
-                    at_field(name),
-                    format!("broker must be one of 1..={brokers}, got {b}"),
-                ))
-            } else {
-                Ok(())
-            }
-        };
+        let broker_ok =
+            |b: BrokerId, name: &str| crate::scenario::check_broker(b, brokers, field, name);
         if self.at > end_ms {
             return Err(ScenarioError::new(
                 at_field("at"),

@@ -18,9 +18,10 @@
 
 use serde_json::{Map, Number, Value};
 
-use crate::config::Config;
+use crate::config::{Config, Slot};
 use crate::expect::{Expectation, LeaderExpect};
 use crate::scenario::{Action, Endpoint, ProduceSpec, Scenario, TimedAction};
+use crate::scenario_json::CONFIG_FIELDS;
 use crate::types::Acks;
 
 // ---------------------------------------------------------------------------------------
@@ -432,8 +433,9 @@ impl Reader<'_> {
     ) -> Result<f64, String> {
         let mut f = significand as f64;
         loop {
-            match POW10.get(exponent.unsigned_abs() as usize) {
-                Some(&pow) => {
+            let e = exponent.unsigned_abs();
+            match (e <= 308).then(|| pow10(e)) {
+                Some(pow) => {
                     if exponent >= 0 {
                         f *= pow;
                         if f.is_infinite() {
@@ -460,33 +462,35 @@ impl Reader<'_> {
     }
 }
 
-/// Powers of ten as serde_json's parser uses them (`f64_from_parts`).
-#[rustfmt::skip]
-static POW10: [f64; 309] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
-    1e17, 1e18, 1e19, 1e20, 1e21, 1e22, 1e23, 1e24, 1e25, 1e26, 1e27, 1e28, 1e29, 1e30, 1e31,
-    1e32, 1e33, 1e34, 1e35, 1e36, 1e37, 1e38, 1e39, 1e40, 1e41, 1e42, 1e43, 1e44, 1e45, 1e46,
-    1e47, 1e48, 1e49, 1e50, 1e51, 1e52, 1e53, 1e54, 1e55, 1e56, 1e57, 1e58, 1e59, 1e60, 1e61,
-    1e62, 1e63, 1e64, 1e65, 1e66, 1e67, 1e68, 1e69, 1e70, 1e71, 1e72, 1e73, 1e74, 1e75, 1e76,
-    1e77, 1e78, 1e79, 1e80, 1e81, 1e82, 1e83, 1e84, 1e85, 1e86, 1e87, 1e88, 1e89, 1e90, 1e91,
-    1e92, 1e93, 1e94, 1e95, 1e96, 1e97, 1e98, 1e99, 1e100, 1e101, 1e102, 1e103, 1e104, 1e105,
-    1e106, 1e107, 1e108, 1e109, 1e110, 1e111, 1e112, 1e113, 1e114, 1e115, 1e116, 1e117, 1e118,
-    1e119, 1e120, 1e121, 1e122, 1e123, 1e124, 1e125, 1e126, 1e127, 1e128, 1e129, 1e130, 1e131,
-    1e132, 1e133, 1e134, 1e135, 1e136, 1e137, 1e138, 1e139, 1e140, 1e141, 1e142, 1e143, 1e144,
-    1e145, 1e146, 1e147, 1e148, 1e149, 1e150, 1e151, 1e152, 1e153, 1e154, 1e155, 1e156, 1e157,
-    1e158, 1e159, 1e160, 1e161, 1e162, 1e163, 1e164, 1e165, 1e166, 1e167, 1e168, 1e169, 1e170,
-    1e171, 1e172, 1e173, 1e174, 1e175, 1e176, 1e177, 1e178, 1e179, 1e180, 1e181, 1e182, 1e183,
-    1e184, 1e185, 1e186, 1e187, 1e188, 1e189, 1e190, 1e191, 1e192, 1e193, 1e194, 1e195, 1e196,
-    1e197, 1e198, 1e199, 1e200, 1e201, 1e202, 1e203, 1e204, 1e205, 1e206, 1e207, 1e208, 1e209,
-    1e210, 1e211, 1e212, 1e213, 1e214, 1e215, 1e216, 1e217, 1e218, 1e219, 1e220, 1e221, 1e222,
-    1e223, 1e224, 1e225, 1e226, 1e227, 1e228, 1e229, 1e230, 1e231, 1e232, 1e233, 1e234, 1e235,
-    1e236, 1e237, 1e238, 1e239, 1e240, 1e241, 1e242, 1e243, 1e244, 1e245, 1e246, 1e247, 1e248,
-    1e249, 1e250, 1e251, 1e252, 1e253, 1e254, 1e255, 1e256, 1e257, 1e258, 1e259, 1e260, 1e261,
-    1e262, 1e263, 1e264, 1e265, 1e266, 1e267, 1e268, 1e269, 1e270, 1e271, 1e272, 1e273, 1e274,
-    1e275, 1e276, 1e277, 1e278, 1e279, 1e280, 1e281, 1e282, 1e283, 1e284, 1e285, 1e286, 1e287,
-    1e288, 1e289, 1e290, 1e291, 1e292, 1e293, 1e294, 1e295, 1e296, 1e297, 1e298, 1e299, 1e300,
-    1e301, 1e302, 1e303, 1e304, 1e305, 1e306, 1e307, 1e308
-];
+/// 10^n rounded to the nearest f64 (ties to even): the value of the literal `1e{n}`, which
+/// is what serde_json's table of powers holds. Computed from the exact integer instead of
+/// a table: 309 f64s with unpredictable mantissas were 2.4 kB of the wasm's data, about as
+/// much after gzip; numbers with a fraction or an exponent are rare in a scenario.
+fn pow10(n: u32) -> f64 {
+    // 10^n in 32-bit limbs, least significant first.
+    let mut limbs: Vec<u32> = vec![1];
+    for _ in 0..n {
+        let mut carry = 0u64;
+        for l in &mut limbs {
+            let v = u64::from(*l) * 10 + carry;
+            *l = v as u32;
+            carry = v >> 32;
+        }
+        if carry != 0 {
+            limbs.push(carry as u32);
+        }
+    }
+    let bits = 32 * limbs.len() - limbs.last().map_or(32, |l| l.leading_zeros() as usize);
+    let bit = |i: usize| u64::from((limbs[i / 32] >> (i % 32)) & 1);
+    // The top 64 bits, the lowest set if any bit below them is (so that `as f64` rounds
+    // as the exact value would), times 2^shift (exact: a power of two).
+    let shift = bits.saturating_sub(64);
+    let mut m = (shift..bits).rev().fold(0u64, |m, i| (m << 1) | bit(i));
+    if (0..shift).any(|i| bit(i) == 1) {
+        m |= 1;
+    }
+    m as f64 * f64::from_bits((shift as u64 + 1023) << 52)
+}
 
 // ---------------------------------------------------------------------------------------
 // Writing
@@ -671,71 +675,26 @@ impl Writer {
         self.close('}');
     }
 
+    /// In [`CONFIG_FIELDS`] order, which is `Config`'s; `enable.idempotence` only when
+    /// set and `max.in.flight.requests.per.connection` only when not the default, as the
+    /// derived `Serialize` skips them.
     fn config(&mut self, c: &Config) {
         self.open('{');
-        let n = |w: &mut Self, k: &str, v: u64| w.key(k).u64(v);
-        n(self, "min.insync.replicas", c.min_insync_replicas.into());
-        self.key("unclean.leader.election.enable")
-            .bool(c.unclean_leader_election_enable);
-        n(
-            self,
-            "eligible.leader.replicas.version",
-            c.eligible_leader_replicas_version.into(),
-        );
-        n(self, "replica.lag.time.max.ms", c.replica_lag_time_max_ms);
-        n(
-            self,
-            "replica.fetch.wait.max.ms",
-            c.replica_fetch_wait_max_ms,
-        );
-        n(self, "replica.fetch.backoff.ms", c.replica_fetch_backoff_ms);
-        n(
-            self,
-            "replica.socket.timeout.ms",
-            c.replica_socket_timeout_ms,
-        );
-        n(
-            self,
-            "controller.socket.timeout.ms",
-            c.controller_socket_timeout_ms,
-        );
-        n(
-            self,
-            "replica.high.watermark.checkpoint.interval.ms",
-            c.replica_high_watermark_checkpoint_interval_ms,
-        );
-        n(
-            self,
-            "broker.heartbeat.interval.ms",
-            c.broker_heartbeat_interval_ms,
-        );
-        n(
-            self,
-            "broker.session.timeout.ms",
-            c.broker_session_timeout_ms,
-        );
-        n(self, "request.timeout.ms", c.request_timeout_ms);
-        n(self, "delivery.timeout.ms", c.delivery_timeout_ms);
-        n(self, "retries", c.retries.into());
-        n(self, "retry.backoff.ms", c.retry_backoff_ms);
-        if let Some(b) = c.enable_idempotence {
-            self.key("enable.idempotence").bool(b);
+        let mut c = c.clone();
+        for &name in CONFIG_FIELDS {
+            match c.slot(name) {
+                Some(Slot::U32(&mut n)) => {
+                    if !(name == "max.in.flight.requests.per.connection"
+                        && n == crate::config::DEFAULT_MAX_IN_FLIGHT)
+                    {
+                        self.key(name).u64(n.into());
+                    }
+                }
+                Some(Slot::U64(&mut n)) => self.key(name).u64(n),
+                Some(Slot::Bool(&mut b) | Slot::OptBool(&mut Some(b))) => self.key(name).bool(b),
+                Some(Slot::OptBool(&mut None)) | None => {}
+            }
         }
-        if c.max_in_flight_requests_per_connection != crate::config::DEFAULT_MAX_IN_FLIGHT {
-            n(
-                self,
-                "max.in.flight.requests.per.connection",
-                c.max_in_flight_requests_per_connection.into(),
-            );
-        }
-        n(self, "sim.network.latency.ms", c.network_latency_ms);
-        n(self, "sim.controller.latency.ms", c.controller_latency_ms);
-        n(self, "sim.network.jitter.ms", c.network_jitter_ms);
-        n(
-            self,
-            "sim.unclean.election.interval.ms",
-            c.unclean_election_interval_ms,
-        );
         self.close('}');
     }
 
@@ -889,4 +848,15 @@ pub fn value_text(v: &Value) -> String {
     let mut w = Writer::new(false);
     w.value(v);
     w.out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn powers_of_ten_are_the_literals() {
+        for n in 0..=308 {
+            let literal: f64 = format!("1e{n}").parse().unwrap();
+            assert_eq!(super::pow10(n).to_bits(), literal.to_bits(), "1e{n}");
+        }
+    }
 }

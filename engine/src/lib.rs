@@ -15,6 +15,7 @@ pub mod describe;
 pub mod error;
 pub mod expect;
 pub mod fetcher;
+pub mod inflate;
 pub mod invariants;
 pub mod json;
 pub mod log;

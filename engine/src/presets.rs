@@ -1,7 +1,7 @@
 //! Built-in scenarios: every lab of the reference articles, reproduced. Each is a scenario
 //! file under `engine/presets/`, shared by the command-line runner and the UI.
 
-use crate::error::ScenarioError;
+use crate::error::{quoted, ScenarioError};
 use crate::scenario::Scenario;
 
 /// A built-in scenario: its name and its JSON text.
@@ -53,7 +53,8 @@ pub fn preset(name: &str) -> Result<Scenario, ScenarioError> {
         ScenarioError::new(
             "preset",
             format!(
-                "no preset named {name:?}; the presets are: {}",
+                "no preset named {}; the presets are: {}",
+                quoted(name),
                 PRESETS
                     .iter()
                     .map(|p| p.name)

@@ -266,19 +266,33 @@ pub enum Action {
 /// ProduceSpec under the `produce` action (serde needs a named struct inside the tag).
 pub type ProduceSpecAcks = ProduceSpec;
 
+/// Checks a broker id that a scenario names in `field` (and its member `name`, if any)
+/// against the cluster's size. One function for the assignment, the actions and the
+/// expectations, so the message's code is in the wasm once.
+pub(crate) fn check_broker(
+    b: BrokerId,
+    brokers: u32,
+    field: &str,
+    name: &str,
+) -> Result<(), ScenarioError> {
+    if b != 0 && b <= brokers {
+        return Ok(());
+    }
+    let field = if name.is_empty() {
+        field.to_string()
+    } else {
+        format!("{field}.{name}")
+    };
+    Err(ScenarioError::new(
+        field,
+        format!("broker must be one of 1..={brokers}, got {b}"),
+    ))
+}
+
 impl Action {
     /// Checks the action against the cluster: broker ids in range, sizes within limits.
     pub fn validate(&self, field: &str, brokers: u32) -> Result<(), ScenarioError> {
-        let broker_ok = |b: BrokerId, name: &str| -> Result<(), ScenarioError> {
-            if b == 0 || b > brokers {
-                Err(ScenarioError::new(
-                    format!("{field}.{name}"),
-                    format!("broker must be one of 1..={brokers}, got {b}"),
-                ))
-            } else {
-                Ok(())
-            }
-        };
+        let broker_ok = |b: BrokerId, name: &str| check_broker(b, brokers, field, name);
         match self {
             Action::Produce(spec) => {
                 let n = spec.values.len() as u64 + u64::from(spec.count.unwrap_or(0));
@@ -461,12 +475,7 @@ impl Scenario {
             }
         }
         for (i, &b) in self.assignment.iter().enumerate() {
-            if b == 0 || b > self.brokers {
-                return Err(ScenarioError::new(
-                    format!("assignment[{i}]"),
-                    format!("broker must be one of 1..={}, got {b}", self.brokers),
-                ));
-            }
+            check_broker(b, self.brokers, &format!("assignment[{i}]"), "")?;
             if self.assignment[..i].contains(&b) {
                 return Err(ScenarioError::new(
                     format!("assignment[{i}]"),

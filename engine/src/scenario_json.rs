@@ -13,18 +13,29 @@
 
 use serde_json::{Map, Value};
 
-use crate::config::Config;
-use crate::error::ScenarioError;
+use crate::config::{Config, Slot};
+use crate::error::{quoted, ScenarioError};
 use crate::expect::{Expectation, LeaderExpect, NoLeader};
 use crate::scenario::{
     AcksOrDefault, Action, ControllerName, Endpoint, LinkLatency, ProduceSpec, Scenario,
-    TimedAction, FORMAT_VERSION,
+    TimedAction,
 };
 use crate::types::Acks;
 
 type Obj = Map<String, Value>;
 type R<T> = Result<T, ScenarioError>;
 
+// The small helpers below that are marked `#[inline(never)]` are called from dozens of
+// field reads; inlined, each call carried its own copy of a map lookup or of the path's
+// formatting, and `Scenario::from_json` was 18 kB of the shipped wasm.
+
+/// The member `name` of `obj`.
+#[inline(never)]
+fn get<'a>(obj: &'a Obj, name: &str) -> Option<&'a Value> {
+    obj.get(name)
+}
+
+#[inline(never)]
 fn at(path: &str, name: &str) -> String {
     if path.is_empty() {
         name.to_string()
@@ -33,6 +44,7 @@ fn at(path: &str, name: &str) -> String {
     }
 }
 
+#[inline(never)]
 fn fail(path: &str, message: String) -> ScenarioError {
     ScenarioError::new(if path.is_empty() { "scenario" } else { path }, message)
 }
@@ -44,12 +56,13 @@ fn unexpected(v: &Value) -> String {
         Value::Bool(b) => format!("boolean `{b}`"),
         Value::Number(n) if n.is_f64() => format!("floating point `{n}`"),
         Value::Number(n) => format!("integer `{n}`"),
-        Value::String(s) => format!("string {s:?}"),
+        Value::String(s) => format!("string {}", quoted(s)),
         Value::Array(_) => "sequence".into(),
         Value::Object(_) => "map".into(),
     }
 }
 
+#[inline(never)]
 fn invalid_type(path: &str, v: &Value, expected: &str) -> ScenarioError {
     fail(
         path,
@@ -72,6 +85,7 @@ fn one_of(names: &[&str]) -> String {
     }
 }
 
+#[inline(never)]
 fn object<'a>(path: &str, v: &'a Value, what: &str) -> R<&'a Obj> {
     v.as_object().ok_or_else(|| invalid_type(path, v, what))
 }
@@ -87,9 +101,9 @@ fn known_fields(path: &str, obj: &Obj, fields: &[&str]) -> R<()> {
     }
 }
 
+#[inline(never)]
 fn required<'a>(path: &str, obj: &'a Obj, name: &str) -> R<&'a Value> {
-    obj.get(name)
-        .ok_or_else(|| fail(path, format!("missing field `{name}`")))
+    get(obj, name).ok_or_else(|| fail(path, format!("missing field `{name}`")))
 }
 
 fn u64_of(path: &str, v: &Value) -> R<u64> {
@@ -112,11 +126,13 @@ fn u32_of(path: &str, v: &Value) -> R<u32> {
     }
 }
 
+#[inline(never)]
 fn bool_of(path: &str, v: &Value) -> R<bool> {
     v.as_bool()
         .ok_or_else(|| invalid_type(path, v, "a boolean"))
 }
 
+#[inline(never)]
 fn string_of(path: &str, v: &Value) -> R<String> {
     v.as_str()
         .map(str::to_string)
@@ -127,33 +143,52 @@ fn list_of<T>(path: &str, v: &Value, item: impl Fn(&str, &Value) -> R<T>) -> R<V
     let items = v
         .as_array()
         .ok_or_else(|| invalid_type(path, v, "a sequence"))?;
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, x)| item(&format!("{path}[{i}]"), x))
-        .collect()
-}
-
-/// An optional field: absent or `null` is `None`.
-fn optional<T>(path: &str, obj: &Obj, name: &str, read: fn(&str, &Value) -> R<T>) -> R<Option<T>> {
-    match obj.get(name) {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => read(&at(path, name), v).map(Some),
+    // A loop, not `collect::<Result<Vec<_>, _>>()`: that brings a `GenericShunt` iterator
+    // for each item type into the wasm, with the item's reader inlined into it.
+    let mut out = Vec::with_capacity(items.len());
+    for (i, x) in items.iter().enumerate() {
+        out.push(item(&format!("{path}[{i}]"), x)?);
     }
+    Ok(out)
 }
 
-/// A field with a default when absent.
-fn or_default<T>(
+// Structs are read by setting the fields of a default value one at a time, not by a
+// struct literal of `field: read(..)?` expressions: after each `?` in a literal, the
+// fields read so far are dropped one by one, and that cleanup code, repeated for every
+// field, was most of `Scenario::from_json` in the wasm.
+
+/// Reads the member `name`, which must be there.
+fn req<T>(path: &str, obj: &Obj, name: &str, read: fn(&str, &Value) -> R<T>) -> R<T> {
+    read(&at(path, name), required(path, obj, name)?)
+}
+
+/// Reads member `name` into `slot` (its default) when present.
+fn read_into<T>(
     path: &str,
     obj: &Obj,
     name: &str,
-    default: T,
+    slot: &mut T,
     read: fn(&str, &Value) -> R<T>,
-) -> R<T> {
-    match obj.get(name) {
-        None => Ok(default),
-        Some(v) => read(&at(path, name), v),
+) -> R<()> {
+    if let Some(v) = get(obj, name) {
+        *slot = read(&at(path, name), v)?;
     }
+    Ok(())
+}
+
+/// Reads an optional member into `slot` (`None`): absent or `null` leave it `None`.
+fn read_opt<T>(
+    path: &str,
+    obj: &Obj,
+    name: &str,
+    slot: &mut Option<T>,
+    read: fn(&str, &Value) -> R<T>,
+) -> R<()> {
+    match get(obj, name) {
+        None | Some(Value::Null) => {}
+        Some(v) => *slot = Some(read(&at(path, name), v)?),
+    }
+    Ok(())
 }
 
 const SCENARIO_FIELDS: &[&str] = &[
@@ -178,36 +213,35 @@ const SCENARIO_FIELDS: &[&str] = &[
 pub(crate) fn scenario(v: &Value) -> R<Scenario> {
     let obj = object("", v, "struct Scenario")?;
     known_fields("", obj, SCENARIO_FIELDS)?;
-    let d = Scenario::default();
-    Ok(Scenario {
-        version: or_default("", obj, "version", FORMAT_VERSION, u32_of)?,
-        title: or_default("", obj, "title", d.title, string_of)?,
-        description: or_default("", obj, "description", d.description, string_of)?,
-        source: or_default("", obj, "source", d.source, string_of)?,
-        topic: or_default("", obj, "topic", d.topic, string_of)?,
-        brokers: or_default("", obj, "brokers", d.brokers, u32_of)?,
-        assignment: match obj.get("assignment") {
-            None => vec![],
-            Some(v) => list_of("assignment", v, u32_of)?,
-        },
-        replication_factor: optional("", obj, "replication_factor", u32_of)?,
-        seed: or_default("", obj, "seed", 0, u64_of)?,
-        config: or_default("", obj, "config", d.config, config)?,
-        links: match obj.get("links") {
-            None => vec![],
-            Some(v) => list_of("links", v, link)?,
-        },
-        timeline: match obj.get("timeline") {
-            None => vec![],
-            Some(v) => list_of("timeline", v, timed_action)?,
-        },
-        end_ms: optional("", obj, "end_ms", u64_of)?,
-        expect: match obj.get("expect") {
-            None => vec![],
-            Some(v) => list_of("expect", v, expectation)?,
-        },
-        off_script_ms: optional("", obj, "off_script_ms", u64_of)?,
-    })
+    let mut s = Scenario::default();
+    read_into("", obj, "version", &mut s.version, u32_of)?;
+    read_into("", obj, "title", &mut s.title, string_of)?;
+    read_into("", obj, "description", &mut s.description, string_of)?;
+    read_into("", obj, "source", &mut s.source, string_of)?;
+    read_into("", obj, "topic", &mut s.topic, string_of)?;
+    read_into("", obj, "brokers", &mut s.brokers, u32_of)?;
+    read_into("", obj, "assignment", &mut s.assignment, |p, v| {
+        list_of(p, v, u32_of)
+    })?;
+    read_opt(
+        "",
+        obj,
+        "replication_factor",
+        &mut s.replication_factor,
+        u32_of,
+    )?;
+    read_into("", obj, "seed", &mut s.seed, u64_of)?;
+    read_into("", obj, "config", &mut s.config, config)?;
+    read_into("", obj, "links", &mut s.links, |p, v| list_of(p, v, link))?;
+    read_into("", obj, "timeline", &mut s.timeline, |p, v| {
+        list_of(p, v, timed_action)
+    })?;
+    read_opt("", obj, "end_ms", &mut s.end_ms, u64_of)?;
+    read_into("", obj, "expect", &mut s.expect, |p, v| {
+        list_of(p, v, expectation)
+    })?;
+    read_opt("", obj, "off_script_ms", &mut s.off_script_ms, u64_of)?;
+    Ok(s)
 }
 
 const EXPECTATION_FIELDS: &[&str] = &[
@@ -215,49 +249,52 @@ const EXPECTATION_FIELDS: &[&str] = &[
     "produce", "error", "loss", "lost", "caption", "line",
 ];
 
+/// `lost`: two offsets.
+fn offset_pair(p: &str, v: &Value) -> R<[u64; 2]> {
+    let items = v
+        .as_array()
+        .ok_or_else(|| invalid_type(p, v, "an array of length 2"))?;
+    match items.as_slice() {
+        [a, b] => Ok([
+            u64_of(&format!("{p}[0]"), a)?,
+            u64_of(&format!("{p}[1]"), b)?,
+        ]),
+        _ => Err(fail(
+            p,
+            format!(
+                "invalid length {}, expected an array of length 2",
+                items.len()
+            ),
+        )),
+    }
+}
+
 /// One entry of `expect` (`crate::expect::Expectation`).
 fn expectation(path: &str, v: &Value) -> R<Expectation> {
     let obj = object(path, v, "struct Expectation")?;
     known_fields(path, obj, EXPECTATION_FIELDS)?;
-    let text = |name: &str| optional(path, obj, name, string_of);
-    let number = |name: &str| optional(path, obj, name, u64_of);
-    let ids = |name: &str| optional(path, obj, name, |p, v| list_of(p, v, u32_of));
-    Ok(Expectation {
-        at: u64_of(&at(path, "at"), required(path, obj, "at")?)?,
-        label: or_default(path, obj, "label", String::new(), string_of)?,
-        since: number("since")?,
-        describe: text("describe")?,
-        leader: optional(path, obj, "leader", leader)?,
-        isr: ids("isr")?,
-        elr: ids("elr")?,
-        broker: optional(path, obj, "broker", u32_of)?,
-        leo: number("leo")?,
-        hw: number("hw")?,
-        offsets: text("offsets")?,
-        produce: text("produce")?,
-        error: text("error")?,
-        loss: optional(path, obj, "loss", bool_of)?,
-        lost: optional(path, obj, "lost", |p, v| {
-            let items = v
-                .as_array()
-                .ok_or_else(|| invalid_type(p, v, "an array of length 2"))?;
-            match items.as_slice() {
-                [a, b] => Ok([
-                    u64_of(&format!("{p}[0]"), a)?,
-                    u64_of(&format!("{p}[1]"), b)?,
-                ]),
-                _ => Err(fail(
-                    p,
-                    format!(
-                        "invalid length {}, expected an array of length 2",
-                        items.len()
-                    ),
-                )),
-            }
-        })?,
-        caption: text("caption")?,
-        line: text("line")?,
-    })
+    let mut e = Expectation {
+        at: req(path, obj, "at", u64_of)?,
+        ..Expectation::default()
+    };
+    let ids: fn(&str, &Value) -> R<Vec<u32>> = |p, v| list_of(p, v, u32_of);
+    read_into(path, obj, "label", &mut e.label, string_of)?;
+    read_opt(path, obj, "since", &mut e.since, u64_of)?;
+    read_opt(path, obj, "describe", &mut e.describe, string_of)?;
+    read_opt(path, obj, "leader", &mut e.leader, leader)?;
+    read_opt(path, obj, "isr", &mut e.isr, ids)?;
+    read_opt(path, obj, "elr", &mut e.elr, ids)?;
+    read_opt(path, obj, "broker", &mut e.broker, u32_of)?;
+    read_opt(path, obj, "leo", &mut e.leo, u64_of)?;
+    read_opt(path, obj, "hw", &mut e.hw, u64_of)?;
+    read_opt(path, obj, "offsets", &mut e.offsets, string_of)?;
+    read_opt(path, obj, "produce", &mut e.produce, string_of)?;
+    read_opt(path, obj, "error", &mut e.error, string_of)?;
+    read_opt(path, obj, "loss", &mut e.loss, bool_of)?;
+    read_opt(path, obj, "lost", &mut e.lost, offset_pair)?;
+    read_opt(path, obj, "caption", &mut e.caption, string_of)?;
+    read_opt(path, obj, "line", &mut e.line, string_of)?;
+    Ok(e)
 }
 
 /// `leader`: a broker id, or `"none"`.
@@ -305,36 +342,12 @@ fn config(path: &str, v: &Value) -> R<Config> {
     let mut c = Config::default();
     for (name, v) in obj {
         let p = at(path, name);
-        let p = p.as_str();
-        match name.as_str() {
-            "min.insync.replicas" => c.min_insync_replicas = u32_of(p, v)?,
-            "unclean.leader.election.enable" => c.unclean_leader_election_enable = bool_of(p, v)?,
-            "eligible.leader.replicas.version" => {
-                c.eligible_leader_replicas_version = u32_of(p, v)?
-            }
-            "replica.lag.time.max.ms" => c.replica_lag_time_max_ms = u64_of(p, v)?,
-            "replica.fetch.wait.max.ms" => c.replica_fetch_wait_max_ms = u64_of(p, v)?,
-            "replica.fetch.backoff.ms" => c.replica_fetch_backoff_ms = u64_of(p, v)?,
-            "replica.socket.timeout.ms" => c.replica_socket_timeout_ms = u64_of(p, v)?,
-            "controller.socket.timeout.ms" => c.controller_socket_timeout_ms = u64_of(p, v)?,
-            "replica.high.watermark.checkpoint.interval.ms" => {
-                c.replica_high_watermark_checkpoint_interval_ms = u64_of(p, v)?
-            }
-            "broker.heartbeat.interval.ms" => c.broker_heartbeat_interval_ms = u64_of(p, v)?,
-            "broker.session.timeout.ms" => c.broker_session_timeout_ms = u64_of(p, v)?,
-            "request.timeout.ms" => c.request_timeout_ms = u64_of(p, v)?,
-            "delivery.timeout.ms" => c.delivery_timeout_ms = u64_of(p, v)?,
-            "retries" => c.retries = u32_of(p, v)?,
-            "retry.backoff.ms" => c.retry_backoff_ms = u64_of(p, v)?,
-            "enable.idempotence" => c.enable_idempotence = Some(bool_of(p, v)?),
-            "max.in.flight.requests.per.connection" => {
-                c.max_in_flight_requests_per_connection = u32_of(p, v)?
-            }
-            "sim.network.latency.ms" => c.network_latency_ms = u64_of(p, v)?,
-            "sim.controller.latency.ms" => c.controller_latency_ms = u64_of(p, v)?,
-            "sim.network.jitter.ms" => c.network_jitter_ms = u64_of(p, v)?,
-            "sim.unclean.election.interval.ms" => c.unclean_election_interval_ms = u64_of(p, v)?,
-            _ => {
+        match c.slot(name) {
+            Some(Slot::U32(n)) => *n = u32_of(&p, v)?,
+            Some(Slot::U64(n)) => *n = u64_of(&p, v)?,
+            Some(Slot::Bool(b)) => *b = bool_of(&p, v)?,
+            Some(Slot::OptBool(b)) => *b = Some(bool_of(&p, v)?),
+            None => {
                 return Err(fail(
                     path,
                     format!("unknown field `{name}`, {}", one_of(CONFIG_FIELDS)),
@@ -362,9 +375,9 @@ fn link(path: &str, v: &Value) -> R<LinkLatency> {
     let obj = object(path, v, "struct LinkLatency")?;
     known_fields(path, obj, &["a", "b", "latency_ms"])?;
     Ok(LinkLatency {
-        a: endpoint(&at(path, "a"), required(path, obj, "a")?)?,
-        b: endpoint(&at(path, "b"), required(path, obj, "b")?)?,
-        latency_ms: u64_of(&at(path, "latency_ms"), required(path, obj, "latency_ms")?)?,
+        a: req(path, obj, "a", endpoint)?,
+        b: req(path, obj, "b", endpoint)?,
+        latency_ms: req(path, obj, "latency_ms", u64_of)?,
     })
 }
 
@@ -444,7 +457,7 @@ fn acks(path: &str, v: &Value) -> R<AcksOrDefault> {
 
 fn timed_action(path: &str, v: &Value) -> R<TimedAction> {
     let obj = object(path, v, "a map")?;
-    let at_ms = u64_of(&at(path, "at"), required(path, obj, "at")?)?;
+    let at_ms = req(path, obj, "at", u64_of)?;
     let tag = required(path, obj, "action")?;
     let tag_path = at(path, "action");
     let name = variant(&tag_path, tag, ACTIONS)?;
@@ -463,37 +476,40 @@ fn timed_action(path: &str, v: &Value) -> R<TimedAction> {
     };
     let broker = || -> R<u32> {
         fields(&["broker"])?;
-        u32_of(&at(path, "broker"), required(path, obj, "broker")?)
+        req(path, obj, "broker", u32_of)
     };
     let ends = || -> R<(Endpoint, Endpoint)> {
         fields(&["a", "b"])?;
         Ok((
-            endpoint(&at(path, "a"), required(path, obj, "a")?)?,
-            endpoint(&at(path, "b"), required(path, obj, "b")?)?,
+            req(path, obj, "a", endpoint)?,
+            req(path, obj, "b", endpoint)?,
         ))
     };
     let action = match name {
         "produce" => {
             fields(PRODUCE_FIELDS)?;
-            Action::Produce(ProduceSpec {
-                acks: or_default(path, obj, "acks", AcksOrDefault::default(), acks)?,
-                values: match obj.get("values") {
-                    None => vec![],
-                    Some(v) => list_of(&at(path, "values"), v, string_of)?,
-                },
-                prefix: optional(path, obj, "prefix", string_of)?,
-                count: optional(path, obj, "count", u32_of)?,
-                start: optional(path, obj, "start", u32_of)?,
-                one_by_one: or_default(path, obj, "one_by_one", false, bool_of)?,
-                retries: optional(path, obj, "retries", u32_of)?,
-                to: optional(path, obj, "to", u32_of)?,
-            })
+            let mut p = ProduceSpec::default();
+            read_into(path, obj, "acks", &mut p.acks, acks)?;
+            read_into(path, obj, "values", &mut p.values, |p, v| {
+                list_of(p, v, string_of)
+            })?;
+            read_opt(path, obj, "prefix", &mut p.prefix, string_of)?;
+            read_opt(path, obj, "count", &mut p.count, u32_of)?;
+            read_opt(path, obj, "start", &mut p.start, u32_of)?;
+            read_into(path, obj, "one_by_one", &mut p.one_by_one, bool_of)?;
+            read_opt(path, obj, "retries", &mut p.retries, u32_of)?;
+            read_opt(path, obj, "to", &mut p.to, u32_of)?;
+            Action::Produce(p)
         }
         "consume" => {
             fields(&["max_records", "from_beginning"])?;
+            let mut max_records = None;
+            let mut from_beginning = false;
+            read_opt(path, obj, "max_records", &mut max_records, u32_of)?;
+            read_into(path, obj, "from_beginning", &mut from_beginning, bool_of)?;
             Action::Consume {
-                max_records: optional(path, obj, "max_records", u32_of)?,
-                from_beginning: or_default(path, obj, "from_beginning", false, bool_of)?,
+                max_records,
+                from_beginning,
             }
         }
         "freeze" => Action::Freeze { broker: broker()? },
@@ -506,8 +522,8 @@ fn timed_action(path: &str, v: &Value) -> R<TimedAction> {
         "slow" => {
             fields(&["broker", "ms"])?;
             Action::Slow {
-                broker: u32_of(&at(path, "broker"), required(path, obj, "broker")?)?,
-                ms: u64_of(&at(path, "ms"), required(path, obj, "ms")?)?,
+                broker: req(path, obj, "broker", u32_of)?,
+                ms: req(path, obj, "ms", u64_of)?,
             }
         }
         "cut" => {
@@ -521,14 +537,14 @@ fn timed_action(path: &str, v: &Value) -> R<TimedAction> {
         "set_config" => {
             fields(&["name", "value"])?;
             Action::SetConfig {
-                name: string_of(&at(path, "name"), required(path, obj, "name")?)?,
+                name: req(path, obj, "name", string_of)?,
                 value: required(path, obj, "value")?.clone(),
             }
         }
         "note" => {
             fields(&["text"])?;
             Action::Note {
-                text: string_of(&at(path, "text"), required(path, obj, "text")?)?,
+                text: req(path, obj, "text", string_of)?,
             }
         }
         // Unit variants ignore other fields, as serde's internally tagged unit variants do.

@@ -2,7 +2,8 @@
 //! version, so that every link ever shared keeps opening.
 //!
 //! Version 1: `w1.` followed by the scenario's JSON, compressed with raw DEFLATE
-//! (`miniz_oxide`, level 9) and written in unpadded base64url (RFC 4648 §5).
+//! (`miniz_oxide`, level 9) and written in unpadded base64url (RFC 4648 §5). Links are
+//! inflated by [`crate::inflate`], which accepts the same streams in much less code.
 //!
 //! Decoding enforces limits on every step (link length, inflated size, then the scenario's
 //! own limits on brokers, records and timeline length), so no link can hang or exhaust the
@@ -135,8 +136,8 @@ pub fn decode(link: &str) -> Result<Scenario, ShareError> {
         other => Err(err(
             "version",
             format!(
-                "the link's format {:?} is not one this build reads (it reads w1)",
-                other.chars().take(12).collect::<String>()
+                "the link's format {} is not one this build reads (it reads w1)",
+                crate::error::quoted(&other.chars().take(12).collect::<String>())
             ),
         )),
     }
@@ -144,12 +145,15 @@ pub fn decode(link: &str) -> Result<Scenario, ShareError> {
 
 fn decode_v1(payload: &str) -> Result<Scenario, ShareError> {
     let packed = base64url_decode(payload)?;
-    let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, MAX_INFLATED_BYTES).map_err(|e| {
-        if matches!(e.status, miniz_oxide::inflate::TINFLStatus::HasMoreOutput) {
-            err("compression", format!("the scenario inflates to more than {MAX_INFLATED_BYTES} bytes"))
-        } else {
-            err("compression", "the link is damaged: its compressed data does not inflate (was it cut short or altered?)")
-        }
+    let json = crate::inflate::inflate(&packed, MAX_INFLATED_BYTES).map_err(|e| match e {
+        crate::inflate::InflateError::TooLarge => err(
+            "compression",
+            format!("the scenario inflates to more than {MAX_INFLATED_BYTES} bytes"),
+        ),
+        crate::inflate::InflateError::Damaged => err(
+            "compression",
+            "the link is damaged: its compressed data does not inflate (was it cut short or altered?)",
+        ),
     })?;
     let text =
         std::str::from_utf8(&json).map_err(|_| err("json", "the scenario is not UTF-8 text"))?;

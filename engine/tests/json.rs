@@ -186,6 +186,37 @@ fn parses_presets_and_their_damaged_copies_as_serde_json_does() {
     }
 }
 
+/// Random numbers of every shape (signs, long significands, fractions, exponents up to
+/// ±700), as serde_json reads them: the reader computes powers of ten instead of keeping
+/// serde_json's table.
+#[test]
+fn parses_numbers_as_serde_json_does() {
+    let mut rng = Rng::new(0x10E5);
+    let digit = |rng: &mut Rng| char::from(b'0' + rng.below_or_equal(9) as u8);
+    for _ in 0..50_000 {
+        let mut s = String::new();
+        if rng.below_or_equal(1) == 0 {
+            s.push('-');
+        }
+        s.push(char::from(b'1' + rng.below_or_equal(8) as u8));
+        for _ in 0..rng.below_or_equal(24) {
+            s.push(digit(&mut rng));
+        }
+        if rng.below_or_equal(1) == 0 {
+            s.push('.');
+            for _ in 0..=rng.below_or_equal(20) {
+                s.push(digit(&mut rng));
+            }
+        }
+        if rng.below_or_equal(2) != 0 {
+            s.push(if rng.below_or_equal(1) == 0 { 'e' } else { 'E' });
+            s.push_str(["", "-", "+"][rng.below_or_equal(2) as usize]);
+            s.push_str(&rng.below_or_equal(700).to_string());
+        }
+        same_parse(&s);
+    }
+}
+
 fn same_text(s: &Scenario) {
     assert_eq!(json::scenario(s, false), serde_json::to_string(s).unwrap());
     assert_eq!(

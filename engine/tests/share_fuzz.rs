@@ -7,6 +7,7 @@
 //! (figures in BENCHMARKS.md).
 #![cfg(not(target_arch = "wasm32"))]
 
+use watermark_engine::inflate::{inflate, InflateError};
 use watermark_engine::presets::{preset, PRESETS};
 use watermark_engine::rng::Rng;
 use watermark_engine::share::{base64url_encode, decode, encode};
@@ -284,4 +285,92 @@ fn random_scenarios_round_trip_exactly_through_links() {
             "case {i}"
         );
     }
+}
+
+/// What miniz_oxide's inflater (which opened links before `watermark_engine::inflate`) makes
+/// of `data`: the bytes, or whether the limit or damage stopped it.
+fn miniz_inflate(data: &[u8], limit: usize) -> Result<Vec<u8>, InflateError> {
+    miniz_oxide::inflate::decompress_to_vec_with_limit(data, limit).map_err(|e| {
+        if e.status == miniz_oxide::inflate::TINFLStatus::HasMoreOutput {
+            InflateError::TooLarge
+        } else {
+            InflateError::Damaged
+        }
+    })
+}
+
+/// The link inflater gives what miniz_oxide gives, on every kind of stream (stored, fixed
+/// and dynamic blocks, from each compression level) damaged in every way: bits flipped,
+/// bytes changed, cut short, spliced, or random; and at limits around the true size.
+#[test]
+fn the_inflater_agrees_with_miniz_oxide() {
+    let cases: u64 = std::env::var("WATERMARK_INFLATE_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20_000);
+    let mut rng = Rng::new(0x1F1A7E);
+    let texts: Vec<Vec<u8>> = PRESETS
+        .iter()
+        .map(|p| p.json.as_bytes().to_vec())
+        .chain([
+            vec![],
+            b"a".to_vec(),
+            vec![b'x'; 70_000],
+            (0..3000).map(|i| (i * 7919 % 251) as u8).collect(),
+        ])
+        .collect();
+    let mut streams: Vec<Vec<u8>> = vec![];
+    for t in &texts {
+        for level in [0, 1, 6, 9] {
+            streams.push(miniz_oxide::deflate::compress_to_vec(t, level));
+        }
+    }
+    let (mut same_ok, mut same_err) = (0u64, 0u64);
+    for i in 0..cases {
+        let base = &streams[rng.below_or_equal(streams.len() as u64 - 1) as usize];
+        let mut s = base.clone();
+        match rng.below_or_equal(5) {
+            0 if !s.is_empty() => {
+                for _ in 0..=rng.below_or_equal(3) {
+                    let at = rng.below_or_equal(s.len() as u64 * 8 - 1) as usize;
+                    s[at / 8] ^= 1 << (at % 8);
+                }
+            }
+            1 if !s.is_empty() => {
+                let at = rng.below_or_equal(s.len() as u64 - 1) as usize;
+                s[at] = rng.next_u64() as u8;
+            }
+            2 => s.truncate(rng.below_or_equal(s.len() as u64) as usize),
+            3 if !s.is_empty() => {
+                let a = rng.below_or_equal(s.len() as u64 - 1) as usize;
+                let b = (a + rng.below_or_equal(32) as usize).min(s.len());
+                let piece = s[a..b].to_vec();
+                let to = rng.below_or_equal(s.len() as u64) as usize;
+                s.splice(to..to, piece);
+            }
+            4 => {
+                let n = rng.below_or_equal(64) as usize;
+                s = (0..n).map(|_| rng.next_u64() as u8).collect();
+            }
+            _ => {}
+        }
+        let full = miniz_inflate(base, usize::MAX).map_or(0, |v| v.len());
+        let limit = match rng.below_or_equal(3) {
+            0 => full.saturating_sub(rng.below_or_equal(2) as usize),
+            1 => full + rng.below_or_equal(1) as usize,
+            _ => watermark_engine::share::MAX_INFLATED_BYTES,
+        };
+        let ours = inflate(&s, limit);
+        assert_eq!(
+            ours,
+            miniz_inflate(&s, limit),
+            "case {i}: limit {limit}, {s:?}"
+        );
+        if ours.is_ok() {
+            same_ok += 1;
+        } else {
+            same_err += 1;
+        }
+    }
+    println!("inflate: {cases} streams, {same_ok} inflated alike, {same_err} refused alike");
 }
