@@ -6,7 +6,6 @@
 // (BENCHMARKS.md, "Shipped size").
 #![allow(clippy::redundant_closure)]
 
-use leptos::ev;
 use leptos::prelude::*;
 
 use crate::cluster::{ClusterView, Waiting};
@@ -120,16 +119,6 @@ pub fn App() -> impl IntoView {
             }
         }
     });
-    let hide = window_event_listener_untyped("pagehide", move |_| share_ui::save_if_dirty(ctx));
-    let resize = window_event_listener(ev::resize, move |_| {
-        width.set(stage_width(embed));
-        ctx.publish();
-    });
-    let messages = window_event_listener(ev::message, move |e: web_sys::MessageEvent| {
-        if embed {
-            share_ui::handle_host_message(ctx, &e.data());
-        }
-    });
     // An embed without time controls can still be paused by its reader: a Pause button
     // while it plays (and Space), then Play to go on from there. One that was never playing
     // stays a still picture, as its author asked.
@@ -140,7 +129,7 @@ pub fn App() -> impl IntoView {
         ctx.with_pg(|pg| pg.playing = !was_playing);
         reader_paused.set(was_playing);
     };
-    let keys = window_event_listener(ev::keydown, move |e| {
+    let on_key = move |e: &web_sys::KeyboardEvent| {
         if embed && !show_controls {
             if e.key() == " " && (playing.get_untracked() || reader_paused.get_untracked()) {
                 e.prevent_default();
@@ -158,7 +147,7 @@ pub fn App() -> impl IntoView {
             help.set(false);
             return;
         }
-        if typing_in_a_field(&e) {
+        if typing_in_a_field(e) {
             // Space and arrows belong to the focused control (buttons, sliders, fields).
             return;
         }
@@ -184,13 +173,29 @@ pub fn App() -> impl IntoView {
             }
             _ => {}
         }
-    });
-    on_cleanup(move || {
-        resize.remove();
-        keys.remove();
-        messages.remove();
-        hide.remove();
-    });
+    };
+    // One handler for the window's events, by their name: one listener's code instead of
+    // one per event type (BENCHMARKS.md, "Shipped size").
+    let on_window = move |e: web_sys::Event| {
+        use wasm_bindgen::JsCast;
+        match e.type_().as_str() {
+            "pagehide" => share_ui::save_if_dirty(ctx),
+            "resize" => {
+                width.set(stage_width(embed));
+                ctx.publish();
+            }
+            "message" => {
+                if embed {
+                    let data = e.unchecked_ref::<web_sys::MessageEvent>().data();
+                    share_ui::handle_host_message(ctx, &data);
+                }
+            }
+            _ => on_key(e.unchecked_ref()),
+        }
+    };
+    let listeners = ["pagehide", "resize", "message", "keydown"]
+        .map(|name| window_event_listener_untyped(name, on_window));
+    on_cleanup(move || listeners.into_iter().for_each(|l| l.remove()));
 
     // The scenario's title names the page (and an embed shows it above the picture).
     let title = Memo::new(move |_| {

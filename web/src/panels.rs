@@ -57,21 +57,24 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
     let scrubbed = flag(Box::new(move || status.with(|s| s.scrubbed)));
     // The markers sit at their own times on an axis that stretches with the run (the
     // viewBox), so a playing run changes one attribute, not every marker.
-    let markers = Memo::new(move |_| status.with(|s| s.markers.clone()));
+    // The markers and the expectations are read from `status` itself, not a memo each: it
+    // changes only when the controls' state does (a memo of another type is kilobytes of
+    // wasm of its own).
     let axis = move || format!("0 0 {} 12", clock.with(|c| c.max_time.max(1)));
-    let expects = Memo::new(move |_| status.with(|s| s.expect.clone()));
     // How many expectations the shown moment has reached: which ones follows from it (all
-    // those at or before the moment), so the marks and the summary change only with it.
+    // those at or before the moment), so the marks and the summary change only with it. A
+    // u64, the type of another memo of the page.
     let reached = Memo::new(move |_| {
         let now = clock.with(|c| c.now);
-        expects.with(|e| e.iter().filter(|x| x.at <= now).count())
+        status.with(|s| s.expect.iter().filter(|x| x.at <= now).count() as u64)
     });
     // The run's markers as one piece of SVG markup, as the expectations' marks are: they
     // change only when a marker is added, and a keyed list of them was its own
     // monomorphization of `<For>` (BENCHMARKS.md, "Shipped size").
     let markers_svg = move || {
-        markers.with(|ms| {
-            ms.iter()
+        status.with(|s| {
+            s.markers
+                .iter()
                 .map(|m| {
                     format!(
                         r#"<line class="{}" x1="{t}" x2="{t}" y1="0" y2="12" vector-effect="non-scaling-stroke"><title>{} {}</title></line>"#,
@@ -89,8 +92,9 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
     let expect_svg = move || {
         reached.track();
         let now = clock.with_untracked(|c| c.now);
-        expects.with(|e| {
-            e.iter()
+        status.with(|s| {
+            s.expect
+                .iter()
                 .map(|x| {
                     let class = match x.met {
                         Some(true) if x.at <= now => "met",
@@ -109,7 +113,8 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
     let expect_summary = move || {
         reached.track();
         let now = clock.with_untracked(|c| c.now);
-        expects.with(|e| {
+        status.with(|s| {
+            let e = &s.expect;
             let passed = || e.iter().filter(|x| x.at <= now);
             let met = passed().filter(|x| x.met == Some(true)).count();
             let unmet: Vec<_> = passed().filter(|x| x.met == Some(false)).collect();
@@ -160,7 +165,7 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
                     <g inner_html=move || expect_svg()></g>
                 </svg>
             </div>
-            <p class="expect-summary" data-testid="expectations" aria-live="polite" hidden=move || expects.with(|e| e.is_empty())>{move || expect_summary()}</p>
+            <p class="expect-summary" data-testid="expectations" aria-live="polite" hidden=move || status.with(|s| s.expect.is_empty())>{move || expect_summary()}</p>
             // Built and removed, not a `<Show>` (less code, BENCHMARKS.md "Shipped size").
             {move || scrubbed.get().then(|| view! {
                 <button on:click=to_live aria-label="Back to the live run">"Back to live"</button>
@@ -701,7 +706,9 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
         })
     };
     // Rebuilt only when a value changes; the rows themselves stay.
-    let metrics = Memo::new(move |_| snap.with(|sn| metric_values(&sn.metrics)));
+    // A `Vec`, the type of another memo of the page (a memo of another type is kilobytes of
+    // wasm of its own).
+    let metrics = Memo::new(move |_| snap.with(|sn| Vec::from(metric_values(&sn.metrics))));
     // Every line, a run of retries as one (a run is not broken by other kinds of lines, so
     // filtering after collapsing gives what collapsing the filtered lines would).
     let all = Memo::new(move |_| ctx.log.with(|l| rows(l.iter())));

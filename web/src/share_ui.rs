@@ -123,17 +123,18 @@ fn download(filename: &str, text: &str, mime: &str) {
 
 /// Copies `text` and says how it went in `status`: "Copied." when the browser took it, or
 /// what to do instead when it refused (no permission, or no secure context). The status is
-/// cleared when the text it speaks of changes (see `SessionPanel`).
-fn copy_to_clipboard(text: String, status: RwSignal<Option<&'static str>>) {
+/// shown while the text it speaks of is the one shown (see `SessionPanel`).
+fn copy_to_clipboard(text: String, status: RwSignal<Option<(&'static str, String)>>) {
     let Some(w) = web_sys::window() else { return };
     let promise = w.navigator().clipboard().write_text(&text);
     leptos::task::spawn_local(async move {
         let copied = wasm_bindgen_futures::JsFuture::from(promise).await.is_ok();
-        status.set(Some(if copied {
+        let said = if copied {
             "Copied."
         } else {
             "The browser did not allow copying: select the text and press Ctrl+C."
-        }));
+        };
+        status.set(Some((said, text)));
     });
 }
 
@@ -169,8 +170,8 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
     let height = RwSignal::new(480u32);
     let fit = RwSignal::new(true);
     let start = RwSignal::new(None::<u64>);
-    let link_copied = RwSignal::new(None::<&'static str>);
-    let snippet_copied = RwSignal::new(None::<&'static str>);
+    let link_copied = RwSignal::new(None::<(&'static str, String)>);
+    let snippet_copied = RwSignal::new(None::<(&'static str, String)>);
     let base = page_base();
     let base_link = base.clone();
     let link = Memo::new(move |_| {
@@ -201,15 +202,15 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
         ctx.pg
             .with_value(|pg| session::embed_snippet(&base_embed, &pg.to_scenario(), &o))
     });
-    // A confirmation speaks of the text that was copied: it goes when that text changes.
-    Effect::new(move |_| {
-        link.track();
-        link_copied.set(None);
-    });
-    Effect::new(move |_| {
-        snippet.track();
-        snippet_copied.set(None);
-    });
+    // A confirmation speaks of the text that was copied: it shows while that text is the one
+    // shown (no effect to clear it: an effect is code of its own).
+    let confirmation = move |copied: RwSignal<Option<(&'static str, String)>>, text: Memo<String>| {
+        copied.with(|c| {
+            c.as_ref()
+                .filter(|(_, t)| text.with(|x| x == t))
+                .map_or("", |(m, _)| *m)
+        })
+    };
     let reset = move |_| {
         ctx.restart(
             default_scenario(),
@@ -305,7 +306,12 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
                 <a class="preset-link" href=move || format!("{}?preset={}", base_presets, chosen.get())>"Link to this preset"</a>
             </div>
             <div class="row">
-                <button aria-label="Share" aria-expanded=move || open.get().to_string() on:click=move |_| open.update(|o| *o = !*o)>"Share"</button>
+                <button aria-label="Share" aria-expanded=move || open.get().to_string() on:click=move |_| {
+                    open.update(|o| *o = !*o);
+                    // A panel opened again has copied nothing yet.
+                    link_copied.set(None);
+                    snippet_copied.set(None);
+                }>"Share"</button>
                 <button aria-label="Reset" on:click=reset>"Reset"</button>
                 <button aria-label="Export scenario" on:click=export>"Export scenario"</button>
                 <label class="file">"Import JSON " <input type="file" accept="application/json,.json" aria-label="Import scenario" on:change=import /></label>
@@ -316,7 +322,7 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
                     <label for="share-link">"Link to this moment "<small>{move || format!("({} characters)", link.with(|l| l.len()))}</small></label>
                     <textarea id="share-link" readonly rows="3" aria-label="Share link" prop:value=link></textarea>
                     <button aria-label="Copy link" on:click=move |_| copy_to_clipboard(link.get_untracked(), link_copied)>"Copy link"</button>
-                    <span class="copied" role="status" data-testid="link-copied">{move || link_copied.get().unwrap_or_default()}</span>
+                    <span class="copied" role="status" data-testid="link-copied">{move || confirmation(link_copied, link)}</span>
                     <ScenarioWords ctx=ctx />
                     <fieldset>
                         <legend>"Embed"</legend>
@@ -329,7 +335,7 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
                             on:input=move |ev| height.set(event_target_value(&ev).parse().unwrap_or(480)) /></label>
                         <textarea readonly rows="4" aria-label="Embed snippet" prop:value=snippet></textarea>
                         <button aria-label="Copy embed snippet" on:click=move |_| copy_to_clipboard(snippet.get_untracked(), snippet_copied)>"Copy embed snippet"</button>
-                        <span class="copied" role="status" data-testid="snippet-copied">{move || snippet_copied.get().unwrap_or_default()}</span>
+                        <span class="copied" role="status" data-testid="snippet-copied">{move || confirmation(snippet_copied, snippet)}</span>
                     </fieldset>
                 </div>
             })}
