@@ -339,22 +339,47 @@ fn check(
     .into_any()
 }
 
+/// The value of the form control `selector` names inside `root` (an input or a select).
+fn control_value(root: &web_sys::Element, selector: &str) -> String {
+    use leptos::wasm_bindgen::JsCast;
+    root.query_selector(selector)
+        .ok()
+        .flatten()
+        // `value` is read by name, so a select reads as an input does.
+        .map(|e| e.unchecked_into::<web_sys::HtmlInputElement>().value())
+        .unwrap_or_default()
+}
+
+/// The button under a click that names its action in `data-act`, and that action.
+pub(crate) fn clicked_act(ev: &leptos::ev::MouseEvent) -> Option<String> {
+    use leptos::wasm_bindgen::JsCast;
+    ev.target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .and_then(|t| t.closest("[data-act]").ok().flatten())
+        .and_then(|b| b.get_attribute("data-act"))
+}
+
 #[component]
 pub fn Actions(ctx: Ctx) -> impl IntoView {
-    let value = RwSignal::new("v".to_string());
-    let count = RwSignal::new(1u32);
-    let acks = RwSignal::new("all".to_string());
     let next = StoredValue::new(1u32);
-    let produce = move |_| {
-        let acks = match acks.get_untracked().as_str() {
+    let section = NodeRef::<leptos::html::Section>::new();
+    let produce = move || {
+        let Some(root) = section.get_untracked() else {
+            return;
+        };
+        let root: &web_sys::Element = &root;
+        let acks = match control_value(root, "[aria-label=acks]").as_str() {
             "0" => Acks::Zero,
             "1" => Acks::One,
             _ => Acks::All,
         };
-        let n = count.get_untracked().clamp(1, 1000);
+        let n = control_value(root, "[aria-label=Records]")
+            .parse::<u32>()
+            .unwrap_or(1)
+            .clamp(1, 1000);
         let start = next.get_value();
         next.set_value(start.saturating_add(n));
-        let prefix = value.get_untracked();
+        let prefix = control_value(root, "[aria-label=Value]");
         let prefix: String = if prefix.trim().is_empty() {
             "v".into()
         } else {
@@ -368,6 +393,24 @@ pub fn Actions(ctx: Ctx) -> impl IntoView {
             ..ProduceSpec::default()
         }));
     };
+    // One click handler for the section's buttons (each names its action in `data-act`),
+    // and the fields read when Produce is pressed: the controls are then static markup,
+    // which costs far less wasm than a view with a handler each (BENCHMARKS.md, "Shipped
+    // size").
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        let consume = |from_beginning| Action::Consume {
+            max_records: None,
+            from_beginning,
+        };
+        match clicked_act(&ev).as_deref() {
+            Some("produce") => produce(),
+            Some("consume") => ctx.act(consume(false)),
+            Some("consume-all") => ctx.act(consume(true)),
+            Some("elect-preferred") => ctx.act(Action::ElectPreferred),
+            Some("elect-unclean") => ctx.act(Action::ElectUnclean),
+            _ => {}
+        }
+    };
     let position = move || {
         ctx.snap.with(|s| match s.consumer_position {
             Some(p) => format!("consumer position {p}"),
@@ -375,30 +418,28 @@ pub fn Actions(ctx: Ctx) -> impl IntoView {
         })
     };
     view! {
-        <section class="actions" aria-labelledby="actions-h">
+        <section class="actions" aria-labelledby="actions-h" node_ref=section on:click=on_click>
             <h2 id="actions-h">"Produce and consume"</h2>
             <div class="produce">
-                <label>"Value " <input type="text" aria-label="Value" maxlength="40" prop:value=value
-                    on:input=move |ev| value.set(event_target_value(&ev)) /></label>
-                <label>"Records " <input type="number" min="1" max="1000" aria-label="Records" prop:value=move || count.get().to_string()
-                    on:input=move |ev| count.set(event_target_value(&ev).parse().unwrap_or(1)) /></label>
+                <label>"Value " <input type="text" aria-label="Value" maxlength="40" value="v" /></label>
+                <label>"Records " <input type="number" min="1" max="1000" aria-label="Records" value="1" /></label>
                 <label>"acks "
-                    <select aria-label="acks" on:change=move |ev| acks.set(event_target_value(&ev))>
-                        <option value="all" selected=true>"all"</option>
+                    <select aria-label="acks">
+                        <option value="all" selected="">"all"</option>
                         <option value="1">"1"</option>
                         <option value="0">"0"</option>
                     </select>
                 </label>
-                <button on:click=produce aria-label="Produce">"Produce"</button>
+                <button data-act="produce" aria-label="Produce">"Produce"</button>
             </div>
             <div class="consume">
-                <button aria-label="Consume" on:click=move |_| ctx.act(Action::Consume { max_records: None, from_beginning: false })>"Consume"</button>
-                <button aria-label="Consume from the beginning" on:click=move |_| ctx.act(Action::Consume { max_records: None, from_beginning: true })>"From the beginning"</button>
+                <button aria-label="Consume" data-act="consume">"Consume"</button>
+                <button aria-label="Consume from the beginning" data-act="consume-all">"From the beginning"</button>
                 <span class="position">{move || position()}</span>
             </div>
             <div class="elections">
-                <button aria-label="Elect the preferred leader" on:click=move |_| ctx.act(Action::ElectPreferred)>"Elect the preferred leader"</button>
-                <button aria-label="Force an unclean election" class="danger" on:click=move |_| ctx.act(Action::ElectUnclean)>"Force an unclean election"</button>
+                <button aria-label="Elect the preferred leader" data-act="elect-preferred">"Elect the preferred leader"</button>
+                <button aria-label="Force an unclean election" class="danger" data-act="elect-unclean">"Force an unclean election"</button>
             </div>
         </section>
     }
@@ -432,6 +473,23 @@ const FILTERS: &[TraceKind] = &[
     TraceKind::Action,
     TraceKind::Loss,
 ];
+
+/// The event log's filters as markup: a checkbox per kind of [`FILTERS`], checked unless
+/// the kind is in `hidden`.
+fn filters_markup(hidden: &[TraceKind]) -> String {
+    let boxes: String = FILTERS
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let checked = if hidden.contains(k) { "" } else { " checked" };
+            format!(
+                r#"<label class="check"><input type="checkbox" aria-label="Show {name}" data-k="{i}"{checked}>{name}</label>"#,
+                name = kind_name(*k)
+            )
+        })
+        .collect();
+    format!("<legend>Show</legend>{boxes}")
+}
 
 /// The metrics shown, in order ([`metric_values`] gives their values). "Produce ok / failed"
 /// counts batches (a produce action's batch, or each of its records one by one): a batch
@@ -805,19 +863,20 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
                 }).collect_view()}
             </dl>
             <h3>"Event log " <span class="hint">"(newest at the bottom)"</span></h3>
-            <fieldset class="filters">
-                <legend>"Show"</legend>
-                {FILTERS.iter().map(|&k| view! {
-                    <label class="check">
-                        <input type="checkbox" aria-label=format!("Show {}", kind_name(k))
-                            prop:checked=move || !hidden.with(|h| h.contains(&k))
-                            on:change=move |ev| {
-                                let on = event_target_checked(&ev);
-                                hidden.update(|h| { h.retain(|x| *x != k); if !on { h.push(k); } });
-                            } />
-                        {kind_name(k)}
-                    </label>
-                }).collect_view()}
+            // Static markup and one change handler (each box carries its kind's index): the
+            // boxes are only ever changed by the reader, so nothing else sets them.
+            <fieldset class="filters" inner_html=filters_markup(&hidden.get_untracked())
+                on:change=move |ev| {
+                    use leptos::wasm_bindgen::JsCast;
+                    let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else {
+                        return;
+                    };
+                    let kind = input.get_attribute("data-k").and_then(|i| i.parse::<usize>().ok()).and_then(|i| FILTERS.get(i));
+                    if let Some(&k) = kind {
+                        let on = input.checked();
+                        hidden.update(|h| { h.retain(|x| *x != k); if !on { h.push(k); } });
+                    }
+                }>
             </fieldset>
             <ol class="log" aria-label="Event log" node_ref=log_ref on:scroll=on_log_scroll on:click=move |ev| on_cancel(ctx, ev)></ol>
         </section>

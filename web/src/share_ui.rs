@@ -211,7 +211,7 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
                 .map_or("", |(m, _)| *m)
         })
     };
-    let reset = move |_| {
+    let reset = move || {
         ctx.restart(
             default_scenario(),
             "Started over with the default scenario.".into(),
@@ -219,11 +219,11 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
         // Reset forgets the session: the next reload opens the default scenario.
         clear_session(ctx);
     };
-    let export = move |_| {
+    let export = move || {
         let json = ctx.pg.with_value(|pg| pg.to_scenario().to_json_pretty());
         download("watermark-scenario.json", &json, "application/json");
     };
-    let transcript = move |_| {
+    let transcript = move || {
         let text = ctx.pg.with_value(|pg| pg.current().transcript().join("\n"));
         download(
             "watermark-transcript.txt",
@@ -305,17 +305,23 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
             <div class="row">
                 <a class="preset-link" href=move || format!("{}?preset={}", base_presets, chosen.get())>"Link to this preset"</a>
             </div>
-            <div class="row">
+            // One click handler for the row's buttons (each names its action in `data-act`).
+            <div class="row" on:click=move |ev| match crate::panels::clicked_act(&ev).as_deref() {
+                Some("reset") => reset(),
+                Some("export") => export(),
+                Some("transcript") => transcript(),
+                _ => {}
+            }>
                 <button aria-label="Share" aria-expanded=move || open.get().to_string() on:click=move |_| {
                     open.update(|o| *o = !*o);
                     // A panel opened again has copied nothing yet.
                     link_copied.set(None);
                     snippet_copied.set(None);
                 }>"Share"</button>
-                <button aria-label="Reset" on:click=reset>"Reset"</button>
-                <button aria-label="Export scenario" on:click=export>"Export scenario"</button>
+                <button aria-label="Reset" data-act="reset">"Reset"</button>
+                <button aria-label="Export scenario" data-act="export">"Export scenario"</button>
                 <label class="file">"Import JSON " <input type="file" accept="application/json,.json" aria-label="Import scenario" on:change=import /></label>
-                <button aria-label="Download transcript" on:click=transcript>"Transcript"</button>
+                <button aria-label="Download transcript" data-act="transcript">"Transcript"</button>
             </div>
             {move || open.get().then(|| view! {
                 <div class="share-panel">
