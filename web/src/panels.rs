@@ -239,9 +239,8 @@ pub fn Settings(ctx: Ctx, undo: crate::undo::Undo) -> impl IntoView {
                 of(|s| s.config.min_insync_replicas.into()), number("min.insync.replicas"))}
             {slider("<code>replica.lag.time.max.ms</code> ", "replica.lag.time.max.ms", (500, Some(500)), Signal::stored(60000),
                 of(|s| s.config.replica_lag_time_max_ms), number("replica.lag.time.max.ms"))}
-            <ul class="warnings">
-                {move || warnings().into_iter().map(|w| view! { <li role="note">{w}</li> }).collect_view()}
-            </ul>
+            // Markup, not a view per line (a list of views is code of its own).
+            <ul class="warnings" inner_html=move || lines_markup(r#"<li role="note">"#, "</li>", &warnings())></ul>
             <dl class="calculator">
                 <dt>"Brokers that can fail with acks=all writes continuing"</dt>
                 <dd data-testid="can-fail">{move || calc().0}</dd>
@@ -883,6 +882,14 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
     }
 }
 
+/// Each line escaped, between `open` and `close`: a list of texts as one piece of markup.
+pub(crate) fn lines_markup(open: &str, close: &str, lines: &[String]) -> String {
+    lines
+        .iter()
+        .map(|l| format!("{open}{}{close}", crate::session::escape_attr(l)))
+        .collect()
+}
+
 /// A condition as a memo, for a part built while it holds and removed when it stops (what
 /// `<Show>` does): one function, so one memo's code for all of them.
 pub(crate) fn flag(when: Box<dyn Fn() -> bool + Send + Sync>) -> Memo<bool> {
@@ -924,9 +931,7 @@ pub fn Alarms(ctx: Ctx) -> impl IntoView {
             </div>
         })}
         {move || lost.get().then(|| view! {
-            <div class="loss" role="status" tabindex="0">
-                {move || losses.get().into_iter().map(|l| view! { <p>{l}</p> }).collect_view()}
-            </div>
+            <div class="loss" role="status" tabindex="0" inner_html=move || losses.with(|l| lines_markup("<p>", "</p>", l))></div>
         })}
         {move || noticed.get().then(|| view! {
             <p class="notice" role="status">

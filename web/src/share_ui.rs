@@ -285,19 +285,31 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
             );
         }
     };
+    let on_embed_option = move |ev: web_sys::Event| {
+        let Some(input) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        else {
+            return;
+        };
+        match input.get_attribute("aria-label").as_deref() {
+            Some("Start playing") => autoplay.set(input.checked()),
+            Some("Show time controls") => controls.set(input.checked()),
+            Some("Size to its content") => fit.set(input.checked()),
+            Some("Start time") => start.set(input.value().parse().ok()),
+            Some("Height") => height.set(input.value().parse().unwrap_or(480)),
+            _ => {}
+        }
+    };
     let base_presets = base.clone();
     view! {
         <section class="session" aria-labelledby="session-h">
             <h2 id="session-h">"Scenarios"</h2>
             <label class="preset-pick">
                 "Preset "
-                <select aria-label="Preset" on:change=open_preset>
-                    {PRESETS.iter().map(|p| {
-                        let title = preset(p.name).map(|s| s.title).unwrap_or_default();
-                        let name = p.name;
-                        view! { <option value=name selected=move || chosen.get() == name>{title}</option> }
-                    }).collect_view()}
-                </select>
+                // The options as markup, the chosen one selected: only the picker itself
+                // changes the choice afterwards.
+                <select aria-label="Preset" on:change=open_preset inner_html=presets_markup(&chosen.get_untracked())></select>
             </label>
             {move || chosen_preset().map(|s| view! {
                 <p class="preset-about">{s.description.clone()}<br/><small>"Source: "{s.source.clone()}</small></p>
@@ -324,29 +336,58 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
                 <button aria-label="Download transcript" data-act="transcript">"Transcript"</button>
             </div>
             {move || open.get().then(|| view! {
-                <div class="share-panel">
+                // One click handler for the copy buttons (each names its action in
+                // `data-act`) and one input handler for the embed's options: the controls are
+                // then markup, far less wasm than a view with handlers each.
+                <div class="share-panel" on:click=move |ev| match crate::panels::clicked_act(&ev).as_deref() {
+                    Some("copy-link") => copy_to_clipboard(link.get_untracked(), link_copied),
+                    Some("copy-snippet") => copy_to_clipboard(snippet.get_untracked(), snippet_copied),
+                    _ => {}
+                }>
                     <label for="share-link">"Link to this moment "<small>{move || format!("({} characters)", link.with(|l| l.len()))}</small></label>
                     <textarea id="share-link" readonly rows="3" aria-label="Share link" prop:value=link></textarea>
-                    <button aria-label="Copy link" on:click=move |_| copy_to_clipboard(link.get_untracked(), link_copied)>"Copy link"</button>
+                    <button aria-label="Copy link" data-act="copy-link">"Copy link"</button>
                     <span class="copied" role="status" data-testid="link-copied">{move || confirmation(link_copied, link)}</span>
                     <ScenarioWords ctx=ctx />
-                    <fieldset>
+                    <fieldset on:input=on_embed_option>
                         <legend>"Embed"</legend>
-                        <label class="check"><input type="checkbox" aria-label="Start playing" prop:checked=autoplay on:change=move |ev| autoplay.set(event_target_checked(&ev)) />"Start playing"</label>
-                        <label class="check"><input type="checkbox" aria-label="Show time controls" prop:checked=controls on:change=move |ev| controls.set(event_target_checked(&ev)) />"Show time controls"</label>
-                        <label>"Start at (ms) "<input type="number" min="0" aria-label="Start time" placeholder="now"
-                            on:input=move |ev| start.set(event_target_value(&ev).parse().ok()) /></label>
-                        <label class="check"><input type="checkbox" aria-label="Size to its content" prop:checked=fit on:change=move |ev| fit.set(event_target_checked(&ev)) />"Size to its content"</label>
-                        <label>{move || if fit.get() { "Height until loaded (px) " } else { "Height (px) " }}<input type="number" min="200" max="2000" aria-label="Height" prop:value=move || height.get().to_string()
-                            on:input=move |ev| height.set(event_target_value(&ev).parse().unwrap_or(480)) /></label>
+                        // The boxes as the options stand when the panel opens; only they
+                        // change the options afterwards.
+                        <label class="check" inner_html=check_markup("Start playing", autoplay.get_untracked())></label>
+                        <label class="check" inner_html=check_markup("Show time controls", controls.get_untracked())></label>
+                        <label>"Start at (ms) "<input type="number" min="0" aria-label="Start time" placeholder="now" /></label>
+                        <label class="check" inner_html=check_markup("Size to its content", fit.get_untracked())></label>
+                        <label>{move || if fit.get() { "Height until loaded (px) " } else { "Height (px) " }}<input type="number" min="200" max="2000" aria-label="Height" prop:value=move || height.get().to_string() /></label>
                         <textarea readonly rows="4" aria-label="Embed snippet" prop:value=snippet></textarea>
-                        <button aria-label="Copy embed snippet" on:click=move |_| copy_to_clipboard(snippet.get_untracked(), snippet_copied)>"Copy embed snippet"</button>
+                        <button aria-label="Copy embed snippet" data-act="copy-snippet">"Copy embed snippet"</button>
                         <span class="copied" role="status" data-testid="snippet-copied">{move || confirmation(snippet_copied, snippet)}</span>
                     </fieldset>
                 </div>
             })}
         </section>
     }
+}
+
+/// The preset picker's options, `chosen` selected.
+fn presets_markup(chosen: &str) -> String {
+    PRESETS
+        .iter()
+        .map(|p| {
+            let title = preset(p.name).map(|s| s.title).unwrap_or_default();
+            let selected = if p.name == chosen { " selected" } else { "" };
+            format!(
+                r#"<option value="{}"{selected}>{}</option>"#,
+                p.name,
+                session::escape_attr(&title)
+            )
+        })
+        .collect()
+}
+
+/// A checkbox of the embed's options and its label's text (static text of this file).
+fn check_markup(label: &str, checked: bool) -> String {
+    let checked = if checked { " checked" } else { "" };
+    format!(r#"<input type="checkbox" aria-label="{label}"{checked}>{label}"#)
 }
 
 /// The scenario's own words, which its link and embed carry: a title, and captions written
