@@ -393,6 +393,9 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
                 Some(None) => asking.set(true),
                 None => {}
             }
+        } else if target_with(&ev, "data-cancel").is_some() {
+            // The delay form's Cancel (handled here, with the layer's other clicks).
+            close(true);
         }
     };
     let on_key = move |ev: web_sys::KeyboardEvent| {
@@ -481,7 +484,7 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
                     <p class="field-error" id="slow-error" role="alert">{move || error.get()}</p>
                     <div class="row">
                         <button type="submit">{move || name(|id| format!("Slow broker {id}"))}</button>
-                        <button type="button" on:click=move |_| close(true)>"Cancel"</button>
+                        <button type="button" data-cancel="">"Cancel"</button>
                     </div>
                 </form>
             </div>

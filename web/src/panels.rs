@@ -30,7 +30,7 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
     let toggle = move |_| {
         ctx.with_pg(|pg| pg.playing = !pg.playing);
     };
-    let step = move |_| {
+    let step = move || {
         ctx.with_pg(|pg| {
             pg.playing = false;
             pg.step();
@@ -47,7 +47,7 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
             pg.seek(t);
         });
     };
-    let to_live = move |_| {
+    let to_live = move || {
         ctx.with_pg(|pg| {
             let t = pg.max_time();
             pg.seek(t);
@@ -131,11 +131,17 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
         })
     };
     view! {
-        <div class="timebar" role="group" aria-label="Time">
+        // Step and Back to live name their action in `data-act`: one click handler, and the
+        // buttons are markup.
+        <div class="timebar" role="group" aria-label="Time" on:click=move |ev| match clicked_act(&ev).as_deref() {
+            Some("step") => step(),
+            Some("live") => to_live(),
+            _ => {}
+        }>
             <button class="play" on:click=toggle aria-label=move || if playing() { "Pause" } else { "Play" }>
                 {move || if playing() { "❚❚ Pause" } else { "▶ Play" }}
             </button>
-            <button on:click=step aria-label="Step one event" title="Run the next event (→); Next step goes to a walkthrough's next caption">"Step one event ▸"</button>
+            <button data-act="step" aria-label="Step one event" title="Run the next event (→); Next step goes to a walkthrough's next caption">"Step one event ▸"</button>
             <label class="speed">
                 <span>"Speed "</span>
                 <input
@@ -168,7 +174,7 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
             <p class="expect-summary" data-testid="expectations" aria-live="polite" hidden=move || status.with(|s| s.expect.is_empty())>{move || expect_summary()}</p>
             // Built and removed, not a `<Show>` (less code, BENCHMARKS.md "Shipped size").
             {move || scrubbed.get().then(|| view! {
-                <button on:click=to_live aria-label="Back to the live run">"Back to live"</button>
+                <button data-act="live" aria-label="Back to the live run">"Back to live"</button>
                 <span class="scrub-note">"Viewing the past. Acting now discards what came after."</span>
             })}
         </div>
