@@ -250,7 +250,12 @@ pub fn App() -> impl IntoView {
     }
     let undo = Undo::new();
     view! {
-        <div class="app" data-wasm="ready" node_ref=root>
+        // The help's two buttons name their action in `data-act`: one click handler.
+        <div class="app" data-wasm="ready" node_ref=root on:click=move |ev| match crate::panels::clicked_act(&ev).as_deref() {
+            Some("help") => help.update(|h| *h = !*h),
+            Some("close-help") => help.set(false),
+            _ => {}
+        }>
             <header class="masthead">
                 <h1>"Watermark"</h1>
                 <span class="version" id="engine-version">{engine_version_label(watermark_engine::VERSION)}</span>
@@ -258,7 +263,7 @@ pub fn App() -> impl IntoView {
                     "Apache Kafka partition replication, simulated: the ISR, the high watermark, "
                     "acks and leader epochs, one message at a time."
                 </p>
-                <button class="help-button" aria-label="Keyboard shortcuts" on:click=move |_| help.update(|h| *h = !*h)>"?"</button>
+                <button class="help-button" aria-label="Keyboard shortcuts" data-act="help">"?"</button>
             </header>
             <Alarms ctx=ctx />
             <UndoBar ctx=ctx undo=undo />
@@ -287,7 +292,7 @@ pub fn App() -> impl IntoView {
                 <div class="help" role="dialog" aria-modal="false" aria-label="Keyboard shortcuts">
                     <h2>"Keyboard"</h2>
                     <dl inner_html=HELP_KEYS></dl>
-                    <button on:click=move |_| help.set(false)>"Close"</button>
+                    <button data-act="close-help">"Close"</button>
                 </div>
             })}
         </div>

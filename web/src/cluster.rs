@@ -1302,7 +1302,10 @@ pub fn Waiting(snap: RwSignal<Arc<Snapshot>>, tick: RwSignal<u64>) -> impl IntoV
         let now = tick.get();
         let texts: Vec<String> = snap.with(|s| {
             let hw = leader_of(s).map(|l| l.high_watermark);
-            wait_items(s).iter().map(|i| wait_text(i, hw, now)).collect()
+            wait_items(s)
+                .iter()
+                .map(|i| wait_text(i, hw, now))
+                .collect()
         });
         if let Some(ul) = list.get() {
             set_lines(&ul, &texts);

@@ -848,7 +848,8 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
         }
     };
     view! {
-        <section class="readouts" aria-labelledby="readouts-h">
+        // One click handler for the Cancel buttons of both lists.
+        <section class="readouts" aria-labelledby="readouts-h" on:click=move |ev| on_cancel(ctx, ev)>
             <h2 id="readouts-h">"In Kafka's words"</h2>
             <h3>"kafka-topics.sh --describe"</h3>
             <pre class="describe" aria-label="kafka-topics --describe">{move || snap.with(|sn| sn.describe.clone())}</pre>
@@ -860,7 +861,7 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
             // Rows keyed by sequence number and text (`RowList`): a new cluster's trace
             // numbers its lines from 0 again, and a key of the number alone kept the old
             // cluster's lines.
-            <ul class="results" aria-label="Produce results" node_ref=results_ref on:click=move |ev| on_cancel(ctx, ev)></ul>
+            <ul class="results" aria-label="Produce results" node_ref=results_ref></ul>
             <h3>"Metrics"</h3>
             <dl class="metrics">
                 {METRICS.iter().enumerate().map(|(i, k)| view! {
@@ -883,7 +884,7 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
                     }
                 }>
             </fieldset>
-            <ol class="log" aria-label="Event log" node_ref=log_ref on:scroll=on_log_scroll on:click=move |ev| on_cancel(ctx, ev)></ol>
+            <ol class="log" aria-label="Event log" node_ref=log_ref on:scroll=on_log_scroll></ol>
         </section>
     }
 }

@@ -204,7 +204,8 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
     });
     // A confirmation speaks of the text that was copied: it shows while that text is the one
     // shown (no effect to clear it: an effect is code of its own).
-    let confirmation = move |copied: RwSignal<Option<(&'static str, String)>>, text: Memo<String>| {
+    let confirmation = move |copied: RwSignal<Option<(&'static str, String)>>,
+                             text: Memo<String>| {
         copied.with(|c| {
             c.as_ref()
                 .filter(|(_, t)| text.with(|x| x == t))
@@ -405,7 +406,6 @@ fn ScenarioWords(ctx: Ctx) -> impl IntoView {
         ctx.status.track();
         ctx.pg.with_value(|pg| captions_markup(&pg.captions()))
     });
-    let draft = RwSignal::new(String::new());
     let set_title = move |ev: web_sys::Event| {
         let title = event_target_value(&ev);
         match ctx.with_pg(|pg| pg.set_title(&title)) {
@@ -413,11 +413,10 @@ fn ScenarioWords(ctx: Ctx) -> impl IntoView {
             _ => save_session(ctx),
         }
     };
-    let add = move |_| {
+    // The draft is read from its field when Add is pressed (nothing else sets it).
+    let add = move |draft: &web_sys::HtmlInputElement| {
         let at = ctx.clock.with_untracked(|c| c.now);
-        let made = ctx
-            .pg
-            .with_value(|pg| pg.with_caption(at, &draft.get_untracked()));
+        let made = ctx.pg.with_value(|pg| pg.with_caption(at, &draft.value()));
         match made {
             Ok((pg, dropped)) => {
                 let off = ctx.pg.with_value(|pg| pg.first_input_ms()).unwrap_or(0);
@@ -428,7 +427,7 @@ fn ScenarioWords(ctx: Ctx) -> impl IntoView {
                         geometry::format_clock(off)
                     ));
                 }
-                draft.set(String::new());
+                draft.set_value("");
                 ctx.replace(pg, note);
             }
             Err(e) => ctx.notice.set(Some(format!("Caption not added: {e}"))),
@@ -438,29 +437,40 @@ fn ScenarioWords(ctx: Ctx) -> impl IntoView {
         Ok(pg) => ctx.replace(pg, format!("Removed caption {}.", index + 1)),
         Err(e) => ctx.notice.set(Some(format!("Not removed: {e}"))),
     };
+    // One click handler for Add and the list's Remove buttons (each carries its caption's
+    // index): the draft's field and the button are then markup.
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        let target = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok());
+        let Some(target) = target else { return };
+        if let Some(i) = target
+            .get_attribute("data-remove")
+            .and_then(|i| i.parse().ok())
+        {
+            remove(i);
+        } else if target.get_attribute("data-act").as_deref() == Some("add-caption") {
+            let draft = target
+                .owner_document()
+                .and_then(|d| d.get_element_by_id("caption-draft"))
+                // A textarea: `value` is read and set by name, as an input's is.
+                .map(|e| e.unchecked_into::<web_sys::HtmlInputElement>());
+            if let Some(draft) = draft {
+                add(&draft);
+            }
+        }
+    };
     view! {
-        <fieldset class="words">
+        <fieldset class="words" on:click=on_click>
             <legend>"Title and captions"</legend>
             <label>"Title "<input type="text" maxlength="500" aria-label="Scenario title" placeholder="untitled"
                 prop:value=move || title.get() on:change=set_title /></label>
             <label for="caption-draft">{move || format!("Caption at {} ", geometry::format_clock(ctx.clock.with(|c| c.now)))}</label>
-            <textarea id="caption-draft" rows="2" maxlength="500" aria-label="Caption" placeholder="What a reader should notice at this moment"
-                prop:value=move || draft.get() on:input=move |ev| draft.set(event_target_value(&ev))></textarea>
-            <button on:click=add>"Add caption at this moment"</button>
-            // One piece of markup and one click handler for the list (a view per caption
-            // cost kilobytes of wasm): each Remove button carries its caption's index.
-            <ol class="captions" aria-label="Captions" inner_html=move || list.get()
-                on:click=move |ev| {
-                    let index = ev
-                        .target()
-                        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-                        .and_then(|e| e.get_attribute("data-remove"))
-                        .and_then(|i| i.parse().ok());
-                    if let Some(i) = index {
-                        remove(i);
-                    }
-                }>
-            </ol>
+            <textarea id="caption-draft" rows="2" maxlength="500" aria-label="Caption" placeholder="What a reader should notice at this moment"></textarea>
+            <button data-act="add-caption">"Add caption at this moment"</button>
+            // One piece of markup for the list (a view per caption cost kilobytes of wasm):
+            // each Remove button carries its caption's index.
+            <ol class="captions" aria-label="Captions" inner_html=move || list.get()></ol>
         </fieldset>
     }
 }
