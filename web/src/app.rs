@@ -175,7 +175,7 @@ pub fn App() -> impl IntoView {
         }
     };
     // One handler for the window's events, by their name: one listener's code instead of
-    // one per event type (BENCHMARKS.md, "Shipped size").
+    // one per event type (docs/ui.md, "Controls as markup").
     let on_window = move |e: web_sys::Event| {
         use wasm_bindgen::JsCast;
         match e.type_().as_str() {

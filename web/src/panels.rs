@@ -400,8 +400,8 @@ pub fn Actions(ctx: Ctx) -> impl IntoView {
     };
     // One click handler for the section's buttons (each names its action in `data-act`),
     // and the fields read when Produce is pressed: the controls are then static markup,
-    // which costs far less wasm than a view with a handler each (BENCHMARKS.md, "Shipped
-    // size").
+    // which costs far less wasm than a view with a handler each (docs/ui.md, "Controls as
+    // markup").
     let on_click = move |ev: leptos::ev::MouseEvent| {
         let consume = |from_beginning| Action::Consume {
             max_records: None,
