@@ -86,7 +86,7 @@ pub fn App() -> impl IntoView {
             session::restored_time(opening.scenario.end_ms, share_ui::stored_time().as_deref())
         })
     });
-    ctx.stored_is_current.set_value(opening.restored);
+    ctx.set_stored_is_current(opening.restored);
     if let Some(t) = start {
         ctx.pg.update_value(|pg| pg.run_to(t));
     }

@@ -367,12 +367,8 @@ pub(crate) fn clicked_act(ev: &leptos::ev::MouseEvent) -> Option<String> {
 #[component]
 pub fn Actions(ctx: Ctx) -> impl IntoView {
     let next = StoredValue::new(1u32);
-    let section = NodeRef::<leptos::html::Section>::new();
-    let produce = move || {
-        let Some(root) = section.get_untracked() else {
-            return;
-        };
-        let root: &web_sys::Element = &root;
+    // `root`: the section, where the click was handled.
+    let produce = move |root: &web_sys::Element| {
         let acks = match control_value(root, "[aria-label=acks]").as_str() {
             "0" => Acks::Zero,
             "1" => Acks::One,
@@ -407,12 +403,16 @@ pub fn Actions(ctx: Ctx) -> impl IntoView {
             max_records: None,
             from_beginning,
         };
-        match clicked_act(&ev).as_deref() {
-            Some("produce") => produce(),
-            Some("consume") => ctx.act(consume(false)),
-            Some("consume-all") => ctx.act(consume(true)),
-            Some("elect-preferred") => ctx.act(Action::ElectPreferred),
-            Some("elect-unclean") => ctx.act(Action::ElectUnclean),
+        use leptos::wasm_bindgen::JsCast;
+        let root = ev
+            .current_target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok());
+        match (clicked_act(&ev).as_deref(), root) {
+            (Some("produce"), Some(root)) => produce(&root),
+            (Some("consume"), _) => ctx.act(consume(false)),
+            (Some("consume-all"), _) => ctx.act(consume(true)),
+            (Some("elect-preferred"), _) => ctx.act(Action::ElectPreferred),
+            (Some("elect-unclean"), _) => ctx.act(Action::ElectUnclean),
             _ => {}
         }
     };
@@ -423,7 +423,7 @@ pub fn Actions(ctx: Ctx) -> impl IntoView {
         })
     };
     view! {
-        <section class="actions" aria-labelledby="actions-h" node_ref=section on:click=on_click>
+        <section class="actions" aria-labelledby="actions-h" on:click=on_click>
             <h2 id="actions-h">"Produce and consume"</h2>
             <div class="produce">
                 <label>"Value " <input type="text" aria-label="Value" maxlength="40" value="v" /></label>

@@ -53,7 +53,7 @@ pub fn stored_time() -> Option<String> {
 /// in an embed, which must not touch its host's storage). Encoding a long session takes
 /// milliseconds (JSON, deflate), so this runs after actions, not while playing.
 pub fn save_session(ctx: Ctx) {
-    ctx.dirty.set_value(false);
+    ctx.set_dirty(false);
     if ctx.embed {
         return;
     }
@@ -63,7 +63,7 @@ pub fn save_session(ctx: Ctx) {
     if let Some(s) = storage() {
         let _ = s.set_item(STORAGE_KEY, &link);
         let _ = s.set_item(TIME_KEY, &head.to_string());
-        ctx.stored_is_current.set_value(true);
+        ctx.set_stored_is_current(true);
     }
 }
 
@@ -72,14 +72,14 @@ pub fn save_session(ctx: Ctx) {
 /// whole session otherwise. Opening a link and leaving without doing anything keeps the
 /// stored session as it was.
 pub fn save_if_dirty(ctx: Ctx) {
-    if !ctx.dirty.get_value() {
+    if !ctx.dirty() {
         return;
     }
-    if !ctx.stored_is_current.get_value() {
+    if !ctx.stored_is_current() {
         save_session(ctx);
         return;
     }
-    ctx.dirty.set_value(false);
+    ctx.set_dirty(false);
     if ctx.embed {
         return;
     }
@@ -90,7 +90,7 @@ pub fn save_if_dirty(ctx: Ctx) {
 }
 
 fn clear_session(ctx: Ctx) {
-    ctx.stored_is_current.set_value(false);
+    ctx.set_stored_is_current(false);
     if let Some(s) = storage() {
         let _ = s.remove_item(STORAGE_KEY);
         let _ = s.remove_item(TIME_KEY);
