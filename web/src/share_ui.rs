@@ -167,7 +167,8 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
     let open = RwSignal::new(false);
     let autoplay = RwSignal::new(false);
     let controls = RwSignal::new(true);
-    let height = RwSignal::new(480u32);
+    // A u64, the type of another signal (each signal type is code of its own).
+    let height = RwSignal::new(480u64);
     let fit = RwSignal::new(true);
     let start = RwSignal::new(None::<u64>);
     let link_copied = RwSignal::new(None::<(&'static str, String)>);
@@ -196,7 +197,7 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
             autoplay: autoplay.get(),
             start_ms: start.get().unwrap_or(now),
             controls: controls.get(),
-            height: height.get(),
+            height: u32::try_from(height.get()).unwrap_or(480),
             fit: fit.get(),
         };
         ctx.pg
@@ -298,7 +299,7 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
             Some("Show time controls") => controls.set(input.checked()),
             Some("Size to its content") => fit.set(input.checked()),
             Some("Start time") => start.set(input.value().parse().ok()),
-            Some("Height") => height.set(input.value().parse().unwrap_or(480)),
+            Some("Height") => height.set(input.value().parse::<u32>().map_or(480, u64::from)),
             _ => {}
         }
     };
