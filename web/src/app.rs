@@ -230,7 +230,7 @@ pub fn App() -> impl IntoView {
                 <Alarms ctx=ctx />
                 <Walkthrough ctx=ctx />
                 {show_controls.then(|| view! { <TimeBar ctx=ctx /> })}
-                <ClusterView snap=ctx.snap clock=ctx.clock tick=ctx.tick lag_time_max_ms=lag_time_max_ms width=width />
+                <ClusterView snap=ctx.snap clock=ctx.clock tick=ctx.tick lag_time_max_ms=lag_time_max_ms width=width broker_ids=ctx.broker_ids />
                 <p class="embed-foot">
                     // Built and removed, not a `<Show>` (less code, BENCHMARKS.md "Shipped size").
                     {move || reader_can_pause.get().then(|| view! {
@@ -274,7 +274,7 @@ pub fn App() -> impl IntoView {
                     // Each lane's faults are in its menu; produce and consume sit right under
                     // the picture, so acting never scrolls it away.
                     <LaneMenus ctx=ctx>
-                        <ClusterView snap=ctx.snap clock=ctx.clock tick=ctx.tick lag_time_max_ms=lag_time_max_ms width=width />
+                        <ClusterView snap=ctx.snap clock=ctx.clock tick=ctx.tick lag_time_max_ms=lag_time_max_ms width=width broker_ids=ctx.broker_ids />
                     </LaneMenus>
                     <Actions ctx=ctx />
                     <Legend />

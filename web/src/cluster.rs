@@ -574,6 +574,7 @@ pub fn ClusterView(
     tick: RwSignal<u64>,
     lag_time_max_ms: Memo<u64>,
     width: RwSignal<f64>,
+    broker_ids: Memo<Vec<BrokerId>>,
 ) -> impl IntoView {
     let window = Memo::new(move |_| snap.with(|s| window_of(s, width.get())));
     let shift = move || geometry::translate(geometry::window_shift(window.get()), 0.0);
@@ -596,8 +597,6 @@ pub fn ClusterView(
             }
         });
     });
-    let broker_ids =
-        Memo::new(move |_| snap.with(|s| s.brokers.iter().map(|b| b.id).collect::<Vec<_>>()));
     // Messages in flight: a pool of slots (see `Flight`). One effect assigns the snapshot's
     // messages to slots; another moves the drawn ones each frame.
     let flow = NodeRef::<leptos::svg::G>::new();

@@ -237,10 +237,7 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
     let asking = RwSignal::new(false);
     let delay = RwSignal::new("5000".to_string());
     let error = RwSignal::new(None::<String>);
-    let ids = Memo::new(move |_| {
-        ctx.snap
-            .with(|s| s.brokers.iter().map(|b| b.id).collect::<Vec<_>>())
-    });
+    let ids = ctx.broker_ids;
     // The open menu's items, as its markup was last built from (the click reads them).
     let items = StoredValue::new(Vec::<Item>::new());
     let layer = NodeRef::<leptos::html::Div>::new();

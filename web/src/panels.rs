@@ -467,6 +467,11 @@ fn kind_name(k: TraceKind) -> &'static str {
     }
 }
 
+/// A kind's bit in a set of kinds.
+fn kind_bit(k: TraceKind) -> u64 {
+    1 << (k as u64)
+}
+
 const FILTERS: &[TraceKind] = &[
     TraceKind::Isr,
     TraceKind::Election,
@@ -480,13 +485,13 @@ const FILTERS: &[TraceKind] = &[
 ];
 
 /// The event log's filters as markup: a checkbox per kind of [`FILTERS`], checked unless
-/// the kind is in `hidden`.
-fn filters_markup(hidden: &[TraceKind]) -> String {
+/// the kind is in `hidden` (a set of [`kind_bit`]s).
+fn filters_markup(hidden: u64) -> String {
     let boxes: String = FILTERS
         .iter()
         .enumerate()
         .map(|(i, k)| {
-            let checked = if hidden.contains(k) { "" } else { " checked" };
+            let checked = if hidden & kind_bit(*k) != 0 { "" } else { " checked" };
             format!(
                 r#"<label class="check"><input type="checkbox" aria-label="Show {name}" data-k="{i}"{checked}>{name}</label>"#,
                 name = kind_name(*k)
@@ -757,7 +762,9 @@ pub fn follow_log() {
 #[component]
 pub fn Readouts(ctx: Ctx) -> impl IntoView {
     let snap = ctx.snap;
-    let hidden = RwSignal::new(vec![TraceKind::Broker]);
+    // The kinds hidden, as a set of bits: a u64, the type of another signal (each signal
+    // type is code of its own).
+    let hidden = RwSignal::new(kind_bit(TraceKind::Broker));
     let epochs = move || {
         snap.with(|sn| {
             sn.brokers
@@ -793,7 +800,7 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
             let mut v: Vec<Row> = l
                 .iter()
                 .rev()
-                .filter(|e| !hidden.contains(&e.3))
+                .filter(|e| hidden & kind_bit(e.3) == 0)
                 .take(200)
                 .cloned()
                 .collect();
@@ -871,7 +878,7 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
             <h3>"Event log " <span class="hint">"(newest at the bottom)"</span></h3>
             // Static markup and one change handler (each box carries its kind's index): the
             // boxes are only ever changed by the reader, so nothing else sets them.
-            <fieldset class="filters" inner_html=filters_markup(&hidden.get_untracked())
+            <fieldset class="filters" inner_html=filters_markup(hidden.get_untracked())
                 on:change=move |ev| {
                     use leptos::wasm_bindgen::JsCast;
                     let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else {
@@ -880,7 +887,7 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
                     let kind = input.get_attribute("data-k").and_then(|i| i.parse::<usize>().ok()).and_then(|i| FILTERS.get(i));
                     if let Some(&k) = kind {
                         let on = input.checked();
-                        hidden.update(|h| { h.retain(|x| *x != k); if !on { h.push(k); } });
+                        hidden.update(|h| if on { *h &= !kind_bit(k) } else { *h |= kind_bit(k) });
                     }
                 }>
             </fieldset>

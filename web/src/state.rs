@@ -14,6 +14,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use watermark_engine::snapshot::Snapshot;
 use watermark_engine::trace::TraceEvent;
+use watermark_engine::types::BrokerId;
 use watermark_engine::{Action, Config, Scenario};
 
 use crate::model::{ExpectMark, Marker, Playground};
@@ -68,6 +69,9 @@ pub struct Ctx {
     pub notice: RwSignal<Option<String>>,
     /// Width available to the cluster view.
     pub width: RwSignal<f64>,
+    /// The brokers of the shown cluster, in order: for the lanes and their menus (one memo
+    /// for both).
+    pub broker_ids: Memo<Vec<BrokerId>>,
     /// Embedded in another page: never touches storage or the URL.
     pub embed: bool,
     /// What publishing and saving remember between calls: one stored value, not one per
@@ -133,18 +137,23 @@ fn status_of(pg: &Playground) -> Status {
 
 impl Ctx {
     pub fn new(pg: Playground, width: f64, embed: bool) -> Self {
-        let snap = pg.current().snapshot_tail(crate::geometry::SNAPSHOT_TAIL);
+        let snap = RwSignal::new(Arc::new(
+            pg.current().snapshot_tail(crate::geometry::SNAPSHOT_TAIL),
+        ));
         let clock = clock_of(&pg);
         let status = status_of(&pg);
         Ctx {
             pg: StoredValue::new(pg),
-            snap: RwSignal::new(Arc::new(snap)),
+            snap,
             clock: RwSignal::new(clock),
             tick: RwSignal::new(tick_of(clock.now)),
             status: RwSignal::new(status),
             log: RwSignal::new(Arc::new(vec![])),
             notice: RwSignal::new(None),
             width: RwSignal::new(width),
+            broker_ids: Memo::new(move |_| {
+                snap.with(|s| s.brokers.iter().map(|b| b.id).collect::<Vec<_>>())
+            }),
             embed,
             book: StoredValue::new(Book {
                 dirty: false,
