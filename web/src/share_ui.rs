@@ -170,7 +170,9 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
     // A u64, the type of another signal (each signal type is code of its own).
     let height = RwSignal::new(480u64);
     let fit = RwSignal::new(true);
-    let start = RwSignal::new(None::<u64>);
+    // The start time's text as typed, read when the snippet is made: an Option<String>, the
+    // type of another signal (each signal type is code of its own).
+    let start = RwSignal::new(None::<String>);
     let link_copied = RwSignal::new(None::<(&'static str, String)>);
     let snippet_copied = RwSignal::new(None::<(&'static str, String)>);
     let base = page_base();
@@ -195,7 +197,7 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
         ctx.snap.track();
         let o = EmbedOptions {
             autoplay: autoplay.get(),
-            start_ms: start.get().unwrap_or(now),
+            start_ms: start.with(|t| t.as_deref().and_then(|t| t.parse().ok()).unwrap_or(now)),
             controls: controls.get(),
             height: u32::try_from(height.get()).unwrap_or(480),
             fit: fit.get(),
@@ -298,7 +300,7 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
             Some("Start playing") => autoplay.set(input.checked()),
             Some("Show time controls") => controls.set(input.checked()),
             Some("Size to its content") => fit.set(input.checked()),
-            Some("Start time") => start.set(input.value().parse().ok()),
+            Some("Start time") => start.set(Some(input.value())),
             Some("Height") => height.set(input.value().parse::<u32>().map_or(480, u64::from)),
             _ => {}
         }
