@@ -124,18 +124,31 @@ fn download(filename: &str, text: &str, mime: &str) {
 /// Copies `text` and says how it went in `status`: "Copied." when the browser took it, or
 /// what to do instead when it refused (no permission, or no secure context). The status is
 /// shown while the text it speaks of is the one shown (see `SessionPanel`).
-fn copy_to_clipboard(text: String, status: RwSignal<Option<(&'static str, String)>>) {
+fn copy_to_clipboard(text: String, status: Copied) {
     let Some(w) = web_sys::window() else { return };
     let promise = w.navigator().clipboard().write_text(&text);
     leptos::task::spawn_local(async move {
         let copied = wasm_bindgen_futures::JsFuture::from(promise).await.is_ok();
-        let said = if copied {
-            "Copied."
-        } else {
-            "The browser did not allow copying: select the text and press Ctrl+C."
-        };
-        status.set(Some((said, text)));
+        status.refused.set(!copied);
+        status.text.set(Some(text));
     });
+}
+
+/// What a copy button last copied, and whether the browser refused it: signals of types the
+/// page has (each signal type is code of its own).
+#[derive(Clone, Copy)]
+struct Copied {
+    text: RwSignal<Option<String>>,
+    refused: RwSignal<bool>,
+}
+
+impl Copied {
+    fn new() -> Self {
+        Copied {
+            text: RwSignal::new(None),
+            refused: RwSignal::new(false),
+        }
+    }
 }
 
 /// A caption as shown: once the person has acted (at `first_input_ms`), the run is no
@@ -173,8 +186,8 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
     // The start time's text as typed, read when the snippet is made: an Option<String>, the
     // type of another signal (each signal type is code of its own).
     let start = RwSignal::new(None::<String>);
-    let link_copied = RwSignal::new(None::<(&'static str, String)>);
-    let snippet_copied = RwSignal::new(None::<(&'static str, String)>);
+    let link_copied = Copied::new();
+    let snippet_copied = Copied::new();
     let base = page_base();
     let base_link = base.clone();
     let link = Memo::new(move |_| {
@@ -207,13 +220,15 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
     });
     // A confirmation speaks of the text that was copied: it shows while that text is the one
     // shown (no effect to clear it: an effect is code of its own).
-    let confirmation = move |copied: RwSignal<Option<(&'static str, String)>>,
-                             text: Memo<String>| {
-        copied.with(|c| {
-            c.as_ref()
-                .filter(|(_, t)| text.with(|x| x == t))
-                .map_or("", |(m, _)| *m)
-        })
+    let confirmation = move |copied: Copied, text: Memo<String>| {
+        let shown = copied
+            .text
+            .with(|c| c.as_ref().is_some_and(|t| text.with(|x| x == t)));
+        match (shown, copied.refused.get()) {
+            (false, _) => "",
+            (true, false) => "Copied.",
+            (true, true) => "The browser did not allow copying: select the text and press Ctrl+C.",
+        }
     };
     let reset = move || {
         ctx.restart(
@@ -331,8 +346,8 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
                 <button aria-label="Share" aria-expanded=move || open.get().to_string() on:click=move |_| {
                     open.update(|o| *o = !*o);
                     // A panel opened again has copied nothing yet.
-                    link_copied.set(None);
-                    snippet_copied.set(None);
+                    link_copied.text.set(None);
+                    snippet_copied.text.set(None);
                 }>"Share"</button>
                 <button aria-label="Reset" data-act="reset">"Reset"</button>
                 <button aria-label="Export scenario" data-act="export">"Export scenario"</button>
