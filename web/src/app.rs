@@ -6,7 +6,6 @@
 // (BENCHMARKS.md, "Shipped size").
 #![allow(clippy::redundant_closure)]
 
-use leptos::ev;
 use leptos::prelude::*;
 
 use crate::cluster::{ClusterView, Waiting};
@@ -87,7 +86,7 @@ pub fn App() -> impl IntoView {
             session::restored_time(opening.scenario.end_ms, share_ui::stored_time().as_deref())
         })
     });
-    ctx.stored_is_current.set_value(opening.restored);
+    ctx.set_stored_is_current(opening.restored);
     if let Some(t) = start {
         ctx.pg.update_value(|pg| pg.run_to(t));
     }
@@ -120,16 +119,6 @@ pub fn App() -> impl IntoView {
             }
         }
     });
-    let hide = window_event_listener_untyped("pagehide", move |_| share_ui::save_if_dirty(ctx));
-    let resize = window_event_listener(ev::resize, move |_| {
-        width.set(stage_width(embed));
-        ctx.publish();
-    });
-    let messages = window_event_listener(ev::message, move |e: web_sys::MessageEvent| {
-        if embed {
-            share_ui::handle_host_message(ctx, &e.data());
-        }
-    });
     // An embed without time controls can still be paused by its reader: a Pause button
     // while it plays (and Space), then Play to go on from there. One that was never playing
     // stays a still picture, as its author asked.
@@ -140,7 +129,7 @@ pub fn App() -> impl IntoView {
         ctx.with_pg(|pg| pg.playing = !was_playing);
         reader_paused.set(was_playing);
     };
-    let keys = window_event_listener(ev::keydown, move |e| {
+    let on_key = move |e: &web_sys::KeyboardEvent| {
         if embed && !show_controls {
             if e.key() == " " && (playing.get_untracked() || reader_paused.get_untracked()) {
                 e.prevent_default();
@@ -158,7 +147,7 @@ pub fn App() -> impl IntoView {
             help.set(false);
             return;
         }
-        if typing_in_a_field(&e) {
+        if typing_in_a_field(e) {
             // Space and arrows belong to the focused control (buttons, sliders, fields).
             return;
         }
@@ -184,13 +173,29 @@ pub fn App() -> impl IntoView {
             }
             _ => {}
         }
-    });
-    on_cleanup(move || {
-        resize.remove();
-        keys.remove();
-        messages.remove();
-        hide.remove();
-    });
+    };
+    // One handler for the window's events, by their name: one listener's code instead of
+    // one per event type (docs/ui.md, "Controls as markup").
+    let on_window = move |e: web_sys::Event| {
+        use wasm_bindgen::JsCast;
+        match e.type_().as_str() {
+            "pagehide" => share_ui::save_if_dirty(ctx),
+            "resize" => {
+                width.set(stage_width(embed));
+                ctx.publish();
+            }
+            "message" => {
+                if embed {
+                    let data = e.unchecked_ref::<web_sys::MessageEvent>().data();
+                    share_ui::handle_host_message(ctx, &data);
+                }
+            }
+            _ => on_key(e.unchecked_ref()),
+        }
+    };
+    let listeners = ["pagehide", "resize", "message", "keydown"]
+        .map(|name| window_event_listener_untyped(name, on_window));
+    on_cleanup(move || listeners.into_iter().for_each(|l| l.remove()));
 
     // The scenario's title names the page (and an embed shows it above the picture).
     let title = Memo::new(move |_| {
@@ -225,7 +230,7 @@ pub fn App() -> impl IntoView {
                 <Alarms ctx=ctx />
                 <Walkthrough ctx=ctx />
                 {show_controls.then(|| view! { <TimeBar ctx=ctx /> })}
-                <ClusterView snap=ctx.snap clock=ctx.clock tick=ctx.tick lag_time_max_ms=lag_time_max_ms width=width />
+                <ClusterView snap=ctx.snap clock=ctx.clock tick=ctx.tick lag_time_max_ms=lag_time_max_ms width=width broker_ids=ctx.broker_ids />
                 <p class="embed-foot">
                     // Built and removed, not a `<Show>` (less code, BENCHMARKS.md "Shipped size").
                     {move || reader_can_pause.get().then(|| view! {
@@ -245,7 +250,12 @@ pub fn App() -> impl IntoView {
     }
     let undo = Undo::new();
     view! {
-        <div class="app" data-wasm="ready" node_ref=root>
+        // The help's two buttons name their action in `data-act`: one click handler.
+        <div class="app" data-wasm="ready" node_ref=root on:click=move |ev| match crate::panels::clicked_act(&ev).as_deref() {
+            Some("help") => help.update(|h| *h = !*h),
+            Some("close-help") => help.set(false),
+            _ => {}
+        }>
             <header class="masthead">
                 <h1>"Watermark"</h1>
                 <span class="version" id="engine-version">{engine_version_label(watermark_engine::VERSION)}</span>
@@ -253,7 +263,7 @@ pub fn App() -> impl IntoView {
                     "Apache Kafka partition replication, simulated: the ISR, the high watermark, "
                     "acks and leader epochs, one message at a time."
                 </p>
-                <button class="help-button" aria-label="Keyboard shortcuts" on:click=move |_| help.update(|h| *h = !*h)>"?"</button>
+                <button class="help-button" aria-label="Keyboard shortcuts" data-act="help">"?"</button>
             </header>
             <Alarms ctx=ctx />
             <UndoBar ctx=ctx undo=undo />
@@ -264,7 +274,7 @@ pub fn App() -> impl IntoView {
                     // Each lane's faults are in its menu; produce and consume sit right under
                     // the picture, so acting never scrolls it away.
                     <LaneMenus ctx=ctx>
-                        <ClusterView snap=ctx.snap clock=ctx.clock tick=ctx.tick lag_time_max_ms=lag_time_max_ms width=width />
+                        <ClusterView snap=ctx.snap clock=ctx.clock tick=ctx.tick lag_time_max_ms=lag_time_max_ms width=width broker_ids=ctx.broker_ids />
                     </LaneMenus>
                     <Actions ctx=ctx />
                     <Legend />
@@ -282,7 +292,7 @@ pub fn App() -> impl IntoView {
                 <div class="help" role="dialog" aria-modal="false" aria-label="Keyboard shortcuts">
                     <h2>"Keyboard"</h2>
                     <dl inner_html=HELP_KEYS></dl>
-                    <button on:click=move |_| help.set(false)>"Close"</button>
+                    <button data-act="close-help">"Close"</button>
                 </div>
             })}
         </div>

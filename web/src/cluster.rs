@@ -574,6 +574,7 @@ pub fn ClusterView(
     tick: RwSignal<u64>,
     lag_time_max_ms: Memo<u64>,
     width: RwSignal<f64>,
+    broker_ids: Memo<Vec<BrokerId>>,
 ) -> impl IntoView {
     let window = Memo::new(move |_| snap.with(|s| window_of(s, width.get())));
     let shift = move || geometry::translate(geometry::window_shift(window.get()), 0.0);
@@ -596,8 +597,6 @@ pub fn ClusterView(
             }
         });
     });
-    let broker_ids =
-        Memo::new(move |_| snap.with(|s| s.brokers.iter().map(|b| b.id).collect::<Vec<_>>()));
     // Messages in flight: a pool of slots (see `Flight`). One effect assigns the snapshot's
     // messages to slots; another moves the drawn ones each frame.
     let flow = NodeRef::<leptos::svg::G>::new();
@@ -1294,47 +1293,54 @@ fn waiting_summary(items: &[WaitItem]) -> String {
 /// of a second (`Ctx::tick`), not every frame.
 #[component]
 pub fn Waiting(snap: RwSignal<Arc<Snapshot>>, tick: RwSignal<u64>) -> impl IntoView {
-    let items = Memo::new(move |_| {
-        snap.with(|s| {
-            let mut out: Vec<WaitItem> = s
-                .purgatory
-                .iter()
-                .map(|p| WaitItem::Purgatory {
-                    broker: p.broker,
-                    request_id: p.request_id,
-                    first_offset: p.first_offset,
-                    required_offset: p.required_offset,
-                    deadline_ms: p.deadline_ms,
-                })
-                .collect();
-            out.extend(s.held_fetches.iter().map(|h| WaitItem::HeldFetch {
-                leader: h.leader,
-                replica: h.replica,
-                fetch_offset: h.fetch_offset,
-                deadline_ms: h.deadline_ms,
-            }));
-            out
-        })
-    });
     let list = NodeRef::<leptos::html::Ul>::new();
-    // `set_lines` sets a line's text only where it changed.
+    // `set_lines` sets a line's text only where it changed. The items are read from the
+    // snapshot where they are needed, not kept in a memo (a memo of another type is
+    // kilobytes of wasm of its own).
     Effect::new(move |_| {
-        let hw = snap.with(|s| leader_of(s).map(|l| l.high_watermark));
         let now = tick.get();
-        let texts: Vec<String> = items.with(|v| v.iter().map(|i| wait_text(i, hw, now)).collect());
+        let texts: Vec<String> = snap.with(|s| {
+            let hw = leader_of(s).map(|l| l.high_watermark);
+            wait_items(s)
+                .iter()
+                .map(|i| wait_text(i, hw, now))
+                .collect()
+        });
         if let Some(ul) = list.get() {
             set_lines(&ul, &texts);
         }
     });
     view! {
         <div class="waiting-box">
-            <p class="waiting-summary">{move || items.with(|i| waiting_summary(i))}</p>
+            <p class="waiting-summary">{move || snap.with(|s| waiting_summary(&wait_items(s)))}</p>
             // Lines are kept by position and rewritten in place (`set_lines`): at 10× and
             // faster requests come and go every frame or two, and a line per request was
             // created and removed each time (docs/ui.md, "Rules that keep frames cheap").
             <ul class="waiting" aria-label="Waiting requests" node_ref=list></ul>
         </div>
     }
+}
+
+/// What waits in `s`: the produce requests in purgatory, then the held fetches.
+fn wait_items(s: &Snapshot) -> Vec<WaitItem> {
+    let mut out: Vec<WaitItem> = s
+        .purgatory
+        .iter()
+        .map(|p| WaitItem::Purgatory {
+            broker: p.broker,
+            request_id: p.request_id,
+            first_offset: p.first_offset,
+            required_offset: p.required_offset,
+            deadline_ms: p.deadline_ms,
+        })
+        .collect();
+    out.extend(s.held_fetches.iter().map(|h| WaitItem::HeldFetch {
+        leader: h.leader,
+        replica: h.replica,
+        fetch_offset: h.fetch_offset,
+        deadline_ms: h.deadline_ms,
+    }));
+    out
 }
 
 /// Makes `list`'s children one `<li>` per line with that text, keeping the lines it has by

@@ -98,7 +98,7 @@ fn frame(ctx: Ctx, last: f64) {
         ctx.publish_frame(now);
     }
     if moved {
-        ctx.dirty.set_value(true);
+        ctx.set_dirty(true);
         if now - l.saved_at >= SAVE_EVERY_MS {
             share_ui::save_if_dirty(ctx);
             l.saved_at = now;

@@ -237,10 +237,7 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
     let asking = RwSignal::new(false);
     let delay = RwSignal::new("5000".to_string());
     let error = RwSignal::new(None::<String>);
-    let ids = Memo::new(move |_| {
-        ctx.snap
-            .with(|s| s.brokers.iter().map(|b| b.id).collect::<Vec<_>>())
-    });
+    let ids = ctx.broker_ids;
     // The open menu's items, as its markup was last built from (the click reads them).
     let items = StoredValue::new(Vec::<Item>::new());
     let layer = NodeRef::<leptos::html::Div>::new();
@@ -259,83 +256,86 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
             focus(&t);
         }
     };
-    // The buttons change with the lanes and the width only.
-    Effect::new(move |_| {
+    // The buttons change with the lanes and the width only; the open menu's button says it
+    // is expanded. One effect (each effect is code of its own): it remembers the buttons'
+    // markup and the menu it marked.
+    Effect::new(move |prev: Option<(String, Option<BrokerId>)>| {
         let html = buttons_markup(&ids.get(), ctx.width.get());
-        if let Some(l) = layer.get() {
+        let now = open.get();
+        let Some(l) = layer.get() else {
+            return (String::new(), now);
+        };
+        let (drawn, before) = prev.unwrap_or_default();
+        if drawn != html {
             if let Some(b) = find(&l, ".lane-buttons") {
                 b.set_inner_html(&html);
             }
         }
-    });
-    Effect::new(move |prev: Option<Option<BrokerId>>| {
-        let now = open.get();
-        ids.track();
-        if let Some(l) = layer.get() {
-            for (id, v) in [(prev.flatten(), "false"), (now, "true")] {
-                if let Some(b) = id.and_then(|id| find(&l, &format!("[data-broker=\"{id}\"]"))) {
-                    let _ = b.set_attribute("aria-expanded", v);
-                }
+        for (id, v) in [(before, "false"), (now, "true")] {
+            if let Some(b) = id.and_then(|id| find(&l, &format!("[data-broker=\"{id}\"]"))) {
+                let _ = b.set_attribute("aria-expanded", v);
             }
         }
-        now
+        (html, now)
     });
     // The items: rebuilt when one changes (the clock runs while the menu is open), keeping
-    // the focus on the item it was on; on opening, the first enabled item takes it.
-    Effect::new(move |_| {
-        let now = open
-            .get()
+    // the focus on the item it was on; on opening, the first enabled item takes it. Then the
+    // delay form, whose field takes the focus when the form is shown (it remembers whether
+    // it was, and for which broker, so a new snapshot does not select the field again).
+    Effect::new(move |prev: Option<(bool, Option<BrokerId>)>| {
+        let id = open.get();
+        let now = id
             .map(|id| ctx.snap.with(|s| menu_items(s, id)))
             .unwrap_or_default();
-        let shown = open.get().is_some() && !asking.get();
+        let asked = asking.get();
+        let shown = id.is_some() && !asked;
         layer.track();
-        let Some(m) = part(".menu[role=menu]") else {
-            return;
-        };
-        // Shown here, before the focus moves in (a hidden item takes no focus).
-        let _ = if shown {
-            m.remove_attribute("hidden")
-        } else {
-            m.set_attribute("hidden", "")
-        };
-        if items.with_value(|v| *v != now) || m.child_element_count() == 0 {
-            let doc = m.owner_document();
-            let active = doc
-                .as_ref()
+        if let Some(m) = part(".menu[role=menu]") {
+            // Shown here, before the focus moves in (a hidden item takes no focus).
+            let _ = if shown {
+                m.remove_attribute("hidden")
+            } else {
+                m.set_attribute("hidden", "")
+            };
+            if items.with_value(|v| *v != now) || m.child_element_count() == 0 {
+                let doc = m.owner_document();
+                let active = doc
+                    .as_ref()
+                    .and_then(|d| d.active_element())
+                    .filter(|a| m.contains(Some(a)))
+                    .and_then(|a| a.get_attribute("data-i"));
+                m.set_inner_html(&items_markup(&now));
+                items.set_value(now);
+                if let Some(el) = active.and_then(|i| find(&m, &format!("[data-i=\"{i}\"]"))) {
+                    focus(&el);
+                }
+            }
+            let inside = m
+                .owner_document()
                 .and_then(|d| d.active_element())
-                .filter(|a| m.contains(Some(a)))
-                .and_then(|a| a.get_attribute("data-i"));
-            m.set_inner_html(&items_markup(&now));
-            items.set_value(now);
-            if let Some(el) = active.and_then(|i| find(&m, &format!("[data-i=\"{i}\"]"))) {
-                focus(&el);
+                .is_some_and(|a| m.contains(Some(&a)));
+            if shown && !inside {
+                move_focus(&m, i32::MIN);
             }
         }
-        let inside = m
-            .owner_document()
-            .and_then(|d| d.active_element())
-            .is_some_and(|a| m.contains(Some(&a)));
-        if shown && !inside {
-            move_focus(&m, i32::MIN);
-        }
-    });
-    // The delay form, and the focus in its field.
-    Effect::new(move |_| {
-        let shown = asking.get() && open.get().is_some();
-        layer.track();
+        let form_shown = asked && id.is_some();
         if let (Some(f), Some(input)) = (part("form"), part("form input")) {
-            let _ = if shown {
+            let _ = if form_shown {
                 f.remove_attribute("hidden")
             } else {
                 f.set_attribute("hidden", "")
             };
-            if shown {
+            if form_shown && prev != Some((true, id)) {
                 focus(&input);
                 if let Some(i) = input.dyn_ref::<web_sys::HtmlInputElement>() {
                     i.select();
                 }
             }
+        } else {
+            // Not drawn yet: the focus goes in once it is.
+            return (false, id);
         }
+        (form_shown, id)
     });
     let place_menu = move || {
         let list = ids.get();
@@ -393,6 +393,9 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
                 Some(None) => asking.set(true),
                 None => {}
             }
+        } else if target_with(&ev, "data-cancel").is_some() {
+            // The delay form's Cancel (handled here, with the layer's other clicks).
+            close(true);
         }
     };
     let on_key = move |ev: web_sys::KeyboardEvent| {
@@ -481,7 +484,7 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
                     <p class="field-error" id="slow-error" role="alert">{move || error.get()}</p>
                     <div class="row">
                         <button type="submit">{move || name(|id| format!("Slow broker {id}"))}</button>
-                        <button type="button" on:click=move |_| close(true)>"Cancel"</button>
+                        <button type="button" data-cancel="">"Cancel"</button>
                     </div>
                 </form>
             </div>

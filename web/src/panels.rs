@@ -30,7 +30,7 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
     let toggle = move |_| {
         ctx.with_pg(|pg| pg.playing = !pg.playing);
     };
-    let step = move |_| {
+    let step = move || {
         ctx.with_pg(|pg| {
             pg.playing = false;
             pg.step();
@@ -47,7 +47,7 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
             pg.seek(t);
         });
     };
-    let to_live = move |_| {
+    let to_live = move || {
         ctx.with_pg(|pg| {
             let t = pg.max_time();
             pg.seek(t);
@@ -57,21 +57,24 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
     let scrubbed = flag(Box::new(move || status.with(|s| s.scrubbed)));
     // The markers sit at their own times on an axis that stretches with the run (the
     // viewBox), so a playing run changes one attribute, not every marker.
-    let markers = Memo::new(move |_| status.with(|s| s.markers.clone()));
+    // The markers and the expectations are read from `status` itself, not a memo each: it
+    // changes only when the controls' state does (a memo of another type is kilobytes of
+    // wasm of its own).
     let axis = move || format!("0 0 {} 12", clock.with(|c| c.max_time.max(1)));
-    let expects = Memo::new(move |_| status.with(|s| s.expect.clone()));
     // How many expectations the shown moment has reached: which ones follows from it (all
-    // those at or before the moment), so the marks and the summary change only with it.
+    // those at or before the moment), so the marks and the summary change only with it. A
+    // u64, the type of another memo of the page.
     let reached = Memo::new(move |_| {
         let now = clock.with(|c| c.now);
-        expects.with(|e| e.iter().filter(|x| x.at <= now).count())
+        status.with(|s| s.expect.iter().filter(|x| x.at <= now).count() as u64)
     });
     // The run's markers as one piece of SVG markup, as the expectations' marks are: they
     // change only when a marker is added, and a keyed list of them was its own
     // monomorphization of `<For>` (BENCHMARKS.md, "Shipped size").
     let markers_svg = move || {
-        markers.with(|ms| {
-            ms.iter()
+        status.with(|s| {
+            s.markers
+                .iter()
                 .map(|m| {
                     format!(
                         r#"<line class="{}" x1="{t}" x2="{t}" y1="0" y2="12" vector-effect="non-scaling-stroke"><title>{} {}</title></line>"#,
@@ -89,8 +92,9 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
     let expect_svg = move || {
         reached.track();
         let now = clock.with_untracked(|c| c.now);
-        expects.with(|e| {
-            e.iter()
+        status.with(|s| {
+            s.expect
+                .iter()
                 .map(|x| {
                     let class = match x.met {
                         Some(true) if x.at <= now => "met",
@@ -109,7 +113,8 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
     let expect_summary = move || {
         reached.track();
         let now = clock.with_untracked(|c| c.now);
-        expects.with(|e| {
+        status.with(|s| {
+            let e = &s.expect;
             let passed = || e.iter().filter(|x| x.at <= now);
             let met = passed().filter(|x| x.met == Some(true)).count();
             let unmet: Vec<_> = passed().filter(|x| x.met == Some(false)).collect();
@@ -126,11 +131,17 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
         })
     };
     view! {
-        <div class="timebar" role="group" aria-label="Time">
+        // Step and Back to live name their action in `data-act`: one click handler, and the
+        // buttons are markup.
+        <div class="timebar" role="group" aria-label="Time" on:click=move |ev| match clicked_act(&ev).as_deref() {
+            Some("step") => step(),
+            Some("live") => to_live(),
+            _ => {}
+        }>
             <button class="play" on:click=toggle aria-label=move || if playing() { "Pause" } else { "Play" }>
                 {move || if playing() { "❚❚ Pause" } else { "▶ Play" }}
             </button>
-            <button on:click=step aria-label="Step one event" title="Run the next event (→); Next step goes to a walkthrough's next caption">"Step one event ▸"</button>
+            <button data-act="step" aria-label="Step one event" title="Run the next event (→); Next step goes to a walkthrough's next caption">"Step one event ▸"</button>
             <label class="speed">
                 <span>"Speed "</span>
                 <input
@@ -160,10 +171,10 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
                     <g inner_html=move || expect_svg()></g>
                 </svg>
             </div>
-            <p class="expect-summary" data-testid="expectations" aria-live="polite" hidden=move || expects.with(|e| e.is_empty())>{move || expect_summary()}</p>
+            <p class="expect-summary" data-testid="expectations" aria-live="polite" hidden=move || status.with(|s| s.expect.is_empty())>{move || expect_summary()}</p>
             // Built and removed, not a `<Show>` (less code, BENCHMARKS.md "Shipped size").
             {move || scrubbed.get().then(|| view! {
-                <button on:click=to_live aria-label="Back to the live run">"Back to live"</button>
+                <button data-act="live" aria-label="Back to the live run">"Back to live"</button>
                 <span class="scrub-note">"Viewing the past. Acting now discards what came after."</span>
             })}
         </div>
@@ -234,9 +245,8 @@ pub fn Settings(ctx: Ctx, undo: crate::undo::Undo) -> impl IntoView {
                 of(|s| s.config.min_insync_replicas.into()), number("min.insync.replicas"))}
             {slider("<code>replica.lag.time.max.ms</code> ", "replica.lag.time.max.ms", (500, Some(500)), Signal::stored(60000),
                 of(|s| s.config.replica_lag_time_max_ms), number("replica.lag.time.max.ms"))}
-            <ul class="warnings">
-                {move || warnings().into_iter().map(|w| view! { <li role="note">{w}</li> }).collect_view()}
-            </ul>
+            // Markup, not a view per line (a list of views is code of its own).
+            <ul class="warnings" inner_html=move || lines_markup(r#"<li role="note">"#, "</li>", &warnings())></ul>
             <dl class="calculator">
                 <dt>"Brokers that can fail with acks=all writes continuing"</dt>
                 <dd data-testid="can-fail">{move || calc().0}</dd>
@@ -334,22 +344,43 @@ fn check(
     .into_any()
 }
 
+/// The value of the form control `selector` names inside `root` (an input or a select).
+fn control_value(root: &web_sys::Element, selector: &str) -> String {
+    use leptos::wasm_bindgen::JsCast;
+    root.query_selector(selector)
+        .ok()
+        .flatten()
+        // `value` is read by name, so a select reads as an input does.
+        .map(|e| e.unchecked_into::<web_sys::HtmlInputElement>().value())
+        .unwrap_or_default()
+}
+
+/// The button under a click that names its action in `data-act`, and that action.
+pub(crate) fn clicked_act(ev: &leptos::ev::MouseEvent) -> Option<String> {
+    use leptos::wasm_bindgen::JsCast;
+    ev.target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .and_then(|t| t.closest("[data-act]").ok().flatten())
+        .and_then(|b| b.get_attribute("data-act"))
+}
+
 #[component]
 pub fn Actions(ctx: Ctx) -> impl IntoView {
-    let value = RwSignal::new("v".to_string());
-    let count = RwSignal::new(1u32);
-    let acks = RwSignal::new("all".to_string());
     let next = StoredValue::new(1u32);
-    let produce = move |_| {
-        let acks = match acks.get_untracked().as_str() {
+    // `root`: the section, where the click was handled.
+    let produce = move |root: &web_sys::Element| {
+        let acks = match control_value(root, "[aria-label=acks]").as_str() {
             "0" => Acks::Zero,
             "1" => Acks::One,
             _ => Acks::All,
         };
-        let n = count.get_untracked().clamp(1, 1000);
+        let n = control_value(root, "[aria-label=Records]")
+            .parse::<u32>()
+            .unwrap_or(1)
+            .clamp(1, 1000);
         let start = next.get_value();
         next.set_value(start.saturating_add(n));
-        let prefix = value.get_untracked();
+        let prefix = control_value(root, "[aria-label=Value]");
         let prefix: String = if prefix.trim().is_empty() {
             "v".into()
         } else {
@@ -363,6 +394,28 @@ pub fn Actions(ctx: Ctx) -> impl IntoView {
             ..ProduceSpec::default()
         }));
     };
+    // One click handler for the section's buttons (each names its action in `data-act`),
+    // and the fields read when Produce is pressed: the controls are then static markup,
+    // which costs far less wasm than a view with a handler each (docs/ui.md, "Controls as
+    // markup").
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        let consume = |from_beginning| Action::Consume {
+            max_records: None,
+            from_beginning,
+        };
+        use leptos::wasm_bindgen::JsCast;
+        let root = ev
+            .current_target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok());
+        match (clicked_act(&ev).as_deref(), root) {
+            (Some("produce"), Some(root)) => produce(&root),
+            (Some("consume"), _) => ctx.act(consume(false)),
+            (Some("consume-all"), _) => ctx.act(consume(true)),
+            (Some("elect-preferred"), _) => ctx.act(Action::ElectPreferred),
+            (Some("elect-unclean"), _) => ctx.act(Action::ElectUnclean),
+            _ => {}
+        }
+    };
     let position = move || {
         ctx.snap.with(|s| match s.consumer_position {
             Some(p) => format!("consumer position {p}"),
@@ -370,30 +423,28 @@ pub fn Actions(ctx: Ctx) -> impl IntoView {
         })
     };
     view! {
-        <section class="actions" aria-labelledby="actions-h">
+        <section class="actions" aria-labelledby="actions-h" on:click=on_click>
             <h2 id="actions-h">"Produce and consume"</h2>
             <div class="produce">
-                <label>"Value " <input type="text" aria-label="Value" maxlength="40" prop:value=value
-                    on:input=move |ev| value.set(event_target_value(&ev)) /></label>
-                <label>"Records " <input type="number" min="1" max="1000" aria-label="Records" prop:value=move || count.get().to_string()
-                    on:input=move |ev| count.set(event_target_value(&ev).parse().unwrap_or(1)) /></label>
+                <label>"Value " <input type="text" aria-label="Value" maxlength="40" value="v" /></label>
+                <label>"Records " <input type="number" min="1" max="1000" aria-label="Records" value="1" /></label>
                 <label>"acks "
-                    <select aria-label="acks" on:change=move |ev| acks.set(event_target_value(&ev))>
-                        <option value="all" selected=true>"all"</option>
+                    <select aria-label="acks">
+                        <option value="all" selected="">"all"</option>
                         <option value="1">"1"</option>
                         <option value="0">"0"</option>
                     </select>
                 </label>
-                <button on:click=produce aria-label="Produce">"Produce"</button>
+                <button data-act="produce" aria-label="Produce">"Produce"</button>
             </div>
             <div class="consume">
-                <button aria-label="Consume" on:click=move |_| ctx.act(Action::Consume { max_records: None, from_beginning: false })>"Consume"</button>
-                <button aria-label="Consume from the beginning" on:click=move |_| ctx.act(Action::Consume { max_records: None, from_beginning: true })>"From the beginning"</button>
+                <button aria-label="Consume" data-act="consume">"Consume"</button>
+                <button aria-label="Consume from the beginning" data-act="consume-all">"From the beginning"</button>
                 <span class="position">{move || position()}</span>
             </div>
             <div class="elections">
-                <button aria-label="Elect the preferred leader" on:click=move |_| ctx.act(Action::ElectPreferred)>"Elect the preferred leader"</button>
-                <button aria-label="Force an unclean election" class="danger" on:click=move |_| ctx.act(Action::ElectUnclean)>"Force an unclean election"</button>
+                <button aria-label="Elect the preferred leader" data-act="elect-preferred">"Elect the preferred leader"</button>
+                <button aria-label="Force an unclean election" class="danger" data-act="elect-unclean">"Force an unclean election"</button>
             </div>
         </section>
     }
@@ -416,6 +467,11 @@ fn kind_name(k: TraceKind) -> &'static str {
     }
 }
 
+/// A kind's bit in a set of kinds.
+fn kind_bit(k: TraceKind) -> u64 {
+    1 << (k as u64)
+}
+
 const FILTERS: &[TraceKind] = &[
     TraceKind::Isr,
     TraceKind::Election,
@@ -427,6 +483,23 @@ const FILTERS: &[TraceKind] = &[
     TraceKind::Action,
     TraceKind::Loss,
 ];
+
+/// The event log's filters as markup: a checkbox per kind of [`FILTERS`], checked unless
+/// the kind is in `hidden` (a set of [`kind_bit`]s).
+fn filters_markup(hidden: u64) -> String {
+    let boxes: String = FILTERS
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let checked = if hidden & kind_bit(*k) != 0 { "" } else { " checked" };
+            format!(
+                r#"<label class="check"><input type="checkbox" aria-label="Show {name}" data-k="{i}"{checked}>{name}</label>"#,
+                name = kind_name(*k)
+            )
+        })
+        .collect();
+    format!("<legend>Show</legend>{boxes}")
+}
 
 /// The metrics shown, in order ([`metric_values`] gives their values). "Produce ok / failed"
 /// counts batches (a produce action's batch, or each of its records one by one): a batch
@@ -689,7 +762,9 @@ pub fn follow_log() {
 #[component]
 pub fn Readouts(ctx: Ctx) -> impl IntoView {
     let snap = ctx.snap;
-    let hidden = RwSignal::new(vec![TraceKind::Broker]);
+    // The kinds hidden, as a set of bits: a u64, the type of another signal (each signal
+    // type is code of its own).
+    let hidden = RwSignal::new(kind_bit(TraceKind::Broker));
     let epochs = move || {
         snap.with(|sn| {
             sn.brokers
@@ -701,7 +776,9 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
         })
     };
     // Rebuilt only when a value changes; the rows themselves stay.
-    let metrics = Memo::new(move |_| snap.with(|sn| metric_values(&sn.metrics)));
+    // A `Vec`, the type of another memo of the page (a memo of another type is kilobytes of
+    // wasm of its own).
+    let metrics = Memo::new(move |_| snap.with(|sn| Vec::from(metric_values(&sn.metrics))));
     // Every line, a run of retries as one (a run is not broken by other kinds of lines, so
     // filtering after collapsing gives what collapsing the filtered lines would).
     let all = Memo::new(move |_| ctx.log.with(|l| rows(l.iter())));
@@ -723,7 +800,7 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
             let mut v: Vec<Row> = l
                 .iter()
                 .rev()
-                .filter(|e| !hidden.contains(&e.3))
+                .filter(|e| hidden & kind_bit(e.3) == 0)
                 .take(200)
                 .cloned()
                 .collect();
@@ -778,7 +855,8 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
         }
     };
     view! {
-        <section class="readouts" aria-labelledby="readouts-h">
+        // One click handler for the Cancel buttons of both lists.
+        <section class="readouts" aria-labelledby="readouts-h" on:click=move |ev| on_cancel(ctx, ev)>
             <h2 id="readouts-h">"In Kafka's words"</h2>
             <h3>"kafka-topics.sh --describe"</h3>
             <pre class="describe" aria-label="kafka-topics --describe">{move || snap.with(|sn| sn.describe.clone())}</pre>
@@ -790,7 +868,7 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
             // Rows keyed by sequence number and text (`RowList`): a new cluster's trace
             // numbers its lines from 0 again, and a key of the number alone kept the old
             // cluster's lines.
-            <ul class="results" aria-label="Produce results" node_ref=results_ref on:click=move |ev| on_cancel(ctx, ev)></ul>
+            <ul class="results" aria-label="Produce results" node_ref=results_ref></ul>
             <h3>"Metrics"</h3>
             <dl class="metrics">
                 {METRICS.iter().enumerate().map(|(i, k)| view! {
@@ -798,23 +876,32 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
                 }).collect_view()}
             </dl>
             <h3>"Event log " <span class="hint">"(newest at the bottom)"</span></h3>
-            <fieldset class="filters">
-                <legend>"Show"</legend>
-                {FILTERS.iter().map(|&k| view! {
-                    <label class="check">
-                        <input type="checkbox" aria-label=format!("Show {}", kind_name(k))
-                            prop:checked=move || !hidden.with(|h| h.contains(&k))
-                            on:change=move |ev| {
-                                let on = event_target_checked(&ev);
-                                hidden.update(|h| { h.retain(|x| *x != k); if !on { h.push(k); } });
-                            } />
-                        {kind_name(k)}
-                    </label>
-                }).collect_view()}
+            // Static markup and one change handler (each box carries its kind's index): the
+            // boxes are only ever changed by the reader, so nothing else sets them.
+            <fieldset class="filters" inner_html=filters_markup(hidden.get_untracked())
+                on:change=move |ev| {
+                    use leptos::wasm_bindgen::JsCast;
+                    let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else {
+                        return;
+                    };
+                    let kind = input.get_attribute("data-k").and_then(|i| i.parse::<usize>().ok()).and_then(|i| FILTERS.get(i));
+                    if let Some(&k) = kind {
+                        let on = input.checked();
+                        hidden.update(|h| if on { *h &= !kind_bit(k) } else { *h |= kind_bit(k) });
+                    }
+                }>
             </fieldset>
-            <ol class="log" aria-label="Event log" node_ref=log_ref on:scroll=on_log_scroll on:click=move |ev| on_cancel(ctx, ev)></ol>
+            <ol class="log" aria-label="Event log" node_ref=log_ref on:scroll=on_log_scroll></ol>
         </section>
     }
+}
+
+/// Each line escaped, between `open` and `close`: a list of texts as one piece of markup.
+pub(crate) fn lines_markup(open: &str, close: &str, lines: &[String]) -> String {
+    lines
+        .iter()
+        .map(|l| format!("{open}{}{close}", crate::session::escape_attr(l)))
+        .collect()
 }
 
 /// A condition as a memo, for a part built while it holds and removed when it stops (what
@@ -858,9 +945,7 @@ pub fn Alarms(ctx: Ctx) -> impl IntoView {
             </div>
         })}
         {move || lost.get().then(|| view! {
-            <div class="loss" role="status" tabindex="0">
-                {move || losses.get().into_iter().map(|l| view! { <p>{l}</p> }).collect_view()}
-            </div>
+            <div class="loss" role="status" tabindex="0" inner_html=move || losses.with(|l| lines_markup("<p>", "</p>", l))></div>
         })}
         {move || noticed.get().then(|| view! {
             <p class="notice" role="status">

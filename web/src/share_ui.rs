@@ -53,7 +53,7 @@ pub fn stored_time() -> Option<String> {
 /// in an embed, which must not touch its host's storage). Encoding a long session takes
 /// milliseconds (JSON, deflate), so this runs after actions, not while playing.
 pub fn save_session(ctx: Ctx) {
-    ctx.dirty.set_value(false);
+    ctx.set_dirty(false);
     if ctx.embed {
         return;
     }
@@ -63,7 +63,7 @@ pub fn save_session(ctx: Ctx) {
     if let Some(s) = storage() {
         let _ = s.set_item(STORAGE_KEY, &link);
         let _ = s.set_item(TIME_KEY, &head.to_string());
-        ctx.stored_is_current.set_value(true);
+        ctx.set_stored_is_current(true);
     }
 }
 
@@ -72,14 +72,14 @@ pub fn save_session(ctx: Ctx) {
 /// whole session otherwise. Opening a link and leaving without doing anything keeps the
 /// stored session as it was.
 pub fn save_if_dirty(ctx: Ctx) {
-    if !ctx.dirty.get_value() {
+    if !ctx.dirty() {
         return;
     }
-    if !ctx.stored_is_current.get_value() {
+    if !ctx.stored_is_current() {
         save_session(ctx);
         return;
     }
-    ctx.dirty.set_value(false);
+    ctx.set_dirty(false);
     if ctx.embed {
         return;
     }
@@ -90,7 +90,7 @@ pub fn save_if_dirty(ctx: Ctx) {
 }
 
 fn clear_session(ctx: Ctx) {
-    ctx.stored_is_current.set_value(false);
+    ctx.set_stored_is_current(false);
     if let Some(s) = storage() {
         let _ = s.remove_item(STORAGE_KEY);
         let _ = s.remove_item(TIME_KEY);
@@ -123,18 +123,32 @@ fn download(filename: &str, text: &str, mime: &str) {
 
 /// Copies `text` and says how it went in `status`: "Copied." when the browser took it, or
 /// what to do instead when it refused (no permission, or no secure context). The status is
-/// cleared when the text it speaks of changes (see `SessionPanel`).
-fn copy_to_clipboard(text: String, status: RwSignal<Option<&'static str>>) {
+/// shown while the text it speaks of is the one shown (see `SessionPanel`).
+fn copy_to_clipboard(text: String, status: Copied) {
     let Some(w) = web_sys::window() else { return };
     let promise = w.navigator().clipboard().write_text(&text);
     leptos::task::spawn_local(async move {
         let copied = wasm_bindgen_futures::JsFuture::from(promise).await.is_ok();
-        status.set(Some(if copied {
-            "Copied."
-        } else {
-            "The browser did not allow copying: select the text and press Ctrl+C."
-        }));
+        status.refused.set(!copied);
+        status.text.set(Some(text));
     });
+}
+
+/// What a copy button last copied, and whether the browser refused it: signals of types the
+/// page has (each signal type is code of its own).
+#[derive(Clone, Copy)]
+struct Copied {
+    text: RwSignal<Option<String>>,
+    refused: RwSignal<bool>,
+}
+
+impl Copied {
+    fn new() -> Self {
+        Copied {
+            text: RwSignal::new(None),
+            refused: RwSignal::new(false),
+        }
+    }
 }
 
 /// A caption as shown: once the person has acted (at `first_input_ms`), the run is no
@@ -166,11 +180,14 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
     let open = RwSignal::new(false);
     let autoplay = RwSignal::new(false);
     let controls = RwSignal::new(true);
-    let height = RwSignal::new(480u32);
+    // A u64, the type of another signal (each signal type is code of its own).
+    let height = RwSignal::new(480u64);
     let fit = RwSignal::new(true);
-    let start = RwSignal::new(None::<u64>);
-    let link_copied = RwSignal::new(None::<&'static str>);
-    let snippet_copied = RwSignal::new(None::<&'static str>);
+    // The start time's text as typed, read when the snippet is made: an Option<String>, the
+    // type of another signal (each signal type is code of its own).
+    let start = RwSignal::new(None::<String>);
+    let link_copied = Copied::new();
+    let snippet_copied = Copied::new();
     let base = page_base();
     let base_link = base.clone();
     let link = Memo::new(move |_| {
@@ -193,24 +210,27 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
         ctx.snap.track();
         let o = EmbedOptions {
             autoplay: autoplay.get(),
-            start_ms: start.get().unwrap_or(now),
+            start_ms: start.with(|t| t.as_deref().and_then(|t| t.parse().ok()).unwrap_or(now)),
             controls: controls.get(),
-            height: height.get(),
+            height: u32::try_from(height.get()).unwrap_or(480),
             fit: fit.get(),
         };
         ctx.pg
             .with_value(|pg| session::embed_snippet(&base_embed, &pg.to_scenario(), &o))
     });
-    // A confirmation speaks of the text that was copied: it goes when that text changes.
-    Effect::new(move |_| {
-        link.track();
-        link_copied.set(None);
-    });
-    Effect::new(move |_| {
-        snippet.track();
-        snippet_copied.set(None);
-    });
-    let reset = move |_| {
+    // A confirmation speaks of the text that was copied: it shows while that text is the one
+    // shown (no effect to clear it: an effect is code of its own).
+    let confirmation = move |copied: Copied, text: Memo<String>| {
+        let shown = copied
+            .text
+            .with(|c| c.as_ref().is_some_and(|t| text.with(|x| x == t)));
+        match (shown, copied.refused.get()) {
+            (false, _) => "",
+            (true, false) => "Copied.",
+            (true, true) => "The browser did not allow copying: select the text and press Ctrl+C.",
+        }
+    };
+    let reset = move || {
         ctx.restart(
             default_scenario(),
             "Started over with the default scenario.".into(),
@@ -218,11 +238,11 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
         // Reset forgets the session: the next reload opens the default scenario.
         clear_session(ctx);
     };
-    let export = move |_| {
+    let export = move || {
         let json = ctx.pg.with_value(|pg| pg.to_scenario().to_json_pretty());
         download("watermark-scenario.json", &json, "application/json");
     };
-    let transcript = move |_| {
+    let transcript = move || {
         let text = ctx.pg.with_value(|pg| pg.current().transcript().join("\n"));
         download(
             "watermark-transcript.txt",
@@ -284,19 +304,31 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
             );
         }
     };
+    let on_embed_option = move |ev: web_sys::Event| {
+        let Some(input) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        else {
+            return;
+        };
+        match input.get_attribute("aria-label").as_deref() {
+            Some("Start playing") => autoplay.set(input.checked()),
+            Some("Show time controls") => controls.set(input.checked()),
+            Some("Size to its content") => fit.set(input.checked()),
+            Some("Start time") => start.set(Some(input.value())),
+            Some("Height") => height.set(input.value().parse::<u32>().map_or(480, u64::from)),
+            _ => {}
+        }
+    };
     let base_presets = base.clone();
     view! {
         <section class="session" aria-labelledby="session-h">
             <h2 id="session-h">"Scenarios"</h2>
             <label class="preset-pick">
                 "Preset "
-                <select aria-label="Preset" on:change=open_preset>
-                    {PRESETS.iter().map(|p| {
-                        let title = preset(p.name).map(|s| s.title).unwrap_or_default();
-                        let name = p.name;
-                        view! { <option value=name selected=move || chosen.get() == name>{title}</option> }
-                    }).collect_view()}
-                </select>
+                // The options as markup, the chosen one selected: only the picker itself
+                // changes the choice afterwards.
+                <select aria-label="Preset" on:change=open_preset inner_html=presets_markup(&chosen.get_untracked())></select>
             </label>
             {move || chosen_preset().map(|s| view! {
                 <p class="preset-about">{s.description.clone()}<br/><small>"Source: "{s.source.clone()}</small></p>
@@ -304,37 +336,77 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
             <div class="row">
                 <a class="preset-link" href=move || format!("{}?preset={}", base_presets, chosen.get())>"Link to this preset"</a>
             </div>
-            <div class="row">
-                <button aria-label="Share" aria-expanded=move || open.get().to_string() on:click=move |_| open.update(|o| *o = !*o)>"Share"</button>
-                <button aria-label="Reset" on:click=reset>"Reset"</button>
-                <button aria-label="Export scenario" on:click=export>"Export scenario"</button>
+            // One click handler for the row's buttons (each names its action in `data-act`).
+            <div class="row" on:click=move |ev| match crate::panels::clicked_act(&ev).as_deref() {
+                Some("reset") => reset(),
+                Some("export") => export(),
+                Some("transcript") => transcript(),
+                _ => {}
+            }>
+                <button aria-label="Share" aria-expanded=move || open.get().to_string() on:click=move |_| {
+                    open.update(|o| *o = !*o);
+                    // A panel opened again has copied nothing yet.
+                    link_copied.text.set(None);
+                    snippet_copied.text.set(None);
+                }>"Share"</button>
+                <button aria-label="Reset" data-act="reset">"Reset"</button>
+                <button aria-label="Export scenario" data-act="export">"Export scenario"</button>
                 <label class="file">"Import JSON " <input type="file" accept="application/json,.json" aria-label="Import scenario" on:change=import /></label>
-                <button aria-label="Download transcript" on:click=transcript>"Transcript"</button>
+                <button aria-label="Download transcript" data-act="transcript">"Transcript"</button>
             </div>
             {move || open.get().then(|| view! {
-                <div class="share-panel">
+                // One click handler for the copy buttons (each names its action in
+                // `data-act`) and one input handler for the embed's options: the controls are
+                // then markup, far less wasm than a view with handlers each.
+                <div class="share-panel" on:click=move |ev| match crate::panels::clicked_act(&ev).as_deref() {
+                    Some("copy-link") => copy_to_clipboard(link.get_untracked(), link_copied),
+                    Some("copy-snippet") => copy_to_clipboard(snippet.get_untracked(), snippet_copied),
+                    _ => {}
+                }>
                     <label for="share-link">"Link to this moment "<small>{move || format!("({} characters)", link.with(|l| l.len()))}</small></label>
                     <textarea id="share-link" readonly rows="3" aria-label="Share link" prop:value=link></textarea>
-                    <button aria-label="Copy link" on:click=move |_| copy_to_clipboard(link.get_untracked(), link_copied)>"Copy link"</button>
-                    <span class="copied" role="status" data-testid="link-copied">{move || link_copied.get().unwrap_or_default()}</span>
+                    <button aria-label="Copy link" data-act="copy-link">"Copy link"</button>
+                    <span class="copied" role="status" data-testid="link-copied">{move || confirmation(link_copied, link)}</span>
                     <ScenarioWords ctx=ctx />
-                    <fieldset>
+                    <fieldset on:input=on_embed_option>
                         <legend>"Embed"</legend>
-                        <label class="check"><input type="checkbox" aria-label="Start playing" prop:checked=autoplay on:change=move |ev| autoplay.set(event_target_checked(&ev)) />"Start playing"</label>
-                        <label class="check"><input type="checkbox" aria-label="Show time controls" prop:checked=controls on:change=move |ev| controls.set(event_target_checked(&ev)) />"Show time controls"</label>
-                        <label>"Start at (ms) "<input type="number" min="0" aria-label="Start time" placeholder="now"
-                            on:input=move |ev| start.set(event_target_value(&ev).parse().ok()) /></label>
-                        <label class="check"><input type="checkbox" aria-label="Size to its content" prop:checked=fit on:change=move |ev| fit.set(event_target_checked(&ev)) />"Size to its content"</label>
-                        <label>{move || if fit.get() { "Height until loaded (px) " } else { "Height (px) " }}<input type="number" min="200" max="2000" aria-label="Height" prop:value=move || height.get().to_string()
-                            on:input=move |ev| height.set(event_target_value(&ev).parse().unwrap_or(480)) /></label>
+                        // The boxes as the options stand when the panel opens; only they
+                        // change the options afterwards.
+                        <label class="check" inner_html=check_markup("Start playing", autoplay.get_untracked())></label>
+                        <label class="check" inner_html=check_markup("Show time controls", controls.get_untracked())></label>
+                        <label>"Start at (ms) "<input type="number" min="0" aria-label="Start time" placeholder="now" /></label>
+                        <label class="check" inner_html=check_markup("Size to its content", fit.get_untracked())></label>
+                        <label>{move || if fit.get() { "Height until loaded (px) " } else { "Height (px) " }}<input type="number" min="200" max="2000" aria-label="Height" prop:value=move || height.get().to_string() /></label>
                         <textarea readonly rows="4" aria-label="Embed snippet" prop:value=snippet></textarea>
-                        <button aria-label="Copy embed snippet" on:click=move |_| copy_to_clipboard(snippet.get_untracked(), snippet_copied)>"Copy embed snippet"</button>
-                        <span class="copied" role="status" data-testid="snippet-copied">{move || snippet_copied.get().unwrap_or_default()}</span>
+                        <button aria-label="Copy embed snippet" data-act="copy-snippet">"Copy embed snippet"</button>
+                        <span class="copied" role="status" data-testid="snippet-copied">{move || confirmation(snippet_copied, snippet)}</span>
                     </fieldset>
                 </div>
             })}
         </section>
     }
+}
+
+/// The preset picker's options, `chosen` selected.
+fn presets_markup(chosen: &str) -> String {
+    PRESETS
+        .iter()
+        .map(|p| {
+            let title = preset(p.name).map(|s| s.title).unwrap_or_default();
+            let selected = if p.name == chosen { " selected" } else { "" };
+            format!(
+                r#"<option value="{}"{selected}>{}</option>"#,
+                p.name,
+                session::escape_attr(&title)
+            )
+        })
+        .collect()
+}
+
+/// A checkbox of the embed's options and its label's text (static text of this file).
+fn check_markup(label: &str, checked: bool) -> String {
+    let checked = if checked { " checked" } else { "" };
+    format!(r#"<input type="checkbox" aria-label="{label}"{checked}>{label}"#)
 }
 
 /// The scenario's own words, which its link and embed carry: a title, and captions written
@@ -352,7 +424,6 @@ fn ScenarioWords(ctx: Ctx) -> impl IntoView {
         ctx.status.track();
         ctx.pg.with_value(|pg| captions_markup(&pg.captions()))
     });
-    let draft = RwSignal::new(String::new());
     let set_title = move |ev: web_sys::Event| {
         let title = event_target_value(&ev);
         match ctx.with_pg(|pg| pg.set_title(&title)) {
@@ -360,11 +431,10 @@ fn ScenarioWords(ctx: Ctx) -> impl IntoView {
             _ => save_session(ctx),
         }
     };
-    let add = move |_| {
+    // The draft is read from its field when Add is pressed (nothing else sets it).
+    let add = move |draft: &web_sys::HtmlInputElement| {
         let at = ctx.clock.with_untracked(|c| c.now);
-        let made = ctx
-            .pg
-            .with_value(|pg| pg.with_caption(at, &draft.get_untracked()));
+        let made = ctx.pg.with_value(|pg| pg.with_caption(at, &draft.value()));
         match made {
             Ok((pg, dropped)) => {
                 let off = ctx.pg.with_value(|pg| pg.first_input_ms()).unwrap_or(0);
@@ -375,7 +445,7 @@ fn ScenarioWords(ctx: Ctx) -> impl IntoView {
                         geometry::format_clock(off)
                     ));
                 }
-                draft.set(String::new());
+                draft.set_value("");
                 ctx.replace(pg, note);
             }
             Err(e) => ctx.notice.set(Some(format!("Caption not added: {e}"))),
@@ -385,29 +455,40 @@ fn ScenarioWords(ctx: Ctx) -> impl IntoView {
         Ok(pg) => ctx.replace(pg, format!("Removed caption {}.", index + 1)),
         Err(e) => ctx.notice.set(Some(format!("Not removed: {e}"))),
     };
+    // One click handler for Add and the list's Remove buttons (each carries its caption's
+    // index): the draft's field and the button are then markup.
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        let target = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok());
+        let Some(target) = target else { return };
+        if let Some(i) = target
+            .get_attribute("data-remove")
+            .and_then(|i| i.parse().ok())
+        {
+            remove(i);
+        } else if target.get_attribute("data-act").as_deref() == Some("add-caption") {
+            let draft = target
+                .owner_document()
+                .and_then(|d| d.get_element_by_id("caption-draft"))
+                // A textarea: `value` is read and set by name, as an input's is.
+                .map(|e| e.unchecked_into::<web_sys::HtmlInputElement>());
+            if let Some(draft) = draft {
+                add(&draft);
+            }
+        }
+    };
     view! {
-        <fieldset class="words">
+        <fieldset class="words" on:click=on_click>
             <legend>"Title and captions"</legend>
             <label>"Title "<input type="text" maxlength="500" aria-label="Scenario title" placeholder="untitled"
                 prop:value=move || title.get() on:change=set_title /></label>
             <label for="caption-draft">{move || format!("Caption at {} ", geometry::format_clock(ctx.clock.with(|c| c.now)))}</label>
-            <textarea id="caption-draft" rows="2" maxlength="500" aria-label="Caption" placeholder="What a reader should notice at this moment"
-                prop:value=move || draft.get() on:input=move |ev| draft.set(event_target_value(&ev))></textarea>
-            <button on:click=add>"Add caption at this moment"</button>
-            // One piece of markup and one click handler for the list (a view per caption
-            // cost kilobytes of wasm): each Remove button carries its caption's index.
-            <ol class="captions" aria-label="Captions" inner_html=move || list.get()
-                on:click=move |ev| {
-                    let index = ev
-                        .target()
-                        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-                        .and_then(|e| e.get_attribute("data-remove"))
-                        .and_then(|i| i.parse().ok());
-                    if let Some(i) = index {
-                        remove(i);
-                    }
-                }>
-            </ol>
+            <textarea id="caption-draft" rows="2" maxlength="500" aria-label="Caption" placeholder="What a reader should notice at this moment"></textarea>
+            <button data-act="add-caption">"Add caption at this moment"</button>
+            // One piece of markup for the list (a view per caption cost kilobytes of wasm):
+            // each Remove button carries its caption's index.
+            <ol class="captions" aria-label="Captions" inner_html=move || list.get()></ol>
         </fieldset>
     }
 }

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use watermark_engine::snapshot::Snapshot;
 use watermark_engine::trace::TraceEvent;
+use watermark_engine::types::BrokerId;
 use watermark_engine::{Action, Config, Scenario};
 
 use crate::model::{ExpectMark, Marker, Playground};
@@ -68,19 +69,30 @@ pub struct Ctx {
     pub notice: RwSignal<Option<String>>,
     /// Width available to the cluster view.
     pub width: RwSignal<f64>,
+    /// The brokers of the shown cluster, in order: for the lanes and their menus (one memo
+    /// for both).
+    pub broker_ids: Memo<Vec<BrokerId>>,
     /// Embedded in another page: never touches storage or the URL.
     pub embed: bool,
+    /// What publishing and saving remember between calls: one stored value, not one per
+    /// field (each stored value's type is code of its own).
+    book: StoredValue<Book>,
+}
+
+/// What [`Ctx`] remembers between publishing and saving.
+#[derive(Clone, Copy)]
+struct Book {
     /// The session moved (played) since it was last saved.
-    pub dirty: StoredValue<bool>,
+    dirty: bool,
     /// Local storage holds this playground's scenario and inputs (saved after each action, or
     /// restored from there): a save while playing need only write how far it has run.
-    pub stored_is_current: StoredValue<bool>,
-    snap_key: StoredValue<Option<SnapKey>>,
+    stored_is_current: bool,
+    snap_key: Option<SnapKey>,
     /// (trace sequence, shown time) the log was last built at; and the real time (ms) of it.
-    log_seq: StoredValue<(u64, u64)>,
-    log_at: StoredValue<f64>,
+    log_seq: (u64, u64),
+    log_at: f64,
     /// The log has lines not shown yet (it was refreshed too recently).
-    log_pending: StoredValue<bool>,
+    log_pending: bool,
 }
 
 /// Most trace lines the event log keeps on screen.
@@ -125,26 +137,60 @@ fn status_of(pg: &Playground) -> Status {
 
 impl Ctx {
     pub fn new(pg: Playground, width: f64, embed: bool) -> Self {
-        let snap = pg.current().snapshot_tail(crate::geometry::SNAPSHOT_TAIL);
+        let snap = RwSignal::new(Arc::new(
+            pg.current().snapshot_tail(crate::geometry::SNAPSHOT_TAIL),
+        ));
         let clock = clock_of(&pg);
         let status = status_of(&pg);
         Ctx {
             pg: StoredValue::new(pg),
-            snap: RwSignal::new(Arc::new(snap)),
+            snap,
             clock: RwSignal::new(clock),
             tick: RwSignal::new(tick_of(clock.now)),
             status: RwSignal::new(status),
             log: RwSignal::new(Arc::new(vec![])),
             notice: RwSignal::new(None),
             width: RwSignal::new(width),
+            broker_ids: Memo::new(move |_| {
+                snap.with(|s| s.brokers.iter().map(|b| b.id).collect::<Vec<_>>())
+            }),
             embed,
-            dirty: StoredValue::new(false),
-            stored_is_current: StoredValue::new(false),
-            snap_key: StoredValue::new(None),
-            log_seq: StoredValue::new((u64::MAX, u64::MAX)),
-            log_at: StoredValue::new(f64::NEG_INFINITY),
-            log_pending: StoredValue::new(false),
+            book: StoredValue::new(Book {
+                dirty: false,
+                stored_is_current: false,
+                snap_key: None,
+                log_seq: (u64::MAX, u64::MAX),
+                log_at: f64::NEG_INFINITY,
+                log_pending: false,
+            }),
         }
+    }
+
+    fn book(&self) -> Book {
+        self.book.get_value()
+    }
+
+    fn note(&self, f: impl FnOnce(&mut Book)) {
+        self.book.update_value(f);
+    }
+
+    /// The session moved (played) since it was last saved.
+    pub fn dirty(&self) -> bool {
+        self.book().dirty
+    }
+
+    pub fn set_dirty(&self, dirty: bool) {
+        self.note(|b| b.dirty = dirty);
+    }
+
+    /// Local storage holds this playground's scenario and inputs (saved after each action,
+    /// or restored from there): a save while playing need only write how far it has run.
+    pub fn stored_is_current(&self) -> bool {
+        self.book().stored_is_current
+    }
+
+    pub fn set_stored_is_current(&self, current: bool) {
+        self.note(|b| b.stored_is_current = current);
     }
 
     /// Publishes the controller's current state to the signals, all of it at once.
@@ -163,7 +209,7 @@ impl Ctx {
 
     /// The log has lines it has not shown yet.
     pub fn log_pending(&self) -> bool {
-        self.log_pending.get_value()
+        self.book().log_pending
     }
 
     fn publish_at(&self, frame_at: Option<f64>) {
@@ -171,8 +217,8 @@ impl Ctx {
         // Between events only the clock moves: what else a frame could change (markers,
         // leaving the past for the live run) comes with a new key, and the controls
         // (play, speed, config) publish in full.
-        if frame_at.is_none() || self.snap_key.get_value() != Some(key) {
-            self.snap_key.set_value(Some(key));
+        if frame_at.is_none() || self.book().snap_key != Some(key) {
+            self.note(|b| b.snap_key = Some(key));
             let (snap, status) = self.pg.with_value(|pg| {
                 (
                     pg.current().snapshot_tail(crate::geometry::SNAPSHOT_TAIL),
@@ -191,16 +237,19 @@ impl Ctx {
             self.tick.set(tick_of(clock.now));
         }
         // The log only changes when the trace grows or, in the past, the shown moment moves.
-        let (seq, shown_at) = self.log_seq.get_value();
+        let book = self.book();
+        let (seq, shown_at) = book.log_seq;
         let stale = key.1 != seq || (key.3 && clock.now != shown_at);
         let due = match frame_at {
             None => true,
-            Some(at) => at - self.log_at.get_value() >= LOG_REFRESH_MS,
+            Some(at) => at - book.log_at >= LOG_REFRESH_MS,
         };
-        self.log_pending.set_value(stale && !due);
+        self.note(|b| b.log_pending = stale && !due);
         if stale && due {
-            self.log_seq.set_value((key.1, clock.now));
-            self.log_at.set_value(frame_at.unwrap_or(f64::NEG_INFINITY));
+            self.note(|b| {
+                b.log_seq = (key.1, clock.now);
+                b.log_at = frame_at.unwrap_or(f64::NEG_INFINITY);
+            });
             let lines: Vec<TraceEvent> = self.pg.with_value(|pg| {
                 let mut newest: Vec<TraceEvent> = pg
                     .current()
@@ -226,7 +275,7 @@ impl Ctx {
         }
         // The log is built again: an action may replace the last one (a setting changed
         // again at the same moment) and leave the trace as long as it was.
-        self.log_seq.set_value((u64::MAX, u64::MAX));
+        self.note(|b| b.log_seq = (u64::MAX, u64::MAX));
         self.publish();
         crate::share_ui::save_session(*self);
     }
@@ -247,7 +296,7 @@ impl Ctx {
     /// says anything, and saves it.
     pub fn replace(&self, pg: Playground, note: String) {
         self.pg.set_value(pg);
-        self.log_seq.set_value((u64::MAX, u64::MAX));
+        self.note(|b| b.log_seq = (u64::MAX, u64::MAX));
         self.notice.set((!note.is_empty()).then_some(note));
         self.publish();
         crate::share_ui::save_session(*self);

@@ -11,10 +11,11 @@ use crate::state::Ctx;
 
 #[derive(Clone, Copy)]
 pub struct Undo {
-    /// The session put aside.
-    kept: StoredValue<Option<Playground>>,
-    /// What the bar says, and the scenario of the new cluster it applies to.
-    offer: RwSignal<Option<(String, Scenario)>>,
+    /// The session put aside, and the scenario of the new cluster the offer applies to.
+    kept: StoredValue<Option<(Playground, Scenario)>>,
+    /// What the bar says: an Option<String>, the type of another signal (each signal type is
+    /// code of its own).
+    offer: RwSignal<Option<String>>,
 }
 
 impl Undo {
@@ -36,14 +37,11 @@ impl Undo {
         match before {
             Some((mut pg, actions)) => {
                 pg.playing = false;
-                self.kept.set_value(Some(pg));
                 let after = ctx.pg.with_value(|p| p.scenario().clone());
+                self.kept.set_value(Some((pg, after)));
                 let plural = if actions == 1 { "action" } else { "actions" };
-                self.offer.set(Some((
-                    format!(
-                        "The previous session ({actions} {plural} on its timeline) was put aside."
-                    ),
-                    after,
+                self.offer.set(Some(format!(
+                    "The previous session ({actions} {plural} on its timeline) was put aside."
                 )));
             }
             None => self.forget(),
@@ -57,7 +55,7 @@ impl Undo {
 
     /// Brings the session put aside back, as it was.
     fn restore(self, ctx: Ctx) {
-        let Some(pg) = self.kept.try_update_value(Option::take).flatten() else {
+        let Some((pg, _)) = self.kept.try_update_value(Option::take).flatten() else {
             return;
         };
         self.offer.set(None);
@@ -77,11 +75,11 @@ impl Undo {
 pub fn UndoBar(ctx: Ctx, undo: Undo) -> impl IntoView {
     let text = move || {
         ctx.status.track();
-        undo.offer.with(|o| {
-            o.as_ref()
-                .filter(|(_, after)| ctx.pg.with_value(|pg| pg.scenario() == after))
-                .map(|(t, _)| t.clone())
-        })
+        let current = undo.kept.with_value(|k| {
+            k.as_ref()
+                .is_some_and(|(_, after)| ctx.pg.with_value(|pg| pg.scenario() == after))
+        });
+        undo.offer.get().filter(|_| current)
     };
     view! {
         <p class="undo-bar" role="status" hidden=move || text().is_none()>
