@@ -1,4 +1,4 @@
-//! Reading a scenario from parsed JSON (`serde_json::Value`) by hand.
+//! Reading a scenario from parsed JSON (`json::Value`) by hand.
 //!
 //! `Scenario::from_json` reads through here instead of serde's derived `Deserialize`: the
 //! derived code for the timeline (an internally tagged `Action` flattened into
@@ -11,18 +11,17 @@
 //! saved links and mutated JSON); its messages are serde's, prefixed by the path of the
 //! field at fault. The derives stay for Rust callers (and as the reference).
 
-use serde_json::{Map, Value};
-
 use crate::config::{Config, Slot};
 use crate::error::{quoted, ScenarioError};
 use crate::expect::{Expectation, LeaderExpect, NoLeader};
+use crate::json::{Map, Number, Value};
 use crate::scenario::{
     AcksOrDefault, Action, ControllerName, Endpoint, LinkLatency, ProduceSpec, Scenario,
     TimedAction,
 };
 use crate::types::Acks;
 
-type Obj = Map<String, Value>;
+type Obj = Map;
 type R<T> = Result<T, ScenarioError>;
 
 // The small helpers below that are marked `#[inline(never)]` are called from dozens of
@@ -54,7 +53,7 @@ fn unexpected(v: &Value) -> String {
     match v {
         Value::Null => "null".into(),
         Value::Bool(b) => format!("boolean `{b}`"),
-        Value::Number(n) if n.is_f64() => format!("floating point `{n}`"),
+        Value::Number(n @ Number::Float(_)) => format!("floating point `{n}`"),
         Value::Number(n) => format!("integer `{n}`"),
         Value::String(s) => format!("string {}", quoted(s)),
         Value::Array(_) => "sequence".into(),
@@ -87,7 +86,10 @@ fn one_of(names: &[&str]) -> String {
 
 #[inline(never)]
 fn object<'a>(path: &str, v: &'a Value, what: &str) -> R<&'a Obj> {
-    v.as_object().ok_or_else(|| invalid_type(path, v, what))
+    match v {
+        Value::Object(obj) => Ok(obj),
+        _ => Err(invalid_type(path, v, what)),
+    }
 }
 
 /// Rejects a key that is not in `fields` (serde's `deny_unknown_fields`).
@@ -108,17 +110,18 @@ fn required<'a>(path: &str, obj: &'a Obj, name: &str) -> R<&'a Value> {
 
 fn u64_of(path: &str, v: &Value) -> R<u64> {
     match v {
-        Value::Number(n) => n.as_u64().ok_or_else(|| match n.as_i64() {
-            Some(i) => fail(path, format!("invalid value: integer `{i}`, expected u64")),
-            None => invalid_type(path, v, "u64"),
-        }),
+        Value::Number(Number::PosInt(n)) => Ok(*n),
+        Value::Number(Number::NegInt(i)) => Err(fail(
+            path,
+            format!("invalid value: integer `{i}`, expected u64"),
+        )),
         _ => Err(invalid_type(path, v, "u64")),
     }
 }
 
 fn u32_of(path: &str, v: &Value) -> R<u32> {
     match v {
-        Value::Number(n) if n.is_u64() || n.is_i64() => n
+        Value::Number(n @ (Number::PosInt(_) | Number::NegInt(_))) => v
             .as_u64()
             .and_then(|n| u32::try_from(n).ok())
             .ok_or_else(|| fail(path, format!("invalid value: integer `{n}`, expected u32"))),
@@ -128,8 +131,10 @@ fn u32_of(path: &str, v: &Value) -> R<u32> {
 
 #[inline(never)]
 fn bool_of(path: &str, v: &Value) -> R<bool> {
-    v.as_bool()
-        .ok_or_else(|| invalid_type(path, v, "a boolean"))
+    match v {
+        Value::Bool(b) => Ok(*b),
+        _ => Err(invalid_type(path, v, "a boolean")),
+    }
 }
 
 #[inline(never)]
@@ -140,9 +145,9 @@ fn string_of(path: &str, v: &Value) -> R<String> {
 }
 
 fn list_of<T>(path: &str, v: &Value, item: impl Fn(&str, &Value) -> R<T>) -> R<Vec<T>> {
-    let items = v
-        .as_array()
-        .ok_or_else(|| invalid_type(path, v, "a sequence"))?;
+    let Value::Array(items) = v else {
+        return Err(invalid_type(path, v, "a sequence"));
+    };
     // A loop, not `collect::<Result<Vec<_>, _>>()`: that brings a `GenericShunt` iterator
     // for each item type into the wasm, with the item's reader inlined into it.
     let mut out = Vec::with_capacity(items.len());
@@ -251,9 +256,9 @@ const EXPECTATION_FIELDS: &[&str] = &[
 
 /// `lost`: two offsets.
 fn offset_pair(p: &str, v: &Value) -> R<[u64; 2]> {
-    let items = v
-        .as_array()
-        .ok_or_else(|| invalid_type(p, v, "an array of length 2"))?;
+    let Value::Array(items) = v else {
+        return Err(invalid_type(p, v, "an array of length 2"));
+    };
     match items.as_slice() {
         [a, b] => Ok([
             u64_of(&format!("{p}[0]"), a)?,
@@ -340,7 +345,7 @@ pub(crate) const CONFIG_FIELDS: &[&str] = &[
 fn config(path: &str, v: &Value) -> R<Config> {
     let obj = object(path, v, "struct Config")?;
     let mut c = Config::default();
-    for (name, v) in obj {
+    for (name, v) in obj.iter() {
         let p = at(path, name);
         match c.slot(name) {
             Some(Slot::U32(n)) => *n = u32_of(&p, v)?,
@@ -422,9 +427,9 @@ const PRODUCE_FIELDS: &[&str] = &[
 fn variant<'a>(path: &str, v: &'a Value, names: &[&'a str]) -> R<&'a str> {
     match v {
         Value::String(s) => Ok(s),
-        Value::Number(n) if n.is_u64() => n
-            .as_u64()
-            .and_then(|i| names.get(usize::try_from(i).ok()?).copied())
+        Value::Number(Number::PosInt(n)) => usize::try_from(*n)
+            .ok()
+            .and_then(|i| names.get(i).copied())
             .ok_or_else(|| {
                 fail(
                     path,
