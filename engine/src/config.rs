@@ -322,10 +322,10 @@ impl Config {
     /// Sets a config from its Kafka name and a JSON value (a number, a boolean, or a string
     /// holding either, as `kafka-configs.sh --add-config` takes them). The new value is
     /// validated; on error nothing changes.
-    pub fn set(&mut self, name: &str, value: &serde_json::Value) -> Result<(), ConfigError> {
+    pub fn set(&mut self, name: &str, value: &crate::json::Value) -> Result<(), ConfigError> {
         let mut next = self.clone();
         let as_text = match value {
-            serde_json::Value::String(s) => s.clone(),
+            crate::json::Value::String(s) => s.clone(),
             other => crate::json::value_text(other),
         };
         let unknown = || ConfigError {
@@ -469,6 +469,7 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json::Value;
 
     #[test]
     fn defaults_are_kafkas() {
@@ -490,7 +491,7 @@ mod tests {
     fn set_names_the_field_and_range() {
         let mut c = Config::default();
         let e = c
-            .set("replica.lag.time.max.ms", &serde_json::json!(700_000))
+            .set("replica.lag.time.max.ms", &Value::from(700_000u64))
             .unwrap_err();
         assert_eq!(e.field, "replica.lag.time.max.ms");
         assert!(e.message.contains("0..=600000"), "{}", e.message);
@@ -498,14 +499,13 @@ mod tests {
             c.replica_lag_time_max_ms, 30_000,
             "a rejected value changes nothing"
         );
-        c.set("min.insync.replicas", &serde_json::json!("2"))
-            .unwrap();
+        c.set("min.insync.replicas", &Value::from("2")).unwrap();
         assert_eq!(c.min_insync_replicas, 2);
-        assert!(c.set("no.such.config", &serde_json::json!(1)).is_err());
+        assert!(c.set("no.such.config", &Value::from(1u64)).is_err());
         assert!(c
-            .set("unclean.leader.election.enable", &serde_json::json!("yes"))
+            .set("unclean.leader.election.enable", &Value::from("yes"))
             .is_err());
-        c.set("unclean.leader.election.enable", &serde_json::json!(true))
+        c.set("unclean.leader.election.enable", &Value::from(true))
             .unwrap();
         assert!(c.unclean_leader_election_enable);
     }
@@ -516,7 +516,7 @@ mod tests {
         // and replicaFetchWaitMaxMs <= replicaLagTimeMaxMs; each message names both configs.
         let mut c = Config::default();
         let e = c
-            .set("replica.socket.timeout.ms", &serde_json::json!(400))
+            .set("replica.socket.timeout.ms", &Value::from(400u64))
             .unwrap_err();
         assert_eq!(e.field, "replica.socket.timeout.ms");
         assert!(
@@ -527,11 +527,11 @@ mod tests {
         );
         assert_eq!(c.replica_socket_timeout_ms, 30_000, "nothing changed");
         let e = c
-            .set("replica.fetch.wait.max.ms", &serde_json::json!(40_000))
+            .set("replica.fetch.wait.max.ms", &Value::from(40_000u64))
             .unwrap_err();
         assert_eq!(e.field, "replica.socket.timeout.ms");
         let e = c
-            .set("replica.lag.time.max.ms", &serde_json::json!(499))
+            .set("replica.lag.time.max.ms", &Value::from(499u64))
             .unwrap_err();
         assert_eq!(e.field, "replica.lag.time.max.ms");
         assert!(
@@ -540,9 +540,9 @@ mod tests {
             e.message
         );
         // At the boundary both are allowed.
-        c.set("replica.lag.time.max.ms", &serde_json::json!(500))
+        c.set("replica.lag.time.max.ms", &Value::from(500u64))
             .unwrap();
-        c.set("replica.socket.timeout.ms", &serde_json::json!(500))
+        c.set("replica.socket.timeout.ms", &Value::from(500u64))
             .unwrap();
     }
 

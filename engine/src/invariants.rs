@@ -340,7 +340,7 @@ mod tests {
             .expect("freeze");
         sim.apply_now(&Action::SetConfig {
             name: "min.insync.replicas".into(),
-            value: serde_json::json!(3),
+            value: 3u64.into(),
         })
         .expect("set");
         sim.advance_to(3_000);

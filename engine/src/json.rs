@@ -1,28 +1,236 @@
-//! JSON text in and out without serde's machinery: a reader that builds a
-//! `serde_json::Value` and a writer for scenarios and values.
+//! JSON text in and out without serde's machinery: a reader that builds a [`Value`] and a
+//! writer for scenarios and values.
 //!
 //! The playground ships as WebAssembly, and serde_json's `Deserializer` and `Serializer`
 //! (with serde's derived `Serialize` for the scenario, monomorphized once for compact and
 //! once for pretty output) were a large part of it. These plain functions do the same work
 //! in much less code (BENCHMARKS.md, "Shipped size"):
 //!
-//! - [`parse`] accepts exactly what `serde_json::from_str::<Value>` accepts, gives the same
-//!   `Value` (numbers included: it computes floats the way serde_json does without its
-//!   `float_roundtrip` feature) and the same error messages with the same line and column;
+//! - [`parse`] accepts exactly what `serde_json::from_str::<serde_json::Value>` accepts,
+//!   gives the same value (numbers included: it computes floats the way serde_json does
+//!   without its `float_roundtrip` feature) and the same error messages with the same line
+//!   and column;
 //! - [`scenario`] writes a scenario as `serde_json::to_string` (compact) or
 //!   `to_string_pretty` would with the derived `Serialize`: the same fields in the same
 //!   order, so share links keep their bytes;
-//! - [`value_text`] writes a `Value` as its `Display` does.
+//! - [`value_text`] writes a [`Value`] as serde_json's `Display` does.
+//!
+//! [`Value`] is the engine's own, not serde_json's: with it, serde_json leaves the shipped
+//! wasm (its `Value`'s equality and number formatting, and its map's B-tree code).
 //!
 //! `tests/json.rs` checks all three against serde_json.
 
-use serde_json::{Map, Number, Value};
+use std::fmt;
 
 use crate::config::{Config, Slot};
 use crate::expect::{Expectation, LeaderExpect};
 use crate::scenario::{Action, Endpoint, ProduceSpec, Scenario, TimedAction};
 use crate::scenario_json::CONFIG_FIELDS;
 use crate::types::Acks;
+
+// ---------------------------------------------------------------------------------------
+// Values
+
+/// A JSON value, as serde_json's `Value` (without `arbitrary_precision` or
+/// `preserve_order`) holds one: the same variants, numbers and member order, and the same
+/// equality.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Value {
+    #[default]
+    Null,
+    Bool(bool),
+    Number(Number),
+    String(String),
+    Array(Vec<Value>),
+    Object(Map),
+}
+
+/// A JSON number as serde_json keeps one: a non-negative integer, a negative one, or a
+/// finite float.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Number {
+    PosInt(u64),
+    NegInt(i64),
+    Float(f64),
+}
+
+// Only finite floats are made (a NaN would not equal itself), as serde_json's `Number`.
+impl Eq for Number {}
+
+/// An object's members in key order, as serde_json's B-tree map keeps them: a sorted `Vec`,
+/// searched in order (objects in a scenario have a handful of members).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Map(Vec<(String, Value)>);
+
+impl Map {
+    pub fn new() -> Map {
+        Map(Vec::new())
+    }
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+    /// Adds a member, or replaces the value of the member of that name.
+    pub fn insert(&mut self, key: String, value: Value) {
+        match self.0.iter().position(|(k, _)| *k >= key) {
+            Some(i) if self.0[i].0 == key => self.0[i].1 = value,
+            Some(i) => self.0.insert(i, (key, value)),
+            None => self.0.push((key, value)),
+        }
+    }
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Value)> {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
+    pub fn keys(&self) -> impl Iterator<Item = &String> {
+        self.0.iter().map(|(k, _)| k)
+    }
+}
+
+impl From<u64> for Value {
+    fn from(n: u64) -> Value {
+        Value::Number(Number::PosInt(n))
+    }
+}
+
+impl From<i64> for Value {
+    fn from(n: i64) -> Value {
+        Value::Number(if n < 0 {
+            Number::NegInt(n)
+        } else {
+            Number::PosInt(n as u64)
+        })
+    }
+}
+
+impl From<bool> for Value {
+    fn from(b: bool) -> Value {
+        Value::Bool(b)
+    }
+}
+
+impl From<&str> for Value {
+    fn from(s: &str) -> Value {
+        Value::String(s.to_string())
+    }
+}
+
+impl Value {
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+    pub fn as_u64(&self) -> Option<u64> {
+        match self {
+            Value::Number(Number::PosInt(n)) => Some(*n),
+            _ => None,
+        }
+    }
+}
+
+/// serde_json's `Display` for numbers: integers in decimal, floats in the shortest form
+/// that reads back the same (zmij, the formatter serde_json itself calls).
+impl fmt::Display for Number {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Number::PosInt(n) => fmt::Display::fmt(&n, f),
+            Number::NegInt(n) => fmt::Display::fmt(&n, f),
+            Number::Float(x) => f.write_str(zmij::Buffer::new().format_finite(x)),
+        }
+    }
+}
+
+// serde's traits as serde_json's `Value` has them, for the derived `Serialize` and
+// `Deserialize` of `Action` (which Rust callers and the tests use; the wasm does not).
+
+impl serde::Serialize for Value {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self {
+            Value::Null => s.serialize_unit(),
+            Value::Bool(b) => s.serialize_bool(*b),
+            Value::Number(Number::PosInt(n)) => s.serialize_u64(*n),
+            Value::Number(Number::NegInt(n)) => s.serialize_i64(*n),
+            Value::Number(Number::Float(x)) => s.serialize_f64(*x),
+            Value::String(v) => s.serialize_str(v),
+            Value::Array(items) => s.collect_seq(items),
+            Value::Object(map) => {
+                let mut m = s.serialize_map(Some(map.len()))?;
+                for (k, v) in map.iter() {
+                    m.serialize_entry(k, v)?;
+                }
+                m.end()
+            }
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Value {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Value;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any valid JSON value")
+            }
+            fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
+                Ok(Value::Bool(b))
+            }
+            fn visit_i64<E>(self, n: i64) -> Result<Value, E> {
+                Ok(Value::from(n))
+            }
+            fn visit_u64<E>(self, n: u64) -> Result<Value, E> {
+                Ok(Value::from(n))
+            }
+            fn visit_f64<E>(self, x: f64) -> Result<Value, E> {
+                Ok(if x.is_finite() {
+                    Value::Number(Number::Float(x))
+                } else {
+                    Value::Null
+                })
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+                Ok(Value::from(v))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Value, E> {
+                Ok(Value::String(v))
+            }
+            fn visit_none<E>(self) -> Result<Value, E> {
+                Ok(Value::Null)
+            }
+            fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+                serde::Deserialize::deserialize(d)
+            }
+            fn visit_unit<E>(self) -> Result<Value, E> {
+                Ok(Value::Null)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Value, A::Error> {
+                let mut items = Vec::new();
+                while let Some(v) = seq.next_element()? {
+                    items.push(v);
+                }
+                Ok(Value::Array(items))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<Value, A::Error> {
+                let mut map = Map::new();
+                while let Some((k, v)) = m.next_entry()? {
+                    map.insert(k, v);
+                }
+                Ok(Value::Object(map))
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
+}
 
 // ---------------------------------------------------------------------------------------
 // Reading
@@ -33,7 +241,8 @@ struct Reader<'a> {
     depth: u8,
 }
 
-/// Parses JSON text as `serde_json::from_str::<Value>` does; the error is its message.
+/// Parses JSON text as `serde_json::from_str::<serde_json::Value>` does; the error is its
+/// message.
 pub fn parse(text: &str) -> Result<Value, String> {
     let mut r = Reader {
         s: text.as_bytes(),
@@ -330,17 +539,18 @@ impl Reader<'_> {
             b'.' => self.decimal(positive, significand, exponent)?,
             b'e' | b'E' => self.exponent(positive, significand, exponent)?,
             _ if exponent != 0 => self.f64_of_parts(positive, significand, exponent)?,
-            _ if positive => return Ok(Value::Number(significand.into())),
+            _ if positive => return Ok(Value::from(significand)),
             _ => {
                 let neg = (significand as i64).wrapping_neg();
                 if neg >= 0 {
                     -(significand as f64)
                 } else {
-                    return Ok(Value::Number(neg.into()));
+                    return Ok(Value::from(neg));
                 }
             }
         };
-        Ok(Number::from_f64(float).map_or(Value::Null, Value::Number))
+        // Finite: out-of-range numbers are errors.
+        Ok(Value::Number(Number::Float(float)))
     }
 
     fn decimal(
@@ -617,7 +827,7 @@ impl Writer {
             }
             Value::Object(map) => {
                 self.open('{');
-                for (k, v) in map {
+                for (k, v) in map.iter() {
                     self.key(k).value(v);
                 }
                 self.close('}');
@@ -843,7 +1053,7 @@ pub fn scenario(s: &Scenario, pretty: bool) -> String {
     w.out
 }
 
-/// A value's JSON text, as its `Display` (compact) writes it.
+/// A value's JSON text, as serde_json's `Display` (compact) writes it.
 pub fn value_text(v: &Value) -> String {
     let mut w = Writer::new(false);
     w.value(v);

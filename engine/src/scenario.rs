@@ -235,7 +235,7 @@ pub enum Action {
     /// `kafka-configs.sh --alter --add-config name=value`.
     SetConfig {
         name: String,
-        value: serde_json::Value,
+        value: crate::json::Value,
     },
     /// `kafka-leader-election.sh --election-type preferred`.
     ElectPreferred,

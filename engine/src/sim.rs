@@ -1365,7 +1365,7 @@ impl Sim {
                     format!(
                         "kafka-configs.sh --alter --add-config {name}={}",
                         match value {
-                            serde_json::Value::String(s) => s.clone(),
+                            crate::json::Value::String(s) => s.clone(),
                             v => crate::json::value_text(v),
                         }
                     ),

@@ -499,7 +499,7 @@ fn bad_inputs_name_the_field_and_change_nothing() {
     let e = sim
         .apply_now(&Action::SetConfig {
             name: "replica.lag.time.max.ms".into(),
-            value: serde_json::json!(-5),
+            value: (-5i64).into(),
         })
         .unwrap_err();
     assert!(e.message.contains("replica.lag.time.max.ms"), "{e}");
@@ -710,7 +710,7 @@ fn enable_idempotence_set_true_conflicting_with_acks_or_retries_is_a_config_erro
     let mut sim = Sim::new(&scenario(r#"{"timeline":[]}"#)).unwrap();
     sim.apply_now(&Action::SetConfig {
         name: "enable.idempotence".into(),
-        value: serde_json::json!(true),
+        value: true.into(),
     })
     .unwrap();
     sim.apply_now(

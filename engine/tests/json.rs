@@ -13,11 +13,18 @@ use watermark_engine::Scenario;
 
 fn same_parse(text: &str) {
     let reference = serde_json::from_str::<Value>(text).map_err(|e| e.to_string());
-    let hand = json::parse(text);
+    let ours = json::parse(text);
+    // The engine's own value, as serde_json's (through its `Serialize`), and its text.
+    let hand = ours
+        .as_ref()
+        .map(|v| serde_json::to_value(v).expect("converts"))
+        .map_err(String::clone);
     match (&hand, &reference) {
         // Compared as text too: `Value`'s `==` takes 0.0 and -0.0 for the same number.
         (Ok(a), Ok(b)) => assert!(
-            a == b && serde_json::to_string(a).unwrap() == serde_json::to_string(b).unwrap(),
+            a == b
+                && serde_json::to_string(a).unwrap() == serde_json::to_string(b).unwrap()
+                && ours.as_ref().map(json::value_text).ok() == Some(b.to_string()),
             "{text:?}: {a} != {b}"
         ),
         _ => assert_eq!(hand, reference, "on {text:?}"),
@@ -300,7 +307,9 @@ fn writes_values_as_display_does() {
         json!({}),
         json!([1, [2, {"b": 1, "a": [null]}]]),
     ] {
-        assert_eq!(json::value_text(&v), v.to_string());
+        let ours: json::Value = serde_json::from_value(v.clone()).unwrap();
+        assert_eq!(json::value_text(&ours), v.to_string());
+        assert_eq!(serde_json::to_value(&ours).unwrap(), v);
     }
     // Set-config actions hold any value; the scenario writes it as serde_json would.
     let mut s = Scenario::default();
@@ -308,7 +317,7 @@ fn writes_values_as_display_does() {
         at: 0,
         action: watermark_engine::Action::SetConfig {
             name: "x".into(),
-            value: json!({"z": [1.25, -3, "s"], "a": {"b": null}}),
+            value: serde_json::from_value(json!({"z": [1.25, -3, "s"], "a": {"b": null}})).unwrap(),
         },
     });
     same_text(&s);

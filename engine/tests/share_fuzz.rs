@@ -160,7 +160,7 @@ fn random_scenario(rng: &mut Rng) -> watermark_engine::Scenario {
             },
             7 => Action::SetConfig {
                 name: "replica.lag.time.max.ms".into(),
-                value: serde_json::json!(rng.below_or_equal(60_000).max(500)),
+                value: rng.below_or_equal(60_000).max(500).into(),
             },
             8 => Action::Note { text: text(rng) },
             9 => Action::Consume {

@@ -103,7 +103,7 @@ fn random_action(rng: &mut Rng, brokers: u32, n: &mut u32) -> Action {
         97 => Action::ElectUnclean,
         98 => Action::SetConfig {
             name: "min.insync.replicas".into(),
-            value: serde_json::json!(1 + rng.below_or_equal(u64::from(brokers - 1))),
+            value: (1 + rng.below_or_equal(u64::from(brokers - 1))).into(),
         },
         _ => Action::Describe,
     }
@@ -164,7 +164,7 @@ fn run_phases(seed: u64, sim: &mut Sim) -> Result<(), String> {
             actions.push(Action::SetConfig {
                 name: "replica.lag.time.max.ms".into(),
                 // (KafkaConfig refuses a value below replica.fetch.wait.max.ms, 500.)
-                value: serde_json::json!((500 * lag_rng.below_or_equal(120)).max(500)),
+                value: (500 * lag_rng.below_or_equal(120)).max(500).into(),
             });
         }
         for action in &actions {

@@ -8,6 +8,7 @@
 #![allow(clippy::redundant_closure)]
 
 use leptos::prelude::*;
+use watermark_engine::json::Value;
 use watermark_engine::scenario::{AcksOrDefault, ProduceSpec};
 use watermark_engine::trace::{Level, TraceKind};
 use watermark_engine::types::Acks;
@@ -16,7 +17,7 @@ use watermark_engine::Action;
 use crate::geometry;
 use crate::state::Ctx;
 
-fn set_config(ctx: Ctx, name: &str, value: serde_json::Value) {
+fn set_config(ctx: Ctx, name: &str, value: Value) {
     ctx.act(Action::SetConfig {
         name: name.to_string(),
         value,
@@ -218,7 +219,7 @@ pub fn Settings(ctx: Ctx, undo: crate::undo::Undo) -> impl IntoView {
     let number = move |name: &'static str| {
         Callback::new(move |v: String| {
             let v: u64 = v.parse().unwrap_or(0);
-            set_config(ctx, name, serde_json::Value::from(v));
+            set_config(ctx, name, Value::from(v));
         })
     };
     let of = move |f: fn(&crate::state::Status) -> u64| Signal::derive(move || status.with(f));
@@ -289,7 +290,7 @@ fn number_setting(
         Signal::derive(move || status.with(|s| get(&s.config))),
         Callback::new(move |v: String| {
             let v: u64 = v.parse().unwrap_or(min);
-            set_config(ctx, name, serde_json::Value::from(v));
+            set_config(ctx, name, Value::from(v));
         }),
     )
 }
@@ -327,7 +328,7 @@ fn check(
     label: &str,
     aria: &'static str,
     get: fn(&watermark_engine::Config) -> bool,
-    set: fn(bool) -> (&'static str, serde_json::Value),
+    set: fn(bool) -> (&'static str, Value),
 ) -> AnyView {
     let status = ctx.status;
     view! {
