@@ -8,6 +8,8 @@
 //! (generateLeaderAndIsrUpdates, handleBrokerFenced, handleBrokerUnfenced,
 //! handleBrokerInControlledShutdown, handleBrokerUncleanShutdown, alterPartition).
 
+use std::fmt::Write;
+
 use crate::vec_map::VecMap;
 
 use serde::{Deserialize, Serialize};
@@ -15,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::network::{MetadataImage, Payload};
 use crate::sim::Sim;
 use crate::trace::{Level, TraceKind};
-use crate::types::{join_ids, BrokerId, ErrorCode, Node, TimeMs};
+use crate::types::{BrokerId, ErrorCode, Ids, Node, TimeMs};
 
 /// BrokerRegistration as the controller keeps it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -407,41 +409,45 @@ impl Sim {
         let now = self.now;
         let before = self.controller.partition.clone();
         let next = change.next.clone();
-        let mut fields = vec![];
+        // The changed fields, written into the record's text as they are found (one String,
+        // not one per field joined after).
+        let mut text = format!(
+            "PartitionChangeRecord({}, partitionId={}",
+            self.tp.topic, self.tp.partition
+        );
+        let bare = text.len();
         if next.leader != before.leader {
-            fields.push(format!(
-                "leader={}",
-                next.leader.map_or("none".to_string(), |l| l.to_string())
-            ));
+            match next.leader {
+                Some(l) => write!(text, ", leader={l}"),
+                None => write!(text, ", leader=none"),
+            }
+            .ok();
         }
-        if next.isr != before.isr {
-            fields.push(format!("isr=[{}]", join_ids(&next.isr)));
-        }
-        if next.elr != before.elr {
-            fields.push(format!("eligibleLeaderReplicas=[{}]", join_ids(&next.elr)));
-        }
-        if next.last_known_elr != before.last_known_elr {
-            fields.push(format!("lastKnownElr=[{}]", join_ids(&next.last_known_elr)));
+        for (name, now_ids, before_ids) in [
+            ("isr", &next.isr, &before.isr),
+            ("eligibleLeaderReplicas", &next.elr, &before.elr),
+            ("lastKnownElr", &next.last_known_elr, &before.last_known_elr),
+        ] {
+            if now_ids != before_ids {
+                write!(text, ", {name}=[{}]", Ids(now_ids)).ok();
+            }
         }
         if next.leader_recovery_state != before.leader_recovery_state {
-            fields.push(
-                format!("leaderRecoveryState={:?}", next.leader_recovery_state)
-                    .to_ascii_uppercase(),
-            );
+            text.push_str(match next.leader_recovery_state {
+                LeaderRecoveryState::Recovered => ", LEADERRECOVERYSTATE=RECOVERED",
+                LeaderRecoveryState::Recovering => ", LEADERRECOVERYSTATE=RECOVERING",
+            });
         }
-        self.controller.append(
-            now,
-            "PartitionChangeRecord",
-            format!(
-                "PartitionChangeRecord({}, partitionId={}, {}) leaderEpoch={} partitionEpoch={} [{}]",
-                self.tp.topic,
-                self.tp.partition,
-                fields.join(", "),
-                next.leader_epoch,
-                next.partition_epoch,
-                cause
-            ),
-        );
+        if text.len() == bare {
+            text.push_str(", "); // no field changed: the joined list was empty
+        }
+        write!(
+            text,
+            ") leaderEpoch={} partitionEpoch={} [{}]",
+            next.leader_epoch, next.partition_epoch, cause
+        )
+        .ok();
+        self.controller.append(now, "PartitionChangeRecord", text);
         self.controller.partition = next.clone();
         if next.isr.len() < before.isr.len() {
             self.metrics.isr_shrinks += 1;
@@ -460,8 +466,8 @@ impl Sim {
                 (None, _) => format!(
                     "[QuorumController] Partition {} has no leader: no eligible replica (Isr: [{}] Elr: [{}]) leader epoch {}",
                     self.tp,
-                    join_ids(&next.isr),
-                    join_ids(&next.elr),
+                    Ids(&next.isr),
+                    Ids(&next.elr),
                     next.leader_epoch
                 ),
                 (Some(l), Some(ElectionKind::Unclean)) | (Some(l), Some(ElectionKind::LastKnownLeader)) => {
@@ -880,7 +886,7 @@ impl Sim {
                     "[QuorumController] Rejecting AlterPartition request from node {b} for {} because it specified ineligible replicas {} in the new ISR {}",
                     self.tp,
                     ineligible.join(", "),
-                    join_ids(&ids)
+                    Ids(&ids)
                 ),
             );
             return ErrorCode::INELIGIBLE_REPLICA;

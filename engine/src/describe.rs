@@ -1,31 +1,37 @@
 //! Read-outs in the words of Kafka's own tools.
 
+use std::fmt::Write;
+
 use crate::sim::Sim;
-use crate::types::{join_ids, BrokerId};
+use crate::types::{BrokerId, Ids};
 
 /// `kafka-topics.sh --describe`, one partition line, as the controller's metadata says.
+/// Written into one String (not a String per field joined after): the snapshot builds it
+/// every frame, and the joined form was twice the code.
 pub fn describe_line(sim: &Sim) -> String {
     let p = &sim.controller.partition;
-    let field = |name: &str, ids: &[BrokerId]| {
-        if ids.is_empty() {
-            format!("{name}:")
-        } else {
-            format!("{name}: {}", join_ids(ids))
+    let mut out = format!(
+        "Topic: {} Partition: {} Leader: ",
+        sim.tp.topic, sim.tp.partition
+    );
+    match p.leader {
+        Some(l) => {
+            let _ = write!(out, "{l}");
         }
-    };
-    [
-        format!("Topic: {}", sim.tp.topic),
-        format!("Partition: {}", sim.tp.partition),
-        format!(
-            "Leader: {}",
-            p.leader.map_or("none".to_string(), |l| l.to_string())
-        ),
-        field("Replicas", &p.replicas),
-        field("Isr", &p.isr),
-        field("Elr", &p.elr),
-        field("LastKnownElr", &p.last_known_elr),
-    ]
-    .join(" ")
+        None => out.push_str("none"),
+    }
+    for (name, ids) in [
+        (" Replicas:", &p.replicas),
+        (" Isr:", &p.isr),
+        (" Elr:", &p.elr),
+        (" LastKnownElr:", &p.last_known_elr),
+    ] {
+        out.push_str(name);
+        if !ids.is_empty() {
+            let _ = write!(out, " {}", Ids(ids));
+        }
+    }
+    out
 }
 
 /// `kafka-get-offsets.sh`: ListOffsets(LATEST), read-uncommitted, answers the leader's HW.

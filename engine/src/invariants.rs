@@ -255,7 +255,7 @@ pub fn on_new_leader(sim: &mut Sim, b: BrokerId, p: &PartitionRegistration) {
     } else if !lost_disks.is_empty() {
         format!(
             "broker {b} became leader after broker {} lost its disk (a replica that came back empty counted as in sync)",
-            crate::types::join_ids(&lost_disks)
+            crate::types::Ids(&lost_disks)
         )
     } else {
         violation(

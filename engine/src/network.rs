@@ -234,13 +234,13 @@ impl Payload {
             }
             Payload::AlterPartition { new_isr, partition_epoch, .. } => format!(
                 "AlterPartition newIsr={} partitionEpoch={partition_epoch}",
-                new_isr.iter().map(|(b, _)| b.to_string()).collect::<Vec<_>>().join(",")
+                crate::types::Ids(&new_isr.iter().map(|(b, _)| *b).collect::<Vec<_>>())
             ),
             Payload::AlterPartitionResponse { top_error, result, .. } => {
                 let error = if *top_error != ErrorCode::NONE { top_error } else { &result.error };
                 format!(
                     "AlterPartitionResponse error={error} isr={} partitionEpoch={}",
-                    result.isr.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(","),
+                    crate::types::Ids(&result.isr),
                     result.partition_epoch
                 )
             }

@@ -14,7 +14,7 @@ use crate::network::Payload;
 use crate::producer_state::ClientBatch;
 use crate::sim::{BrokerTimer, Role, Sim};
 use crate::trace::{Level, TraceKind};
-use crate::types::{join_ids, Acks, BrokerId, ErrorCode, Node, TimeMs};
+use crate::types::{Acks, BrokerId, ErrorCode, Ids, Node, TimeMs};
 
 /// ReplicaState: what the leader knows of one follower.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -310,7 +310,7 @@ impl Sim {
                 leo,
                 p.partition_epoch,
                 hw,
-                join_ids(&p.isr),
+                Ids(&p.isr),
                 if under { " (under-min-isr)" } else { "" },
                 previous.map_or("None".to_string(), |l| format!("Some({l})")),
                 previous_epoch
@@ -614,8 +614,8 @@ impl Sim {
             format!(
                 "[Partition {} broker={b}] Expanding ISR from {} to {}",
                 self.tp,
-                join_ids(&isr),
-                join_ids(&new_isr)
+                Ids(&isr),
+                Ids(&new_isr)
             ),
         );
         let proposal = self.next_request_id();
@@ -672,8 +672,8 @@ impl Sim {
         let text = format!(
             "[Partition {} broker={b}] Shrinking ISR from {} to {}. Leader: (highWatermark: {}, endOffset: {}). Out of sync replicas: {}.",
             self.tp,
-            join_ids(&isr),
-            join_ids(&new_isr),
+            Ids(&isr),
+            Ids(&new_isr),
             broker.log.high_watermark,
             leo,
             details.join(", ")
@@ -865,7 +865,7 @@ impl Sim {
                     Some(b),
                     format!(
                         "[Partition {tp} broker={b}] ISR updated to {} {}and version updated to {}",
-                        join_ids(&a.isr),
+                        Ids(&a.isr),
                         if under { "(under-min-isr) " } else { " " },
                         a.partition_epoch
                     ),
@@ -884,7 +884,7 @@ impl Sim {
                     TraceKind::Isr,
                     Level::Info,
                     Some(b),
-                    format!("[Partition {tp} broker={b}] Failed to alter partition since the controller rejected the request with {error}. Partition state has been reset to the latest committed state (ISR {}).", join_ids(&committed)),
+                    format!("[Partition {tp} broker={b}] Failed to alter partition since the controller rejected the request with {error}. Partition state has been reset to the latest committed state (ISR {}).", Ids(&committed)),
                 );
             }
             // "Partition state may be out of sync, awaiting new the latest metadata": the

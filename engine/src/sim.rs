@@ -396,7 +396,7 @@ impl Sim {
             0,
             "TopicRecord",
             format!("TopicRecord(name={}) PartitionRecord(partitionId={}, replicas=[{}], isr=[{}], leader={}, leaderEpoch=0, partitionEpoch=0)",
-                scenario.topic, 0, crate::types::join_ids(&replicas), crate::types::join_ids(&replicas), replicas[0]),
+                scenario.topic, 0, crate::types::Ids(&replicas), crate::types::Ids(&replicas), replicas[0]),
         );
         // Timeline actions run in time order (listed order within one time), each after every
         // event at its time, exactly as a person's input applied at that moment would.
@@ -471,7 +471,7 @@ impl Sim {
             format!(
                 "Created topic {} with replicas {} (leader {}), {} broker(s), min.insync.replicas={}",
                 sim.tp.topic,
-                crate::types::join_ids(&replicas),
+                crate::types::Ids(&replicas),
                 replicas[0],
                 scenario.brokers,
                 sim.config.min_insync_replicas
