@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::network::{MetadataImage, Payload};
 use crate::sim::Sim;
 use crate::trace::{Level, TraceKind};
-use crate::types::{BrokerId, ErrorCode, Ids, Node, TimeMs};
+use crate::types::{ids_where, BrokerId, ErrorCode, Ids, Node, TimeMs};
 
 /// BrokerRegistration as the controller keeps it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -140,24 +140,17 @@ pub fn build_partition_change(
             // The new ELR: current ISR and ELR, minus the target ISR and unclean-shutdown
             // replicas. (Kafka builds a HashSet; we keep the replica-list order so output
             // is deterministic.)
-            let candidates: Vec<BrokerId> = part
-                .replicas
-                .iter()
-                .copied()
-                .filter(|r| target_elr.contains(r) || part.isr.contains(r))
-                .collect();
-            target_elr = candidates
-                .iter()
-                .copied()
-                .filter(|r| !target_isr.contains(r) && !req.unclean_shutdown_replicas.contains(r))
-                .collect();
-            target_last_known_elr = part
-                .replicas
-                .iter()
-                .copied()
-                .filter(|r| candidates.contains(r) || target_last_known_elr.contains(r))
-                .filter(|r| !target_isr.contains(r) && !target_elr.contains(r))
-                .collect();
+            let candidates = ids_where(&part.replicas, &|r| {
+                target_elr.contains(&r) || part.isr.contains(&r)
+            });
+            target_elr = ids_where(&candidates, &|r| {
+                !target_isr.contains(&r) && !req.unclean_shutdown_replicas.contains(&r)
+            });
+            target_last_known_elr = ids_where(&part.replicas, &|r| {
+                (candidates.contains(&r) || target_last_known_elr.contains(&r))
+                    && !target_isr.contains(&r)
+                    && !target_elr.contains(&r)
+            });
         }
     }
 
@@ -543,12 +536,9 @@ impl Sim {
                 && (Some(r) == broker_to_add || controller.is_active(r))
         };
         let unclean_shutdown: Vec<BrokerId> = broker_with_unclean_shutdown.into_iter().collect();
-        let target_isr: Vec<BrokerId> = part
-            .isr
-            .iter()
-            .copied()
-            .filter(|&r| Some(r) != broker_to_remove && Some(r) != broker_with_unclean_shutdown)
-            .collect();
+        let target_isr = ids_where(&part.isr, &|r| {
+            Some(r) != broker_to_remove && Some(r) != broker_with_unclean_shutdown
+        });
         let election =
             if self.config.unclean_leader_election_enable || cause == ChangeCause::ElectUnclean {
                 Election::Unclean

@@ -14,7 +14,7 @@ use crate::network::Payload;
 use crate::producer_state::ClientBatch;
 use crate::sim::{BrokerTimer, Role, Sim};
 use crate::trace::{Level, TraceKind};
-use crate::types::{Acks, BrokerId, ErrorCode, Ids, Node, TimeMs};
+use crate::types::{ids_where, Acks, BrokerId, ErrorCode, Ids, Node, TimeMs};
 
 /// ReplicaState: what the leader knows of one follower.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -259,7 +259,7 @@ impl Sim {
     /// answered FENCED_LEADER_EPOCH when it completes (DelayedFetch, "Case E").
     pub(crate) fn make_leader(&mut self, b: BrokerId, p: &PartitionRegistration) {
         let now = self.now;
-        let broker = self.brokers.get_mut(&b).expect("broker exists");
+        let broker = &mut self.brokers[&b];
         let (previous, previous_epoch) = match &broker.role {
             Role::Follower(f) => (f.leader, f.leader_epoch),
             Role::Leader(l) => (Some(b), l.leader_epoch),
@@ -643,20 +643,16 @@ impl Sim {
         let leo = broker.log.log_end_offset();
         let isr = l.isr_state.isr().to_vec();
         // getOutOfSyncReplicas: ISR minus the leader, not caught up.
-        let out: Vec<BrokerId> = isr
-            .iter()
-            .copied()
-            .filter(|&r| r != b)
-            .filter(|r| {
-                l.remote
-                    .get(r)
+        let out = ids_where(&isr, &|r| {
+            r != b
+                && l.remote
+                    .get(&r)
                     .is_some_and(|s| !s.is_caught_up(leo, now, lag))
-            })
-            .collect();
+        });
         if out.is_empty() {
             return;
         }
-        let new_isr: Vec<BrokerId> = isr.iter().copied().filter(|r| !out.contains(r)).collect();
+        let new_isr = ids_where(&isr, &|r| !out.contains(&r));
         let new_isr = crate::sort::sorted_ids(&new_isr);
         let details: Vec<String> = out
             .iter()
@@ -722,7 +718,7 @@ impl Sim {
     /// answer (`unsentIsrUpdates.putIfAbsent`); a second one fails at once with
     /// OPERATION_NOT_ATTEMPTED, which the partition treats as a refusal.
     fn alter_partition_submit(&mut self, b: BrokerId, item: AlterPartitionItem) {
-        let broker = self.brokers.get_mut(&b).expect("broker exists");
+        let broker = &mut self.brokers[&b];
         if broker.alter_partition.unsent.is_some() {
             self.leader_handle_alter_partition_result(
                 b,
@@ -749,11 +745,7 @@ impl Sim {
         };
         let broker_epoch = broker.broker_epoch;
         let request_id = self.next_request_id();
-        self.brokers
-            .get_mut(&b)
-            .expect("broker exists")
-            .alter_partition
-            .in_flight = Some(request_id);
+        self.brokers[&b].alter_partition.in_flight = Some(request_id);
         let payload = Payload::AlterPartition {
             request_id,
             broker_epoch,
@@ -773,7 +765,7 @@ impl Sim {
     /// NodeToControllerRequestThread puts it back at the head of its queue
     /// (`requestQueue.putFirst`) and sends it again.
     pub(crate) fn alter_partition_timeout(&mut self, b: BrokerId, request_id: u64) {
-        let broker = self.brokers.get_mut(&b).expect("broker exists");
+        let broker = &mut self.brokers[&b];
         if broker.alter_partition.in_flight != Some(request_id) {
             return;
         }
@@ -800,7 +792,7 @@ impl Sim {
         top_error: ErrorCode,
         result: crate::network::AlterPartitionResult,
     ) {
-        let broker = self.brokers.get_mut(&b).expect("broker exists");
+        let broker = &mut self.brokers[&b];
         if broker.alter_partition.in_flight != Some(request_id) {
             return; // an answer to a request we already sent again
         }
@@ -947,12 +939,7 @@ impl Sim {
         }
         let Some(new_hw) = new_hw else { return false };
         let old = broker.log.high_watermark;
-        let moved = self
-            .brokers
-            .get_mut(&b)
-            .expect("broker exists")
-            .log
-            .maybe_increment_high_watermark(new_hw);
+        let moved = self.brokers[&b].log.maybe_increment_high_watermark(new_hw);
         if moved {
             crate::invariants::on_leader_hw(self, b, old, new_hw);
         }
@@ -1086,10 +1073,7 @@ impl Sim {
                 (d.first_offset, d.last_offset)
             }
             ClientBatch::Append => {
-                let appended = self
-                    .brokers
-                    .get_mut(&b)
-                    .expect("broker exists")
+                let appended = self.brokers[&b]
                     .log
                     .append_batch_as_leader(epoch, &values, producer);
                 crate::invariants::on_leader_append(self, b, appended.0, appended.1);
@@ -1160,7 +1144,7 @@ impl Sim {
     pub(crate) fn make_follower(&mut self, b: BrokerId, p: &PartitionRegistration) {
         let was_leader = matches!(self.brokers[&b].role, Role::Leader(_));
         self.leader_abandon(b);
-        let broker = self.brokers.get_mut(&b).expect("broker exists");
+        let broker = &mut self.brokers[&b];
         broker.role = Role::Follower(FollowerState {
             leader: p.leader,
             leader_epoch: p.leader_epoch,

@@ -928,7 +928,7 @@ impl Sim {
                 if broker_epoch < 0 {
                     return; // refused: the Register timer tries again
                 }
-                let broker = self.brokers.get_mut(&b).expect("broker exists");
+                let broker = &mut self.brokers[&b];
                 broker.broker_epoch = broker_epoch;
                 broker.registered = true;
                 self.schedule_broker_timer(b, 0, BrokerTimer::Heartbeat);
@@ -947,10 +947,7 @@ impl Sim {
             } if self.brokers[&b].shutting_down
                 && !self.brokers[&b].got_controlled_shutdown_response =>
             {
-                self.brokers
-                    .get_mut(&b)
-                    .expect("broker exists")
-                    .got_controlled_shutdown_response = true;
+                self.brokers[&b].got_controlled_shutdown_response = true;
                 self.schedule_broker_timer(b, 50, BrokerTimer::HeartbeatOnce);
             }
             Payload::AlterPartitionResponse {
@@ -1016,10 +1013,7 @@ impl Sim {
             .map(|broker| broker.id)
             .collect();
         for b in ids {
-            self.brokers
-                .get_mut(&b)
-                .expect("broker exists")
-                .isr_expiration_generation += 1;
+            self.brokers[&b].isr_expiration_generation += 1;
             self.schedule_isr_expiration(b);
         }
     }
@@ -1039,7 +1033,7 @@ impl Sim {
 
     /// ReplicaManager.checkpointHighWatermarks: write the HW to replication-offset-checkpoint.
     pub(crate) fn checkpoint_high_watermark(&mut self, b: BrokerId) {
-        let broker = self.brokers.get_mut(&b).expect("broker exists");
+        let broker = &mut self.brokers[&b];
         if broker
             .metadata
             .as_ref()
@@ -1052,7 +1046,7 @@ impl Sim {
     fn finish_shutdown(&mut self, b: BrokerId) {
         self.checkpoint_high_watermark(b);
         self.leader_abandon(b);
-        let broker = self.brokers.get_mut(&b).expect("broker exists");
+        let broker = &mut self.brokers[&b];
         broker.clean_shutdown_epoch = broker.broker_epoch;
         broker.process = ProcessState::Stopped;
         broker.shutting_down = false;
@@ -1082,7 +1076,7 @@ impl Sim {
                 }
             }
         }
-        let broker = self.brokers.get_mut(&b).expect("broker exists");
+        let broker = &mut self.brokers[&b];
         broker.incarnation += 1;
         broker.role = Role::None;
         broker.metadata = None;
@@ -1097,7 +1091,7 @@ impl Sim {
 
     fn start(&mut self, b: BrokerId) {
         let previous = {
-            let broker = self.brokers.get_mut(&b).expect("broker exists");
+            let broker = &mut self.brokers[&b];
             broker.process = ProcessState::Running;
             broker.incarnation += 1;
             // Log recovery: the HW comes back from replication-offset-checkpoint.
@@ -1107,10 +1101,7 @@ impl Sim {
             broker.clean_shutdown_epoch = -1;
             prev
         };
-        self.brokers
-            .get_mut(&b)
-            .expect("broker exists")
-            .registering_with_previous_epoch = previous;
+        self.brokers[&b].registering_with_previous_epoch = previous;
         self.start_broker_tasks(b);
         self.schedule_broker_timer(b, 0, BrokerTimer::Register);
         let log = &self.brokers[&b].log;
@@ -1132,7 +1123,7 @@ impl Sim {
     /// The broker applies controller metadata: becomes leader or follower
     /// (ReplicaManager.applyDelta → Partition.makeLeader / makeFollower).
     pub(crate) fn apply_metadata(&mut self, b: BrokerId, image: MetadataImage) {
-        let broker = self.brokers.get_mut(&b).expect("broker exists");
+        let broker = &mut self.brokers[&b];
         if broker
             .metadata
             .as_ref()
@@ -1156,9 +1147,7 @@ impl Sim {
         } else {
             let same = matches!(&broker.role, Role::Follower(f) if f.leader == p.leader && f.leader_epoch == p.leader_epoch);
             if same {
-                if let Role::Follower(f) =
-                    &mut self.brokers.get_mut(&b).expect("broker exists").role
-                {
+                if let Role::Follower(f) = &mut self.brokers[&b].role {
                     f.partition_epoch = p.partition_epoch;
                 }
             } else {
@@ -1246,7 +1235,7 @@ impl Sim {
                 from_beginning,
             } => self.client_consume(*max_records, *from_beginning),
             Action::Freeze { broker } => {
-                let b = self.brokers.get_mut(broker).expect("validated");
+                let b = &mut self.brokers[broker];
                 if b.process == ProcessState::Running {
                     b.process = ProcessState::Frozen;
                     b.frozen_since = Some(now);
@@ -1266,7 +1255,7 @@ impl Sim {
             Action::Thaw { broker } => self.thaw(*broker),
             Action::Kill { broker } => {
                 if self.brokers[broker].process.is_up() {
-                    self.brokers.get_mut(broker).expect("validated").process = ProcessState::Killed;
+                    self.brokers[broker].process = ProcessState::Killed;
                     self.clear_process_memory(*broker);
                     note(self, format!("kill -9 broker {broker} (process gone; log and checkpoints stay on disk)"));
                     self.reset_connections(*broker);
@@ -1275,7 +1264,7 @@ impl Sim {
                 }
             }
             Action::Stop { broker } => {
-                let b = self.brokers.get_mut(broker).expect("validated");
+                let b = &mut self.brokers[broker];
                 match b.process {
                     ProcessState::Running if !b.shutting_down => {
                         b.shutting_down = true;
@@ -1306,7 +1295,7 @@ impl Sim {
                 }
             }
             Action::Slow { broker, ms } => {
-                self.brokers.get_mut(broker).expect("validated").slow_ms = *ms;
+                self.brokers[broker].slow_ms = *ms;
                 if *ms == 0 {
                     note(self, format!("broker {broker} is no longer slow"));
                 } else {
@@ -1345,10 +1334,10 @@ impl Sim {
             Action::LoseDisk { broker } => {
                 let was_up = self.brokers[broker].process.is_up();
                 if was_up {
-                    self.brokers.get_mut(broker).expect("validated").process = ProcessState::Killed;
+                    self.brokers[broker].process = ProcessState::Killed;
                     self.clear_process_memory(*broker);
                 }
-                let br = self.brokers.get_mut(broker).expect("validated");
+                let br = &mut self.brokers[broker];
                 br.log.wipe();
                 br.disk_lost = true;
                 br.clean_shutdown_epoch = -1;
@@ -1448,7 +1437,7 @@ impl Sim {
     }
 
     fn thaw(&mut self, b: BrokerId) {
-        let broker = self.brokers.get_mut(&b).expect("validated");
+        let broker = &mut self.brokers[&b];
         if broker.process != ProcessState::Frozen {
             self.trace(
                 TraceKind::Action,
