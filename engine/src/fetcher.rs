@@ -416,7 +416,6 @@ impl Sim {
         };
         self.trace(TraceKind::Truncation, level, Some(b), text);
         if !t.removed.is_empty() {
-            let values: Vec<&str> = t.removed.iter().map(|r| r.value.as_str()).collect();
             self.trace(
                 TraceKind::Truncation,
                 level,
@@ -425,7 +424,7 @@ impl Sim {
                     "broker {b} threw away offsets {}..{}: {}",
                     t.removed[0].offset,
                     t.removed[t.removed.len() - 1].offset,
-                    values.join(" ")
+                    crate::log::Values(&t.removed)
                 ),
             );
         }

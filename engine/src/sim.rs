@@ -256,7 +256,7 @@ pub struct Loss {
 }
 
 /// The whole simulation.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Sim {
     pub(crate) now: TimeMs,
     pub(crate) config: Config,
@@ -305,6 +305,47 @@ pub struct Sim {
     /// Oldest first, at most [`ARRIVALS_KEPT_MAX`] (64).
     pub(crate) arrivals: Vec<Arrival>,
     pub(crate) invariant_state: crate::invariants::InvariantState,
+}
+
+/// Written out, not derived: a derived `clone` is `#[inline]`, so each crate that clones a
+/// `Sim` (the engine's rewind, the web's playground) compiled a copy of its own (1.4 kB of
+/// wasm each).
+impl Clone for Sim {
+    fn clone(&self) -> Self {
+        Sim {
+            now: self.now,
+            config: self.config.clone(),
+            tp: self.tp.clone(),
+            rng: self.rng.clone(),
+            brokers: self.brokers.clone(),
+            controller: self.controller.clone(),
+            network: self.network.clone(),
+            in_flight: self.in_flight.clone(),
+            buffered: self.buffered.clone(),
+            queue: self.queue.clone(),
+            next_seq: self.next_seq,
+            next_message_id: self.next_message_id,
+            next_request_id: self.next_request_id,
+            producer: self.producer.clone(),
+            consumer: self.consumer.clone(),
+            trace: self.trace.clone(),
+            metrics: self.metrics.clone(),
+            timeline: self.timeline.clone(),
+            timeline_cursor: self.timeline_cursor,
+            last_unclean_election_at: self.last_unclean_election_at,
+            elections: self.elections.clone(),
+            committed: self.committed.clone(),
+            losses: self.losses.clone(),
+            truncations: self.truncations.clone(),
+            seed: self.seed,
+            violations: self.violations.clone(),
+            events_processed: self.events_processed,
+            check_invariants: self.check_invariants,
+            record_arrivals: self.record_arrivals,
+            arrivals: self.arrivals.clone(),
+            invariant_state: self.invariant_state.clone(),
+        }
+    }
 }
 
 /// Serde for an `Arc<[T]>` field, as a plain sequence (serde's `rc` feature is not on).
@@ -1006,16 +1047,23 @@ impl Sim {
     /// core/src/main/scala/kafka/server/{DynamicBrokerConfig,ReplicaManager}.scala. Changing
     /// it takes a rolling restart; the playground applies it on every broker at once.
     fn restart_isr_expiration_tasks(&mut self) {
-        let ids: Vec<BrokerId> = self
-            .brokers
-            .values()
-            .filter(|broker| broker.process.is_up())
-            .map(|broker| broker.id)
-            .collect();
-        for b in ids {
+        for b in self.broker_ids_where(&|broker| broker.process.is_up()) {
             self.brokers[&b].isr_expiration_generation += 1;
             self.schedule_isr_expiration(b);
         }
+    }
+
+    /// The ids of the brokers for which `keep` holds, in id order (one function for the
+    /// engine's broker filters, the predicate through `dyn`).
+    #[inline(never)]
+    pub(crate) fn broker_ids_where(&self, keep: &dyn Fn(&Broker) -> bool) -> Vec<BrokerId> {
+        let mut out = Vec::new();
+        for broker in self.brokers.values() {
+            if keep(broker) {
+                out.push(broker.id);
+            }
+        }
+        out
     }
 
     fn send_heartbeat(&mut self, b: BrokerId) {

@@ -273,35 +273,57 @@ impl Sim {
             let at = in_flight.partition_point(|s| s.id < m.id);
             in_flight.insert(at, message_snapshot(m, true));
         }
-        let purgatory = self
-            .brokers
-            .values()
-            .filter_map(|b| b.leader_state().map(|l| (b.id, l)))
-            .flat_map(|(id, l)| {
-                l.purgatory.iter().map(move |d| PurgatoryEntry {
-                    broker: id,
+        // Loops, not flat-mapped iterators collected: the same entries in the same order in
+        // less wasm.
+        let mut purgatory = vec![];
+        let mut held_fetches = vec![];
+        for b in self.brokers.values() {
+            let Some(l) = b.leader_state() else { continue };
+            for d in &l.purgatory {
+                purgatory.push(PurgatoryEntry {
+                    broker: b.id,
                     request_id: d.request_id,
                     first_offset: d.first_offset,
                     required_offset: d.required_offset,
                     created_ms: d.created_ms,
                     deadline_ms: d.deadline_ms,
-                })
-            })
-            .collect();
-        let held_fetches = self
-            .brokers
-            .values()
-            .filter_map(|b| b.leader_state().map(|l| (b.id, l)))
-            .flat_map(|(id, l)| {
-                l.held_fetches.iter().map(move |h| HeldFetchSnapshot {
-                    leader: id,
+                });
+            }
+            for h in &l.held_fetches {
+                held_fetches.push(HeldFetchSnapshot {
+                    leader: b.id,
                     replica: h.replica_id,
                     fetch_offset: h.fetch_offset,
                     since_ms: h.since_ms,
                     deadline_ms: h.deadline_ms,
-                })
-            })
-            .collect();
+                });
+            }
+        }
+        let mut session_deadlines = vec![];
+        for (id, r) in self.controller.brokers.iter() {
+            if let (false, Some(last)) = (r.fenced, self.controller.last_heartbeat_ms.get(id)) {
+                session_deadlines.push((*id, last + self.config.broker_session_timeout_ms));
+            }
+        }
+        let mut sends = vec![];
+        for j in self.producer.jobs.values() {
+            let Some(a) = j.current.as_ref() else {
+                continue;
+            };
+            sends.push(SendSnapshot {
+                acks: j.acks,
+                records: a.values.len(),
+                delivery_deadline_ms: a.created_ms + self.config.delivery_timeout_ms,
+                retries: a.retries_done,
+                last_error: a.last_error,
+                in_flight: a.request_id.and(a.target).map(|t| {
+                    (
+                        t,
+                        a.sent_ms + crate::client::request_deadline_ms(&self.config),
+                    )
+                }),
+            });
+        }
         let lat = &self.metrics.acks_all_latencies_ms;
         Snapshot {
             time_ms: now,
@@ -351,35 +373,8 @@ impl Sim {
                 .filter(|a| a.at + crate::sim::ARRIVALS_KEPT_MS >= now)
                 .cloned()
                 .collect(),
-            session_deadlines: self
-                .controller
-                .brokers
-                .iter()
-                .filter(|(_, r)| !r.fenced)
-                .filter_map(|(id, _)| {
-                    let last = self.controller.last_heartbeat_ms.get(id)?;
-                    Some((*id, last + self.config.broker_session_timeout_ms))
-                })
-                .collect(),
-            sends: self
-                .producer
-                .jobs
-                .values()
-                .filter_map(|j| Some((j.acks, j.current.as_ref()?)))
-                .map(|(acks, a)| SendSnapshot {
-                    acks,
-                    records: a.values.len(),
-                    delivery_deadline_ms: a.created_ms + self.config.delivery_timeout_ms,
-                    retries: a.retries_done,
-                    last_error: a.last_error,
-                    in_flight: a.request_id.and(a.target).map(|t| {
-                        (
-                            t,
-                            a.sent_ms + crate::client::request_deadline_ms(&self.config),
-                        )
-                    }),
-                })
-                .collect(),
+            session_deadlines,
+            sends,
             committed: {
                 // The history starts at offset 0 (the log start offset stays 0).
                 let len = self.committed.len();
