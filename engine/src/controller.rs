@@ -854,19 +854,25 @@ impl Sim {
             return ErrorCode::INVALID_REQUEST;
         }
         // ineligibleReplicasForIsr
-        let ineligible: Vec<String> = new_isr
-            .iter()
-            .filter_map(|&(id, epoch)| match self.controller.brokers.get(&id) {
-                None => Some(format!("{id} (not registered)")),
-                Some(r) if r.in_controlled_shutdown => Some(format!("{id} (shutting down)")),
-                Some(r) if r.fenced => Some(format!("{id} (fenced)")),
-                Some(r) if epoch != -1 && r.epoch != epoch => Some(format!(
-                    "{id} (broker epoch mismatch: requested={epoch} VS expected={})",
+        // Written as found, joined by ", " (each entry starts with its id, so a non-empty
+        // text means one came before).
+        let mut ineligible = String::new();
+        for &(id, epoch) in new_isr {
+            let sep = if ineligible.is_empty() { "" } else { ", " };
+            let _ = match self.controller.brokers.get(&id) {
+                None => write!(ineligible, "{sep}{id} (not registered)"),
+                Some(r) if r.in_controlled_shutdown => {
+                    write!(ineligible, "{sep}{id} (shutting down)")
+                }
+                Some(r) if r.fenced => write!(ineligible, "{sep}{id} (fenced)"),
+                Some(r) if epoch != -1 && r.epoch != epoch => write!(
+                    ineligible,
+                    "{sep}{id} (broker epoch mismatch: requested={epoch} VS expected={})",
                     r.epoch
-                )),
-                _ => None,
-            })
-            .collect();
+                ),
+                _ => Ok(()),
+            };
+        }
         if !ineligible.is_empty() {
             self.trace(
                 TraceKind::Controller,
@@ -875,7 +881,7 @@ impl Sim {
                 format!(
                     "[QuorumController] Rejecting AlterPartition request from node {b} for {} because it specified ineligible replicas {} in the new ISR {}",
                     self.tp,
-                    ineligible.join(", "),
+                    ineligible,
                     Ids(&ids)
                 ),
             );

@@ -1110,12 +1110,12 @@ impl Sim {
 
     /// What a process loses when it ends: everything but the disk.
     fn clear_process_memory(&mut self, b: BrokerId) {
-        let ids: Vec<u64> = self
-            .buffered
-            .iter()
-            .filter(|(_, m)| m.to == Node::Broker(b))
-            .map(|(id, _)| *id)
-            .collect();
+        let mut ids: Vec<u64> = Vec::new();
+        for (id, m) in &self.buffered {
+            if m.to == Node::Broker(b) {
+                ids.push(*id);
+            }
+        }
         for id in ids {
             if let Some(msg) = self.buffered.remove(&id) {
                 if self.record_arrivals {
