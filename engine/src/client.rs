@@ -324,7 +324,11 @@ impl Sim {
         };
         let values = spec.values();
         let pending: Vec<Vec<String>> = if spec.one_by_one {
-            values.into_iter().rev().map(|v| vec![v]).collect()
+            let mut pending = Vec::new();
+            for v in values.into_iter().rev() {
+                pending.push(vec![v]);
+            }
+            pending
         } else {
             vec![values]
         };

@@ -71,26 +71,26 @@ fn replica_brokers(sim: &Sim) -> Vec<BrokerId> {
 
 /// Each replica's leader-epoch-checkpoint joined on one line: `broker 2: 0 2 0 0 1 10`.
 pub fn epoch_lines(sim: &Sim) -> Vec<String> {
-    replica_brokers(sim)
-        .into_iter()
-        .map(|b| {
-            format!(
-                "broker {b}: {}",
-                sim.brokers[&b].log.epoch_cache.checkpoint_line()
-            )
-        })
-        .collect()
+    let mut out = vec![];
+    for b in replica_brokers(sim) {
+        out.push(format!(
+            "broker {b}: {}",
+            sim.brokers[&b].log.epoch_cache.checkpoint_line()
+        ));
+    }
+    out
 }
 
 /// Each replica's replication-offset-checkpoint entry: `broker 1: rep 0 18`.
 pub fn hw_checkpoint_lines(sim: &Sim) -> Vec<String> {
-    replica_brokers(sim)
-        .into_iter()
-        .map(|b| match sim.brokers[&b].log.hw_checkpoint {
+    let mut out = vec![];
+    for b in replica_brokers(sim) {
+        out.push(match sim.brokers[&b].log.hw_checkpoint {
             Some(hw) => format!("broker {b}: {} {} {hw}", sim.tp.topic, sim.tp.partition),
             None => format!("broker {b}: (no replication-offset-checkpoint)"),
-        })
-        .collect()
+        });
+    }
+    out
 }
 
 /// `kafka-dump-log.sh --print-data-log`, shortened: batches (with their producer id, epoch

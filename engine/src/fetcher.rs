@@ -188,7 +188,7 @@ impl Sim {
             Some(b),
             format!(
                 "[ReplicaFetcher replicaId={b}, leaderId={}, fetcherId=0] Error sending fetch request: no response within replica.socket.timeout.ms={} ms",
-                leader.map_or("none".to_string(), |l| l.to_string()),
+                crate::types::OrNone(leader),
                 self.config.replica_socket_timeout_ms
             ),
         );

@@ -178,7 +178,7 @@ impl Payload {
         match self {
             Payload::Fetch { fetch_offset, last_fetched_epoch, current_leader_epoch, replica_id, .. } => format!(
                 "Fetch replicaId={replica_id} fetchOffset={fetch_offset} lastFetchedEpoch={} currentLeaderEpoch={current_leader_epoch}",
-                last_fetched_epoch.map_or("none".to_string(), |e| e.to_string())
+                crate::types::OrNone(*last_fetched_epoch)
             ),
             Payload::FetchResponse { error, high_watermark, records, diverging_epoch, .. } => {
                 if let Some((e, o)) = diverging_epoch {

@@ -180,6 +180,19 @@ impl fmt::Display for Ids<'_> {
     }
 }
 
+/// An optional number as the log lines print it: the number, or `none` (written in place,
+/// not through a String made for it).
+pub struct OrNone<T>(pub Option<T>);
+
+impl<T: fmt::Display> fmt::Display for OrNone<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Some(v) => v.fmt(f),
+            None => f.write_str("none"),
+        }
+    }
+}
+
 /// The ids of `ids` for which `keep` holds, in order. One function (the predicate through
 /// `dyn`) for the engine's id filters: each `iter().copied().filter(..).collect()` was its
 /// own ~300 bytes of wasm.
