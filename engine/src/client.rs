@@ -324,7 +324,11 @@ impl Sim {
         };
         let values = spec.values();
         let pending: Vec<Vec<String>> = if spec.one_by_one {
-            values.into_iter().rev().map(|v| vec![v]).collect()
+            let mut pending = Vec::new();
+            for v in values.into_iter().rev() {
+                pending.push(vec![v]);
+            }
+            pending
         } else {
             vec![values]
         };
@@ -883,20 +887,25 @@ impl Sim {
         if rewritten.is_empty() {
             return;
         }
-        for (o, _, _) in &rewritten {
-            self.consumer.reported.insert(*o);
-        }
         let (first, last) = (rewritten[0].0, rewritten[rewritten.len() - 1].0);
-        let now: Vec<&str> = rewritten.iter().map(|(_, n, _)| n.as_str()).collect();
-        let before: Vec<&str> = rewritten.iter().map(|(_, _, b)| b.as_str()).collect();
+        // Both lists joined by spaces in one loop (not two Vecs collected and joined).
+        let (mut now, mut before) = (String::new(), String::new());
+        for (i, (o, n, b)) in rewritten.iter().enumerate() {
+            self.consumer.reported.insert(*o);
+            if i > 0 {
+                now.push(' ');
+                before.push(' ');
+            }
+            now.push_str(n);
+            before.push_str(b);
+        }
         self.trace(
             TraceKind::Loss,
             Level::Warn,
             None,
             format!(
                 "consumer: offsets {first}..{last} now hold different records ({}) than it read there ({})",
-                now.join(" "),
-                before.join(" ")
+                now, before
             ),
         );
     }
@@ -922,7 +931,6 @@ impl Sim {
                     }
                 }
                 if let Some(last) = records.last() {
-                    let values: Vec<&str> = records.iter().map(|r| r.value.as_str()).collect();
                     let first = records[0].offset;
                     self.consumer.position = Some(last.offset + 1);
                     self.trace(
@@ -931,7 +939,7 @@ impl Sim {
                         None,
                         format!(
                             "consumer: {} (offsets {first}..{}, position {})",
-                            values.join(" "),
+                            crate::log::Values(&records),
                             last.offset,
                             last.offset + 1
                         ),
@@ -947,11 +955,14 @@ impl Sim {
                 }
             }
             ErrorCode::OFFSET_OUT_OF_RANGE => {
-                let gone: Vec<u64> = self.consumer.seen.range(leo..).map(|(o, _)| *o).collect();
+                // The first and last offsets read at or past the log end (no Vec of them).
+                let mut gone = self.consumer.seen.range(leo..).map(|(o, _)| *o);
+                let first_gone = gone.next();
+                let last_gone = gone.next_back().or(first_gone);
                 let mut text = format!(
                     "consumer: OFFSET_OUT_OF_RANGE: position {position} is past the log end offset {leo}; auto.offset.reset=latest moves it to {leo}"
                 );
-                if let (Some(a), Some(z)) = (gone.first(), gone.last()) {
+                if let (Some(a), Some(z)) = (first_gone, last_gone) {
                     text.push_str(&format!(". Offsets {a}..{z} that it read no longer exist"));
                 }
                 self.consumer.position = Some(leo);

@@ -8,6 +8,8 @@
 //! (generateLeaderAndIsrUpdates, handleBrokerFenced, handleBrokerUnfenced,
 //! handleBrokerInControlledShutdown, handleBrokerUncleanShutdown, alterPartition).
 
+use std::fmt::Write;
+
 use crate::vec_map::VecMap;
 
 use serde::{Deserialize, Serialize};
@@ -15,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::network::{MetadataImage, Payload};
 use crate::sim::Sim;
 use crate::trace::{Level, TraceKind};
-use crate::types::{join_ids, BrokerId, ErrorCode, Node, TimeMs};
+use crate::types::{ids_where, BrokerId, ErrorCode, Ids, Node, TimeMs};
 
 /// BrokerRegistration as the controller keeps it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -138,24 +140,17 @@ pub fn build_partition_change(
             // The new ELR: current ISR and ELR, minus the target ISR and unclean-shutdown
             // replicas. (Kafka builds a HashSet; we keep the replica-list order so output
             // is deterministic.)
-            let candidates: Vec<BrokerId> = part
-                .replicas
-                .iter()
-                .copied()
-                .filter(|r| target_elr.contains(r) || part.isr.contains(r))
-                .collect();
-            target_elr = candidates
-                .iter()
-                .copied()
-                .filter(|r| !target_isr.contains(r) && !req.unclean_shutdown_replicas.contains(r))
-                .collect();
-            target_last_known_elr = part
-                .replicas
-                .iter()
-                .copied()
-                .filter(|r| candidates.contains(r) || target_last_known_elr.contains(r))
-                .filter(|r| !target_isr.contains(r) && !target_elr.contains(r))
-                .collect();
+            let candidates = ids_where(&part.replicas, &|r| {
+                target_elr.contains(&r) || part.isr.contains(&r)
+            });
+            target_elr = ids_where(&candidates, &|r| {
+                !target_isr.contains(&r) && !req.unclean_shutdown_replicas.contains(&r)
+            });
+            target_last_known_elr = ids_where(&part.replicas, &|r| {
+                (candidates.contains(&r) || target_last_known_elr.contains(&r))
+                    && !target_isr.contains(&r)
+                    && !target_elr.contains(&r)
+            });
         }
     }
 
@@ -407,41 +402,45 @@ impl Sim {
         let now = self.now;
         let before = self.controller.partition.clone();
         let next = change.next.clone();
-        let mut fields = vec![];
+        // The changed fields, written into the record's text as they are found (one String,
+        // not one per field joined after).
+        let mut text = format!(
+            "PartitionChangeRecord({}, partitionId={}",
+            self.tp.topic, self.tp.partition
+        );
+        let bare = text.len();
         if next.leader != before.leader {
-            fields.push(format!(
-                "leader={}",
-                next.leader.map_or("none".to_string(), |l| l.to_string())
-            ));
+            match next.leader {
+                Some(l) => write!(text, ", leader={l}"),
+                None => write!(text, ", leader=none"),
+            }
+            .ok();
         }
-        if next.isr != before.isr {
-            fields.push(format!("isr=[{}]", join_ids(&next.isr)));
-        }
-        if next.elr != before.elr {
-            fields.push(format!("eligibleLeaderReplicas=[{}]", join_ids(&next.elr)));
-        }
-        if next.last_known_elr != before.last_known_elr {
-            fields.push(format!("lastKnownElr=[{}]", join_ids(&next.last_known_elr)));
+        for (name, now_ids, before_ids) in [
+            ("isr", &next.isr, &before.isr),
+            ("eligibleLeaderReplicas", &next.elr, &before.elr),
+            ("lastKnownElr", &next.last_known_elr, &before.last_known_elr),
+        ] {
+            if now_ids != before_ids {
+                write!(text, ", {name}=[{}]", Ids(now_ids)).ok();
+            }
         }
         if next.leader_recovery_state != before.leader_recovery_state {
-            fields.push(
-                format!("leaderRecoveryState={:?}", next.leader_recovery_state)
-                    .to_ascii_uppercase(),
-            );
+            text.push_str(match next.leader_recovery_state {
+                LeaderRecoveryState::Recovered => ", LEADERRECOVERYSTATE=RECOVERED",
+                LeaderRecoveryState::Recovering => ", LEADERRECOVERYSTATE=RECOVERING",
+            });
         }
-        self.controller.append(
-            now,
-            "PartitionChangeRecord",
-            format!(
-                "PartitionChangeRecord({}, partitionId={}, {}) leaderEpoch={} partitionEpoch={} [{}]",
-                self.tp.topic,
-                self.tp.partition,
-                fields.join(", "),
-                next.leader_epoch,
-                next.partition_epoch,
-                cause
-            ),
-        );
+        if text.len() == bare {
+            text.push_str(", "); // no field changed: the joined list was empty
+        }
+        write!(
+            text,
+            ") leaderEpoch={} partitionEpoch={} [{}]",
+            next.leader_epoch, next.partition_epoch, cause
+        )
+        .ok();
+        self.controller.append(now, "PartitionChangeRecord", text);
         self.controller.partition = next.clone();
         if next.isr.len() < before.isr.len() {
             self.metrics.isr_shrinks += 1;
@@ -460,8 +459,8 @@ impl Sim {
                 (None, _) => format!(
                     "[QuorumController] Partition {} has no leader: no eligible replica (Isr: [{}] Elr: [{}]) leader epoch {}",
                     self.tp,
-                    join_ids(&next.isr),
-                    join_ids(&next.elr),
+                    Ids(&next.isr),
+                    Ids(&next.elr),
                     next.leader_epoch
                 ),
                 (Some(l), Some(ElectionKind::Unclean)) | (Some(l), Some(ElectionKind::LastKnownLeader)) => {
@@ -537,12 +536,9 @@ impl Sim {
                 && (Some(r) == broker_to_add || controller.is_active(r))
         };
         let unclean_shutdown: Vec<BrokerId> = broker_with_unclean_shutdown.into_iter().collect();
-        let target_isr: Vec<BrokerId> = part
-            .isr
-            .iter()
-            .copied()
-            .filter(|&r| Some(r) != broker_to_remove && Some(r) != broker_with_unclean_shutdown)
-            .collect();
+        let target_isr = ids_where(&part.isr, &|r| {
+            Some(r) != broker_to_remove && Some(r) != broker_with_unclean_shutdown
+        });
         let election =
             if self.config.unclean_leader_election_enable || cause == ChangeCause::ElectUnclean {
                 Election::Unclean
@@ -858,19 +854,25 @@ impl Sim {
             return ErrorCode::INVALID_REQUEST;
         }
         // ineligibleReplicasForIsr
-        let ineligible: Vec<String> = new_isr
-            .iter()
-            .filter_map(|&(id, epoch)| match self.controller.brokers.get(&id) {
-                None => Some(format!("{id} (not registered)")),
-                Some(r) if r.in_controlled_shutdown => Some(format!("{id} (shutting down)")),
-                Some(r) if r.fenced => Some(format!("{id} (fenced)")),
-                Some(r) if epoch != -1 && r.epoch != epoch => Some(format!(
-                    "{id} (broker epoch mismatch: requested={epoch} VS expected={})",
+        // Written as found, joined by ", " (each entry starts with its id, so a non-empty
+        // text means one came before).
+        let mut ineligible = String::new();
+        for &(id, epoch) in new_isr {
+            let sep = if ineligible.is_empty() { "" } else { ", " };
+            let _ = match self.controller.brokers.get(&id) {
+                None => write!(ineligible, "{sep}{id} (not registered)"),
+                Some(r) if r.in_controlled_shutdown => {
+                    write!(ineligible, "{sep}{id} (shutting down)")
+                }
+                Some(r) if r.fenced => write!(ineligible, "{sep}{id} (fenced)"),
+                Some(r) if epoch != -1 && r.epoch != epoch => write!(
+                    ineligible,
+                    "{sep}{id} (broker epoch mismatch: requested={epoch} VS expected={})",
                     r.epoch
-                )),
-                _ => None,
-            })
-            .collect();
+                ),
+                _ => Ok(()),
+            };
+        }
         if !ineligible.is_empty() {
             self.trace(
                 TraceKind::Controller,
@@ -879,8 +881,8 @@ impl Sim {
                 format!(
                     "[QuorumController] Rejecting AlterPartition request from node {b} for {} because it specified ineligible replicas {} in the new ISR {}",
                     self.tp,
-                    ineligible.join(", "),
-                    join_ids(&ids)
+                    ineligible,
+                    Ids(&ids)
                 ),
             );
             return ErrorCode::INELIGIBLE_REPLICA;

@@ -1,31 +1,37 @@
 //! Read-outs in the words of Kafka's own tools.
 
+use std::fmt::Write;
+
 use crate::sim::Sim;
-use crate::types::{join_ids, BrokerId};
+use crate::types::{BrokerId, Ids};
 
 /// `kafka-topics.sh --describe`, one partition line, as the controller's metadata says.
+/// Written into one String (not a String per field joined after): the snapshot builds it
+/// every frame, and the joined form was twice the code.
 pub fn describe_line(sim: &Sim) -> String {
     let p = &sim.controller.partition;
-    let field = |name: &str, ids: &[BrokerId]| {
-        if ids.is_empty() {
-            format!("{name}:")
-        } else {
-            format!("{name}: {}", join_ids(ids))
+    let mut out = format!(
+        "Topic: {} Partition: {} Leader: ",
+        sim.tp.topic, sim.tp.partition
+    );
+    match p.leader {
+        Some(l) => {
+            let _ = write!(out, "{l}");
         }
-    };
-    [
-        format!("Topic: {}", sim.tp.topic),
-        format!("Partition: {}", sim.tp.partition),
-        format!(
-            "Leader: {}",
-            p.leader.map_or("none".to_string(), |l| l.to_string())
-        ),
-        field("Replicas", &p.replicas),
-        field("Isr", &p.isr),
-        field("Elr", &p.elr),
-        field("LastKnownElr", &p.last_known_elr),
-    ]
-    .join(" ")
+        None => out.push_str("none"),
+    }
+    for (name, ids) in [
+        (" Replicas:", &p.replicas),
+        (" Isr:", &p.isr),
+        (" Elr:", &p.elr),
+        (" LastKnownElr:", &p.last_known_elr),
+    ] {
+        out.push_str(name);
+        if !ids.is_empty() {
+            let _ = write!(out, " {}", Ids(ids));
+        }
+    }
+    out
 }
 
 /// `kafka-get-offsets.sh`: ListOffsets(LATEST), read-uncommitted, answers the leader's HW.
@@ -65,26 +71,26 @@ fn replica_brokers(sim: &Sim) -> Vec<BrokerId> {
 
 /// Each replica's leader-epoch-checkpoint joined on one line: `broker 2: 0 2 0 0 1 10`.
 pub fn epoch_lines(sim: &Sim) -> Vec<String> {
-    replica_brokers(sim)
-        .into_iter()
-        .map(|b| {
-            format!(
-                "broker {b}: {}",
-                sim.brokers[&b].log.epoch_cache.checkpoint_line()
-            )
-        })
-        .collect()
+    let mut out = vec![];
+    for b in replica_brokers(sim) {
+        out.push(format!(
+            "broker {b}: {}",
+            sim.brokers[&b].log.epoch_cache.checkpoint_line()
+        ));
+    }
+    out
 }
 
 /// Each replica's replication-offset-checkpoint entry: `broker 1: rep 0 18`.
 pub fn hw_checkpoint_lines(sim: &Sim) -> Vec<String> {
-    replica_brokers(sim)
-        .into_iter()
-        .map(|b| match sim.brokers[&b].log.hw_checkpoint {
+    let mut out = vec![];
+    for b in replica_brokers(sim) {
+        out.push(match sim.brokers[&b].log.hw_checkpoint {
             Some(hw) => format!("broker {b}: {} {} {hw}", sim.tp.topic, sim.tp.partition),
             None => format!("broker {b}: (no replication-offset-checkpoint)"),
-        })
-        .collect()
+        });
+    }
+    out
 }
 
 /// `kafka-dump-log.sh --print-data-log`, shortened: batches (with their producer id, epoch

@@ -87,7 +87,7 @@ impl Sim {
 
     /// The fetcher is (re)pointed at the leader: ReplicaManager.initialFetchOffset, then fetch.
     pub(crate) fn fetcher_start(&mut self, b: BrokerId) {
-        let broker = self.brokers.get_mut(&b).expect("broker exists");
+        let broker = &mut self.brokers[&b];
         // A log with no epoch information cannot use the leader's divergence check: it is
         // truncated to its HW first (the TRUNCATING state).
         if broker.log.epoch_cache.entries.is_empty()
@@ -108,7 +108,7 @@ impl Sim {
     }
 
     fn next_generation(&mut self, b: BrokerId) -> u64 {
-        let broker = self.brokers.get_mut(&b).expect("broker exists");
+        let broker = &mut self.brokers[&b];
         broker.fetch_generation += 1;
         broker.fetch_generation
     }
@@ -188,7 +188,7 @@ impl Sim {
             Some(b),
             format!(
                 "[ReplicaFetcher replicaId={b}, leaderId={}, fetcherId=0] Error sending fetch request: no response within replica.socket.timeout.ms={} ms",
-                leader.map_or("none".to_string(), |l| l.to_string()),
+                crate::types::OrNone(leader),
                 self.config.replica_socket_timeout_ms
             ),
         );
@@ -307,12 +307,7 @@ impl Sim {
                 "[ReplicaFetcher replicaId={b}, leaderId={leader}, fetcherId=0] Truncating partition {} to offset {offset} due to leader epoch and offset EpochEndOffset(errorCode=0, partition={}, leaderEpoch={epoch}, endOffset={end})",
                 self.tp, self.tp.partition
             );
-            let t = self
-                .brokers
-                .get_mut(&b)
-                .expect("broker exists")
-                .log
-                .truncate_to(offset);
+            let t = self.brokers[&b].log.truncate_to(offset);
             self.trace(TraceKind::Truncation, Level::Info, Some(b), reason);
             if let Some(t) = t {
                 self.record_truncation(b, t, None);
@@ -320,7 +315,7 @@ impl Sim {
             self.fetcher_schedule(b, 0);
             return;
         }
-        let log = &mut self.brokers.get_mut(&b).expect("broker exists").log;
+        let log = &mut self.brokers[&b].log;
         if let Some(first) = records.first() {
             if first.offset != log.log_end_offset() {
                 // Not where we asked (the log changed meanwhile): fetch again.
@@ -354,7 +349,7 @@ impl Sim {
         leader_start: u64,
     ) {
         let leo = self.brokers[&b].log.log_end_offset();
-        let log = &mut self.brokers.get_mut(&b).expect("broker exists").log;
+        let log = &mut self.brokers[&b].log;
         let truncated = if leader_end < leo {
             log.truncate_to(leader_end)
         } else if leader_start > leo {
@@ -421,7 +416,6 @@ impl Sim {
         };
         self.trace(TraceKind::Truncation, level, Some(b), text);
         if !t.removed.is_empty() {
-            let values: Vec<&str> = t.removed.iter().map(|r| r.value.as_str()).collect();
             self.trace(
                 TraceKind::Truncation,
                 level,
@@ -430,7 +424,7 @@ impl Sim {
                     "broker {b} threw away offsets {}..{}: {}",
                     t.removed[0].offset,
                     t.removed[t.removed.len() - 1].offset,
-                    values.join(" ")
+                    crate::log::Values(&t.removed)
                 ),
             );
         }

@@ -240,12 +240,7 @@ pub fn on_new_leader(sim: &mut Sim, b: BrokerId, p: &PartitionRegistration) {
         .rev()
         .find(|(epoch, _)| *epoch == p.leader_epoch)
         .map(|(_, k)| *k);
-    let lost_disks: Vec<BrokerId> = sim
-        .brokers
-        .values()
-        .filter(|x| x.disk_lost)
-        .map(|x| x.id)
-        .collect();
+    let lost_disks = sim.broker_ids_where(&|x| x.disk_lost);
     let cause = if kind == Some(ElectionKind::LastKnownLeader) {
         format!("broker {b} was elected as the last known leader (ISR and ELR were empty; Kafka counts this as an unclean election) and does not have them")
     } else if p.leader_recovery_state == LeaderRecoveryState::Recovering
@@ -255,7 +250,7 @@ pub fn on_new_leader(sim: &mut Sim, b: BrokerId, p: &PartitionRegistration) {
     } else if !lost_disks.is_empty() {
         format!(
             "broker {b} became leader after broker {} lost its disk (a replica that came back empty counted as in sync)",
-            crate::types::join_ids(&lost_disks)
+            crate::types::Ids(&lost_disks)
         )
     } else {
         violation(
@@ -267,18 +262,14 @@ pub fn on_new_leader(sim: &mut Sim, b: BrokerId, p: &PartitionRegistration) {
         );
         "a clean election (engine bug)".to_string()
     };
-    let values: Vec<String> = lost.iter().map(|r| r.value.clone()).collect();
-    sim.trace(
-        TraceKind::Loss,
-        Level::Error,
-        Some(b),
-        format!(
-            "Committed records lost: offsets {}..{} ({}) are gone: {cause}.",
-            first.offset,
-            last.offset,
-            values.join(" ")
-        ),
+    let text = format!(
+        "Committed records lost: offsets {}..{} ({}) are gone: {cause}.",
+        first.offset,
+        last.offset,
+        crate::log::Values(&lost)
     );
+    let values: Vec<String> = lost.iter().map(|r| r.value.clone()).collect();
+    sim.trace(TraceKind::Loss, Level::Error, Some(b), text);
     sim.losses.push(Loss {
         time_ms: sim.now,
         first_offset: first.offset,

@@ -12,6 +12,23 @@ use crate::record_chunks::RecordChunks;
 pub const UNDEFINED_EPOCH: i32 = -1;
 pub const UNDEFINED_EPOCH_OFFSET: i64 = -1;
 
+/// The values of `records` separated by spaces, as the console tools print them. A
+/// `Display`, so a log line writes them in place (not a Vec of them collected and joined
+/// at each line that lists values).
+pub struct Values<'a>(pub &'a [Record]);
+
+impl std::fmt::Display for Values<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, r) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(" ")?;
+            }
+            f.write_str(&r.value)?;
+        }
+        Ok(())
+    }
+}
+
 /// One record: its offset, the leader epoch of its batch, and a short value.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Record {

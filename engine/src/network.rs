@@ -178,7 +178,7 @@ impl Payload {
         match self {
             Payload::Fetch { fetch_offset, last_fetched_epoch, current_leader_epoch, replica_id, .. } => format!(
                 "Fetch replicaId={replica_id} fetchOffset={fetch_offset} lastFetchedEpoch={} currentLeaderEpoch={current_leader_epoch}",
-                last_fetched_epoch.map_or("none".to_string(), |e| e.to_string())
+                crate::types::OrNone(*last_fetched_epoch)
             ),
             Payload::FetchResponse { error, high_watermark, records, diverging_epoch, .. } => {
                 if let Some((e, o)) = diverging_epoch {
@@ -234,13 +234,13 @@ impl Payload {
             }
             Payload::AlterPartition { new_isr, partition_epoch, .. } => format!(
                 "AlterPartition newIsr={} partitionEpoch={partition_epoch}",
-                new_isr.iter().map(|(b, _)| b.to_string()).collect::<Vec<_>>().join(",")
+                crate::types::Ids(&new_isr.iter().map(|(b, _)| *b).collect::<Vec<_>>())
             ),
             Payload::AlterPartitionResponse { top_error, result, .. } => {
                 let error = if *top_error != ErrorCode::NONE { top_error } else { &result.error };
                 format!(
                     "AlterPartitionResponse error={error} isr={} partitionEpoch={}",
-                    result.isr.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(","),
+                    crate::types::Ids(&result.isr),
                     result.partition_epoch
                 )
             }

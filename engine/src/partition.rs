@@ -3,6 +3,8 @@
 //! lastCaughtUpTimeMs, the high watermark, ISR shrink and expand through AlterPartition, and
 //! the produce purgatory.
 
+use std::fmt::Write;
+
 use crate::vec_map::VecMap;
 
 use serde::{Deserialize, Serialize};
@@ -14,7 +16,7 @@ use crate::network::Payload;
 use crate::producer_state::ClientBatch;
 use crate::sim::{BrokerTimer, Role, Sim};
 use crate::trace::{Level, TraceKind};
-use crate::types::{join_ids, Acks, BrokerId, ErrorCode, Node, TimeMs};
+use crate::types::{ids_where, Acks, BrokerId, ErrorCode, Ids, Node, TimeMs};
 
 /// ReplicaState: what the leader knows of one follower.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -259,7 +261,7 @@ impl Sim {
     /// answered FENCED_LEADER_EPOCH when it completes (DelayedFetch, "Case E").
     pub(crate) fn make_leader(&mut self, b: BrokerId, p: &PartitionRegistration) {
         let now = self.now;
-        let broker = self.brokers.get_mut(&b).expect("broker exists");
+        let broker = &mut self.brokers[&b];
         let (previous, previous_epoch) = match &broker.role {
             Role::Follower(f) => (f.leader, f.leader_epoch),
             Role::Leader(l) => (Some(b), l.leader_epoch),
@@ -272,15 +274,14 @@ impl Sim {
         let leo = broker.log.log_end_offset();
         // "leaderLog.maybeAssignEpochStartOffset(partitionState.leaderEpoch, leaderEpochStartOffset)"
         broker.log.epoch_cache.assign(p.leader_epoch, leo);
-        let remote = p
-            .replicas
-            .iter()
-            .filter(|&&r| r != b)
-            .map(|&r| {
+        // A loop, not a filtered map collected: the same inserts in less wasm.
+        let mut remote = VecMap::new();
+        for &r in &p.replicas {
+            if r != b {
                 let kept = old.as_ref().and_then(|l| l.remote.get(&r));
-                (r, ReplicaState::reset(kept, now, leo, p.isr.contains(&r)))
-            })
-            .collect();
+                remote.insert(r, ReplicaState::reset(kept, now, leo, p.isr.contains(&r)));
+            }
+        }
         let (held_fetches, purgatory) = match old {
             Some(l) => (l.held_fetches, l.purgatory),
             None => (vec![], vec![]),
@@ -310,7 +311,7 @@ impl Sim {
                 leo,
                 p.partition_epoch,
                 hw,
-                join_ids(&p.isr),
+                Ids(&p.isr),
                 if under { " (under-min-isr)" } else { "" },
                 previous.map_or("None".to_string(), |l| format!("Some({l})")),
                 previous_epoch
@@ -614,8 +615,8 @@ impl Sim {
             format!(
                 "[Partition {} broker={b}] Expanding ISR from {} to {}",
                 self.tp,
-                join_ids(&isr),
-                join_ids(&new_isr)
+                Ids(&isr),
+                Ids(&new_isr)
             ),
         );
         let proposal = self.next_request_id();
@@ -643,41 +644,36 @@ impl Sim {
         let leo = broker.log.log_end_offset();
         let isr = l.isr_state.isr().to_vec();
         // getOutOfSyncReplicas: ISR minus the leader, not caught up.
-        let out: Vec<BrokerId> = isr
-            .iter()
-            .copied()
-            .filter(|&r| r != b)
-            .filter(|r| {
-                l.remote
-                    .get(r)
+        let out = ids_where(&isr, &|r| {
+            r != b
+                && l.remote
+                    .get(&r)
                     .is_some_and(|s| !s.is_caught_up(leo, now, lag))
-            })
-            .collect();
+        });
         if out.is_empty() {
             return;
         }
-        let new_isr: Vec<BrokerId> = isr.iter().copied().filter(|r| !out.contains(r)).collect();
+        let new_isr = ids_where(&isr, &|r| !out.contains(&r));
         let new_isr = crate::sort::sorted_ids(&new_isr);
-        let details: Vec<String> = out
-            .iter()
-            .map(|r| {
-                let s = &l.remote[r];
-                format!(
-                    "(brokerId: {r}, endOffset: {}, lastCaughtUpTimeMs: {})",
-                    s.log_end_offset.map_or(-1, |o| o as i64),
-                    s.last_caught_up_time_ms
-                )
-            })
-            .collect();
-        let text = format!(
-            "[Partition {} broker={b}] Shrinking ISR from {} to {}. Leader: (highWatermark: {}, endOffset: {}). Out of sync replicas: {}.",
+        let mut text = format!(
+            "[Partition {} broker={b}] Shrinking ISR from {} to {}. Leader: (highWatermark: {}, endOffset: {}). Out of sync replicas: ",
             self.tp,
-            join_ids(&isr),
-            join_ids(&new_isr),
+            Ids(&isr),
+            Ids(&new_isr),
             broker.log.high_watermark,
             leo,
-            details.join(", ")
         );
+        for (i, r) in out.iter().enumerate() {
+            let s = &l.remote[r];
+            let _ = write!(
+                text,
+                "{}(brokerId: {r}, endOffset: {}, lastCaughtUpTimeMs: {})",
+                if i > 0 { ", " } else { "" },
+                s.log_end_offset.map_or(-1, |o| o as i64),
+                s.last_caught_up_time_ms
+            );
+        }
+        text.push('.');
         self.trace(TraceKind::Isr, Level::Info, Some(b), text);
         let proposal = self.next_request_id();
         if let Some(l) = self.leader_mut(b) {
@@ -698,17 +694,15 @@ impl Sim {
         let Role::Leader(l) = &broker.role else {
             return;
         };
-        let new_isr_with_epochs: Vec<(BrokerId, i64)> = new_isr
-            .iter()
-            .map(|&r| {
-                let epoch = if r == b {
-                    broker.broker_epoch
-                } else {
-                    l.remote.get(&r).and_then(|s| s.broker_epoch).unwrap_or(-1)
-                };
-                (r, epoch)
-            })
-            .collect();
+        let mut new_isr_with_epochs: Vec<(BrokerId, i64)> = Vec::new();
+        for &r in new_isr {
+            let epoch = if r == b {
+                broker.broker_epoch
+            } else {
+                l.remote.get(&r).and_then(|s| s.broker_epoch).unwrap_or(-1)
+            };
+            new_isr_with_epochs.push((r, epoch));
+        }
         let item = AlterPartitionItem {
             proposal,
             leader_epoch: l.leader_epoch,
@@ -722,7 +716,7 @@ impl Sim {
     /// answer (`unsentIsrUpdates.putIfAbsent`); a second one fails at once with
     /// OPERATION_NOT_ATTEMPTED, which the partition treats as a refusal.
     fn alter_partition_submit(&mut self, b: BrokerId, item: AlterPartitionItem) {
-        let broker = self.brokers.get_mut(&b).expect("broker exists");
+        let broker = &mut self.brokers[&b];
         if broker.alter_partition.unsent.is_some() {
             self.leader_handle_alter_partition_result(
                 b,
@@ -749,11 +743,7 @@ impl Sim {
         };
         let broker_epoch = broker.broker_epoch;
         let request_id = self.next_request_id();
-        self.brokers
-            .get_mut(&b)
-            .expect("broker exists")
-            .alter_partition
-            .in_flight = Some(request_id);
+        self.brokers[&b].alter_partition.in_flight = Some(request_id);
         let payload = Payload::AlterPartition {
             request_id,
             broker_epoch,
@@ -773,7 +763,7 @@ impl Sim {
     /// NodeToControllerRequestThread puts it back at the head of its queue
     /// (`requestQueue.putFirst`) and sends it again.
     pub(crate) fn alter_partition_timeout(&mut self, b: BrokerId, request_id: u64) {
-        let broker = self.brokers.get_mut(&b).expect("broker exists");
+        let broker = &mut self.brokers[&b];
         if broker.alter_partition.in_flight != Some(request_id) {
             return;
         }
@@ -800,7 +790,7 @@ impl Sim {
         top_error: ErrorCode,
         result: crate::network::AlterPartitionResult,
     ) {
-        let broker = self.brokers.get_mut(&b).expect("broker exists");
+        let broker = &mut self.brokers[&b];
         if broker.alter_partition.in_flight != Some(request_id) {
             return; // an answer to a request we already sent again
         }
@@ -865,7 +855,7 @@ impl Sim {
                     Some(b),
                     format!(
                         "[Partition {tp} broker={b}] ISR updated to {} {}and version updated to {}",
-                        join_ids(&a.isr),
+                        Ids(&a.isr),
                         if under { "(under-min-isr) " } else { " " },
                         a.partition_epoch
                     ),
@@ -884,7 +874,7 @@ impl Sim {
                     TraceKind::Isr,
                     Level::Info,
                     Some(b),
-                    format!("[Partition {tp} broker={b}] Failed to alter partition since the controller rejected the request with {error}. Partition state has been reset to the latest committed state (ISR {}).", join_ids(&committed)),
+                    format!("[Partition {tp} broker={b}] Failed to alter partition since the controller rejected the request with {error}. Partition state has been reset to the latest committed state (ISR {}).", Ids(&committed)),
                 );
             }
             // "Partition state may be out of sync, awaiting new the latest metadata": the
@@ -947,12 +937,7 @@ impl Sim {
         }
         let Some(new_hw) = new_hw else { return false };
         let old = broker.log.high_watermark;
-        let moved = self
-            .brokers
-            .get_mut(&b)
-            .expect("broker exists")
-            .log
-            .maybe_increment_high_watermark(new_hw);
+        let moved = self.brokers[&b].log.maybe_increment_high_watermark(new_hw);
         if moved {
             crate::invariants::on_leader_hw(self, b, old, new_hw);
         }
@@ -1086,10 +1071,7 @@ impl Sim {
                 (d.first_offset, d.last_offset)
             }
             ClientBatch::Append => {
-                let appended = self
-                    .brokers
-                    .get_mut(&b)
-                    .expect("broker exists")
+                let appended = self.brokers[&b]
                     .log
                     .append_batch_as_leader(epoch, &values, producer);
                 crate::invariants::on_leader_append(self, b, appended.0, appended.1);
@@ -1160,7 +1142,7 @@ impl Sim {
     pub(crate) fn make_follower(&mut self, b: BrokerId, p: &PartitionRegistration) {
         let was_leader = matches!(self.brokers[&b].role, Role::Leader(_));
         self.leader_abandon(b);
-        let broker = self.brokers.get_mut(&b).expect("broker exists");
+        let broker = &mut self.brokers[&b];
         broker.role = Role::Follower(FollowerState {
             leader: p.leader,
             leader_epoch: p.leader_epoch,

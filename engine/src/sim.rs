@@ -256,7 +256,7 @@ pub struct Loss {
 }
 
 /// The whole simulation.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Sim {
     pub(crate) now: TimeMs,
     pub(crate) config: Config,
@@ -305,6 +305,47 @@ pub struct Sim {
     /// Oldest first, at most [`ARRIVALS_KEPT_MAX`] (64).
     pub(crate) arrivals: Vec<Arrival>,
     pub(crate) invariant_state: crate::invariants::InvariantState,
+}
+
+/// Written out, not derived: a derived `clone` is `#[inline]`, so each crate that clones a
+/// `Sim` (the engine's rewind, the web's playground) compiled a copy of its own (1.4 kB of
+/// wasm each).
+impl Clone for Sim {
+    fn clone(&self) -> Self {
+        Sim {
+            now: self.now,
+            config: self.config.clone(),
+            tp: self.tp.clone(),
+            rng: self.rng.clone(),
+            brokers: self.brokers.clone(),
+            controller: self.controller.clone(),
+            network: self.network.clone(),
+            in_flight: self.in_flight.clone(),
+            buffered: self.buffered.clone(),
+            queue: self.queue.clone(),
+            next_seq: self.next_seq,
+            next_message_id: self.next_message_id,
+            next_request_id: self.next_request_id,
+            producer: self.producer.clone(),
+            consumer: self.consumer.clone(),
+            trace: self.trace.clone(),
+            metrics: self.metrics.clone(),
+            timeline: self.timeline.clone(),
+            timeline_cursor: self.timeline_cursor,
+            last_unclean_election_at: self.last_unclean_election_at,
+            elections: self.elections.clone(),
+            committed: self.committed.clone(),
+            losses: self.losses.clone(),
+            truncations: self.truncations.clone(),
+            seed: self.seed,
+            violations: self.violations.clone(),
+            events_processed: self.events_processed,
+            check_invariants: self.check_invariants,
+            record_arrivals: self.record_arrivals,
+            arrivals: self.arrivals.clone(),
+            invariant_state: self.invariant_state.clone(),
+        }
+    }
 }
 
 /// Serde for an `Arc<[T]>` field, as a plain sequence (serde's `rc` feature is not on).
@@ -396,7 +437,7 @@ impl Sim {
             0,
             "TopicRecord",
             format!("TopicRecord(name={}) PartitionRecord(partitionId={}, replicas=[{}], isr=[{}], leader={}, leaderEpoch=0, partitionEpoch=0)",
-                scenario.topic, 0, crate::types::join_ids(&replicas), crate::types::join_ids(&replicas), replicas[0]),
+                scenario.topic, 0, crate::types::Ids(&replicas), crate::types::Ids(&replicas), replicas[0]),
         );
         // Timeline actions run in time order (listed order within one time), each after every
         // event at its time, exactly as a person's input applied at that moment would.
@@ -471,7 +512,7 @@ impl Sim {
             format!(
                 "Created topic {} with replicas {} (leader {}), {} broker(s), min.insync.replicas={}",
                 sim.tp.topic,
-                crate::types::join_ids(&replicas),
+                crate::types::Ids(&replicas),
                 replicas[0],
                 scenario.brokers,
                 sim.config.min_insync_replicas
@@ -928,7 +969,7 @@ impl Sim {
                 if broker_epoch < 0 {
                     return; // refused: the Register timer tries again
                 }
-                let broker = self.brokers.get_mut(&b).expect("broker exists");
+                let broker = &mut self.brokers[&b];
                 broker.broker_epoch = broker_epoch;
                 broker.registered = true;
                 self.schedule_broker_timer(b, 0, BrokerTimer::Heartbeat);
@@ -947,10 +988,7 @@ impl Sim {
             } if self.brokers[&b].shutting_down
                 && !self.brokers[&b].got_controlled_shutdown_response =>
             {
-                self.brokers
-                    .get_mut(&b)
-                    .expect("broker exists")
-                    .got_controlled_shutdown_response = true;
+                self.brokers[&b].got_controlled_shutdown_response = true;
                 self.schedule_broker_timer(b, 50, BrokerTimer::HeartbeatOnce);
             }
             Payload::AlterPartitionResponse {
@@ -1009,19 +1047,23 @@ impl Sim {
     /// core/src/main/scala/kafka/server/{DynamicBrokerConfig,ReplicaManager}.scala. Changing
     /// it takes a rolling restart; the playground applies it on every broker at once.
     fn restart_isr_expiration_tasks(&mut self) {
-        let ids: Vec<BrokerId> = self
-            .brokers
-            .values()
-            .filter(|broker| broker.process.is_up())
-            .map(|broker| broker.id)
-            .collect();
-        for b in ids {
-            self.brokers
-                .get_mut(&b)
-                .expect("broker exists")
-                .isr_expiration_generation += 1;
+        for b in self.broker_ids_where(&|broker| broker.process.is_up()) {
+            self.brokers[&b].isr_expiration_generation += 1;
             self.schedule_isr_expiration(b);
         }
+    }
+
+    /// The ids of the brokers for which `keep` holds, in id order (one function for the
+    /// engine's broker filters, the predicate through `dyn`).
+    #[inline(never)]
+    pub(crate) fn broker_ids_where(&self, keep: &dyn Fn(&Broker) -> bool) -> Vec<BrokerId> {
+        let mut out = Vec::new();
+        for broker in self.brokers.values() {
+            if keep(broker) {
+                out.push(broker.id);
+            }
+        }
+        out
     }
 
     fn send_heartbeat(&mut self, b: BrokerId) {
@@ -1039,7 +1081,7 @@ impl Sim {
 
     /// ReplicaManager.checkpointHighWatermarks: write the HW to replication-offset-checkpoint.
     pub(crate) fn checkpoint_high_watermark(&mut self, b: BrokerId) {
-        let broker = self.brokers.get_mut(&b).expect("broker exists");
+        let broker = &mut self.brokers[&b];
         if broker
             .metadata
             .as_ref()
@@ -1052,7 +1094,7 @@ impl Sim {
     fn finish_shutdown(&mut self, b: BrokerId) {
         self.checkpoint_high_watermark(b);
         self.leader_abandon(b);
-        let broker = self.brokers.get_mut(&b).expect("broker exists");
+        let broker = &mut self.brokers[&b];
         broker.clean_shutdown_epoch = broker.broker_epoch;
         broker.process = ProcessState::Stopped;
         broker.shutting_down = false;
@@ -1068,12 +1110,12 @@ impl Sim {
 
     /// What a process loses when it ends: everything but the disk.
     fn clear_process_memory(&mut self, b: BrokerId) {
-        let ids: Vec<u64> = self
-            .buffered
-            .iter()
-            .filter(|(_, m)| m.to == Node::Broker(b))
-            .map(|(id, _)| *id)
-            .collect();
+        let mut ids: Vec<u64> = Vec::new();
+        for (id, m) in &self.buffered {
+            if m.to == Node::Broker(b) {
+                ids.push(*id);
+            }
+        }
         for id in ids {
             if let Some(msg) = self.buffered.remove(&id) {
                 if self.record_arrivals {
@@ -1082,7 +1124,7 @@ impl Sim {
                 }
             }
         }
-        let broker = self.brokers.get_mut(&b).expect("broker exists");
+        let broker = &mut self.brokers[&b];
         broker.incarnation += 1;
         broker.role = Role::None;
         broker.metadata = None;
@@ -1097,7 +1139,7 @@ impl Sim {
 
     fn start(&mut self, b: BrokerId) {
         let previous = {
-            let broker = self.brokers.get_mut(&b).expect("broker exists");
+            let broker = &mut self.brokers[&b];
             broker.process = ProcessState::Running;
             broker.incarnation += 1;
             // Log recovery: the HW comes back from replication-offset-checkpoint.
@@ -1107,10 +1149,7 @@ impl Sim {
             broker.clean_shutdown_epoch = -1;
             prev
         };
-        self.brokers
-            .get_mut(&b)
-            .expect("broker exists")
-            .registering_with_previous_epoch = previous;
+        self.brokers[&b].registering_with_previous_epoch = previous;
         self.start_broker_tasks(b);
         self.schedule_broker_timer(b, 0, BrokerTimer::Register);
         let log = &self.brokers[&b].log;
@@ -1132,7 +1171,7 @@ impl Sim {
     /// The broker applies controller metadata: becomes leader or follower
     /// (ReplicaManager.applyDelta → Partition.makeLeader / makeFollower).
     pub(crate) fn apply_metadata(&mut self, b: BrokerId, image: MetadataImage) {
-        let broker = self.brokers.get_mut(&b).expect("broker exists");
+        let broker = &mut self.brokers[&b];
         if broker
             .metadata
             .as_ref()
@@ -1156,9 +1195,7 @@ impl Sim {
         } else {
             let same = matches!(&broker.role, Role::Follower(f) if f.leader == p.leader && f.leader_epoch == p.leader_epoch);
             if same {
-                if let Role::Follower(f) =
-                    &mut self.brokers.get_mut(&b).expect("broker exists").role
-                {
+                if let Role::Follower(f) = &mut self.brokers[&b].role {
                     f.partition_epoch = p.partition_epoch;
                 }
             } else {
@@ -1246,7 +1283,7 @@ impl Sim {
                 from_beginning,
             } => self.client_consume(*max_records, *from_beginning),
             Action::Freeze { broker } => {
-                let b = self.brokers.get_mut(broker).expect("validated");
+                let b = &mut self.brokers[broker];
                 if b.process == ProcessState::Running {
                     b.process = ProcessState::Frozen;
                     b.frozen_since = Some(now);
@@ -1266,7 +1303,7 @@ impl Sim {
             Action::Thaw { broker } => self.thaw(*broker),
             Action::Kill { broker } => {
                 if self.brokers[broker].process.is_up() {
-                    self.brokers.get_mut(broker).expect("validated").process = ProcessState::Killed;
+                    self.brokers[broker].process = ProcessState::Killed;
                     self.clear_process_memory(*broker);
                     note(self, format!("kill -9 broker {broker} (process gone; log and checkpoints stay on disk)"));
                     self.reset_connections(*broker);
@@ -1275,7 +1312,7 @@ impl Sim {
                 }
             }
             Action::Stop { broker } => {
-                let b = self.brokers.get_mut(broker).expect("validated");
+                let b = &mut self.brokers[broker];
                 match b.process {
                     ProcessState::Running if !b.shutting_down => {
                         b.shutting_down = true;
@@ -1306,7 +1343,7 @@ impl Sim {
                 }
             }
             Action::Slow { broker, ms } => {
-                self.brokers.get_mut(broker).expect("validated").slow_ms = *ms;
+                self.brokers[broker].slow_ms = *ms;
                 if *ms == 0 {
                     note(self, format!("broker {broker} is no longer slow"));
                 } else {
@@ -1345,10 +1382,10 @@ impl Sim {
             Action::LoseDisk { broker } => {
                 let was_up = self.brokers[broker].process.is_up();
                 if was_up {
-                    self.brokers.get_mut(broker).expect("validated").process = ProcessState::Killed;
+                    self.brokers[broker].process = ProcessState::Killed;
                     self.clear_process_memory(*broker);
                 }
-                let br = self.brokers.get_mut(broker).expect("validated");
+                let br = &mut self.brokers[broker];
                 br.log.wipe();
                 br.disk_lost = true;
                 br.clean_shutdown_epoch = -1;
@@ -1448,7 +1485,7 @@ impl Sim {
     }
 
     fn thaw(&mut self, b: BrokerId) {
-        let broker = self.brokers.get_mut(&b).expect("validated");
+        let broker = &mut self.brokers[&b];
         if broker.process != ProcessState::Frozen {
             self.trace(
                 TraceKind::Action,

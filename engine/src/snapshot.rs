@@ -200,108 +200,138 @@ impl Sim {
         let p = &self.controller.partition;
         let now = self.now;
         let leader_broker = p.leader.and_then(|l| self.brokers.get(&l));
-        let brokers = self
-            .brokers
-            .values()
-            .map(|b| {
-                let reg = self.controller.brokers.get(&b.id);
-                let fenced = reg.is_none_or(|r| r.fenced);
-                let state = match b.process {
-                    ProcessState::Frozen => "frozen",
-                    ProcessState::Killed => "killed",
-                    ProcessState::Stopped => "stopped",
-                    ProcessState::Running if b.shutting_down => "shutting down",
-                    ProcessState::Running if fenced => "fenced",
-                    ProcessState::Running => "running",
-                };
-                let (role, fetching_from, leader_view) = match &b.role {
-                    Role::Leader(l) => (
-                        "leader",
-                        None,
-                        Some(LeaderView {
-                            leader_epoch: l.leader_epoch,
-                            partition_epoch: l.partition_epoch,
-                            isr_state: l.isr_state.clone(),
-                            maximal_isr: l.isr_state.maximal_isr(),
-                            followers: l.remote.iter().map(|(k, v)| (*k, v.clone())).collect(),
-                            epoch_start_offset: l.epoch_start_offset,
-                        }),
-                    ),
-                    Role::Follower(f) => ("follower", f.leader, None),
-                    Role::None => ("none", None, None),
-                };
-                let since_caught_up_ms = leader_broker
-                    .and_then(|lb| lb.leader_state())
-                    .and_then(|l| l.remote.get(&b.id))
-                    .map(|s| now.saturating_sub(s.last_caught_up_time_ms));
-                BrokerSnapshot {
-                    id: b.id,
-                    process: b.process,
-                    state: state.to_string(),
-                    fenced,
-                    slow_ms: b.slow_ms,
-                    disk_lost: b.disk_lost,
-                    hosts_replica: p.replicas.contains(&b.id),
-                    role: role.to_string(),
-                    in_isr: p.isr.contains(&b.id),
-                    in_elr: p.elr.contains(&b.id),
-                    log_start_offset: b.log.log_start_offset,
-                    log_end_offset: b.log.log_end_offset(),
-                    high_watermark: b.log.high_watermark,
-                    records: {
-                        let skip = from.saturating_sub(b.log.log_start_offset) as usize;
-                        b.log.records.copy_range(skip..b.log.records.len())
-                    },
-                    epoch_cache: b.log.epoch_cache.entries.clone(),
-                    leader_epoch_checkpoint: b.log.epoch_cache.checkpoint_line(),
-                    hw_checkpoint: b.log.hw_checkpoint,
-                    fetching_from,
-                    leader_view,
-                    since_caught_up_ms,
-                    broker_epoch: b.broker_epoch,
-                }
-            })
-            .collect();
-        let mut in_flight: Vec<MessageSnapshot> = self
-            .in_flight
-            .values()
-            .map(|m| message_snapshot(m, false))
-            .collect();
+        // Loops, not mapped iterators collected (a collect over a map's values peels the
+        // first item: its code twice).
+        let mut brokers = Vec::new();
+        for b in self.brokers.values() {
+            let reg = self.controller.brokers.get(&b.id);
+            let fenced = reg.is_none_or(|r| r.fenced);
+            let state = match b.process {
+                ProcessState::Frozen => "frozen",
+                ProcessState::Killed => "killed",
+                ProcessState::Stopped => "stopped",
+                ProcessState::Running if b.shutting_down => "shutting down",
+                ProcessState::Running if fenced => "fenced",
+                ProcessState::Running => "running",
+            };
+            let (role, fetching_from, leader_view) = match &b.role {
+                Role::Leader(l) => (
+                    "leader",
+                    None,
+                    Some(LeaderView {
+                        leader_epoch: l.leader_epoch,
+                        partition_epoch: l.partition_epoch,
+                        isr_state: l.isr_state.clone(),
+                        maximal_isr: l.isr_state.maximal_isr(),
+                        followers: {
+                            let mut followers = Vec::new();
+                            for (k, v) in &l.remote {
+                                followers.push((*k, v.clone()));
+                            }
+                            followers
+                        },
+                        epoch_start_offset: l.epoch_start_offset,
+                    }),
+                ),
+                Role::Follower(f) => ("follower", f.leader, None),
+                Role::None => ("none", None, None),
+            };
+            let since_caught_up_ms = leader_broker
+                .and_then(|lb| lb.leader_state())
+                .and_then(|l| l.remote.get(&b.id))
+                .map(|s| now.saturating_sub(s.last_caught_up_time_ms));
+            brokers.push(BrokerSnapshot {
+                id: b.id,
+                process: b.process,
+                state: state.to_string(),
+                fenced,
+                slow_ms: b.slow_ms,
+                disk_lost: b.disk_lost,
+                hosts_replica: p.replicas.contains(&b.id),
+                role: role.to_string(),
+                in_isr: p.isr.contains(&b.id),
+                in_elr: p.elr.contains(&b.id),
+                log_start_offset: b.log.log_start_offset,
+                log_end_offset: b.log.log_end_offset(),
+                high_watermark: b.log.high_watermark,
+                records: {
+                    let skip = from.saturating_sub(b.log.log_start_offset) as usize;
+                    b.log.records.copy_range(skip..b.log.records.len())
+                },
+                epoch_cache: b.log.epoch_cache.entries.clone(),
+                leader_epoch_checkpoint: b.log.epoch_cache.checkpoint_line(),
+                hw_checkpoint: b.log.hw_checkpoint,
+                fetching_from,
+                leader_view,
+                since_caught_up_ms,
+                broker_epoch: b.broker_epoch,
+            });
+        }
+        let mut in_flight: Vec<MessageSnapshot> = Vec::new();
+        for m in self.in_flight.values() {
+            in_flight.push(message_snapshot(m, false));
+        }
         // In id order: both maps are by id, so each buffered message goes in among the
         // others where its id falls (a few dozen each; no sort in the wasm).
         for m in self.buffered.values() {
             let at = in_flight.partition_point(|s| s.id < m.id);
             in_flight.insert(at, message_snapshot(m, true));
         }
-        let purgatory = self
-            .brokers
-            .values()
-            .filter_map(|b| b.leader_state().map(|l| (b.id, l)))
-            .flat_map(|(id, l)| {
-                l.purgatory.iter().map(move |d| PurgatoryEntry {
-                    broker: id,
+        // Loops, not flat-mapped iterators collected: the same entries in the same order in
+        // less wasm.
+        let mut purgatory = vec![];
+        let mut held_fetches = vec![];
+        for b in self.brokers.values() {
+            let Some(l) = b.leader_state() else { continue };
+            for d in &l.purgatory {
+                purgatory.push(PurgatoryEntry {
+                    broker: b.id,
                     request_id: d.request_id,
                     first_offset: d.first_offset,
                     required_offset: d.required_offset,
                     created_ms: d.created_ms,
                     deadline_ms: d.deadline_ms,
-                })
-            })
-            .collect();
-        let held_fetches = self
-            .brokers
-            .values()
-            .filter_map(|b| b.leader_state().map(|l| (b.id, l)))
-            .flat_map(|(id, l)| {
-                l.held_fetches.iter().map(move |h| HeldFetchSnapshot {
-                    leader: id,
+                });
+            }
+            for h in &l.held_fetches {
+                held_fetches.push(HeldFetchSnapshot {
+                    leader: b.id,
                     replica: h.replica_id,
                     fetch_offset: h.fetch_offset,
                     since_ms: h.since_ms,
                     deadline_ms: h.deadline_ms,
-                })
-            })
-            .collect();
+                });
+            }
+        }
+        let mut session_deadlines = vec![];
+        for (id, r) in self.controller.brokers.iter() {
+            if let (false, Some(last)) = (r.fenced, self.controller.last_heartbeat_ms.get(id)) {
+                session_deadlines.push((*id, last + self.config.broker_session_timeout_ms));
+            }
+        }
+        let mut registrations = vec![];
+        for (id, r) in &self.controller.brokers {
+            registrations.push((*id, r.epoch, r.fenced, r.in_controlled_shutdown));
+        }
+        let mut sends = vec![];
+        for j in self.producer.jobs.values() {
+            let Some(a) = j.current.as_ref() else {
+                continue;
+            };
+            sends.push(SendSnapshot {
+                acks: j.acks,
+                records: a.values.len(),
+                delivery_deadline_ms: a.created_ms + self.config.delivery_timeout_ms,
+                retries: a.retries_done,
+                last_error: a.last_error,
+                in_flight: a.request_id.and(a.target).map(|t| {
+                    (
+                        t,
+                        a.sent_ms + crate::client::request_deadline_ms(&self.config),
+                    )
+                }),
+            });
+        }
         let lat = &self.metrics.acks_all_latencies_ms;
         Snapshot {
             time_ms: now,
@@ -317,12 +347,7 @@ impl Sim {
                 elr: p.elr.clone(),
                 last_known_elr: p.last_known_elr.clone(),
                 leader_recovery_state: p.leader_recovery_state,
-                registrations: self
-                    .controller
-                    .brokers
-                    .iter()
-                    .map(|(id, r)| (*id, r.epoch, r.fenced, r.in_controlled_shutdown))
-                    .collect(),
+                registrations,
                 records: self.controller.records.clone(),
             },
             in_flight,
@@ -344,42 +369,14 @@ impl Sim {
             truncations: self.truncations.clone(),
             consumer_position: self.consumer.position,
             next_event_ms: self.next_event_time(),
-            cut_links: self.network.cut.iter().copied().collect(),
-            arrivals: self
+            cut_links: self.network.cut.iter().as_slice().to_vec(),
+            // Kept in time order: the recent ones are a suffix.
+            arrivals: self.arrivals[self
                 .arrivals
-                .iter()
-                .filter(|a| a.at + crate::sim::ARRIVALS_KEPT_MS >= now)
-                .cloned()
-                .collect(),
-            session_deadlines: self
-                .controller
-                .brokers
-                .iter()
-                .filter(|(_, r)| !r.fenced)
-                .filter_map(|(id, _)| {
-                    let last = self.controller.last_heartbeat_ms.get(id)?;
-                    Some((*id, last + self.config.broker_session_timeout_ms))
-                })
-                .collect(),
-            sends: self
-                .producer
-                .jobs
-                .values()
-                .filter_map(|j| Some((j.acks, j.current.as_ref()?)))
-                .map(|(acks, a)| SendSnapshot {
-                    acks,
-                    records: a.values.len(),
-                    delivery_deadline_ms: a.created_ms + self.config.delivery_timeout_ms,
-                    retries: a.retries_done,
-                    last_error: a.last_error,
-                    in_flight: a.request_id.and(a.target).map(|t| {
-                        (
-                            t,
-                            a.sent_ms + crate::client::request_deadline_ms(&self.config),
-                        )
-                    }),
-                })
-                .collect(),
+                .partition_point(|a| a.at + crate::sim::ARRIVALS_KEPT_MS < now)..]
+                .to_vec(),
+            session_deadlines,
+            sends,
             committed: {
                 // The history starts at offset 0 (the log start offset stays 0).
                 let len = self.committed.len();

@@ -163,10 +163,51 @@ impl fmt::Display for Acks {
     }
 }
 
+/// Broker ids as Kafka's tools print them: `1,2,3`. A `Display`, so a log line writes the
+/// ids in place: no String per id and no Vec of them to join (each such join was its own
+/// few hundred bytes of wasm at every call site).
+pub struct Ids<'a>(pub &'a [BrokerId]);
+
+impl fmt::Display for Ids<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, id) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            fmt::Display::fmt(id, f)?;
+        }
+        Ok(())
+    }
+}
+
+/// An optional number as the log lines print it: the number, or `none` (written in place,
+/// not through a String made for it).
+pub struct OrNone<T>(pub Option<T>);
+
+impl<T: fmt::Display> fmt::Display for OrNone<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Some(v) => v.fmt(f),
+            None => f.write_str("none"),
+        }
+    }
+}
+
+/// The ids of `ids` for which `keep` holds, in order. One function (the predicate through
+/// `dyn`) for the engine's id filters: each `iter().copied().filter(..).collect()` was its
+/// own ~300 bytes of wasm.
+#[inline(never)]
+pub fn ids_where(ids: &[BrokerId], keep: &dyn Fn(BrokerId) -> bool) -> Vec<BrokerId> {
+    let mut out = Vec::new();
+    for &id in ids {
+        if keep(id) {
+            out.push(id);
+        }
+    }
+    out
+}
+
 /// Joins broker ids as Kafka's tools print them: `1,2,3`.
 pub fn join_ids(ids: &[BrokerId]) -> String {
-    ids.iter()
-        .map(|i| i.to_string())
-        .collect::<Vec<_>>()
-        .join(",")
+    Ids(ids).to_string()
 }

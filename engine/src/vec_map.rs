@@ -11,7 +11,7 @@
 
 use std::fmt;
 use std::marker::PhantomData;
-use std::ops::{Bound, Index, RangeBounds};
+use std::ops::{Bound, Index, IndexMut, RangeBounds};
 
 use serde::de::{MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -152,6 +152,14 @@ impl<K: Ord, V> Index<&K> for VecMap<K, V> {
 
     fn index(&self, key: &K) -> &V {
         self.get(key).expect("key in map")
+    }
+}
+
+/// `map[&key]` for a key that must be there: one panic site for all the engine's lookups
+/// of a broker by id, not a `get_mut(..).expect(..)` (a message and a location) at each.
+impl<K: Ord, V> IndexMut<&K> for VecMap<K, V> {
+    fn index_mut(&mut self, key: &K) -> &mut V {
+        self.get_mut(key).expect("key in map")
     }
 }
 
