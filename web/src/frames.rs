@@ -122,15 +122,19 @@ fn frame(ctx: Ctx, last: f64) {
 pub fn watch(ctx: Ctx, el: &web_sys::Element) -> Option<Watchers> {
     let window = web_sys::window()?;
     let document = window.document()?;
-    let on_visible = Closure::<dyn Fn()>::new(move || wake(ctx));
+    // Both closures take an `Event`, of the type Leptos's own listeners have, so the glue has
+    // one closure shim for them all (each closure type brings its own to the JavaScript).
+    let on_visible = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| wake(ctx));
     document
         .add_event_listener_with_callback("visibilitychange", on_visible.as_ref().unchecked_ref())
         .ok()?;
-    let on_view = Closure::<dyn Fn(js_sys::Array)>::new(move |entries: js_sys::Array| {
+    let on_view = Closure::<dyn FnMut(web_sys::Event)>::new(move |entries: web_sys::Event| {
+        // The observer calls this with its array of entries, nothing else.
         let Some(entry) = entries
+            .unchecked_into::<js_sys::Array>()
             .iter()
             .last()
-            .and_then(|e| e.dyn_into::<web_sys::IntersectionObserverEntry>().ok())
+            .map(|e| e.unchecked_into::<web_sys::IntersectionObserverEntry>())
         else {
             return;
         };
@@ -157,9 +161,9 @@ pub fn watch(ctx: Ctx, el: &web_sys::Element) -> Option<Watchers> {
 /// The page listeners [`watch`] added; dropped (and removed) with the app.
 pub struct Watchers {
     document: web_sys::Document,
-    on_visible: Closure<dyn Fn()>,
+    on_visible: Closure<dyn FnMut(web_sys::Event)>,
     observer: web_sys::IntersectionObserver,
-    _on_view: Closure<dyn Fn(js_sys::Array)>,
+    _on_view: Closure<dyn FnMut(web_sys::Event)>,
 }
 
 impl Drop for Watchers {

@@ -14,6 +14,15 @@ mod state;
 mod undo;
 mod walkthrough;
 
+// Talc instead of Rust's default wasm allocator (dlmalloc): 1.3 kB of code instead of 7 kB,
+// a binned free list that merges freed neighbours and reuses them, so a page that plays for
+// hours stays bounded: 400 simulated minutes at 100x grew the wasm memory to 18.4 MB, against
+// 17.3 MB with dlmalloc, both in the same steps as the session's history grows. The page runs
+// on one thread, which `new_wasm_dynamic_allocator` requires.
+#[cfg(all(not(target_feature = "atomics"), target_family = "wasm"))]
+#[global_allocator]
+static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
 fn main() {
     // Panics in wasm otherwise print only "unreachable executed"; this sends the
     // message and location to the browser console instead (console_error_panic_hook did

@@ -111,12 +111,12 @@ fn download(filename: &str, text: &str, mime: &str) {
     let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
         return;
     };
+    // The link's attributes through `set_attribute`, which the page uses anyway (the
+    // anchor's own setters are two more imports in the glue).
     if let Ok(a) = document.create_element("a") {
-        if let Ok(a) = a.dyn_into::<web_sys::HtmlAnchorElement>() {
-            a.set_href(&url);
-            a.set_download(filename);
-            a.click();
-        }
+        let _ = a.set_attribute("href", &url);
+        let _ = a.set_attribute("download", filename);
+        a.unchecked_into::<web_sys::HtmlElement>().click();
     }
     let _ = web_sys::Url::revoke_object_url(&url);
 }
