@@ -44,7 +44,12 @@ import { gzipSync, constants } from "node:zlib";
 // labels, waiting lines, produce results and event log drawn as markup or by hand), fewer
 // memos (BENCHMARKS.md, "Shipped size"). So the budget is 351 KB: that and about 4 KB of room.
 // Main with that round and the lane cells patched in place (+1.4 kB): 348.1 kB.
-const BUDGET_GZIP_BYTES = 351 * 1000;
+// Issue 12's fifth session (branches issue12-maps, -text, -view, -core, -deps, -view2, and
+// wasm-streams replaced in web/patches) took it to 280.7 kB: the engine's maps as sorted
+// Vecs and one merge sort, its own inflate and JSON value, lists by loops, controls as
+// markup, talc (BENCHMARKS.md, "Shipped size"). So the budget is 285 KB: that and about
+// 4 KB of room. The 250 KB goal stays open.
+const BUDGET_GZIP_BYTES = 285 * 1000;
 // The embed loader (web/static/embed.js) is shipped too, but the playground never loads it:
 // documentation pages load it, and it loads the playground in an iframe. So it is not part
 // of the total above; it has a budget of its own, to stay one small script.
