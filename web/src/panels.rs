@@ -356,6 +356,12 @@ fn control_value(root: &web_sys::Element, selector: &str) -> String {
         .unwrap_or_default()
 }
 
+/// The input element an event (a change, an input) happened on, if it was one.
+pub(crate) fn event_input(ev: &web_sys::Event) -> Option<web_sys::HtmlInputElement> {
+    use leptos::wasm_bindgen::JsCast;
+    ev.target().and_then(|t| t.dyn_into().ok())
+}
+
 /// The button under a click that names its action in `data-act`, and that action.
 pub(crate) fn clicked_act(ev: &leptos::ev::MouseEvent) -> Option<String> {
     use leptos::wasm_bindgen::JsCast;
@@ -881,8 +887,7 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
             // boxes are only ever changed by the reader, so nothing else sets them.
             <fieldset class="filters" inner_html=filters_markup(hidden.get_untracked())
                 on:change=move |ev| {
-                    use leptos::wasm_bindgen::JsCast;
-                    let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else {
+                    let Some(input) = event_input(&ev) else {
                         return;
                     };
                     let kind = input.get_attribute("data-k").and_then(|i| i.parse::<usize>().ok()).and_then(|i| FILTERS.get(i));

@@ -251,10 +251,7 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
         );
     };
     let import = move |ev: web_sys::Event| {
-        let Some(input) = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-        else {
+        let Some(input) = crate::panels::event_input(&ev) else {
             return;
         };
         let Some(file) = input.files().and_then(|f| f.get(0)) else {
@@ -305,10 +302,7 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
         }
     };
     let on_embed_option = move |ev: web_sys::Event| {
-        let Some(input) = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-        else {
+        let Some(input) = crate::panels::event_input(&ev) else {
             return;
         };
         match input.get_attribute("aria-label").as_deref() {
