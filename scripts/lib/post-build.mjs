@@ -71,7 +71,9 @@ if (process.env.WATERMARK_WASM_NAMES === "1") {
 const mapping = JSON.parse(
   execFileSync(
     wasmOpt,
-    [wasmFile, "-Oz", "--minify-imports-and-exports-and-modules", "-o", wasmFile],
+    // The producers and target-features sections are for tools; browsers ignore them.
+    [wasmFile, "-Oz", "--minify-imports-and-exports-and-modules", "--strip-producers",
+      "--strip-target-features", "-o", wasmFile],
     { encoding: "utf8", maxBuffer: 1 << 24 },
   ),
 );
