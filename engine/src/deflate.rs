@@ -395,27 +395,28 @@ fn lengths(freq: &[u32], limit: u32) -> Vec<u8> {
     }
     loop {
         let n = w.len();
-        // Nodes 0..n are the symbols; each merge appends the parent of the two lightest.
-        let mut weight = w.clone();
+        // Nodes 0..n are the symbols; each merge appends the parent of the two lightest and
+        // retires them (weight MAX). The lightest is the first of equal ones.
+        let mut weight: Vec<u32> = w
+            .iter()
+            .map(|&f| if f > 0 { f } else { u32::MAX })
+            .collect();
         let mut parent = vec![0usize; n];
-        let mut live: Vec<usize> = (0..n).filter(|&i| w[i] > 0).collect();
-        while live.len() > 1 {
-            let mut pair = [0; 2];
-            for p in &mut pair {
-                let mut k = 0;
-                for j in 1..live.len() {
-                    if weight[live[j]] < weight[live[k]] {
-                        k = j;
-                    }
-                }
-                *p = live.remove(k);
+        let lightest = |weight: &mut Vec<u32>| {
+            let k = (0..weight.len()).fold(0, |k, j| if weight[j] < weight[k] { j } else { k });
+            (k, std::mem::replace(&mut weight[k], u32::MAX))
+        };
+        loop {
+            let (a, wa) = lightest(&mut weight);
+            let (b, wb) = lightest(&mut weight);
+            // `a` was the root.
+            if wb == u32::MAX {
+                break;
             }
-            let node = weight.len();
-            weight.push(weight[pair[0]] + weight[pair[1]]);
+            parent[a] = weight.len();
+            parent[b] = weight.len();
+            weight.push(wa + wb);
             parent.push(0);
-            parent[pair[0]] = node;
-            parent[pair[1]] = node;
-            live.push(node);
         }
         // Parents come after their children: depths from the root down.
         let mut depth = vec![0u32; weight.len()];

@@ -223,10 +223,7 @@ mod tests {
         assert!(e.message.contains("1..=9"));
         // A zip bomb: 2 MiB of spaces.
         let bomb = vec![b' '; 2 << 20];
-        let link = format!(
-            "w1.{}",
-            base64url_encode(&crate::deflate::deflate(&bomb))
-        );
+        let link = format!("w1.{}", base64url_encode(&crate::deflate::deflate(&bomb)));
         assert!(link.len() < 10_000);
         assert!(decode(&link)
             .unwrap_err()
