@@ -30,59 +30,65 @@ const LENGTH_ORDER: [usize; 19] = [
     16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15,
 ];
 
-/// A literal or a match, as the codes a block writes: `lit` is the literal/length symbol
-/// (0..=285); a match (`lit` > 256) has its length's extra bits, its distance code and the
-/// distance's extra bits, each as (value, bit count).
+/// A literal (`dist == 0`, `len` the byte) or a match of `len` bytes `dist` back.
 #[derive(Clone, Copy)]
 struct Symbol {
-    lit: u16,
-    len_extra: (u16, u8),
-    dist: u8,
-    dist_extra: (u16, u8),
-    /// Input bytes covered.
-    bytes: u16,
+    len: u16,
+    dist: u16,
 }
 
 impl Symbol {
     fn literal(byte: u8) -> Symbol {
         Symbol {
-            lit: u16::from(byte),
-            len_extra: (0, 0),
+            len: u16::from(byte),
             dist: 0,
-            dist_extra: (0, 0),
-            bytes: 1,
         }
     }
 
     fn copy(len: usize, dist: usize) -> Symbol {
+        Symbol {
+            len: len as u16,
+            dist: dist as u16,
+        }
+    }
+
+    /// Input bytes covered.
+    fn bytes(self) -> usize {
+        if self.dist == 0 {
+            1
+        } else {
+            usize::from(self.len)
+        }
+    }
+
+    /// The literal/length symbol (0..=285); for a match, its length's extra bits, its
+    /// distance code and the distance's extra bits, each extra as (value, bit count).
+    fn codes(self) -> (usize, (u32, u32), usize, (u32, u32)) {
+        if self.dist == 0 {
+            return (usize::from(self.len), (0, 0), 0, (0, 0));
+        }
         // Length 258 has a code of its own; 227..=257 share the one before it.
-        let (code, len_extra) = if len == MAX_MATCH {
+        let (code, len_extra) = if usize::from(self.len) == MAX_MATCH {
             (28, (0, 0))
         } else {
-            code_of(len as u32 - 3, 2)
+            code_of(u32::from(self.len) - 3, 2)
         };
-        let (dist, dist_extra) = code_of(dist as u32 - 1, 1);
-        Symbol {
-            lit: 257 + code as u16,
-            len_extra,
-            dist: dist as u8,
-            dist_extra,
-            bytes: len as u16,
-        }
+        let (dist, dist_extra) = code_of(u32::from(self.dist) - 1, 1);
+        (257 + code as usize, len_extra, dist as usize, dist_extra)
     }
 }
 
 /// The code of a length (less 3, `group` 2) or distance (less 1, `group` 1), and its extra
 /// bits: past the first `2 << group` values, which have a code each, every bit of the value's
 /// length starts `1 << group` codes, each covering an equal range (RFC 1951 §3.2.5).
-fn code_of(v: u32, group: u32) -> (u32, (u16, u8)) {
+fn code_of(v: u32, group: u32) -> (u32, (u32, u32)) {
     if v < 2 << group {
         return (v, (0, 0));
     }
     let extra = 31 - v.leading_zeros() - group;
     (
         ((extra + 1) << group) + ((v >> extra) & ((1 << group) - 1)),
-        ((v & ((1 << extra) - 1)) as u16, extra as u8),
+        (v & ((1 << extra) - 1), extra),
     )
 }
 
@@ -97,7 +103,7 @@ pub fn deflate(data: &[u8]) -> Vec<u8> {
         .chain(symbols.is_empty().then_some(&[][..]))
         .enumerate()
     {
-        let raw: usize = block.iter().map(|s| usize::from(s.bytes)).sum();
+        let raw: usize = block.iter().map(|s| s.bytes()).sum();
         let last = i + 1 == blocks;
         let candidates = [
             stored(&out, &data[at..at + raw], last),
@@ -280,9 +286,10 @@ fn huffman(from: &Bits, symbols: &[Symbol], last: bool, dynamic: bool) -> Bits {
         let mut dist_freq = [0u32; 30];
         lit_freq[256] = 1;
         for s in symbols {
-            lit_freq[usize::from(s.lit)] += 1;
-            if s.lit > 256 {
-                dist_freq[usize::from(s.dist)] += 1;
+            let (lit, _, dist, _) = s.codes();
+            lit_freq[lit] += 1;
+            if lit > 256 {
+                dist_freq[dist] += 1;
             }
         }
         let lit = lengths(&lit_freq, 15);
@@ -299,12 +306,12 @@ fn huffman(from: &Bits, symbols: &[Symbol], last: bool, dynamic: bool) -> Bits {
     let dist_codes = codes(&dist);
     let sym = |b: &mut Bits, s: usize| b.put(lit_codes[s], u32::from(lit[s]));
     for s in symbols {
-        sym(&mut b, usize::from(s.lit));
-        if s.lit > 256 {
-            b.put(s.len_extra.0.into(), s.len_extra.1.into());
-            let d = usize::from(s.dist);
+        let (l, len_extra, d, dist_extra) = s.codes();
+        sym(&mut b, l);
+        if l > 256 {
+            b.put(len_extra.0, len_extra.1);
             b.put(dist_codes[d], u32::from(dist[d]));
-            b.put(s.dist_extra.0.into(), s.dist_extra.1.into());
+            b.put(dist_extra.0, dist_extra.1);
         }
     }
     sym(&mut b, 256);
@@ -511,8 +518,8 @@ mod tests {
             (257, 284, 5, 30),
             (258, 285, 0, 0),
         ] {
-            let s = Symbol::copy(len, 1);
-            assert_eq!((s.lit, s.len_extra), (code, (v, n)), "length {len}");
+            let (lit, extra, _, _) = Symbol::copy(len, 1).codes();
+            assert_eq!((lit, extra), (code, (v, n)), "length {len}");
         }
         for (dist, code, n, v) in [
             (1, 0, 0, 0),
@@ -523,8 +530,8 @@ mod tests {
             (24_577, 29, 13, 0),
             (32_768, 29, 13, 8191),
         ] {
-            let s = Symbol::copy(3, dist);
-            assert_eq!((s.dist, s.dist_extra), (code, (v, n)), "distance {dist}");
+            let (_, _, d, extra) = Symbol::copy(3, dist).codes();
+            assert_eq!((d, extra), (code, (v, n)), "distance {dist}");
         }
     }
 }
