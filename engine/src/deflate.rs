@@ -96,15 +96,13 @@ fn code_of(v: u32, group: u32) -> (u32, (u32, u32)) {
 pub fn deflate(data: &[u8]) -> Vec<u8> {
     let symbols = lz77(data);
     let mut out = Bits::default();
-    let mut at = 0;
-    let blocks = symbols.len().div_ceil(BLOCK_SYMBOLS).max(1);
-    for (i, block) in symbols
-        .chunks(BLOCK_SYMBOLS)
-        .chain(symbols.is_empty().then_some(&[][..]))
-        .enumerate()
-    {
+    let (mut at, mut start) = (0, 0);
+    // At least one block, even for no input.
+    loop {
+        let end = (start + BLOCK_SYMBOLS).min(symbols.len());
+        let block = &symbols[start..end];
         let raw: usize = block.iter().map(|s| s.bytes()).sum();
-        let last = i + 1 == blocks;
+        let last = end == symbols.len();
         let candidates = [
             stored(&out, &data[at..at + raw], last),
             huffman(&out, block, last, false),
@@ -119,8 +117,11 @@ pub fn deflate(data: &[u8]) -> Vec<u8> {
         }
         out.append(best);
         at += raw;
+        start = end;
+        if last {
+            return out.finish();
+        }
     }
-    out.finish()
 }
 
 /// Hash of the three bytes at `i`.
@@ -261,20 +262,21 @@ impl Bits {
 /// `bytes` as stored blocks (at most 65 535 bytes each).
 fn stored(from: &Bits, bytes: &[u8], last: bool) -> Bits {
     let mut b = Bits::after(from);
-    let chunks = bytes.len().div_ceil(65_535).max(1);
-    for (i, chunk) in bytes
-        .chunks(65_535)
-        .chain(bytes.is_empty().then_some(&[][..]))
-        .enumerate()
-    {
-        b.put(u32::from(last && i + 1 == chunks), 3);
+    let mut rest = bytes;
+    // At least one block, even for no bytes.
+    loop {
+        let (chunk, after) = rest.split_at(rest.len().min(65_535));
+        rest = after;
+        b.put(u32::from(last && rest.is_empty()), 3);
         b.put(0, (8 - b.n) % 8);
         let len = chunk.len() as u32;
         b.put(len, 16);
         b.put(!len & 0xffff, 16);
         b.out.extend_from_slice(chunk);
+        if rest.is_empty() {
+            return b;
+        }
     }
-    b
 }
 
 /// A block of `symbols` with the fixed codes or with codes fitted to it (`dynamic`).
@@ -330,7 +332,8 @@ fn write_header(b: &mut Bits, lit: &[u8], dist: &[u8]) {
         .rposition(|&l| l > 0)
         .map_or(0, |i| i + 1)
         .max(1);
-    let all: Vec<u8> = lit[..nlit].iter().chain(&dist[..ndist]).copied().collect();
+    let mut all = lit[..nlit].to_vec();
+    all.extend_from_slice(&dist[..ndist]);
     // (symbol, extra bits) of the code-length alphabet: 0..=15 a length, 16 repeats the last
     // 3..6 times, 17 writes 3..10 zeros, 18 writes 11..138.
     let mut runs: Vec<(u8, u8)> = Vec::new();
