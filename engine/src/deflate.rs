@@ -453,9 +453,9 @@ fn codes(lengths: &[u8]) -> Vec<u32> {
     }
     next[0] = 0;
     let mut code = 0;
-    for len in 1..17 {
-        let count = next[len];
-        next[len] = code;
+    for n in &mut next[1..] {
+        let count = *n;
+        *n = code;
         code = (code + count) << 1;
     }
     lengths
