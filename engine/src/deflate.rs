@@ -428,15 +428,22 @@ fn lengths(freq: &[u32], limit: u32) -> Vec<u8> {
             weight.push(wa + wb);
             parent.push(0);
         }
-        // Parents come after their children: depths from the root down.
-        let mut depth = vec![0u32; weight.len()];
-        for i in (0..weight.len() - 1).rev() {
-            depth[i] = depth[parent[i]] + 1;
-        }
-        if (0..n).all(|i| w[i] == 0 || depth[i] <= limit) {
-            return (0..n)
-                .map(|i| if w[i] > 0 { depth[i] as u8 } else { 0 })
-                .collect();
+        // Each used symbol's depth: the steps up to the root, the last node. Under 50 (a u8):
+        // a tree n deep needs a total weight of Fibonacci(n), and weights are u32.
+        let root = weight.len() - 1;
+        let depth = |mut k: usize| {
+            let mut d = 0;
+            while k != root {
+                k = parent[k];
+                d += 1;
+            }
+            d
+        };
+        let lengths: Vec<u8> = (0..n)
+            .map(|i| if w[i] > 0 { depth(i) } else { 0 })
+            .collect();
+        if lengths.iter().all(|&l| u32::from(l) <= limit) {
+            return lengths;
         }
         for f in &mut w {
             *f = f.div_ceil(2);
