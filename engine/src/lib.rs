@@ -11,6 +11,7 @@
 pub mod client;
 pub mod config;
 pub mod controller;
+pub mod deflate;
 pub mod describe;
 pub mod error;
 pub mod expect;

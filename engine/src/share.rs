@@ -1,9 +1,10 @@
 //! Share links: a scenario packed into a compact, URL-safe string with a format tag and a
 //! version, so that every link ever shared keeps opening.
 //!
-//! Version 1: `w1.` followed by the scenario's JSON, compressed with raw DEFLATE
-//! (`miniz_oxide`, level 9) and written in unpadded base64url (RFC 4648 §5). Links are
-//! inflated by [`crate::inflate`], which accepts the same streams in much less code.
+//! Version 1: `w1.` followed by the scenario's JSON, compressed with raw DEFLATE and written
+//! in unpadded base64url (RFC 4648 §5). Links are deflated by [`crate::deflate`] and
+//! inflated by [`crate::inflate`]. Links of earlier builds were deflated by `miniz_oxide`'s
+//! level 9: they have other bytes, as long, and still open (`tests/links/`).
 //!
 //! Decoding enforces limits on every step (link length, inflated size, then the scenario's
 //! own limits on brokers, records and timeline length), so no link can hang or exhaust the
@@ -106,7 +107,7 @@ pub fn base64url_decode(text: &str) -> Result<Vec<u8>, ShareError> {
 /// Packs a scenario into a link payload (`w1.…`).
 pub fn encode(scenario: &Scenario) -> String {
     let json = crate::json::scenario(scenario, false).into_bytes();
-    let packed = miniz_oxide::deflate::compress_to_vec(&json, 9);
+    let packed = crate::deflate::deflate(&json);
     format!("{CURRENT_PREFIX}{}", base64url_encode(&packed))
 }
 
@@ -215,17 +216,14 @@ mod tests {
             .replace("\"brokers\":3", "\"brokers\":50");
         let link = format!(
             "w1.{}",
-            base64url_encode(&miniz_oxide::deflate::compress_to_vec(text.as_bytes(), 9))
+            base64url_encode(&crate::deflate::deflate(text.as_bytes()))
         );
         let e = decode(&link).unwrap_err();
         assert_eq!(e.field, "brokers");
         assert!(e.message.contains("1..=9"));
         // A zip bomb: 2 MiB of spaces.
         let bomb = vec![b' '; 2 << 20];
-        let link = format!(
-            "w1.{}",
-            base64url_encode(&miniz_oxide::deflate::compress_to_vec(&bomb, 9))
-        );
+        let link = format!("w1.{}", base64url_encode(&crate::deflate::deflate(&bomb)));
         assert!(link.len() < 10_000);
         assert!(decode(&link)
             .unwrap_err()

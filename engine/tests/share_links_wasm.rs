@@ -1,0 +1,20 @@
+//! Links are the same bytes in WebAssembly as natively: the deflater depends on nothing
+//! that differs between the two (pointer width, hashing order). A digest of every preset's
+//! link, checked by both builds; it changes only if the deflater writes other bytes.
+//! In wasm: `cargo test -p watermark-engine --target wasm32-unknown-unknown --test share_links_wasm`.
+
+/// FNV-1a of every preset's link, in preset order, each followed by a newline.
+const PRESET_LINKS_DIGEST: u64 = 0xc78a_b919_edf9_9dc1;
+
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn preset_links_have_the_same_bytes_natively_and_in_wasm() {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for p in watermark_engine::presets::PRESETS {
+        let s = watermark_engine::presets::preset(p.name).expect("preset");
+        for b in watermark_engine::share::encode(&s).bytes().chain([b'\n']) {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    assert_eq!(h, PRESET_LINKS_DIGEST, "{h:#x}");
+}
