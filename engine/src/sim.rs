@@ -1287,16 +1287,16 @@ impl Sim {
                 if b.process == ProcessState::Running {
                     b.process = ProcessState::Frozen;
                     b.frozen_since = Some(now);
-                    note(
-                        self,
-                        format!(
-                            "kill -STOP broker {broker} (frozen: nothing runs, sockets stay open)"
-                        ),
+                    self.note_broker(
+                        "kill -STOP broker ",
+                        *broker,
+                        " (frozen: nothing runs, sockets stay open)",
                     );
                 } else {
-                    note(
-                        self,
-                        format!("kill -STOP broker {broker}: not running, nothing to freeze"),
+                    self.note_broker(
+                        "kill -STOP broker ",
+                        *broker,
+                        ": not running, nothing to freeze",
                     );
                 }
             }
@@ -1305,10 +1305,14 @@ impl Sim {
                 if self.brokers[broker].process.is_up() {
                     self.brokers[broker].process = ProcessState::Killed;
                     self.clear_process_memory(*broker);
-                    note(self, format!("kill -9 broker {broker} (process gone; log and checkpoints stay on disk)"));
+                    self.note_broker(
+                        "kill -9 broker ",
+                        *broker,
+                        " (process gone; log and checkpoints stay on disk)",
+                    );
                     self.reset_connections(*broker);
                 } else {
-                    note(self, format!("kill -9 broker {broker}: not running"));
+                    self.note_broker("kill -9 broker ", *broker, ": not running");
                 }
             }
             Action::Stop { broker } => {
@@ -1316,10 +1320,7 @@ impl Sim {
                 match b.process {
                     ProcessState::Running if !b.shutting_down => {
                         b.shutting_down = true;
-                        note(
-                            self,
-                            format!("kill -TERM broker {broker} (controlled shutdown)"),
-                        );
+                        self.note_broker("kill -TERM broker ", *broker, " (controlled shutdown)");
                         self.send_heartbeat(*broker);
                         self.schedule_broker_timer(
                             *broker,
@@ -1329,23 +1330,27 @@ impl Sim {
                     }
                     ProcessState::Frozen => {
                         b.pending_sigterm = true;
-                        note(self, format!("kill -TERM broker {broker} (frozen: the signal waits until it is thawed)"));
+                        self.note_broker(
+                            "kill -TERM broker ",
+                            *broker,
+                            " (frozen: the signal waits until it is thawed)",
+                        );
                     }
-                    _ => note(self, format!("kill -TERM broker {broker}: not running")),
+                    _ => self.note_broker("kill -TERM broker ", *broker, ": not running"),
                 }
             }
             Action::Start { broker } => {
                 if self.brokers[broker].process.is_up() {
-                    note(self, format!("start broker {broker}: already running"));
+                    self.note_broker("start broker ", *broker, ": already running");
                 } else {
-                    note(self, format!("start broker {broker}"));
+                    self.note_broker("start broker ", *broker, "");
                     self.start(*broker);
                 }
             }
             Action::Slow { broker, ms } => {
                 self.brokers[broker].slow_ms = *ms;
                 if *ms == 0 {
-                    note(self, format!("broker {broker} is no longer slow"));
+                    self.note_broker("broker ", *broker, " is no longer slow");
                 } else {
                     note(
                         self,
@@ -1389,7 +1394,11 @@ impl Sim {
                 br.log.wipe();
                 br.disk_lost = true;
                 br.clean_shutdown_epoch = -1;
-                note(self, format!("broker {broker} lost its disk: its log and checkpoint files are gone (the process is down)"));
+                self.note_broker(
+                    "broker ",
+                    *broker,
+                    " lost its disk: its log and checkpoint files are gone (the process is down)",
+                );
                 if was_up {
                     self.reset_connections(*broker);
                 }
@@ -1475,6 +1484,18 @@ impl Sim {
         Ok(())
     }
 
+    /// An action's line in the trace that names one broker: `before`, its id, `after`. One
+    /// function for a dozen such lines, instead of a `format!` each.
+    #[inline(never)]
+    fn note_broker(&mut self, before: &str, b: BrokerId, after: &str) {
+        self.trace(
+            TraceKind::Action,
+            Level::Info,
+            None,
+            format!("{before}{b}{after}"),
+        );
+    }
+
     fn report_election(&mut self, kind: &str, r: crate::types::ErrorCode) {
         let text = if r == crate::types::ErrorCode::NONE {
             format!("kafka-leader-election.sh --election-type {}: Successfully completed leader election ({kind}) for partitions {}", kind.to_ascii_lowercase(), self.tp)
@@ -1487,12 +1508,7 @@ impl Sim {
     fn thaw(&mut self, b: BrokerId) {
         let broker = &mut self.brokers[&b];
         if broker.process != ProcessState::Frozen {
-            self.trace(
-                TraceKind::Action,
-                Level::Info,
-                None,
-                format!("kill -CONT broker {b}: not frozen"),
-            );
+            self.note_broker("kill -CONT broker ", b, ": not frozen");
             return;
         }
         broker.process = ProcessState::Running;
