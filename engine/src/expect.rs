@@ -371,7 +371,7 @@ impl Expectation {
     /// Checks the expectation against the scenario: times inside the run, broker ids in
     /// range, at least one check, sizes within limits.
     pub fn validate(&self, field: &str, brokers: u32, end_ms: TimeMs) -> Result<(), ScenarioError> {
-        let at_field = |name: &str| format!("{field}.{name}");
+        let at_field = |name: &str| crate::scenario::member(field, name);
         let broker_ok =
             |b: BrokerId, name: &str| crate::scenario::check_broker(b, brokers, field, name);
         if self.at > end_ms {

@@ -106,7 +106,11 @@ pub fn check(sim: &mut Sim) {
         ));
     }
     if p.isr.iter().any(|r| p.elr.contains(r)) {
-        found.push(format!("ISR {} and ELR {} overlap", List(&p.isr), List(&p.elr)));
+        found.push(format!(
+            "ISR {} and ELR {} overlap",
+            List(&p.isr),
+            List(&p.elr)
+        ));
     }
     if p.leader_epoch < sim.invariant_state.last_leader_epoch {
         found.push(format!(

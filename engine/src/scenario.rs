@@ -305,6 +305,13 @@ impl Clone for Action {
 /// ProduceSpec under the `produce` action (serde needs a named struct inside the tag).
 pub type ProduceSpecAcks = ProduceSpec;
 
+/// `field.name`, the path of a member. Out of line: validation names members in a dozen
+/// places, and each `format!` built its arguments in place.
+#[inline(never)]
+pub(crate) fn member(field: &str, name: &str) -> String {
+    format!("{field}.{name}")
+}
+
 /// Checks a broker id that a scenario names in `field` (and its member `name`, if any)
 /// against the cluster's size. One function for the assignment, the actions and the
 /// expectations, so the message's code is in the wasm once.
@@ -320,7 +327,7 @@ pub(crate) fn check_broker(
     let field = if name.is_empty() {
         field.to_string()
     } else {
-        format!("{field}.{name}")
+        member(field, name)
     };
     Err(ScenarioError::new(
         field,
@@ -337,19 +344,19 @@ impl Action {
                 let n = spec.values.len() as u64 + u64::from(spec.count.unwrap_or(0));
                 if n == 0 {
                     return Err(ScenarioError::new(
-                        format!("{field}.values"),
+                        member(field, "values"),
                         "produce needs at least one value (values, or prefix and count)",
                     ));
                 }
                 if n > MAX_VALUES_PER_PRODUCE as u64 {
                     return Err(ScenarioError::new(
-                        format!("{field}.count"),
+                        member(field, "count"),
                         format!("at most {MAX_VALUES_PER_PRODUCE} records per produce, got {n}"),
                     ));
                 }
                 if spec.count.is_some() != spec.prefix.is_some() {
                     return Err(ScenarioError::new(
-                        format!("{field}.prefix"),
+                        member(field, "prefix"),
                         "prefix and count go together",
                     ));
                 }
@@ -360,7 +367,7 @@ impl Action {
                     .find(|v| v.chars().count() > MAX_VALUE_LEN);
                 if let Some(v) = long {
                     return Err(ScenarioError::new(
-                        format!("{field}.values"),
+                        member(field, "values"),
                         format!(
                             "a value may be at most {MAX_VALUE_LEN} characters, got {}",
                             v.chars().count()
@@ -382,7 +389,7 @@ impl Action {
                 broker_ok(*broker, "broker")?;
                 if *ms > 600_000 {
                     return Err(ScenarioError::new(
-                        format!("{field}.ms"),
+                        member(field, "ms"),
                         format!("slow ms must be in 0..=600000, got {ms}"),
                     ));
                 }
@@ -395,7 +402,7 @@ impl Action {
                 }
                 if a == b {
                     return Err(ScenarioError::new(
-                        format!("{field}.b"),
+                        member(field, "b"),
                         "a link needs two different endpoints",
                     ));
                 }
@@ -403,12 +410,12 @@ impl Action {
             Action::SetConfig { name, value } => {
                 let mut c = Config::default();
                 c.set(name, value)
-                    .map_err(|e| ScenarioError::new(format!("{field}.value"), e.message))?;
+                    .map_err(|e| ScenarioError::new(member(field, "value"), e.message))?;
             }
             Action::Note { text } => {
                 if text.chars().count() > MAX_TEXT_LEN {
                     return Err(ScenarioError::new(
-                        format!("{field}.text"),
+                        member(field, "text"),
                         format!("a note may be at most {MAX_TEXT_LEN} characters"),
                     ));
                 }
@@ -416,7 +423,7 @@ impl Action {
             Action::Consume { max_records, .. } => {
                 if max_records.is_some_and(|m| m == 0 || m > 100_000) {
                     return Err(ScenarioError::new(
-                        format!("{field}.max_records"),
+                        member(field, "max_records"),
                         "max_records must be in 1..=100000",
                     ));
                 }
