@@ -131,9 +131,10 @@ impl Trace {
         self.tail.push(event);
         self.len += 1;
         if self.next_seq.is_multiple_of(TRACE_CHUNK_EVENTS as u64) {
-            // Moves the events into one new allocation; the tail keeps its buffer.
-            let sealed: Arc<[TraceEvent]> = self.tail.drain(..).collect();
-            self.chunks.push_back(sealed);
+            // Moves the events into one new allocation, and gives the tail a new buffer of a
+            // chunk's size (`Arc::from` a `Vec`, not `drain(..).collect()`: less wasm).
+            let full = std::mem::replace(&mut self.tail, Vec::with_capacity(TRACE_CHUNK_EVENTS));
+            self.chunks.push_back(Arc::from(full));
         }
         while let Some(oldest) = self.chunks.front() {
             if self.len - oldest.len() < MAX_TRACE_EVENTS {
@@ -146,7 +147,17 @@ impl Trace {
 
     /// Events with `seq >= cursor`, at most `limit`, and the cursor to pass next time.
     pub fn since(&self, cursor: u64, limit: usize) -> (Vec<TraceEvent>, u64) {
-        let out: Vec<TraceEvent> = self.iter_from(cursor).take(limit).cloned().collect();
+        // Loops, not `iter_from(..).take(..).cloned().collect()`: a collect over a flattened
+        // iterator compiles its body twice (and the web inlines this).
+        let mut out = Vec::new();
+        'chunks: for s in self.slices() {
+            for e in &s[s.partition_point(|e| e.seq < cursor)..] {
+                if out.len() == limit {
+                    break 'chunks;
+                }
+                out.push(e.clone());
+            }
+        }
         let next = out
             .last()
             .map_or(cursor.max(self.first_seq()), |e| e.seq + 1);
