@@ -291,10 +291,8 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
         }
     }
     let since = e.since.unwrap_or(0);
-    let window = || {
-        sim.trace_events()
-            .filter(move |t| t.time_ms >= since && t.time_ms <= e.at)
-    };
+    let window = sim.trace.between(since, e.at);
+    let window = || window.iter().copied();
     let span = format!("{}..={} ms", since, e.at);
     // What the window held of a kind, newest last, for the account of a failure.
     let seen = |lines: Vec<String>, none: &str| -> String {

@@ -1249,7 +1249,14 @@ impl Sim {
 
     /// The whole transcript kept in memory, one line per event.
     pub fn transcript(&self) -> Vec<String> {
-        self.trace.iter().map(|e| e.line()).collect()
+        // Loops, not a map over the flattened chunks collected (its body compiled twice).
+        let mut out = Vec::with_capacity(self.trace.len());
+        for s in self.trace.slices() {
+            for e in s {
+                out.push(e.line());
+            }
+        }
+        out
     }
 
     /// The trace events kept in memory, oldest first (`.rev()` reads the newest first).

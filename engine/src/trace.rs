@@ -192,7 +192,22 @@ impl Trace {
             .flat_map(move |s| &s[s.partition_point(|e| e.seq < cursor)..])
     }
 
-    fn slices(&self) -> impl DoubleEndedIterator<Item = &[TraceEvent]> + '_ {
+    /// The kept events with `from <= time_ms <= to`, oldest first. A loop over the chunks,
+    /// so that callers search a slice: each filtered walk over the flattened chunks was its
+    /// own code in the wasm.
+    pub(crate) fn between(&self, from: TimeMs, to: TimeMs) -> Vec<&TraceEvent> {
+        let mut out = Vec::new();
+        for s in self.slices() {
+            for e in s {
+                if e.time_ms >= from && e.time_ms <= to {
+                    out.push(e);
+                }
+            }
+        }
+        out
+    }
+
+    pub(crate) fn slices(&self) -> impl DoubleEndedIterator<Item = &[TraceEvent]> + '_ {
         self.chunks
             .iter()
             .map(|c| &c[..])
