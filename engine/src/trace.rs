@@ -165,7 +165,7 @@ impl Trace {
     }
 
     pub fn first_seq(&self) -> u64 {
-        self.iter().next().map_or(self.next_seq, |e| e.seq)
+        self.next_seq - self.len as u64
     }
 
     pub fn next_seq(&self) -> u64 {
@@ -182,8 +182,25 @@ impl Trace {
     }
 
     /// The kept events, oldest first.
-    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &TraceEvent> + '_ {
-        self.slices().flatten()
+    pub fn iter(&self) -> Iter<'_> {
+        Iter {
+            trace: self,
+            front: self.first_seq(),
+            back: self.next_seq,
+        }
+    }
+
+    /// The kept event numbered `seq` (which must be kept). Sealed chunks are aligned on
+    /// multiples of [`TRACE_CHUNK_EVENTS`], so its chunk is found by division.
+    fn by_seq(&self, seq: u64) -> &TraceEvent {
+        let size = TRACE_CHUNK_EVENTS as u64;
+        if let Some(first) = self.chunks.front() {
+            let k = (seq / size - first[0].seq / size) as usize;
+            if let Some(c) = self.chunks.get(k) {
+                return &c[(seq - c[0].seq) as usize];
+            }
+        }
+        &self.tail[(seq - self.tail[0].seq) as usize]
     }
 
     /// The kept events with `seq >= cursor`, oldest first; skips whole chunks before it.
@@ -214,6 +231,44 @@ impl Trace {
             .chain(std::iter::once(&self.tail[..]))
     }
 }
+
+/// The kept events in order, by sequence number: one small iterator instead of the chunks
+/// flattened (whose folds and `size_hint` were compiled for each use in the wasm).
+pub struct Iter<'a> {
+    trace: &'a Trace,
+    /// The next event from the front, and one past the next from the back.
+    front: u64,
+    back: u64,
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = &'a TraceEvent;
+
+    fn next(&mut self) -> Option<&'a TraceEvent> {
+        if self.front == self.back {
+            return None;
+        }
+        self.front += 1;
+        Some(self.trace.by_seq(self.front - 1))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = (self.back - self.front) as usize;
+        (n, Some(n))
+    }
+}
+
+impl DoubleEndedIterator for Iter<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        if self.front == self.back {
+            return None;
+        }
+        self.back -= 1;
+        Some(self.trace.by_seq(self.back))
+    }
+}
+
+impl ExactSizeIterator for Iter<'_> {}
 
 impl PartialEq for Trace {
     fn eq(&self, other: &Trace) -> bool {
@@ -490,5 +545,12 @@ mod tests {
             (empty.first_seq(), empty.next_seq(), empty.len()),
             (9, 9, 0)
         );
+        // Events that start inside a chunk: the first sealed chunk is partial.
+        let mid: Vec<TraceEvent> = (300..1_000).map(event).collect();
+        let back: Trace =
+            serde_json::from_value(serde_json::json!({"events": mid, "next_seq": 1_000})).unwrap();
+        assert!(back.iter().eq(mid.iter()));
+        assert!(back.iter().rev().eq(mid.iter().rev()));
+        assert_eq!((back.first_seq(), back.iter().len()), (300, 700));
     }
 }
