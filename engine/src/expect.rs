@@ -424,10 +424,10 @@ impl Expectation {
         }
         for (list, name) in [(&self.isr, "isr"), (&self.elr, "elr")] {
             for (i, &b) in list.iter().flatten().enumerate() {
-                broker_ok(b, &format!("{name}[{i}]"))?;
+                broker_ok(b, &crate::scenario::indexed(name, i))?;
                 if list.iter().flatten().take(i).any(|&x| x == b) {
                     return Err(ScenarioError::new(
-                        at_field(&format!("{name}[{i}]")),
+                        at_field(&crate::scenario::indexed(name, i)),
                         format!("broker {b} appears twice"),
                     ));
                 }

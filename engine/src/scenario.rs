@@ -305,6 +305,12 @@ impl Clone for Action {
 /// ProduceSpec under the `produce` action (serde needs a named struct inside the tag).
 pub type ProduceSpecAcks = ProduceSpec;
 
+/// `name[i]`, the path of a list's item (out of line, as [`member`]).
+#[inline(never)]
+pub(crate) fn indexed(name: &str, i: usize) -> String {
+    format!("{name}[{i}]")
+}
+
 /// `field.name`, the path of a member. Out of line: validation names members in a dozen
 /// places, and each `format!` built its arguments in place.
 #[inline(never)]
@@ -521,10 +527,10 @@ impl Scenario {
             }
         }
         for (i, &b) in self.assignment.iter().enumerate() {
-            check_broker(b, self.brokers, &format!("assignment[{i}]"), "")?;
+            check_broker(b, self.brokers, &indexed("assignment", i), "")?;
             if self.assignment[..i].contains(&b) {
                 return Err(ScenarioError::new(
-                    format!("assignment[{i}]"),
+                    indexed("assignment", i),
                     format!("broker {b} appears twice"),
                 ));
             }
@@ -543,11 +549,11 @@ impl Scenario {
         for (i, a) in self.timeline.iter().enumerate() {
             if a.at > MAX_TIME_MS {
                 return Err(ScenarioError::new(
-                    format!("timeline[{i}].at"),
+                    member(&indexed("timeline", i), "at"),
                     format!("at must be in 0..={MAX_TIME_MS} ms, got {}", a.at),
                 ));
             }
-            a.action.validate(&format!("timeline[{i}]"), self.brokers)?;
+            a.action.validate(&indexed("timeline", i), self.brokers)?;
             if let Action::Produce(p) = &a.action {
                 total_values += p.values.len() as u64 + u64::from(p.count.unwrap_or(0));
                 // enable.idempotence=true set explicitly: a produce that conflicts with it is
@@ -555,9 +561,9 @@ impl Scenario {
                 let retries = p.retries.unwrap_or(self.config.retries);
                 if let Err(message) = self.config.idempotence_for(p.acks.0, retries) {
                     let field = match (retries, p.retries) {
-                        (0, Some(_)) => format!("timeline[{i}].retries"),
+                        (0, Some(_)) => member(&indexed("timeline", i), "retries"),
                         (0, None) => "config.retries".to_string(),
-                        _ => format!("timeline[{i}].acks"),
+                        _ => member(&indexed("timeline", i), "acks"),
                     };
                     return Err(ScenarioError::new(field, message));
                 }
@@ -599,7 +605,7 @@ impl Scenario {
         }
         let end = self.end_ms();
         for (i, e) in self.expect.iter().enumerate() {
-            e.validate(&format!("expect[{i}]"), self.brokers, end)?;
+            e.validate(&indexed("expect", i), self.brokers, end)?;
         }
         Ok(())
     }
