@@ -6,6 +6,8 @@
 //! Evaluating one is a pure function of the simulation at its time ([`evaluate`]); nothing
 //! is traced, so a scenario's transcript is the same with or without expectations.
 
+use std::fmt::Write;
+
 use serde::{Deserialize, Serialize};
 
 use crate::error::{quoted, ScenarioError};
@@ -166,10 +168,11 @@ impl Outcome {
         }
         let mut out = format!("{head}: NOT MET");
         for m in &self.mismatches {
-            out.push_str(&format!(
+            let _ = write!(
+                out,
                 "\n    {}: expected {}, got {}",
                 m.what, m.expected, m.got
-            ));
+            );
         }
         out
     }
@@ -308,11 +311,15 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
         };
         format!("{more}{}", shown.join(" | "))
     };
+    // Loops, not filtered iterators collected (each collect's body compiled twice).
     let produced = || {
-        window()
-            .filter(|t| t.kind == TraceKind::Produce)
-            .map(|t| format!("{} at {} ms", quoted(&t.text), t.time_ms))
-            .collect::<Vec<_>>()
+        let mut lines = vec![];
+        for t in window() {
+            if t.kind == TraceKind::Produce {
+                lines.push(format!("{} at {} ms", quoted(&t.text), t.time_ms));
+            }
+        }
+        lines
     };
     if let Some(want) = &e.produce {
         let hit =
@@ -343,9 +350,10 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
                 .filter_map(|t| t.text.strip_prefix("# "))
         };
         if !notes().any(|n| n.starts_with(want.as_str())) {
-            let got: Vec<String> = notes()
-                .map(|n| quoted(&n.chars().take(40).collect::<String>()))
-                .collect();
+            let mut got = vec![];
+            for n in notes() {
+                got.push(quoted(&n.chars().take(40).collect::<String>()));
+            }
             check(
                 "caption".into(),
                 format!("one beginning {} by {} ms", quoted(want), e.at),
