@@ -1451,14 +1451,14 @@ impl Sim {
                     crate::controller::Election::Preferred,
                     crate::controller::ChangeCause::ElectPreferred,
                 );
-                self.report_election("PREFERRED", r);
+                self.report_election("PREFERRED", "preferred", r);
             }
             Action::ElectUnclean => {
                 let r = self.controller_elect(
                     crate::controller::Election::Unclean,
                     crate::controller::ChangeCause::ElectUnclean,
                 );
-                self.report_election("UNCLEAN", r);
+                self.report_election("UNCLEAN", "unclean", r);
             }
             Action::Describe => {
                 let line = crate::describe::describe_line(self);
@@ -1503,11 +1503,11 @@ impl Sim {
         );
     }
 
-    fn report_election(&mut self, kind: &str, r: crate::types::ErrorCode) {
+    fn report_election(&mut self, kind: &str, option: &str, r: crate::types::ErrorCode) {
         let text = if r == crate::types::ErrorCode::NONE {
-            format!("kafka-leader-election.sh --election-type {}: Successfully completed leader election ({kind}) for partitions {}", kind.to_ascii_lowercase(), self.tp)
+            format!("kafka-leader-election.sh --election-type {option}: Successfully completed leader election ({kind}) for partitions {}", self.tp)
         } else {
-            format!("kafka-leader-election.sh --election-type {}: Error completing leader election ({kind}) for partition {}: {r}", kind.to_ascii_lowercase(), self.tp)
+            format!("kafka-leader-election.sh --election-type {option}: Error completing leader election ({kind}) for partition {}: {r}", self.tp)
         };
         self.trace(TraceKind::Action, Level::Info, None, text);
     }
