@@ -73,14 +73,19 @@ fn one_of(names: &[&str]) -> String {
     match names {
         [] => "there are no fields".into(),
         [one] => format!("expected `{one}`"),
-        _ => format!(
-            "expected one of {}",
-            names
-                .iter()
-                .map(|n| format!("`{n}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+        _ => {
+            // Written in place, not a `String` per name collected and joined.
+            let mut out = String::from("expected one of ");
+            for (i, n) in names.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push('`');
+                out.push_str(n);
+                out.push('`');
+            }
+            out
+        }
     }
 }
 
