@@ -284,11 +284,15 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
             let got = if losses.is_empty() {
                 "no loss".to_string()
             } else {
-                losses
-                    .iter()
-                    .map(|l| format!("offsets {}..={}", l.first_offset, l.last_offset))
-                    .collect::<Vec<_>>()
-                    .join("; ")
+                // Written in place, not a `String` per loss collected and joined.
+                let mut got = String::new();
+                for (i, l) in losses.iter().enumerate() {
+                    if i > 0 {
+                        got.push_str("; ");
+                    }
+                    let _ = write!(got, "offsets {}..={}", l.first_offset, l.last_offset);
+                }
+                got
             };
             check("lost".into(), format!("offsets {first}..={last}"), got);
         }
@@ -303,13 +307,19 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
             return format!("{none} in {span}");
         }
         let n = lines.len();
-        let shown: Vec<String> = lines.into_iter().skip(n.saturating_sub(3)).collect();
-        let more = if n > 3 {
+        let mut out = if n > 3 {
             format!("{} more, then ", n - 3)
         } else {
             String::new()
         };
-        format!("{more}{}", shown.join(" | "))
+        // The last three, written in place (not collected and joined).
+        for (i, line) in lines[n.saturating_sub(3)..].iter().enumerate() {
+            if i > 0 {
+                out.push_str(" | ");
+            }
+            out.push_str(line);
+        }
+        out
     };
     // Loops, not filtered iterators collected (each collect's body compiled twice).
     let produced = || {
