@@ -1251,8 +1251,8 @@ impl Sim {
     pub fn transcript(&self) -> Vec<String> {
         // Loops, not a map over the flattened chunks collected (its body compiled twice).
         let mut out = Vec::with_capacity(self.trace.len());
-        for s in self.trace.slices() {
-            for e in s {
+        for k in 0..self.trace.slice_count() {
+            for e in self.trace.slice(k) {
                 out.push(e.line());
             }
         }

@@ -150,7 +150,8 @@ impl Trace {
         // Loops, not `iter_from(..).take(..).cloned().collect()`: a collect over a flattened
         // iterator compiles its body twice (and the web inlines this).
         let mut out = Vec::new();
-        'chunks: for s in self.slices() {
+        'chunks: for k in 0..self.slice_count() {
+            let s = self.slice(k);
             for e in &s[s.partition_point(|e| e.seq < cursor)..] {
                 if out.len() == limit {
                     break 'chunks;
@@ -214,8 +215,8 @@ impl Trace {
     /// own code in the wasm.
     pub(crate) fn between(&self, from: TimeMs, to: TimeMs) -> Vec<&TraceEvent> {
         let mut out = Vec::new();
-        for s in self.slices() {
-            for e in s {
+        for k in 0..self.slice_count() {
+            for e in self.slice(k) {
                 if e.time_ms >= from && e.time_ms <= to {
                     out.push(e);
                 }
@@ -224,7 +225,21 @@ impl Trace {
         out
     }
 
-    pub(crate) fn slices(&self) -> impl DoubleEndedIterator<Item = &[TraceEvent]> + '_ {
+    /// The `k`th sealed chunk, or the tail for `k == chunks.len()`: the loops over the
+    /// kept events go by index, without a chained iterator's code.
+    pub(crate) fn slice(&self, k: usize) -> &[TraceEvent] {
+        match self.chunks.get(k) {
+            Some(c) => c,
+            None => &self.tail,
+        }
+    }
+
+    /// The number of slices [`Trace::slice`] gives: the sealed chunks and the tail.
+    pub(crate) fn slice_count(&self) -> usize {
+        self.chunks.len() + 1
+    }
+
+    fn slices(&self) -> impl DoubleEndedIterator<Item = &[TraceEvent]> + '_ {
         self.chunks
             .iter()
             .map(|c| &c[..])
