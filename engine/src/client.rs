@@ -14,6 +14,8 @@
 //! producer id 0 and epoch 0 at once (the first id a new cluster's controller hands out),
 //! and bumps its epoch locally, as Kafka's idempotent producer does (KIP-360).
 
+use std::fmt::Write;
+
 use serde::{Deserialize, Serialize};
 
 use crate::log::BatchProducer;
@@ -963,7 +965,7 @@ impl Sim {
                     "consumer: OFFSET_OUT_OF_RANGE: position {position} is past the log end offset {leo}; auto.offset.reset=latest moves it to {leo}"
                 );
                 if let (Some(a), Some(z)) = (first_gone, last_gone) {
-                    text.push_str(&format!(". Offsets {a}..{z} that it read no longer exist"));
+                    let _ = write!(text, ". Offsets {a}..{z} that it read no longer exist");
                 }
                 self.consumer.position = Some(leo);
                 self.trace(TraceKind::Consume, Level::Warn, None, text);

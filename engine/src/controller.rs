@@ -463,25 +463,27 @@ impl Sim {
                     Ids(&next.elr),
                     next.leader_epoch
                 ),
-                (Some(l), Some(ElectionKind::Unclean)) | (Some(l), Some(ElectionKind::LastKnownLeader)) => {
-                    self.last_unclean_election_at = Some(now);
+                (Some(l), kind) => {
+                    // One line for every kind of election, which it names.
+                    let how = match kind {
+                        Some(ElectionKind::Unclean) => "an unclean election",
+                        Some(ElectionKind::LastKnownLeader) => {
+                            "an unclean election of the last known leader"
+                        }
+                        Some(ElectionKind::Elr) => "ELR",
+                        _ => "a clean election",
+                    };
+                    if matches!(
+                        kind,
+                        Some(ElectionKind::Unclean | ElectionKind::LastKnownLeader)
+                    ) {
+                        self.last_unclean_election_at = Some(now);
+                    }
                     format!(
-                        "[QuorumController] Setting new leader for topic {}, partition {} to {} using an unclean election{} (leader epoch {})",
-                        self.tp.topic,
-                        self.tp.partition,
-                        l,
-                        if kind == Some(ElectionKind::LastKnownLeader) { " of the last known leader" } else { "" },
-                        next.leader_epoch
+                        "[QuorumController] Setting new leader for topic {}, partition {} to {l} using {how} (leader epoch {})",
+                        self.tp.topic, self.tp.partition, next.leader_epoch
                     )
                 }
-                (Some(l), Some(ElectionKind::Elr)) => format!(
-                    "[QuorumController] Setting new leader for topic {}, partition {} to {} using ELR (leader epoch {})",
-                    self.tp.topic, self.tp.partition, l, next.leader_epoch
-                ),
-                (Some(l), _) => format!(
-                    "[QuorumController] Setting new leader for topic {}, partition {} to {} using a clean election (leader epoch {})",
-                    self.tp.topic, self.tp.partition, l, next.leader_epoch
-                ),
             };
             let level = match kind {
                 Some(ElectionKind::Unclean) | Some(ElectionKind::LastKnownLeader) => Level::Warn,

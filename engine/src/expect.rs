@@ -6,6 +6,8 @@
 //! Evaluating one is a pure function of the simulation at its time ([`evaluate`]); nothing
 //! is traced, so a scenario's transcript is the same with or without expectations.
 
+use std::fmt::Write;
+
 use serde::{Deserialize, Serialize};
 
 use crate::error::{quoted, ScenarioError};
@@ -166,10 +168,11 @@ impl Outcome {
         }
         let mut out = format!("{head}: NOT MET");
         for m in &self.mismatches {
-            out.push_str(&format!(
+            let _ = write!(
+                out,
                 "\n    {}: expected {}, got {}",
                 m.what, m.expected, m.got
-            ));
+            );
         }
         out
     }
@@ -281,20 +284,22 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
             let got = if losses.is_empty() {
                 "no loss".to_string()
             } else {
-                losses
-                    .iter()
-                    .map(|l| format!("offsets {}..={}", l.first_offset, l.last_offset))
-                    .collect::<Vec<_>>()
-                    .join("; ")
+                // Written in place, not a `String` per loss collected and joined.
+                let mut got = String::new();
+                for (i, l) in losses.iter().enumerate() {
+                    if i > 0 {
+                        got.push_str("; ");
+                    }
+                    let _ = write!(got, "offsets {}..={}", l.first_offset, l.last_offset);
+                }
+                got
             };
             check("lost".into(), format!("offsets {first}..={last}"), got);
         }
     }
     let since = e.since.unwrap_or(0);
-    let window = || {
-        sim.trace_events()
-            .filter(move |t| t.time_ms >= since && t.time_ms <= e.at)
-    };
+    let window = sim.trace.between(since, e.at);
+    let window = || window.iter().copied();
     let span = format!("{}..={} ms", since, e.at);
     // What the window held of a kind, newest last, for the account of a failure.
     let seen = |lines: Vec<String>, none: &str| -> String {
@@ -302,19 +307,29 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
             return format!("{none} in {span}");
         }
         let n = lines.len();
-        let shown: Vec<String> = lines.into_iter().skip(n.saturating_sub(3)).collect();
-        let more = if n > 3 {
+        let mut out = if n > 3 {
             format!("{} more, then ", n - 3)
         } else {
             String::new()
         };
-        format!("{more}{}", shown.join(" | "))
+        // The last three, written in place (not collected and joined).
+        for (i, line) in lines[n.saturating_sub(3)..].iter().enumerate() {
+            if i > 0 {
+                out.push_str(" | ");
+            }
+            out.push_str(line);
+        }
+        out
     };
+    // Loops, not filtered iterators collected (each collect's body compiled twice).
     let produced = || {
-        window()
-            .filter(|t| t.kind == TraceKind::Produce)
-            .map(|t| format!("{} at {} ms", quoted(&t.text), t.time_ms))
-            .collect::<Vec<_>>()
+        let mut lines = vec![];
+        for t in window() {
+            if t.kind == TraceKind::Produce {
+                lines.push(format!("{} at {} ms", quoted(&t.text), t.time_ms));
+            }
+        }
+        lines
     };
     if let Some(want) = &e.produce {
         let hit =
@@ -345,9 +360,10 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
                 .filter_map(|t| t.text.strip_prefix("# "))
         };
         if !notes().any(|n| n.starts_with(want.as_str())) {
-            let got: Vec<String> = notes()
-                .map(|n| quoted(&n.chars().take(40).collect::<String>()))
-                .collect();
+            let mut got = vec![];
+            for n in notes() {
+                got.push(quoted(&n.chars().take(40).collect::<String>()));
+            }
             check(
                 "caption".into(),
                 format!("one beginning {} by {} ms", quoted(want), e.at),
@@ -371,7 +387,7 @@ impl Expectation {
     /// Checks the expectation against the scenario: times inside the run, broker ids in
     /// range, at least one check, sizes within limits.
     pub fn validate(&self, field: &str, brokers: u32, end_ms: TimeMs) -> Result<(), ScenarioError> {
-        let at_field = |name: &str| format!("{field}.{name}");
+        let at_field = |name: &str| crate::scenario::member(field, name);
         let broker_ok =
             |b: BrokerId, name: &str| crate::scenario::check_broker(b, brokers, field, name);
         if self.at > end_ms {
@@ -426,10 +442,10 @@ impl Expectation {
         }
         for (list, name) in [(&self.isr, "isr"), (&self.elr, "elr")] {
             for (i, &b) in list.iter().flatten().enumerate() {
-                broker_ok(b, &format!("{name}[{i}]"))?;
+                broker_ok(b, &crate::scenario::indexed(name, i))?;
                 if list.iter().flatten().take(i).any(|&x| x == b) {
                     return Err(ScenarioError::new(
-                        at_field(&format!("{name}[{i}]")),
+                        at_field(&crate::scenario::indexed(name, i)),
                         format!("broker {b} appears twice"),
                     ));
                 }

@@ -32,6 +32,23 @@ pub struct InvariantState {
 /// Most violations recorded (the first ones matter).
 const MAX_VIOLATIONS: usize = 100;
 
+/// Broker ids as `{:?}` writes a `Vec<u32>` (`[1, 2]`), without core's `Debug` machinery
+/// for lists in the wasm.
+struct List<'a>(&'a [BrokerId]);
+
+impl std::fmt::Display for List<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("[")?;
+        for (i, id) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            std::fmt::Display::fmt(id, f)?;
+        }
+        f.write_str("]")
+    }
+}
+
 fn violation(sim: &mut Sim, what: String) {
     if sim.violations.len() >= MAX_VIOLATIONS
         || sim
@@ -73,7 +90,7 @@ pub fn check(sim: &mut Sim) {
     let p = &sim.controller.partition;
     if let Some(l) = p.leader {
         if !p.isr.contains(&l) {
-            found.push(format!("leader {l} is not in the ISR {:?}", p.isr));
+            found.push(format!("leader {l} is not in the ISR {}", List(&p.isr)));
         }
     }
     if p.isr
@@ -82,12 +99,18 @@ pub fn check(sim: &mut Sim) {
         .any(|r| !p.replicas.contains(r))
     {
         found.push(format!(
-            "ISR {:?} or ELR {:?} outside the replicas {:?}",
-            p.isr, p.elr, p.replicas
+            "ISR {} or ELR {} outside the replicas {}",
+            List(&p.isr),
+            List(&p.elr),
+            List(&p.replicas)
         ));
     }
     if p.isr.iter().any(|r| p.elr.contains(r)) {
-        found.push(format!("ISR {:?} and ELR {:?} overlap", p.isr, p.elr));
+        found.push(format!(
+            "ISR {} and ELR {} overlap",
+            List(&p.isr),
+            List(&p.elr)
+        ));
     }
     if p.leader_epoch < sim.invariant_state.last_leader_epoch {
         found.push(format!(
@@ -372,5 +395,12 @@ mod tests {
             lose(Some(ElectionKind::Clean), false).contains("engine bug"),
             "a clean election that loses committed records is a violation"
         );
+    }
+
+    #[test]
+    fn id_lists_are_written_as_debug_writes_them() {
+        for ids in [vec![], vec![3], vec![1, 2, 9], vec![u32::MAX, 0]] {
+            assert_eq!(super::List(&ids).to_string(), format!("{ids:?}"));
+        }
     }
 }

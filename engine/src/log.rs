@@ -166,9 +166,10 @@ impl EpochCache {
     /// The leader-epoch-checkpoint file's contents joined on one line: version 0, the entry
     /// count, then `epoch startOffset` pairs (`0 2 0 0 1 10`).
     pub fn checkpoint_line(&self) -> String {
+        use std::fmt::Write;
         let mut s = format!("0 {}", self.entries.len());
         for e in &self.entries {
-            s.push_str(&format!(" {} {}", e.epoch, e.start_offset));
+            let _ = write!(s, " {} {}", e.epoch, e.start_offset);
         }
         s
     }

@@ -50,18 +50,17 @@ pub const PRESETS: &[Preset] = &[
 /// The preset called `name`, parsed.
 pub fn preset(name: &str) -> Result<Scenario, ScenarioError> {
     let p = PRESETS.iter().find(|p| p.name == name).ok_or_else(|| {
-        ScenarioError::new(
-            "preset",
-            format!(
-                "no preset named {}; the presets are: {}",
-                quoted(name),
-                PRESETS
-                    .iter()
-                    .map(|p| p.name)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        )
+        ScenarioError::new("preset", {
+            // The names written in place, not collected and joined.
+            let mut text = format!("no preset named {}; the presets are: ", quoted(name));
+            for (i, p) in PRESETS.iter().enumerate() {
+                if i > 0 {
+                    text.push_str(", ");
+                }
+                text.push_str(p.name);
+            }
+            text
+        })
     })?;
     Scenario::from_json(p.json)
 }

@@ -186,7 +186,7 @@ impl ProduceSpec {
 }
 
 /// Everything a scenario or a person can do.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "action", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Action {
     Produce(ProduceSpecAcks),
@@ -263,8 +263,60 @@ pub enum Action {
     CancelProduce,
 }
 
+/// Written out, not derived: a derived `clone` is `#[inline]`, so the engine and the web
+/// crate each compiled a copy of their own (0.7 kB of wasm each).
+impl Clone for Action {
+    fn clone(&self) -> Self {
+        match self {
+            Action::Produce(p) => Action::Produce(p.clone()),
+            Action::SetConfig { name, value } => Action::SetConfig {
+                name: name.clone(),
+                value: value.clone(),
+            },
+            Action::Note { text } => Action::Note { text: text.clone() },
+            &Action::Consume {
+                max_records,
+                from_beginning,
+            } => Action::Consume {
+                max_records,
+                from_beginning,
+            },
+            &Action::Freeze { broker } => Action::Freeze { broker },
+            &Action::Thaw { broker } => Action::Thaw { broker },
+            &Action::Kill { broker } => Action::Kill { broker },
+            &Action::Stop { broker } => Action::Stop { broker },
+            &Action::Start { broker } => Action::Start { broker },
+            &Action::Slow { broker, ms } => Action::Slow { broker, ms },
+            &Action::Cut { a, b } => Action::Cut { a, b },
+            &Action::Heal { a, b } => Action::Heal { a, b },
+            &Action::LoseDisk { broker } => Action::LoseDisk { broker },
+            &Action::DumpLog { broker } => Action::DumpLog { broker },
+            Action::ElectPreferred => Action::ElectPreferred,
+            Action::ElectUnclean => Action::ElectUnclean,
+            Action::Describe => Action::Describe,
+            Action::Offsets => Action::Offsets,
+            Action::Epochs => Action::Epochs,
+            Action::Checkpoints => Action::Checkpoints,
+            Action::CancelProduce => Action::CancelProduce,
+        }
+    }
+}
+
 /// ProduceSpec under the `produce` action (serde needs a named struct inside the tag).
 pub type ProduceSpecAcks = ProduceSpec;
+
+/// `name[i]`, the path of a list's item (out of line, as [`member`]).
+#[inline(never)]
+pub(crate) fn indexed(name: &str, i: usize) -> String {
+    format!("{name}[{i}]")
+}
+
+/// `field.name`, the path of a member. Out of line: validation names members in a dozen
+/// places, and each `format!` built its arguments in place.
+#[inline(never)]
+pub(crate) fn member(field: &str, name: &str) -> String {
+    format!("{field}.{name}")
+}
 
 /// Checks a broker id that a scenario names in `field` (and its member `name`, if any)
 /// against the cluster's size. One function for the assignment, the actions and the
@@ -281,7 +333,7 @@ pub(crate) fn check_broker(
     let field = if name.is_empty() {
         field.to_string()
     } else {
-        format!("{field}.{name}")
+        member(field, name)
     };
     Err(ScenarioError::new(
         field,
@@ -298,19 +350,19 @@ impl Action {
                 let n = spec.values.len() as u64 + u64::from(spec.count.unwrap_or(0));
                 if n == 0 {
                     return Err(ScenarioError::new(
-                        format!("{field}.values"),
+                        member(field, "values"),
                         "produce needs at least one value (values, or prefix and count)",
                     ));
                 }
                 if n > MAX_VALUES_PER_PRODUCE as u64 {
                     return Err(ScenarioError::new(
-                        format!("{field}.count"),
+                        member(field, "count"),
                         format!("at most {MAX_VALUES_PER_PRODUCE} records per produce, got {n}"),
                     ));
                 }
                 if spec.count.is_some() != spec.prefix.is_some() {
                     return Err(ScenarioError::new(
-                        format!("{field}.prefix"),
+                        member(field, "prefix"),
                         "prefix and count go together",
                     ));
                 }
@@ -321,7 +373,7 @@ impl Action {
                     .find(|v| v.chars().count() > MAX_VALUE_LEN);
                 if let Some(v) = long {
                     return Err(ScenarioError::new(
-                        format!("{field}.values"),
+                        member(field, "values"),
                         format!(
                             "a value may be at most {MAX_VALUE_LEN} characters, got {}",
                             v.chars().count()
@@ -343,7 +395,7 @@ impl Action {
                 broker_ok(*broker, "broker")?;
                 if *ms > 600_000 {
                     return Err(ScenarioError::new(
-                        format!("{field}.ms"),
+                        member(field, "ms"),
                         format!("slow ms must be in 0..=600000, got {ms}"),
                     ));
                 }
@@ -356,7 +408,7 @@ impl Action {
                 }
                 if a == b {
                     return Err(ScenarioError::new(
-                        format!("{field}.b"),
+                        member(field, "b"),
                         "a link needs two different endpoints",
                     ));
                 }
@@ -364,12 +416,12 @@ impl Action {
             Action::SetConfig { name, value } => {
                 let mut c = Config::default();
                 c.set(name, value)
-                    .map_err(|e| ScenarioError::new(format!("{field}.value"), e.message))?;
+                    .map_err(|e| ScenarioError::new(member(field, "value"), e.message))?;
             }
             Action::Note { text } => {
                 if text.chars().count() > MAX_TEXT_LEN {
                     return Err(ScenarioError::new(
-                        format!("{field}.text"),
+                        member(field, "text"),
                         format!("a note may be at most {MAX_TEXT_LEN} characters"),
                     ));
                 }
@@ -377,7 +429,7 @@ impl Action {
             Action::Consume { max_records, .. } => {
                 if max_records.is_some_and(|m| m == 0 || m > 100_000) {
                     return Err(ScenarioError::new(
-                        format!("{field}.max_records"),
+                        member(field, "max_records"),
                         "max_records must be in 1..=100000",
                     ));
                 }
@@ -475,10 +527,10 @@ impl Scenario {
             }
         }
         for (i, &b) in self.assignment.iter().enumerate() {
-            check_broker(b, self.brokers, &format!("assignment[{i}]"), "")?;
+            check_broker(b, self.brokers, &indexed("assignment", i), "")?;
             if self.assignment[..i].contains(&b) {
                 return Err(ScenarioError::new(
-                    format!("assignment[{i}]"),
+                    indexed("assignment", i),
                     format!("broker {b} appears twice"),
                 ));
             }
@@ -497,11 +549,11 @@ impl Scenario {
         for (i, a) in self.timeline.iter().enumerate() {
             if a.at > MAX_TIME_MS {
                 return Err(ScenarioError::new(
-                    format!("timeline[{i}].at"),
+                    member(&indexed("timeline", i), "at"),
                     format!("at must be in 0..={MAX_TIME_MS} ms, got {}", a.at),
                 ));
             }
-            a.action.validate(&format!("timeline[{i}]"), self.brokers)?;
+            a.action.validate(&indexed("timeline", i), self.brokers)?;
             if let Action::Produce(p) = &a.action {
                 total_values += p.values.len() as u64 + u64::from(p.count.unwrap_or(0));
                 // enable.idempotence=true set explicitly: a produce that conflicts with it is
@@ -509,9 +561,9 @@ impl Scenario {
                 let retries = p.retries.unwrap_or(self.config.retries);
                 if let Err(message) = self.config.idempotence_for(p.acks.0, retries) {
                     let field = match (retries, p.retries) {
-                        (0, Some(_)) => format!("timeline[{i}].retries"),
+                        (0, Some(_)) => member(&indexed("timeline", i), "retries"),
                         (0, None) => "config.retries".to_string(),
-                        _ => format!("timeline[{i}].acks"),
+                        _ => member(&indexed("timeline", i), "acks"),
                     };
                     return Err(ScenarioError::new(field, message));
                 }
@@ -553,7 +605,7 @@ impl Scenario {
         }
         let end = self.end_ms();
         for (i, e) in self.expect.iter().enumerate() {
-            e.validate(&format!("expect[{i}]"), self.brokers, end)?;
+            e.validate(&indexed("expect", i), self.brokers, end)?;
         }
         Ok(())
     }

@@ -16,7 +16,7 @@ use crate::error::{quoted, ScenarioError};
 use crate::expect::{Expectation, LeaderExpect, NoLeader};
 use crate::json::{Map, Number, Value};
 use crate::scenario::{
-    AcksOrDefault, Action, ControllerName, Endpoint, LinkLatency, ProduceSpec, Scenario,
+    indexed, AcksOrDefault, Action, ControllerName, Endpoint, LinkLatency, ProduceSpec, Scenario,
     TimedAction,
 };
 use crate::types::Acks;
@@ -73,14 +73,19 @@ fn one_of(names: &[&str]) -> String {
     match names {
         [] => "there are no fields".into(),
         [one] => format!("expected `{one}`"),
-        _ => format!(
-            "expected one of {}",
-            names
-                .iter()
-                .map(|n| format!("`{n}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+        _ => {
+            // Written in place, not a `String` per name collected and joined.
+            let mut out = String::from("expected one of ");
+            for (i, n) in names.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push('`');
+                out.push_str(n);
+                out.push('`');
+            }
+            out
+        }
     }
 }
 
@@ -152,7 +157,7 @@ fn list_of<T>(path: &str, v: &Value, item: impl Fn(&str, &Value) -> R<T>) -> R<V
     // for each item type into the wasm, with the item's reader inlined into it.
     let mut out = Vec::with_capacity(items.len());
     for (i, x) in items.iter().enumerate() {
-        out.push(item(&format!("{path}[{i}]"), x)?);
+        out.push(item(&indexed(path, i), x)?);
     }
     Ok(out)
 }
@@ -300,10 +305,7 @@ fn offset_pair(p: &str, v: &Value) -> R<[u64; 2]> {
         return Err(invalid_type(p, v, "an array of length 2"));
     };
     match items.as_slice() {
-        [a, b] => Ok([
-            u64_of(&format!("{p}[0]"), a)?,
-            u64_of(&format!("{p}[1]"), b)?,
-        ]),
+        [a, b] => Ok([u64_of(&indexed(p, 0), a)?, u64_of(&indexed(p, 1), b)?]),
         _ => Err(fail(
             p,
             format!(

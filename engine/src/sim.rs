@@ -1249,7 +1249,14 @@ impl Sim {
 
     /// The whole transcript kept in memory, one line per event.
     pub fn transcript(&self) -> Vec<String> {
-        self.trace.iter().map(|e| e.line()).collect()
+        // Loops, not a map over the flattened chunks collected (its body compiled twice).
+        let mut out = Vec::with_capacity(self.trace.len());
+        for k in 0..self.trace.slice_count() {
+            for e in self.trace.slice(k) {
+                out.push(e.line());
+            }
+        }
+        out
     }
 
     /// The trace events kept in memory, oldest first (`.rev()` reads the newest first).
@@ -1287,16 +1294,16 @@ impl Sim {
                 if b.process == ProcessState::Running {
                     b.process = ProcessState::Frozen;
                     b.frozen_since = Some(now);
-                    note(
-                        self,
-                        format!(
-                            "kill -STOP broker {broker} (frozen: nothing runs, sockets stay open)"
-                        ),
+                    self.note_broker(
+                        "kill -STOP broker ",
+                        *broker,
+                        " (frozen: nothing runs, sockets stay open)",
                     );
                 } else {
-                    note(
-                        self,
-                        format!("kill -STOP broker {broker}: not running, nothing to freeze"),
+                    self.note_broker(
+                        "kill -STOP broker ",
+                        *broker,
+                        ": not running, nothing to freeze",
                     );
                 }
             }
@@ -1305,10 +1312,14 @@ impl Sim {
                 if self.brokers[broker].process.is_up() {
                     self.brokers[broker].process = ProcessState::Killed;
                     self.clear_process_memory(*broker);
-                    note(self, format!("kill -9 broker {broker} (process gone; log and checkpoints stay on disk)"));
+                    self.note_broker(
+                        "kill -9 broker ",
+                        *broker,
+                        " (process gone; log and checkpoints stay on disk)",
+                    );
                     self.reset_connections(*broker);
                 } else {
-                    note(self, format!("kill -9 broker {broker}: not running"));
+                    self.note_broker("kill -9 broker ", *broker, ": not running");
                 }
             }
             Action::Stop { broker } => {
@@ -1316,10 +1327,7 @@ impl Sim {
                 match b.process {
                     ProcessState::Running if !b.shutting_down => {
                         b.shutting_down = true;
-                        note(
-                            self,
-                            format!("kill -TERM broker {broker} (controlled shutdown)"),
-                        );
+                        self.note_broker("kill -TERM broker ", *broker, " (controlled shutdown)");
                         self.send_heartbeat(*broker);
                         self.schedule_broker_timer(
                             *broker,
@@ -1329,23 +1337,27 @@ impl Sim {
                     }
                     ProcessState::Frozen => {
                         b.pending_sigterm = true;
-                        note(self, format!("kill -TERM broker {broker} (frozen: the signal waits until it is thawed)"));
+                        self.note_broker(
+                            "kill -TERM broker ",
+                            *broker,
+                            " (frozen: the signal waits until it is thawed)",
+                        );
                     }
-                    _ => note(self, format!("kill -TERM broker {broker}: not running")),
+                    _ => self.note_broker("kill -TERM broker ", *broker, ": not running"),
                 }
             }
             Action::Start { broker } => {
                 if self.brokers[broker].process.is_up() {
-                    note(self, format!("start broker {broker}: already running"));
+                    self.note_broker("start broker ", *broker, ": already running");
                 } else {
-                    note(self, format!("start broker {broker}"));
+                    self.note_broker("start broker ", *broker, "");
                     self.start(*broker);
                 }
             }
             Action::Slow { broker, ms } => {
                 self.brokers[broker].slow_ms = *ms;
                 if *ms == 0 {
-                    note(self, format!("broker {broker} is no longer slow"));
+                    self.note_broker("broker ", *broker, " is no longer slow");
                 } else {
                     note(
                         self,
@@ -1389,7 +1401,11 @@ impl Sim {
                 br.log.wipe();
                 br.disk_lost = true;
                 br.clean_shutdown_epoch = -1;
-                note(self, format!("broker {broker} lost its disk: its log and checkpoint files are gone (the process is down)"));
+                self.note_broker(
+                    "broker ",
+                    *broker,
+                    " lost its disk: its log and checkpoint files are gone (the process is down)",
+                );
                 if was_up {
                     self.reset_connections(*broker);
                 }
@@ -1435,14 +1451,14 @@ impl Sim {
                     crate::controller::Election::Preferred,
                     crate::controller::ChangeCause::ElectPreferred,
                 );
-                self.report_election("PREFERRED", r);
+                self.report_election("PREFERRED", "preferred", r);
             }
             Action::ElectUnclean => {
                 let r = self.controller_elect(
                     crate::controller::Election::Unclean,
                     crate::controller::ChangeCause::ElectUnclean,
                 );
-                self.report_election("UNCLEAN", r);
+                self.report_election("UNCLEAN", "unclean", r);
             }
             Action::Describe => {
                 let line = crate::describe::describe_line(self);
@@ -1475,11 +1491,23 @@ impl Sim {
         Ok(())
     }
 
-    fn report_election(&mut self, kind: &str, r: crate::types::ErrorCode) {
+    /// An action's line in the trace that names one broker: `before`, its id, `after`. One
+    /// function for a dozen such lines, instead of a `format!` each.
+    #[inline(never)]
+    fn note_broker(&mut self, before: &str, b: BrokerId, after: &str) {
+        self.trace(
+            TraceKind::Action,
+            Level::Info,
+            None,
+            format!("{before}{b}{after}"),
+        );
+    }
+
+    fn report_election(&mut self, kind: &str, option: &str, r: crate::types::ErrorCode) {
         let text = if r == crate::types::ErrorCode::NONE {
-            format!("kafka-leader-election.sh --election-type {}: Successfully completed leader election ({kind}) for partitions {}", kind.to_ascii_lowercase(), self.tp)
+            format!("kafka-leader-election.sh --election-type {option}: Successfully completed leader election ({kind}) for partitions {}", self.tp)
         } else {
-            format!("kafka-leader-election.sh --election-type {}: Error completing leader election ({kind}) for partition {}: {r}", kind.to_ascii_lowercase(), self.tp)
+            format!("kafka-leader-election.sh --election-type {option}: Error completing leader election ({kind}) for partition {}: {r}", self.tp)
         };
         self.trace(TraceKind::Action, Level::Info, None, text);
     }
@@ -1487,12 +1515,7 @@ impl Sim {
     fn thaw(&mut self, b: BrokerId) {
         let broker = &mut self.brokers[&b];
         if broker.process != ProcessState::Frozen {
-            self.trace(
-                TraceKind::Action,
-                Level::Info,
-                None,
-                format!("kill -CONT broker {b}: not frozen"),
-            );
+            self.note_broker("kill -CONT broker ", b, ": not frozen");
             return;
         }
         broker.process = ProcessState::Running;

@@ -131,9 +131,10 @@ impl Trace {
         self.tail.push(event);
         self.len += 1;
         if self.next_seq.is_multiple_of(TRACE_CHUNK_EVENTS as u64) {
-            // Moves the events into one new allocation; the tail keeps its buffer.
-            let sealed: Arc<[TraceEvent]> = self.tail.drain(..).collect();
-            self.chunks.push_back(sealed);
+            // Moves the events into one new allocation, and gives the tail a new buffer of a
+            // chunk's size (`Arc::from` a `Vec`, not `drain(..).collect()`: less wasm).
+            let full = std::mem::replace(&mut self.tail, Vec::with_capacity(TRACE_CHUNK_EVENTS));
+            self.chunks.push_back(Arc::from(full));
         }
         while let Some(oldest) = self.chunks.front() {
             if self.len - oldest.len() < MAX_TRACE_EVENTS {
@@ -146,7 +147,18 @@ impl Trace {
 
     /// Events with `seq >= cursor`, at most `limit`, and the cursor to pass next time.
     pub fn since(&self, cursor: u64, limit: usize) -> (Vec<TraceEvent>, u64) {
-        let out: Vec<TraceEvent> = self.iter_from(cursor).take(limit).cloned().collect();
+        // Loops, not `iter_from(..).take(..).cloned().collect()`: a collect over a flattened
+        // iterator compiles its body twice (and the web inlines this).
+        let mut out = Vec::new();
+        'chunks: for k in 0..self.slice_count() {
+            let s = self.slice(k);
+            for e in &s[s.partition_point(|e| e.seq < cursor)..] {
+                if out.len() == limit {
+                    break 'chunks;
+                }
+                out.push(e.clone());
+            }
+        }
         let next = out
             .last()
             .map_or(cursor.max(self.first_seq()), |e| e.seq + 1);
@@ -154,7 +166,7 @@ impl Trace {
     }
 
     pub fn first_seq(&self) -> u64 {
-        self.iter().next().map_or(self.next_seq, |e| e.seq)
+        self.next_seq - self.len as u64
     }
 
     pub fn next_seq(&self) -> u64 {
@@ -171,14 +183,60 @@ impl Trace {
     }
 
     /// The kept events, oldest first.
-    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &TraceEvent> + '_ {
-        self.slices().flatten()
+    pub fn iter(&self) -> Iter<'_> {
+        Iter {
+            trace: self,
+            front: self.first_seq(),
+            back: self.next_seq,
+        }
+    }
+
+    /// The kept event numbered `seq` (which must be kept). Sealed chunks are aligned on
+    /// multiples of [`TRACE_CHUNK_EVENTS`], so its chunk is found by division.
+    fn by_seq(&self, seq: u64) -> &TraceEvent {
+        let size = TRACE_CHUNK_EVENTS as u64;
+        if let Some(first) = self.chunks.front() {
+            let k = (seq / size - first[0].seq / size) as usize;
+            if let Some(c) = self.chunks.get(k) {
+                return &c[(seq - c[0].seq) as usize];
+            }
+        }
+        &self.tail[(seq - self.tail[0].seq) as usize]
     }
 
     /// The kept events with `seq >= cursor`, oldest first; skips whole chunks before it.
     pub fn iter_from(&self, cursor: u64) -> impl DoubleEndedIterator<Item = &TraceEvent> + '_ {
         self.slices()
             .flat_map(move |s| &s[s.partition_point(|e| e.seq < cursor)..])
+    }
+
+    /// The kept events with `from <= time_ms <= to`, oldest first. A loop over the chunks,
+    /// so that callers search a slice: each filtered walk over the flattened chunks was its
+    /// own code in the wasm.
+    pub(crate) fn between(&self, from: TimeMs, to: TimeMs) -> Vec<&TraceEvent> {
+        let mut out = Vec::new();
+        for k in 0..self.slice_count() {
+            for e in self.slice(k) {
+                if e.time_ms >= from && e.time_ms <= to {
+                    out.push(e);
+                }
+            }
+        }
+        out
+    }
+
+    /// The `k`th sealed chunk, or the tail for `k == chunks.len()`: the loops over the
+    /// kept events go by index, without a chained iterator's code.
+    pub(crate) fn slice(&self, k: usize) -> &[TraceEvent] {
+        match self.chunks.get(k) {
+            Some(c) => c,
+            None => &self.tail,
+        }
+    }
+
+    /// The number of slices [`Trace::slice`] gives: the sealed chunks and the tail.
+    pub(crate) fn slice_count(&self) -> usize {
+        self.chunks.len() + 1
     }
 
     fn slices(&self) -> impl DoubleEndedIterator<Item = &[TraceEvent]> + '_ {
@@ -188,6 +246,44 @@ impl Trace {
             .chain(std::iter::once(&self.tail[..]))
     }
 }
+
+/// The kept events in order, by sequence number: one small iterator instead of the chunks
+/// flattened (whose folds and `size_hint` were compiled for each use in the wasm).
+pub struct Iter<'a> {
+    trace: &'a Trace,
+    /// The next event from the front, and one past the next from the back.
+    front: u64,
+    back: u64,
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = &'a TraceEvent;
+
+    fn next(&mut self) -> Option<&'a TraceEvent> {
+        if self.front == self.back {
+            return None;
+        }
+        self.front += 1;
+        Some(self.trace.by_seq(self.front - 1))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = (self.back - self.front) as usize;
+        (n, Some(n))
+    }
+}
+
+impl DoubleEndedIterator for Iter<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        if self.front == self.back {
+            return None;
+        }
+        self.back -= 1;
+        Some(self.trace.by_seq(self.back))
+    }
+}
+
+impl ExactSizeIterator for Iter<'_> {}
 
 impl PartialEq for Trace {
     fn eq(&self, other: &Trace) -> bool {
@@ -464,5 +560,12 @@ mod tests {
             (empty.first_seq(), empty.next_seq(), empty.len()),
             (9, 9, 0)
         );
+        // Events that start inside a chunk: the first sealed chunk is partial.
+        let mid: Vec<TraceEvent> = (300..1_000).map(event).collect();
+        let back: Trace =
+            serde_json::from_value(serde_json::json!({"events": mid, "next_seq": 1_000})).unwrap();
+        assert!(back.iter().eq(mid.iter()));
+        assert!(back.iter().rev().eq(mid.iter().rev()));
+        assert_eq!((back.first_seq(), back.iter().len()), (300, 700));
     }
 }
