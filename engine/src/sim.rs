@@ -639,12 +639,6 @@ impl Sim {
         }
     }
 
-    /// Runs until `t` or until the timeline is done and nothing but periodic tasks remain,
-    /// whichever is later of the last timeline action and... simply: up to `t`.
-    pub fn run_until(&mut self, t: TimeMs) {
-        self.advance_to(t);
-    }
-
     /// Timeline actions not run yet, in the order they will run.
     pub fn pending_timeline(&self) -> impl Iterator<Item = &TimedAction> {
         self.timeline[self.timeline_cursor.min(self.timeline.len())..].iter()

@@ -147,7 +147,7 @@ impl Trace {
 
     /// Events with `seq >= cursor`, at most `limit`, and the cursor to pass next time.
     pub fn since(&self, cursor: u64, limit: usize) -> (Vec<TraceEvent>, u64) {
-        // Loops, not `iter_from(..).take(..).cloned().collect()`: a collect over a flattened
+        // Loops, not `iter().skip(..).take(..).cloned().collect()`: a collect over a flattened
         // iterator compiles its body twice (and the web inlines this).
         let mut out = Vec::new();
         'chunks: for k in 0..self.slice_count() {
@@ -204,12 +204,6 @@ impl Trace {
         &self.tail[(seq - self.tail[0].seq) as usize]
     }
 
-    /// The kept events with `seq >= cursor`, oldest first; skips whole chunks before it.
-    pub fn iter_from(&self, cursor: u64) -> impl DoubleEndedIterator<Item = &TraceEvent> + '_ {
-        self.slices()
-            .flat_map(move |s| &s[s.partition_point(|e| e.seq < cursor)..])
-    }
-
     /// The kept events with `from <= time_ms <= to`, oldest first. A loop over the chunks,
     /// so that callers search a slice: each filtered walk over the flattened chunks was its
     /// own code in the wasm.
@@ -237,13 +231,6 @@ impl Trace {
     /// The number of slices [`Trace::slice`] gives: the sealed chunks and the tail.
     pub(crate) fn slice_count(&self) -> usize {
         self.chunks.len() + 1
-    }
-
-    fn slices(&self) -> impl DoubleEndedIterator<Item = &[TraceEvent]> + '_ {
-        self.chunks
-            .iter()
-            .map(|c| &c[..])
-            .chain(std::iter::once(&self.tail[..]))
     }
 }
 
