@@ -226,7 +226,7 @@ pub fn App() -> impl IntoView {
         }));
         return view! {
             <div class="app embed" data-wasm="ready" node_ref=root>
-                <p class="embed-title" hidden=move || title.with(String::is_empty)>{move || title.get()}</p>
+                <p class="embed-title" prop:hidden=move || title.with(String::is_empty)>{move || title.get()}</p>
                 <Alarms ctx=ctx />
                 <Walkthrough ctx=ctx />
                 {show_controls.then(|| view! { <TimeBar ctx=ctx /> })}
@@ -234,7 +234,7 @@ pub fn App() -> impl IntoView {
                 <p class="embed-foot">
                     // Built and removed, not a `<Show>` (less code, BENCHMARKS.md "Shipped size").
                     {move || reader_can_pause.get().then(|| view! {
-                        <button class="reader-pause" on:click=move |_| toggle_by_reader()>{move || if playing.get() { "Pause" } else { "Play" }}</button>
+                        <button class="reader-pause" on:click=move |_| toggle_by_reader()>{move || crate::panels::pick(playing.get(), "Pause", "Play")}</button>
                         " "
                     })}
                     <span class="describe-mini" aria-label="kafka-topics --describe">{move || ctx.snap.with(|s| s.describe.clone())}</span>

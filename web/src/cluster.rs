@@ -687,18 +687,18 @@ pub fn ClusterView(
     // Texts are closures, not memos: a text node is set only when its text changed, and a
     // memo is code of its own for each (BENCHMARKS.md, "Shipped size").
     let epoch = move |f: fn(&Snapshot) -> String| snap.with(|s| f(s));
-    let px = |v: f64| format!("{}px", num(v));
+    let px = |v: f64| format!("width:{}px", num(v));
 
     view! {
         // One line of fixed height above the picture, so that it never moves the lanes. Not
         // a live region: its countdown changes ten times a second (the narration says what
         // happens).
-        <p class="cluster-status" data-testid="cluster-status" style:width=move || px(width.get())>{move || snap.with(|s| cluster_status(s, tick.get()))}</p>
+        <p class="cluster-status" data-testid="cluster-status" style=move || px(width.get())>{move || snap.with(|s| cluster_status(s, tick.get()))}</p>
         <div
             class="cluster"
             role="img"
             aria-label="Cluster view: one lane per broker with its log, and the messages between them"
-            style:width=move || px(width.get())
+            style=move || px(width.get())
         >
             <svg
                 class="cluster-head"

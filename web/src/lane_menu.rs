@@ -481,7 +481,7 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
                             aria-describedby="slow-error"
                             prop:value=move || delay.get() on:input=move |ev| { delay.set(event_target_value(&ev)); error.set(None); } />
                     </label>
-                    <p class="field-error" id="slow-error" role="alert">{move || error.get()}</p>
+                    <p class="field-error" id="slow-error" role="alert">{move || error.get().unwrap_or_default()}</p>
                     <div class="row">
                         <button type="submit">{move || name(|id| format!("Slow broker {id}"))}</button>
                         <button type="button" data-cancel="">"Cancel"</button>

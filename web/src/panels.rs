@@ -139,8 +139,8 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
             Some("live") => to_live(),
             _ => {}
         }>
-            <button class="play" on:click=toggle aria-label=move || if playing() { "Pause" } else { "Play" }>
-                {move || if playing() { "❚❚ Pause" } else { "▶ Play" }}
+            <button class="play" on:click=toggle aria-label=move || pick(playing(), "Pause", "Play")>
+                {move || pick(playing(), "❚❚ Pause", "▶ Play")}
             </button>
             <button data-act="step" aria-label="Step one event" title="Run the next event (→); Next step goes to a walkthrough's next caption">"Step one event ▸"</button>
             <label class="speed">
@@ -172,7 +172,7 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
                     <g inner_html=move || expect_svg()></g>
                 </svg>
             </div>
-            <p class="expect-summary" data-testid="expectations" aria-live="polite" hidden=move || status.with(|s| s.expect.is_empty())>{move || expect_summary()}</p>
+            <p class="expect-summary" data-testid="expectations" aria-live="polite" prop:hidden=move || status.with(|s| s.expect.is_empty())>{move || expect_summary()}</p>
             // Built and removed, not a `<Show>` (less code, BENCHMARKS.md "Shipped size").
             {move || scrubbed.get().then(|| view! {
                 <button data-act="live" aria-label="Back to the live run">"Back to live"</button>
@@ -235,24 +235,24 @@ pub fn Settings(ctx: Ctx, undo: crate::undo::Undo) -> impl IntoView {
     view! {
         <section class="settings" aria-labelledby="settings-h">
             <h2 id="settings-h">"Cluster"</h2>
-            {slider("Brokers ", "Brokers", (1, None), Signal::stored(9), of(|s| s.brokers.into()), Callback::new(on_brokers))}
-            {slider("Replication factor ", "Replication factor", (1, None), of(|s| s.brokers.into()),
+            {slider("Brokers ", "Brokers", (1, 1), Signal::stored(9), of(|s| s.brokers.into()), Callback::new(on_brokers))}
+            {slider("Replication factor ", "Replication factor", (1, 1), of(|s| s.brokers.into()),
                 of(|s| s.replication_factor.into()), Callback::new(on_rf))}
             <p class="hint">"Changing brokers or the replication factor starts a new cluster (Undo brings the session back)."</p>
             // Above the replication factor no acks=all write can ever succeed: the slider
             // stops there (or at the value a scenario set, so it never shows a false one).
-            {slider("<code>min.insync.replicas</code> ", "min.insync.replicas", (1, None),
+            {slider("<code>min.insync.replicas</code> ", "min.insync.replicas", (1, 1),
                 of(|s| s.replication_factor.max(s.config.min_insync_replicas).into()),
                 of(|s| s.config.min_insync_replicas.into()), number("min.insync.replicas"))}
-            {slider("<code>replica.lag.time.max.ms</code> ", "replica.lag.time.max.ms", (500, Some(500)), Signal::stored(60000),
+            {slider("<code>replica.lag.time.max.ms</code> ", "replica.lag.time.max.ms", (500, 500), Signal::stored(60000),
                 of(|s| s.config.replica_lag_time_max_ms), number("replica.lag.time.max.ms"))}
             // Markup, not a view per line (a list of views is code of its own).
             <ul class="warnings" inner_html=move || lines_markup(r#"<li role="note">"#, "</li>", &warnings())></ul>
             <dl class="calculator">
                 <dt>"Brokers that can fail with acks=all writes continuing"</dt>
-                <dd data-testid="can-fail">{move || calc().0}</dd>
+                <dd data-testid="can-fail">{move || calc().0.to_string()}</dd>
                 <dt>"Brokers that can be lost for ever without losing a committed record"</dt>
-                <dd data-testid="can-lose">{move || calc().1}</dd>
+                <dd data-testid="can-lose">{move || calc().1.to_string()}</dd>
             </dl>
             <details class="advanced">
                 <summary>"Advanced"</summary>
@@ -285,7 +285,7 @@ fn number_setting(
     slider(
         &format!("<code>{name}</code> "),
         name,
-        (min, Some(step)),
+        (min, step),
         Signal::stored(max),
         Signal::derive(move || status.with(|s| get(&s.config))),
         Callback::new(move |v: String| {
@@ -297,12 +297,13 @@ fn number_setting(
 
 /// A labelled range input and its value: every slider of the settings has this one shape,
 /// built by one function (one monomorphization, not a view type per slider). `label` is
-/// markup (static text of this file); `range` is (min, step); the maximum may follow the
+/// markup (static text of this file); `range` is (min, step), the step written even where it
+/// is 1, the default (one attribute type, not an optional one); the maximum may follow the
 /// state (it is set as the input's property, which its `max` attribute reflects).
 fn slider(
     label: &str,
     aria: &'static str,
-    range: (u64, Option<u64>),
+    range: (u64, u64),
     max: Signal<u64>,
     value: Signal<u64>,
     on_change: Callback<String>,
@@ -311,7 +312,7 @@ fn slider(
     view! {
         <label>
             <span inner_html=label.to_string()></span>
-            <input type="range" min=min.to_string() step=step.map(|s| s.to_string()) aria-label=aria
+            <input type="range" min=min.to_string() step=step.to_string() aria-label=aria
                 prop:max=move || max.get().to_string()
                 prop:value=move || value.get().to_string()
                 on:change=move |ev| on_change.run(event_target_value(&ev)) />
@@ -900,6 +901,13 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
             <ol class="log" aria-label="Event log" node_ref=log_ref on:scroll=on_log_scroll></ol>
         </section>
     }
+}
+
+/// `yes` or `no` as a `String`: the texts and attributes that follow a condition are all
+/// `String`s, the type the page's other texts have (each output type of a reactive text or
+/// attribute is a family of functions of its own in the wasm).
+pub(crate) fn pick(on: bool, yes: &str, no: &str) -> String {
+    if on { yes } else { no }.to_string()
 }
 
 /// Each line escaped, between `open` and `close`: a list of texts as one piece of markup.

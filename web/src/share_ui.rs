@@ -224,11 +224,13 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
         let shown = copied
             .text
             .with(|c| c.as_ref().is_some_and(|t| text.with(|x| x == t)));
-        match (shown, copied.refused.get()) {
+        let said = match (shown, copied.refused.get()) {
             (false, _) => "",
             (true, false) => "Copied.",
             (true, true) => "The browser did not allow copying: select the text and press Ctrl+C.",
-        }
+        };
+        // A String, the type of the page's other texts (each text type is code of its own).
+        said.to_string()
     };
     let reset = move || {
         ctx.restart(
@@ -370,7 +372,7 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
                         <label class="check" inner_html=check_markup("Show time controls", controls.get_untracked())></label>
                         <label>"Start at (ms) "<input type="number" min="0" aria-label="Start time" placeholder="now" /></label>
                         <label class="check" inner_html=check_markup("Size to its content", fit.get_untracked())></label>
-                        <label>{move || if fit.get() { "Height until loaded (px) " } else { "Height (px) " }}<input type="number" min="200" max="2000" aria-label="Height" prop:value=move || height.get().to_string() /></label>
+                        <label>{move || crate::panels::pick(fit.get(), "Height until loaded (px) ", "Height (px) ")}<input type="number" min="200" max="2000" aria-label="Height" prop:value=move || height.get().to_string() /></label>
                         <textarea readonly rows="4" aria-label="Embed snippet" prop:value=snippet></textarea>
                         <button aria-label="Copy embed snippet" data-act="copy-snippet">"Copy embed snippet"</button>
                         <span class="copied" role="status" data-testid="snippet-copied">{move || confirmation(snippet_copied, snippet)}</span>
