@@ -54,14 +54,6 @@ fn typing_in_a_field(ev: &web_sys::KeyboardEvent) -> bool {
         })
 }
 
-/// The help's list of keys: static markup, far less code than a view per line.
-const HELP_KEYS: &str = "<dt><kbd>Space</kbd></dt><dd>Play or pause</dd>\
-<dt><kbd>→</kbd></dt><dd>Step one event</dd>\
-<dt><kbd>←</kbd></dt><dd>Go back 100 ms</dd>\
-<dt><kbd>?</kbd></dt><dd>Show or hide this help</dd>\
-<dt><kbd>Tab</kbd></dt><dd>Move between controls; every action is a button</dd>\
-<dt><kbd>Enter</kbd> on ⋮</dt><dd>Open a broker's faults (or right-click its lane); ↑ ↓ choose, Esc closes</dd>";
-
 #[component]
 pub fn App() -> impl IntoView {
     let (search, hash) = share_ui::page_search_and_hash();
@@ -110,10 +102,9 @@ pub fn App() -> impl IntoView {
 
     // The frame loop runs while something moves (see `frames`); this starts it if so.
     crate::frames::wake(ctx);
-    let root = NodeRef::<leptos::html::Div>::new();
     let watchers = StoredValue::new_local(None::<crate::frames::Watchers>);
     Effect::new(move |_| {
-        if let Some(el) = root.get() {
+        if let Some(el) = crate::panels::page_element(".app") {
             if watchers.with_value(Option::is_none) {
                 watchers.set_value(crate::frames::watch(ctx, &el));
             }
@@ -198,11 +189,7 @@ pub fn App() -> impl IntoView {
     on_cleanup(move || listeners.into_iter().for_each(|l| l.remove()));
 
     // The scenario's title names the page (and an embed shows it above the picture).
-    let title = Memo::new(move |_| {
-        ctx.status.track();
-        ctx.snap.track();
-        ctx.pg.with_value(|pg| pg.scenario().title.clone())
-    });
+    let title = ctx.title;
     Effect::new(move |_| {
         let t = title.get();
         if let Some(d) = web_sys::window().and_then(|w| w.document()) {
@@ -225,7 +212,7 @@ pub fn App() -> impl IntoView {
             !show_controls && (playing.get() || reader_paused.get())
         }));
         return view! {
-            <div class="app embed" data-wasm="ready" node_ref=root>
+            <div class="app embed" data-wasm="ready">
                 <p class="embed-title" prop:hidden=move || title.with(String::is_empty)>{move || title.get()}</p>
                 <Alarms ctx=ctx />
                 <Walkthrough ctx=ctx />
@@ -251,7 +238,7 @@ pub fn App() -> impl IntoView {
     let undo = Undo::new();
     view! {
         // The help's two buttons name their action in `data-act`: one click handler.
-        <div class="app" data-wasm="ready" node_ref=root on:click=move |ev| match crate::panels::clicked_act(&ev).as_deref() {
+        <div class="app" data-wasm="ready" on:click=move |ev| match crate::panels::clicked_act(&ev).as_deref() {
             Some("help") => help.update(|h| *h = !*h),
             Some("close-help") => help.set(false),
             _ => {}
@@ -288,10 +275,18 @@ pub fn App() -> impl IntoView {
                 <Readouts ctx=ctx />
             </main>
             <div class="sr-only" aria-live="polite" aria-atomic="true">{move || narration(ctx)}</div>
+            // All static: the view macro builds it from one piece of markup.
             {move || help.get().then(|| view! {
                 <div class="help" role="dialog" aria-modal="false" aria-label="Keyboard shortcuts">
                     <h2>"Keyboard"</h2>
-                    <dl inner_html=HELP_KEYS></dl>
+                    <dl>
+                        <dt><kbd>"Space"</kbd></dt><dd>"Play or pause"</dd>
+                        <dt><kbd>"→"</kbd></dt><dd>"Step one event"</dd>
+                        <dt><kbd>"←"</kbd></dt><dd>"Go back 100 ms"</dd>
+                        <dt><kbd>"?"</kbd></dt><dd>"Show or hide this help"</dd>
+                        <dt><kbd>"Tab"</kbd></dt><dd>"Move between controls; every action is a button"</dd>
+                        <dt><kbd>"Enter"</kbd>" on ⋮"</dt><dd>"Open a broker's faults (or right-click its lane); ↑ ↓ choose, Esc closes"</dd>
+                    </dl>
                     <button data-act="close-help">"Close"</button>
                 </div>
             })}

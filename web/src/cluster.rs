@@ -1293,7 +1293,6 @@ fn waiting_summary(items: &[WaitItem]) -> String {
 /// of a second (`Ctx::tick`), not every frame.
 #[component]
 pub fn Waiting(snap: RwSignal<Arc<Snapshot>>, tick: RwSignal<u64>) -> impl IntoView {
-    let list = NodeRef::<leptos::html::Ul>::new();
     // `set_lines` sets a line's text only where it changed. The items are read from the
     // snapshot where they are needed, not kept in a memo (a memo of another type is
     // kilobytes of wasm of its own).
@@ -1306,7 +1305,7 @@ pub fn Waiting(snap: RwSignal<Arc<Snapshot>>, tick: RwSignal<u64>) -> impl IntoV
                 .map(|i| wait_text(i, hw, now))
                 .collect()
         });
-        if let Some(ul) = list.get() {
+        if let Some(ul) = crate::panels::page_element(".waiting") {
             set_lines(&ul, &texts);
         }
     });
@@ -1316,7 +1315,7 @@ pub fn Waiting(snap: RwSignal<Arc<Snapshot>>, tick: RwSignal<u64>) -> impl IntoV
             // Lines are kept by position and rewritten in place (`set_lines`): at 10× and
             // faster requests come and go every frame or two, and a line per request was
             // created and removed each time (docs/ui.md, "Rules that keep frames cheap").
-            <ul class="waiting" aria-label="Waiting requests" node_ref=list></ul>
+            <ul class="waiting" aria-label="Waiting requests"></ul>
         </div>
     }
 }

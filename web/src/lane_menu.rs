@@ -240,13 +240,11 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
     let ids = ctx.broker_ids;
     // The open menu's items, as its markup was last built from (the click reads them).
     let items = StoredValue::new(Vec::<Item>::new());
-    let layer = NodeRef::<leptos::html::Div>::new();
-    let part = move |selector: &str| layer.get_untracked().and_then(|l| find(&l, selector));
-    let trigger = move |id: BrokerId| {
-        layer
-            .get_untracked()
-            .and_then(|l| find(&l, &format!("[data-broker=\"{id}\"]")))
-    };
+    // The layer of buttons and menus, found when needed (see `panels::page_element`).
+    let layer = || crate::panels::page_element(".lane-menus");
+    let part = move |selector: &str| layer().and_then(|l| find(&l, selector));
+    let trigger =
+        move |id: BrokerId| layer().and_then(|l| find(&l, &format!("[data-broker=\"{id}\"]")));
     let close = move |refocus: bool| {
         let was = open.get_untracked();
         open.set(None);
@@ -262,7 +260,7 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
     Effect::new(move |prev: Option<(String, Option<BrokerId>)>| {
         let html = buttons_markup(&ids.get(), ctx.width.get());
         let now = open.get();
-        let Some(l) = layer.get() else {
+        let Some(l) = layer() else {
             return (String::new(), now);
         };
         let (drawn, before) = prev.unwrap_or_default();
@@ -289,7 +287,6 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
             .unwrap_or_default();
         let asked = asking.get();
         let shown = id.is_some() && !asked;
-        layer.track();
         if let Some(m) = part(".menu[role=menu]") {
             // Shown here, before the focus moves in (a hidden item takes no focus).
             let _ = if shown {
@@ -354,7 +351,7 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
     };
     // The lane's context menu opens its broker's menu.
     let on_context = move |ev: web_sys::MouseEvent| {
-        let Some(el) = layer.get_untracked() else {
+        let Some(el) = layer() else {
             return;
         };
         let rect = el.get_bounding_client_rect();
@@ -444,7 +441,7 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
             || ev
                 .related_target()
                 .and_then(|t| t.dyn_into::<web_sys::Node>().ok())
-                .zip(layer.get_untracked())
+                .zip(layer())
                 .is_some_and(|(t, l)| l.contains(Some(&t)));
         if !inside {
             close(false);
@@ -466,7 +463,7 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
     view! {
         <div class="cluster-box" on:contextmenu=on_context>
             {children()}
-            <div class="lane-menus" node_ref=layer on:click=on_click on:keydown=on_key on:focusout=on_focus_out>
+            <div class="lane-menus" on:click=on_click on:keydown=on_key on:focusout=on_focus_out>
                 <div class="lane-buttons"></div>
                 <div class="menu" role="menu" aria-label=move || name(|id| format!("Broker {id}"))
                     hidden="" style=move || place_menu()></div>

@@ -357,6 +357,18 @@ fn control_value(root: &web_sys::Element, selector: &str) -> String {
         .unwrap_or_default()
 }
 
+/// The page's element that `selector` names, looked up when it is needed instead of held by
+/// a `NodeRef`: a `NodeRef` of each element type (`Div`, `Ul`, `Ol`) was a family of
+/// functions of its own. Effects first run after the view is mounted, so the element is
+/// there when they ask.
+pub(crate) fn page_element(selector: &str) -> Option<web_sys::Element> {
+    web_sys::window()?
+        .document()?
+        .query_selector(selector)
+        .ok()
+        .flatten()
+}
+
 /// The input element an event (a change, an input) happened on, if it was one.
 pub(crate) fn event_input(ev: &web_sys::Event) -> Option<web_sys::HtmlInputElement> {
     use leptos::wasm_bindgen::JsCast;
@@ -817,41 +829,34 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
         })
     });
     // Follow the newest line, like `tail -f`, unless the reader scrolled up.
-    let log_ref = NodeRef::<leptos::html::Ol>::new();
+    let log = || page_element(".readouts .log");
     FOLLOWING.set(true);
     Effect::new(move |_| {
         ctx.log.track();
         hidden.track();
         if FOLLOWING.get() {
-            if let Some(el) = log_ref.get_untracked() {
-                let el: &web_sys::Element = &el;
-                FOLLOW.with(|f| *f.borrow_mut() = Some(el.clone()));
+            if let Some(el) = log() {
+                FOLLOW.with(|f| *f.borrow_mut() = Some(el));
                 // The next frame scrolls it (the loop sleeps while paused).
                 crate::frames::wake(ctx);
             }
         }
     });
-    let results_ref = NodeRef::<leptos::html::Ul>::new();
     row_list(
         ctx,
-        move || results_ref.get().map(|e| e.into()),
+        || page_element(".readouts .results"),
         results.into(),
         |r| format!("{:?}", r.2).to_ascii_lowercase(),
     );
-    row_list(
-        ctx,
-        move || log_ref.get().map(|e| e.into()),
-        lines,
-        |l| {
-            format!(
-                "{} {}",
-                format!("{:?}", l.2).to_ascii_lowercase(),
-                kind_name(l.3).replace(' ', "-")
-            )
-        },
-    );
+    row_list(ctx, log, lines, |l| {
+        format!(
+            "{} {}",
+            format!("{:?}", l.2).to_ascii_lowercase(),
+            kind_name(l.3).replace(' ', "-")
+        )
+    });
     let on_log_scroll = move |_| {
-        if let Some(el) = log_ref.get_untracked() {
+        if let Some(el) = log() {
             let follow = el.scroll_top() + el.client_height() >= el.scroll_height() - 24;
             if follow != FOLLOWING.get() {
                 FOLLOWING.set(follow);
@@ -876,7 +881,7 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
             // Rows keyed by sequence number and text (`RowList`): a new cluster's trace
             // numbers its lines from 0 again, and a key of the number alone kept the old
             // cluster's lines.
-            <ul class="results" aria-label="Produce results" node_ref=results_ref></ul>
+            <ul class="results" aria-label="Produce results"></ul>
             <h3>"Metrics"</h3>
             <dl class="metrics">
                 {METRICS.iter().enumerate().map(|(i, k)| view! {
@@ -898,7 +903,7 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
                     }
                 }>
             </fieldset>
-            <ol class="log" aria-label="Event log" node_ref=log_ref on:scroll=on_log_scroll></ol>
+            <ol class="log" aria-label="Event log" on:scroll=on_log_scroll></ol>
         </section>
     }
 }
@@ -970,24 +975,28 @@ pub fn Alarms(ctx: Ctx) -> impl IntoView {
     }
 }
 
-/// What the simulation simplifies, in plain words (docs/engine.md keeps the same list): one
-/// piece of static markup (no text in it needs escaping).
-const SIMPLIFICATIONS: &str = "<summary>What this simulation simplifies</summary><ul>\
-<li>One partition. The KRaft controller is one always-available node with a latency; its Raft quorum is not shown.</li>\
-<li>Clients always know the current leader, as if their metadata refreshed instantly.</li>\
-<li>The idempotent producer has id 0, epoch 0 at once (no InitProducerId); its producer state never expires.</li>\
-<li>No segments or retention: the log start offset stays 0. A follower fetch carries at most 1 000 records.</li>\
-<li>Writes reach the page cache at once and survive kill -9; a lost disk loses everything. fsync is not modelled.</li>\
-<li>A slow broker waits the given time after each fetch response before fetching again.</li>\
-<li>One consumer without a group; after OFFSET_OUT_OF_RANGE it moves to the log end (auto.offset.reset=latest).</li>\
-<li>The last known leader is elected only when it is alive (Kafka's code logs but does not refuse a dead one).</li>\
-<li>Reassignment is not modelled.</li>\
-<li>A killed broker's machine stays up: its kernel resets connections at once. A cut link drops packets, and requests time out.</li>\
-<li>Changing replica.lag.time.max.ms applies at once on every broker, as if each were restarted with the new value (real Kafka needs a broker restart for it); min.insync.replicas reaches each broker through the metadata.</li></ul>";
-
+/// What the simulation simplifies, in plain words (docs/engine.md keeps the same list). All
+/// static: the view macro builds it from one piece of markup.
 #[component]
 pub fn Simplifications() -> impl IntoView {
-    view! { <details class="simplifications" inner_html=SIMPLIFICATIONS></details> }
+    view! {
+        <details class="simplifications">
+            <summary>"What this simulation simplifies"</summary>
+            <ul>
+                <li>"One partition. The KRaft controller is one always-available node with a latency; its Raft quorum is not shown."</li>
+                <li>"Clients always know the current leader, as if their metadata refreshed instantly."</li>
+                <li>"The idempotent producer has id 0, epoch 0 at once (no InitProducerId); its producer state never expires."</li>
+                <li>"No segments or retention: the log start offset stays 0. A follower fetch carries at most 1 000 records."</li>
+                <li>"Writes reach the page cache at once and survive kill -9; a lost disk loses everything. fsync is not modelled."</li>
+                <li>"A slow broker waits the given time after each fetch response before fetching again."</li>
+                <li>"One consumer without a group; after OFFSET_OUT_OF_RANGE it moves to the log end (auto.offset.reset=latest)."</li>
+                <li>"The last known leader is elected only when it is alive (Kafka's code logs but does not refuse a dead one)."</li>
+                <li>"Reassignment is not modelled."</li>
+                <li>"A killed broker's machine stays up: its kernel resets connections at once. A cut link drops packets, and requests time out."</li>
+                <li>"Changing replica.lag.time.max.ms applies at once on every broker, as if each were restarted with the new value (real Kafka needs a broker restart for it); min.insync.replicas reaches each broker through the metadata."</li>
+            </ul>
+        </details>
+    }
 }
 
 /// Narrates key events for screen readers.

@@ -410,11 +410,8 @@ fn check_markup(label: &str, checked: bool) -> String {
 /// scenario's own (`Playground::with_caption`).
 #[component]
 fn ScenarioWords(ctx: Ctx) -> impl IntoView {
-    // Two memos of text (a memo of another type is kilobytes of wasm of its own).
-    let title = Memo::new(move |_| {
-        ctx.status.track();
-        ctx.pg.with_value(|pg| pg.scenario().title.clone())
-    });
+    // A memo of text (a memo of another type is kilobytes of wasm of its own).
+    let title = ctx.title;
     let list = Memo::new(move |_| {
         ctx.snap.track();
         ctx.status.track();
