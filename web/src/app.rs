@@ -25,8 +25,8 @@ pub fn engine_version_label(version: &str) -> String {
     format!("engine v{version}")
 }
 
-/// Width available to the cluster view.
-fn stage_width(embed: bool) -> f64 {
+/// Width available to the cluster view, in whole pixels.
+fn stage_width(embed: bool) -> u64 {
     // The document's client width leaves out a vertical scrollbar.
     let w = web_sys::window()
         .and_then(|w| w.document())
@@ -35,11 +35,11 @@ fn stage_width(embed: bool) -> f64 {
         .filter(|w| *w > 0.0)
         .unwrap_or(1024.0);
     if embed {
-        return (w - 16.0).clamp(300.0, geometry::MAX_STAGE_W);
+        return (w - 16.0).clamp(300.0, geometry::MAX_STAGE_W) as u64;
     }
     // Wide screens put the side panel beside the stage (see style/main.css).
     let stage = if w >= 1100.0 { w - 400.0 } else { w - 24.0 };
-    stage.clamp(340.0, geometry::MAX_STAGE_W)
+    stage.clamp(340.0, geometry::MAX_STAGE_W) as u64
 }
 
 fn typing_in_a_field(ev: &web_sys::KeyboardEvent) -> bool {

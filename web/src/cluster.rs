@@ -573,10 +573,11 @@ pub fn ClusterView(
     clock: RwSignal<Clock>,
     tick: RwSignal<u64>,
     lag_time_max_ms: Memo<u64>,
-    width: RwSignal<f64>,
+    width: RwSignal<u64>,
     broker_ids: Memo<Vec<BrokerId>>,
 ) -> impl IntoView {
-    let window = Memo::new(move |_| snap.with(|s| window_of(s, width.get())));
+    let width_px = move || width.get() as f64;
+    let window = Memo::new(move |_| snap.with(|s| window_of(s, width_px())));
     let shift = move || geometry::translate(geometry::window_shift(window.get()), 0.0);
     // Each lane's signals, set from one effect only where they changed (see `lane_views`).
     let lanes = StoredValue::new(Vec::<LaneSignals>::new());
@@ -607,7 +608,7 @@ pub fn ClusterView(
         };
         let parent: &web_sys::Element = &parent;
         let now = now_of_untracked(clock);
-        let width = width.get_untracked();
+        let width = width.get_untracked() as f64;
         snap.with(|s| {
             let drawn = drawn_messages(s, now);
             let stacks = label_stacks(&drawn);
@@ -693,18 +694,18 @@ pub fn ClusterView(
         // One line of fixed height above the picture, so that it never moves the lanes. Not
         // a live region: its countdown changes ten times a second (the narration says what
         // happens).
-        <p class="cluster-status" data-testid="cluster-status" style=move || px(width.get())>{move || snap.with(|s| cluster_status(s, tick.get()))}</p>
+        <p class="cluster-status" data-testid="cluster-status" style=move || px(width_px())>{move || snap.with(|s| cluster_status(s, tick.get()))}</p>
         <div
             class="cluster"
             role="img"
             aria-label="Cluster view: one lane per broker with its log, and the messages between them"
-            style=move || px(width.get())
+            style=move || px(width_px())
         >
             <svg
                 class="cluster-head"
                 aria-hidden="true"
-                viewBox=move || format!("0 0 {} {}", num(width.get()), num(geometry::TOP))
-                width=move || num(width.get())
+                viewBox=move || format!("0 0 {} {}", num(width_px()), num(geometry::TOP))
+                width=move || num(width_px())
                 height=num(geometry::TOP)
             >
                 <g class="controller">
@@ -734,8 +735,8 @@ pub fn ClusterView(
             <svg
                 class="cluster-flow"
                 aria-hidden="true"
-                viewBox=move || format!("0 0 {} {}", num(width.get()), num(height()))
-                width=move || num(width.get())
+                viewBox=move || format!("0 0 {} {}", num(width_px()), num(height()))
+                width=move || num(width_px())
                 height=move || num(height())
             >
                 <g class="log-window" transform=move || shift() node_ref=falling_g></g>
@@ -985,7 +986,7 @@ fn Lane(
     lanes: StoredValue<Vec<LaneSignals>>,
     tick: RwSignal<u64>,
     lag_time_max_ms: Memo<u64>,
-    width: RwSignal<f64>,
+    width: RwSignal<u64>,
 ) -> impl IntoView {
     // This lane's signals, registered with the cluster view, which keeps them up to date.
     let (h, c) = snap
@@ -1020,7 +1021,7 @@ fn Lane(
         Box::new(move || {
             let now = tick.get();
             let max = lag_time_max_ms.get();
-            let w = width.get();
+            let w = width.get() as f64;
             head.with(|h| lane_label_markup(h, now, max, w))
         }),
     );
@@ -1031,12 +1032,12 @@ fn Lane(
         format!(
             "0 {} {} {}",
             num(y() - half),
-            num(width.get()),
+            num(width.get() as f64),
             num(geometry::LANE_H)
         )
     };
     view! {
-        <svg class="lane-view" aria-hidden="true" viewBox=move || view_box() width=move || num(width.get()) height=num(geometry::LANE_H)>
+        <svg class="lane-view" aria-hidden="true" viewBox=move || view_box() width=move || num(width.get() as f64) height=num(geometry::LANE_H)>
         <g class=move || class()>
             <g node_ref=under></g>
             <g class="log-window" transform=move || shift() node_ref=cells_g></g>

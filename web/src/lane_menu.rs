@@ -235,7 +235,6 @@ fn move_focus(menu: &web_sys::Element, step: i32) {
 pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
     let open = RwSignal::new(None::<BrokerId>);
     let asking = RwSignal::new(false);
-    let delay = RwSignal::new("5000".to_string());
     let error = RwSignal::new(None::<String>);
     let ids = ctx.broker_ids;
     // The open menu's items, as its markup was last built from (the click reads them).
@@ -258,7 +257,7 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
     // is expanded. One effect (each effect is code of its own): it remembers the buttons'
     // markup and the menu it marked.
     Effect::new(move |prev: Option<(String, Option<BrokerId>)>| {
-        let html = buttons_markup(&ids.get(), ctx.width.get());
+        let html = buttons_markup(&ids.get(), ctx.width.get() as f64);
         let now = open.get();
         let Some(l) = layer() else {
             return (String::new(), now);
@@ -336,7 +335,7 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
     });
     let place_menu = move || {
         let list = ids.get();
-        let width = ctx.width.get();
+        let width = ctx.width.get() as f64;
         open.get()
             .and_then(|id| list.iter().position(|x| *x == id))
             .map(|i| {
@@ -451,7 +450,12 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
         let Some(id) = open.get_untracked() else {
             return;
         };
-        match parse_delay(&delay.get_untracked()) {
+        // The field is read when the form is sent (nothing but the person changes it).
+        let typed = part("form input")
+            .and_then(|i| i.dyn_into::<web_sys::HtmlInputElement>().ok())
+            .map(|i| i.value())
+            .unwrap_or_default();
+        match parse_delay(&typed) {
             Ok(ms) => {
                 ctx.act(Action::Slow { broker: id, ms });
                 close(true);
@@ -476,7 +480,7 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
                             aria-label=move || name(|id| format!("Delay (ms) for broker {id}"))
                             aria-invalid=move || error.with(|e| e.is_some()).to_string()
                             aria-describedby="slow-error"
-                            prop:value=move || delay.get() on:input=move |ev| { delay.set(event_target_value(&ev)); error.set(None); } />
+                            value="5000" on:input=move |_| error.set(None) />
                     </label>
                     <p class="field-error" id="slow-error" role="alert">{move || error.get().unwrap_or_default()}</p>
                     <div class="row">

@@ -287,15 +287,16 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
     };
     // A page opened with ?preset=NAME shows that preset in the picker.
     let (search, hash) = page_search_and_hash();
-    let from_url = session::parse_url(&search, &hash)
-        .preset
-        .filter(|n| PRESETS.iter().any(|p| p.name == n));
-    let chosen = RwSignal::new(from_url.unwrap_or_else(|| PRESETS[0].name.to_string()));
-    let chosen_preset = move || preset(&chosen.get()).ok();
+    let from_url = session::parse_url(&search, &hash).preset;
+    // The chosen preset's index in PRESETS: a u64, the type of another signal (each signal
+    // type is code of its own).
+    let chosen = RwSignal::new(preset_index(from_url.as_deref().unwrap_or_default()));
+    let chosen_preset = move || preset(preset_name(chosen.get())).ok();
     // Choosing a preset opens it.
     let open_preset = move |ev| {
-        chosen.set(event_target_value(&ev));
-        if let Ok(s) = preset(&chosen.get_untracked()) {
+        let name = event_target_value(&ev);
+        chosen.set(preset_index(&name));
+        if let Ok(s) = preset(&name) {
             let title = s.title.clone();
             ctx.restart(
                 s,
@@ -324,13 +325,13 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
                 "Preset "
                 // The options as markup, the chosen one selected: only the picker itself
                 // changes the choice afterwards.
-                <select aria-label="Preset" on:change=open_preset inner_html=presets_markup(&chosen.get_untracked())></select>
+                <select aria-label="Preset" on:change=open_preset inner_html=presets_markup(preset_name(chosen.get_untracked()))></select>
             </label>
             {move || chosen_preset().map(|s| view! {
                 <p class="preset-about">{s.description.clone()}<br/><small>"Source: "{s.source.clone()}</small></p>
             })}
             <div class="row">
-                <a class="preset-link" href=move || format!("{}?preset={}", base_presets, chosen.get())>"Link to this preset"</a>
+                <a class="preset-link" href=move || format!("{}?preset={}", base_presets, preset_name(chosen.get()))>"Link to this preset"</a>
             </div>
             // One click handler for the row's buttons (each names its action in `data-act`).
             <div class="row" on:click=move |ev| match crate::panels::clicked_act(&ev).as_deref() {
@@ -381,6 +382,20 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
             })}
         </section>
     }
+}
+
+/// The index in PRESETS of the preset `name`, or of the first one if there is none of that
+/// name.
+fn preset_index(name: &str) -> u64 {
+    PRESETS.iter().position(|p| p.name == name).unwrap_or(0) as u64
+}
+
+/// The name of the preset at `index` in PRESETS.
+fn preset_name(index: u64) -> &'static str {
+    usize::try_from(index)
+        .ok()
+        .and_then(|i| PRESETS.get(i))
+        .map_or("", |p| p.name)
 }
 
 /// The preset picker's options, `chosen` selected.

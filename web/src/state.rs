@@ -67,8 +67,10 @@ pub struct Ctx {
     pub log: RwSignal<Arc<Vec<TraceEvent>>>,
     /// A message for the person: what an action did or why it was refused.
     pub notice: RwSignal<Option<String>>,
-    /// Width available to the cluster view.
-    pub width: RwSignal<f64>,
+    /// Width available to the cluster view, in whole pixels (it is always whole: the
+    /// document's width less whole margins): a u64, the type of another signal (each signal
+    /// type is code of its own).
+    pub width: RwSignal<u64>,
     /// The brokers of the shown cluster, in order: for the lanes and their menus (one memo
     /// for both).
     pub broker_ids: Memo<Vec<BrokerId>>,
@@ -139,7 +141,7 @@ fn status_of(pg: &Playground) -> Status {
 }
 
 impl Ctx {
-    pub fn new(pg: Playground, width: f64, embed: bool) -> Self {
+    pub fn new(pg: Playground, width: u64, embed: bool) -> Self {
         let snap = RwSignal::new(Arc::new(
             pg.current().snapshot_tail(crate::geometry::SNAPSHOT_TAIL),
         ));
