@@ -223,7 +223,7 @@ pub fn App() -> impl IntoView {
                     {move || reader_can_pause.get().then(|| view! {
                         <button class="reader-pause" on:click=move |_| toggle_by_reader()>{move || crate::panels::pick(playing.get(), "Pause", "Play")}</button>
                         " "
-                    })}
+                    }.into_any())}
                     <span class="describe-mini" aria-label="kafka-topics --describe">{move || ctx.snap.with(|s| s.describe.clone())}</span>
                     " "
                     <a href=move || open_full() target="_blank" rel="noopener">"Open in Watermark"</a>
@@ -289,7 +289,7 @@ pub fn App() -> impl IntoView {
                     </dl>
                     <button data-act="close-help">"Close"</button>
                 </div>
-            })}
+            }.into_any())}
         </div>
     }
     .into_any()

@@ -177,7 +177,7 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
             {move || scrubbed.get().then(|| view! {
                 <button data-act="live" aria-label="Back to the live run">"Back to live"</button>
                 <span class="scrub-note">"Viewing the past. Acting now discards what came after."</span>
-            })}
+            }.into_any())}
         </div>
     }
 }
@@ -924,7 +924,9 @@ pub(crate) fn lines_markup(open: &str, close: &str, lines: &[String]) -> String 
 }
 
 /// A condition as a memo, for a part built while it holds and removed when it stops (what
-/// `<Show>` does): one function, so one memo's code for all of them.
+/// `<Show>` does): one function, so one memo's code for all of them. The part is returned
+/// as an `AnyView` (`.into_any()`), so that all of them are one type, `Option<AnyView>`: as
+/// an `Option` of each element or fragment type, each was a family of functions of its own.
 pub(crate) fn flag(when: Box<dyn Fn() -> bool + Send + Sync>) -> Memo<bool> {
     Memo::new(move |_| when())
 }
@@ -962,16 +964,16 @@ pub fn Alarms(ctx: Ctx) -> impl IntoView {
                 <strong>"An invariant was broken. This is a bug in Watermark's engine: "</strong>
                 {move || violations.with(|v| v.join("; "))}
             </div>
-        })}
+        }.into_any())}
         {move || lost.get().then(|| view! {
             <div class="loss" role="status" tabindex="0" inner_html=move || losses.with(|l| lines_markup("<p>", "</p>", l))></div>
-        })}
+        }.into_any())}
         {move || noticed.get().then(|| view! {
             <p class="notice" role="status">
                 {move || ctx.notice.get().unwrap_or_default()}
                 <button aria-label="Dismiss" on:click=move |_| ctx.notice.set(None)>"×"</button>
             </p>
-        })}
+        }.into_any())}
     }
 }
 

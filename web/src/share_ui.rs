@@ -329,7 +329,7 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
             </label>
             {move || chosen_preset().map(|s| view! {
                 <p class="preset-about">{s.description.clone()}<br/><small>"Source: "{s.source.clone()}</small></p>
-            })}
+            }.into_any())}
             <div class="row">
                 <a class="preset-link" href=move || format!("{}?preset={}", base_presets, preset_name(chosen.get()))>"Link to this preset"</a>
             </div>
@@ -379,7 +379,7 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
                         <span class="copied" role="status" data-testid="snippet-copied">{move || confirmation(snippet_copied, snippet)}</span>
                     </fieldset>
                 </div>
-            })}
+            }.into_any())}
         </section>
     }
 }
