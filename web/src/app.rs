@@ -216,7 +216,7 @@ pub fn App() -> impl IntoView {
                 <p class="embed-title" prop:hidden=move || title.with(String::is_empty)>{move || title.get()}</p>
                 <Alarms ctx=ctx />
                 <Walkthrough ctx=ctx />
-                {show_controls.then(|| view! { <TimeBar ctx=ctx /> })}
+                {show_controls.then(|| view! { <TimeBar ctx=ctx /> }.into_any())}
                 <ClusterView snap=ctx.snap clock=ctx.clock tick=ctx.tick lag_time_max_ms=lag_time_max_ms width=width broker_ids=ctx.broker_ids />
                 <p class="embed-foot">
                     // Built and removed, not a `<Show>` (less code, BENCHMARKS.md "Shipped size").

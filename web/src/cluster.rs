@@ -720,8 +720,10 @@ pub fn ClusterView(
                 </g>
                 <g class="ruler" transform=move || shift() node_ref=ruler_g></g>
             </svg>
-            // Drawn again only when the brokers change (a new cluster), so not a keyed list.
-            {move || broker_ids.get().into_iter().map(|id| view! {
+            // Drawn again only when the brokers change (a new cluster), so not a keyed list. An
+            // `Option<AnyView>`, the type of the page's other parts that are built again (each
+            // type of a reactive part is a family of functions of its own).
+            {move || Some(broker_ids.get().into_iter().map(|id| view! {
                 <Lane
                     id=id
                     snap=snap
@@ -731,7 +733,7 @@ pub fn ClusterView(
                     lag_time_max_ms=lag_time_max_ms
                     width=width
                 />
-            }).collect_view()}
+            }).collect_view().into_any())}
             <svg
                 class="cluster-flow"
                 aria-hidden="true"

@@ -361,7 +361,9 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
                     _ => {}
                 }>
                     <label for="share-link">"Link to this moment "<small>{move || format!("({} characters)", link.with(|l| l.len()))}</small></label>
-                    <textarea id="share-link" readonly rows="3" aria-label="Share link" prop:value=link></textarea>
+                    // Properties are set from closures, not from the memo itself: one property
+                    // type for the page (each type of one is a family of functions).
+                    <textarea id="share-link" readonly rows="3" aria-label="Share link" prop:value=move || link.get()></textarea>
                     <button aria-label="Copy link" data-act="copy-link">"Copy link"</button>
                     <span class="copied" role="status" data-testid="link-copied">{move || confirmation(link_copied, link)}</span>
                     <ScenarioWords ctx=ctx />
@@ -374,7 +376,7 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
                         <label>"Start at (ms) "<input type="number" min="0" aria-label="Start time" placeholder="now" /></label>
                         <label class="check" inner_html=check_markup("Size to its content", fit.get_untracked())></label>
                         <label>{move || crate::panels::pick(fit.get(), "Height until loaded (px) ", "Height (px) ")}<input type="number" min="200" max="2000" aria-label="Height" prop:value=move || height.get().to_string() /></label>
-                        <textarea readonly rows="4" aria-label="Embed snippet" prop:value=snippet></textarea>
+                        <textarea readonly rows="4" aria-label="Embed snippet" prop:value=move || snippet.get()></textarea>
                         <button aria-label="Copy embed snippet" data-act="copy-snippet">"Copy embed snippet"</button>
                         <span class="copied" role="status" data-testid="snippet-copied">{move || confirmation(snippet_copied, snippet)}</span>
                     </fieldset>

@@ -133,7 +133,8 @@ pub fn Walkthrough(ctx: Ctx) -> impl IntoView {
                 data-act="next"
             >{move || pick(state.with(|s| s.ended), "↺ Replay", "Next step ▸")}</button>
             <label class="check pause-steps" hidden=ctx.embed>
-                <input type="checkbox" aria-label="Pause at each step" prop:checked=pausing
+                // From a closure, not the signal itself: the page's one property type.
+                <input type="checkbox" aria-label="Pause at each step" prop:checked=move || pausing.get()
                     on:change=move |ev| {
                         let on = event_target_checked(&ev);
                         pausing.set(on);
