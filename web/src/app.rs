@@ -102,14 +102,6 @@ pub fn App() -> impl IntoView {
 
     // The frame loop runs while something moves (see `frames`); this starts it if so.
     crate::frames::wake(ctx);
-    let watchers = StoredValue::new_local(None::<crate::frames::Watchers>);
-    Effect::new(move |_| {
-        if let Some(el) = crate::panels::page_element(".app") {
-            if watchers.with_value(Option::is_none) {
-                watchers.set_value(crate::frames::watch(ctx, &el));
-            }
-        }
-    });
     // An embed without time controls can still be paused by its reader: a Pause button
     // while it plays (and Space), then Play to go on from there. One that was never playing
     // stays a still picture, as its author asked.
@@ -190,7 +182,15 @@ pub fn App() -> impl IntoView {
 
     // The scenario's title names the page (and an embed shows it above the picture).
     let title = ctx.title;
+    // One effect for what the page sets outside its view (each effect is code of its own):
+    // the document's title, and, once the app is mounted, the frame loop's watchers.
+    let watchers = StoredValue::new_local(None::<crate::frames::Watchers>);
     Effect::new(move |_| {
+        if watchers.with_value(Option::is_none) {
+            if let Some(el) = crate::panels::page_element(".app") {
+                watchers.set_value(crate::frames::watch(ctx, &el));
+            }
+        }
         let t = title.get();
         if let Some(d) = web_sys::window().and_then(|w| w.document()) {
             d.set_title(&if t.is_empty() || t == crate::model::DEFAULT_TITLE {

@@ -722,16 +722,14 @@ impl RowList {
     }
 }
 
-/// Draws `rows` in the list `el` gives (see [`RowList`]), each `<li>` of class `class`.
-fn row_list(
-    ctx: Ctx,
-    el: impl Fn() -> Option<web_sys::Element> + 'static,
-    rows: Signal<Vec<Row>>,
-    class: fn(&Row) -> String,
-) {
+/// Draws `rows` in the list `selector` names (see [`RowList`]), each `<li>` of class
+/// `class`. Not generic: one copy of its effects for both lists.
+fn row_list(ctx: Ctx, selector: &'static str, rows: Signal<Vec<Row>>, class: fn(&Row) -> String) {
     let list = StoredValue::new_local(RowList::default());
     Effect::new(move |_| {
-        let Some(el) = el() else { return };
+        let Some(el) = page_element(selector) else {
+            return;
+        };
         rows.with(|rows| list.update_value(|l| l.sync(&el, rows, class)));
         // The new rows' spans at once (the effect below wakes with the clock).
         untrack(|| list.with_value(|l| l.update_retries(ctx)));
@@ -842,13 +840,10 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
             }
         }
     });
-    row_list(
-        ctx,
-        || page_element(".readouts .results"),
-        results.into(),
-        |r| format!("{:?}", r.2).to_ascii_lowercase(),
-    );
-    row_list(ctx, log, lines, |l| {
+    row_list(ctx, ".readouts .results", results.into(), |r| {
+        format!("{:?}", r.2).to_ascii_lowercase()
+    });
+    row_list(ctx, ".readouts .log", lines, |l| {
         format!(
             "{} {}",
             format!("{:?}", l.2).to_ascii_lowercase(),
