@@ -879,9 +879,11 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
             <ul class="results" aria-label="Produce results"></ul>
             <h3>"Metrics"</h3>
             <dl class="metrics">
+                // Each pair an AnyView: a list of the type the lanes are (each list type is a
+                // family of functions of its own).
                 {METRICS.iter().enumerate().map(|(i, k)| view! {
                     <dt>{*k}</dt><dd>{move || metrics.with(|m| m[i].clone())}</dd>
-                }).collect_view()}
+                }.into_any()).collect_view()}
             </dl>
             <h3>"Event log " <span class="hint">"(newest at the bottom)"</span></h3>
             // Static markup and one change handler (each box carries its kind's index): the
