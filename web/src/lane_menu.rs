@@ -369,6 +369,23 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
             open.set(Some(id));
         }
     };
+    let slow = move || {
+        let Some(id) = open.get_untracked() else {
+            return;
+        };
+        // The field is read when the form is sent (nothing but the person changes it).
+        let typed = part("form input")
+            .and_then(|i| i.dyn_into::<web_sys::HtmlInputElement>().ok())
+            .map(|i| i.value())
+            .unwrap_or_default();
+        match parse_delay(&typed) {
+            Ok(ms) => {
+                ctx.act(Action::Slow { broker: id, ms });
+                close(true);
+            }
+            Err(e) => error.set(Some(e)),
+        }
+    };
     let on_click = move |ev: web_sys::MouseEvent| {
         if let Some((_, id)) = target_with(&ev, "data-broker") {
             let id: BrokerId = id.parse().unwrap_or(0);
@@ -392,6 +409,12 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
         } else if target_with(&ev, "data-cancel").is_some() {
             // The delay form's Cancel (handled here, with the layer's other clicks).
             close(true);
+        } else if target_with(&ev, "data-slow").is_some() {
+            // The form's submit button, clicked or by Enter in the field (a form's implicit
+            // submission clicks its default button): no submit handler of its own, and the
+            // click's default (sending the form) is cancelled.
+            ev.prevent_default();
+            slow();
         }
     };
     let on_key = move |ev: web_sys::KeyboardEvent| {
@@ -446,23 +469,6 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
             close(false);
         }
     };
-    let slow = move || {
-        let Some(id) = open.get_untracked() else {
-            return;
-        };
-        // The field is read when the form is sent (nothing but the person changes it).
-        let typed = part("form input")
-            .and_then(|i| i.dyn_into::<web_sys::HtmlInputElement>().ok())
-            .map(|i| i.value())
-            .unwrap_or_default();
-        match parse_delay(&typed) {
-            Ok(ms) => {
-                ctx.act(Action::Slow { broker: id, ms });
-                close(true);
-            }
-            Err(e) => error.set(Some(e)),
-        }
-    };
     let name = move |f: fn(BrokerId) -> String| open.get().map(f).unwrap_or_default();
     view! {
         <div class="cluster-box" on:contextmenu=on_context>
@@ -472,8 +478,7 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
                 <div class="menu" role="menu" aria-label=move || name(|id| format!("Broker {id}"))
                     hidden="" style=move || place_menu()></div>
                 <form class="menu slow-form" role="dialog" aria-label=move || name(|id| format!("Slow broker {id}"))
-                    hidden="" style=move || place_menu()
-                    on:submit=move |ev| { ev.prevent_default(); slow(); }>
+                    hidden="" style=move || place_menu()>
                     <label>
                         "Delay (ms) after each fetch "
                         <input type="text" inputmode="numeric"
@@ -484,7 +489,7 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
                     </label>
                     <p class="field-error" id="slow-error" role="alert">{move || error.get().unwrap_or_default()}</p>
                     <div class="row">
-                        <button type="submit">{move || name(|id| format!("Slow broker {id}"))}</button>
+                        <button type="submit" data-slow="">{move || name(|id| format!("Slow broker {id}"))}</button>
                         <button type="button" data-cancel="">"Cancel"</button>
                     </div>
                 </form>

@@ -333,13 +333,14 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
             <div class="row">
                 <a class="preset-link" href=move || format!("{}?preset={}", base_presets, preset_name(chosen.get()))>"Link to this preset"</a>
             </div>
-            // One click handler for the row's buttons (each names its action in `data-act`).
+            // One click handler for the row's buttons (each names its action in `data-act`), and
+            // one change handler for its file field.
             <div class="row" on:click=move |ev| match crate::panels::clicked_act(&ev).as_deref() {
                 Some("reset") => reset(),
                 Some("export") => export(),
                 Some("transcript") => transcript(),
                 _ => {}
-            }>
+            } on:change=import>
                 <button aria-label="Share" aria-expanded=move || open.get().to_string() on:click=move |_| {
                     open.update(|o| *o = !*o);
                     // A panel opened again has copied nothing yet.
@@ -348,7 +349,7 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
                 }>"Share"</button>
                 <button aria-label="Reset" data-act="reset">"Reset"</button>
                 <button aria-label="Export scenario" data-act="export">"Export scenario"</button>
-                <label class="file">"Import JSON " <input type="file" accept="application/json,.json" aria-label="Import scenario" on:change=import /></label>
+                <label class="file">"Import JSON " <input type="file" accept="application/json,.json" aria-label="Import scenario" /></label>
                 <button aria-label="Download transcript" data-act="transcript">"Transcript"</button>
             </div>
             {move || open.get().then(|| view! {
