@@ -275,12 +275,66 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
         }
         (html, now)
     });
-    // The items: rebuilt when one changes (the clock runs while the menu is open), keeping
+    let place_menu = move || {
+        let list = ids.get();
+        let width = ctx.width.get() as f64;
+        open.get()
+            .and_then(|id| list.iter().position(|x| *x == id))
+            .map(|i| {
+                let (top, left) = place(i, list.len(), width);
+                format!(
+                    "top:calc({}% + 26px);left:{}%",
+                    fixed(top, 3),
+                    fixed(left, 3)
+                )
+            })
+            .unwrap_or_default()
+    };
+    // The menu's and the form's names, place and error, first: they are markup, and this
+    // sets them where they changed (a reactive attribute each was code of its own). Then the
+    // items: rebuilt when one changes (the clock runs while the menu is open), keeping
     // the focus on the item it was on; on opening, the first enabled item takes it. Then the
     // delay form, whose field takes the focus when the form is shown (it remembers whether
     // it was, and for which broker, so a new snapshot does not select the field again).
     Effect::new(move |prev: Option<(bool, Option<BrokerId>)>| {
         let id = open.get();
+        if let Some(l) = layer() {
+            let name = |f: fn(BrokerId) -> String| id.map(f).unwrap_or_default();
+            let place = place_menu();
+            let invalid = error.with(Option::is_some);
+            for (selector, attribute, value) in [
+                (
+                    ".menu[role=menu]",
+                    "aria-label",
+                    name(|id| format!("Broker {id}")),
+                ),
+                (".menu[role=menu]", "style", place.clone()),
+                ("form", "aria-label", name(|id| format!("Slow broker {id}"))),
+                ("form", "style", place),
+                (
+                    "form input",
+                    "aria-label",
+                    name(|id| format!("Delay (ms) for broker {id}")),
+                ),
+                ("form input", "aria-invalid", invalid.to_string()),
+            ] {
+                if let Some(el) = find(&l, selector) {
+                    if el.get_attribute(attribute).as_deref() != Some(value.as_str()) {
+                        let _ = el.set_attribute(attribute, &value);
+                    }
+                }
+            }
+            for (selector, text) in [
+                ("#slow-error", error.get().unwrap_or_default()),
+                ("[data-slow]", name(|id| format!("Slow broker {id}"))),
+            ] {
+                if let Some(el) = find(&l, selector) {
+                    if el.text_content().as_deref() != Some(text.as_str()) {
+                        el.set_text_content(Some(&text));
+                    }
+                }
+            }
+        }
         let now = id
             .map(|id| ctx.snap.with(|s| menu_items(s, id)))
             .unwrap_or_default();
@@ -333,21 +387,6 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
         }
         (form_shown, id)
     });
-    let place_menu = move || {
-        let list = ids.get();
-        let width = ctx.width.get() as f64;
-        open.get()
-            .and_then(|id| list.iter().position(|x| *x == id))
-            .map(|i| {
-                let (top, left) = place(i, list.len(), width);
-                format!(
-                    "top:calc({}% + 26px);left:{}%",
-                    fixed(top, 3),
-                    fixed(left, 3)
-                )
-            })
-            .unwrap_or_default()
-    };
     // The lane's context menu opens its broker's menu.
     let on_context = move |ev: web_sys::MouseEvent| {
         let Some(el) = layer() else {
@@ -469,27 +508,24 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
             close(false);
         }
     };
-    let name = move |f: fn(BrokerId) -> String| open.get().map(f).unwrap_or_default();
     view! {
         <div class="cluster-box" on:contextmenu=on_context>
             {children()}
-            <div class="lane-menus" on:click=on_click on:keydown=on_key on:focusout=on_focus_out>
+            // The layer's parts are markup (the effects above set what changes in them), and
+            // its events are handled where they bubble to: typing in the delay's field clears
+            // its error.
+            <div class="lane-menus" on:click=on_click on:keydown=on_key on:focusout=on_focus_out
+                on:input=move |_| error.set(None)>
                 <div class="lane-buttons"></div>
-                <div class="menu" role="menu" aria-label=move || name(|id| format!("Broker {id}"))
-                    hidden="" style=move || place_menu()></div>
-                <form class="menu slow-form" role="dialog" aria-label=move || name(|id| format!("Slow broker {id}"))
-                    hidden="" style=move || place_menu()>
+                <div class="menu" role="menu" hidden=""></div>
+                <form class="menu slow-form" role="dialog" hidden="">
                     <label>
                         "Delay (ms) after each fetch "
-                        <input type="text" inputmode="numeric"
-                            aria-label=move || name(|id| format!("Delay (ms) for broker {id}"))
-                            aria-invalid=move || error.with(|e| e.is_some()).to_string()
-                            aria-describedby="slow-error"
-                            value="5000" on:input=move |_| error.set(None) />
+                        <input type="text" inputmode="numeric" aria-describedby="slow-error" value="5000" />
                     </label>
-                    <p class="field-error" id="slow-error" role="alert">{move || error.get().unwrap_or_default()}</p>
+                    <p class="field-error" id="slow-error" role="alert"></p>
                     <div class="row">
-                        <button type="submit" data-slow="">{move || name(|id| format!("Slow broker {id}"))}</button>
+                        <button type="submit" data-slow=""></button>
                         <button type="button" data-cancel="">"Cancel"</button>
                     </div>
                 </form>
