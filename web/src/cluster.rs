@@ -733,7 +733,7 @@ pub fn ClusterView(
                     lag_time_max_ms=lag_time_max_ms
                     width=width
                 />
-            }).collect_view().into_any())}
+            }.into_any()).collect_view().into_any())}
             <svg
                 class="cluster-flow"
                 aria-hidden="true"

@@ -879,7 +879,7 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
             <ul class="results" aria-label="Produce results"></ul>
             <h3>"Metrics"</h3>
             <dl class="metrics">
-                // Each pair an AnyView: a list of the type the lanes are (each list type is a
+                // Each pair an AnyView, as each lane is: one list type (each list type is a
                 // family of functions of its own).
                 {METRICS.iter().enumerate().map(|(i, k)| view! {
                     <dt>{*k}</dt><dd>{move || metrics.with(|m| m[i].clone())}</dd>

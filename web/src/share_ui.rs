@@ -327,8 +327,14 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
                 // changes the choice afterwards.
                 <select aria-label="Preset" on:change=open_preset inner_html=presets_markup(preset_name(chosen.get_untracked()))></select>
             </label>
+            // The description and source as escaped markup (their line break is an element of
+            // its own type otherwise).
             {move || chosen_preset().map(|s| view! {
-                <p class="preset-about">{s.description.clone()}<br/><small>"Source: "{s.source.clone()}</small></p>
+                <p class="preset-about" inner_html=format!(
+                    "{}<br><small>Source: {}</small>",
+                    session::escape_attr(&s.description),
+                    session::escape_attr(&s.source)
+                )></p>
             }.into_any())}
             <div class="row">
                 <a class="preset-link" href=move || format!("{}?preset={}", base_presets, preset_name(chosen.get()))>"Link to this preset"</a>

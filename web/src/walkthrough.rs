@@ -123,7 +123,7 @@ pub fn Walkthrough(ctx: Ctx) -> impl IntoView {
             }>
             <span class="step-count" data-testid="step">{move || state.with(step_label)}</span>
             <p class=move || pick(state.with(|s| s.stale), "caption stale", "caption") aria-live="polite" data-testid="caption">{move || state.with(|s| s.text.clone())}</p>
-            <button class="more" data-act="more" hidden=!ctx.embed aria-expanded=move || whole.get().to_string() aria-label=move || pick(whole.get(), "Show one line of the caption", "Show the whole caption")>
+            <button class="more" data-act="more" prop:hidden=move || !ctx.embed aria-expanded=move || whole.get().to_string() aria-label=move || pick(whole.get(), "Show one line of the caption", "Show the whole caption")>
                 {move || pick(whole.get(), "▴", "▾")}
             </button>
             <button aria-label="Previous step" data-act="previous" prop:disabled=move || state.with(|s| s.step < 2)>"◂ Previous step"</button>
@@ -132,7 +132,7 @@ pub fn Walkthrough(ctx: Ctx) -> impl IntoView {
                 aria-label=move || pick(state.with(|s| s.ended), "Replay the walkthrough", "Next step")
                 data-act="next"
             >{move || pick(state.with(|s| s.ended), "↺ Replay", "Next step ▸")}</button>
-            <label class="check pause-steps" hidden=ctx.embed>
+            <label class="check pause-steps" prop:hidden=move || ctx.embed>
                 // From a closure, not the signal itself: the page's one property type.
                 <input type="checkbox" aria-label="Pause at each step" prop:checked=move || pausing.get()
                     on:change=move |ev| {
