@@ -233,7 +233,13 @@ fn move_focus(menu: &web_sys::Element, step: i32) {
 /// bytes of wasm, where a component per lane and per item cost kilobytes).
 #[component]
 pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
-    let open = RwSignal::new(None::<BrokerId>);
+    // The broker whose menu is open, 0 for none (broker ids start at 1): a u64, the type of
+    // another signal (each signal type is code of its own).
+    let open_id = RwSignal::new(0u64);
+    let open_of = |id: u64| BrokerId::try_from(id).ok().filter(|&id| id > 0);
+    let open = move || open_of(open_id.get());
+    let open_untracked = move || open_of(open_id.get_untracked());
+    let set_open = move |id: Option<BrokerId>| open_id.set(id.map_or(0, u64::from));
     let asking = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
     let ids = ctx.broker_ids;
@@ -245,8 +251,8 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
     let trigger =
         move |id: BrokerId| layer().and_then(|l| find(&l, &format!("[data-broker=\"{id}\"]")));
     let close = move |refocus: bool| {
-        let was = open.get_untracked();
-        open.set(None);
+        let was = open_untracked();
+        set_open(None);
         asking.set(false);
         error.set(None);
         if let (true, Some(t)) = (refocus, was.and_then(trigger)) {
@@ -258,7 +264,7 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
     // markup and the menu it marked.
     Effect::new(move |prev: Option<(String, Option<BrokerId>)>| {
         let html = buttons_markup(&ids.get(), ctx.width.get() as f64);
-        let now = open.get();
+        let now = open();
         let Some(l) = layer() else {
             return (String::new(), now);
         };
@@ -278,7 +284,7 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
     let place_menu = move || {
         let list = ids.get();
         let width = ctx.width.get() as f64;
-        open.get()
+        open()
             .and_then(|id| list.iter().position(|x| *x == id))
             .map(|i| {
                 let (top, left) = place(i, list.len(), width);
@@ -297,7 +303,7 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
     // delay form, whose field takes the focus when the form is shown (it remembers whether
     // it was, and for which broker, so a new snapshot does not select the field again).
     Effect::new(move |prev: Option<(bool, Option<BrokerId>)>| {
-        let id = open.get();
+        let id = open();
         if let Some(l) = layer() {
             let name = |f: fn(BrokerId) -> String| id.map(f).unwrap_or_default();
             let place = place_menu();
@@ -405,11 +411,11 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
         if let Some(id) = ids.with_untracked(|v| v.get(i).copied()) {
             ev.prevent_default();
             asking.set(false);
-            open.set(Some(id));
+            set_open(Some(id));
         }
     };
     let slow = move || {
-        let Some(id) = open.get_untracked() else {
+        let Some(id) = open_untracked() else {
             return;
         };
         // The field is read when the form is sent (nothing but the person changes it).
@@ -428,11 +434,11 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
     let on_click = move |ev: web_sys::MouseEvent| {
         if let Some((_, id)) = target_with(&ev, "data-broker") {
             let id: BrokerId = id.parse().unwrap_or(0);
-            if open.get_untracked() == Some(id) {
+            if open_untracked() == Some(id) {
                 close(true);
             } else {
                 asking.set(false);
-                open.set(Some(id));
+                set_open(Some(id));
             }
         } else if let Some((_, i)) = target_with(&ev, "data-i") {
             let item =
@@ -458,7 +464,7 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
     };
     let on_key = move |ev: web_sys::KeyboardEvent| {
         let key = ev.key();
-        if key == "Escape" && open.get_untracked().is_some() {
+        if key == "Escape" && open_untracked().is_some() {
             ev.prevent_default();
             close(true);
             return;
@@ -466,7 +472,7 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
         if let Some((_, id)) = target_with(&ev, "data-broker") {
             if key == "ArrowDown" {
                 ev.prevent_default();
-                open.set(id.parse().ok());
+                set_open(id.parse().ok());
             }
             return;
         }

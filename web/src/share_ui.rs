@@ -369,8 +369,9 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
                 }>
                     <label for="share-link">"Link to this moment "<small>{move || format!("({} characters)", link.with(|l| l.len()))}</small></label>
                     // Properties are set from closures, not from the memo itself: one property
-                    // type for the page (each type of one is a family of functions).
-                    <textarea id="share-link" readonly rows="3" aria-label="Share link" prop:value=move || link.get()></textarea>
+                    // type for the page (each type of one is a family of functions); and
+                    // `readonly=""`, a string as the other static attributes are, not a bool.
+                    <textarea id="share-link" readonly="" rows="3" aria-label="Share link" prop:value=move || link.get()></textarea>
                     <button aria-label="Copy link" data-act="copy-link">"Copy link"</button>
                     <span class="copied" role="status" data-testid="link-copied">{move || confirmation(link_copied, link)}</span>
                     <ScenarioWords ctx=ctx />
@@ -383,7 +384,7 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
                         <label>"Start at (ms) "<input type="number" min="0" aria-label="Start time" placeholder="now" /></label>
                         <label class="check" inner_html=check_markup("Size to its content", fit.get_untracked())></label>
                         <label>{move || crate::panels::pick(fit.get(), "Height until loaded (px) ", "Height (px) ")}<input type="number" min="200" max="2000" aria-label="Height" prop:value=move || height.get().to_string() /></label>
-                        <textarea readonly rows="4" aria-label="Embed snippet" prop:value=move || snippet.get()></textarea>
+                        <textarea readonly="" rows="4" aria-label="Embed snippet" prop:value=move || snippet.get()></textarea>
                         <button aria-label="Copy embed snippet" data-act="copy-snippet">"Copy embed snippet"</button>
                         <span class="copied" role="status" data-testid="snippet-copied">{move || confirmation(snippet_copied, snippet)}</span>
                     </fieldset>
