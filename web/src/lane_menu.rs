@@ -259,28 +259,6 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
             focus(&t);
         }
     };
-    // The buttons change with the lanes and the width only; the open menu's button says it
-    // is expanded. One effect (each effect is code of its own): it remembers the buttons'
-    // markup and the menu it marked.
-    Effect::new(move |prev: Option<(String, Option<BrokerId>)>| {
-        let html = buttons_markup(&ids.get(), ctx.width.get() as f64);
-        let now = open();
-        let Some(l) = layer() else {
-            return (String::new(), now);
-        };
-        let (drawn, before) = prev.unwrap_or_default();
-        if drawn != html {
-            if let Some(b) = find(&l, ".lane-buttons") {
-                b.set_inner_html(&html);
-            }
-        }
-        for (id, v) in [(before, "false"), (now, "true")] {
-            if let Some(b) = id.and_then(|id| find(&l, &format!("[data-broker=\"{id}\"]"))) {
-                let _ = b.set_attribute("aria-expanded", v);
-            }
-        }
-        (html, now)
-    });
     let place_menu = move || {
         let list = ids.get();
         let width = ctx.width.get() as f64;
@@ -296,48 +274,67 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
             })
             .unwrap_or_default()
     };
-    // The menu's and the form's names, place and error, first: they are markup, and this
-    // sets them where they changed (a reactive attribute each was code of its own). Then the
-    // items: rebuilt when one changes (the clock runs while the menu is open), keeping
-    // the focus on the item it was on; on opening, the first enabled item takes it. Then the
-    // delay form, whose field takes the focus when the form is shown (it remembers whether
-    // it was, and for which broker, so a new snapshot does not select the field again).
-    Effect::new(move |prev: Option<(bool, Option<BrokerId>)>| {
+    // One effect for the layer (each effect is code of its own). It remembers the buttons'
+    // markup, the menu it marked open and whether the delay form was shown.
+    //
+    // The buttons change with the lanes and the width only; the open menu's button says it
+    // is expanded. The menu's and the form's names, place and error are markup, set where
+    // they changed (a reactive attribute each was code of its own). Then the items: rebuilt
+    // when one changes (the clock runs while the menu is open), keeping the focus on the item
+    // it was on; on opening, the first enabled item takes it. Then the delay form, whose
+    // field takes the focus when the form is shown (for the broker it was shown for, a new
+    // snapshot does not select the field again).
+    Effect::new(move |prev: Option<(String, Option<BrokerId>, bool)>| {
         let id = open();
-        if let Some(l) = layer() {
-            let name = |f: fn(BrokerId) -> String| id.map(f).unwrap_or_default();
-            let place = place_menu();
-            let invalid = error.with(Option::is_some);
-            for (selector, attribute, value) in [
-                (
-                    ".menu[role=menu]",
-                    "aria-label",
-                    name(|id| format!("Broker {id}")),
-                ),
-                (".menu[role=menu]", "style", place.clone()),
-                ("form", "aria-label", name(|id| format!("Slow broker {id}"))),
-                ("form", "style", place),
-                (
-                    "form input",
-                    "aria-label",
-                    name(|id| format!("Delay (ms) for broker {id}")),
-                ),
-                ("form input", "aria-invalid", invalid.to_string()),
-            ] {
-                if let Some(el) = find(&l, selector) {
-                    if el.get_attribute(attribute).as_deref() != Some(value.as_str()) {
-                        let _ = el.set_attribute(attribute, &value);
-                    }
+        let html = buttons_markup(&ids.get(), ctx.width.get() as f64);
+        let Some(l) = layer() else {
+            return (String::new(), id, false);
+        };
+        let (drawn, before, was_shown) = prev.unwrap_or_default();
+        if drawn != html {
+            if let Some(b) = find(&l, ".lane-buttons") {
+                b.set_inner_html(&html);
+            }
+        }
+        if drawn != html || before != id {
+            for (id, v) in [(before, "false"), (id, "true")] {
+                if let Some(b) = id.and_then(|id| find(&l, &format!("[data-broker=\"{id}\"]"))) {
+                    let _ = b.set_attribute("aria-expanded", v);
                 }
             }
-            for (selector, text) in [
-                ("#slow-error", error.get().unwrap_or_default()),
-                ("[data-slow]", name(|id| format!("Slow broker {id}"))),
-            ] {
-                if let Some(el) = find(&l, selector) {
-                    if el.text_content().as_deref() != Some(text.as_str()) {
-                        el.set_text_content(Some(&text));
-                    }
+        }
+        let name = |f: fn(BrokerId) -> String| id.map(f).unwrap_or_default();
+        let place = place_menu();
+        let invalid = error.with(Option::is_some);
+        for (selector, attribute, value) in [
+            (
+                ".menu[role=menu]",
+                "aria-label",
+                name(|id| format!("Broker {id}")),
+            ),
+            (".menu[role=menu]", "style", place.clone()),
+            ("form", "aria-label", name(|id| format!("Slow broker {id}"))),
+            ("form", "style", place),
+            (
+                "form input",
+                "aria-label",
+                name(|id| format!("Delay (ms) for broker {id}")),
+            ),
+            ("form input", "aria-invalid", invalid.to_string()),
+        ] {
+            if let Some(el) = find(&l, selector) {
+                if el.get_attribute(attribute).as_deref() != Some(value.as_str()) {
+                    let _ = el.set_attribute(attribute, &value);
+                }
+            }
+        }
+        for (selector, text) in [
+            ("#slow-error", error.get().unwrap_or_default()),
+            ("[data-slow]", name(|id| format!("Slow broker {id}"))),
+        ] {
+            if let Some(el) = find(&l, selector) {
+                if el.text_content().as_deref() != Some(text.as_str()) {
+                    el.set_text_content(Some(&text));
                 }
             }
         }
@@ -381,7 +378,7 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
             } else {
                 f.set_attribute("hidden", "")
             };
-            if form_shown && prev != Some((true, id)) {
+            if form_shown && !(was_shown && before == id) {
                 focus(&input);
                 if let Some(i) = input.dyn_ref::<web_sys::HtmlInputElement>() {
                     i.select();
@@ -389,9 +386,9 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
             }
         } else {
             // Not drawn yet: the focus goes in once it is.
-            return (false, id);
+            return (html, id, false);
         }
-        (form_shown, id)
+        (html, id, form_shown)
     });
     // The lane's context menu opens its broker's menu.
     let on_context = move |ev: web_sys::MouseEvent| {
