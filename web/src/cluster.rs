@@ -581,6 +581,12 @@ pub fn ClusterView(
     let shift = move || geometry::translate(geometry::window_shift(window.get()), 0.0);
     // Each lane's signals, set from one effect only where they changed (see `lane_views`).
     let lanes = StoredValue::new(Vec::<LaneSignals>::new());
+    // Messages in flight: a pool of slots (see `Flight`). The snapshot's effect (below) also
+    // assigns its messages to slots; another effect moves the drawn ones each frame.
+    let flow = NodeRef::<leptos::svg::G>::new();
+    let flights = StoredValue::new_local(Vec::<Flight>::new());
+    // One effect for what follows the snapshot (each effect is code of its own): the lanes'
+    // signals, then the messages' slots.
     Effect::new(move |_| {
         let w = window.get();
         let views = snap.with(|s| lane_views(s, w));
@@ -597,12 +603,6 @@ pub fn ClusterView(
                 }
             }
         });
-    });
-    // Messages in flight: a pool of slots (see `Flight`). One effect assigns the snapshot's
-    // messages to slots; another moves the drawn ones each frame.
-    let flow = NodeRef::<leptos::svg::G>::new();
-    let flights = StoredValue::new_local(Vec::<Flight>::new());
-    Effect::new(move |_| {
         let Some(parent) = flow.get() else {
             return;
         };
