@@ -723,8 +723,16 @@ impl RowList {
 }
 
 /// Draws `rows` in the list `selector` names (see [`RowList`]), each `<li>` of class
-/// `class`. Not generic: one copy of its effects for both lists.
-fn row_list(ctx: Ctx, selector: &'static str, rows: Signal<Vec<Row>>, class: fn(&Row) -> String) {
+/// `class`; a list that `follow`s its newest line (the event log, like `tail -f`) is
+/// scrolled to it in the next frame unless the reader scrolled up. Not generic: one copy of
+/// its effects for both lists.
+fn row_list(
+    ctx: Ctx,
+    selector: &'static str,
+    rows: Signal<Vec<Row>>,
+    class: fn(&Row) -> String,
+    follow: bool,
+) {
     let list = StoredValue::new_local(RowList::default());
     Effect::new(move |_| {
         let Some(el) = page_element(selector) else {
@@ -733,6 +741,11 @@ fn row_list(ctx: Ctx, selector: &'static str, rows: Signal<Vec<Row>>, class: fn(
         rows.with(|rows| list.update_value(|l| l.sync(&el, rows, class)));
         // The new rows' spans at once (the effect below wakes with the clock).
         untrack(|| list.with_value(|l| l.update_retries(ctx)));
+        if follow && FOLLOWING.get() {
+            FOLLOW.with(|f| *f.borrow_mut() = Some(el));
+            // The next frame scrolls it (the loop sleeps while paused).
+            crate::frames::wake(ctx);
+        }
     });
     Effect::new(move |_| {
         // Wakes when a row is drawn, and with the clock and the snapshot.
@@ -826,30 +839,29 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
             v
         })
     });
-    // Follow the newest line, like `tail -f`, unless the reader scrolled up.
+    // The log follows its newest line, like `tail -f`, unless the reader scrolled up.
     let log = || page_element(".readouts .log");
     FOLLOWING.set(true);
-    Effect::new(move |_| {
-        ctx.log.track();
-        hidden.track();
-        if FOLLOWING.get() {
-            if let Some(el) = log() {
-                FOLLOW.with(|f| *f.borrow_mut() = Some(el));
-                // The next frame scrolls it (the loop sleeps while paused).
-                crate::frames::wake(ctx);
-            }
-        }
-    });
-    row_list(ctx, ".readouts .results", results.into(), |r| {
-        format!("{:?}", r.2).to_ascii_lowercase()
-    });
-    row_list(ctx, ".readouts .log", lines, |l| {
-        format!(
-            "{} {}",
-            format!("{:?}", l.2).to_ascii_lowercase(),
-            kind_name(l.3).replace(' ', "-")
-        )
-    });
+    row_list(
+        ctx,
+        ".readouts .results",
+        results.into(),
+        |r| format!("{:?}", r.2).to_ascii_lowercase(),
+        false,
+    );
+    row_list(
+        ctx,
+        ".readouts .log",
+        lines,
+        |l| {
+            format!(
+                "{} {}",
+                format!("{:?}", l.2).to_ascii_lowercase(),
+                kind_name(l.3).replace(' ', "-")
+            )
+        },
+        true,
+    );
     let on_log_scroll = move |_| {
         if let Some(el) = log() {
             let follow = el.scroll_top() + el.client_height() >= el.scroll_height() - 24;
