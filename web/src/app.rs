@@ -275,7 +275,8 @@ pub fn App() -> impl IntoView {
                 <Readouts ctx=ctx />
             </main>
             <div class="sr-only" aria-live="polite" aria-atomic="true">{move || narration(ctx)}</div>
-            // All static: the view macro builds it from one piece of markup.
+            // Static: the view macro builds its children from markup (a view's top element
+            // is always built as an element of its own).
             {move || help.get().then(|| view! {
                 <div class="help" role="dialog" aria-modal="false" aria-label="Keyboard shortcuts">
                     <h2>"Keyboard"</h2>

@@ -987,7 +987,8 @@ pub fn Alarms(ctx: Ctx) -> impl IntoView {
 }
 
 /// What the simulation simplifies, in plain words (docs/engine.md keeps the same list). All
-/// static: the view macro builds it from one piece of markup.
+/// static: the view macro builds the summary and the list from markup (a view's top element,
+/// the `<details>`, is always built as an element of its own).
 #[component]
 pub fn Simplifications() -> impl IntoView {
     view! {
