@@ -25,8 +25,8 @@ pub fn engine_version_label(version: &str) -> String {
     format!("engine v{version}")
 }
 
-/// Width available to the cluster view.
-fn stage_width(embed: bool) -> f64 {
+/// Width available to the cluster view, in whole pixels.
+fn stage_width(embed: bool) -> u64 {
     // The document's client width leaves out a vertical scrollbar.
     let w = web_sys::window()
         .and_then(|w| w.document())
@@ -35,11 +35,11 @@ fn stage_width(embed: bool) -> f64 {
         .filter(|w| *w > 0.0)
         .unwrap_or(1024.0);
     if embed {
-        return (w - 16.0).clamp(300.0, geometry::MAX_STAGE_W);
+        return (w - 16.0).clamp(300.0, geometry::MAX_STAGE_W) as u64;
     }
     // Wide screens put the side panel beside the stage (see style/main.css).
     let stage = if w >= 1100.0 { w - 400.0 } else { w - 24.0 };
-    stage.clamp(340.0, geometry::MAX_STAGE_W)
+    stage.clamp(340.0, geometry::MAX_STAGE_W) as u64
 }
 
 fn typing_in_a_field(ev: &web_sys::KeyboardEvent) -> bool {
@@ -53,14 +53,6 @@ fn typing_in_a_field(ev: &web_sys::KeyboardEvent) -> bool {
             )
         })
 }
-
-/// The help's list of keys: static markup, far less code than a view per line.
-const HELP_KEYS: &str = "<dt><kbd>Space</kbd></dt><dd>Play or pause</dd>\
-<dt><kbd>→</kbd></dt><dd>Step one event</dd>\
-<dt><kbd>←</kbd></dt><dd>Go back 100 ms</dd>\
-<dt><kbd>?</kbd></dt><dd>Show or hide this help</dd>\
-<dt><kbd>Tab</kbd></dt><dd>Move between controls; every action is a button</dd>\
-<dt><kbd>Enter</kbd> on ⋮</dt><dd>Open a broker's faults (or right-click its lane); ↑ ↓ choose, Esc closes</dd>";
 
 #[component]
 pub fn App() -> impl IntoView {
@@ -110,15 +102,6 @@ pub fn App() -> impl IntoView {
 
     // The frame loop runs while something moves (see `frames`); this starts it if so.
     crate::frames::wake(ctx);
-    let root = NodeRef::<leptos::html::Div>::new();
-    let watchers = StoredValue::new_local(None::<crate::frames::Watchers>);
-    Effect::new(move |_| {
-        if let Some(el) = root.get() {
-            if watchers.with_value(Option::is_none) {
-                watchers.set_value(crate::frames::watch(ctx, &el));
-            }
-        }
-    });
     // An embed without time controls can still be paused by its reader: a Pause button
     // while it plays (and Space), then Play to go on from there. One that was never playing
     // stays a still picture, as its author asked.
@@ -198,12 +181,16 @@ pub fn App() -> impl IntoView {
     on_cleanup(move || listeners.into_iter().for_each(|l| l.remove()));
 
     // The scenario's title names the page (and an embed shows it above the picture).
-    let title = Memo::new(move |_| {
-        ctx.status.track();
-        ctx.snap.track();
-        ctx.pg.with_value(|pg| pg.scenario().title.clone())
-    });
+    let title = ctx.title;
+    // One effect for what the page sets outside its view (each effect is code of its own):
+    // the document's title, and, once the app is mounted, the frame loop's watchers.
+    let watchers = StoredValue::new_local(None::<crate::frames::Watchers>);
     Effect::new(move |_| {
+        if watchers.with_value(Option::is_none) {
+            if let Some(el) = crate::panels::page_element(".app") {
+                watchers.set_value(crate::frames::watch(ctx, &el));
+            }
+        }
         let t = title.get();
         if let Some(d) = web_sys::window().and_then(|w| w.document()) {
             d.set_title(&if t.is_empty() || t == crate::model::DEFAULT_TITLE {
@@ -225,18 +212,18 @@ pub fn App() -> impl IntoView {
             !show_controls && (playing.get() || reader_paused.get())
         }));
         return view! {
-            <div class="app embed" data-wasm="ready" node_ref=root>
-                <p class="embed-title" hidden=move || title.with(String::is_empty)>{move || title.get()}</p>
+            <div class="app embed" data-wasm="ready">
+                <p class="embed-title" prop:hidden=move || title.with(String::is_empty)>{move || title.get()}</p>
                 <Alarms ctx=ctx />
                 <Walkthrough ctx=ctx />
-                {show_controls.then(|| view! { <TimeBar ctx=ctx /> })}
+                {show_controls.then(|| view! { <TimeBar ctx=ctx /> }.into_any())}
                 <ClusterView snap=ctx.snap clock=ctx.clock tick=ctx.tick lag_time_max_ms=lag_time_max_ms width=width broker_ids=ctx.broker_ids />
                 <p class="embed-foot">
                     // Built and removed, not a `<Show>` (less code, BENCHMARKS.md "Shipped size").
                     {move || reader_can_pause.get().then(|| view! {
-                        <button class="reader-pause" on:click=move |_| toggle_by_reader()>{move || if playing.get() { "Pause" } else { "Play" }}</button>
+                        <button class="reader-pause" on:click=move |_| toggle_by_reader()>{move || crate::panels::pick(playing.get(), "Pause", "Play")}</button>
                         " "
-                    })}
+                    }.into_any())}
                     <span class="describe-mini" aria-label="kafka-topics --describe">{move || ctx.snap.with(|s| s.describe.clone())}</span>
                     " "
                     <a href=move || open_full() target="_blank" rel="noopener">"Open in Watermark"</a>
@@ -251,7 +238,7 @@ pub fn App() -> impl IntoView {
     let undo = Undo::new();
     view! {
         // The help's two buttons name their action in `data-act`: one click handler.
-        <div class="app" data-wasm="ready" node_ref=root on:click=move |ev| match crate::panels::clicked_act(&ev).as_deref() {
+        <div class="app" data-wasm="ready" on:click=move |ev| match crate::panels::clicked_act(&ev).as_deref() {
             Some("help") => help.update(|h| *h = !*h),
             Some("close-help") => help.set(false),
             _ => {}
@@ -288,13 +275,22 @@ pub fn App() -> impl IntoView {
                 <Readouts ctx=ctx />
             </main>
             <div class="sr-only" aria-live="polite" aria-atomic="true">{move || narration(ctx)}</div>
+            // Static: the view macro builds its children from markup (a view's top element
+            // is always built as an element of its own).
             {move || help.get().then(|| view! {
                 <div class="help" role="dialog" aria-modal="false" aria-label="Keyboard shortcuts">
                     <h2>"Keyboard"</h2>
-                    <dl inner_html=HELP_KEYS></dl>
+                    <dl>
+                        <dt><kbd>"Space"</kbd></dt><dd>"Play or pause"</dd>
+                        <dt><kbd>"→"</kbd></dt><dd>"Step one event"</dd>
+                        <dt><kbd>"←"</kbd></dt><dd>"Go back 100 ms"</dd>
+                        <dt><kbd>"?"</kbd></dt><dd>"Show or hide this help"</dd>
+                        <dt><kbd>"Tab"</kbd></dt><dd>"Move between controls; every action is a button"</dd>
+                        <dt><kbd>"Enter"</kbd>" on ⋮"</dt><dd>"Open a broker's faults (or right-click its lane); ↑ ↓ choose, Esc closes"</dd>
+                    </dl>
                     <button data-act="close-help">"Close"</button>
                 </div>
-            })}
+            }.into_any())}
         </div>
     }
     .into_any()

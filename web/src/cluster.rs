@@ -573,13 +573,20 @@ pub fn ClusterView(
     clock: RwSignal<Clock>,
     tick: RwSignal<u64>,
     lag_time_max_ms: Memo<u64>,
-    width: RwSignal<f64>,
+    width: RwSignal<u64>,
     broker_ids: Memo<Vec<BrokerId>>,
 ) -> impl IntoView {
-    let window = Memo::new(move |_| snap.with(|s| window_of(s, width.get())));
+    let width_px = move || width.get() as f64;
+    let window = Memo::new(move |_| snap.with(|s| window_of(s, width_px())));
     let shift = move || geometry::translate(geometry::window_shift(window.get()), 0.0);
     // Each lane's signals, set from one effect only where they changed (see `lane_views`).
     let lanes = StoredValue::new(Vec::<LaneSignals>::new());
+    // Messages in flight: a pool of slots (see `Flight`). The snapshot's effect (below) also
+    // assigns its messages to slots; another effect moves the drawn ones each frame.
+    let flow = NodeRef::<leptos::svg::G>::new();
+    let flights = StoredValue::new_local(Vec::<Flight>::new());
+    // One effect for what follows the snapshot (each effect is code of its own): the lanes'
+    // signals, then the messages' slots.
     Effect::new(move |_| {
         let w = window.get();
         let views = snap.with(|s| lane_views(s, w));
@@ -596,18 +603,12 @@ pub fn ClusterView(
                 }
             }
         });
-    });
-    // Messages in flight: a pool of slots (see `Flight`). One effect assigns the snapshot's
-    // messages to slots; another moves the drawn ones each frame.
-    let flow = NodeRef::<leptos::svg::G>::new();
-    let flights = StoredValue::new_local(Vec::<Flight>::new());
-    Effect::new(move |_| {
         let Some(parent) = flow.get() else {
             return;
         };
         let parent: &web_sys::Element = &parent;
         let now = now_of_untracked(clock);
-        let width = width.get_untracked();
+        let width = width.get_untracked() as f64;
         snap.with(|s| {
             let drawn = drawn_messages(s, now);
             let stacks = label_stacks(&drawn);
@@ -687,24 +688,24 @@ pub fn ClusterView(
     // Texts are closures, not memos: a text node is set only when its text changed, and a
     // memo is code of its own for each (BENCHMARKS.md, "Shipped size").
     let epoch = move |f: fn(&Snapshot) -> String| snap.with(|s| f(s));
-    let px = |v: f64| format!("{}px", num(v));
+    let px = |v: f64| format!("width:{}px", num(v));
 
     view! {
         // One line of fixed height above the picture, so that it never moves the lanes. Not
         // a live region: its countdown changes ten times a second (the narration says what
         // happens).
-        <p class="cluster-status" data-testid="cluster-status" style:width=move || px(width.get())>{move || snap.with(|s| cluster_status(s, tick.get()))}</p>
+        <p class="cluster-status" data-testid="cluster-status" style=move || px(width_px())>{move || snap.with(|s| cluster_status(s, tick.get()))}</p>
         <div
             class="cluster"
             role="img"
             aria-label="Cluster view: one lane per broker with its log, and the messages between them"
-            style:width=move || px(width.get())
+            style=move || px(width_px())
         >
             <svg
                 class="cluster-head"
                 aria-hidden="true"
-                viewBox=move || format!("0 0 {} {}", num(width.get()), num(geometry::TOP))
-                width=move || num(width.get())
+                viewBox=move || format!("0 0 {} {}", num(width_px()), num(geometry::TOP))
+                width=move || num(width_px())
                 height=num(geometry::TOP)
             >
                 <g class="controller">
@@ -719,8 +720,10 @@ pub fn ClusterView(
                 </g>
                 <g class="ruler" transform=move || shift() node_ref=ruler_g></g>
             </svg>
-            // Drawn again only when the brokers change (a new cluster), so not a keyed list.
-            {move || broker_ids.get().into_iter().map(|id| view! {
+            // Drawn again only when the brokers change (a new cluster), so not a keyed list. An
+            // `Option<AnyView>`, the type of the page's other parts that are built again (each
+            // type of a reactive part is a family of functions of its own).
+            {move || Some(broker_ids.get().into_iter().map(|id| view! {
                 <Lane
                     id=id
                     snap=snap
@@ -730,12 +733,12 @@ pub fn ClusterView(
                     lag_time_max_ms=lag_time_max_ms
                     width=width
                 />
-            }).collect_view()}
+            }.into_any()).collect_view().into_any())}
             <svg
                 class="cluster-flow"
                 aria-hidden="true"
-                viewBox=move || format!("0 0 {} {}", num(width.get()), num(height()))
-                width=move || num(width.get())
+                viewBox=move || format!("0 0 {} {}", num(width_px()), num(height()))
+                width=move || num(width_px())
                 height=move || num(height())
             >
                 <g class="log-window" transform=move || shift() node_ref=falling_g></g>
@@ -985,7 +988,7 @@ fn Lane(
     lanes: StoredValue<Vec<LaneSignals>>,
     tick: RwSignal<u64>,
     lag_time_max_ms: Memo<u64>,
-    width: RwSignal<f64>,
+    width: RwSignal<u64>,
 ) -> impl IntoView {
     // This lane's signals, registered with the cluster view, which keeps them up to date.
     let (h, c) = snap
@@ -1020,7 +1023,7 @@ fn Lane(
         Box::new(move || {
             let now = tick.get();
             let max = lag_time_max_ms.get();
-            let w = width.get();
+            let w = width.get() as f64;
             head.with(|h| lane_label_markup(h, now, max, w))
         }),
     );
@@ -1031,12 +1034,12 @@ fn Lane(
         format!(
             "0 {} {} {}",
             num(y() - half),
-            num(width.get()),
+            num(width.get() as f64),
             num(geometry::LANE_H)
         )
     };
     view! {
-        <svg class="lane-view" aria-hidden="true" viewBox=move || view_box() width=move || num(width.get()) height=num(geometry::LANE_H)>
+        <svg class="lane-view" aria-hidden="true" viewBox=move || view_box() width=move || num(width.get() as f64) height=num(geometry::LANE_H)>
         <g class=move || class()>
             <g node_ref=under></g>
             <g class="log-window" transform=move || shift() node_ref=cells_g></g>
@@ -1293,7 +1296,6 @@ fn waiting_summary(items: &[WaitItem]) -> String {
 /// of a second (`Ctx::tick`), not every frame.
 #[component]
 pub fn Waiting(snap: RwSignal<Arc<Snapshot>>, tick: RwSignal<u64>) -> impl IntoView {
-    let list = NodeRef::<leptos::html::Ul>::new();
     // `set_lines` sets a line's text only where it changed. The items are read from the
     // snapshot where they are needed, not kept in a memo (a memo of another type is
     // kilobytes of wasm of its own).
@@ -1306,7 +1308,7 @@ pub fn Waiting(snap: RwSignal<Arc<Snapshot>>, tick: RwSignal<u64>) -> impl IntoV
                 .map(|i| wait_text(i, hw, now))
                 .collect()
         });
-        if let Some(ul) = list.get() {
+        if let Some(ul) = crate::panels::page_element(".waiting") {
             set_lines(&ul, &texts);
         }
     });
@@ -1316,7 +1318,7 @@ pub fn Waiting(snap: RwSignal<Arc<Snapshot>>, tick: RwSignal<u64>) -> impl IntoV
             // Lines are kept by position and rewritten in place (`set_lines`): at 10× and
             // faster requests come and go every frame or two, and a line per request was
             // created and removed each time (docs/ui.md, "Rules that keep frames cheap").
-            <ul class="waiting" aria-label="Waiting requests" node_ref=list></ul>
+            <ul class="waiting" aria-label="Waiting requests"></ul>
         </div>
     }
 }

@@ -233,63 +233,116 @@ fn move_focus(menu: &web_sys::Element, step: i32) {
 /// bytes of wasm, where a component per lane and per item cost kilobytes).
 #[component]
 pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
-    let open = RwSignal::new(None::<BrokerId>);
+    // The broker whose menu is open, 0 for none (broker ids start at 1): a u64, the type of
+    // another signal (each signal type is code of its own).
+    let open_id = RwSignal::new(0u64);
+    let open_of = |id: u64| BrokerId::try_from(id).ok().filter(|&id| id > 0);
+    let open = move || open_of(open_id.get());
+    let open_untracked = move || open_of(open_id.get_untracked());
+    let set_open = move |id: Option<BrokerId>| open_id.set(id.map_or(0, u64::from));
     let asking = RwSignal::new(false);
-    let delay = RwSignal::new("5000".to_string());
     let error = RwSignal::new(None::<String>);
     let ids = ctx.broker_ids;
     // The open menu's items, as its markup was last built from (the click reads them).
     let items = StoredValue::new(Vec::<Item>::new());
-    let layer = NodeRef::<leptos::html::Div>::new();
-    let part = move |selector: &str| layer.get_untracked().and_then(|l| find(&l, selector));
-    let trigger = move |id: BrokerId| {
-        layer
-            .get_untracked()
-            .and_then(|l| find(&l, &format!("[data-broker=\"{id}\"]")))
-    };
+    // The layer of buttons and menus, found when needed (see `panels::page_element`).
+    let layer = || crate::panels::page_element(".lane-menus");
+    let part = move |selector: &str| layer().and_then(|l| find(&l, selector));
+    let trigger =
+        move |id: BrokerId| layer().and_then(|l| find(&l, &format!("[data-broker=\"{id}\"]")));
     let close = move |refocus: bool| {
-        let was = open.get_untracked();
-        open.set(None);
+        let was = open_untracked();
+        set_open(None);
         asking.set(false);
         error.set(None);
         if let (true, Some(t)) = (refocus, was.and_then(trigger)) {
             focus(&t);
         }
     };
+    let place_menu = move || {
+        let list = ids.get();
+        let width = ctx.width.get() as f64;
+        open()
+            .and_then(|id| list.iter().position(|x| *x == id))
+            .map(|i| {
+                let (top, left) = place(i, list.len(), width);
+                format!(
+                    "top:calc({}% + 26px);left:{}%",
+                    fixed(top, 3),
+                    fixed(left, 3)
+                )
+            })
+            .unwrap_or_default()
+    };
+    // One effect for the layer (each effect is code of its own). It remembers the buttons'
+    // markup, the menu it marked open and whether the delay form was shown.
+    //
     // The buttons change with the lanes and the width only; the open menu's button says it
-    // is expanded. One effect (each effect is code of its own): it remembers the buttons'
-    // markup and the menu it marked.
-    Effect::new(move |prev: Option<(String, Option<BrokerId>)>| {
-        let html = buttons_markup(&ids.get(), ctx.width.get());
-        let now = open.get();
-        let Some(l) = layer.get() else {
-            return (String::new(), now);
+    // is expanded. The menu's and the form's names, place and error are markup, set where
+    // they changed (a reactive attribute each was code of its own). Then the items: rebuilt
+    // when one changes (the clock runs while the menu is open), keeping the focus on the item
+    // it was on; on opening, the first enabled item takes it. Then the delay form, whose
+    // field takes the focus when the form is shown (for the broker it was shown for, a new
+    // snapshot does not select the field again).
+    Effect::new(move |prev: Option<(String, Option<BrokerId>, bool)>| {
+        let id = open();
+        let html = buttons_markup(&ids.get(), ctx.width.get() as f64);
+        let Some(l) = layer() else {
+            return (String::new(), id, false);
         };
-        let (drawn, before) = prev.unwrap_or_default();
+        let (drawn, before, was_shown) = prev.unwrap_or_default();
         if drawn != html {
             if let Some(b) = find(&l, ".lane-buttons") {
                 b.set_inner_html(&html);
             }
         }
-        for (id, v) in [(before, "false"), (now, "true")] {
-            if let Some(b) = id.and_then(|id| find(&l, &format!("[data-broker=\"{id}\"]"))) {
-                let _ = b.set_attribute("aria-expanded", v);
+        if drawn != html || before != id {
+            for (id, v) in [(before, "false"), (id, "true")] {
+                if let Some(b) = id.and_then(|id| find(&l, &format!("[data-broker=\"{id}\"]"))) {
+                    let _ = b.set_attribute("aria-expanded", v);
+                }
             }
         }
-        (html, now)
-    });
-    // The items: rebuilt when one changes (the clock runs while the menu is open), keeping
-    // the focus on the item it was on; on opening, the first enabled item takes it. Then the
-    // delay form, whose field takes the focus when the form is shown (it remembers whether
-    // it was, and for which broker, so a new snapshot does not select the field again).
-    Effect::new(move |prev: Option<(bool, Option<BrokerId>)>| {
-        let id = open.get();
+        let name = |f: fn(BrokerId) -> String| id.map(f).unwrap_or_default();
+        let place = place_menu();
+        let invalid = error.with(Option::is_some);
+        for (selector, attribute, value) in [
+            (
+                ".menu[role=menu]",
+                "aria-label",
+                name(|id| format!("Broker {id}")),
+            ),
+            (".menu[role=menu]", "style", place.clone()),
+            ("form", "aria-label", name(|id| format!("Slow broker {id}"))),
+            ("form", "style", place),
+            (
+                "form input",
+                "aria-label",
+                name(|id| format!("Delay (ms) for broker {id}")),
+            ),
+            ("form input", "aria-invalid", invalid.to_string()),
+        ] {
+            if let Some(el) = find(&l, selector) {
+                if el.get_attribute(attribute).as_deref() != Some(value.as_str()) {
+                    let _ = el.set_attribute(attribute, &value);
+                }
+            }
+        }
+        for (selector, text) in [
+            ("#slow-error", error.get().unwrap_or_default()),
+            ("[data-slow]", name(|id| format!("Slow broker {id}"))),
+        ] {
+            if let Some(el) = find(&l, selector) {
+                if el.text_content().as_deref() != Some(text.as_str()) {
+                    el.set_text_content(Some(&text));
+                }
+            }
+        }
         let now = id
             .map(|id| ctx.snap.with(|s| menu_items(s, id)))
             .unwrap_or_default();
         let asked = asking.get();
         let shown = id.is_some() && !asked;
-        layer.track();
         if let Some(m) = part(".menu[role=menu]") {
             // Shown here, before the focus moves in (a hidden item takes no focus).
             let _ = if shown {
@@ -325,7 +378,7 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
             } else {
                 f.set_attribute("hidden", "")
             };
-            if form_shown && prev != Some((true, id)) {
+            if form_shown && !(was_shown && before == id) {
                 focus(&input);
                 if let Some(i) = input.dyn_ref::<web_sys::HtmlInputElement>() {
                     i.select();
@@ -333,28 +386,13 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
             }
         } else {
             // Not drawn yet: the focus goes in once it is.
-            return (false, id);
+            return (html, id, false);
         }
-        (form_shown, id)
+        (html, id, form_shown)
     });
-    let place_menu = move || {
-        let list = ids.get();
-        let width = ctx.width.get();
-        open.get()
-            .and_then(|id| list.iter().position(|x| *x == id))
-            .map(|i| {
-                let (top, left) = place(i, list.len(), width);
-                format!(
-                    "top:calc({}% + 26px);left:{}%",
-                    fixed(top, 3),
-                    fixed(left, 3)
-                )
-            })
-            .unwrap_or_default()
-    };
     // The lane's context menu opens its broker's menu.
     let on_context = move |ev: web_sys::MouseEvent| {
-        let Some(el) = layer.get_untracked() else {
+        let Some(el) = layer() else {
             return;
         };
         let rect = el.get_bounding_client_rect();
@@ -370,17 +408,34 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
         if let Some(id) = ids.with_untracked(|v| v.get(i).copied()) {
             ev.prevent_default();
             asking.set(false);
-            open.set(Some(id));
+            set_open(Some(id));
+        }
+    };
+    let slow = move || {
+        let Some(id) = open_untracked() else {
+            return;
+        };
+        // The field is read when the form is sent (nothing but the person changes it).
+        let typed = part("form input")
+            .and_then(|i| i.dyn_into::<web_sys::HtmlInputElement>().ok())
+            .map(|i| i.value())
+            .unwrap_or_default();
+        match parse_delay(&typed) {
+            Ok(ms) => {
+                ctx.act(Action::Slow { broker: id, ms });
+                close(true);
+            }
+            Err(e) => error.set(Some(e)),
         }
     };
     let on_click = move |ev: web_sys::MouseEvent| {
         if let Some((_, id)) = target_with(&ev, "data-broker") {
             let id: BrokerId = id.parse().unwrap_or(0);
-            if open.get_untracked() == Some(id) {
+            if open_untracked() == Some(id) {
                 close(true);
             } else {
                 asking.set(false);
-                open.set(Some(id));
+                set_open(Some(id));
             }
         } else if let Some((_, i)) = target_with(&ev, "data-i") {
             let item =
@@ -396,11 +451,17 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
         } else if target_with(&ev, "data-cancel").is_some() {
             // The delay form's Cancel (handled here, with the layer's other clicks).
             close(true);
+        } else if target_with(&ev, "data-slow").is_some() {
+            // The form's submit button, clicked or by Enter in the field (a form's implicit
+            // submission clicks its default button): no submit handler of its own, and the
+            // click's default (sending the form) is cancelled.
+            ev.prevent_default();
+            slow();
         }
     };
     let on_key = move |ev: web_sys::KeyboardEvent| {
         let key = ev.key();
-        if key == "Escape" && open.get_untracked().is_some() {
+        if key == "Escape" && open_untracked().is_some() {
             ev.prevent_default();
             close(true);
             return;
@@ -408,7 +469,7 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
         if let Some((_, id)) = target_with(&ev, "data-broker") {
             if key == "ArrowDown" {
                 ev.prevent_default();
-                open.set(id.parse().ok());
+                set_open(id.parse().ok());
             }
             return;
         }
@@ -444,46 +505,30 @@ pub fn LaneMenus(ctx: Ctx, children: Children) -> impl IntoView {
             || ev
                 .related_target()
                 .and_then(|t| t.dyn_into::<web_sys::Node>().ok())
-                .zip(layer.get_untracked())
+                .zip(layer())
                 .is_some_and(|(t, l)| l.contains(Some(&t)));
         if !inside {
             close(false);
         }
     };
-    let slow = move || {
-        let Some(id) = open.get_untracked() else {
-            return;
-        };
-        match parse_delay(&delay.get_untracked()) {
-            Ok(ms) => {
-                ctx.act(Action::Slow { broker: id, ms });
-                close(true);
-            }
-            Err(e) => error.set(Some(e)),
-        }
-    };
-    let name = move |f: fn(BrokerId) -> String| open.get().map(f).unwrap_or_default();
     view! {
         <div class="cluster-box" on:contextmenu=on_context>
             {children()}
-            <div class="lane-menus" node_ref=layer on:click=on_click on:keydown=on_key on:focusout=on_focus_out>
+            // The layer's parts are markup (the effects above set what changes in them), and
+            // its events are handled where they bubble to: typing in the delay's field clears
+            // its error.
+            <div class="lane-menus" on:click=on_click on:keydown=on_key on:focusout=on_focus_out
+                on:input=move |_| error.set(None)>
                 <div class="lane-buttons"></div>
-                <div class="menu" role="menu" aria-label=move || name(|id| format!("Broker {id}"))
-                    hidden="" style=move || place_menu()></div>
-                <form class="menu slow-form" role="dialog" aria-label=move || name(|id| format!("Slow broker {id}"))
-                    hidden="" style=move || place_menu()
-                    on:submit=move |ev| { ev.prevent_default(); slow(); }>
+                <div class="menu" role="menu" hidden=""></div>
+                <form class="menu slow-form" role="dialog" hidden="">
                     <label>
                         "Delay (ms) after each fetch "
-                        <input type="text" inputmode="numeric"
-                            aria-label=move || name(|id| format!("Delay (ms) for broker {id}"))
-                            aria-invalid=move || error.with(|e| e.is_some()).to_string()
-                            aria-describedby="slow-error"
-                            prop:value=move || delay.get() on:input=move |ev| { delay.set(event_target_value(&ev)); error.set(None); } />
+                        <input type="text" inputmode="numeric" aria-describedby="slow-error" value="5000" />
                     </label>
-                    <p class="field-error" id="slow-error" role="alert">{move || error.get()}</p>
+                    <p class="field-error" id="slow-error" role="alert"></p>
                     <div class="row">
-                        <button type="submit">{move || name(|id| format!("Slow broker {id}"))}</button>
+                        <button type="submit" data-slow=""></button>
                         <button type="button" data-cancel="">"Cancel"</button>
                     </div>
                 </form>

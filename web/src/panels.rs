@@ -139,8 +139,8 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
             Some("live") => to_live(),
             _ => {}
         }>
-            <button class="play" on:click=toggle aria-label=move || if playing() { "Pause" } else { "Play" }>
-                {move || if playing() { "❚❚ Pause" } else { "▶ Play" }}
+            <button class="play" on:click=toggle aria-label=move || pick(playing(), "Pause", "Play")>
+                {move || pick(playing(), "❚❚ Pause", "▶ Play")}
             </button>
             <button data-act="step" aria-label="Step one event" title="Run the next event (→); Next step goes to a walkthrough's next caption">"Step one event ▸"</button>
             <label class="speed">
@@ -172,12 +172,12 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
                     <g inner_html=move || expect_svg()></g>
                 </svg>
             </div>
-            <p class="expect-summary" data-testid="expectations" aria-live="polite" hidden=move || status.with(|s| s.expect.is_empty())>{move || expect_summary()}</p>
+            <p class="expect-summary" data-testid="expectations" aria-live="polite" prop:hidden=move || status.with(|s| s.expect.is_empty())>{move || expect_summary()}</p>
             // Built and removed, not a `<Show>` (less code, BENCHMARKS.md "Shipped size").
             {move || scrubbed.get().then(|| view! {
                 <button data-act="live" aria-label="Back to the live run">"Back to live"</button>
                 <span class="scrub-note">"Viewing the past. Acting now discards what came after."</span>
-            })}
+            }.into_any())}
         </div>
     }
 }
@@ -235,24 +235,24 @@ pub fn Settings(ctx: Ctx, undo: crate::undo::Undo) -> impl IntoView {
     view! {
         <section class="settings" aria-labelledby="settings-h">
             <h2 id="settings-h">"Cluster"</h2>
-            {slider("Brokers ", "Brokers", (1, None), Signal::stored(9), of(|s| s.brokers.into()), Callback::new(on_brokers))}
-            {slider("Replication factor ", "Replication factor", (1, None), of(|s| s.brokers.into()),
+            {slider("Brokers ", "Brokers", (1, 1), Signal::stored(9), of(|s| s.brokers.into()), Callback::new(on_brokers))}
+            {slider("Replication factor ", "Replication factor", (1, 1), of(|s| s.brokers.into()),
                 of(|s| s.replication_factor.into()), Callback::new(on_rf))}
             <p class="hint">"Changing brokers or the replication factor starts a new cluster (Undo brings the session back)."</p>
             // Above the replication factor no acks=all write can ever succeed: the slider
             // stops there (or at the value a scenario set, so it never shows a false one).
-            {slider("<code>min.insync.replicas</code> ", "min.insync.replicas", (1, None),
+            {slider("<code>min.insync.replicas</code> ", "min.insync.replicas", (1, 1),
                 of(|s| s.replication_factor.max(s.config.min_insync_replicas).into()),
                 of(|s| s.config.min_insync_replicas.into()), number("min.insync.replicas"))}
-            {slider("<code>replica.lag.time.max.ms</code> ", "replica.lag.time.max.ms", (500, Some(500)), Signal::stored(60000),
+            {slider("<code>replica.lag.time.max.ms</code> ", "replica.lag.time.max.ms", (500, 500), Signal::stored(60000),
                 of(|s| s.config.replica_lag_time_max_ms), number("replica.lag.time.max.ms"))}
             // Markup, not a view per line (a list of views is code of its own).
             <ul class="warnings" inner_html=move || lines_markup(r#"<li role="note">"#, "</li>", &warnings())></ul>
             <dl class="calculator">
                 <dt>"Brokers that can fail with acks=all writes continuing"</dt>
-                <dd data-testid="can-fail">{move || calc().0}</dd>
+                <dd data-testid="can-fail">{move || calc().0.to_string()}</dd>
                 <dt>"Brokers that can be lost for ever without losing a committed record"</dt>
-                <dd data-testid="can-lose">{move || calc().1}</dd>
+                <dd data-testid="can-lose">{move || calc().1.to_string()}</dd>
             </dl>
             <details class="advanced">
                 <summary>"Advanced"</summary>
@@ -285,7 +285,7 @@ fn number_setting(
     slider(
         &format!("<code>{name}</code> "),
         name,
-        (min, Some(step)),
+        (min, step),
         Signal::stored(max),
         Signal::derive(move || status.with(|s| get(&s.config))),
         Callback::new(move |v: String| {
@@ -297,12 +297,13 @@ fn number_setting(
 
 /// A labelled range input and its value: every slider of the settings has this one shape,
 /// built by one function (one monomorphization, not a view type per slider). `label` is
-/// markup (static text of this file); `range` is (min, step); the maximum may follow the
+/// markup (static text of this file); `range` is (min, step), the step written even where it
+/// is 1, the default (one attribute type, not an optional one); the maximum may follow the
 /// state (it is set as the input's property, which its `max` attribute reflects).
 fn slider(
     label: &str,
     aria: &'static str,
-    range: (u64, Option<u64>),
+    range: (u64, u64),
     max: Signal<u64>,
     value: Signal<u64>,
     on_change: Callback<String>,
@@ -311,7 +312,7 @@ fn slider(
     view! {
         <label>
             <span inner_html=label.to_string()></span>
-            <input type="range" min=min.to_string() step=step.map(|s| s.to_string()) aria-label=aria
+            <input type="range" min=min.to_string() step=step.to_string() aria-label=aria
                 prop:max=move || max.get().to_string()
                 prop:value=move || value.get().to_string()
                 on:change=move |ev| on_change.run(event_target_value(&ev)) />
@@ -354,6 +355,18 @@ fn control_value(root: &web_sys::Element, selector: &str) -> String {
         // `value` is read by name, so a select reads as an input does.
         .map(|e| e.unchecked_into::<web_sys::HtmlInputElement>().value())
         .unwrap_or_default()
+}
+
+/// The page's element that `selector` names, looked up when it is needed instead of held by
+/// a `NodeRef`: a `NodeRef` of each element type (`Div`, `Ul`, `Ol`) was a family of
+/// functions of its own. Effects first run after the view is mounted, so the element is
+/// there when they ask.
+pub(crate) fn page_element(selector: &str) -> Option<web_sys::Element> {
+    web_sys::window()?
+        .document()?
+        .query_selector(selector)
+        .ok()
+        .flatten()
 }
 
 /// The input element an event (a change, an input) happened on, if it was one.
@@ -709,19 +722,30 @@ impl RowList {
     }
 }
 
-/// Draws `rows` in the list `el` gives (see [`RowList`]), each `<li>` of class `class`.
+/// Draws `rows` in the list `selector` names (see [`RowList`]), each `<li>` of class
+/// `class`; a list that `follow`s its newest line (the event log, like `tail -f`) is
+/// scrolled to it in the next frame unless the reader scrolled up. Not generic: one copy of
+/// its effects for both lists.
 fn row_list(
     ctx: Ctx,
-    el: impl Fn() -> Option<web_sys::Element> + 'static,
+    selector: &'static str,
     rows: Signal<Vec<Row>>,
     class: fn(&Row) -> String,
+    follow: bool,
 ) {
     let list = StoredValue::new_local(RowList::default());
     Effect::new(move |_| {
-        let Some(el) = el() else { return };
+        let Some(el) = page_element(selector) else {
+            return;
+        };
         rows.with(|rows| list.update_value(|l| l.sync(&el, rows, class)));
         // The new rows' spans at once (the effect below wakes with the clock).
         untrack(|| list.with_value(|l| l.update_retries(ctx)));
+        if follow && FOLLOWING.get() {
+            FOLLOW.with(|f| *f.borrow_mut() = Some(el));
+            // The next frame scrolls it (the loop sleeps while paused).
+            crate::frames::wake(ctx);
+        }
     });
     Effect::new(move |_| {
         // Wakes when a row is drawn, and with the clock and the snapshot.
@@ -815,31 +839,19 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
             v
         })
     });
-    // Follow the newest line, like `tail -f`, unless the reader scrolled up.
-    let log_ref = NodeRef::<leptos::html::Ol>::new();
+    // The log follows its newest line, like `tail -f`, unless the reader scrolled up.
+    let log = || page_element(".readouts .log");
     FOLLOWING.set(true);
-    Effect::new(move |_| {
-        ctx.log.track();
-        hidden.track();
-        if FOLLOWING.get() {
-            if let Some(el) = log_ref.get_untracked() {
-                let el: &web_sys::Element = &el;
-                FOLLOW.with(|f| *f.borrow_mut() = Some(el.clone()));
-                // The next frame scrolls it (the loop sleeps while paused).
-                crate::frames::wake(ctx);
-            }
-        }
-    });
-    let results_ref = NodeRef::<leptos::html::Ul>::new();
     row_list(
         ctx,
-        move || results_ref.get().map(|e| e.into()),
+        ".readouts .results",
         results.into(),
         |r| format!("{:?}", r.2).to_ascii_lowercase(),
+        false,
     );
     row_list(
         ctx,
-        move || log_ref.get().map(|e| e.into()),
+        ".readouts .log",
         lines,
         |l| {
             format!(
@@ -848,9 +860,10 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
                 kind_name(l.3).replace(' ', "-")
             )
         },
+        true,
     );
     let on_log_scroll = move |_| {
-        if let Some(el) = log_ref.get_untracked() {
+        if let Some(el) = log() {
             let follow = el.scroll_top() + el.client_height() >= el.scroll_height() - 24;
             if follow != FOLLOWING.get() {
                 FOLLOWING.set(follow);
@@ -875,12 +888,14 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
             // Rows keyed by sequence number and text (`RowList`): a new cluster's trace
             // numbers its lines from 0 again, and a key of the number alone kept the old
             // cluster's lines.
-            <ul class="results" aria-label="Produce results" node_ref=results_ref></ul>
+            <ul class="results" aria-label="Produce results"></ul>
             <h3>"Metrics"</h3>
             <dl class="metrics">
+                // Each pair an AnyView, as each lane is: one list type (each list type is a
+                // family of functions of its own).
                 {METRICS.iter().enumerate().map(|(i, k)| view! {
                     <dt>{*k}</dt><dd>{move || metrics.with(|m| m[i].clone())}</dd>
-                }).collect_view()}
+                }.into_any()).collect_view()}
             </dl>
             <h3>"Event log " <span class="hint">"(newest at the bottom)"</span></h3>
             // Static markup and one change handler (each box carries its kind's index): the
@@ -897,9 +912,16 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
                     }
                 }>
             </fieldset>
-            <ol class="log" aria-label="Event log" node_ref=log_ref on:scroll=on_log_scroll></ol>
+            <ol class="log" aria-label="Event log" on:scroll=on_log_scroll></ol>
         </section>
     }
+}
+
+/// `yes` or `no` as a `String`: the texts and attributes that follow a condition are all
+/// `String`s, the type the page's other texts have (each output type of a reactive text or
+/// attribute is a family of functions of its own in the wasm).
+pub(crate) fn pick(on: bool, yes: &str, no: &str) -> String {
+    if on { yes } else { no }.to_string()
 }
 
 /// Each line escaped, between `open` and `close`: a list of texts as one piece of markup.
@@ -911,7 +933,9 @@ pub(crate) fn lines_markup(open: &str, close: &str, lines: &[String]) -> String 
 }
 
 /// A condition as a memo, for a part built while it holds and removed when it stops (what
-/// `<Show>` does): one function, so one memo's code for all of them.
+/// `<Show>` does): one function, so one memo's code for all of them. The part is returned
+/// as an `AnyView` (`.into_any()`), so that all of them are one type, `Option<AnyView>`: as
+/// an `Option` of each element or fragment type, each was a family of functions of its own.
 pub(crate) fn flag(when: Box<dyn Fn() -> bool + Send + Sync>) -> Memo<bool> {
     Memo::new(move |_| when())
 }
@@ -949,37 +973,42 @@ pub fn Alarms(ctx: Ctx) -> impl IntoView {
                 <strong>"An invariant was broken. This is a bug in Watermark's engine: "</strong>
                 {move || violations.with(|v| v.join("; "))}
             </div>
-        })}
+        }.into_any())}
         {move || lost.get().then(|| view! {
             <div class="loss" role="status" tabindex="0" inner_html=move || losses.with(|l| lines_markup("<p>", "</p>", l))></div>
-        })}
+        }.into_any())}
         {move || noticed.get().then(|| view! {
             <p class="notice" role="status">
                 {move || ctx.notice.get().unwrap_or_default()}
                 <button aria-label="Dismiss" on:click=move |_| ctx.notice.set(None)>"×"</button>
             </p>
-        })}
+        }.into_any())}
     }
 }
 
-/// What the simulation simplifies, in plain words (docs/engine.md keeps the same list): one
-/// piece of static markup (no text in it needs escaping).
-const SIMPLIFICATIONS: &str = "<summary>What this simulation simplifies</summary><ul>\
-<li>One partition. The KRaft controller is one always-available node with a latency; its Raft quorum is not shown.</li>\
-<li>Clients always know the current leader, as if their metadata refreshed instantly.</li>\
-<li>The idempotent producer has id 0, epoch 0 at once (no InitProducerId); its producer state never expires.</li>\
-<li>No segments or retention: the log start offset stays 0. A follower fetch carries at most 1 000 records.</li>\
-<li>Writes reach the page cache at once and survive kill -9; a lost disk loses everything. fsync is not modelled.</li>\
-<li>A slow broker waits the given time after each fetch response before fetching again.</li>\
-<li>One consumer without a group; after OFFSET_OUT_OF_RANGE it moves to the log end (auto.offset.reset=latest).</li>\
-<li>The last known leader is elected only when it is alive (Kafka's code logs but does not refuse a dead one).</li>\
-<li>Reassignment is not modelled.</li>\
-<li>A killed broker's machine stays up: its kernel resets connections at once. A cut link drops packets, and requests time out.</li>\
-<li>Changing replica.lag.time.max.ms applies at once on every broker, as if each were restarted with the new value (real Kafka needs a broker restart for it); min.insync.replicas reaches each broker through the metadata.</li></ul>";
-
+/// What the simulation simplifies, in plain words (docs/engine.md keeps the same list). All
+/// static: the view macro builds the summary and the list from markup (a view's top element,
+/// the `<details>`, is always built as an element of its own).
 #[component]
 pub fn Simplifications() -> impl IntoView {
-    view! { <details class="simplifications" inner_html=SIMPLIFICATIONS></details> }
+    view! {
+        <details class="simplifications">
+            <summary>"What this simulation simplifies"</summary>
+            <ul>
+                <li>"One partition. The KRaft controller is one always-available node with a latency; its Raft quorum is not shown."</li>
+                <li>"Clients always know the current leader, as if their metadata refreshed instantly."</li>
+                <li>"The idempotent producer has id 0, epoch 0 at once (no InitProducerId); its producer state never expires."</li>
+                <li>"No segments or retention: the log start offset stays 0. A follower fetch carries at most 1 000 records."</li>
+                <li>"Writes reach the page cache at once and survive kill -9; a lost disk loses everything. fsync is not modelled."</li>
+                <li>"A slow broker waits the given time after each fetch response before fetching again."</li>
+                <li>"One consumer without a group; after OFFSET_OUT_OF_RANGE it moves to the log end (auto.offset.reset=latest)."</li>
+                <li>"The last known leader is elected only when it is alive (Kafka's code logs but does not refuse a dead one)."</li>
+                <li>"Reassignment is not modelled."</li>
+                <li>"A killed broker's machine stays up: its kernel resets connections at once. A cut link drops packets, and requests time out."</li>
+                <li>"Changing replica.lag.time.max.ms applies at once on every broker, as if each were restarted with the new value (real Kafka needs a broker restart for it); min.insync.replicas reaches each broker through the metadata."</li>
+            </ul>
+        </details>
+    }
 }
 
 /// Narrates key events for screen readers.

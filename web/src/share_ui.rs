@@ -224,11 +224,13 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
         let shown = copied
             .text
             .with(|c| c.as_ref().is_some_and(|t| text.with(|x| x == t)));
-        match (shown, copied.refused.get()) {
+        let said = match (shown, copied.refused.get()) {
             (false, _) => "",
             (true, false) => "Copied.",
             (true, true) => "The browser did not allow copying: select the text and press Ctrl+C.",
-        }
+        };
+        // A String, the type of the page's other texts (each text type is code of its own).
+        said.to_string()
     };
     let reset = move || {
         ctx.restart(
@@ -285,15 +287,16 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
     };
     // A page opened with ?preset=NAME shows that preset in the picker.
     let (search, hash) = page_search_and_hash();
-    let from_url = session::parse_url(&search, &hash)
-        .preset
-        .filter(|n| PRESETS.iter().any(|p| p.name == n));
-    let chosen = RwSignal::new(from_url.unwrap_or_else(|| PRESETS[0].name.to_string()));
-    let chosen_preset = move || preset(&chosen.get()).ok();
+    let from_url = session::parse_url(&search, &hash).preset;
+    // The chosen preset's index in PRESETS: a u64, the type of another signal (each signal
+    // type is code of its own).
+    let chosen = RwSignal::new(preset_index(from_url.as_deref().unwrap_or_default()));
+    let chosen_preset = move || preset(preset_name(chosen.get())).ok();
     // Choosing a preset opens it.
     let open_preset = move |ev| {
-        chosen.set(event_target_value(&ev));
-        if let Ok(s) = preset(&chosen.get_untracked()) {
+        let name = event_target_value(&ev);
+        chosen.set(preset_index(&name));
+        if let Ok(s) = preset(&name) {
             let title = s.title.clone();
             ctx.restart(
                 s,
@@ -322,21 +325,28 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
                 "Preset "
                 // The options as markup, the chosen one selected: only the picker itself
                 // changes the choice afterwards.
-                <select aria-label="Preset" on:change=open_preset inner_html=presets_markup(&chosen.get_untracked())></select>
+                <select aria-label="Preset" on:change=open_preset inner_html=presets_markup(preset_name(chosen.get_untracked()))></select>
             </label>
+            // The description and source as escaped markup (their line break is an element of
+            // its own type otherwise).
             {move || chosen_preset().map(|s| view! {
-                <p class="preset-about">{s.description.clone()}<br/><small>"Source: "{s.source.clone()}</small></p>
-            })}
+                <p class="preset-about" inner_html=format!(
+                    "{}<br><small>Source: {}</small>",
+                    session::escape_attr(&s.description),
+                    session::escape_attr(&s.source)
+                )></p>
+            }.into_any())}
             <div class="row">
-                <a class="preset-link" href=move || format!("{}?preset={}", base_presets, chosen.get())>"Link to this preset"</a>
+                <a class="preset-link" href=move || format!("{}?preset={}", base_presets, preset_name(chosen.get()))>"Link to this preset"</a>
             </div>
-            // One click handler for the row's buttons (each names its action in `data-act`).
+            // One click handler for the row's buttons (each names its action in `data-act`), and
+            // one change handler for its file field.
             <div class="row" on:click=move |ev| match crate::panels::clicked_act(&ev).as_deref() {
                 Some("reset") => reset(),
                 Some("export") => export(),
                 Some("transcript") => transcript(),
                 _ => {}
-            }>
+            } on:change=import>
                 <button aria-label="Share" aria-expanded=move || open.get().to_string() on:click=move |_| {
                     open.update(|o| *o = !*o);
                     // A panel opened again has copied nothing yet.
@@ -345,7 +355,7 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
                 }>"Share"</button>
                 <button aria-label="Reset" data-act="reset">"Reset"</button>
                 <button aria-label="Export scenario" data-act="export">"Export scenario"</button>
-                <label class="file">"Import JSON " <input type="file" accept="application/json,.json" aria-label="Import scenario" on:change=import /></label>
+                <label class="file">"Import JSON " <input type="file" accept="application/json,.json" aria-label="Import scenario" /></label>
                 <button aria-label="Download transcript" data-act="transcript">"Transcript"</button>
             </div>
             {move || open.get().then(|| view! {
@@ -358,7 +368,10 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
                     _ => {}
                 }>
                     <label for="share-link">"Link to this moment "<small>{move || format!("({} characters)", link.with(|l| l.len()))}</small></label>
-                    <textarea id="share-link" readonly rows="3" aria-label="Share link" prop:value=link></textarea>
+                    // Properties are set from closures, not from the memo itself: one property
+                    // type for the page (each type of one is a family of functions); and
+                    // `readonly=""`, a string as the other static attributes are, not a bool.
+                    <textarea id="share-link" readonly="" rows="3" aria-label="Share link" prop:value=move || link.get()></textarea>
                     <button aria-label="Copy link" data-act="copy-link">"Copy link"</button>
                     <span class="copied" role="status" data-testid="link-copied">{move || confirmation(link_copied, link)}</span>
                     <ScenarioWords ctx=ctx />
@@ -370,15 +383,29 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
                         <label class="check" inner_html=check_markup("Show time controls", controls.get_untracked())></label>
                         <label>"Start at (ms) "<input type="number" min="0" aria-label="Start time" placeholder="now" /></label>
                         <label class="check" inner_html=check_markup("Size to its content", fit.get_untracked())></label>
-                        <label>{move || if fit.get() { "Height until loaded (px) " } else { "Height (px) " }}<input type="number" min="200" max="2000" aria-label="Height" prop:value=move || height.get().to_string() /></label>
-                        <textarea readonly rows="4" aria-label="Embed snippet" prop:value=snippet></textarea>
+                        <label>{move || crate::panels::pick(fit.get(), "Height until loaded (px) ", "Height (px) ")}<input type="number" min="200" max="2000" aria-label="Height" prop:value=move || height.get().to_string() /></label>
+                        <textarea readonly="" rows="4" aria-label="Embed snippet" prop:value=move || snippet.get()></textarea>
                         <button aria-label="Copy embed snippet" data-act="copy-snippet">"Copy embed snippet"</button>
                         <span class="copied" role="status" data-testid="snippet-copied">{move || confirmation(snippet_copied, snippet)}</span>
                     </fieldset>
                 </div>
-            })}
+            }.into_any())}
         </section>
     }
+}
+
+/// The index in PRESETS of the preset `name`, or of the first one if there is none of that
+/// name.
+fn preset_index(name: &str) -> u64 {
+    PRESETS.iter().position(|p| p.name == name).unwrap_or(0) as u64
+}
+
+/// The name of the preset at `index` in PRESETS.
+fn preset_name(index: u64) -> &'static str {
+    usize::try_from(index)
+        .ok()
+        .and_then(|i| PRESETS.get(i))
+        .map_or("", |p| p.name)
 }
 
 /// The preset picker's options, `chosen` selected.
@@ -408,11 +435,8 @@ fn check_markup(label: &str, checked: bool) -> String {
 /// scenario's own (`Playground::with_caption`).
 #[component]
 fn ScenarioWords(ctx: Ctx) -> impl IntoView {
-    // Two memos of text (a memo of another type is kilobytes of wasm of its own).
-    let title = Memo::new(move |_| {
-        ctx.status.track();
-        ctx.pg.with_value(|pg| pg.scenario().title.clone())
-    });
+    // A memo of text (a memo of another type is kilobytes of wasm of its own).
+    let title = ctx.title;
     let list = Memo::new(move |_| {
         ctx.snap.track();
         ctx.status.track();

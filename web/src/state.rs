@@ -67,11 +67,16 @@ pub struct Ctx {
     pub log: RwSignal<Arc<Vec<TraceEvent>>>,
     /// A message for the person: what an action did or why it was refused.
     pub notice: RwSignal<Option<String>>,
-    /// Width available to the cluster view.
-    pub width: RwSignal<f64>,
+    /// Width available to the cluster view, in whole pixels (it is always whole: the
+    /// document's width less whole margins): a u64, the type of another signal (each signal
+    /// type is code of its own).
+    pub width: RwSignal<u64>,
     /// The brokers of the shown cluster, in order: for the lanes and their menus (one memo
     /// for both).
     pub broker_ids: Memo<Vec<BrokerId>>,
+    /// The scenario's title: for the page's title, an embed's heading and the Share panel's
+    /// field (one memo for all three).
+    pub title: Memo<String>,
     /// Embedded in another page: never touches storage or the URL.
     pub embed: bool,
     /// What publishing and saving remember between calls: one stored value, not one per
@@ -136,23 +141,30 @@ fn status_of(pg: &Playground) -> Status {
 }
 
 impl Ctx {
-    pub fn new(pg: Playground, width: f64, embed: bool) -> Self {
+    pub fn new(pg: Playground, width: u64, embed: bool) -> Self {
         let snap = RwSignal::new(Arc::new(
             pg.current().snapshot_tail(crate::geometry::SNAPSHOT_TAIL),
         ));
         let clock = clock_of(&pg);
-        let status = status_of(&pg);
+        let status = RwSignal::new(status_of(&pg));
+        let pg = StoredValue::new(pg);
         Ctx {
-            pg: StoredValue::new(pg),
+            pg,
             snap,
             clock: RwSignal::new(clock),
             tick: RwSignal::new(tick_of(clock.now)),
-            status: RwSignal::new(status),
+            status,
             log: RwSignal::new(Arc::new(vec![])),
             notice: RwSignal::new(None),
             width: RwSignal::new(width),
             broker_ids: Memo::new(move |_| {
                 snap.with(|s| s.brokers.iter().map(|b| b.id).collect::<Vec<_>>())
+            }),
+            // Every publish sets the snapshot, so a title set by the person shows at once.
+            title: Memo::new(move |_| {
+                status.track();
+                snap.track();
+                pg.with_value(|pg| pg.scenario().title.clone())
             }),
             embed,
             book: StoredValue::new(Book {

@@ -82,7 +82,7 @@ pub fn UndoBar(ctx: Ctx, undo: Undo) -> impl IntoView {
         undo.offer.get().filter(|_| current)
     };
     view! {
-        <p class="undo-bar" role="status" hidden=move || text().is_none()>
+        <p class="undo-bar" role="status" prop:hidden=move || text().is_none()>
             {move || text().unwrap_or_default()}
             " "
             <button aria-label="Undo" on:click=move |_| undo.restore(ctx)>"Undo"</button>

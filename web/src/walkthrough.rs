@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use crate::panels::pick;
 use crate::share_ui::caption_text;
 use crate::state::Ctx;
 
@@ -112,7 +113,7 @@ pub fn Walkthrough(ctx: Ctx) -> impl IntoView {
     // Parts are hidden rather than built and removed (`Show`): fewer kilobytes of wasm.
     view! {
         // The buttons name their action in `data-act`: one click handler for the bar.
-        <div class="caption-bar" class:whole=move || whole.get() role="group" aria-label="Walkthrough" hidden=move || state.with(|s| s.steps == 0)
+        <div class=move || pick(whole.get(), "caption-bar whole", "caption-bar") role="group" aria-label="Walkthrough" prop:hidden=move || state.with(|s| s.steps == 0)
             on:click=move |ev| match crate::panels::clicked_act(&ev).as_deref() {
                 Some("more") => whole.update(|w| *w = !*w),
                 Some("previous") => previous(ctx),
@@ -121,18 +122,19 @@ pub fn Walkthrough(ctx: Ctx) -> impl IntoView {
                 _ => {}
             }>
             <span class="step-count" data-testid="step">{move || state.with(step_label)}</span>
-            <p class=move || if state.with(|s| s.stale) { "caption stale" } else { "caption" } aria-live="polite" data-testid="caption">{move || state.with(|s| s.text.clone())}</p>
-            <button class="more" data-act="more" hidden=!ctx.embed aria-expanded=move || whole.get().to_string() aria-label=move || if whole.get() { "Show one line of the caption" } else { "Show the whole caption" }>
-                {move || if whole.get() { "▴" } else { "▾" }}
+            <p class=move || pick(state.with(|s| s.stale), "caption stale", "caption") aria-live="polite" data-testid="caption">{move || state.with(|s| s.text.clone())}</p>
+            <button class="more" data-act="more" prop:hidden=move || !ctx.embed aria-expanded=move || whole.get().to_string() aria-label=move || pick(whole.get(), "Show one line of the caption", "Show the whole caption")>
+                {move || pick(whole.get(), "▴", "▾")}
             </button>
             <button aria-label="Previous step" data-act="previous" prop:disabled=move || state.with(|s| s.step < 2)>"◂ Previous step"</button>
             // At the end, Next becomes Replay.
             <button
-                aria-label=move || if state.with(|s| s.ended) { "Replay the walkthrough" } else { "Next step" }
+                aria-label=move || pick(state.with(|s| s.ended), "Replay the walkthrough", "Next step")
                 data-act="next"
-            >{move || if state.with(|s| s.ended) { "↺ Replay" } else { "Next step ▸" }}</button>
-            <label class="check pause-steps" hidden=ctx.embed>
-                <input type="checkbox" aria-label="Pause at each step" prop:checked=pausing
+            >{move || pick(state.with(|s| s.ended), "↺ Replay", "Next step ▸")}</button>
+            <label class="check pause-steps" prop:hidden=move || ctx.embed>
+                // From a closure, not the signal itself: the page's one property type.
+                <input type="checkbox" aria-label="Pause at each step" prop:checked=move || pausing.get()
                     on:change=move |ev| {
                         let on = event_target_checked(&ev);
                         pausing.set(on);
