@@ -48,8 +48,13 @@ import { gzipSync, constants } from "node:zlib";
 // wasm-streams replaced in web/patches) took it to 280.7 kB: the engine's maps as sorted
 // Vecs and one merge sort, its own inflate and JSON value, lists by loops, controls as
 // markup, talc (BENCHMARKS.md, "Shipped size"). So the budget is 285 KB: that and about
-// 4 KB of room. The 250 KB goal stays open.
-const BUDGET_GZIP_BYTES = 285 * 1000;
+// 4 KB of room. Issue 12's sixth session (branches issue12-me, -deflate, -engine, -web)
+// reached its goal: 246.7 kB, with send_wrapper's thread check gone on wasm, the release's
+// wasm-opt in the post-build hook with short import names and a minified glue
+// (scripts/lib/post-build.mjs), our own DEFLATE encoder, engine loops instead of iterator
+// chains and fewer distinct view types (BENCHMARKS.md, "Shipped size"). So the budget is
+// issue 12's 250 KB. Raise it only with a reason written here.
+const BUDGET_GZIP_BYTES = 250 * 1000;
 // The embed loader (web/static/embed.js) is shipped too, but the playground never loads it:
 // documentation pages load it, and it loads the playground in an iframe. So it is not part
 // of the total above; it has a budget of its own, to stay one small script.

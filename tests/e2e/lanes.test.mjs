@@ -16,6 +16,7 @@ import {
   fault,
   laneState,
   menuItem,
+  notice,
   openFresh,
   pause,
   play,
@@ -293,6 +294,25 @@ test("a preset's walkthrough: step n of N, Previous and Next, a pause at each ca
   await waitForText(step, new RegExp(`^Step 1 of ${n}$`));
   await button(page, "Play").waitFor();
   assert.equal(await clockMs(page), notes[0].at);
+});
+
+test("\"Pause at each step\" is the reader's choice: unticked, the next preset plays through its captions", async () => {
+  const { page } = await openFresh(app, "/?preset=frozen-follower");
+  const pausing = page.getByRole("checkbox", { name: "Pause at each step", exact: true });
+  assert.equal(await pausing.isChecked(), true, "a full page pauses at captions by default");
+  await pausing.uncheck();
+  await page.getByLabel("Preset", { exact: true }).selectOption("min-isr-3");
+  const minIsr = presetScenario("min-isr-3");
+  await waitForText(notice(page), new RegExp(`^Opened the preset “${minIsr.title}”\\. Play it, or step through it with Next step\\.$`));
+  assert.equal(await pausing.isChecked(), false, "the box still says what the new run does");
+  // Playing runs past the second caption without stopping at it (the first is at 0).
+  const notes = minIsr.timeline.filter((a) => a.action === "note");
+  assert.ok(notes.length >= 2, "the preset has captions to pause at");
+  await setRange(page, "Speed", 500);
+  await play(page);
+  await waitForClock(page, notes[1].at + 1);
+  assert.equal(await button(page, "Pause").count(), 1, "still playing after the caption's time");
+  await pause(page);
 });
 
 test("messages are labelled inside the picture, and each cell's value fits its cell", async () => {

@@ -298,9 +298,15 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
         chosen.set(preset_index(&name));
         if let Ok(s) = preset(&name) {
             let title = s.title.clone();
+            let pauses = ctx.pg.with_value(|pg| pg.pause_at_captions);
+            let play = if pauses {
+                "Play it (it pauses at each step)"
+            } else {
+                "Play it"
+            };
             ctx.restart(
                 s,
-                format!("Opened the preset “{title}”. Play it (it pauses at each step), or step through it with Next step."),
+                format!("Opened the preset “{title}”. {play}, or step through it with Next step."),
             );
         }
     };

@@ -305,8 +305,11 @@ impl Ctx {
     }
 
     /// Puts `pg` in place of the session (its event log drawn afresh), says `note` if it
-    /// says anything, and saves it.
-    pub fn replace(&self, pg: Playground, note: String) {
+    /// says anything, and saves it. "Pause at each step" is the reader's choice, not the
+    /// scenario's: the new session keeps it (an embed never pauses at captions; the page's
+    /// checkbox keeps saying what the new run does).
+    pub fn replace(&self, mut pg: Playground, note: String) {
+        pg.pause_at_captions = self.pg.with_value(|old| old.pause_at_captions);
         self.pg.set_value(pg);
         self.note(|b| b.log_seq = (u64::MAX, u64::MAX));
         self.notice.set((!note.is_empty()).then_some(note));
