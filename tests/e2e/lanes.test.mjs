@@ -303,7 +303,9 @@ test("\"Pause at each step\" is the reader's choice: unticked, the next preset p
   await pausing.uncheck();
   await page.getByLabel("Preset", { exact: true }).selectOption("min-isr-3");
   const minIsr = presetScenario("min-isr-3");
-  await waitForText(notice(page), new RegExp(`^Opened the preset “${minIsr.title}”\\. Play it, or step through it with Next step\\.$`));
+  // The notice ends in its dismiss button's "×".
+  const opened = `Opened the preset “${minIsr.title}”. Play it, or step through it with Next step.`;
+  await waitForText(notice(page), new RegExp(`^${opened.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}×?$`));
   assert.equal(await pausing.isChecked(), false, "the box still says what the new run does");
   // Playing runs past the second caption without stopping at it (the first is at 0).
   const notes = minIsr.timeline.filter((a) => a.action === "note");
