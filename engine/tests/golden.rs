@@ -1,6 +1,6 @@
 //! Scenario goldens and determinism: each preset's full transcript (every trace line, with
-//! its simulated time) and a digest of its final snapshot must match `tests/golden/NAME.txt`
-//! byte for byte, run after run. The same files are checked by the wasm build
+//! its simulated time) and its final snapshot, as readable JSON (`common::readable_json`),
+//! must match `tests/golden/NAME.txt` byte for byte, run after run. The same files are checked by the wasm build
 //! (`tests/wasm.rs`), so the engine gives the same bytes natively and in WebAssembly.
 //!
 //! After an intended change of behaviour, regenerate with

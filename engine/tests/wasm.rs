@@ -1,5 +1,5 @@
 //! The engine compiled to WebAssembly gives the same bytes as natively: every preset's
-//! transcript and snapshot digest equal the golden files the native test checks.
+//! transcript and final snapshot equal the golden files the native test checks.
 //! Runs with `cargo test -p watermark-engine --target wasm32-unknown-unknown`.
 #![cfg(target_arch = "wasm32")]
 

@@ -32,25 +32,60 @@ pub const GOLDEN: &[(&str, &str)] = &[
     ("slow-follower", include_str!("../golden/slow-follower.txt")),
 ];
 
-/// FNV-1a, 64 bits: a digest with no dependency, identical on every target.
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
-
-/// The golden text of a preset: its whole transcript, then the digest of its final snapshot.
+/// The golden text of a preset: its whole transcript, then its final snapshot as readable
+/// JSON (`readable_json`), so that a change of state shows in the diff as the lines that
+/// moved, not as a new digest.
 pub fn golden_text(name: &str) -> String {
     let scenario = preset(name).expect("preset parses");
     let sim = watermark_engine::run(&scenario, true).expect("preset runs");
     let mut out = sim.transcript().join("\n");
-    let snapshot = serde_json::to_string(&sim.snapshot()).expect("snapshot serializes");
-    out.push_str(&format!(
-        "\nsnapshot-fnv1a64: {:016x}\n",
-        fnv1a64(snapshot.as_bytes())
-    ));
+    let snapshot = serde_json::to_value(sim.snapshot()).expect("snapshot serializes");
+    out.push_str("\nfinal snapshot:\n");
+    readable_json(&snapshot, 0, &mut out);
+    out.push('\n');
     out
+}
+
+/// Widest value written on one line.
+const LINE: usize = 100;
+
+/// JSON one member a line, except that a value whose compact form is at most [`LINE`]
+/// characters stays on one line (a record, a message, a list of ids): short enough to
+/// read, and a changed field changes one line. Keys are in serde_json's order (sorted).
+pub fn readable_json(v: &serde_json::Value, indent: usize, out: &mut String) {
+    use serde_json::Value;
+    let compact = v.to_string();
+    if compact.len() <= LINE {
+        out.push_str(&compact);
+        return;
+    }
+    let pad = "  ".repeat(indent + 1);
+    match v {
+        Value::Array(items) => {
+            out.push('[');
+            for (k, item) in items.iter().enumerate() {
+                out.push_str(if k == 0 { "\n" } else { ",\n" });
+                out.push_str(&pad);
+                readable_json(item, indent + 1, out);
+            }
+            out.push('\n');
+            out.push_str(&"  ".repeat(indent));
+            out.push(']');
+        }
+        Value::Object(members) => {
+            out.push('{');
+            for (k, (key, value)) in members.iter().enumerate() {
+                out.push_str(if k == 0 { "\n" } else { ",\n" });
+                out.push_str(&pad);
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push_str(": ");
+                readable_json(value, indent + 1, out);
+            }
+            out.push('\n');
+            out.push_str(&"  ".repeat(indent));
+            out.push('}');
+        }
+        // A long string or number stays whole.
+        _ => out.push_str(&compact),
+    }
 }
