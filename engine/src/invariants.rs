@@ -38,14 +38,7 @@ struct List<'a>(&'a [BrokerId]);
 
 impl std::fmt::Display for List<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("[")?;
-        for (i, id) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str(", ")?;
-            }
-            std::fmt::Display::fmt(id, f)?;
-        }
-        f.write_str("]")
+        write!(f, "[{}]", crate::types::Joined(self.0, ", "))
     }
 }
 

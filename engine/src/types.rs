@@ -170,9 +170,19 @@ pub struct Ids<'a>(pub &'a [BrokerId]);
 
 impl fmt::Display for Ids<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        Joined(self.0, ",").fmt(f)
+    }
+}
+
+/// Broker ids with `.1` between them, written in place ([`Ids`] uses `,`, the invariants'
+/// messages `, ` as `{:?}` does).
+pub struct Joined<'a>(pub &'a [BrokerId], pub &'static str);
+
+impl fmt::Display for Joined<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (i, id) in self.0.iter().enumerate() {
             if i > 0 {
-                f.write_str(",")?;
+                f.write_str(self.1)?;
             }
             fmt::Display::fmt(id, f)?;
         }
