@@ -16,8 +16,6 @@
 
 use std::fmt::Write;
 
-use serde::{Deserialize, Serialize};
-
 use crate::log::BatchProducer;
 use crate::network::Payload;
 use crate::producer_state::{increment_sequence, NO_PRODUCER_ID, NO_SEQUENCE};
@@ -41,7 +39,7 @@ pub fn request_deadline_ms(config: &crate::Config) -> TimeMs {
     config.request_timeout_ms + config.network_latency_ms * 2 + CLIENT_TIMEOUT_SLACK_MS
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Attempt {
     pub values: Vec<String>,
     pub created_ms: TimeMs,
@@ -51,21 +49,16 @@ pub struct Attempt {
     /// An idempotent batch's producer id, epoch and base sequence, set when it is first
     /// sent and kept by every retry (ProducerBatch.setProducerState); None before the first
     /// send and for a producer without idempotence.
-    #[serde(default)]
     pub batch: Option<BatchProducer>,
     /// ProducerBatch.sequenceHasBeenReset: an epoch bump rewrote the sequence.
-    #[serde(default)]
     pub sequence_reset: bool,
     /// Which batch this is (the producer numbers its batches), so the batch's expiry timer
     /// finds it and no later one.
-    #[serde(default)]
     pub batch_id: u64,
     /// When the request in flight (`request_id`) was sent.
-    #[serde(default)]
     pub sent_ms: TimeMs,
     /// The error of the last failed attempt, and when it came (for the view: the batch
     /// is being retried).
-    #[serde(default)]
     pub last_error: Option<(ErrorCode, TimeMs)>,
 }
 
@@ -79,12 +72,11 @@ impl Attempt {
 }
 
 /// One produce action: its batches, sent one after another.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProduceJob {
     pub acks: Acks,
     pub retries: u32,
     /// Whether this produce's batches are idempotent (`Config::idempotence_for`).
-    #[serde(default)]
     pub idempotent: bool,
     pub to: Option<BrokerId>,
     /// The batches not yet sent, the next one last (a `Vec` popped from its end: a
@@ -93,31 +85,27 @@ pub struct ProduceJob {
     pub current: Option<Attempt>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Producer {
     pub jobs: VecMap<u64, ProduceJob>,
     pub next_job: u64,
     /// request id → job id
     pub requests: VecMap<u64, u64>,
     /// The idempotent producer's TransactionManager state.
-    #[serde(default)]
     pub idempotence: Idempotence,
     /// Jobs waiting for a free in-flight slot or for the drain rules of the idempotent
     /// producer; every response wakes them.
-    #[serde(default)]
     pub blocked: Vec<u64>,
     /// The next batch's id (`Attempt::batch_id`).
-    #[serde(default)]
     pub next_batch: u64,
     /// Requests whose batch expired while they were in flight (Sender.getExpiredInflightBatches).
     /// The request stays in flight on its connection until its response, a reset or its
     /// timeout, and its response still reaches the TransactionManager.
-    #[serde(default)]
     pub expired_requests: VecMap<u64, ExpiredRequest>,
 }
 
 /// A request whose batch was expired (failed with a TimeoutException) while it was in flight.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExpiredRequest {
     pub target: BrokerId,
     /// The batch's ProducerBatch.lastSequence (NO_SEQUENCE without idempotence).
@@ -128,7 +116,7 @@ pub struct ExpiredRequest {
 
 /// TransactionManager for a producer without transactional.id, and its TxnPartitionEntry for
 /// the one partition.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Idempotence {
     /// NO_PRODUCER_ID until the first idempotent send.
     pub producer_id: i64,
@@ -282,7 +270,7 @@ impl Producer {
     }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Consumer {
     /// The next offset to read; None until the first read.
     pub position: Option<u64>,
@@ -294,7 +282,7 @@ pub struct Consumer {
 }
 
 /// A consumer fetch waiting for its response.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConsumerRequest {
     pub max_records: u32,
     /// The broker it went to.

@@ -20,7 +20,7 @@ use crate::trace::{Level, TraceKind};
 use crate::types::{ids_where, BrokerId, ErrorCode, Ids, Node, TimeMs};
 
 /// BrokerRegistration as the controller keeps it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BrokerRegistration {
     /// The broker epoch: the offset of its RegisterBrokerRecord.
     pub epoch: i64,
@@ -28,10 +28,8 @@ pub struct BrokerRegistration {
     pub in_controlled_shutdown: bool,
     /// The incarnation of the process that registered (a retried registration from the same
     /// process is not a restart).
-    #[serde(default)]
     pub incarnation: u32,
     /// The metadata offset of this broker's controlled-shutdown records, while in it.
-    #[serde(default)]
     pub controlled_shutdown_offset: Option<u64>,
 }
 
@@ -52,7 +50,7 @@ pub enum LeaderRecoveryState {
 }
 
 /// PartitionRegistration: the controller's record of one partition.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PartitionRegistration {
     pub replicas: Vec<BrokerId>,
     pub isr: Vec<BrokerId>,
@@ -80,7 +78,7 @@ impl PartitionRegistration {
 }
 
 /// PartitionChangeBuilder.Election.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Election {
     Preferred,
     Online,
@@ -88,7 +86,7 @@ pub enum Election {
 }
 
 /// How a new leader was chosen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ElectionKind {
     /// From the ISR.
     Clean,
@@ -323,13 +321,12 @@ pub struct MetadataRecord {
 }
 
 /// The controller's state.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Controller {
     pub brokers: VecMap<BrokerId, BrokerRegistration>,
     /// Last heartbeat time per broker (BrokerHeartbeatManager).
     pub last_heartbeat_ms: VecMap<BrokerId, TimeMs>,
     /// The metadata offset each broker reported in its last heartbeat.
-    #[serde(default)]
     pub metadata_offsets: VecMap<BrokerId, u64>,
     pub partition: PartitionRegistration,
     /// The most recent metadata records (bounded); `next_offset` keeps counting.

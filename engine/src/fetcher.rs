@@ -10,7 +10,7 @@ use crate::sim::{BrokerTimer, Role, Sim};
 use crate::trace::{Level, TraceKind};
 use crate::types::{BrokerId, ErrorCode, Node, TimeMs};
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FollowerState {
     pub leader: Option<BrokerId>,
     pub leader_epoch: i32,
@@ -24,7 +24,6 @@ pub struct FollowerState {
     /// Out of the fetcher: fenced by the leader at this leader epoch
     /// (AbstractFetcherThread.markPartitionFailed), or removed during controlled shutdown. No
     /// more fetches until metadata brings a new leader epoch.
-    #[serde(default)]
     pub failed: bool,
 }
 

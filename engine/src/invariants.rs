@@ -14,14 +14,12 @@
 
 use crate::vec_map::VecMap;
 
-use serde::{Deserialize, Serialize};
-
 use crate::controller::{ElectionKind, LeaderRecoveryState, PartitionRegistration};
 use crate::sim::{Loss, Role, Sim};
 use crate::trace::{Level, TraceKind};
 use crate::types::BrokerId;
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct InvariantState {
     pub last_leader_epoch: i32,
     pub last_partition_epoch: i32,

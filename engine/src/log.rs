@@ -61,7 +61,7 @@ fn no_sequence() -> i32 {
 }
 
 /// The producer fields of a batch: producerId, producerEpoch, baseSequence.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BatchProducer {
     pub producer_id: i64,
     pub producer_epoch: i16,
@@ -91,7 +91,7 @@ pub struct EpochEntry {
 }
 
 /// LeaderEpochFileCache: the `epoch startOffset` entries of `leader-epoch-checkpoint`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct EpochCache {
     pub entries: Vec<EpochEntry>,
 }
@@ -185,7 +185,7 @@ pub struct Truncation {
 }
 
 /// One replica's log on one broker's disk, plus the in-memory HW.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ReplicaLog {
     pub log_start_offset: u64,
     /// Shared with clones of the log (each rewind checkpoint holds one): see `RecordChunks`.
@@ -197,7 +197,6 @@ pub struct ReplicaLog {
     /// The HW as last written to replication-offset-checkpoint, if ever.
     pub hw_checkpoint: Option<u64>,
     /// ProducerStateManager: derived from the records (see `producer_state.rs`).
-    #[serde(default)]
     pub producers: crate::producer_state::ProducerStateManager,
 }
 

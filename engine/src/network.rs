@@ -8,14 +8,12 @@
 
 use crate::vec_map::{VecMap, VecSet};
 
-use serde::{Deserialize, Serialize};
-
 use crate::controller::{BrokerRegistration, PartitionRegistration};
 use crate::log::Record;
 use crate::types::{Acks, BrokerId, ErrorCode, Node, TimeMs};
 
 /// The metadata a broker learns from the controller's metadata log.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MetadataImage {
     /// Offset of the last metadata record included.
     pub offset: u64,
@@ -25,8 +23,7 @@ pub struct MetadataImage {
     pub min_insync_replicas: u32,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Payload {
     /// A follower's Fetch (FetchRequest.Builder.forReplica).
     Fetch {
@@ -55,7 +52,6 @@ pub enum Payload {
         values: Vec<String>,
         timeout_ms: u64,
         /// The batch's producerId, producerEpoch and baseSequence (-1 without idempotence).
-        #[serde(default)]
         producer: crate::log::BatchProducer,
     },
     ProduceResponse {
@@ -123,8 +119,7 @@ pub enum Payload {
 }
 
 /// A request that waits for its response on a connection.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outstanding {
     Fetch { fetch_id: u64 },
     Produce { request_id: u64 },
@@ -252,7 +247,7 @@ impl Payload {
 
 /// AlterPartitionResponseData.PartitionData: the partition's error, and on success the state
 /// the controller now holds.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AlterPartitionResult {
     pub error: ErrorCode,
     pub leader: Option<BrokerId>,
@@ -262,7 +257,7 @@ pub struct AlterPartitionResult {
 }
 
 /// A message in flight.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Message {
     pub id: u64,
     pub from: Node,
@@ -277,7 +272,7 @@ pub struct Message {
 }
 
 /// Links and their state: latency overrides and cuts.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Network {
     /// Cut links, each stored with its endpoints in order.
     pub cut: VecSet<(Node, Node)>,

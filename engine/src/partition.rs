@@ -173,7 +173,7 @@ impl IsrState {
 /// One proposed ISR change (AlterPartitionItem): the leader and partition epochs it was
 /// made at, and the new ISR with each member's broker epoch (BrokerState; -1 when the
 /// leader has not had a fetch from that member yet).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AlterPartitionItem {
     pub proposal: u64,
     pub leader_epoch: i32,
@@ -187,7 +187,7 @@ pub struct AlterPartitionItem {
 /// request goes through the NodeToControllerChannelManager, which never gives up on it
 /// (`retryTimeoutMs = Long.MaxValue`): a request with no answer within
 /// `controller.socket.timeout.ms` is sent again.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AlterPartitionManager {
     pub unsent: Option<AlterPartitionItem>,
     /// The correlation id of the request in flight; an answer to any other is dropped, as
@@ -200,7 +200,7 @@ pub struct AlterPartitionManager {
 pub const ALTER_PARTITION_RETRY_MS: u64 = 50;
 
 /// A follower fetch with no new data, held for up to replica.fetch.wait.max.ms.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HeldFetch {
     pub fetch_id: u64,
     pub replica_id: BrokerId,
@@ -213,7 +213,7 @@ pub struct HeldFetch {
 }
 
 /// A DelayedProduce waiting in the purgatory.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DelayedProduce {
     pub request_id: u64,
     pub client: Node,
@@ -224,7 +224,7 @@ pub struct DelayedProduce {
     pub deadline_ms: TimeMs,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LeaderState {
     pub leader_epoch: i32,
     pub partition_epoch: i32,

@@ -15,8 +15,6 @@
 //! (rebuildProducerState). So it survives kill -9 with the log (Kafka reloads it from its
 //! snapshot and the log, loadProducerState) and a new leader recognises a retried batch.
 
-use serde::{Deserialize, Serialize};
-
 use crate::log::Record;
 use crate::record_chunks::RecordChunks;
 use crate::types::ErrorCode;
@@ -30,7 +28,7 @@ pub const NO_SEQUENCE: i32 = -1;
 pub const NUM_BATCHES_TO_RETAIN: usize = 5;
 
 /// BatchMetadata: one batch of a producer as the partition holds it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BatchMetadata {
     pub first_seq: i32,
     pub last_seq: i32,
@@ -39,7 +37,7 @@ pub struct BatchMetadata {
 }
 
 /// ProducerStateEntry, without the transactional fields.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProducerStateEntry {
     pub producer_epoch: i16,
     /// Oldest first, at most NUM_BATCHES_TO_RETAIN.
@@ -81,7 +79,7 @@ fn in_sequence(last_seq: i32, next_seq: i32) -> bool {
 /// ProducerStateManager: producer id → its entry. A vector in the order the producers first
 /// appended (deterministic; a scenario has one producer, and a vector is less code in the
 /// wasm than another map).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ProducerStateManager {
     pub producers: Vec<(i64, ProducerStateEntry)>,
 }

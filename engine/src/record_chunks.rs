@@ -10,8 +10,6 @@
 use std::ops::{Index, Range};
 use std::sync::Arc;
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
 use crate::log::Record;
 
 /// Records per sealed, shared chunk: the trace's chunk size (`TRACE_CHUNK_EVENTS`).
@@ -185,19 +183,6 @@ impl PartialEq for RecordChunks {
 }
 
 impl Eq for RecordChunks {}
-
-impl Serialize for RecordChunks {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.iter())
-    }
-}
-
-impl<'de> Deserialize<'de> for RecordChunks {
-    /// Rebuilds the chunks as pushes would have built them.
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<RecordChunks, D::Error> {
-        Vec::<Record>::deserialize(d).map(RecordChunks::from_iter)
-    }
-}
 
 #[cfg(test)]
 mod tests {
@@ -409,16 +394,5 @@ mod tests {
                 .all(|(x, y)| Arc::ptr_eq(x, y)));
             assert_eq!(a, b);
         }
-    }
-
-    #[test]
-    fn serializes_as_a_plain_sequence() {
-        let v = records(0..N + 3);
-        let c: RecordChunks = v.iter().cloned().collect();
-        let json = serde_json::to_string(&c).unwrap();
-        assert_eq!(json, serde_json::to_string(&v).unwrap());
-        let back: RecordChunks = serde_json::from_str(&json).unwrap();
-        assert_same(&back, &v);
-        assert_eq!(back.chunks.len(), 1);
     }
 }

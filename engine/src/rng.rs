@@ -1,9 +1,7 @@
 //! The simulation's one seeded generator: SplitMix64, written here so that its values never
 //! change with a dependency's version. Same seed, same sequence, natively and in wasm.
 
-use serde::{Deserialize, Serialize};
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rng {
     state: u64,
 }

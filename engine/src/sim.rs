@@ -46,7 +46,7 @@ impl ProcessState {
 }
 
 /// The replica's role on a broker, as ReplicaManager applies it from metadata.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Role {
     /// No metadata yet, or not a replica.
     None,
@@ -55,7 +55,7 @@ pub enum Role {
 }
 
 /// Timers that belong to one broker process.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BrokerTimer {
     /// The fetcher sends its next Fetch (generation guards against stale timers).
     SendFetch { generation: u64 },
@@ -85,14 +85,14 @@ pub enum BrokerTimer {
     Register,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ControllerTimer {
     SessionCheck { broker: BrokerId },
     UncleanElection,
     PreferredRebalance,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ClientTimer {
     /// The producer (re)sends the current batch of a job.
     ProducerSend { job: u64 },
@@ -103,7 +103,7 @@ pub enum ClientTimer {
     ProducerExpire { job: u64, batch: u64 },
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
     Deliver {
         message_id: u64,
@@ -119,7 +119,7 @@ pub enum Event {
 
 /// An event in the queue. Ordered by (time, sequence) reversed, so the queue (a max-heap)
 /// pops the earliest first and events at one time in the order they were scheduled.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone)]
 struct Queued {
     at: TimeMs,
     seq: u64,
@@ -147,7 +147,7 @@ impl PartialEq for Queued {
 impl Eq for Queued {}
 
 /// One broker: its process, its disk, and the in-memory state of its replica.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Broker {
     pub id: BrokerId,
     pub process: ProcessState,
@@ -256,7 +256,7 @@ pub struct Loss {
 }
 
 /// The whole simulation.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug)]
 pub struct Sim {
     pub(crate) now: TimeMs,
     pub(crate) config: Config,
@@ -279,7 +279,6 @@ pub struct Sim {
     pub(crate) trace: Trace,
     pub(crate) metrics: Metrics,
     /// The scenario's timeline, sorted by time; never changes, so clones share it.
-    #[serde(with = "shared_slice")]
     timeline: Arc<[TimedAction]>,
     /// The next timeline action to run.
     timeline_cursor: usize,
@@ -348,30 +347,13 @@ impl Clone for Sim {
     }
 }
 
-/// Serde for an `Arc<[T]>` field, as a plain sequence (serde's `rc` feature is not on).
-mod shared_slice {
-    use std::sync::Arc;
-
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-    pub fn serialize<S: Serializer, T: Serialize>(v: &Arc<[T]>, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(v.iter())
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
-        d: D,
-    ) -> Result<Arc<[T]>, D::Error> {
-        Vec::<T>::deserialize(d).map(Arc::from)
-    }
-}
-
 /// How long [`Sim::record_arrivals`] keeps a message that left the wire, and the most it
 /// keeps at once.
 pub const ARRIVALS_KEPT_MS: TimeMs = 1_000;
 const ARRIVALS_KEPT_MAX: usize = 64;
 
 /// A message that left the wire at `at`: taken in by its destination, or dropped there.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Arrival {
     pub message: crate::snapshot::MessageSnapshot,
     pub at: TimeMs,
@@ -379,7 +361,7 @@ pub struct Arrival {
 }
 
 /// What became of a message when it reached the end of its link (`Sim::deliver`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ArrivalOutcome {
     /// The destination's process read it.
     Received,

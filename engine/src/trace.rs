@@ -10,7 +10,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 use crate::types::{BrokerId, TimeMs};
 
@@ -280,62 +280,6 @@ impl PartialEq for Trace {
 
 impl Eq for Trace {}
 
-/// The serialized form: the kept events and the next sequence number.
-#[derive(Serialize)]
-struct TraceOut<'a> {
-    events: Events<'a>,
-    next_seq: u64,
-}
-
-struct Events<'a>(&'a Trace);
-
-impl Serialize for Events<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.0.iter())
-    }
-}
-
-#[derive(Deserialize)]
-struct TraceIn {
-    events: Vec<TraceEvent>,
-    next_seq: u64,
-}
-
-impl Serialize for Trace {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        TraceOut {
-            events: Events(self),
-            next_seq: self.next_seq,
-        }
-        .serialize(s)
-    }
-}
-
-impl<'de> Deserialize<'de> for Trace {
-    /// Rebuilds the chunks as pushes would have built them; the events must be consecutive
-    /// and end just before `next_seq`.
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Trace, D::Error> {
-        let data = TraceIn::deserialize(d)?;
-        let first = data.next_seq.checked_sub(data.events.len() as u64);
-        let consecutive =
-            first.is_some_and(|first| data.events.iter().zip(first..).all(|(e, seq)| e.seq == seq));
-        let Some(first) = first.filter(|_| consecutive) else {
-            return Err(serde::de::Error::custom(
-                "trace events must be numbered consecutively up to next_seq",
-            ));
-        };
-        let mut trace = Trace {
-            next_seq: first,
-            ..Trace::default()
-        };
-        for e in data.events {
-            trace.append(e);
-        }
-        trace.next_seq = data.next_seq;
-        Ok(trace)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -509,50 +453,5 @@ mod tests {
             .zip(&sim.trace.chunks)
             .all(|(a, b)| Arc::ptr_eq(a, b)));
         assert_eq!(copy.transcript(), sim.transcript());
-    }
-
-    #[test]
-    fn serializes_as_before_and_rebuilds_the_same_chunks() {
-        let mut t = Trace::default();
-        let mut r = Reference::default();
-        for i in 0..20_700 {
-            push(&mut t, &mut r, i);
-        }
-        let json = serde_json::to_value(&t).unwrap();
-        let events: Vec<TraceEvent> = r.events.iter().cloned().collect();
-        let expected = serde_json::json!({"events": events, "next_seq": r.next_seq});
-        if json != expected {
-            let (a, b) = (json.to_string(), expected.to_string());
-            let at = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
-            panic!(
-                "serialized trace differs at byte {at}: {} vs {}",
-                &a[at.saturating_sub(80)..(at + 80).min(a.len())],
-                &b[at.saturating_sub(80)..(at + 80).min(b.len())]
-            );
-        }
-        let mut back: Trace = serde_json::from_value(json).unwrap();
-        assert_eq!(back, t);
-        for i in 20_700..21_000 {
-            push(&mut t, &mut r, i);
-            let e = event(i);
-            back.push(e.time_ms, e.kind, e.level, e.broker, e.text);
-        }
-        assert_eq!(back, t);
-        assert_same(&back, &r);
-        let bad = serde_json::json!({"events": [event(3), event(5)], "next_seq": 6});
-        assert!(serde_json::from_value::<Trace>(bad).is_err());
-        let empty: Trace =
-            serde_json::from_value(serde_json::json!({"events": [], "next_seq": 9})).unwrap();
-        assert_eq!(
-            (empty.first_seq(), empty.next_seq(), empty.len()),
-            (9, 9, 0)
-        );
-        // Events that start inside a chunk: the first sealed chunk is partial.
-        let mid: Vec<TraceEvent> = (300..1_000).map(event).collect();
-        let back: Trace =
-            serde_json::from_value(serde_json::json!({"events": mid, "next_seq": 1_000})).unwrap();
-        assert!(back.iter().eq(mid.iter()));
-        assert!(back.iter().rev().eq(mid.iter().rev()));
-        assert_eq!((back.first_seq(), back.iter().len()), (300, 700));
     }
 }
