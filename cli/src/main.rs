@@ -14,8 +14,8 @@
 use std::io::Write;
 use std::process::ExitCode;
 
+use watermark_engine::event::TraceKind;
 use watermark_engine::presets::PRESETS;
-use watermark_engine::trace::TraceKind;
 use watermark_engine::{Scenario, TraceEvent};
 
 const USAGE: &str = "usage:
@@ -243,7 +243,7 @@ fn link_payload(link: &str) -> &str {
 /// The transcript shows read-outs, results and server-log lines; broker lifecycle lines
 /// (makeLeader/makeFollower) only with `--all`.
 fn shown(e: &TraceEvent) -> bool {
-    !matches!(e.kind, TraceKind::Broker)
+    !matches!(e.kind(), TraceKind::Broker)
 }
 
 #[cfg(test)]

@@ -16,12 +16,12 @@
 
 use std::fmt::Write;
 
+use crate::event::{Level, TraceKind};
 use crate::log::BatchProducer;
 use crate::network::Payload;
 use crate::producer_state::{increment_sequence, NO_PRODUCER_ID, NO_SEQUENCE};
 use crate::scenario::ProduceSpec;
-use crate::sim::{ClientTimer, Event, Sim};
-use crate::trace::{Level, TraceKind};
+use crate::sim::{ClientTimer, Scheduled, Sim};
 use crate::types::{Acks, BrokerId, ErrorCode, Node, TimeMs};
 use crate::vec_map::{VecMap, VecSet};
 
@@ -337,7 +337,7 @@ impl Sim {
         );
         self.schedule_at(
             self.now,
-            Event::Client(ClientTimer::ProducerSend { job: id }),
+            Scheduled::Client(ClientTimer::ProducerSend { job: id }),
         );
     }
 
@@ -417,7 +417,7 @@ impl Sim {
         self.trace(TraceKind::Produce, Level::Error, None, text);
         self.schedule_at(
             now,
-            Event::Client(ClientTimer::ProducerSend { job: job_id }),
+            Scheduled::Client(ClientTimer::ProducerSend { job: job_id }),
         );
         self.producer_wake();
     }
@@ -464,7 +464,10 @@ impl Sim {
     /// Schedules a send for every job that waited for a response.
     fn producer_wake(&mut self) {
         for job in std::mem::take(&mut self.producer.blocked) {
-            self.schedule_at(self.now, Event::Client(ClientTimer::ProducerSend { job }));
+            self.schedule_at(
+                self.now,
+                Scheduled::Client(ClientTimer::ProducerSend { job }),
+            );
         }
     }
 
@@ -499,7 +502,7 @@ impl Sim {
             });
             self.schedule_at(
                 now + delivery_timeout,
-                Event::Client(ClientTimer::ProducerExpire {
+                Scheduled::Client(ClientTimer::ProducerExpire {
                     job: job_id,
                     batch: batch_id,
                 }),
@@ -527,7 +530,7 @@ impl Sim {
             let backoff = self.config.retry_backoff_ms;
             self.schedule_at(
                 now + backoff,
-                Event::Client(ClientTimer::ProducerSend { job: job_id }),
+                Scheduled::Client(ClientTimer::ProducerSend { job: job_id }),
             );
             return;
         };
@@ -607,7 +610,7 @@ impl Sim {
         } else {
             self.schedule_at(
                 now + request_deadline_ms(&self.config),
-                Event::Client(ClientTimer::ProducerRequestTimeout {
+                Scheduled::Client(ClientTimer::ProducerRequestTimeout {
                     job: job_id,
                     request_id,
                 }),
@@ -698,7 +701,7 @@ impl Sim {
             self.trace(TraceKind::Produce, Level::Warn, None, text);
             self.schedule_at(
                 now + backoff,
-                Event::Client(ClientTimer::ProducerSend { job: job_id }),
+                Scheduled::Client(ClientTimer::ProducerSend { job: job_id }),
             );
             self.producer_wake();
             return;
@@ -722,7 +725,7 @@ impl Sim {
         }
         self.schedule_at(
             now,
-            Event::Client(ClientTimer::ProducerSend { job: job_id }),
+            Scheduled::Client(ClientTimer::ProducerSend { job: job_id }),
         );
         self.producer_wake();
     }

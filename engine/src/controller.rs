@@ -14,9 +14,9 @@ use crate::vec_map::VecMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::event::{Level, TraceKind};
 use crate::network::{MetadataImage, Payload};
 use crate::sim::Sim;
-use crate::trace::{Level, TraceKind};
 use crate::types::{ids_where, BrokerId, ErrorCode, Ids, Node, TimeMs};
 
 /// BrokerRegistration as the controller keeps it.

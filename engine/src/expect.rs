@@ -11,10 +11,11 @@ use std::fmt::Write;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{quoted, ScenarioError};
+use crate::event::{Event, TraceKind};
 use crate::scenario::{Scenario, MAX_TEXT_LEN};
 use crate::sim::Sim;
 use crate::sort::{sorted_ids, stable_order};
-use crate::trace::{format_time, TraceKind};
+use crate::trace::format_time;
 use crate::types::{join_ids, BrokerId, TimeMs};
 
 /// At most this many expectations in a scenario.
@@ -325,15 +326,15 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
     let produced = || {
         let mut lines = vec![];
         for t in window() {
-            if t.kind == TraceKind::Produce {
-                lines.push(format!("{} at {} ms", quoted(&t.text), t.time_ms));
+            if t.kind() == TraceKind::Produce {
+                lines.push(format!("{} at {} ms", quoted(&t.text()), t.time_ms));
             }
         }
         lines
     };
     if let Some(want) = &e.produce {
         let hit =
-            window().any(|t| t.kind == TraceKind::Produce && starts_with_words(&t.text, want));
+            window().any(|t| t.kind() == TraceKind::Produce && starts_with_words(&t.text(), want));
         if !hit {
             check(
                 "produce".into(),
@@ -343,8 +344,9 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
         }
     }
     if let Some(code) = &e.error {
-        let hit = window()
-            .any(|t| t.kind == TraceKind::Produce && error_code(&t.text) == Some(code.as_str()));
+        let hit = window().any(|t| {
+            t.kind() == TraceKind::Produce && error_code(&t.text()) == Some(code.as_str())
+        });
         if !hit {
             check(
                 "error".into(),
@@ -355,9 +357,10 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
     }
     if let Some(want) = &e.caption {
         let notes = || {
-            window()
-                .filter(|t| t.kind == TraceKind::Note)
-                .filter_map(|t| t.text.strip_prefix("# "))
+            window().filter_map(|t| match &t.event {
+                Event::Caption { text } => Some(text.as_str()),
+                _ => None,
+            })
         };
         if !notes().any(|n| n.starts_with(want.as_str())) {
             let mut got = vec![];
@@ -372,7 +375,7 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
         }
     }
     if let Some(want) = &e.line {
-        if !window().any(|t| t.text.contains(want.as_str())) {
+        if !window().any(|t| t.text().contains(want.as_str())) {
             check(
                 "line".into(),
                 format!("a line containing {} in {span}", quoted(want)),

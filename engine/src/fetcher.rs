@@ -4,10 +4,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::event::{Level, TraceKind};
 use crate::log::Record;
 use crate::network::Payload;
 use crate::sim::{BrokerTimer, Role, Sim};
-use crate::trace::{Level, TraceKind};
 use crate::types::{BrokerId, ErrorCode, Node, TimeMs};
 
 #[derive(Debug, Clone, PartialEq, Eq)]

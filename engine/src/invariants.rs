@@ -15,8 +15,8 @@
 use crate::vec_map::VecMap;
 
 use crate::controller::{ElectionKind, LeaderRecoveryState, PartitionRegistration};
+use crate::event::{Level, TraceKind};
 use crate::sim::{Loss, Role, Sim};
-use crate::trace::{Level, TraceKind};
 use crate::types::BrokerId;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -14,6 +14,7 @@ pub mod controller;
 pub mod deflate;
 pub mod describe;
 pub mod error;
+pub mod event;
 pub mod expect;
 pub mod fetcher;
 pub mod inflate;
@@ -39,6 +40,7 @@ pub mod vec_map;
 
 pub use config::Config;
 pub use error::{ConfigError, ScenarioError};
+pub use event::Event;
 pub use scenario::{Action, Scenario, TimedAction};
 pub use sim::Sim;
 pub use snapshot::Snapshot;

@@ -10,12 +10,12 @@ use crate::vec_map::VecMap;
 use serde::{Deserialize, Serialize};
 
 use crate::controller::PartitionRegistration;
+use crate::event::{Level, TraceKind};
 use crate::fetcher::FollowerState;
 use crate::log::BatchProducer;
 use crate::network::Payload;
 use crate::producer_state::ClientBatch;
 use crate::sim::{BrokerTimer, Role, Sim};
-use crate::trace::{Level, TraceKind};
 use crate::types::{ids_where, Acks, BrokerId, ErrorCode, Ids, Node, TimeMs};
 
 /// ReplicaState: what the leader knows of one follower.
@@ -1325,7 +1325,7 @@ mod alter_partition_tests {
         assert_eq!(sim.controller.partition.isr, vec![1, 2]);
         let resends = sim
             .trace_events()
-            .filter(|e| e.text.contains("AlterPartition request got no answer"))
+            .filter(|e| e.text().contains("AlterPartition request got no answer"))
             .count();
         assert_eq!(resends, 2, "resent at +30 s and +60 s");
         assert!(sim.violations().is_empty(), "{:?}", sim.violations());

@@ -1,8 +1,9 @@
 //! The scheduler: integer virtual time, one ordered event queue, one seeded generator.
 //!
-//! Everything that happens is an [`Event`] at a time: a message delivered, a broker's timer,
-//! the controller's timer, a client's timer, or a scenario action. Events at the same time run
-//! in the order they were scheduled, so a run is a pure function of its scenario.
+//! Everything that happens is [`Scheduled`] at a time: a message delivered, a broker's timer,
+//! the controller's timer, a client's timer, or a scenario action. What is scheduled at the
+//! same time runs in the order it was scheduled, so a run is a pure function of its scenario.
+//! What happened, as the trace records it, is a typed [`crate::event::Event`].
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -14,6 +15,7 @@ use crate::client::{Consumer, Producer};
 use crate::config::Config;
 use crate::controller::{BrokerRegistration, Controller, PartitionRegistration};
 use crate::error::ScenarioError;
+use crate::event::{Event, Level, TraceKind};
 use crate::fetcher::FollowerState;
 use crate::log::ReplicaLog;
 use crate::network::{Message, MetadataImage, Network, Outstanding, Payload};
@@ -21,7 +23,7 @@ use crate::partition::LeaderState;
 use crate::record_chunks::RecordChunks;
 use crate::rng::Rng;
 use crate::scenario::{Action, Endpoint, Scenario, TimedAction};
-use crate::trace::{Level, Trace, TraceEvent, TraceKind};
+use crate::trace::{Trace, TraceEvent};
 use crate::types::{BrokerId, Node, TimeMs, TopicPartition};
 use crate::vec_map::VecMap;
 
@@ -103,8 +105,9 @@ pub enum ClientTimer {
     ProducerExpire { job: u64, batch: u64 },
 }
 
+/// What the queue holds: a message to deliver or a node's timer.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Event {
+pub enum Scheduled {
     Deliver {
         message_id: u64,
     },
@@ -123,7 +126,7 @@ pub enum Event {
 struct Queued {
     at: TimeMs,
     seq: u64,
-    event: Event,
+    event: Scheduled,
 }
 
 impl Ord for Queued {
@@ -170,7 +173,7 @@ pub struct Broker {
     /// SIGTERM received while frozen: acted on at thaw.
     pub pending_sigterm: bool,
     /// Events that arrived while frozen, in arrival order.
-    pub deferred: Vec<Event>,
+    pub deferred: Vec<Scheduled>,
     pub frozen_since: Option<TimeMs>,
     /// The disk was lost since the broker last held this replica.
     pub disk_lost: bool,
@@ -481,25 +484,18 @@ impl Sim {
         }
         sim.schedule_at(
             sim.config.unclean_election_interval_ms,
-            Event::Controller(ControllerTimer::UncleanElection),
+            Scheduled::Controller(ControllerTimer::UncleanElection),
         );
         sim.schedule_at(
             crate::config::LEADER_IMBALANCE_CHECK_INTERVAL_MS,
-            Event::Controller(ControllerTimer::PreferredRebalance),
+            Scheduled::Controller(ControllerTimer::PreferredRebalance),
         );
-        sim.trace(
-            TraceKind::Note,
-            Level::Info,
-            None,
-            format!(
-                "Created topic {} with replicas {} (leader {}), {} broker(s), min.insync.replicas={}",
-                sim.tp.topic,
-                crate::types::Ids(&replicas),
-                replicas[0],
-                scenario.brokers,
-                sim.config.min_insync_replicas
-            ),
-        );
+        sim.emit(Event::TopicCreated {
+            topic: sim.tp.topic.clone(),
+            replicas,
+            brokers: scenario.brokers,
+            min_insync_replicas: sim.config.min_insync_replicas,
+        });
         Ok(sim)
     }
 
@@ -526,7 +522,7 @@ impl Sim {
         }
     }
 
-    pub(crate) fn schedule_at(&mut self, at: TimeMs, event: Event) {
+    pub(crate) fn schedule_at(&mut self, at: TimeMs, event: Scheduled) {
         let at = at.max(self.now);
         self.queue.push(Queued {
             at,
@@ -547,7 +543,7 @@ impl Sim {
         let incarnation = self.brokers[&b].incarnation;
         self.schedule_at(
             self.now + delay,
-            Event::Broker {
+            Scheduled::Broker {
                 broker: b,
                 incarnation,
                 timer,
@@ -559,7 +555,7 @@ impl Sim {
         let at = self.now + self.config.broker_session_timeout_ms;
         self.schedule_at(
             at,
-            Event::Controller(ControllerTimer::SessionCheck { broker: b }),
+            Scheduled::Controller(ControllerTimer::SessionCheck { broker: b }),
         );
     }
 
@@ -631,10 +627,10 @@ impl Sim {
         self.timeline.iter().map(|a| a.at).max().unwrap_or(0)
     }
 
-    fn dispatch(&mut self, event: Event) {
+    fn dispatch(&mut self, event: Scheduled) {
         match event {
-            Event::Deliver { message_id } => self.deliver(message_id),
-            Event::Broker {
+            Scheduled::Deliver { message_id } => self.deliver(message_id),
+            Scheduled::Broker {
                 broker,
                 incarnation,
                 timer,
@@ -646,7 +642,7 @@ impl Sim {
                     return;
                 }
                 if b.process == ProcessState::Frozen {
-                    b.deferred.push(Event::Broker {
+                    b.deferred.push(Scheduled::Broker {
                         broker,
                         incarnation,
                         timer,
@@ -655,24 +651,24 @@ impl Sim {
                 }
                 self.broker_timer(broker, timer);
             }
-            Event::Controller(t) => match t {
+            Scheduled::Controller(t) => match t {
                 ControllerTimer::SessionCheck { broker } => self.controller_session_check(broker),
                 ControllerTimer::UncleanElection => {
                     self.controller_periodic_unclean();
                     self.schedule_at(
                         self.now + self.config.unclean_election_interval_ms,
-                        Event::Controller(ControllerTimer::UncleanElection),
+                        Scheduled::Controller(ControllerTimer::UncleanElection),
                     );
                 }
                 ControllerTimer::PreferredRebalance => {
                     self.controller_preferred_rebalance();
                     self.schedule_at(
                         self.now + crate::config::LEADER_IMBALANCE_CHECK_INTERVAL_MS,
-                        Event::Controller(ControllerTimer::PreferredRebalance),
+                        Scheduled::Controller(ControllerTimer::PreferredRebalance),
                     );
                 }
             },
-            Event::Client(t) => self.client_timer(t),
+            Scheduled::Client(t) => self.client_timer(t),
         }
     }
 
@@ -808,7 +804,7 @@ impl Sim {
             payload,
             to_incarnation,
         };
-        self.schedule_at(msg.deliver_at, Event::Deliver { message_id: id });
+        self.schedule_at(msg.deliver_at, Scheduled::Deliver { message_id: id });
         self.in_flight.insert(id, msg);
         id
     }
@@ -891,7 +887,7 @@ impl Sim {
                         return Some(ArrivalOutcome::ProcessGone)
                     }
                     ProcessState::Frozen => {
-                        broker.deferred.push(Event::Deliver { message_id: id });
+                        broker.deferred.push(Scheduled::Deliver { message_id: id });
                         self.buffered.insert(id, msg);
                         return None;
                     }
@@ -1203,6 +1199,12 @@ impl Sim {
 
     // ---- trace -----------------------------------------------------------------------
 
+    /// Records what happened, now.
+    pub(crate) fn emit(&mut self, event: Event) {
+        self.trace.push(self.now, event);
+    }
+
+    /// A line not yet given its own [`Event`] variant (issue 13, step 2: going away).
     pub(crate) fn trace(
         &mut self,
         kind: TraceKind,
@@ -1210,7 +1212,12 @@ impl Sim {
         broker: Option<BrokerId>,
         text: String,
     ) {
-        self.trace.push(self.now, kind, level, broker, text);
+        self.emit(Event::Line {
+            kind,
+            level,
+            broker,
+            text,
+        });
     }
 
     /// Trace events since `cursor` (at most `limit`), and the next cursor.
@@ -1459,9 +1466,7 @@ impl Sim {
                     self.trace(TraceKind::Readout, Level::Info, Some(*broker), line);
                 }
             }
-            Action::Note { text } => {
-                self.trace(TraceKind::Note, Level::Info, None, format!("# {text}"))
-            }
+            Action::Note { text } => self.emit(Event::Caption { text: text.clone() }),
             Action::CancelProduce => self.producer_close_now(),
         }
         Ok(())
@@ -1509,7 +1514,7 @@ impl Sim {
             ),
         );
         for e in deferred {
-            if let Event::Deliver { message_id } = e {
+            if let Scheduled::Deliver { message_id } = e {
                 if let Some(m) = self.buffered.remove(&message_id) {
                     self.in_flight.insert(message_id, m);
                 }

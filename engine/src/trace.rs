@@ -10,59 +10,72 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
+use crate::event::{Event, Level, TraceKind};
 use crate::types::{BrokerId, TimeMs};
 
-/// What kind of event a trace line records (the UI filters on it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TraceKind {
-    /// An input: a fault, a config change, an election request.
-    Action,
-    /// A read-out: describe, offsets, epochs, checkpoints, log dumps.
-    Readout,
-    Produce,
-    Consume,
-    /// ISR shrink/expand and AlterPartition results.
-    Isr,
-    Election,
-    Truncation,
-    /// Registration, fencing, controlled shutdown.
-    Controller,
-    /// Broker lifecycle and replica state changes (becoming leader or follower).
-    Broker,
-    /// Committed records lost (after an unclean election or a lost disk).
-    Loss,
-    /// An invariant was broken: an engine bug.
-    Violation,
-    /// A free-text note from the scenario.
-    Note,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum Level {
-    Info,
-    Warn,
-    Error,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// One event of the trace: what happened ([`Event`]), when, and its place in the run.
+#[derive(Debug, PartialEq, Eq)]
 pub struct TraceEvent {
     /// Position in the whole run (cursor), counting events dropped from the bounded buffer.
     pub seq: u64,
     pub time_ms: TimeMs,
-    pub kind: TraceKind,
-    pub level: Level,
-    pub broker: Option<BrokerId>,
-    pub text: String,
+    pub event: Event,
+}
+
+/// Written out, not derived: a derived `clone` is `#[inline]`, so each crate that clones an
+/// event would compile [`Event`]'s clone again.
+impl Clone for TraceEvent {
+    #[inline(never)]
+    fn clone(&self) -> TraceEvent {
+        TraceEvent {
+            seq: self.seq,
+            time_ms: self.time_ms,
+            event: self.event.clone(),
+        }
+    }
 }
 
 impl TraceEvent {
+    pub fn kind(&self) -> TraceKind {
+        self.event.kind()
+    }
+
+    pub fn level(&self) -> Level {
+        self.event.level()
+    }
+
+    /// The broker whose log the line is from, if one.
+    pub fn broker(&self) -> Option<BrokerId> {
+        self.event.broker()
+    }
+
+    /// The event's rendering: the Kafka log line or tool output it stands for.
+    pub fn text(&self) -> String {
+        self.event.to_string()
+    }
+
     /// One transcript line: the simulated time, then the text.
     pub fn line(&self) -> String {
-        format!("[{}] {}", format_time(self.time_ms), self.text)
+        format!("[{}] {}", format_time(self.time_ms), self.event)
+    }
+}
+
+/// As the command-line runner's `--json` prints it: the rendered line's parts, and the
+/// typed event.
+impl Serialize for TraceEvent {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("TraceEvent", 7)?;
+        st.serialize_field("seq", &self.seq)?;
+        st.serialize_field("time_ms", &self.time_ms)?;
+        st.serialize_field("kind", &self.kind())?;
+        st.serialize_field("level", &self.level())?;
+        st.serialize_field("broker", &self.broker())?;
+        st.serialize_field("text", &self.text())?;
+        st.serialize_field("event", &self.event)?;
+        st.end()
     }
 }
 
@@ -105,22 +118,12 @@ pub struct Trace {
 }
 
 impl Trace {
-    pub fn push(
-        &mut self,
-        time_ms: TimeMs,
-        kind: TraceKind,
-        level: Level,
-        broker: Option<BrokerId>,
-        text: String,
-    ) {
+    pub fn push(&mut self, time_ms: TimeMs, event: Event) {
         let seq = self.next_seq;
         self.append(TraceEvent {
             seq,
             time_ms,
-            kind,
-            level,
-            broker,
-            text,
+            event,
         });
     }
 
@@ -288,12 +291,12 @@ mod tests {
     fn cursor_reads_are_bounded_and_resume() {
         let mut t = Trace::default();
         for i in 0..5 {
-            t.push(i * 10, TraceKind::Note, Level::Info, None, format!("e{i}"));
+            t.push(i * 10, caption(format!("e{i}")));
         }
         let (a, c) = t.since(0, 2);
         assert_eq!(
-            a.iter().map(|e| e.text.as_str()).collect::<Vec<_>>(),
-            ["e0", "e1"]
+            a.iter().map(|e| e.text()).collect::<Vec<_>>(),
+            ["# e0", "# e1"]
         );
         let (b, c2) = t.since(c, 10);
         assert_eq!(b.len(), 3);
@@ -322,24 +325,21 @@ mod tests {
         }
     }
 
+    fn caption(text: String) -> Event {
+        Event::Caption { text }
+    }
+
     fn event(i: u64) -> TraceEvent {
         TraceEvent {
             seq: i,
             time_ms: i / 3,
-            kind: if i.is_multiple_of(5) {
-                TraceKind::Isr
-            } else {
-                TraceKind::Produce
-            },
-            level: Level::Info,
-            broker: (!i.is_multiple_of(7)).then_some((i % 7) as BrokerId),
-            text: format!("event {i} {}", "x".repeat((i % 13) as usize)),
+            event: caption(format!("event {i} {}", "x".repeat((i % 13) as usize))),
         }
     }
 
     fn push(t: &mut Trace, r: &mut Reference, i: u64) {
         let e = event(i);
-        t.push(e.time_ms, e.kind, e.level, e.broker, e.text.clone());
+        t.push(e.time_ms, e.event.clone());
         r.push(e);
     }
 

@@ -26,7 +26,11 @@ fn off_by_default_and_the_run_is_the_same_either_way() {
     on.advance_to(5_000);
     assert!(off.snapshot().arrivals.is_empty());
     assert!(!on.snapshot().arrivals.is_empty());
-    let lines = |s: &Sim| s.trace_events().map(|e| e.text.clone()).collect::<Vec<_>>();
+    let lines = |s: &Sim| {
+        s.trace_events()
+            .map(|e| e.text().clone())
+            .collect::<Vec<_>>()
+    };
     assert_eq!(lines(&off), lines(&on));
     let mut a = on.snapshot();
     a.arrivals.clear();

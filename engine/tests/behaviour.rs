@@ -12,7 +12,7 @@ fn scenario(json: &str) -> Scenario {
 
 fn texts(sim: &Sim) -> Vec<(u64, String)> {
     sim.trace_events()
-        .map(|e| (e.time_ms, e.text.clone()))
+        .map(|e| (e.time_ms, e.text().clone()))
         .collect()
 }
 
@@ -981,7 +981,7 @@ fn a_retried_batch_shows_in_the_snapshot_and_the_retry_and_error_totals() {
 
 fn lines_with(sim: &Sim, needle: &str) -> usize {
     sim.trace_events()
-        .filter(|e| e.text.contains(needle))
+        .filter(|e| e.text().contains(needle))
         .count()
 }
 

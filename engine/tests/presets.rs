@@ -2,8 +2,8 @@
 //! own figures (quoted beside each check), with windows where a figure depends on scheduling.
 #![cfg(not(target_arch = "wasm32"))]
 
+use watermark_engine::event::TraceKind;
 use watermark_engine::presets::preset;
-use watermark_engine::trace::TraceKind;
 use watermark_engine::{Scenario, Sim};
 
 struct Run {
@@ -21,7 +21,7 @@ fn run(name: &str) -> Run {
     );
     let lines = sim
         .trace_events()
-        .map(|e| (e.time_ms, e.text.clone()))
+        .map(|e| (e.time_ms, e.text().clone()))
         .collect();
     Run { sim, lines }
 }
@@ -434,7 +434,7 @@ fn slow_follower_matches_article_004_first_demo() {
         .lines
         .iter()
         .any(|(t, l)| *t > 47000 && l.ends_with("ISR updated to 1,2,3  and version updated to 2")));
-    assert!(r.sim.trace_events().any(|e| e.kind == TraceKind::Isr));
+    assert!(r.sim.trace_events().any(|e| e.kind() == TraceKind::Isr));
 }
 
 /// Each preset's `expect` list holds its article's figures; all must hold, and every preset

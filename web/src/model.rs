@@ -2,9 +2,9 @@
 //! clock. Plain Rust (no signals, no DOM), so it is tested natively; the app publishes its
 //! state to signals (web/src/state.rs).
 
+use watermark_engine::event::{Level, TraceKind};
 use watermark_engine::expect::{evaluate, Outcome};
 use watermark_engine::rewind::Rewind;
-use watermark_engine::trace::{Level, TraceKind};
 use watermark_engine::types::TimeMs;
 use watermark_engine::{Action, Config, Scenario, ScenarioError, Sim, TimedAction};
 
@@ -499,24 +499,24 @@ impl Playground {
         let (events, next) = self.live.trace_since(self.marker_cursor, usize::MAX);
         self.marker_cursor = next;
         for e in events {
-            let kind = match e.kind {
-                TraceKind::Isr if e.text.contains("ISR updated") => Some(MarkerKind::Isr),
+            let kind = match e.kind() {
+                TraceKind::Isr if e.text().contains("ISR updated") => Some(MarkerKind::Isr),
                 TraceKind::Election => Some(MarkerKind::Election),
                 TraceKind::Truncation
-                    if e.text.contains("Truncating partition")
-                        || e.text.contains("below high watermark") =>
+                    if e.text().contains("Truncating partition")
+                        || e.text().contains("below high watermark") =>
                 {
                     Some(MarkerKind::Truncation)
                 }
                 TraceKind::Loss | TraceKind::Violation => Some(MarkerKind::Error),
-                TraceKind::Produce if e.level == Level::Error => Some(MarkerKind::Error),
+                TraceKind::Produce if e.level() == Level::Error => Some(MarkerKind::Error),
                 _ => None,
             };
             if let Some(kind) = kind {
                 self.markers.push(Marker {
                     time_ms: e.time_ms,
                     kind,
-                    text: e.text.clone(),
+                    text: e.text().clone(),
                 });
             }
         }

@@ -8,9 +8,9 @@
 #![allow(clippy::redundant_closure)]
 
 use leptos::prelude::*;
+use watermark_engine::event::{Level, TraceKind};
 use watermark_engine::json::Value;
 use watermark_engine::scenario::{AcksOrDefault, ProduceSpec};
-use watermark_engine::trace::{Level, TraceKind};
 use watermark_engine::types::Acks;
 use watermark_engine::Action;
 
@@ -571,9 +571,9 @@ fn rows<'a>(lines: impl Iterator<Item = &'a watermark_engine::TraceEvent>) -> Ve
     // The open run: its row's index in `out` and how many retries it holds.
     let mut run: Option<(usize, u32)> = None;
     for e in lines {
-        let retry = e.kind == TraceKind::Produce
-            && e.level == Level::Warn
-            && e.text.contains("Got error produce response");
+        let retry = e.kind() == TraceKind::Produce
+            && e.level() == Level::Warn
+            && e.text().contains("Got error produce response");
         let mut line = e.line();
         if retry {
             if let Some((i, n)) = run {
@@ -583,10 +583,10 @@ fn rows<'a>(lines: impl Iterator<Item = &'a watermark_engine::TraceEvent>) -> Ve
             } else {
                 run = Some((out.len(), 1));
             }
-        } else if e.kind == TraceKind::Produce {
+        } else if e.kind() == TraceKind::Produce {
             run = None;
         }
-        out.push((e.seq, line, e.level, e.kind, e.time_ms));
+        out.push((e.seq, line, e.level(), e.kind(), e.time_ms));
     }
     out
 }
@@ -1018,9 +1018,9 @@ pub fn narration(ctx: Ctx) -> String {
             .rev()
             .find(|e| {
                 matches!(
-                    e.kind,
+                    e.kind(),
                     TraceKind::Isr | TraceKind::Election | TraceKind::Truncation | TraceKind::Loss
-                ) || (e.kind == TraceKind::Produce && e.level != Level::Warn)
+                ) || (e.kind() == TraceKind::Produce && e.level() != Level::Warn)
             })
             .map(|e| e.line())
             .unwrap_or_default()
