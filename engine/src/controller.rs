@@ -14,9 +14,10 @@ use crate::vec_map::VecMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::event::{Level, TraceKind};
+use crate::event::{BrokerControl, Event, Ineligible};
 use crate::network::{MetadataImage, Payload};
 use crate::sim::Sim;
+use crate::types::ElectionKind;
 use crate::types::{ids_where, BrokerId, ErrorCode, Ids, Node, TimeMs};
 
 /// BrokerRegistration as the controller keeps it.
@@ -82,20 +83,6 @@ impl PartitionRegistration {
 pub enum Election {
     Preferred,
     Online,
-    Unclean,
-}
-
-/// How a new leader was chosen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ElectionKind {
-    /// From the ISR.
-    Clean,
-    /// From the ELR while the ISR was empty (KIP-966).
-    Elr,
-    /// The last known leader, when ISR and ELR are empty (balanced recovery; Kafka marks it
-    /// unclean).
-    LastKnownLeader,
-    /// From outside the ISR and ELR: committed records may be lost.
     Unclean,
 }
 
@@ -452,42 +439,29 @@ impl Sim {
                     self.elections.remove(0);
                 }
             }
-            let text = match (leader, kind) {
-                (None, _) => format!(
-                    "[QuorumController] Partition {} has no leader: no eligible replica (Isr: [{}] Elr: [{}]) leader epoch {}",
-                    self.tp,
-                    Ids(&next.isr),
-                    Ids(&next.elr),
-                    next.leader_epoch
-                ),
-                (Some(l), kind) => {
-                    // One line for every kind of election, which it names.
-                    let how = match kind {
-                        Some(ElectionKind::Unclean) => "an unclean election",
-                        Some(ElectionKind::LastKnownLeader) => {
-                            "an unclean election of the last known leader"
-                        }
-                        Some(ElectionKind::Elr) => "ELR",
-                        _ => "a clean election",
-                    };
-                    if matches!(
-                        kind,
-                        Some(ElectionKind::Unclean | ElectionKind::LastKnownLeader)
-                    ) {
-                        self.last_unclean_election_at = Some(now);
-                    }
-                    format!(
-                        "[QuorumController] Setting new leader for topic {}, partition {} to {l} using {how} (leader epoch {})",
-                        self.tp.topic, self.tp.partition, next.leader_epoch
-                    )
-                }
-            };
-            let level = match kind {
-                Some(ElectionKind::Unclean) | Some(ElectionKind::LastKnownLeader) => Level::Warn,
-                _ if leader.is_none() => Level::Warn,
-                _ => Level::Info,
-            };
-            self.trace(TraceKind::Election, level, None, text);
+            if matches!(
+                kind,
+                Some(ElectionKind::Unclean | ElectionKind::LastKnownLeader)
+            ) && leader.is_some()
+            {
+                self.last_unclean_election_at = Some(now);
+            }
+            let tp = self.tp.clone();
+            let leader_epoch = next.leader_epoch;
+            self.emit(match leader {
+                None => Event::PartitionHasNoLeader {
+                    tp,
+                    isr: next.isr.clone(),
+                    elr: next.elr.clone(),
+                    leader_epoch,
+                },
+                Some(leader) => Event::NewLeader {
+                    tp,
+                    leader,
+                    election: kind,
+                    leader_epoch,
+                },
+            });
         }
     }
 
@@ -627,12 +601,7 @@ impl Sim {
                     .unwrap_or(0);
                 let session_valid = now < last_heartbeat + self.config.broker_session_timeout_ms;
                 if existing.as_ref().is_some_and(|r| !r.fenced) && !same_process && session_valid {
-                    self.trace(
-                        TraceKind::Controller,
-                        Level::Info,
-                        Some(b),
-                        format!("[QuorumController] Rejected registration of broker {b}: DuplicateBrokerRegistrationException: Another broker is registered with that broker id."),
-                    );
+                    self.emit(Event::RegistrationRejected { broker: b });
                     self.send(
                         Node::Controller,
                         from,
@@ -645,12 +614,10 @@ impl Sim {
                     "RegisterBrokerRecord",
                     format!("RegisterBrokerRecord(brokerId={b}, fenced=true)"),
                 ) as i64;
-                self.trace(
-                    TraceKind::Controller,
-                    Level::Info,
-                    Some(b),
-                    format!("[QuorumController] Registered broker {b} with broker epoch {epoch} (fenced until it catches up)"),
-                );
+                self.emit(Event::BrokerRegistered {
+                    broker: b,
+                    broker_epoch: epoch,
+                });
                 self.controller.brokers.insert(
                     b,
                     BrokerRegistration {
@@ -669,12 +636,10 @@ impl Sim {
                     if prev.epoch != previous_broker_epoch {
                         let p = &self.controller.partition;
                         let listed = p.isr.contains(&b) || p.elr.contains(&b);
-                        let text = if listed && self.config.elr_enabled() {
-                            format!("[QuorumController] Broker {b} registered after an unclean shutdown: removing it from the ISR and ELR")
-                        } else {
-                            format!("[QuorumController] Broker {b} registered after an unclean shutdown")
-                        };
-                        self.trace(TraceKind::Controller, Level::Info, Some(b), text);
+                        self.emit(Event::RegisteredAfterUncleanShutdown {
+                            broker: b,
+                            removed_from_isr_and_elr: listed && self.config.elr_enabled(),
+                        });
                         if self.config.elr_enabled() {
                             self.controller_generate_updates(
                                 None,
@@ -853,37 +818,27 @@ impl Sim {
             return ErrorCode::INVALID_REQUEST;
         }
         // ineligibleReplicasForIsr
-        // Written as found, joined by ", " (each entry starts with its id, so a non-empty
-        // text means one came before).
-        let mut ineligible = String::new();
+        let mut ineligible = Vec::new();
         for &(id, epoch) in new_isr {
-            let sep = if ineligible.is_empty() { "" } else { ", " };
-            let _ = match self.controller.brokers.get(&id) {
-                None => write!(ineligible, "{sep}{id} (not registered)"),
-                Some(r) if r.in_controlled_shutdown => {
-                    write!(ineligible, "{sep}{id} (shutting down)")
-                }
-                Some(r) if r.fenced => write!(ineligible, "{sep}{id} (fenced)"),
-                Some(r) if epoch != -1 && r.epoch != epoch => write!(
-                    ineligible,
-                    "{sep}{id} (broker epoch mismatch: requested={epoch} VS expected={})",
-                    r.epoch
-                ),
-                _ => Ok(()),
+            let why = match self.controller.brokers.get(&id) {
+                None => Ineligible::NotRegistered,
+                Some(r) if r.in_controlled_shutdown => Ineligible::ShuttingDown,
+                Some(r) if r.fenced => Ineligible::Fenced,
+                Some(r) if epoch != -1 && r.epoch != epoch => Ineligible::BrokerEpochMismatch {
+                    requested: epoch,
+                    expected: r.epoch,
+                },
+                _ => continue,
             };
+            ineligible.push((id, why));
         }
         if !ineligible.is_empty() {
-            self.trace(
-                TraceKind::Controller,
-                Level::Info,
-                Some(b),
-                format!(
-                    "[QuorumController] Rejecting AlterPartition request from node {b} for {} because it specified ineligible replicas {} in the new ISR {}",
-                    self.tp,
-                    ineligible,
-                    Ids(&ids)
-                ),
-            );
+            self.emit(Event::AlterPartitionIneligible {
+                broker: b,
+                tp: self.tp.clone(),
+                ineligible,
+                isr: ids,
+            });
             return ErrorCode::INELIGIBLE_REPLICA;
         }
         ErrorCode::NONE
@@ -910,12 +865,10 @@ impl Sim {
         let has_leaderships = self.controller.partition.leader == Some(b);
         if reg.fenced {
             if want_shut_down {
-                self.trace(
-                    TraceKind::Controller,
-                    Level::Info,
-                    Some(b),
-                    format!("[QuorumController] Fenced broker {b} has requested and been granted an immediate shutdown."),
-                );
+                self.emit(Event::BrokerControl {
+                    broker: b,
+                    what: BrokerControl::FencedShutdownGranted,
+                });
                 return BrokerControlState::ShutdownNow;
             }
             if metadata_offset >= reg.epoch as u64 {
@@ -933,7 +886,13 @@ impl Sim {
             let lowest = self.controller_lowest_active_offset();
             let cs_offset = reg.controlled_shutdown_offset.unwrap_or(0);
             if cs_offset <= lowest {
-                self.controller_fence(b, &format!("[QuorumController] The request from broker {b} to shut down has been granted since the lowest active offset {lowest} is now greater than the broker's controlled shutdown offset {cs_offset}."));
+                self.controller_fence(
+                    b,
+                    BrokerControl::ShutdownGranted {
+                        lowest_active_offset: lowest,
+                        controlled_shutdown_offset: cs_offset,
+                    },
+                );
                 return BrokerControlState::ShutdownNow;
             }
             return BrokerControlState::ControlledShutdown;
@@ -945,10 +904,7 @@ impl Sim {
             self.controller_controlled_shutdown(b);
             BrokerControlState::ControlledShutdown
         } else {
-            self.controller_fence(
-                b,
-                &format!("[QuorumController] Unfenced broker {b} has requested and been granted an immediate shutdown."),
-            );
+            self.controller_fence(b, BrokerControl::UnfencedShutdownGranted);
             BrokerControlState::ShutdownNow
         }
     }
@@ -984,12 +940,10 @@ impl Sim {
                 "BrokerRegistrationChangeRecord(brokerId={b}, brokerEpoch={epoch}, fenced=UNFENCE)"
             ),
         );
-        self.trace(
-            TraceKind::Controller,
-            Level::Info,
-            Some(b),
-            format!("[QuorumController] Unfenced broker {b}"),
-        );
+        self.emit(Event::BrokerControl {
+            broker: b,
+            what: BrokerControl::Unfenced,
+        });
         self.controller_generate_updates(None, Some(b), None, ChangeCause::BrokerUnfenced(b));
         self.controller_publish_metadata();
     }
@@ -1006,12 +960,10 @@ impl Sim {
             "BrokerRegistrationChangeRecord",
             format!("BrokerRegistrationChangeRecord(brokerId={b}, brokerEpoch={epoch}, inControlledShutdown=1)"),
         );
-        self.trace(
-            TraceKind::Controller,
-            Level::Info,
-            Some(b),
-            format!("[QuorumController] Unfenced broker {b} has requested and been granted a controlled shutdown."),
-        );
+        self.emit(Event::BrokerControl {
+            broker: b,
+            what: BrokerControl::ControlledShutdownGranted,
+        });
         self.controller_generate_updates(Some(b), None, None, ChangeCause::ControlledShutdown(b));
         // BrokerHeartbeatManager.maybeUpdateControlledShutdownOffset: the offset every
         // active broker must reach before this one may go.
@@ -1035,20 +987,20 @@ impl Sim {
         if reg.fenced || now < last + self.config.broker_session_timeout_ms {
             return;
         }
-        self.controller_fence(
-            b,
-            &format!("[QuorumController] Fencing broker {b} because its session has timed out."),
-        );
+        self.controller_fence(b, BrokerControl::SessionTimedOut);
     }
 
     /// handleBrokerFenced: remove the broker from the ISR (electing a new leader if it led),
     /// then record the fencing.
-    fn controller_fence(&mut self, b: BrokerId, why: &str) {
+    fn controller_fence(&mut self, b: BrokerId, why: BrokerControl) {
         let now = self.now;
         let Some(reg) = self.controller.brokers.get(&b).cloned() else {
             return;
         };
-        self.trace(TraceKind::Controller, Level::Info, Some(b), why.to_string());
+        self.emit(Event::BrokerControl {
+            broker: b,
+            what: why,
+        });
         self.controller_generate_updates(Some(b), None, None, ChangeCause::BrokerFenced(b));
         if let Some(r) = self.controller.brokers.get_mut(&b) {
             r.fenced = true;

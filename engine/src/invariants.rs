@@ -14,10 +14,11 @@
 
 use crate::vec_map::VecMap;
 
-use crate::controller::{ElectionKind, LeaderRecoveryState, PartitionRegistration};
+use crate::controller::{LeaderRecoveryState, PartitionRegistration};
 use crate::event::{Level, TraceKind};
 use crate::sim::{Loss, Role, Sim};
 use crate::types::BrokerId;
+use crate::types::ElectionKind;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct InvariantState {
@@ -358,7 +359,7 @@ mod tests {
 
     #[test]
     fn a_loss_names_its_cause() {
-        use crate::controller::ElectionKind;
+        use crate::types::ElectionKind;
         // Broker 2's log is emptied and it is made leader of a new epoch: the two committed
         // records are gone. What the loss says depends on how the controller chose it.
         let lose = |kind: Option<ElectionKind>, disk: bool| -> String {

@@ -288,7 +288,7 @@ pub struct Sim {
     pub(crate) last_unclean_election_at: Option<TimeMs>,
     /// How the controller chose the leader of each leader epoch it elected (newest last,
     /// bounded), so a loss can name its cause.
-    pub(crate) elections: Vec<(i32, crate::controller::ElectionKind)>,
+    pub(crate) elections: Vec<(i32, crate::types::ElectionKind)>,
     /// The committed history: records that some leader's HW has covered. Shared with clones,
     /// as the logs are (it grows as long as they do).
     pub(crate) committed: RecordChunks,

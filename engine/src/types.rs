@@ -221,3 +221,18 @@ pub fn ids_where(ids: &[BrokerId], keep: &dyn Fn(BrokerId) -> bool) -> Vec<Broke
 pub fn join_ids(ids: &[BrokerId]) -> String {
     Ids(ids).to_string()
 }
+
+/// How a new leader was chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ElectionKind {
+    /// From the ISR.
+    Clean,
+    /// From the ELR while the ISR was empty (KIP-966).
+    Elr,
+    /// The last known leader, when ISR and ELR are empty (balanced recovery; Kafka marks it
+    /// unclean).
+    LastKnownLeader,
+    /// From outside the ISR and ELR: committed records may be lost.
+    Unclean,
+}
