@@ -7,7 +7,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::types::{BrokerId, ElectionKind, Ids, OrNone, TopicPartition};
+use crate::log::{Record, Values};
+use crate::types::{BrokerId, ElectionKind, ErrorCode, Ids, Node, OrNone, TimeMs, TopicPartition};
 
 /// What kind of event a trace line records (the UI filters on it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -109,6 +110,58 @@ pub enum Event {
     },
     // (end of the controller's events)
 
+    // ---- the scenario's actions, the broker processes, the checks -------------------
+    /// A scenario action the engine refused (its validation error).
+    ActionRejected { error: String },
+    /// A signal sent to a broker's process, or its start, and what it did.
+    Signal {
+        signal: Signal,
+        broker: BrokerId,
+        outcome: SignalOutcome,
+    },
+    /// The broker's fetches take `ms` longer (0: no longer).
+    Slowed { broker: BrokerId, ms: u64 },
+    /// A network link cut or healed.
+    Link { a: Node, b: Node, cut: bool },
+    /// The broker's log and checkpoint files are gone.
+    DiskLost { broker: BrokerId },
+    /// `kafka-configs.sh --alter --add-config name=value`.
+    ConfigSet { name: String, value: String },
+    /// `kafka-leader-election.sh` and its answer.
+    LeaderElectionTool {
+        election: ElectionType,
+        tp: TopicPartition,
+        error: ErrorCode,
+    },
+    /// One line of a read-out tool's output, as the tool prints it.
+    ToolOutput {
+        tool: Tool,
+        broker: Option<BrokerId>,
+        line: String,
+    },
+    /// KafkaServer: the broker finished its controlled shutdown.
+    BrokerShutDown { broker: BrokerId },
+    /// KafkaServer: the broker started and loaded its log (the HW from
+    /// replication-offset-checkpoint).
+    BrokerStarted {
+        broker: BrokerId,
+        tp: TopicPartition,
+        log_end_offset: u64,
+        high_watermark: u64,
+    },
+    /// Committed records the new leader does not have: gone, and why.
+    CommittedRecordsLost {
+        broker: BrokerId,
+        records: Vec<Record>,
+        cause: LossCause,
+    },
+    /// An invariant does not hold: an engine bug, with the seed and time that reproduce it.
+    InvariantBroken {
+        what: String,
+        seed: u64,
+        at_ms: TimeMs,
+    },
+
     // ---- the scenario --------------------------------------------------------------
     /// The scenario's caption (`note` action): the walkthrough shows it.
     Caption { text: String },
@@ -140,6 +193,17 @@ impl Event {
             | Event::AlterPartitionIneligible { .. }
             | Event::BrokerControl { .. } => TraceKind::Controller,
             // (end of the controller's)
+            Event::ActionRejected { .. }
+            | Event::Signal { .. }
+            | Event::Slowed { .. }
+            | Event::Link { .. }
+            | Event::DiskLost { .. }
+            | Event::ConfigSet { .. }
+            | Event::LeaderElectionTool { .. } => TraceKind::Action,
+            Event::ToolOutput { .. } => TraceKind::Readout,
+            Event::BrokerShutDown { .. } | Event::BrokerStarted { .. } => TraceKind::Broker,
+            Event::CommittedRecordsLost { .. } => TraceKind::Loss,
+            Event::InvariantBroken { .. } => TraceKind::Violation,
             Event::Caption { .. } | Event::TopicCreated { .. } => TraceKind::Note,
         }
     }
@@ -166,6 +230,18 @@ impl Event {
             | Event::AlterPartitionIneligible { .. }
             | Event::BrokerControl { .. } => Level::Info,
             // (end of the controller's)
+            Event::ActionRejected { .. }
+            | Event::CommittedRecordsLost { .. }
+            | Event::InvariantBroken { .. } => Level::Error,
+            Event::Signal { .. }
+            | Event::Slowed { .. }
+            | Event::Link { .. }
+            | Event::DiskLost { .. }
+            | Event::ConfigSet { .. }
+            | Event::LeaderElectionTool { .. }
+            | Event::ToolOutput { .. }
+            | Event::BrokerShutDown { .. }
+            | Event::BrokerStarted { .. } => Level::Info,
             Event::Caption { .. } | Event::TopicCreated { .. } => Level::Info,
         }
     }
@@ -188,6 +264,19 @@ impl Event {
             | Event::AlterPartitionIneligible { broker, .. }
             | Event::BrokerControl { broker, .. } => Some(*broker),
             // (end of the controller's)
+            // The actions' lines are the operator's, not a broker's.
+            Event::ActionRejected { .. }
+            | Event::Signal { .. }
+            | Event::Slowed { .. }
+            | Event::Link { .. }
+            | Event::DiskLost { .. }
+            | Event::ConfigSet { .. }
+            | Event::LeaderElectionTool { .. }
+            | Event::InvariantBroken { .. } => None,
+            Event::ToolOutput { broker, .. } => *broker,
+            Event::BrokerShutDown { broker }
+            | Event::BrokerStarted { broker, .. }
+            | Event::CommittedRecordsLost { broker, .. } => Some(*broker),
             Event::Caption { .. } | Event::TopicCreated { .. } => None,
         }
     }
@@ -305,6 +394,111 @@ impl fmt::Display for Event {
                 }
             }
             // (end of the controller's)
+            Event::ActionRejected { error } => write!(f, "action rejected: {error}"),
+            Event::Signal {
+                signal,
+                broker,
+                outcome,
+            } => {
+                f.write_str(match signal {
+                    Signal::Stop => "kill -STOP broker ",
+                    Signal::Cont => "kill -CONT broker ",
+                    Signal::Term => "kill -TERM broker ",
+                    Signal::Kill => "kill -9 broker ",
+                    Signal::Start => "start broker ",
+                })?;
+                write!(f, "{broker}")?;
+                match (signal, outcome) {
+                    (Signal::Stop, SignalOutcome::Done) => {
+                        f.write_str(" (frozen: nothing runs, sockets stay open)")
+                    }
+                    (Signal::Stop, _) => f.write_str(": not running, nothing to freeze"),
+                    (Signal::Kill, SignalOutcome::Done) => {
+                        f.write_str(" (process gone; log and checkpoints stay on disk)")
+                    }
+                    (Signal::Term, SignalOutcome::Done) => f.write_str(" (controlled shutdown)"),
+                    (Signal::Term, SignalOutcome::WaitsForThaw) => {
+                        f.write_str(" (frozen: the signal waits until it is thawed)")
+                    }
+                    (Signal::Start, SignalOutcome::Done) => Ok(()),
+                    (_, SignalOutcome::AlreadyRunning) => f.write_str(": already running"),
+                    (_, SignalOutcome::NotFrozen) => f.write_str(": not frozen"),
+                    (_, SignalOutcome::Thawed { frozen_ms, queued }) => write!(
+                        f,
+                        " (frozen for {frozen_ms} ms; {queued} queued event(s) run now)"
+                    ),
+                    _ => f.write_str(": not running"),
+                }
+            }
+            Event::Slowed { broker, ms: 0 } => write!(f, "broker {broker} is no longer slow"),
+            Event::Slowed { broker, ms } => {
+                write!(f, "broker {broker} is slow: each fetch takes {ms} ms longer")
+            }
+            Event::Link { a, b, cut } => write!(
+                f,
+                "network: {} the link between {a} and {b}",
+                if *cut { "cut" } else { "healed" }
+            ),
+            Event::DiskLost { broker } => write!(
+                f,
+                "broker {broker} lost its disk: its log and checkpoint files are gone (the process is down)"
+            ),
+            Event::ConfigSet { name, value } => {
+                write!(f, "kafka-configs.sh --alter --add-config {name}={value}")
+            }
+            Event::LeaderElectionTool {
+                election,
+                tp,
+                error,
+            } => {
+                let (kind, option) = match election {
+                    ElectionType::Preferred => ("PREFERRED", "preferred"),
+                    ElectionType::Unclean => ("UNCLEAN", "unclean"),
+                };
+                write!(f, "kafka-leader-election.sh --election-type {option}: ")?;
+                if *error == ErrorCode::NONE {
+                    write!(
+                        f,
+                        "Successfully completed leader election ({kind}) for partitions {tp}"
+                    )
+                } else {
+                    write!(
+                        f,
+                        "Error completing leader election ({kind}) for partition {tp}: {error}"
+                    )
+                }
+            }
+            Event::ToolOutput { line, .. } => f.write_str(line),
+            Event::BrokerShutDown { broker } => {
+                write!(f, "[KafkaServer id={broker}] shut down completed")
+            }
+            Event::BrokerStarted {
+                broker,
+                tp,
+                log_end_offset,
+                high_watermark,
+            } => write!(
+                f,
+                "[KafkaServer id={broker}] started: {tp} loaded with log end offset {log_end_offset}, high watermark {high_watermark} (from replication-offset-checkpoint)"
+            ),
+            Event::CommittedRecordsLost {
+                records,
+                cause,
+                ..
+            } => {
+                let (first, last) = match (records.first(), records.last()) {
+                    (Some(a), Some(b)) => (a.offset, b.offset),
+                    _ => (0, 0),
+                };
+                write!(
+                    f,
+                    "Committed records lost: offsets {first}..{last} ({}) are gone: {cause}.",
+                    Values(records)
+                )
+            }
+            Event::InvariantBroken { what, seed, at_ms } => {
+                write!(f, "invariant broken: {what} (seed={seed} t={at_ms})")
+            }
             Event::Caption { text } => write!(f, "# {text}"),
             Event::TopicCreated {
                 topic,
@@ -367,4 +561,102 @@ pub enum BrokerControl {
     },
     /// No heartbeat within broker.session.timeout.ms.
     SessionTimedOut,
+}
+
+/// A signal the operator sends to a broker's process (or its start).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Signal {
+    /// `kill -STOP`: freeze.
+    Stop,
+    /// `kill -CONT`: thaw.
+    Cont,
+    /// `kill -TERM`: controlled shutdown.
+    Term,
+    /// `kill -9`.
+    Kill,
+    /// Start the process.
+    Start,
+}
+
+/// What a [`Signal`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum SignalOutcome {
+    Done,
+    NotRunning,
+    AlreadyRunning,
+    /// SIGTERM to a frozen process: it waits until the process is thawed.
+    WaitsForThaw,
+    NotFrozen,
+    /// Thawed after `frozen_ms`; `queued` inputs that waited now run.
+    Thawed {
+        frozen_ms: TimeMs,
+        queued: usize,
+    },
+}
+
+/// `kafka-leader-election.sh --election-type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ElectionType {
+    Preferred,
+    Unclean,
+}
+
+/// The read-out tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tool {
+    /// `kafka-topics.sh --describe`.
+    Describe,
+    /// `kafka-get-offsets.sh`.
+    GetOffsets,
+    /// Each broker's `leader-epoch-checkpoint`.
+    LeaderEpochCheckpoints,
+    /// Each broker's `replication-offset-checkpoint`.
+    HighWatermarkCheckpoints,
+    /// `kafka-dump-log.sh` of one broker's segment.
+    DumpLog,
+}
+
+/// Why committed records are gone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "cause", rename_all = "snake_case")]
+pub enum LossCause {
+    /// The last known leader was elected with ISR and ELR empty (Kafka counts it unclean).
+    LastKnownLeader {
+        broker: BrokerId,
+    },
+    UncleanElection {
+        broker: BrokerId,
+    },
+    /// A replica that came back with an empty disk counted as in sync.
+    LostDisk {
+        broker: BrokerId,
+        lost_disks: Vec<BrokerId>,
+    },
+    /// A clean election lost them: an engine bug (an invariant is broken too).
+    CleanElection,
+}
+
+impl fmt::Display for LossCause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LossCause::LastKnownLeader { broker } => write!(
+                f,
+                "broker {broker} was elected as the last known leader (ISR and ELR were empty; Kafka counts this as an unclean election) and does not have them"
+            ),
+            LossCause::UncleanElection { broker } => write!(
+                f,
+                "broker {broker} became leader through an unclean election and does not have them"
+            ),
+            LossCause::LostDisk { broker, lost_disks } => write!(
+                f,
+                "broker {broker} became leader after broker {} lost its disk (a replica that came back empty counted as in sync)",
+                Ids(lost_disks)
+            ),
+            LossCause::CleanElection => f.write_str("a clean election (engine bug)"),
+        }
+    }
 }

@@ -15,7 +15,7 @@
 use crate::vec_map::VecMap;
 
 use crate::controller::{LeaderRecoveryState, PartitionRegistration};
-use crate::event::{Level, TraceKind};
+use crate::event::{Event, LossCause};
 use crate::sim::{Loss, Role, Sim};
 use crate::types::BrokerId;
 use crate::types::ElectionKind;
@@ -50,9 +50,13 @@ fn violation(sim: &mut Sim, what: String) {
     {
         return;
     }
-    let text = format!("invariant broken: {what} (seed={} t={})", sim.seed, sim.now);
-    sim.violations.push(text.clone());
-    sim.trace(TraceKind::Violation, Level::Error, None, text);
+    let event = Event::InvariantBroken {
+        what,
+        seed: sim.seed,
+        at_ms: sim.now,
+    };
+    sim.violations.push(event.to_string());
+    sim.emit(event);
 }
 
 /// Checks every invariant; records violations.
@@ -257,16 +261,16 @@ pub fn on_new_leader(sim: &mut Sim, b: BrokerId, p: &PartitionRegistration) {
         .map(|(_, k)| *k);
     let lost_disks = sim.broker_ids_where(&|x| x.disk_lost);
     let cause = if kind == Some(ElectionKind::LastKnownLeader) {
-        format!("broker {b} was elected as the last known leader (ISR and ELR were empty; Kafka counts this as an unclean election) and does not have them")
+        LossCause::LastKnownLeader { broker: b }
     } else if p.leader_recovery_state == LeaderRecoveryState::Recovering
         || kind == Some(ElectionKind::Unclean)
     {
-        format!("broker {b} became leader through an unclean election and does not have them")
+        LossCause::UncleanElection { broker: b }
     } else if !lost_disks.is_empty() {
-        format!(
-            "broker {b} became leader after broker {} lost its disk (a replica that came back empty counted as in sync)",
-            crate::types::Ids(&lost_disks)
-        )
+        LossCause::LostDisk {
+            broker: b,
+            lost_disks,
+        }
     } else {
         violation(
             sim,
@@ -275,16 +279,16 @@ pub fn on_new_leader(sim: &mut Sim, b: BrokerId, p: &PartitionRegistration) {
                 first.offset, last.offset
             ),
         );
-        "a clean election (engine bug)".to_string()
+        LossCause::CleanElection
     };
-    let text = format!(
-        "Committed records lost: offsets {}..{} ({}) are gone: {cause}.",
-        first.offset,
-        last.offset,
-        crate::log::Values(&lost)
-    );
     let values: Vec<String> = lost.iter().map(|r| r.value.clone()).collect();
-    sim.trace(TraceKind::Loss, Level::Error, Some(b), text);
+    let event = Event::CommittedRecordsLost {
+        broker: b,
+        records: lost.clone(),
+        cause: cause.clone(),
+    };
+    sim.emit(event);
+    let cause = cause.to_string();
     sim.losses.push(Loss {
         time_ms: sim.now,
         first_offset: first.offset,

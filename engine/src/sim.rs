@@ -15,7 +15,7 @@ use crate::client::{Consumer, Producer};
 use crate::config::Config;
 use crate::controller::{BrokerRegistration, Controller, PartitionRegistration};
 use crate::error::ScenarioError;
-use crate::event::{Event, Level, TraceKind};
+use crate::event::{ElectionType, Event, Level, Signal, SignalOutcome, Tool, TraceKind};
 use crate::fetcher::FollowerState;
 use crate::log::ReplicaLog;
 use crate::network::{Message, MetadataImage, Network, Outstanding, Payload};
@@ -593,12 +593,9 @@ impl Sim {
         self.timeline_cursor += 1;
         self.now = self.now.max(a.at);
         if let Err(e) = self.apply_now(&a.action) {
-            self.trace(
-                TraceKind::Action,
-                Level::Error,
-                None,
-                format!("action rejected: {e}"),
-            );
+            self.emit(Event::ActionRejected {
+                error: e.to_string(),
+            });
         }
     }
 
@@ -1071,12 +1068,7 @@ impl Sim {
         broker.process = ProcessState::Stopped;
         broker.shutting_down = false;
         self.clear_process_memory(b);
-        self.trace(
-            TraceKind::Broker,
-            Level::Info,
-            Some(b),
-            format!("[KafkaServer id={b}] shut down completed"),
-        );
+        self.emit(Event::BrokerShutDown { broker: b });
         self.reset_connections(b);
     }
 
@@ -1125,17 +1117,12 @@ impl Sim {
         self.start_broker_tasks(b);
         self.schedule_broker_timer(b, 0, BrokerTimer::Register);
         let log = &self.brokers[&b].log;
-        self.trace(
-            TraceKind::Broker,
-            Level::Info,
-            Some(b),
-            format!(
-                "[KafkaServer id={b}] started: {} loaded with log end offset {}, high watermark {} (from replication-offset-checkpoint)",
-                self.tp,
-                log.log_end_offset(),
-                log.high_watermark
-            ),
-        );
+        self.emit(Event::BrokerStarted {
+            broker: b,
+            tp: self.tp.clone(),
+            log_end_offset: log.log_end_offset(),
+            high_watermark: log.high_watermark,
+        });
     }
 
     // ---- metadata ---------------------------------------------------------------------
@@ -1265,7 +1252,6 @@ impl Sim {
     pub fn apply_now(&mut self, action: &Action) -> Result<(), ScenarioError> {
         action.validate("action", self.brokers.len() as u32)?;
         let now = self.now;
-        let note = |s: &mut Sim, text: String| s.trace(TraceKind::Action, Level::Info, None, text);
         match action {
             Action::Produce(spec) => self.client_produce(spec),
             Action::Consume {
@@ -1277,17 +1263,9 @@ impl Sim {
                 if b.process == ProcessState::Running {
                     b.process = ProcessState::Frozen;
                     b.frozen_since = Some(now);
-                    self.note_broker(
-                        "kill -STOP broker ",
-                        *broker,
-                        " (frozen: nothing runs, sockets stay open)",
-                    );
+                    self.note_signal(Signal::Stop, *broker, SignalOutcome::Done);
                 } else {
-                    self.note_broker(
-                        "kill -STOP broker ",
-                        *broker,
-                        ": not running, nothing to freeze",
-                    );
+                    self.note_signal(Signal::Stop, *broker, SignalOutcome::NotRunning);
                 }
             }
             Action::Thaw { broker } => self.thaw(*broker),
@@ -1295,14 +1273,10 @@ impl Sim {
                 if self.brokers[broker].process.is_up() {
                     self.brokers[broker].process = ProcessState::Killed;
                     self.clear_process_memory(*broker);
-                    self.note_broker(
-                        "kill -9 broker ",
-                        *broker,
-                        " (process gone; log and checkpoints stay on disk)",
-                    );
+                    self.note_signal(Signal::Kill, *broker, SignalOutcome::Done);
                     self.reset_connections(*broker);
                 } else {
-                    self.note_broker("kill -9 broker ", *broker, ": not running");
+                    self.note_signal(Signal::Kill, *broker, SignalOutcome::NotRunning);
                 }
             }
             Action::Stop { broker } => {
@@ -1310,7 +1284,7 @@ impl Sim {
                 match b.process {
                     ProcessState::Running if !b.shutting_down => {
                         b.shutting_down = true;
-                        self.note_broker("kill -TERM broker ", *broker, " (controlled shutdown)");
+                        self.note_signal(Signal::Term, *broker, SignalOutcome::Done);
                         self.send_heartbeat(*broker);
                         self.schedule_broker_timer(
                             *broker,
@@ -1320,59 +1294,45 @@ impl Sim {
                     }
                     ProcessState::Frozen => {
                         b.pending_sigterm = true;
-                        self.note_broker(
-                            "kill -TERM broker ",
-                            *broker,
-                            " (frozen: the signal waits until it is thawed)",
-                        );
+                        self.note_signal(Signal::Term, *broker, SignalOutcome::WaitsForThaw);
                     }
-                    _ => self.note_broker("kill -TERM broker ", *broker, ": not running"),
+                    _ => self.note_signal(Signal::Term, *broker, SignalOutcome::NotRunning),
                 }
             }
             Action::Start { broker } => {
                 if self.brokers[broker].process.is_up() {
-                    self.note_broker("start broker ", *broker, ": already running");
+                    self.note_signal(Signal::Start, *broker, SignalOutcome::AlreadyRunning);
                 } else {
-                    self.note_broker("start broker ", *broker, "");
+                    self.note_signal(Signal::Start, *broker, SignalOutcome::Done);
                     self.start(*broker);
                 }
             }
             Action::Slow { broker, ms } => {
                 self.brokers[broker].slow_ms = *ms;
-                if *ms == 0 {
-                    self.note_broker("broker ", *broker, " is no longer slow");
-                } else {
-                    note(
-                        self,
-                        format!("broker {broker} is slow: each fetch takes {ms} ms longer"),
-                    );
-                }
+                self.emit(Event::Slowed {
+                    broker: *broker,
+                    ms: *ms,
+                });
             }
             Action::Cut { a, b } => {
                 self.network
                     .cut
                     .insert(crate::network::link(a.node(), b.node()));
-                note(
-                    self,
-                    format!(
-                        "network: cut the link between {} and {}",
-                        a.node(),
-                        b.node()
-                    ),
-                );
+                self.emit(Event::Link {
+                    a: a.node(),
+                    b: b.node(),
+                    cut: true,
+                });
             }
             Action::Heal { a, b } => {
                 self.network
                     .cut
                     .remove(&crate::network::link(a.node(), b.node()));
-                note(
-                    self,
-                    format!(
-                        "network: healed the link between {} and {}",
-                        a.node(),
-                        b.node()
-                    ),
-                );
+                self.emit(Event::Link {
+                    a: a.node(),
+                    b: b.node(),
+                    cut: false,
+                });
             }
             Action::LoseDisk { broker } => {
                 let was_up = self.brokers[broker].process.is_up();
@@ -1384,11 +1344,7 @@ impl Sim {
                 br.log.wipe();
                 br.disk_lost = true;
                 br.clean_shutdown_epoch = -1;
-                self.note_broker(
-                    "broker ",
-                    *broker,
-                    " lost its disk: its log and checkpoint files are gone (the process is down)",
-                );
+                self.emit(Event::DiskLost { broker: *broker });
                 if was_up {
                     self.reset_connections(*broker);
                 }
@@ -1396,16 +1352,13 @@ impl Sim {
             Action::SetConfig { name, value } => {
                 let lag_before = self.config.replica_lag_time_max_ms;
                 self.config.set(name, value)?;
-                note(
-                    self,
-                    format!(
-                        "kafka-configs.sh --alter --add-config {name}={}",
-                        match value {
-                            crate::json::Value::String(s) => s.clone(),
-                            v => crate::json::value_text(v),
-                        }
-                    ),
-                );
+                self.emit(Event::ConfigSet {
+                    name: name.clone(),
+                    value: match value {
+                        crate::json::Value::String(s) => s.clone(),
+                        v => crate::json::value_text(v),
+                    },
+                });
                 // unclean.leader.election.enable=true is acted on by the controller's next
                 // periodic unclean election run, not at once (as article 004 observed).
                 if name == "min.insync.replicas" {
@@ -1434,36 +1387,44 @@ impl Sim {
                     crate::controller::Election::Preferred,
                     crate::controller::ChangeCause::ElectPreferred,
                 );
-                self.report_election("PREFERRED", "preferred", r);
+                self.emit(Event::LeaderElectionTool {
+                    election: ElectionType::Preferred,
+                    tp: self.tp.clone(),
+                    error: r,
+                });
             }
             Action::ElectUnclean => {
                 let r = self.controller_elect(
                     crate::controller::Election::Unclean,
                     crate::controller::ChangeCause::ElectUnclean,
                 );
-                self.report_election("UNCLEAN", "unclean", r);
+                self.emit(Event::LeaderElectionTool {
+                    election: ElectionType::Unclean,
+                    tp: self.tp.clone(),
+                    error: r,
+                });
             }
             Action::Describe => {
                 let line = crate::describe::describe_line(self);
-                self.trace(TraceKind::Readout, Level::Info, None, line);
+                self.emit_tool_output(Tool::Describe, None, line);
             }
             Action::Offsets => {
                 let line = crate::describe::offsets_line(self);
-                self.trace(TraceKind::Readout, Level::Info, None, line);
+                self.emit_tool_output(Tool::GetOffsets, None, line);
             }
             Action::Epochs => {
                 for line in crate::describe::epoch_lines(self) {
-                    self.trace(TraceKind::Readout, Level::Info, None, line);
+                    self.emit_tool_output(Tool::LeaderEpochCheckpoints, None, line);
                 }
             }
             Action::Checkpoints => {
                 for line in crate::describe::hw_checkpoint_lines(self) {
-                    self.trace(TraceKind::Readout, Level::Info, None, line);
+                    self.emit_tool_output(Tool::HighWatermarkCheckpoints, None, line);
                 }
             }
             Action::DumpLog { broker } => {
                 for line in crate::describe::dump_log_lines(self, *broker) {
-                    self.trace(TraceKind::Readout, Level::Info, Some(*broker), line);
+                    self.emit_tool_output(Tool::DumpLog, Some(*broker), line);
                 }
             }
             Action::Note { text } => self.emit(Event::Caption { text: text.clone() }),
@@ -1472,47 +1433,37 @@ impl Sim {
         Ok(())
     }
 
-    /// An action's line in the trace that names one broker: `before`, its id, `after`. One
-    /// function for a dozen such lines, instead of a `format!` each.
+    /// The line of a signal sent to a broker's process (or its start).
     #[inline(never)]
-    fn note_broker(&mut self, before: &str, b: BrokerId, after: &str) {
-        self.trace(
-            TraceKind::Action,
-            Level::Info,
-            None,
-            format!("{before}{b}{after}"),
-        );
+    fn note_signal(&mut self, signal: Signal, broker: BrokerId, outcome: SignalOutcome) {
+        self.emit(Event::Signal {
+            signal,
+            broker,
+            outcome,
+        });
     }
 
-    fn report_election(&mut self, kind: &str, option: &str, r: crate::types::ErrorCode) {
-        let text = if r == crate::types::ErrorCode::NONE {
-            format!("kafka-leader-election.sh --election-type {option}: Successfully completed leader election ({kind}) for partitions {}", self.tp)
-        } else {
-            format!("kafka-leader-election.sh --election-type {option}: Error completing leader election ({kind}) for partition {}: {r}", self.tp)
-        };
-        self.trace(TraceKind::Action, Level::Info, None, text);
+    /// One line of a read-out tool's output.
+    #[inline(never)]
+    fn emit_tool_output(&mut self, tool: Tool, broker: Option<BrokerId>, line: String) {
+        self.emit(Event::ToolOutput { tool, broker, line });
     }
 
     fn thaw(&mut self, b: BrokerId) {
         let broker = &mut self.brokers[&b];
         if broker.process != ProcessState::Frozen {
-            self.note_broker("kill -CONT broker ", b, ": not frozen");
+            self.note_signal(Signal::Cont, b, SignalOutcome::NotFrozen);
             return;
         }
         broker.process = ProcessState::Running;
         let since = broker.frozen_since.take().unwrap_or(self.now);
         let deferred = std::mem::take(&mut broker.deferred);
         let pending = std::mem::take(&mut broker.pending_sigterm);
-        self.trace(
-            TraceKind::Action,
-            Level::Info,
-            None,
-            format!(
-                "kill -CONT broker {b} (frozen for {} ms; {} queued event(s) run now)",
-                self.now - since,
-                deferred.len()
-            ),
-        );
+        let outcome = SignalOutcome::Thawed {
+            frozen_ms: self.now - since,
+            queued: deferred.len(),
+        };
+        self.note_signal(Signal::Cont, b, outcome);
         for e in deferred {
             if let Scheduled::Deliver { message_id } = e {
                 if let Some(m) = self.buffered.remove(&message_id) {
