@@ -174,6 +174,19 @@ pub struct Range {
     pub max: u64,
 }
 
+impl Range {
+    /// The error for a value outside this range, naming the config and the range.
+    pub(crate) fn error(&self, got: &str) -> ConfigError {
+        ConfigError {
+            field: self.name.to_string(),
+            message: format!(
+                "{} must be a whole number in {}..={}, got {}",
+                self.name, self.min, self.max, got
+            ),
+        }
+    }
+}
+
 /// The allowed range of every numeric config, in one place.
 pub const RANGES: &[Range] = &[
     Range {
@@ -347,7 +360,7 @@ impl Config {
             Slot::OptBool(b) => *b = Some(flag.ok_or_else(not_flag)?),
             Slot::U32(_) | Slot::U64(_) => {
                 let range = RANGES.iter().find(|r| r.name == name).ok_or_else(unknown)?;
-                let bad = || ConfigError::out_of_range(range, &as_text);
+                let bad = || range.error(&as_text);
                 let v = as_text.trim().parse::<u64>().map_err(|_| bad())?;
                 if v < range.min || v > range.max {
                     return Err(bad());
@@ -375,7 +388,7 @@ impl Config {
         for range in RANGES {
             let v = self.numeric(range.name).unwrap_or_default();
             if v < range.min || v > range.max {
-                return Err(ConfigError::out_of_range(range, &v.to_string()));
+                return Err(range.error(&v.to_string()));
             }
         }
         if self.enable_idempotence == Some(true)

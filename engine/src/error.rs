@@ -4,26 +4,12 @@
 
 use std::fmt;
 
-use crate::config::Range;
-
 /// A config value outside its allowed range, or an unknown config.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigError {
     /// The config's Kafka name, e.g. `replica.lag.time.max.ms`.
     pub field: String,
     pub message: String,
-}
-
-impl ConfigError {
-    pub(crate) fn out_of_range(range: &Range, got: &str) -> Self {
-        ConfigError {
-            field: range.name.to_string(),
-            message: format!(
-                "{} must be a whole number in {}..={}, got {}",
-                range.name, range.min, range.max, got
-            ),
-        }
-    }
 }
 
 impl fmt::Display for ConfigError {
