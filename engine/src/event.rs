@@ -56,6 +56,98 @@ pub enum Event {
     },
 
     // ---- the leader (partition.rs) ---------------------------------------------------
+    /// Partition.makeLeader's "Leader ... starts at leader epoch" line.
+    BecameLeader {
+        broker: BrokerId,
+        tp: crate::types::TopicPartition,
+        leader_epoch: i32,
+        /// The leader epoch's start offset: the log end offset when the broker became leader.
+        start_offset: u64,
+        partition_epoch: i32,
+        high_watermark: u64,
+        isr: Vec<BrokerId>,
+        /// Partition.isUnderMinIsr with the new ISR (the line says "(under-min-isr)").
+        under_min_isr: bool,
+        previous_leader: Option<BrokerId>,
+        previous_leader_epoch: i32,
+    },
+    /// Partition.makeFollower's "Follower ... starts at leader epoch" line.
+    BecameFollower {
+        broker: BrokerId,
+        tp: crate::types::TopicPartition,
+        leader_epoch: i32,
+        /// The follower's log end offset, where it starts fetching.
+        start_offset: u64,
+        partition_epoch: i32,
+        high_watermark: u64,
+        leader: BrokerId,
+        /// The broker led the partition before (the line says "(was leader)").
+        was_leader: bool,
+    },
+    /// Partition.makeFollower with no leader in the metadata: the fetcher is not started.
+    FollowerWithoutLeader {
+        broker: BrokerId,
+        tp: crate::types::TopicPartition,
+        leader_epoch: i32,
+    },
+    /// Partition.maybeExpandIsr's "Expanding ISR from ... to ..." line.
+    IsrExpanding {
+        broker: BrokerId,
+        tp: crate::types::TopicPartition,
+        isr: Vec<BrokerId>,
+        new_isr: Vec<BrokerId>,
+    },
+    /// Partition.maybeShrinkIsr's "Shrinking ISR from ... to ..." line, with the leader's HW
+    /// and LEO and each out-of-sync replica.
+    IsrShrinking {
+        broker: BrokerId,
+        tp: crate::types::TopicPartition,
+        isr: Vec<BrokerId>,
+        new_isr: Vec<BrokerId>,
+        high_watermark: u64,
+        log_end_offset: u64,
+        out_of_sync: Vec<crate::partition::OutOfSyncReplica>,
+    },
+    /// NodeToControllerRequestThread: the AlterPartition request got no answer within
+    /// `controller.socket.timeout.ms` and is sent again.
+    AlterPartitionTimedOut {
+        broker: BrokerId,
+        controller_socket_timeout_ms: u64,
+    },
+    /// DefaultAlterPartitionManager's response handler: "Broker had a stale broker epoch".
+    AlterPartitionStaleBrokerEpoch { broker: BrokerId, broker_epoch: i64 },
+    /// Partition.handleAlterPartitionUpdate's "ISR updated to ... and version updated to" line.
+    IsrUpdated {
+        broker: BrokerId,
+        tp: crate::types::TopicPartition,
+        isr: Vec<BrokerId>,
+        /// Partition.isUnderMinIsr with the new ISR (the line says "(under-min-isr)").
+        under_min_isr: bool,
+        partition_epoch: i32,
+    },
+    /// Partition.handleAlterPartitionError's "Failed to alter partition since the controller
+    /// rejected the request" line (OPERATION_NOT_ATTEMPTED, INELIGIBLE_REPLICA).
+    AlterPartitionRejected {
+        broker: BrokerId,
+        tp: crate::types::TopicPartition,
+        error: crate::types::ErrorCode,
+        /// The latest committed ISR the state was reset to.
+        committed_isr: Vec<BrokerId>,
+    },
+    /// Partition.handleAlterPartitionError's "Failed to alter partition: ... Partition state may
+    /// be out of sync" line.
+    AlterPartitionFailed {
+        broker: BrokerId,
+        tp: crate::types::TopicPartition,
+        error: crate::types::ErrorCode,
+    },
+    /// Partition.handleAlterPartitionError's "Failed to update ISR ... due to unexpected ...
+    /// Retrying." line.
+    IsrUpdateFailed {
+        broker: BrokerId,
+        tp: crate::types::TopicPartition,
+        error: crate::types::ErrorCode,
+    },
     // (end of the leader's events)
 
     // ---- the follower (fetcher.rs) --------------------------------------------------
@@ -85,6 +177,17 @@ impl Event {
         match self {
             Event::Line { kind, .. } => *kind,
             // the leader (partition.rs)
+            Event::BecameLeader { .. }
+            | Event::BecameFollower { .. }
+            | Event::FollowerWithoutLeader { .. } => TraceKind::Broker,
+            Event::IsrExpanding { .. }
+            | Event::IsrShrinking { .. }
+            | Event::AlterPartitionTimedOut { .. }
+            | Event::AlterPartitionStaleBrokerEpoch { .. }
+            | Event::IsrUpdated { .. }
+            | Event::AlterPartitionRejected { .. }
+            | Event::AlterPartitionFailed { .. }
+            | Event::IsrUpdateFailed { .. } => TraceKind::Isr,
             // (end of the leader's)
             // the follower (fetcher.rs)
             // (end of the follower's)
@@ -100,6 +203,17 @@ impl Event {
         match self {
             Event::Line { level, .. } => *level,
             // the leader (partition.rs)
+            Event::AlterPartitionTimedOut { .. }
+            | Event::AlterPartitionStaleBrokerEpoch { .. }
+            | Event::IsrUpdateFailed { .. } => Level::Warn,
+            Event::BecameLeader { .. }
+            | Event::BecameFollower { .. }
+            | Event::FollowerWithoutLeader { .. }
+            | Event::IsrExpanding { .. }
+            | Event::IsrShrinking { .. }
+            | Event::IsrUpdated { .. }
+            | Event::AlterPartitionRejected { .. }
+            | Event::AlterPartitionFailed { .. } => Level::Info,
             // (end of the leader's)
             // the follower (fetcher.rs)
             // (end of the follower's)
@@ -116,6 +230,17 @@ impl Event {
         match self {
             Event::Line { broker, .. } => *broker,
             // the leader (partition.rs)
+            Event::BecameLeader { broker, .. }
+            | Event::BecameFollower { broker, .. }
+            | Event::FollowerWithoutLeader { broker, .. }
+            | Event::IsrExpanding { broker, .. }
+            | Event::IsrShrinking { broker, .. }
+            | Event::AlterPartitionTimedOut { broker, .. }
+            | Event::AlterPartitionStaleBrokerEpoch { broker, .. }
+            | Event::IsrUpdated { broker, .. }
+            | Event::AlterPartitionRejected { broker, .. }
+            | Event::AlterPartitionFailed { broker, .. }
+            | Event::IsrUpdateFailed { broker, .. } => Some(*broker),
             // (end of the leader's)
             // the follower (fetcher.rs)
             // (end of the follower's)
@@ -133,6 +258,134 @@ impl fmt::Display for Event {
         match self {
             Event::Line { text, .. } => f.write_str(text),
             // the leader (partition.rs)
+            Event::BecameLeader {
+                broker,
+                tp,
+                leader_epoch,
+                start_offset,
+                partition_epoch,
+                high_watermark,
+                isr,
+                under_min_isr,
+                previous_leader,
+                previous_leader_epoch,
+            } => {
+                write!(
+                    f,
+                    "[Partition {tp} broker={broker}] Leader {tp} starts at leader epoch {leader_epoch} from offset {start_offset} with partition epoch {partition_epoch}, high watermark {high_watermark}, ISR [{}]{}. Previous leader ",
+                    Ids(isr),
+                    if *under_min_isr { " (under-min-isr)" } else { "" },
+                )?;
+                match previous_leader {
+                    Some(l) => write!(f, "Some({l})")?,
+                    None => f.write_str("None")?,
+                }
+                write!(f, " and previous leader epoch was {previous_leader_epoch}.")
+            }
+            Event::BecameFollower {
+                broker,
+                tp,
+                leader_epoch,
+                start_offset,
+                partition_epoch,
+                high_watermark,
+                leader,
+                was_leader,
+            } => write!(
+                f,
+                "[Partition {tp} broker={broker}] Follower {tp} starts at leader epoch {leader_epoch} from offset {start_offset} with partition epoch {partition_epoch} and high watermark {high_watermark}. Current leader is {leader}.{}",
+                if *was_leader { " (was leader)" } else { "" }
+            ),
+            Event::FollowerWithoutLeader {
+                broker,
+                tp,
+                leader_epoch,
+            } => write!(
+                f,
+                "[Partition {tp} broker={broker}] No leader for {tp} at leader epoch {leader_epoch}: not fetching"
+            ),
+            Event::IsrExpanding {
+                broker,
+                tp,
+                isr,
+                new_isr,
+            } => write!(
+                f,
+                "[Partition {tp} broker={broker}] Expanding ISR from {} to {}",
+                Ids(isr),
+                Ids(new_isr)
+            ),
+            Event::IsrShrinking {
+                broker,
+                tp,
+                isr,
+                new_isr,
+                high_watermark,
+                log_end_offset,
+                out_of_sync,
+            } => {
+                write!(
+                    f,
+                    "[Partition {tp} broker={broker}] Shrinking ISR from {} to {}. Leader: (highWatermark: {high_watermark}, endOffset: {log_end_offset}). Out of sync replicas: ",
+                    Ids(isr),
+                    Ids(new_isr),
+                )?;
+                for (i, r) in out_of_sync.iter().enumerate() {
+                    write!(
+                        f,
+                        "{}(brokerId: {}, endOffset: {}, lastCaughtUpTimeMs: {})",
+                        if i > 0 { ", " } else { "" },
+                        r.broker,
+                        r.log_end_offset.map_or(-1, |o| o as i64),
+                        r.last_caught_up_time_ms
+                    )?;
+                }
+                f.write_str(".")
+            }
+            Event::AlterPartitionTimedOut {
+                broker,
+                controller_socket_timeout_ms,
+            } => write!(
+                f,
+                "[NodeToControllerChannelManager id={broker} name=alter-partition] AlterPartition request got no answer within controller.socket.timeout.ms={controller_socket_timeout_ms} ms: sending it again"
+            ),
+            Event::AlterPartitionStaleBrokerEpoch {
+                broker,
+                broker_epoch,
+            } => write!(
+                f,
+                "[DefaultAlterPartitionManager id={broker}] Broker had a stale broker epoch ({broker_epoch}), retrying."
+            ),
+            Event::IsrUpdated {
+                broker,
+                tp,
+                isr,
+                under_min_isr,
+                partition_epoch,
+            } => write!(
+                f,
+                "[Partition {tp} broker={broker}] ISR updated to {} {}and version updated to {partition_epoch}",
+                Ids(isr),
+                if *under_min_isr { "(under-min-isr) " } else { " " },
+            ),
+            Event::AlterPartitionRejected {
+                broker,
+                tp,
+                error,
+                committed_isr,
+            } => write!(
+                f,
+                "[Partition {tp} broker={broker}] Failed to alter partition since the controller rejected the request with {error}. Partition state has been reset to the latest committed state (ISR {}).",
+                Ids(committed_isr)
+            ),
+            Event::AlterPartitionFailed { broker, tp, error } => write!(
+                f,
+                "[Partition {tp} broker={broker}] Failed to alter partition: {error}. Partition state may be out of sync, awaiting new the latest metadata."
+            ),
+            Event::IsrUpdateFailed { broker, tp, error } => write!(
+                f,
+                "[Partition {tp} broker={broker}] Failed to update ISR due to unexpected {error}. Retrying."
+            ),
             // (end of the leader's)
             // the follower (fetcher.rs)
             // (end of the follower's)
