@@ -151,6 +151,66 @@ pub enum Event {
     // (end of the leader's events)
 
     // ---- the follower (fetcher.rs) --------------------------------------------------
+    /// ReplicaFetcherThread's "Error sending fetch request" line: no response within
+    /// `replica.socket.timeout.ms`.
+    FetchTimedOut {
+        broker: BrokerId,
+        leader: Option<BrokerId>,
+        replica_socket_timeout_ms: u64,
+    },
+    /// ReplicaFetcherManager.removeFetcherForPartitions's "Removed fetcher for partitions" line.
+    FetcherRemoved {
+        broker: BrokerId,
+        tp: crate::types::TopicPartition,
+        reason: crate::fetcher::FetcherRemovedReason,
+    },
+    /// AbstractFetcherThread.processFetchRequest's "Error in response for fetch request": the
+    /// connection to the leader was closed.
+    FetchDisconnected { broker: BrokerId, leader: BrokerId },
+    /// AbstractFetcherThread.onPartitionFenced's "has an older epoch ... than the current
+    /// leader" line.
+    FencedLeaderEpoch {
+        broker: BrokerId,
+        leader: BrokerId,
+        tp: crate::types::TopicPartition,
+        leader_epoch: i32,
+    },
+    /// AbstractFetcherThread.maybeTruncateToEpochEndOffsets's "Truncating partition ... due to
+    /// leader epoch and offset EpochEndOffset(...)" line.
+    TruncatingToEpochEndOffset {
+        broker: BrokerId,
+        leader: BrokerId,
+        tp: crate::types::TopicPartition,
+        /// The offset truncated to.
+        offset: u64,
+        /// The diverging epoch and its end offset as the leader answered them.
+        leader_epoch: i32,
+        end_offset: i64,
+    },
+    /// AbstractFetcherThread.handleOutOfRangeError → fetchOffsetAndTruncate: why the follower
+    /// truncates, before UnifiedLog's line.
+    FetcherTruncating {
+        broker: BrokerId,
+        reason: crate::fetcher::TruncationReason,
+    },
+    /// UnifiedLog.truncateTo's "Truncating ... to offset" line, "below high watermark" when the
+    /// truncation went below the HW (a WARN).
+    LogTruncated {
+        broker: BrokerId,
+        tp: crate::types::TopicPartition,
+        to_offset: u64,
+        /// The HW before, when the truncation went below it.
+        below_high_watermark: Option<u64>,
+    },
+    /// The records a truncation removed (UnifiedLog.truncateTo drops the segments' tails): the
+    /// simulator names them, at the truncation line's level.
+    RecordsThrownAway {
+        broker: BrokerId,
+        first_offset: u64,
+        last_offset: u64,
+        records: Vec<crate::log::Record>,
+        below_high_watermark: bool,
+    },
     // (end of the follower's events)
 
     // ---- the clients (client.rs) ----------------------------------------------------
@@ -190,6 +250,14 @@ impl Event {
             | Event::IsrUpdateFailed { .. } => TraceKind::Isr,
             // (end of the leader's)
             // the follower (fetcher.rs)
+            Event::FetchTimedOut { .. }
+            | Event::FetcherRemoved { .. }
+            | Event::FetchDisconnected { .. }
+            | Event::FencedLeaderEpoch { .. } => TraceKind::Broker,
+            Event::TruncatingToEpochEndOffset { .. }
+            | Event::FetcherTruncating { .. }
+            | Event::LogTruncated { .. }
+            | Event::RecordsThrownAway { .. } => TraceKind::Truncation,
             // (end of the follower's)
             // the clients (client.rs)
             // (end of the clients')
@@ -216,6 +284,23 @@ impl Event {
             | Event::AlterPartitionFailed { .. } => Level::Info,
             // (end of the leader's)
             // the follower (fetcher.rs)
+            // UnifiedLog warns when a truncation goes below the high watermark.
+            Event::FetchTimedOut { .. }
+            | Event::FetchDisconnected { .. }
+            | Event::FencedLeaderEpoch { .. }
+            | Event::LogTruncated {
+                below_high_watermark: Some(_),
+                ..
+            }
+            | Event::RecordsThrownAway {
+                below_high_watermark: true,
+                ..
+            } => Level::Warn,
+            Event::FetcherRemoved { .. }
+            | Event::TruncatingToEpochEndOffset { .. }
+            | Event::FetcherTruncating { .. }
+            | Event::LogTruncated { .. }
+            | Event::RecordsThrownAway { .. } => Level::Info,
             // (end of the follower's)
             // the clients (client.rs)
             // (end of the clients')
@@ -243,6 +328,14 @@ impl Event {
             | Event::IsrUpdateFailed { broker, .. } => Some(*broker),
             // (end of the leader's)
             // the follower (fetcher.rs)
+            Event::FetchTimedOut { broker, .. }
+            | Event::FetcherRemoved { broker, .. }
+            | Event::FetchDisconnected { broker, .. }
+            | Event::FencedLeaderEpoch { broker, .. }
+            | Event::TruncatingToEpochEndOffset { broker, .. }
+            | Event::FetcherTruncating { broker, .. }
+            | Event::LogTruncated { broker, .. }
+            | Event::RecordsThrownAway { broker, .. } => Some(*broker),
             // (end of the follower's)
             // the clients (client.rs)
             // (end of the clients')
@@ -388,6 +481,75 @@ impl fmt::Display for Event {
             ),
             // (end of the leader's)
             // the follower (fetcher.rs)
+            Event::FetchTimedOut {
+                broker,
+                leader,
+                replica_socket_timeout_ms,
+            } => write!(
+                f,
+                "[ReplicaFetcher replicaId={broker}, leaderId={}, fetcherId=0] Error sending fetch request: no response within replica.socket.timeout.ms={replica_socket_timeout_ms} ms",
+                OrNone(*leader)
+            ),
+            Event::FetcherRemoved { broker, tp, reason } => write!(
+                f,
+                "[ReplicaFetcherManager on broker {broker}] Removed fetcher for partitions {tp}: {reason}"
+            ),
+            Event::FetchDisconnected { broker, leader } => write!(
+                f,
+                "[ReplicaFetcher replicaId={broker}, leaderId={leader}, fetcherId=0] Error in response for fetch request: java.io.IOException: Connection to {leader} was disconnected before the response was read"
+            ),
+            Event::FencedLeaderEpoch {
+                broker,
+                leader,
+                tp,
+                leader_epoch,
+            } => write!(
+                f,
+                "[ReplicaFetcher replicaId={broker}, leaderId={leader}, fetcherId=0] Partition {tp} has an older epoch ({leader_epoch}) than the current leader. Will await the new LeaderAndIsr state before resuming fetching."
+            ),
+            Event::TruncatingToEpochEndOffset {
+                broker,
+                leader,
+                tp,
+                offset,
+                leader_epoch,
+                end_offset,
+            } => write!(
+                f,
+                "[ReplicaFetcher replicaId={broker}, leaderId={leader}, fetcherId=0] Truncating partition {tp} to offset {offset} due to leader epoch and offset EpochEndOffset(errorCode=0, partition={}, leaderEpoch={leader_epoch}, endOffset={end_offset})",
+                tp.partition
+            ),
+            Event::FetcherTruncating { broker, reason } => {
+                write!(f, "[ReplicaFetcher replicaId={broker}] {reason}")
+            }
+            Event::LogTruncated {
+                broker,
+                tp,
+                to_offset,
+                below_high_watermark,
+            } => {
+                write!(
+                    f,
+                    "[UnifiedLog partition={tp}, dir=/tmp/kafka/{broker}/data] Truncating "
+                )?;
+                match below_high_watermark {
+                    Some(hw) => {
+                        write!(f, "{tp} to offset {to_offset} below high watermark {hw}")
+                    }
+                    None => write!(f, "to offset {to_offset}"),
+                }
+            }
+            Event::RecordsThrownAway {
+                broker,
+                first_offset,
+                last_offset,
+                records,
+                ..
+            } => write!(
+                f,
+                "broker {broker} threw away offsets {first_offset}..{last_offset}: {}",
+                crate::log::Values(records)
+            ),
             // (end of the follower's)
             // the clients (client.rs)
             // (end of the clients')
