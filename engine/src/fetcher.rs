@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::event::{Level, TraceKind};
+use crate::event::Event;
 use crate::log::Record;
 use crate::network::Payload;
 use crate::sim::{BrokerTimer, Role, Sim};
@@ -36,6 +36,44 @@ pub struct TruncationRecord {
     pub removed: Vec<Record>,
     /// The HW before, when the truncation went below it.
     pub below_high_watermark: Option<u64>,
+}
+
+/// Why the fetcher for the partition was removed (ReplicaFetcherManager.
+/// removeFetcherForPartitions), as the line says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FetcherRemovedReason {
+    /// ReplicaManager.applyLocalFollowersDelta: "During controlled shutdown, replica with no
+    /// leaders and replica where this broker is not in the ISR are stopped."
+    ControlledShutdownNotInIsr,
+}
+
+impl std::fmt::Display for FetcherRemovedReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            FetcherRemovedReason::ControlledShutdownNotInIsr => {
+                "this broker is in controlled shutdown and not in the ISR"
+            }
+        })
+    }
+}
+
+/// Why the follower truncates, when a line of its own says so before UnifiedLog's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "cause", rename_all = "snake_case")]
+pub enum TruncationReason {
+    /// AbstractFetcherThread.handleOutOfRangeError: the leader answered OFFSET_OUT_OF_RANGE.
+    OffsetOutOfRange { leader: BrokerId },
+}
+
+impl std::fmt::Display for TruncationReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TruncationReason::OffsetOutOfRange { leader } => {
+                write!(f, "OFFSET_OUT_OF_RANGE from leader {leader}")
+            }
+        }
+    }
 }
 
 /// Most truncations remembered for the snapshot.
@@ -181,22 +219,17 @@ impl Sim {
         }
         f.in_flight_fetch = None;
         let leader = f.leader;
-        self.trace(
-            TraceKind::Broker,
-            Level::Warn,
-            Some(b),
-            format!(
-                "[ReplicaFetcher replicaId={b}, leaderId={}, fetcherId=0] Error sending fetch request: no response within replica.socket.timeout.ms={} ms",
-                crate::types::OrNone(leader),
-                self.config.replica_socket_timeout_ms
-            ),
-        );
+        self.emit(Event::FetchTimedOut {
+            broker: b,
+            leader,
+            replica_socket_timeout_ms: self.config.replica_socket_timeout_ms,
+        });
         self.fetcher_schedule(b, self.config.replica_fetch_backoff_ms);
     }
 
     /// ReplicaFetcherManager.removeFetcherForPartitions: this follower stops fetching until
     /// metadata with a new leader epoch starts it again.
-    pub(crate) fn fetcher_stop(&mut self, b: BrokerId, why: &str) {
+    pub(crate) fn fetcher_stop(&mut self, b: BrokerId, reason: FetcherRemovedReason) {
         let generation = self.next_generation(b);
         let Some(f) = self.follower_mut(b) else {
             return;
@@ -208,15 +241,11 @@ impl Sim {
         f.in_flight_fetch = None;
         f.generation = generation;
         f.backing_off_until = None;
-        self.trace(
-            TraceKind::Broker,
-            Level::Info,
-            Some(b),
-            format!(
-                "[ReplicaFetcherManager on broker {b}] Removed fetcher for partitions {}: {why}",
-                self.tp
-            ),
-        );
+        self.emit(Event::FetcherRemoved {
+            broker: b,
+            tp: self.tp.clone(),
+            reason,
+        });
     }
 
     /// The connection to the leader was reset (its process is gone): the fetch fails as a
@@ -231,14 +260,7 @@ impl Sim {
         }
         f.in_flight_fetch = None;
         let leader = f.leader.unwrap_or(0);
-        self.trace(
-            TraceKind::Broker,
-            Level::Warn,
-            Some(b),
-            format!(
-                "[ReplicaFetcher replicaId={b}, leaderId={leader}, fetcherId=0] Error in response for fetch request: java.io.IOException: Connection to {leader} was disconnected before the response was read"
-            ),
-        );
+        self.emit(Event::FetchDisconnected { broker: b, leader });
         self.fetcher_schedule(b, self.config.replica_fetch_backoff_ms);
     }
 
@@ -272,15 +294,12 @@ impl Sim {
             let epoch = f.leader_epoch;
             f.failed = true;
             f.backing_off_until = None;
-            self.trace(
-                TraceKind::Broker,
-                Level::Warn,
-                Some(b),
-                format!(
-                    "[ReplicaFetcher replicaId={b}, leaderId={leader}, fetcherId=0] Partition {} has an older epoch ({epoch}) than the current leader. Will await the new LeaderAndIsr state before resuming fetching.",
-                    self.tp
-                ),
-            );
+            self.emit(Event::FencedLeaderEpoch {
+                broker: b,
+                leader,
+                tp: self.tp.clone(),
+                leader_epoch: epoch,
+            });
             return;
         }
         if error == ErrorCode::OFFSET_OUT_OF_RANGE {
@@ -302,12 +321,15 @@ impl Sim {
             let leo = log.log_end_offset();
             let follower_end = log.epoch_cache.end_offset_for(epoch, leo);
             let (offset, _complete) = truncation_offset(epoch, end, follower_end, leo);
-            let reason = format!(
-                "[ReplicaFetcher replicaId={b}, leaderId={leader}, fetcherId=0] Truncating partition {} to offset {offset} due to leader epoch and offset EpochEndOffset(errorCode=0, partition={}, leaderEpoch={epoch}, endOffset={end})",
-                self.tp, self.tp.partition
-            );
             let t = self.brokers[&b].log.truncate_to(offset);
-            self.trace(TraceKind::Truncation, Level::Info, Some(b), reason);
+            self.emit(Event::TruncatingToEpochEndOffset {
+                broker: b,
+                leader,
+                tp: self.tp.clone(),
+                offset,
+                leader_epoch: epoch,
+                end_offset: end,
+            });
             if let Some(t) = t {
                 self.record_truncation(b, t, None);
             }
@@ -360,11 +382,7 @@ impl Sim {
         };
         let moved = self.brokers[&b].log.log_end_offset() != leo;
         if let Some(t) = truncated {
-            self.record_truncation(
-                b,
-                t,
-                Some(format!("OFFSET_OUT_OF_RANGE from leader {leader}")),
-            );
+            self.record_truncation(b, t, Some(TruncationReason::OffsetOutOfRange { leader }));
         }
         let delay = if moved {
             0
@@ -390,42 +408,25 @@ impl Sim {
         &mut self,
         b: BrokerId,
         t: crate::log::Truncation,
-        why: Option<String>,
+        reason: Option<TruncationReason>,
     ) {
-        if let Some(why) = why {
-            self.trace(
-                TraceKind::Truncation,
-                Level::Info,
-                Some(b),
-                format!("[ReplicaFetcher replicaId={b}] {why}"),
-            );
+        if let Some(reason) = reason {
+            self.emit(Event::FetcherTruncating { broker: b, reason });
         }
-        let dir = format!("/tmp/kafka/{b}/data");
-        let text = match t.below_high_watermark {
-            Some(hw) => format!(
-                "[UnifiedLog partition={}, dir={dir}] Truncating {} to offset {} below high watermark {hw}",
-                self.tp, self.tp, t.to_offset
-            ),
-            None => format!("[UnifiedLog partition={}, dir={dir}] Truncating to offset {}", self.tp, t.to_offset),
-        };
-        let level = if t.below_high_watermark.is_some() {
-            Level::Warn
-        } else {
-            Level::Info
-        };
-        self.trace(TraceKind::Truncation, level, Some(b), text);
-        if !t.removed.is_empty() {
-            self.trace(
-                TraceKind::Truncation,
-                level,
-                Some(b),
-                format!(
-                    "broker {b} threw away offsets {}..{}: {}",
-                    t.removed[0].offset,
-                    t.removed[t.removed.len() - 1].offset,
-                    crate::log::Values(&t.removed)
-                ),
-            );
+        self.emit(Event::LogTruncated {
+            broker: b,
+            tp: self.tp.clone(),
+            to_offset: t.to_offset,
+            below_high_watermark: t.below_high_watermark,
+        });
+        if let (Some(first), Some(last)) = (t.removed.first(), t.removed.last()) {
+            self.emit(Event::RecordsThrownAway {
+                broker: b,
+                first_offset: first.offset,
+                last_offset: last.offset,
+                records: t.removed.clone(),
+                below_high_watermark: t.below_high_watermark.is_some(),
+            });
         }
         self.metrics.truncations += 1;
         self.truncations.push(TruncationRecord {

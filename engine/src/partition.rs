@@ -3,20 +3,27 @@
 //! lastCaughtUpTimeMs, the high watermark, ISR shrink and expand through AlterPartition, and
 //! the produce purgatory.
 
-use std::fmt::Write;
-
 use crate::vec_map::VecMap;
 
 use serde::{Deserialize, Serialize};
 
 use crate::controller::PartitionRegistration;
-use crate::event::{Level, TraceKind};
+use crate::event::Event;
 use crate::fetcher::FollowerState;
 use crate::log::BatchProducer;
 use crate::network::Payload;
 use crate::producer_state::ClientBatch;
 use crate::sim::{BrokerTimer, Role, Sim};
-use crate::types::{ids_where, Acks, BrokerId, ErrorCode, Ids, Node, TimeMs};
+use crate::types::{ids_where, Acks, BrokerId, ErrorCode, Node, TimeMs};
+
+/// One out-of-sync replica as Partition.maybeShrinkIsr's line lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OutOfSyncReplica {
+    pub broker: BrokerId,
+    /// The follower's LEO as the leader knows it; None is UNKNOWN_OFFSET (printed -1).
+    pub log_end_offset: Option<u64>,
+    pub last_caught_up_time_ms: TimeMs,
+}
 
 /// ReplicaState: what the leader knows of one follower.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -299,24 +306,18 @@ impl Sim {
             high_watermark_at_start: hw,
         }));
         let under = p.isr.len() < self.broker_min_isr(b, p.replicas.len());
-        self.trace(
-            TraceKind::Broker,
-            Level::Info,
-            Some(b),
-            format!(
-                "[Partition {} broker={b}] Leader {} starts at leader epoch {} from offset {} with partition epoch {}, high watermark {}, ISR [{}]{}. Previous leader {} and previous leader epoch was {}.",
-                self.tp,
-                self.tp,
-                p.leader_epoch,
-                leo,
-                p.partition_epoch,
-                hw,
-                Ids(&p.isr),
-                if under { " (under-min-isr)" } else { "" },
-                previous.map_or("None".to_string(), |l| format!("Some({l})")),
-                previous_epoch
-            ),
-        );
+        self.emit(Event::BecameLeader {
+            broker: b,
+            tp: self.tp.clone(),
+            leader_epoch: p.leader_epoch,
+            start_offset: leo,
+            partition_epoch: p.partition_epoch,
+            high_watermark: hw,
+            isr: p.isr.clone(),
+            under_min_isr: under,
+            previous_leader: previous,
+            previous_leader_epoch: previous_epoch,
+        });
         crate::invariants::on_new_leader(self, b, p);
         self.leader_maybe_increment_hw(b);
     }
@@ -608,17 +609,12 @@ impl Sim {
         let mut new_isr = isr.clone();
         new_isr.push(replica);
         let new_isr = crate::sort::sorted_ids(&new_isr);
-        self.trace(
-            TraceKind::Isr,
-            Level::Info,
-            Some(b),
-            format!(
-                "[Partition {} broker={b}] Expanding ISR from {} to {}",
-                self.tp,
-                Ids(&isr),
-                Ids(&new_isr)
-            ),
-        );
+        self.emit(Event::IsrExpanding {
+            broker: b,
+            tp: self.tp.clone(),
+            isr: isr.clone(),
+            new_isr: new_isr.clone(),
+        });
         let proposal = self.next_request_id();
         if let Some(l) = self.leader_mut(b) {
             l.isr_state = IsrState::PendingExpand {
@@ -655,26 +651,25 @@ impl Sim {
         }
         let new_isr = ids_where(&isr, &|r| !out.contains(&r));
         let new_isr = crate::sort::sorted_ids(&new_isr);
-        let mut text = format!(
-            "[Partition {} broker={b}] Shrinking ISR from {} to {}. Leader: (highWatermark: {}, endOffset: {}). Out of sync replicas: ",
-            self.tp,
-            Ids(&isr),
-            Ids(&new_isr),
-            broker.log.high_watermark,
-            leo,
-        );
-        for (i, r) in out.iter().enumerate() {
+        let mut out_of_sync = Vec::with_capacity(out.len());
+        for r in &out {
             let s = &l.remote[r];
-            let _ = write!(
-                text,
-                "{}(brokerId: {r}, endOffset: {}, lastCaughtUpTimeMs: {})",
-                if i > 0 { ", " } else { "" },
-                s.log_end_offset.map_or(-1, |o| o as i64),
-                s.last_caught_up_time_ms
-            );
+            out_of_sync.push(OutOfSyncReplica {
+                broker: *r,
+                log_end_offset: s.log_end_offset,
+                last_caught_up_time_ms: s.last_caught_up_time_ms,
+            });
         }
-        text.push('.');
-        self.trace(TraceKind::Isr, Level::Info, Some(b), text);
+        let event = Event::IsrShrinking {
+            broker: b,
+            tp: self.tp.clone(),
+            isr: isr.clone(),
+            new_isr: new_isr.clone(),
+            high_watermark: broker.log.high_watermark,
+            log_end_offset: leo,
+            out_of_sync,
+        };
+        self.emit(event);
         let proposal = self.next_request_id();
         if let Some(l) = self.leader_mut(b) {
             l.isr_state = IsrState::PendingShrink {
@@ -768,15 +763,10 @@ impl Sim {
             return;
         }
         broker.alter_partition.in_flight = None;
-        self.trace(
-            TraceKind::Isr,
-            Level::Warn,
-            Some(b),
-            format!(
-                "[NodeToControllerChannelManager id={b} name=alter-partition] AlterPartition request got no answer within controller.socket.timeout.ms={} ms: sending it again",
-                self.config.controller_socket_timeout_ms
-            ),
-        );
+        self.emit(Event::AlterPartitionTimedOut {
+            broker: b,
+            controller_socket_timeout_ms: self.config.controller_socket_timeout_ms,
+        });
         self.alter_partition_propagate(b);
     }
 
@@ -797,12 +787,10 @@ impl Sim {
         broker.alter_partition.in_flight = None;
         if top_error != ErrorCode::NONE {
             let epoch = broker.broker_epoch;
-            self.trace(
-                TraceKind::Isr,
-                Level::Warn,
-                Some(b),
-                format!("[DefaultAlterPartitionManager id={b}] Broker had a stale broker epoch ({epoch}), retrying."),
-            );
+            self.emit(Event::AlterPartitionStaleBrokerEpoch {
+                broker: b,
+                broker_epoch: epoch,
+            });
             self.schedule_broker_timer(
                 b,
                 ALTER_PARTITION_RETRY_MS,
@@ -849,17 +837,13 @@ impl Sim {
                 l.partition_epoch = a.partition_epoch;
                 // Partition.isUnderMinIsr, with effectiveMinIsr (never above the replica count).
                 let under = a.isr.len() < min_isr.min(l.replicas.len());
-                self.trace(
-                    TraceKind::Isr,
-                    Level::Info,
-                    Some(b),
-                    format!(
-                        "[Partition {tp} broker={b}] ISR updated to {} {}and version updated to {}",
-                        Ids(&a.isr),
-                        if under { "(under-min-isr) " } else { " " },
-                        a.partition_epoch
-                    ),
-                );
+                self.emit(Event::IsrUpdated {
+                    broker: b,
+                    tp,
+                    isr: a.isr.clone(),
+                    under_min_isr: under,
+                    partition_epoch: a.partition_epoch,
+                });
                 if self.leader_maybe_increment_hw(b) {
                     self.leader_try_complete_delayed(b);
                 }
@@ -870,12 +854,12 @@ impl Sim {
                 l.isr_state = IsrState::Committed {
                     isr: committed.clone(),
                 };
-                self.trace(
-                    TraceKind::Isr,
-                    Level::Info,
-                    Some(b),
-                    format!("[Partition {tp} broker={b}] Failed to alter partition since the controller rejected the request with {error}. Partition state has been reset to the latest committed state (ISR {}).", Ids(&committed)),
-                );
+                self.emit(Event::AlterPartitionRejected {
+                    broker: b,
+                    tp,
+                    error,
+                    committed_isr: committed,
+                });
             }
             // "Partition state may be out of sync, awaiting new the latest metadata": the
             // state stays pending (no new ISR change is proposed) until metadata replaces it.
@@ -887,21 +871,19 @@ impl Sim {
                 | ErrorCode::NEW_LEADER_ELECTED,
                 _,
             ) => {
-                self.trace(
-                    TraceKind::Isr,
-                    Level::Info,
-                    Some(b),
-                    format!("[Partition {tp} broker={b}] Failed to alter partition: {error}. Partition state may be out of sync, awaiting new the latest metadata."),
-                );
+                self.emit(Event::AlterPartitionFailed {
+                    broker: b,
+                    tp,
+                    error,
+                });
             }
             // "Failed to update ISR ... due to unexpected {error}. Retrying."
             _ => {
-                self.trace(
-                    TraceKind::Isr,
-                    Level::Warn,
-                    Some(b),
-                    format!("[Partition {tp} broker={b}] Failed to update ISR due to unexpected {error}. Retrying."),
-                );
+                self.emit(Event::IsrUpdateFailed {
+                    broker: b,
+                    tp,
+                    error,
+                });
                 // The same proposal goes again (submitAlterPartition(proposedIsrState)).
                 self.alter_partition_submit(b, item);
             }
@@ -1152,20 +1134,24 @@ impl Sim {
             backing_off_until: None,
             failed: false,
         });
-        let text = match p.leader {
-            Some(l) => format!(
-                "[Partition {} broker={b}] Follower {} starts at leader epoch {} from offset {} with partition epoch {} and high watermark {}. Current leader is {l}.{}",
-                self.tp,
-                self.tp,
-                p.leader_epoch,
-                broker.log.log_end_offset(),
-                p.partition_epoch,
-                broker.log.high_watermark,
-                if was_leader { " (was leader)" } else { "" }
-            ),
-            None => format!("[Partition {} broker={b}] No leader for {} at leader epoch {}: not fetching", self.tp, self.tp, p.leader_epoch),
+        let event = match p.leader {
+            Some(l) => Event::BecameFollower {
+                broker: b,
+                tp: self.tp.clone(),
+                leader_epoch: p.leader_epoch,
+                start_offset: broker.log.log_end_offset(),
+                partition_epoch: p.partition_epoch,
+                high_watermark: broker.log.high_watermark,
+                leader: l,
+                was_leader,
+            },
+            None => Event::FollowerWithoutLeader {
+                broker: b,
+                tp: self.tp.clone(),
+                leader_epoch: p.leader_epoch,
+            },
         };
-        self.trace(TraceKind::Broker, Level::Info, Some(b), text);
+        self.emit(event);
         if p.leader.is_some() {
             self.fetcher_start(b);
         }

@@ -1165,7 +1165,7 @@ impl Sim {
             if self.brokers[&b].shutting_down && (p.leader.is_none() || !p.isr.contains(&b)) {
                 self.fetcher_stop(
                     b,
-                    "this broker is in controlled shutdown and not in the ISR",
+                    crate::fetcher::FetcherRemovedReason::ControlledShutdownNotInIsr,
                 );
             }
         }
