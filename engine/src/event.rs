@@ -427,3 +427,37 @@ fn write_words(f: &mut fmt::Formatter<'_>, words: &[String]) -> fmt::Result {
     }
     Ok(())
 }
+
+impl Event {
+    /// The error code of a failed produce result (`DELIVERY_TIMEOUT` for a batch that
+    /// expired); None for a success, a produce that threw another exception, and every other
+    /// event (a retry is not a result).
+    pub fn produce_error(&self) -> Option<crate::types::ErrorCode> {
+        match self {
+            Event::ProduceResult {
+                outcome: ProduceOutcome::Error { error, .. },
+                ..
+            } => Some(*error),
+            Event::ProduceResult {
+                outcome: ProduceOutcome::Expired { .. },
+                ..
+            } => Some(crate::types::ErrorCode::DELIVERY_TIMEOUT),
+            _ => None,
+        }
+    }
+
+    /// Whether this is a produce result that failed with `name`, as its line names the
+    /// failure: the error code (`NOT_ENOUGH_REPLICAS`) or the exception the producer threw
+    /// (`TimeoutException`, `ConfigException`, `KafkaException`). What an expectation's
+    /// `error` matches.
+    pub fn produce_failed_with(&self, name: &str) -> bool {
+        let Event::ProduceResult { outcome, .. } = self else {
+            return false;
+        };
+        match (outcome.exception(), outcome) {
+            (Some(exception), _) => exception == name,
+            (None, ProduceOutcome::Error { error, .. }) => error.to_string() == name,
+            (None, _) => false,
+        }
+    }
+}
