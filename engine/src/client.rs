@@ -14,9 +14,7 @@
 //! producer id 0 and epoch 0 at once (the first id a new cluster's controller hands out),
 //! and bumps its epoch locally, as Kafka's idempotent producer does (KIP-360).
 
-use std::fmt::Write;
-
-use crate::event::{Level, TraceKind};
+use crate::event::{Event, ProduceOutcome};
 use crate::log::BatchProducer;
 use crate::network::Payload;
 use crate::producer_state::{increment_sequence, NO_PRODUCER_ID, NO_SEQUENCE};
@@ -303,12 +301,10 @@ impl Sim {
                 self.metrics.produce_errors += 1;
                 self.metrics.record_errors +=
                     spec.values.len() as u64 + u64::from(spec.count.unwrap_or(0));
-                self.trace(
-                    TraceKind::Produce,
-                    Level::Error,
-                    None,
-                    format!("acks={acks} -> ConfigException: {message}"),
-                );
+                self.emit(Event::ProduceResult {
+                    acks,
+                    outcome: ProduceOutcome::ConfigException { message },
+                });
                 return;
             }
         };
@@ -406,15 +402,14 @@ impl Sim {
             self.producer.idempotence.mark_sequence_unresolved(last);
         }
         // Sender.sendProducerData's message, as Kafka writes it (no space after the colon).
-        let text = format!(
-            "acks={acks} -> TimeoutException: Expiring {} record(s) for {}:{} ms has passed since batch creation",
-            attempt.values.len(),
-            self.tp,
-            now - attempt.created_ms
-        );
+        let outcome = ProduceOutcome::Expired {
+            records: attempt.values.len(),
+            tp: self.tp.clone(),
+            elapsed_ms: now - attempt.created_ms,
+        };
         self.metrics.produce_errors += 1;
         self.metrics.record_errors += attempt.values.len() as u64;
-        self.trace(TraceKind::Produce, Level::Error, None, text);
+        self.emit(Event::ProduceResult { acks, outcome });
         self.schedule_at(
             now,
             Scheduled::Client(ClientTimer::ProducerSend { job: job_id }),
@@ -438,12 +433,10 @@ impl Sim {
             if idempotent && late.last_sequence > i.last_acked_sequence {
                 i.last_acked_sequence = late.last_sequence;
             }
-            let base = base.map_or_else(|| "-1".to_string(), |b| b.to_string());
-            let text = format!(
-                "ProduceResponse returned SUCCEEDED for {} after batch with base offset {base} had already been FAILED (the records are in the log, although the producer reported a TimeoutException)",
-                self.tp
-            );
-            self.trace(TraceKind::Produce, Level::Warn, None, text);
+            self.emit(Event::ProduceSucceededAfterExpiry {
+                tp: self.tp.clone(),
+                base_offset: base,
+            });
         } else if idempotent
             && (error == ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER || late.retries_left)
         {
@@ -454,11 +447,10 @@ impl Sim {
 
     /// TransactionManager.setProducerIdAndEpoch's log line.
     fn trace_producer_id(&mut self, pid: i64, epoch: i16) {
-        let text = format!(
-            "[Producer clientId=producer-1] ProducerId set to {pid} with epoch {}",
-            i32::from(epoch)
-        );
-        self.trace(TraceKind::Produce, Level::Info, None, text);
+        self.emit(Event::ProducerIdSet {
+            producer_id: pid,
+            epoch,
+        });
     }
 
     /// Schedules a send for every job that waited for a response.
@@ -659,19 +651,14 @@ impl Sim {
         // that is retried is expired by its timer if the deadline comes while it backs off.
         let in_time = now < attempt.created_ms + delivery_timeout;
         if error == ErrorCode::NONE {
-            let text = match (acks, base, last) {
-                (Acks::Zero, _, _) => format!(
-                    "acks=0 -> sent ({} record(s); no response, so no offset)",
-                    attempt.values.len()
-                ),
-                (_, Some(b), Some(l)) if b == l => format!("acks={acks} -> ok, offset={b}"),
-                (_, Some(b), Some(l)) => format!("acks={acks} -> ok, offsets={b}..{l}"),
-                _ => format!("acks={acks} -> ok"),
-            };
-            let text = if acks == Acks::All {
-                format!("{text} (waited {waited} ms)")
-            } else {
-                text
+            let outcome = match acks {
+                Acks::Zero => ProduceOutcome::Sent {
+                    records: attempt.values.len(),
+                },
+                _ => ProduceOutcome::Ok {
+                    offsets: base.zip(last),
+                    waited_ms: waited,
+                },
             };
             job.current = None;
             // handleCompletedBatch → maybeUpdateLastAckedSequence.
@@ -686,7 +673,7 @@ impl Sim {
                     self.metrics.acks_all_latencies_ms.remove(0);
                 }
             }
-            self.trace(TraceKind::Produce, Level::Info, None, text);
+            self.emit(Event::ProduceResult { acks, outcome });
         } else if retriable && retries_left && in_time {
             if idempotent && out_of_order {
                 self.producer.idempotence.can_retry_out_of_order(attempt);
@@ -694,11 +681,13 @@ impl Sim {
             attempt.retries_done += 1;
             attempt.last_error = Some((error, now));
             self.metrics.record_retries += attempt.values.len() as u64;
-            let left = retries - attempt.retries_done;
-            let text = format!(
-                "[Producer clientId=producer-1] Got error produce response on topic-partition {tp}, retrying ({left} attempts left). Error: {error}"
-            );
-            self.trace(TraceKind::Produce, Level::Warn, None, text);
+            let attempts_left = retries - attempt.retries_done;
+            self.emit(Event::ProduceRetry {
+                acks,
+                tp,
+                attempts_left,
+                error,
+            });
             self.schedule_at(
                 now + backoff,
                 Scheduled::Client(ClientTimer::ProducerSend { job: job_id }),
@@ -712,16 +701,18 @@ impl Sim {
             if idempotent && (out_of_order || retries_left) {
                 self.producer.idempotence.epoch_bump_required = true;
             }
-            let text = match (error, base) {
-                (ErrorCode::NOT_ENOUGH_REPLICAS_AFTER_APPEND, Some(b)) => {
-                    format!("acks={acks} -> NOT_ENOUGH_REPLICAS_AFTER_APPEND (written at offset {b}, but the ISR shrank below min.insync.replicas)")
-                }
-                _ => format!("acks={acks} -> {error}"),
+            // A NOT_ENOUGH_REPLICAS_AFTER_APPEND batch is on the leader's log at `base`.
+            let written_at = match error {
+                ErrorCode::NOT_ENOUGH_REPLICAS_AFTER_APPEND => base,
+                _ => None,
             };
             self.metrics.produce_errors += 1;
             self.metrics.record_errors += attempt.values.len() as u64;
             job.current = None;
-            self.trace(TraceKind::Produce, Level::Error, None, text);
+            self.emit(Event::ProduceResult {
+                acks,
+                outcome: ProduceOutcome::Error { error, written_at },
+            });
         }
         self.schedule_at(
             now,
@@ -743,12 +734,12 @@ impl Sim {
             for values in current.into_iter().chain(job.pending.iter().rev()) {
                 self.metrics.produce_errors += 1;
                 self.metrics.record_errors += values.len() as u64;
-                let text = format!(
-                    "acks={} -> KafkaException: Producer is closed forcefully. ({} record(s) not delivered)",
-                    job.acks,
-                    values.len()
-                );
-                self.trace(TraceKind::Produce, Level::Error, None, text);
+                self.emit(Event::ProduceResult {
+                    acks: job.acks,
+                    outcome: ProduceOutcome::ClosedForcefully {
+                        records: values.len(),
+                    },
+                });
             }
         }
         self.producer.requests.clear();
@@ -767,12 +758,9 @@ impl Sim {
             self.consumer.position = None;
         }
         let Some(leader) = self.controller.partition.leader else {
-            self.trace(
-                TraceKind::Consume,
-                Level::Warn,
-                None,
-                format!("consumer: LEADER_NOT_AVAILABLE for {}", self.tp),
-            );
+            self.emit(Event::ConsumerLeaderNotAvailable {
+                tp: self.tp.clone(),
+            });
             return;
         };
         let offset = self
@@ -818,15 +806,7 @@ impl Sim {
                 request: crate::network::Outstanding::ConsumerFetch { request_id },
             } => {
                 if let Some(r) = self.consumer.requests.remove(&request_id) {
-                    self.trace(
-                        TraceKind::Consume,
-                        Level::Warn,
-                        None,
-                        format!(
-                            "consumer: NETWORK_EXCEPTION: the connection to broker {} was reset (its process is gone)",
-                            r.target
-                        ),
-                    );
+                    self.emit(Event::ConsumerConnectionReset { target: r.target });
                 }
             }
             Payload::ProduceResponse {
@@ -881,26 +861,19 @@ impl Sim {
             return;
         }
         let (first, last) = (rewritten[0].0, rewritten[rewritten.len() - 1].0);
-        // Both lists joined by spaces in one loop (not two Vecs collected and joined).
-        let (mut now, mut before) = (String::new(), String::new());
-        for (i, (o, n, b)) in rewritten.iter().enumerate() {
-            self.consumer.reported.insert(*o);
-            if i > 0 {
-                now.push(' ');
-                before.push(' ');
-            }
-            now.push_str(n);
-            before.push_str(b);
+        // Both lists in one loop (not two Vecs collected).
+        let (mut now, mut read) = (Vec::new(), Vec::new());
+        for (o, n, b) in rewritten {
+            self.consumer.reported.insert(o);
+            now.push(n);
+            read.push(b);
         }
-        self.trace(
-            TraceKind::Loss,
-            Level::Warn,
-            None,
-            format!(
-                "consumer: offsets {first}..{last} now hold different records ({}) than it read there ({})",
-                now, before
-            ),
-        );
+        self.emit(Event::ConsumerReadRewritten {
+            first_offset: first,
+            last_offset: last,
+            now,
+            read,
+        });
     }
 
     fn consumer_response(
@@ -923,28 +896,26 @@ impl Sim {
                             .insert(r.offset, (r.epoch, r.value.clone()));
                     }
                 }
-                if let Some(last) = records.last() {
-                    let first = records[0].offset;
-                    self.consumer.position = Some(last.offset + 1);
-                    self.trace(
-                        TraceKind::Consume,
-                        Level::Info,
-                        None,
-                        format!(
-                            "consumer: {} (offsets {first}..{}, position {})",
-                            crate::log::Values(&records),
-                            last.offset,
-                            last.offset + 1
-                        ),
-                    );
+                if let (Some(first), Some(last)) = (records.first(), records.last()) {
+                    let (first_offset, last_offset) = (first.offset, last.offset);
+                    self.consumer.position = Some(last_offset + 1);
+                    // The values moved out of the records (no copy of them).
+                    let mut values = Vec::with_capacity(records.len());
+                    for r in records {
+                        values.push(r.value);
+                    }
+                    self.emit(Event::ConsumerRead {
+                        first_offset,
+                        last_offset,
+                        values,
+                        position: last_offset + 1,
+                    });
                 } else {
                     self.consumer.position = Some(position);
-                    self.trace(
-                        TraceKind::Consume,
-                        Level::Info,
-                        None,
-                        format!("consumer: no records below the high watermark {hw} (position {position})"),
-                    );
+                    self.emit(Event::ConsumerNoRecords {
+                        high_watermark: hw,
+                        position,
+                    });
                 }
             }
             ErrorCode::OFFSET_OUT_OF_RANGE => {
@@ -952,21 +923,15 @@ impl Sim {
                 let mut gone = self.consumer.seen.range(leo..).map(|(o, _)| *o);
                 let first_gone = gone.next();
                 let last_gone = gone.next_back().or(first_gone);
-                let mut text = format!(
-                    "consumer: OFFSET_OUT_OF_RANGE: position {position} is past the log end offset {leo}; auto.offset.reset=latest moves it to {leo}"
-                );
-                if let (Some(a), Some(z)) = (first_gone, last_gone) {
-                    let _ = write!(text, ". Offsets {a}..{z} that it read no longer exist");
-                }
+                let gone = first_gone.zip(last_gone);
                 self.consumer.position = Some(leo);
-                self.trace(TraceKind::Consume, Level::Warn, None, text);
+                self.emit(Event::ConsumerOffsetOutOfRange {
+                    position,
+                    log_end_offset: leo,
+                    gone,
+                });
             }
-            other => self.trace(
-                TraceKind::Consume,
-                Level::Warn,
-                None,
-                format!("consumer: {other}"),
-            ),
+            other => self.emit(Event::ConsumerError { error: other }),
         }
     }
 }

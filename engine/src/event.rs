@@ -8,7 +8,9 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::log::{Record, Values};
-use crate::types::{BrokerId, ElectionKind, ErrorCode, Ids, Node, OrNone, TimeMs, TopicPartition};
+use crate::types::{
+    Acks, BrokerId, ElectionKind, ErrorCode, Ids, Node, OrNone, TimeMs, TopicPartition,
+};
 
 /// What kind of event a trace line records (the UI filters on it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -48,19 +50,11 @@ pub enum Level {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
-    /// A line not yet given its own variant (being converted, issue 13 step 2).
-    Line {
-        kind: TraceKind,
-        level: Level,
-        broker: Option<BrokerId>,
-        text: String,
-    },
-
     // ---- the leader (partition.rs) ---------------------------------------------------
     /// Partition.makeLeader's "Leader ... starts at leader epoch" line.
     BecameLeader {
         broker: BrokerId,
-        tp: crate::types::TopicPartition,
+        tp: TopicPartition,
         leader_epoch: i32,
         /// The leader epoch's start offset: the log end offset when the broker became leader.
         start_offset: u64,
@@ -75,7 +69,7 @@ pub enum Event {
     /// Partition.makeFollower's "Follower ... starts at leader epoch" line.
     BecameFollower {
         broker: BrokerId,
-        tp: crate::types::TopicPartition,
+        tp: TopicPartition,
         leader_epoch: i32,
         /// The follower's log end offset, where it starts fetching.
         start_offset: u64,
@@ -88,13 +82,13 @@ pub enum Event {
     /// Partition.makeFollower with no leader in the metadata: the fetcher is not started.
     FollowerWithoutLeader {
         broker: BrokerId,
-        tp: crate::types::TopicPartition,
+        tp: TopicPartition,
         leader_epoch: i32,
     },
     /// Partition.maybeExpandIsr's "Expanding ISR from ... to ..." line.
     IsrExpanding {
         broker: BrokerId,
-        tp: crate::types::TopicPartition,
+        tp: TopicPartition,
         isr: Vec<BrokerId>,
         new_isr: Vec<BrokerId>,
     },
@@ -102,12 +96,12 @@ pub enum Event {
     /// and LEO and each out-of-sync replica.
     IsrShrinking {
         broker: BrokerId,
-        tp: crate::types::TopicPartition,
+        tp: TopicPartition,
         isr: Vec<BrokerId>,
         new_isr: Vec<BrokerId>,
         high_watermark: u64,
         log_end_offset: u64,
-        out_of_sync: Vec<crate::partition::OutOfSyncReplica>,
+        out_of_sync: Vec<OutOfSyncReplica>,
     },
     /// NodeToControllerRequestThread: the AlterPartition request got no answer within
     /// `controller.socket.timeout.ms` and is sent again.
@@ -120,7 +114,7 @@ pub enum Event {
     /// Partition.handleAlterPartitionUpdate's "ISR updated to ... and version updated to" line.
     IsrUpdated {
         broker: BrokerId,
-        tp: crate::types::TopicPartition,
+        tp: TopicPartition,
         isr: Vec<BrokerId>,
         /// Partition.isUnderMinIsr with the new ISR (the line says "(under-min-isr)").
         under_min_isr: bool,
@@ -130,8 +124,8 @@ pub enum Event {
     /// rejected the request" line (OPERATION_NOT_ATTEMPTED, INELIGIBLE_REPLICA).
     AlterPartitionRejected {
         broker: BrokerId,
-        tp: crate::types::TopicPartition,
-        error: crate::types::ErrorCode,
+        tp: TopicPartition,
+        error: ErrorCode,
         /// The latest committed ISR the state was reset to.
         committed_isr: Vec<BrokerId>,
     },
@@ -139,15 +133,15 @@ pub enum Event {
     /// be out of sync" line.
     AlterPartitionFailed {
         broker: BrokerId,
-        tp: crate::types::TopicPartition,
-        error: crate::types::ErrorCode,
+        tp: TopicPartition,
+        error: ErrorCode,
     },
     /// Partition.handleAlterPartitionError's "Failed to update ISR ... due to unexpected ...
     /// Retrying." line.
     IsrUpdateFailed {
         broker: BrokerId,
-        tp: crate::types::TopicPartition,
-        error: crate::types::ErrorCode,
+        tp: TopicPartition,
+        error: ErrorCode,
     },
     // (end of the leader's events)
 
@@ -162,8 +156,8 @@ pub enum Event {
     /// ReplicaFetcherManager.removeFetcherForPartitions's "Removed fetcher for partitions" line.
     FetcherRemoved {
         broker: BrokerId,
-        tp: crate::types::TopicPartition,
-        reason: crate::fetcher::FetcherRemovedReason,
+        tp: TopicPartition,
+        reason: FetcherRemovedReason,
     },
     /// AbstractFetcherThread.processFetchRequest's "Error in response for fetch request": the
     /// connection to the leader was closed.
@@ -173,7 +167,7 @@ pub enum Event {
     FencedLeaderEpoch {
         broker: BrokerId,
         leader: BrokerId,
-        tp: crate::types::TopicPartition,
+        tp: TopicPartition,
         leader_epoch: i32,
     },
     /// AbstractFetcherThread.maybeTruncateToEpochEndOffsets's "Truncating partition ... due to
@@ -181,7 +175,7 @@ pub enum Event {
     TruncatingToEpochEndOffset {
         broker: BrokerId,
         leader: BrokerId,
-        tp: crate::types::TopicPartition,
+        tp: TopicPartition,
         /// The offset truncated to.
         offset: u64,
         /// The diverging epoch and its end offset as the leader answered them.
@@ -192,13 +186,13 @@ pub enum Event {
     /// truncates, before UnifiedLog's line.
     FetcherTruncating {
         broker: BrokerId,
-        reason: crate::fetcher::TruncationReason,
+        reason: TruncationReason,
     },
     /// UnifiedLog.truncateTo's "Truncating ... to offset" line, "below high watermark" when the
     /// truncation went below the HW (a WARN).
     LogTruncated {
         broker: BrokerId,
-        tp: crate::types::TopicPartition,
+        tp: TopicPartition,
         to_offset: u64,
         /// The HW before, when the truncation went below it.
         below_high_watermark: Option<u64>,
@@ -209,12 +203,69 @@ pub enum Event {
         broker: BrokerId,
         first_offset: u64,
         last_offset: u64,
-        records: Vec<crate::log::Record>,
+        records: Vec<Record>,
         below_high_watermark: bool,
     },
     // (end of the follower's events)
 
     // ---- the clients (client.rs) ----------------------------------------------------
+    /// A produce result: the batch's final outcome as the application's callback sees it
+    /// (Sender.completeBatch / failBatch; the expiry message of Sender.sendProducerData; the
+    /// KafkaProducer constructor's ConfigException; RecordAccumulator.abortIncompleteBatches
+    /// on a forced close).
+    ProduceResult { acks: Acks, outcome: ProduceOutcome },
+    /// Sender.completeBatch's warning for a retriable error: the batch is sent again after
+    /// retry.backoff.ms.
+    ProduceRetry {
+        acks: Acks,
+        tp: TopicPartition,
+        attempts_left: u32,
+        error: ErrorCode,
+    },
+    /// ProducerBatch.done's warning: a batch that had expired (TimeoutException) got its
+    /// successful response later, so its records are in the log after all.
+    ProduceSucceededAfterExpiry {
+        tp: TopicPartition,
+        /// The response's base offset (-1 in the line when it had none).
+        base_offset: Option<u64>,
+    },
+    /// TransactionManager.setProducerIdAndEpoch's line (after an epoch bump or a new id).
+    ProducerIdSet { producer_id: i64, epoch: i16 },
+    /// The consumer read records (KafkaConsumer.poll returned them).
+    ConsumerRead {
+        first_offset: u64,
+        last_offset: u64,
+        values: Vec<String>,
+        /// The position after the read (`last_offset + 1`).
+        position: u64,
+    },
+    /// The consumer's fetch returned nothing: the leader has no records for it below the
+    /// high watermark.
+    ConsumerNoRecords { high_watermark: u64, position: u64 },
+    /// The consumer's fetch failed with OFFSET_OUT_OF_RANGE (Fetcher's
+    /// handleOffsetOutOfRange) and auto.offset.reset=latest moved it to the log end.
+    ConsumerOffsetOutOfRange {
+        position: u64,
+        log_end_offset: u64,
+        /// The first and last offsets it had read that are past the log end now.
+        gone: Option<(u64, u64)>,
+    },
+    /// The consumer's fetch failed with another error.
+    ConsumerError { error: ErrorCode },
+    /// The consumer has no leader to fetch from (the metadata's LEADER_NOT_AVAILABLE).
+    ConsumerLeaderNotAvailable { tp: TopicPartition },
+    /// NetworkClient: the consumer's connection to the broker it fetched from was reset.
+    ConsumerConnectionReset { target: BrokerId },
+    /// The engine's own check (no Kafka line): offsets the consumer read now hold other
+    /// records on the leader, after an unclean election rewrote them.
+    ConsumerReadRewritten {
+        first_offset: u64,
+        last_offset: u64,
+        /// The leader's records at those offsets now.
+        now: Vec<String>,
+        /// What the consumer read there.
+        read: Vec<String>,
+    },
     // (end of the clients' events)
 
     // ---- the controller (controller.rs) ---------------------------------------------
@@ -330,7 +381,6 @@ impl Event {
     /// What kind of line it is (the UI filters on it).
     pub fn kind(&self) -> TraceKind {
         match self {
-            Event::Line { kind, .. } => *kind,
             // the leader (partition.rs)
             Event::BecameLeader { .. }
             | Event::BecameFollower { .. }
@@ -355,6 +405,17 @@ impl Event {
             | Event::RecordsThrownAway { .. } => TraceKind::Truncation,
             // (end of the follower's)
             // the clients (client.rs)
+            Event::ProduceResult { .. }
+            | Event::ProduceRetry { .. }
+            | Event::ProduceSucceededAfterExpiry { .. }
+            | Event::ProducerIdSet { .. } => TraceKind::Produce,
+            Event::ConsumerRead { .. }
+            | Event::ConsumerNoRecords { .. }
+            | Event::ConsumerOffsetOutOfRange { .. }
+            | Event::ConsumerError { .. }
+            | Event::ConsumerLeaderNotAvailable { .. }
+            | Event::ConsumerConnectionReset { .. } => TraceKind::Consume,
+            Event::ConsumerReadRewritten { .. } => TraceKind::Loss,
             // (end of the clients')
             // the controller (controller.rs)
             Event::PartitionHasNoLeader { .. } | Event::NewLeader { .. } => TraceKind::Election,
@@ -381,7 +442,6 @@ impl Event {
 
     pub fn level(&self) -> Level {
         match self {
-            Event::Line { level, .. } => *level,
             // the leader (partition.rs)
             Event::AlterPartitionTimedOut { .. }
             | Event::AlterPartitionStaleBrokerEpoch { .. }
@@ -415,6 +475,17 @@ impl Event {
             | Event::RecordsThrownAway { .. } => Level::Info,
             // (end of the follower's)
             // the clients (client.rs)
+            Event::ProduceResult { outcome, .. } => outcome.level(),
+            Event::ProducerIdSet { .. }
+            | Event::ConsumerRead { .. }
+            | Event::ConsumerNoRecords { .. } => Level::Info,
+            Event::ProduceRetry { .. }
+            | Event::ProduceSucceededAfterExpiry { .. }
+            | Event::ConsumerOffsetOutOfRange { .. }
+            | Event::ConsumerError { .. }
+            | Event::ConsumerLeaderNotAvailable { .. }
+            | Event::ConsumerConnectionReset { .. }
+            | Event::ConsumerReadRewritten { .. } => Level::Warn,
             // (end of the clients')
             // the controller (controller.rs)
             Event::PartitionHasNoLeader { .. }
@@ -448,7 +519,6 @@ impl Event {
     /// The broker whose log the line is from, if one.
     pub fn broker(&self) -> Option<BrokerId> {
         match self {
-            Event::Line { broker, .. } => *broker,
             // the leader (partition.rs)
             Event::BecameLeader { broker, .. }
             | Event::BecameFollower { broker, .. }
@@ -473,6 +543,17 @@ impl Event {
             | Event::RecordsThrownAway { broker, .. } => Some(*broker),
             // (end of the follower's)
             // the clients (client.rs)
+            Event::ProduceResult { .. }
+            | Event::ProduceRetry { .. }
+            | Event::ProduceSucceededAfterExpiry { .. }
+            | Event::ProducerIdSet { .. }
+            | Event::ConsumerRead { .. }
+            | Event::ConsumerNoRecords { .. }
+            | Event::ConsumerOffsetOutOfRange { .. }
+            | Event::ConsumerError { .. }
+            | Event::ConsumerLeaderNotAvailable { .. }
+            | Event::ConsumerConnectionReset { .. }
+            | Event::ConsumerReadRewritten { .. } => None,
             // (end of the clients')
             // the controller (controller.rs)
             Event::PartitionHasNoLeader { .. } | Event::NewLeader { .. } => None,
@@ -503,7 +584,6 @@ impl Event {
 impl fmt::Display for Event {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Event::Line { text, .. } => f.write_str(text),
             // the leader (partition.rs)
             Event::BecameLeader {
                 broker,
@@ -702,10 +782,83 @@ impl fmt::Display for Event {
             } => write!(
                 f,
                 "broker {broker} threw away offsets {first_offset}..{last_offset}: {}",
-                crate::log::Values(records)
+                Values(records)
             ),
             // (end of the follower's)
             // the clients (client.rs)
+            Event::ProduceResult { acks, outcome } => {
+                write!(f, "acks={acks} -> ")?;
+                outcome.write(*acks, f)
+            }
+            Event::ProduceRetry {
+                tp,
+                attempts_left,
+                error,
+                ..
+            } => write!(
+                f,
+                "[Producer clientId=producer-1] Got error produce response on topic-partition {tp}, retrying ({attempts_left} attempts left). Error: {error}"
+            ),
+            Event::ProduceSucceededAfterExpiry { tp, base_offset } => {
+                write!(f, "ProduceResponse returned SUCCEEDED for {tp} after batch with base offset ")?;
+                match base_offset {
+                    Some(b) => write!(f, "{b}")?,
+                    None => f.write_str("-1")?,
+                }
+                f.write_str(" had already been FAILED (the records are in the log, although the producer reported a TimeoutException)")
+            }
+            Event::ProducerIdSet { producer_id, epoch } => write!(
+                f,
+                "[Producer clientId=producer-1] ProducerId set to {producer_id} with epoch {epoch}"
+            ),
+            Event::ConsumerRead {
+                first_offset,
+                last_offset,
+                values,
+                position,
+            } => {
+                f.write_str("consumer: ")?;
+                write_words(f, values)?;
+                write!(f, " (offsets {first_offset}..{last_offset}, position {position})")
+            }
+            Event::ConsumerNoRecords {
+                high_watermark,
+                position,
+            } => write!(
+                f,
+                "consumer: no records below the high watermark {high_watermark} (position {position})"
+            ),
+            Event::ConsumerOffsetOutOfRange {
+                position,
+                log_end_offset: leo,
+                gone,
+            } => {
+                write!(f, "consumer: OFFSET_OUT_OF_RANGE: position {position} is past the log end offset {leo}; auto.offset.reset=latest moves it to {leo}")?;
+                match gone {
+                    Some((a, z)) => write!(f, ". Offsets {a}..{z} that it read no longer exist"),
+                    None => Ok(()),
+                }
+            }
+            Event::ConsumerError { error } => write!(f, "consumer: {error}"),
+            Event::ConsumerLeaderNotAvailable { tp } => {
+                write!(f, "consumer: LEADER_NOT_AVAILABLE for {tp}")
+            }
+            Event::ConsumerConnectionReset { target } => write!(
+                f,
+                "consumer: NETWORK_EXCEPTION: the connection to broker {target} was reset (its process is gone)"
+            ),
+            Event::ConsumerReadRewritten {
+                first_offset,
+                last_offset,
+                now,
+                read,
+            } => {
+                write!(f, "consumer: offsets {first_offset}..{last_offset} now hold different records (")?;
+                write_words(f, now)?;
+                f.write_str(") than it read there (")?;
+                write_words(f, read)?;
+                f.write_str(")")
+            }
             // (end of the clients')
             // the controller (controller.rs)
             Event::PartitionHasNoLeader {
@@ -930,6 +1083,53 @@ impl fmt::Display for Event {
     }
 }
 
+/// One out-of-sync replica as Partition.maybeShrinkIsr's line lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OutOfSyncReplica {
+    pub broker: BrokerId,
+    /// The follower's LEO as the leader knows it; None is UNKNOWN_OFFSET (printed -1).
+    pub log_end_offset: Option<u64>,
+    pub last_caught_up_time_ms: TimeMs,
+}
+
+/// Why the fetcher for the partition was removed (ReplicaFetcherManager.
+/// removeFetcherForPartitions), as the line says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FetcherRemovedReason {
+    /// ReplicaManager.applyLocalFollowersDelta: "During controlled shutdown, replica with no
+    /// leaders and replica where this broker is not in the ISR are stopped."
+    ControlledShutdownNotInIsr,
+}
+
+impl fmt::Display for FetcherRemovedReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FetcherRemovedReason::ControlledShutdownNotInIsr => {
+                "this broker is in controlled shutdown and not in the ISR"
+            }
+        })
+    }
+}
+
+/// Why the follower truncates, when a line of its own says so before UnifiedLog's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "cause", rename_all = "snake_case")]
+pub enum TruncationReason {
+    /// AbstractFetcherThread.handleOutOfRangeError: the leader answered OFFSET_OUT_OF_RANGE.
+    OffsetOutOfRange { leader: BrokerId },
+}
+
+impl fmt::Display for TruncationReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TruncationReason::OffsetOutOfRange { leader } => {
+                write!(f, "OFFSET_OUT_OF_RANGE from leader {leader}")
+            }
+        }
+    }
+}
+
 /// Why ReplicationControlManager.ineligibleReplicasForIsr refuses a replica.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(tag = "why", rename_all = "snake_case")]
@@ -1072,6 +1272,146 @@ impl fmt::Display for LossCause {
                 Ids(lost_disks)
             ),
             LossCause::CleanElection => f.write_str("a clean election (engine bug)"),
+        }
+    }
+}
+
+// ---- the clients' readers ----
+
+/// How a produce ended (the words after `acks=... -> `).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "result", rename_all = "snake_case")]
+pub enum ProduceOutcome {
+    /// acks=0: sent, no response awaited, so no offsets.
+    Sent { records: usize },
+    /// Written: the offsets of the response (None when it had none), and how long the batch
+    /// waited since it was created (the line shows it for acks=all).
+    Ok {
+        offsets: Option<(u64, u64)>,
+        waited_ms: TimeMs,
+    },
+    /// Failed with the broker's (or the client's) error code. `written_at`: the offset a
+    /// NOT_ENOUGH_REPLICAS_AFTER_APPEND batch was written at on the leader.
+    Error {
+        error: ErrorCode,
+        written_at: Option<u64>,
+    },
+    /// Sender.sendProducerData's expiry: a TimeoutException after delivery.timeout.ms.
+    Expired {
+        records: usize,
+        tp: TopicPartition,
+        elapsed_ms: TimeMs,
+    },
+    /// KafkaProducer's constructor threw a ConfigException: nothing was sent.
+    ConfigException { message: String },
+    /// KafkaProducer.close(Duration.ZERO) failed the batch (a KafkaException).
+    ClosedForcefully { records: usize },
+}
+
+impl ProduceOutcome {
+    /// The exception the producer threw, as the line names it, if it threw one.
+    pub fn exception(&self) -> Option<&'static str> {
+        match self {
+            ProduceOutcome::Expired { .. } => Some("TimeoutException"),
+            ProduceOutcome::ConfigException { .. } => Some("ConfigException"),
+            ProduceOutcome::ClosedForcefully { .. } => Some("KafkaException"),
+            ProduceOutcome::Sent { .. }
+            | ProduceOutcome::Ok { .. }
+            | ProduceOutcome::Error { .. } => None,
+        }
+    }
+
+    fn level(&self) -> Level {
+        match self {
+            ProduceOutcome::Sent { .. } | ProduceOutcome::Ok { .. } => Level::Info,
+            _ => Level::Error,
+        }
+    }
+
+    /// The words after `acks=... -> `.
+    fn write(&self, acks: Acks, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(name) = self.exception() {
+            write!(f, "{name}: ")?;
+        }
+        match self {
+            ProduceOutcome::Sent { records } => write!(
+                f,
+                "sent ({records} record(s); no response, so no offset)"
+            ),
+            ProduceOutcome::Ok { offsets, waited_ms } => {
+                match offsets {
+                    Some((b, l)) if b == l => write!(f, "ok, offset={b}")?,
+                    Some((b, l)) => write!(f, "ok, offsets={b}..{l}")?,
+                    None => f.write_str("ok")?,
+                }
+                if acks == Acks::All {
+                    write!(f, " (waited {waited_ms} ms)")?;
+                }
+                Ok(())
+            }
+            ProduceOutcome::Error {
+                error,
+                written_at: Some(b),
+            } => write!(f, "{error} (written at offset {b}, but the ISR shrank below min.insync.replicas)"),
+            ProduceOutcome::Error { error, .. } => write!(f, "{error}"),
+            ProduceOutcome::Expired {
+                records,
+                tp,
+                elapsed_ms,
+            } => write!(
+                f,
+                "Expiring {records} record(s) for {tp}:{elapsed_ms} ms has passed since batch creation"
+            ),
+            ProduceOutcome::ConfigException { message } => f.write_str(message),
+            ProduceOutcome::ClosedForcefully { records } => write!(
+                f,
+                "Producer is closed forcefully. ({records} record(s) not delivered)"
+            ),
+        }
+    }
+}
+
+/// Values joined by spaces, written in place.
+fn write_words(f: &mut fmt::Formatter<'_>, words: &[String]) -> fmt::Result {
+    for (i, w) in words.iter().enumerate() {
+        if i > 0 {
+            f.write_str(" ")?;
+        }
+        f.write_str(w)?;
+    }
+    Ok(())
+}
+
+impl Event {
+    /// The error code of a failed produce result (`DELIVERY_TIMEOUT` for a batch that
+    /// expired); None for a success, a produce that threw another exception, and every other
+    /// event (a retry is not a result).
+    pub fn produce_error(&self) -> Option<ErrorCode> {
+        match self {
+            Event::ProduceResult {
+                outcome: ProduceOutcome::Error { error, .. },
+                ..
+            } => Some(*error),
+            Event::ProduceResult {
+                outcome: ProduceOutcome::Expired { .. },
+                ..
+            } => Some(ErrorCode::DELIVERY_TIMEOUT),
+            _ => None,
+        }
+    }
+
+    /// Whether this is a produce result that failed with `name`, as its line names the
+    /// failure: the error code (`NOT_ENOUGH_REPLICAS`) or the exception the producer threw
+    /// (`TimeoutException`, `ConfigException`, `KafkaException`). What an expectation's
+    /// `error` matches.
+    pub fn produce_failed_with(&self, name: &str) -> bool {
+        let Event::ProduceResult { outcome, .. } = self else {
+            return false;
+        };
+        match (outcome.exception(), outcome) {
+            (Some(exception), _) => exception == name,
+            (None, ProduceOutcome::Error { error, .. }) => error.to_string() == name,
+            (None, _) => false,
         }
     }
 }

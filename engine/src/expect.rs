@@ -194,14 +194,6 @@ fn starts_with_words(text: &str, prefix: &str) -> bool {
         .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
 }
 
-/// The error code of a produce result line (`acks=all -> NOT_ENOUGH_REPLICAS`), if it
-/// failed.
-fn error_code(line: &str) -> Option<&str> {
-    let (_, result) = line.split_once(" -> ")?;
-    let code = result.split([' ', ':', ',', '(']).next()?;
-    (!code.is_empty() && code != "ok" && code != "sent").then_some(code)
-}
-
 /// Checks `e` against the simulation, which must have run to `e.at` (every event at or
 /// before it processed, none after). Returns what did not hold; empty means met.
 pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
@@ -344,9 +336,8 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
         }
     }
     if let Some(code) = &e.error {
-        let hit = window().any(|t| {
-            t.kind() == TraceKind::Produce && error_code(&t.text()) == Some(code.as_str())
-        });
+        let hit =
+            window().any(|t| t.kind() == TraceKind::Produce && t.event.produce_failed_with(code));
         if !hit {
             check(
                 "error".into(),
@@ -665,23 +656,45 @@ mod tests {
             "acks=1 -> ok, offset=42",
             "acks=1 -> ok, offset=4"
         ));
-        assert_eq!(
-            error_code("acks=all -> NOT_ENOUGH_REPLICAS"),
-            Some("NOT_ENOUGH_REPLICAS")
+        use crate::event::ProduceOutcome;
+        use crate::types::{Acks, ErrorCode, TopicPartition};
+        let result = |acks, outcome| Event::ProduceResult { acks, outcome };
+        let error = |error, written_at| ProduceOutcome::Error { error, written_at };
+        let nerr = result(Acks::All, error(ErrorCode::NOT_ENOUGH_REPLICAS, None));
+        assert!(nerr.produce_failed_with("NOT_ENOUGH_REPLICAS"));
+        assert!(!nerr.produce_failed_with("NOT_ENOUGH_REPLICAS_AFTER_APPEND"));
+        let after = result(
+            Acks::All,
+            error(ErrorCode::NOT_ENOUGH_REPLICAS_AFTER_APPEND, Some(3)),
         );
-        assert_eq!(
-            error_code("acks=all -> NOT_ENOUGH_REPLICAS_AFTER_APPEND (written at offset 3, ...)"),
-            Some("NOT_ENOUGH_REPLICAS_AFTER_APPEND")
+        assert!(after.produce_failed_with("NOT_ENOUGH_REPLICAS_AFTER_APPEND"));
+        assert!(!after.produce_failed_with("NOT_ENOUGH_REPLICAS"));
+        let expired = result(
+            Acks::One,
+            ProduceOutcome::Expired {
+                records: 1,
+                tp: TopicPartition {
+                    topic: "t".into(),
+                    partition: 0,
+                },
+                elapsed_ms: 120_000,
+            },
         );
-        assert_eq!(
-            error_code("acks=1 -> TimeoutException: Expiring 1 record(s)"),
-            Some("TimeoutException")
+        assert!(expired.produce_failed_with("TimeoutException"));
+        assert_eq!(expired.produce_error(), Some(ErrorCode::DELIVERY_TIMEOUT));
+        let ok = result(
+            Acks::One,
+            ProduceOutcome::Ok {
+                offsets: Some((3, 3)),
+                waited_ms: 4,
+            },
         );
-        assert_eq!(error_code("acks=1 -> ok, offset=3"), None);
-        assert_eq!(
-            error_code("acks=0 -> sent (1 record(s); no response, so no offset)"),
-            None
-        );
+        assert_eq!(ok.to_string(), "acks=1 -> ok, offset=3");
+        assert!(!ok.produce_failed_with("ok"));
+        assert_eq!(ok.produce_error(), None);
+        let sent = result(Acks::Zero, ProduceOutcome::Sent { records: 1 });
+        assert!(!sent.produce_failed_with("sent"));
+        assert_eq!(sent.produce_error(), None);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::event::Event;
+use crate::event::{Event, FetcherRemovedReason, TruncationReason};
 use crate::log::Record;
 use crate::network::Payload;
 use crate::sim::{BrokerTimer, Role, Sim};
@@ -36,44 +36,6 @@ pub struct TruncationRecord {
     pub removed: Vec<Record>,
     /// The HW before, when the truncation went below it.
     pub below_high_watermark: Option<u64>,
-}
-
-/// Why the fetcher for the partition was removed (ReplicaFetcherManager.
-/// removeFetcherForPartitions), as the line says it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FetcherRemovedReason {
-    /// ReplicaManager.applyLocalFollowersDelta: "During controlled shutdown, replica with no
-    /// leaders and replica where this broker is not in the ISR are stopped."
-    ControlledShutdownNotInIsr,
-}
-
-impl std::fmt::Display for FetcherRemovedReason {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            FetcherRemovedReason::ControlledShutdownNotInIsr => {
-                "this broker is in controlled shutdown and not in the ISR"
-            }
-        })
-    }
-}
-
-/// Why the follower truncates, when a line of its own says so before UnifiedLog's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(tag = "cause", rename_all = "snake_case")]
-pub enum TruncationReason {
-    /// AbstractFetcherThread.handleOutOfRangeError: the leader answered OFFSET_OUT_OF_RANGE.
-    OffsetOutOfRange { leader: BrokerId },
-}
-
-impl std::fmt::Display for TruncationReason {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            TruncationReason::OffsetOutOfRange { leader } => {
-                write!(f, "OFFSET_OUT_OF_RANGE from leader {leader}")
-            }
-        }
-    }
 }
 
 /// Most truncations remembered for the snapshot.

@@ -8,22 +8,13 @@ use crate::vec_map::VecMap;
 use serde::{Deserialize, Serialize};
 
 use crate::controller::PartitionRegistration;
-use crate::event::Event;
+use crate::event::{Event, OutOfSyncReplica};
 use crate::fetcher::FollowerState;
 use crate::log::BatchProducer;
 use crate::network::Payload;
 use crate::producer_state::ClientBatch;
 use crate::sim::{BrokerTimer, Role, Sim};
 use crate::types::{ids_where, Acks, BrokerId, ErrorCode, Node, TimeMs};
-
-/// One out-of-sync replica as Partition.maybeShrinkIsr's line lists it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct OutOfSyncReplica {
-    pub broker: BrokerId,
-    /// The follower's LEO as the leader knows it; None is UNKNOWN_OFFSET (printed -1).
-    pub log_end_offset: Option<u64>,
-    pub last_caught_up_time_ms: TimeMs,
-}
 
 /// ReplicaState: what the leader knows of one follower.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

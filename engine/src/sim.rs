@@ -15,7 +15,7 @@ use crate::client::{Consumer, Producer};
 use crate::config::Config;
 use crate::controller::{BrokerRegistration, Controller, PartitionRegistration};
 use crate::error::ScenarioError;
-use crate::event::{ElectionType, Event, Level, Signal, SignalOutcome, Tool, TraceKind};
+use crate::event::{ElectionType, Event, Signal, SignalOutcome, Tool};
 use crate::fetcher::FollowerState;
 use crate::log::ReplicaLog;
 use crate::network::{Message, MetadataImage, Network, Outstanding, Payload};
@@ -1165,7 +1165,7 @@ impl Sim {
             if self.brokers[&b].shutting_down && (p.leader.is_none() || !p.isr.contains(&b)) {
                 self.fetcher_stop(
                     b,
-                    crate::fetcher::FetcherRemovedReason::ControlledShutdownNotInIsr,
+                    crate::event::FetcherRemovedReason::ControlledShutdownNotInIsr,
                 );
             }
         }
@@ -1189,22 +1189,6 @@ impl Sim {
     /// Records what happened, now.
     pub(crate) fn emit(&mut self, event: Event) {
         self.trace.push(self.now, event);
-    }
-
-    /// A line not yet given its own [`Event`] variant (issue 13, step 2: going away).
-    pub(crate) fn trace(
-        &mut self,
-        kind: TraceKind,
-        level: Level,
-        broker: Option<BrokerId>,
-        text: String,
-    ) {
-        self.emit(Event::Line {
-            kind,
-            level,
-            broker,
-            text,
-        });
     }
 
     /// Trace events since `cursor` (at most `limit`), and the next cursor.

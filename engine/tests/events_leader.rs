@@ -3,8 +3,8 @@
 //! right text. The web app matches on these variants and fields.
 #![cfg(not(target_arch = "wasm32"))]
 
+use watermark_engine::event::{FetcherRemovedReason, TruncationReason};
 use watermark_engine::event::{Level, TraceKind};
-use watermark_engine::fetcher::{FetcherRemovedReason, TruncationReason};
 use watermark_engine::types::{ErrorCode, TopicPartition};
 use watermark_engine::{Event, Scenario, Sim};
 
