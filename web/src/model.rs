@@ -2,7 +2,7 @@
 //! clock. Plain Rust (no signals, no DOM), so it is tested natively; the app publishes its
 //! state to signals (web/src/state.rs).
 
-use watermark_engine::event::{Level, TraceKind};
+use watermark_engine::event::{Event, ProduceOutcome};
 use watermark_engine::expect::{evaluate, Outcome};
 use watermark_engine::rewind::Rewind;
 use watermark_engine::types::TimeMs;
@@ -499,24 +499,36 @@ impl Playground {
         let (events, next) = self.live.trace_since(self.marker_cursor, usize::MAX);
         self.marker_cursor = next;
         for e in events {
-            let kind = match e.kind() {
-                TraceKind::Isr if e.text().contains("ISR updated") => Some(MarkerKind::Isr),
-                TraceKind::Election => Some(MarkerKind::Election),
-                TraceKind::Truncation
-                    if e.text().contains("Truncating partition")
-                        || e.text().contains("below high watermark") =>
-                {
-                    Some(MarkerKind::Truncation)
+            // By the event, never its text: a reworded line cannot move a marker.
+            let kind = match &e.event {
+                Event::IsrUpdated { .. } => Some(MarkerKind::Isr),
+                Event::NewLeader { .. } | Event::PartitionHasNoLeader { .. } => {
+                    Some(MarkerKind::Election)
                 }
-                TraceKind::Loss | TraceKind::Violation => Some(MarkerKind::Error),
-                TraceKind::Produce if e.level() == Level::Error => Some(MarkerKind::Error),
+                Event::TruncatingToEpochEndOffset { .. }
+                | Event::LogTruncated {
+                    below_high_watermark: Some(_),
+                    ..
+                } => Some(MarkerKind::Truncation),
+                Event::CommittedRecordsLost { .. }
+                | Event::ConsumerReadRewritten { .. }
+                | Event::InvariantBroken { .. } => Some(MarkerKind::Error),
+                // A write that failed (not a retry: the producer tries again).
+                Event::ProduceResult { outcome, .. }
+                    if !matches!(
+                        outcome,
+                        ProduceOutcome::Sent { .. } | ProduceOutcome::Ok { .. }
+                    ) =>
+                {
+                    Some(MarkerKind::Error)
+                }
                 _ => None,
             };
             if let Some(kind) = kind {
                 self.markers.push(Marker {
                     time_ms: e.time_ms,
                     kind,
-                    text: e.text().clone(),
+                    text: e.text(),
                 });
             }
         }
@@ -871,6 +883,56 @@ mod tests {
             p.markers().iter().any(|m| m.kind == MarkerKind::Election),
             "{:?}",
             p.markers()
+        );
+    }
+
+    /// The markers come from typed events: on every preset they are exactly where the old
+    /// rule, which read the lines' text, put them (the rule is kept here as the oracle),
+    /// and every kind of marker occurs.
+    #[test]
+    fn markers_are_placed_by_event_as_the_text_rule_placed_them() {
+        use watermark_engine::event::{Level, TraceKind};
+        let old_rule = |e: &watermark_engine::TraceEvent| {
+            let text = e.text();
+            match e.kind() {
+                TraceKind::Isr if text.contains("ISR updated") => Some(MarkerKind::Isr),
+                TraceKind::Election => Some(MarkerKind::Election),
+                TraceKind::Truncation
+                    if text.contains("Truncating partition")
+                        || text.contains("below high watermark") =>
+                {
+                    Some(MarkerKind::Truncation)
+                }
+                TraceKind::Loss | TraceKind::Violation => Some(MarkerKind::Error),
+                TraceKind::Produce if e.level() == Level::Error => Some(MarkerKind::Error),
+                _ => None,
+            }
+        };
+        let mut kinds = std::collections::BTreeSet::new();
+        for preset in watermark_engine::presets::PRESETS {
+            let scenario = Scenario::from_json(preset.json).unwrap();
+            let end = scenario.end_ms();
+            let mut p = Playground::new(scenario).unwrap();
+            p.run_to(end);
+            let mut expected = vec![];
+            for e in p.live.trace_events() {
+                if let Some(kind) = old_rule(e) {
+                    expected.push((e.time_ms, kind, e.text()));
+                }
+            }
+            let got: Vec<_> = p
+                .markers()
+                .iter()
+                .map(|m| (m.time_ms, m.kind, m.text.clone()))
+                .collect();
+            assert_eq!(got, expected, "{}", preset.name);
+            for (_, kind, _) in got {
+                kinds.insert(format!("{kind:?}"));
+            }
+        }
+        assert_eq!(
+            kinds.into_iter().collect::<Vec<_>>(),
+            ["Election", "Error", "Isr", "Truncation"]
         );
     }
 }

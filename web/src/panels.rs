@@ -8,7 +8,7 @@
 #![allow(clippy::redundant_closure)]
 
 use leptos::prelude::*;
-use watermark_engine::event::{Level, TraceKind};
+use watermark_engine::event::{Event, Level, TraceKind};
 use watermark_engine::json::Value;
 use watermark_engine::scenario::{AcksOrDefault, ProduceSpec};
 use watermark_engine::types::Acks;
@@ -571,9 +571,7 @@ fn rows<'a>(lines: impl Iterator<Item = &'a watermark_engine::TraceEvent>) -> Ve
     // The open run: its row's index in `out` and how many retries it holds.
     let mut run: Option<(usize, u32)> = None;
     for e in lines {
-        let retry = e.kind() == TraceKind::Produce
-            && e.level() == Level::Warn
-            && e.text().contains("Got error produce response");
+        let retry = matches!(e.event, Event::ProduceRetry { .. });
         let mut line = e.line();
         if retry {
             if let Some((i, n)) = run {
