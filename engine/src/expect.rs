@@ -337,7 +337,7 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
     }
     if let Some(code) = &e.error {
         let hit =
-            window().any(|t| t.kind() == TraceKind::Produce && t.event.produce_failed_with(code));
+            window().any(|t| t.kind() == TraceKind::Produce && t.event().produce_failed_with(code));
         if !hit {
             check(
                 "error".into(),
@@ -348,7 +348,7 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
     }
     if let Some(want) = &e.caption {
         let notes = || {
-            window().filter_map(|t| match &t.event {
+            window().filter_map(|t| match t.event() {
                 Event::Caption { text } => Some(text.as_str()),
                 _ => None,
             })

@@ -19,7 +19,7 @@ fn run(json: &str) -> Sim {
 /// The events of the run with their times, in order.
 fn events(sim: &Sim) -> Vec<(u64, Event)> {
     sim.trace_events()
-        .map(|t| (t.time_ms, t.event.clone()))
+        .map(|t| (t.time_ms, t.event().clone()))
         .collect()
 }
 
@@ -259,7 +259,7 @@ fn a_config_exception_and_a_forced_close_are_produce_results() {
     let last = sim
         .trace_events()
         .last()
-        .map(|t| t.event.clone())
+        .map(|t| t.event().clone())
         .expect("an event");
     let Event::ProduceResult {
         acks: Acks::One,
@@ -288,7 +288,7 @@ fn a_config_exception_and_a_forced_close_are_produce_results() {
         .expect("applies");
     sim.advance_to(200);
     sim.apply_now(&Action::CancelProduce).expect("applies");
-    let last = sim.trace_events().last().map(|t| t.event.clone());
+    let last = sim.trace_events().last().map(|t| t.event().clone());
     assert_eq!(
         last,
         Some(Event::ProduceResult {

@@ -16,7 +16,7 @@ fn run(json: &str) -> Sim {
 }
 
 fn events(sim: &Sim) -> Vec<Event> {
-    sim.trace_events().map(|e| e.event.clone()).collect()
+    sim.trace_events().map(|e| e.event().clone()).collect()
 }
 
 fn tp(topic: &str) -> TopicPartition {

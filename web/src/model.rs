@@ -500,7 +500,7 @@ impl Playground {
         self.marker_cursor = next;
         for e in events {
             // By the event, never its text: a reworded line cannot move a marker.
-            let kind = match &e.event {
+            let kind = match e.event() {
                 Event::IsrUpdated { .. } => Some(MarkerKind::Isr),
                 Event::NewLeader { .. } | Event::PartitionHasNoLeader { .. } => {
                     Some(MarkerKind::Election)

@@ -571,7 +571,7 @@ fn rows<'a>(lines: impl Iterator<Item = &'a watermark_engine::TraceEvent>) -> Ve
     // The open run: its row's index in `out` and how many retries it holds.
     let mut run: Option<(usize, u32)> = None;
     for e in lines {
-        let retry = matches!(e.event, Event::ProduceRetry { .. });
+        let retry = matches!(e.event(), Event::ProduceRetry { .. });
         let mut line = e.line();
         if retry {
             if let Some((i, n)) = run {
