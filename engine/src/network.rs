@@ -10,7 +10,7 @@ use crate::vec_map::{VecMap, VecSet};
 
 use crate::controller::{BrokerRegistration, PartitionRegistration};
 use crate::log::Record;
-use crate::types::{Acks, BrokerId, ErrorCode, Node, TimeMs};
+use crate::types::{Acks, BrokerId, ErrorCode, MessageKind, Node, TimeMs};
 
 /// The metadata a broker learns from the controller's metadata log.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -149,22 +149,22 @@ impl Payload {
 
 impl Payload {
     /// A short kind name for drawing and filtering.
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> MessageKind {
         match self {
-            Payload::Fetch { .. } => "Fetch",
-            Payload::FetchResponse { .. } => "FetchResponse",
-            Payload::Produce { .. } => "Produce",
-            Payload::ProduceResponse { .. } => "ProduceResponse",
-            Payload::ConsumerFetch { .. } => "ConsumerFetch",
-            Payload::ConsumerFetchResponse { .. } => "ConsumerFetchResponse",
-            Payload::BrokerRegistration { .. } => "BrokerRegistration",
-            Payload::BrokerRegistrationResponse { .. } => "BrokerRegistrationResponse",
-            Payload::BrokerHeartbeat { .. } => "BrokerHeartbeat",
-            Payload::BrokerHeartbeatResponse { .. } => "BrokerHeartbeatResponse",
-            Payload::AlterPartition { .. } => "AlterPartition",
-            Payload::AlterPartitionResponse { .. } => "AlterPartitionResponse",
-            Payload::Metadata { .. } => "Metadata",
-            Payload::ConnectionReset { .. } => "ConnectionReset",
+            Payload::Fetch { .. } => MessageKind::Fetch,
+            Payload::FetchResponse { .. } => MessageKind::FetchResponse,
+            Payload::Produce { .. } => MessageKind::Produce,
+            Payload::ProduceResponse { .. } => MessageKind::ProduceResponse,
+            Payload::ConsumerFetch { .. } => MessageKind::ConsumerFetch,
+            Payload::ConsumerFetchResponse { .. } => MessageKind::ConsumerFetchResponse,
+            Payload::BrokerRegistration { .. } => MessageKind::BrokerRegistration,
+            Payload::BrokerRegistrationResponse { .. } => MessageKind::BrokerRegistrationResponse,
+            Payload::BrokerHeartbeat { .. } => MessageKind::BrokerHeartbeat,
+            Payload::BrokerHeartbeatResponse { .. } => MessageKind::BrokerHeartbeatResponse,
+            Payload::AlterPartition { .. } => MessageKind::AlterPartition,
+            Payload::AlterPartitionResponse { .. } => MessageKind::AlterPartitionResponse,
+            Payload::Metadata { .. } => MessageKind::Metadata,
+            Payload::ConnectionReset { .. } => MessageKind::ConnectionReset,
         }
     }
 

@@ -1730,8 +1730,8 @@ mod fetch_tests {
         let now = sim.now();
         sim.advance_to(now + 10 * sim.config.replica_fetch_backoff_ms);
         assert!(
-            !sim.in_flight()
-                .any(|m| m.from == Node::Broker(2) && m.payload.kind() == "Fetch"),
+            !sim.in_flight().any(|m| m.from == Node::Broker(2)
+                && m.payload.kind() == crate::types::MessageKind::Fetch),
             "no fetch from broker 2 while its partition is failed"
         );
         assert!(matches!(&sim.brokers[&2].role, Role::Follower(f) if f.failed));

@@ -7,7 +7,7 @@ use crate::fetcher::TruncationRecord;
 use crate::log::{EpochEntry, Record};
 use crate::partition::{IsrState, ReplicaState};
 use crate::sim::{Loss, Metrics, ProcessState, Role, Sim};
-use crate::types::{Acks, BrokerId, ErrorCode, Node, TimeMs};
+use crate::types::{Acks, BrokerId, ErrorCode, MessageKind, Node, TimeMs};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Snapshot {
@@ -72,14 +72,14 @@ pub struct SendSnapshot {
 pub struct BrokerSnapshot {
     pub id: BrokerId,
     pub process: ProcessState,
-    /// `running`, `frozen`, `killed`, `stopped`, `fenced`, `shutting down`.
-    pub state: String,
+    /// What the lane says of the broker: its process, or for a running one whether it is
+    /// shutting down or fenced.
+    pub state: BrokerState,
     pub fenced: bool,
     pub slow_ms: u64,
     pub disk_lost: bool,
     pub hosts_replica: bool,
-    /// `leader`, `follower`, or `none`.
-    pub role: String,
+    pub role: ReplicaRole,
     pub in_isr: bool,
     pub in_elr: bool,
     pub log_start_offset: u64,
@@ -96,6 +96,56 @@ pub struct BrokerSnapshot {
     /// ms since this broker last caught up, as its leader sees it (for the lag bar).
     pub since_caught_up_ms: Option<u64>,
     pub broker_epoch: i64,
+}
+
+/// What a broker's lane says it is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BrokerState {
+    Running,
+    /// SIGSTOP: nothing runs.
+    Frozen,
+    Killed,
+    Stopped,
+    /// Running, in controlled shutdown.
+    #[serde(rename = "shutting down")]
+    ShuttingDown,
+    /// Running, fenced by the controller (or not registered yet).
+    Fenced,
+}
+
+impl BrokerState {
+    /// The word the lane shows: `running`, `shutting down`, ...
+    pub fn label(self) -> &'static str {
+        match self {
+            BrokerState::Running => "running",
+            BrokerState::Frozen => "frozen",
+            BrokerState::Killed => "killed",
+            BrokerState::Stopped => "stopped",
+            BrokerState::ShuttingDown => "shutting down",
+            BrokerState::Fenced => "fenced",
+        }
+    }
+}
+
+/// The broker's replica of the partition, as its metadata makes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReplicaRole {
+    Leader,
+    Follower,
+    /// No metadata yet, or not a replica.
+    None,
+}
+
+impl ReplicaRole {
+    pub fn label(self) -> &'static str {
+        match self {
+            ReplicaRole::Leader => "leader",
+            ReplicaRole::Follower => "follower",
+            ReplicaRole::None => "none",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -128,7 +178,7 @@ pub struct MessageSnapshot {
     pub id: u64,
     pub from: Node,
     pub to: Node,
-    pub kind: String,
+    pub kind: MessageKind,
     pub summary: String,
     pub sent_ms: TimeMs,
     pub deliver_ms: TimeMs,
@@ -142,7 +192,7 @@ pub(crate) fn message_snapshot(m: &crate::network::Message, buffered: bool) -> M
         id: m.id,
         from: m.from,
         to: m.to,
-        kind: m.payload.kind().to_string(),
+        kind: m.payload.kind(),
         summary: m.payload.summary(),
         sent_ms: m.sent_at,
         deliver_ms: m.deliver_at,
@@ -207,16 +257,16 @@ impl Sim {
             let reg = self.controller.brokers.get(&b.id);
             let fenced = reg.is_none_or(|r| r.fenced);
             let state = match b.process {
-                ProcessState::Frozen => "frozen",
-                ProcessState::Killed => "killed",
-                ProcessState::Stopped => "stopped",
-                ProcessState::Running if b.shutting_down => "shutting down",
-                ProcessState::Running if fenced => "fenced",
-                ProcessState::Running => "running",
+                ProcessState::Frozen => BrokerState::Frozen,
+                ProcessState::Killed => BrokerState::Killed,
+                ProcessState::Stopped => BrokerState::Stopped,
+                ProcessState::Running if b.shutting_down => BrokerState::ShuttingDown,
+                ProcessState::Running if fenced => BrokerState::Fenced,
+                ProcessState::Running => BrokerState::Running,
             };
             let (role, fetching_from, leader_view) = match &b.role {
                 Role::Leader(l) => (
-                    "leader",
+                    ReplicaRole::Leader,
                     None,
                     Some(LeaderView {
                         leader_epoch: l.leader_epoch,
@@ -233,8 +283,8 @@ impl Sim {
                         epoch_start_offset: l.epoch_start_offset,
                     }),
                 ),
-                Role::Follower(f) => ("follower", f.leader, None),
-                Role::None => ("none", None, None),
+                Role::Follower(f) => (ReplicaRole::Follower, f.leader, None),
+                Role::None => (ReplicaRole::None, None, None),
             };
             let since_caught_up_ms = leader_broker
                 .and_then(|lb| lb.leader_state())
@@ -243,12 +293,12 @@ impl Sim {
             brokers.push(BrokerSnapshot {
                 id: b.id,
                 process: b.process,
-                state: state.to_string(),
+                state,
                 fenced,
                 slow_ms: b.slow_ms,
                 disk_lost: b.disk_lost,
                 hosts_replica: p.replicas.contains(&b.id),
-                role: role.to_string(),
+                role,
                 in_isr: p.isr.contains(&b.id),
                 in_elr: p.elr.contains(&b.id),
                 log_start_offset: b.log.log_start_offset,

@@ -236,3 +236,51 @@ pub enum ElectionKind {
     /// From outside the ISR and ELR: committed records may be lost.
     Unclean,
 }
+
+/// What kind of request or response a message on the wire is, by Kafka's API names (a
+/// connection reset is the network's, not an API's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum MessageKind {
+    Fetch,
+    FetchResponse,
+    Produce,
+    ProduceResponse,
+    ConsumerFetch,
+    ConsumerFetchResponse,
+    BrokerRegistration,
+    BrokerRegistrationResponse,
+    BrokerHeartbeat,
+    BrokerHeartbeatResponse,
+    AlterPartition,
+    AlterPartitionResponse,
+    Metadata,
+    ConnectionReset,
+}
+
+impl MessageKind {
+    /// The API's name, as written in labels and the legend (`FetchResponse`).
+    pub fn name(self) -> &'static str {
+        match self {
+            MessageKind::Fetch => "Fetch",
+            MessageKind::FetchResponse => "FetchResponse",
+            MessageKind::Produce => "Produce",
+            MessageKind::ProduceResponse => "ProduceResponse",
+            MessageKind::ConsumerFetch => "ConsumerFetch",
+            MessageKind::ConsumerFetchResponse => "ConsumerFetchResponse",
+            MessageKind::BrokerRegistration => "BrokerRegistration",
+            MessageKind::BrokerRegistrationResponse => "BrokerRegistrationResponse",
+            MessageKind::BrokerHeartbeat => "BrokerHeartbeat",
+            MessageKind::BrokerHeartbeatResponse => "BrokerHeartbeatResponse",
+            MessageKind::AlterPartition => "AlterPartition",
+            MessageKind::AlterPartitionResponse => "AlterPartitionResponse",
+            MessageKind::Metadata => "Metadata",
+            MessageKind::ConnectionReset => "ConnectionReset",
+        }
+    }
+}
+
+impl fmt::Display for MessageKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}

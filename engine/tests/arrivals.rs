@@ -4,7 +4,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use watermark_engine::sim::{ArrivalOutcome, ARRIVALS_KEPT_MS};
-use watermark_engine::types::Node;
+use watermark_engine::types::{MessageKind, Node};
 use watermark_engine::{Scenario, Sim};
 
 fn sim(json: &str, record: bool) -> Sim {
@@ -45,7 +45,7 @@ fn a_fetch_that_arrived_is_received_at_its_delivery_time_and_kept_a_second() {
     let fetch = snap
         .arrivals
         .iter()
-        .find(|a| a.message.kind == "Fetch")
+        .find(|a| a.message.kind == MessageKind::Fetch)
         .expect("a follower's fetch reached the leader");
     assert_eq!(fetch.outcome, ArrivalOutcome::Received);
     assert_eq!(fetch.at, fetch.message.deliver_ms);
@@ -86,7 +86,7 @@ fn a_message_on_a_link_cut_while_it_flew_is_dropped_there() {
         .collect();
     assert!(
         cut.iter()
-            .any(|a| a.message.kind == "Fetch" && a.message.from == Node::Broker(2)),
+            .any(|a| a.message.kind == MessageKind::Fetch && a.message.from == Node::Broker(2)),
         "{cut:?}"
     );
     assert!(cut.iter().all(|a| a.at >= 100));

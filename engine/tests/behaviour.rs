@@ -182,7 +182,10 @@ fn a_frozen_broker_is_fenced_after_the_session_timeout() {
         find(&lines, "Shrinking ISR").is_none(),
         "the leader did not shrink it: lag is 600 s"
     );
-    assert_eq!(sim.snapshot().brokers[2].state, "frozen");
+    assert_eq!(
+        sim.snapshot().brokers[2].state,
+        watermark_engine::snapshot::BrokerState::Frozen
+    );
 }
 
 #[test]
@@ -364,11 +367,10 @@ fn an_idle_partition_releases_follower_fetches_after_fetch_wait_max() {
         t += 5;
         sim.advance_to(t);
         let snap = sim.snapshot();
-        for m in snap
-            .in_flight
-            .iter()
-            .filter(|m| m.kind == "Fetch" && m.from == watermark_engine::types::Node::Broker(2))
-        {
+        for m in snap.in_flight.iter().filter(|m| {
+            m.kind == watermark_engine::types::MessageKind::Fetch
+                && m.from == watermark_engine::types::Node::Broker(2)
+        }) {
             assert_eq!(
                 m.deliver_ms - m.sent_ms,
                 10,

@@ -12,8 +12,10 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use watermark_engine::partition::IsrState;
 use watermark_engine::sim::{ArrivalOutcome, ProcessState};
-use watermark_engine::snapshot::{BrokerSnapshot, MessageSnapshot, Snapshot};
-use watermark_engine::types::{join_ids, BrokerId, Node};
+use watermark_engine::snapshot::{
+    BrokerSnapshot, BrokerState, MessageSnapshot, ReplicaRole, Snapshot,
+};
+use watermark_engine::types::{join_ids, BrokerId, MessageKind, Node};
 
 use crate::geometry::{self, num, OffsetWindow, CELL_H, CELL_W, LABEL_W};
 use crate::state::Clock;
@@ -274,13 +276,13 @@ impl Flight {
         self.sent_ms = m.sent_ms;
         self.deliver_ms = m.deliver_ms;
         self.buffered = m.buffered;
-        let kind = m.kind.to_ascii_lowercase();
+        let kind = m.kind.name().to_ascii_lowercase();
         let route = format!("{} → {}", node_label(m.from), node_label(m.to));
         let (class, title, short) = match drawn {
             Drawn::Flying => (
                 format!("packet {kind}{}", if m.buffered { " buffered" } else { "" }),
                 format!("{route}: {}", m.summary),
-                labelled(&m.kind).then_some(m.summary.clone()),
+                labelled(m.kind).then_some(m.summary.clone()),
             ),
             Drawn::Arrived { at, outcome } => {
                 let (class, said) = arrival_words(outcome, m.to);
@@ -288,7 +290,7 @@ impl Flight {
                     format!("trail {kind}{class}"),
                     format!("{route}: {}; {said} at {at} ms", m.summary),
                     match outcome {
-                        ArrivalOutcome::Received => labelled(&m.kind).then_some(m.summary.clone()),
+                        ArrivalOutcome::Received => labelled(m.kind).then_some(m.summary.clone()),
                         _ => Some(format!("{} {said}", m.kind)),
                     },
                 )
@@ -368,10 +370,14 @@ impl Flight {
 
 /// The kinds of message labelled with their fields in the picture (the others are named in
 /// their tooltip and the legend).
-fn labelled(kind: &str) -> bool {
+fn labelled(kind: MessageKind) -> bool {
     matches!(
         kind,
-        "Fetch" | "FetchResponse" | "Produce" | "ProduceResponse" | "AlterPartition"
+        MessageKind::Fetch
+            | MessageKind::FetchResponse
+            | MessageKind::Produce
+            | MessageKind::ProduceResponse
+            | MessageKind::AlterPartition
     )
 }
 
@@ -399,7 +405,7 @@ fn label_stacks(drawn: &[(&MessageSnapshot, Drawn)]) -> Vec<(u64, u32)> {
         let Drawn::Arrived { outcome, .. } = d else {
             continue;
         };
-        if *outcome == ArrivalOutcome::Received && !labelled(&m.kind) {
+        if *outcome == ArrivalOutcome::Received && !labelled(m.kind) {
             continue;
         }
         let k = match seen.iter_mut().find(|x| x.0 == m.to) {
@@ -946,13 +952,13 @@ struct LaneInfo {
 /// A lane's role: what the broker does for the partition, and for a broker that is down
 /// what it was (the controller still names a dead leader until it fences it).
 fn role_text(b: &BrokerSnapshot, leader: Option<BrokerId>) -> &'static str {
-    match (b.hosts_replica, b.process.is_up(), b.role.as_str()) {
+    match (b.hosts_replica, b.process.is_up(), b.role) {
         (false, _, _) => "no replica",
         (true, false, _) if leader == Some(b.id) => "leader (down)",
         (true, false, _) => "replica (down)",
-        (true, true, "leader") => "leader",
-        (true, true, "follower") => "follower",
-        (true, true, _) => "replica",
+        (true, true, ReplicaRole::Leader) => "leader",
+        (true, true, ReplicaRole::Follower) => "follower",
+        (true, true, ReplicaRole::None) => "replica",
     }
 }
 
@@ -968,9 +974,13 @@ fn lane_info(b: &BrokerSnapshot, snap_time_ms: u64, leader: Option<BrokerId>) ->
     };
     let slow = if b.slow_ms > 0 { " · slow" } else { "" };
     LaneInfo {
-        class: format!("lane {} {}", b.role, b.state.replace(' ', "-")),
+        class: format!(
+            "lane {} {}",
+            b.role.label(),
+            b.state.label().replace(' ', "-")
+        ),
         title: format!("broker {} · {}", b.id, role_text(b, leader)),
-        state: format!("{} · {membership}{slow}", b.state),
+        state: format!("{} · {membership}{slow}", b.state.label()),
         offsets: format!("LEO {}  HW {}", b.log_end_offset, b.high_watermark),
         hw: b.high_watermark,
         leo: b.log_end_offset,
@@ -1115,7 +1125,7 @@ fn cluster_status(s: &Snapshot, now: u64) -> String {
         .brokers
         .iter()
         .find(|b| b.id == leader)
-        .filter(|b| !b.process.is_up() || b.state == "fenced");
+        .filter(|b| !b.process.is_up() || b.state == BrokerState::Fenced);
     if let Some(b) = dead {
         let fence = s
             .session_deadlines
@@ -1130,7 +1140,7 @@ fn cluster_status(s: &Snapshot, now: u64) -> String {
             .unwrap_or_default();
         parts.push(format!(
             "Leader broker {leader} is {}: writes and reads to it get no answer{fence}.",
-            b.state
+            b.state.label()
         ));
     }
     parts.extend(client_status(s, now));
@@ -1240,7 +1250,7 @@ fn client_status(s: &Snapshot, now: u64) -> Vec<String> {
             "{} produce request(s) pending at broker {} ({role}{}): {what}",
             waiting.len(),
             b.id,
-            b.state,
+            b.state.label(),
         ));
     }
     parts
@@ -1688,22 +1698,22 @@ mod tests {
 
     #[test]
     fn trail_labels_at_one_place_stack_newest_lowest() {
-        let m = |id, to, kind: &str| MessageSnapshot {
+        let m = |id, to, kind: MessageKind| MessageSnapshot {
             id,
             from: Node::Broker(2),
             to: Node::Broker(to),
-            kind: kind.into(),
+            kind,
             summary: String::new(),
             sent_ms: 0,
             deliver_ms: 10,
             buffered: false,
         };
         let (a, b, c, d, e) = (
-            m(1, 1, "Fetch"),
-            m(2, 1, "Fetch"),
-            m(3, 3, "Fetch"),
-            m(4, 1, "BrokerHeartbeat"),
-            m(5, 1, "Fetch"),
+            m(1, 1, MessageKind::Fetch),
+            m(2, 1, MessageKind::Fetch),
+            m(3, 3, MessageKind::Fetch),
+            m(4, 1, MessageKind::BrokerHeartbeat),
+            m(5, 1, MessageKind::Fetch),
         );
         let arrived = Drawn::Arrived {
             at: 10,
