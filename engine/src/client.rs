@@ -17,7 +17,8 @@
 use crate::event::{Event, ProduceOutcome};
 use crate::log::BatchProducer;
 use crate::network::Payload;
-use crate::producer_state::{increment_sequence, NO_PRODUCER_ID, NO_SEQUENCE};
+use crate::producer_state::increment_sequence;
+use crate::record::{NO_PRODUCER_ID, NO_SEQUENCE};
 use crate::scenario::ProduceSpec;
 use crate::sim::{ClientTimer, Scheduled, Sim};
 use crate::types::{Acks, BrokerId, ErrorCode, Node, TimeMs};
@@ -134,7 +135,7 @@ impl Default for Idempotence {
     fn default() -> Self {
         Idempotence {
             producer_id: NO_PRODUCER_ID,
-            producer_epoch: crate::producer_state::NO_PRODUCER_EPOCH,
+            producer_epoch: crate::record::NO_PRODUCER_EPOCH,
             next_sequence: 0,
             last_acked_sequence: -1,
             unresolved: None,
@@ -879,7 +880,7 @@ impl Sim {
     fn consumer_response(
         &mut self,
         error: ErrorCode,
-        records: Vec<crate::log::Record>,
+        records: Vec<crate::record::Record>,
         hw: u64,
         leo: u64,
     ) {

@@ -7,7 +7,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::log::{Record, Values};
+use crate::record::{Record, Values};
 use crate::types::{
     Acks, BrokerId, ElectionKind, ErrorCode, Ids, Node, OrNone, TimeMs, TopicPartition,
 };

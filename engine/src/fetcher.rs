@@ -5,8 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::event::{Event, FetcherRemovedReason, TruncationReason};
-use crate::log::Record;
 use crate::network::Payload;
+use crate::record::Record;
 use crate::sim::{BrokerTimer, Role, Sim};
 use crate::types::{BrokerId, ErrorCode, Node, TimeMs};
 

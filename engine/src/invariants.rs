@@ -179,7 +179,7 @@ pub fn on_leader_append(sim: &mut Sim, b: BrokerId, first: u64, last: u64) {
         return;
     };
     let (pid, epoch) = (head.producer_id, i32::from(head.producer_epoch));
-    if pid == crate::producer_state::NO_PRODUCER_ID {
+    if pid == crate::record::NO_PRODUCER_ID {
         return;
     }
     // A batch's sequences are consecutive (a wrap past Integer.MAX_VALUE is not reached in a

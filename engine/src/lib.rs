@@ -25,6 +25,7 @@ pub mod network;
 pub mod partition;
 pub mod presets;
 pub mod producer_state;
+pub mod record;
 pub mod record_chunks;
 pub mod rewind;
 pub mod rng;

@@ -6,59 +6,12 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::record::Record;
 use crate::record_chunks::RecordChunks;
 
 /// Kafka's UNDEFINED_EPOCH and UNDEFINED_EPOCH_OFFSET.
 pub const UNDEFINED_EPOCH: i32 = -1;
 pub const UNDEFINED_EPOCH_OFFSET: i64 = -1;
-
-/// The values of `records` separated by spaces, as the console tools print them. A
-/// `Display`, so a log line writes them in place (not a Vec of them collected and joined
-/// at each line that lists values).
-pub struct Values<'a>(pub &'a [Record]);
-
-impl std::fmt::Display for Values<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        for (i, r) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str(" ")?;
-            }
-            f.write_str(&r.value)?;
-        }
-        Ok(())
-    }
-}
-
-/// One record: its offset, the leader epoch of its batch, and a short value.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Record {
-    pub offset: u64,
-    /// The partitionLeaderEpoch of the batch that holds the record.
-    pub epoch: i32,
-    /// The base offset of the batch that holds the record (batches are kept as the leader
-    /// wrote them: a follower appends them byte for byte).
-    pub batch_base: u64,
-    pub value: String,
-    /// The batch's producerId and producerEpoch, and this record's sequence (the batch's
-    /// baseSequence plus the record's offset delta); -1 for a producer without idempotence
-    /// (RecordBatch.NO_PRODUCER_ID, NO_PRODUCER_EPOCH, NO_SEQUENCE).
-    #[serde(default = "no_producer_id")]
-    pub producer_id: i64,
-    #[serde(default = "no_producer_epoch")]
-    pub producer_epoch: i16,
-    #[serde(default = "no_sequence")]
-    pub sequence: i32,
-}
-
-fn no_producer_id() -> i64 {
-    crate::producer_state::NO_PRODUCER_ID
-}
-fn no_producer_epoch() -> i16 {
-    crate::producer_state::NO_PRODUCER_EPOCH
-}
-fn no_sequence() -> i32 {
-    crate::producer_state::NO_SEQUENCE
-}
 
 /// The producer fields of a batch: producerId, producerEpoch, baseSequence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,9 +30,9 @@ impl Default for BatchProducer {
 impl BatchProducer {
     /// A batch from a producer without idempotence.
     pub const NONE: BatchProducer = BatchProducer {
-        producer_id: crate::producer_state::NO_PRODUCER_ID,
-        producer_epoch: crate::producer_state::NO_PRODUCER_EPOCH,
-        base_sequence: crate::producer_state::NO_SEQUENCE,
+        producer_id: crate::record::NO_PRODUCER_ID,
+        producer_epoch: crate::record::NO_PRODUCER_EPOCH,
+        base_sequence: crate::record::NO_SEQUENCE,
     };
 }
 
@@ -310,7 +263,7 @@ impl ReplicaLog {
         // producer's record went.
         if removed
             .iter()
-            .any(|r| r.producer_id != crate::producer_state::NO_PRODUCER_ID)
+            .any(|r| r.producer_id != crate::record::NO_PRODUCER_ID)
         {
             self.producers = crate::producer_state::ProducerStateManager::rebuild(&self.records);
         }

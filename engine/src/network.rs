@@ -9,7 +9,7 @@
 use crate::vec_map::{VecMap, VecSet};
 
 use crate::controller::{BrokerRegistration, PartitionRegistration};
-use crate::log::Record;
+use crate::record::Record;
 use crate::types::{Acks, BrokerId, ErrorCode, MessageKind, Node, TimeMs};
 
 /// The metadata a broker learns from the controller's metadata log.
@@ -191,7 +191,7 @@ impl Payload {
                 }
             }
             Payload::Produce { acks, values, producer, .. } => {
-                if producer.producer_id == crate::producer_state::NO_PRODUCER_ID {
+                if producer.producer_id == crate::record::NO_PRODUCER_ID {
                     format!("Produce acks={acks} records={}", values.len())
                 } else {
                     format!(

@@ -15,14 +15,9 @@
 //! (rebuildProducerState). So it survives kill -9 with the log (Kafka reloads it from its
 //! snapshot and the log, loadProducerState) and a new leader recognises a retried batch.
 
-use crate::log::Record;
+use crate::record::{Record, NO_PRODUCER_EPOCH, NO_PRODUCER_ID, NO_SEQUENCE};
 use crate::record_chunks::RecordChunks;
 use crate::types::ErrorCode;
-
-/// RecordBatch.NO_PRODUCER_ID, NO_PRODUCER_EPOCH and NO_SEQUENCE.
-pub const NO_PRODUCER_ID: i64 = -1;
-pub const NO_PRODUCER_EPOCH: i16 = -1;
-pub const NO_SEQUENCE: i32 = -1;
 
 /// ProducerStateEntry.NUM_BATCHES_TO_RETAIN.
 pub const NUM_BATCHES_TO_RETAIN: usize = 5;

@@ -10,7 +10,7 @@
 use std::ops::{Index, Range};
 use std::sync::Arc;
 
-use crate::log::Record;
+use crate::record::Record;
 
 /// Records per sealed, shared chunk: the trace's chunk size (`TRACE_CHUNK_EVENTS`).
 pub const RECORD_CHUNK_LEN: usize = 256;

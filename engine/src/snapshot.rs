@@ -4,8 +4,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::controller::{LeaderRecoveryState, MetadataRecord};
 use crate::fetcher::TruncationRecord;
-use crate::log::{EpochEntry, Record};
+use crate::log::EpochEntry;
 use crate::partition::{IsrState, ReplicaState};
+use crate::record::Record;
 use crate::sim::{Loss, Metrics, ProcessState, Role, Sim};
 use crate::types::{Acks, BrokerId, ErrorCode, MessageKind, Node, TimeMs};
 

@@ -67,7 +67,7 @@ fn cells(snap: &Snapshot, window: OffsetWindow) -> Vec<CellData> {
             .and_then(|i| snap.committed.get(usize::try_from(i).ok()?))
             .filter(|r| r.offset == offset)
     };
-    let lost = |r: &watermark_engine::log::Record| {
+    let lost = |r: &watermark_engine::record::Record| {
         snap.losses.iter().any(|l| {
             (l.first_offset..=l.last_offset).contains(&r.offset)
                 && usize::try_from(r.offset - l.first_offset)

@@ -2,7 +2,7 @@
 //! message in flight is drawn, which cells are committed, how the speed slider maps to a
 //! speed, and the replication calculator of article 004.
 
-use watermark_engine::log::Record;
+use watermark_engine::record::Record;
 use watermark_engine::types::{BrokerId, Node};
 
 /// SVG geometry, in user units.
