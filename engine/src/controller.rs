@@ -12,8 +12,6 @@ use std::fmt::Write;
 
 use crate::vec_map::VecMap;
 
-use serde::{Deserialize, Serialize};
-
 use crate::event::{BrokerControl, Event, Ineligible};
 use crate::network::{MetadataImage, Payload};
 use crate::sim::Sim;
@@ -44,7 +42,7 @@ pub enum BrokerControlState {
 }
 
 /// LeaderRecoveryState: RECOVERING after an unclean election until the leader has recovered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LeaderRecoveryState {
     Recovered,
     Recovering,
@@ -298,7 +296,7 @@ pub fn build_partition_change(
 }
 
 /// One record of the controller's metadata log (`__cluster_metadata`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MetadataRecord {
     pub offset: u64,
     pub time_ms: TimeMs,

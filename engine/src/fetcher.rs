@@ -2,12 +2,10 @@
 //! follower; the response's records are appended as the leader wrote them; the follower's HW
 //! is min(leader HW, own LEO); a diverging epoch truncates the log (truncationOffset).
 
-use serde::{Deserialize, Serialize};
-
 use crate::event::{Event, FetcherRemovedReason, TruncationReason};
 use crate::network::Payload;
-use crate::record::Record;
 use crate::sim::{BrokerTimer, Role, Sim};
+use crate::snapshot::TruncationRecord;
 use crate::types::{BrokerId, ErrorCode, Node, TimeMs};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,17 +23,6 @@ pub struct FollowerState {
     /// (AbstractFetcherThread.markPartitionFailed), or removed during controlled shutdown. No
     /// more fetches until metadata brings a new leader epoch.
     pub failed: bool,
-}
-
-/// A truncation, kept for the UI to show the records falling away.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TruncationRecord {
-    pub time_ms: TimeMs,
-    pub broker: BrokerId,
-    pub to_offset: u64,
-    pub removed: Vec<Record>,
-    /// The HW before, when the truncation went below it.
-    pub below_high_watermark: Option<u64>,
 }
 
 /// Most truncations remembered for the snapshot.

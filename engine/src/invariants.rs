@@ -16,7 +16,8 @@ use crate::vec_map::VecMap;
 
 use crate::controller::{LeaderRecoveryState, PartitionRegistration};
 use crate::event::{Event, LossCause};
-use crate::sim::{Loss, Role, Sim};
+use crate::sim::{Role, Sim};
+use crate::snapshot::Loss;
 use crate::types::BrokerId;
 use crate::types::ElectionKind;
 

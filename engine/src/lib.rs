@@ -34,6 +34,7 @@ mod scenario_json;
 pub mod share;
 pub mod sim;
 pub mod snapshot;
+mod snapshot_build;
 pub mod sort;
 pub mod trace;
 pub mod types;

@@ -4,8 +4,6 @@
 //! Offsets are next-offset boundaries, as in Kafka: a log holding 0..=9 has LEO 10, and a HW
 //! of 10 makes offsets 0..=9 visible to consumers.
 
-use serde::{Deserialize, Serialize};
-
 use crate::record::Record;
 use crate::record_chunks::RecordChunks;
 
@@ -37,7 +35,7 @@ impl BatchProducer {
 }
 
 /// An entry of LeaderEpochFileCache: epoch `epoch` starts at `start_offset`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EpochEntry {
     pub epoch: i32,
     pub start_offset: u64,

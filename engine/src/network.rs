@@ -10,6 +10,7 @@ use crate::vec_map::{VecMap, VecSet};
 
 use crate::controller::{BrokerRegistration, PartitionRegistration};
 use crate::record::Record;
+pub(crate) use crate::types::link;
 use crate::types::{Acks, BrokerId, ErrorCode, MessageKind, Node, TimeMs};
 
 /// The metadata a broker learns from the controller's metadata log.
@@ -278,14 +279,6 @@ pub struct Network {
     pub cut: VecSet<(Node, Node)>,
     /// Per-link one-way latency overrides.
     pub latency_overrides: VecMap<(Node, Node), u64>,
-}
-
-pub fn link(a: Node, b: Node) -> (Node, Node) {
-    if a <= b {
-        (a, b)
-    } else {
-        (b, a)
-    }
 }
 
 impl Network {

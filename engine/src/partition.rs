@@ -5,8 +5,6 @@
 
 use crate::vec_map::VecMap;
 
-use serde::{Deserialize, Serialize};
-
 use crate::controller::PartitionRegistration;
 use crate::event::{Event, OutOfSyncReplica};
 use crate::fetcher::FollowerState;
@@ -17,7 +15,7 @@ use crate::sim::{BrokerTimer, Role, Sim};
 use crate::types::{ids_where, Acks, BrokerId, ErrorCode, Node, TimeMs};
 
 /// ReplicaState: what the leader knows of one follower.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReplicaState {
     /// The follower's LEO as learned from its fetch offset; None is UNKNOWN_OFFSET (reset by
     /// a new leader until the follower's first fetch).
@@ -106,8 +104,7 @@ impl ReplicaState {
 
 /// The leader's partition state: CommittedPartitionState, PendingExpandIsr or
 /// PendingShrinkIsr.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "state")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IsrState {
     Committed {
         isr: Vec<BrokerId>,

@@ -9,8 +9,6 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
-
 use crate::client::{Consumer, Producer};
 use crate::config::Config;
 use crate::controller::{BrokerRegistration, Controller, PartitionRegistration};
@@ -23,29 +21,10 @@ use crate::partition::LeaderState;
 use crate::record_chunks::RecordChunks;
 use crate::rng::Rng;
 use crate::scenario::{Action, Endpoint, Scenario, TimedAction};
+use crate::snapshot::{Arrival, ArrivalOutcome, Loss, Metrics, TruncationRecord};
 use crate::trace::{Trace, TraceEvent};
-use crate::types::{BrokerId, Node, TimeMs, TopicPartition};
+use crate::types::{BrokerId, Node, ProcessState, TimeMs, TopicPartition};
 use crate::vec_map::VecMap;
-
-/// What a broker's process is doing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ProcessState {
-    Running,
-    /// SIGSTOP: nothing runs; what arrives waits in the socket buffer.
-    Frozen,
-    /// kill -9: the process is gone; its disk stays.
-    Killed,
-    /// Stopped after a controlled shutdown (SIGTERM).
-    Stopped,
-}
-
-impl ProcessState {
-    /// The process exists (running or frozen).
-    pub fn is_up(self) -> bool {
-        matches!(self, ProcessState::Running | ProcessState::Frozen)
-    }
-}
 
 /// The replica's role on a broker, as ReplicaManager applies it from metadata.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -223,41 +202,6 @@ impl Broker {
     }
 }
 
-/// Counters for the metrics panel.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Metrics {
-    pub isr_shrinks: u64,
-    pub isr_expands: u64,
-    pub elections: u64,
-    pub truncations: u64,
-    /// acks=all latencies of successful requests (most recent, bounded).
-    pub acks_all_latencies_ms: Vec<u64>,
-    pub produce_ok: u64,
-    pub produce_errors: u64,
-    /// The producer's `record-retry-total` and `record-error-total`: records retried (once
-    /// per retry) and records whose send failed. Not serialized (the golden transcripts
-    /// hash the serialized snapshot).
-    #[serde(skip)]
-    pub record_retries: u64,
-    #[serde(skip)]
-    pub record_errors: u64,
-}
-
-/// A loss of committed records, reported plainly.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Loss {
-    pub time_ms: TimeMs,
-    /// Offsets of the committed records that are gone (first..=last).
-    pub first_offset: u64,
-    pub last_offset: u64,
-    pub values: Vec<String>,
-    /// The leader epoch of each lost record (with `values`, what identifies it in a log).
-    /// Not serialized: the golden transcripts hash the serialized snapshot, losses included.
-    #[serde(skip)]
-    pub epochs: Vec<i32>,
-    pub cause: String,
-}
-
 /// The whole simulation.
 #[derive(Debug)]
 pub struct Sim {
@@ -293,7 +237,7 @@ pub struct Sim {
     /// as the logs are (it grows as long as they do).
     pub(crate) committed: RecordChunks,
     pub(crate) losses: Vec<Loss>,
-    pub(crate) truncations: Vec<crate::fetcher::TruncationRecord>,
+    pub(crate) truncations: Vec<TruncationRecord>,
     pub(crate) seed: u64,
     pub(crate) violations: Vec<String>,
     pub(crate) events_processed: u64,
@@ -354,26 +298,6 @@ impl Clone for Sim {
 /// keeps at once.
 pub const ARRIVALS_KEPT_MS: TimeMs = 1_000;
 const ARRIVALS_KEPT_MAX: usize = 64;
-
-/// A message that left the wire at `at`: taken in by its destination, or dropped there.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Arrival {
-    pub message: crate::snapshot::MessageSnapshot,
-    pub at: TimeMs,
-    pub outcome: ArrivalOutcome,
-}
-
-/// What became of a message when it reached the end of its link (`Sim::deliver`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ArrivalOutcome {
-    /// The destination's process read it.
-    Received,
-    /// The link was cut: it never got there.
-    LinkCut,
-    /// The process it was sent to had ended (killed, stopped, or restarted since): a TCP
-    /// connection dies with its process, so nobody reads it.
-    ProcessGone,
-}
 
 /// Most events a single `advance_to` may process before it stops (a guard against a
 /// scenario that would spin; reaching it is reported in the trace).
@@ -859,7 +783,7 @@ impl Sim {
         };
         let seen = self
             .record_arrivals
-            .then(|| crate::snapshot::message_snapshot(&msg, false));
+            .then(|| crate::snapshot_build::message_snapshot(&msg, false));
         if let (Some(outcome), Some(message)) = (self.deliver_message(id, msg), seen) {
             self.note_arrival(message, outcome);
         }
@@ -1083,7 +1007,7 @@ impl Sim {
         for id in ids {
             if let Some(msg) = self.buffered.remove(&id) {
                 if self.record_arrivals {
-                    let message = crate::snapshot::message_snapshot(&msg, true);
+                    let message = crate::snapshot_build::message_snapshot(&msg, true);
                     self.note_arrival(message, ArrivalOutcome::ProcessGone);
                 }
             }

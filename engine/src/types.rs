@@ -284,3 +284,32 @@ impl fmt::Display for MessageKind {
         f.write_str(self.name())
     }
 }
+
+/// What a broker's process is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProcessState {
+    Running,
+    /// SIGSTOP: nothing runs; what arrives waits in the socket buffer.
+    Frozen,
+    /// kill -9: the process is gone; its disk stays.
+    Killed,
+    /// Stopped after a controlled shutdown (SIGTERM).
+    Stopped,
+}
+
+impl ProcessState {
+    /// The process exists (running or frozen).
+    pub fn is_up(self) -> bool {
+        matches!(self, ProcessState::Running | ProcessState::Frozen)
+    }
+}
+
+/// A link between two nodes, its endpoints in order (a link is the same either way).
+pub fn link(a: Node, b: Node) -> (Node, Node) {
+    if a <= b {
+        (a, b)
+    } else {
+        (b, a)
+    }
+}

@@ -3,7 +3,8 @@
 //! destination, dropped at a cut link, or dropped because the process it was sent to is gone.
 #![cfg(not(target_arch = "wasm32"))]
 
-use watermark_engine::sim::{ArrivalOutcome, ARRIVALS_KEPT_MS};
+use watermark_engine::sim::ARRIVALS_KEPT_MS;
+use watermark_engine::snapshot::ArrivalOutcome;
 use watermark_engine::types::{MessageKind, Node};
 use watermark_engine::{Scenario, Sim};
 

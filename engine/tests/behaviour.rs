@@ -486,7 +486,7 @@ fn rewind_rebuilds_any_moment_exactly_including_inputs() {
     );
     assert_eq!(
         at_8000.broker(2).unwrap().process,
-        watermark_engine::sim::ProcessState::Frozen,
+        watermark_engine::types::ProcessState::Frozen,
         "the earlier one stays"
     );
 }

@@ -222,7 +222,7 @@ fn acting_in_the_past_of_a_thinned_session_discards_the_future_exactly() {
     let later = s.rewind.state_at(260_000);
     assert_eq!(
         later.broker(2).unwrap().process,
-        watermark_engine::sim::ProcessState::Killed,
+        watermark_engine::types::ProcessState::Killed,
         "the new input is in the new future"
     );
     let future: Vec<&Action> = s

@@ -10,12 +10,10 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use watermark_engine::partition::IsrState;
-use watermark_engine::sim::{ArrivalOutcome, ProcessState};
 use watermark_engine::snapshot::{
-    BrokerSnapshot, BrokerState, MessageSnapshot, ReplicaRole, Snapshot,
+    ArrivalOutcome, BrokerSnapshot, BrokerState, IsrChange, MessageSnapshot, ReplicaRole, Snapshot,
 };
-use watermark_engine::types::{join_ids, BrokerId, MessageKind, Node};
+use watermark_engine::types::{join_ids, BrokerId, MessageKind, Node, ProcessState};
 
 use crate::geometry::{self, num, OffsetWindow, CELL_H, CELL_W, LABEL_W};
 use crate::state::Clock;
@@ -1147,13 +1145,14 @@ fn cluster_status(s: &Snapshot, now: u64) -> String {
     // An AlterPartition the leader sent and has no answer to yet (Partition's
     // PendingShrinkIsr / PendingExpandIsr).
     for b in &s.brokers {
-        let Some(v) = &b.leader_view else { continue };
-        let (change, who, hw) = match &v.isr_state {
-            IsrState::Committed { .. } => continue,
-            IsrState::PendingShrink { out_of_sync, .. } => {
+        let Some(pending) = &b.isr_change else {
+            continue;
+        };
+        let (change, who, hw) = match pending {
+            IsrChange::Shrink { out_of_sync, .. } => {
                 ("drop", join_ids(out_of_sync), ("from", "still"))
             }
-            IsrState::PendingExpand { new_in_sync, .. } => {
+            IsrChange::Expand { new_in_sync, .. } => {
                 ("add", new_in_sync.to_string(), ("to", "already"))
             }
         };
@@ -1161,7 +1160,7 @@ fn cluster_status(s: &Snapshot, now: u64) -> String {
             "ISR change pending until the controller answers: broker {}'s AlterPartition to {change} {who} {} the ISR {}; the HW {} counts {who}.",
             b.id,
             hw.0,
-            join_ids(v.isr_state.isr()),
+            join_ids(pending.isr()),
             hw.1
         ));
     }
@@ -1574,10 +1573,7 @@ mod tests {
         while sim.now() < 10_000 && sim.step() {
             let snap = sim.snapshot();
             let pending = cluster_status(&snap, snap.time_ms).contains("ISR change pending");
-            let leader_pending = !matches!(
-                snap.brokers[0].leader_view.as_ref().map(|v| &v.isr_state),
-                Some(IsrState::Committed { .. })
-            );
+            let leader_pending = snap.brokers[0].isr_change.is_some();
             assert_eq!(pending, leader_pending, "at {}", snap.time_ms);
             was_pending |= pending;
         }

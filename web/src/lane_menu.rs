@@ -15,11 +15,9 @@
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
-use watermark_engine::network::link;
 use watermark_engine::scenario::{ControllerName, Endpoint};
-use watermark_engine::sim::ProcessState;
 use watermark_engine::snapshot::Snapshot;
-use watermark_engine::types::{BrokerId, Node};
+use watermark_engine::types::{BrokerId, Node, ProcessState};
 use watermark_engine::Action;
 
 use crate::geometry::{fixed, LABEL_W, LANE_H, TOP};
@@ -99,7 +97,7 @@ pub fn menu_items(s: &Snapshot, id: BrokerId) -> Vec<Item> {
         )
     }));
     for (peer, node, name) in peers {
-        let cut = s.cut_links.contains(&link(Node::Broker(id), node));
+        let cut = s.is_cut(Node::Broker(id), node);
         out.push(if cut {
             item(
                 format!("Heal broker {id} to {name}"),

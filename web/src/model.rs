@@ -598,7 +598,7 @@ mod tests {
         );
         assert_eq!(
             p.current().broker(2).unwrap().process,
-            watermark_engine::sim::ProcessState::Frozen
+            watermark_engine::types::ProcessState::Frozen
         );
     }
 
