@@ -1,8 +1,44 @@
-//! What a handler asks of the simulator. For now: the timers a node sets, and what the queue
-//! holds ([`Scheduled`]), here so that this module needs nothing from the simulator (`sim`
-//! imports it, not the other way).
+//! What a handler asks of the simulator: send a message, set a timer, record an event.
+//!
+//! A handler (a broker's, the controller's, a client's rule, or a scenario action) does not
+//! act on the network, the queue or the trace itself: it pushes [`Effect`]s, and the
+//! simulator applies them after the handler returns, **in the order they were pushed**
+//! (`Sim::flush_effects`). Applying a `Send` draws the link's jitter from the one seeded
+//! generator, checks the link and the destination's process, and takes the next message id
+//! and queue sequence number; applying a timer takes the next sequence number. So the order
+//! of the pushes is the order of the draws and of the sequence numbers, exactly as when each
+//! call acted at once, and every run stays byte-identical.
+//!
+//! The timers a node sets, and what the queue holds ([`Scheduled`]), live here too, so that
+//! this module needs nothing from the simulator (`sim` imports it, not the other way).
 
-use crate::types::BrokerId;
+use crate::event::Event;
+use crate::network::Payload;
+use crate::types::{BrokerId, Node, TimeMs};
+
+/// One thing a handler asks for. Kept small: one inline payload, event or queue entry.
+#[derive(Debug)]
+pub(crate) enum Effect {
+    /// Put `payload` on the wire from `from` to `to` (what `Sim::send` did at once: the cut
+    /// check, the destination process check and the connection reset, the jitter draw).
+    Send {
+        from: Node,
+        to: Node,
+        payload: Payload,
+    },
+    /// Queue `scheduled` at `at` (never before the time it is applied).
+    SetTimer { at: TimeMs, scheduled: Scheduled },
+    /// Queue `scheduled` at `at` plus a phase drawn, when applied, from the seeded generator
+    /// in `0..=max_phase` (a periodic task's first run at a broker's start). The draw is part
+    /// of applying, so it stays in order with the jitter draws of the sends pushed before it.
+    SetTimerWithPhase {
+        at: TimeMs,
+        max_phase: TimeMs,
+        scheduled: Scheduled,
+    },
+    /// Record `Event` in the trace, at the time it is applied (the handler's time).
+    Emit(Event),
+}
 
 /// Timers that belong to one broker process.
 #[derive(Debug, Clone, PartialEq, Eq)]
