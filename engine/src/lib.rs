@@ -13,6 +13,7 @@ pub mod config;
 pub mod controller;
 pub mod deflate;
 pub mod describe;
+mod effect;
 pub mod error;
 pub mod event;
 pub mod expect;

@@ -1324,6 +1324,7 @@ mod alter_partition_tests {
         let before = leader(&sim).isr_state.clone();
         let stale = item(p - 1, &sim);
         sim.leader_handle_alter_partition_result(1, stale, ErrorCode::INVALID_UPDATE_VERSION, None);
+        sim.flush_effects();
         assert_eq!(
             leader(&sim).isr_state,
             before,
@@ -1331,6 +1332,7 @@ mod alter_partition_tests {
         );
         let stale = item(p - 1, &sim);
         sim.leader_handle_alter_partition_result(1, stale, ErrorCode::INELIGIBLE_REPLICA, None);
+        sim.flush_effects();
         assert_eq!(leader(&sim).isr_state, before);
     }
 
@@ -1354,6 +1356,7 @@ mod alter_partition_tests {
             sim.brokers.get_mut(&1).expect("b1").alter_partition = Default::default();
             let it = item(p, &sim);
             sim.leader_handle_alter_partition_result(1, it, error, None);
+            sim.flush_effects();
             assert_eq!(leader(&sim).isr_state, before, "{error}: stays pending");
             assert_eq!(
                 sim.brokers[&1].alter_partition,
@@ -1362,6 +1365,7 @@ mod alter_partition_tests {
             );
             // Pending, the leader proposes no other ISR change.
             sim.leader_maybe_shrink_isr(1);
+            sim.flush_effects();
             assert_eq!(leader(&sim).isr_state, before, "{error}");
         }
     }
@@ -1383,6 +1387,7 @@ mod alter_partition_tests {
             sim.brokers.get_mut(&1).expect("b1").alter_partition = Default::default();
             let it = item(p, &sim);
             sim.leader_handle_alter_partition_result(1, it, error, None);
+            sim.flush_effects();
             assert_eq!(
                 leader(&sim).isr_state,
                 IsrState::Committed { isr: vec![1, 2, 3] },
@@ -1395,6 +1400,7 @@ mod alter_partition_tests {
         sim.brokers.get_mut(&1).expect("b1").alter_partition = Default::default();
         let it = item(p, &sim);
         sim.leader_handle_alter_partition_result(1, it.clone(), ErrorCode::NOT_CONTROLLER, None);
+        sim.flush_effects();
         assert_eq!(leader(&sim).isr_state, before, "still the same proposal");
         let apm = &sim.brokers[&1].alter_partition;
         assert_eq!(apm.unsent, Some(it), "submitted again, unchanged");
@@ -1416,6 +1422,7 @@ mod alter_partition_tests {
             l.isr_state = IsrState::Committed { isr: vec![1, 2, 3] };
         }
         sim.leader_maybe_shrink_isr(1);
+        sim.flush_effects();
         assert_eq!(
             leader(&sim).isr_state,
             IsrState::Committed { isr: vec![1, 2, 3] },
@@ -1447,6 +1454,7 @@ mod alter_partition_tests {
             isr: vec![],
         };
         sim.alter_partition_handle_response(1, request, ErrorCode::STALE_BROKER_EPOCH, result);
+        sim.flush_effects();
         let apm = &sim.brokers[&1].alter_partition;
         assert_eq!(apm.unsent.as_ref().map(|i| i.proposal), Some(p));
         assert_eq!(apm.in_flight, None);
@@ -1561,6 +1569,7 @@ mod fetch_tests {
         p.leader_epoch += 1;
         p.partition_epoch += 1;
         sim.make_leader(1, &p);
+        sim.flush_effects();
         let after = &sim.brokers[&1].leader_state().expect("leads").remote[&2];
         assert_eq!(after.log_end_offset, Some(3));
         assert_eq!(after.broker_epoch, before.broker_epoch);
@@ -1570,6 +1579,7 @@ mod fetch_tests {
         p.leader = Some(2);
         p.leader_epoch += 2;
         sim.make_leader(2, &p);
+        sim.flush_effects();
         let fresh = &sim.brokers[&2].leader_state().expect("leads").remote[&3];
         assert_eq!(fresh.log_end_offset, None);
         assert_eq!(fresh.broker_epoch, None);
@@ -1595,6 +1605,7 @@ mod fetch_tests {
         };
         f(&mut payload);
         sim.leader_handle_fetch(to, Node::Broker(from), payload);
+        sim.flush_effects();
         sim.in_flight
             .values()
             .rev()
@@ -1687,12 +1698,15 @@ mod fetch_tests {
         });
         assert_eq!(e, ErrorCode::OFFSET_OUT_OF_RANGE);
         sim.fetcher_handle_out_of_range_for_test(2, 1, 3, 0);
+        sim.flush_effects();
         assert_eq!(sim.brokers[&2].log.log_end_offset(), 3, "nothing truncated");
         // The leader's log ends below ours: truncate to it (the unclean-election case).
         sim.fetcher_handle_out_of_range_for_test(2, 1, 1, 0);
+        sim.flush_effects();
         assert_eq!(sim.brokers[&2].log.log_end_offset(), 1);
         // The leader's log starts past our end: start over at its log start.
         sim.fetcher_handle_out_of_range_for_test(2, 1, 9, 5);
+        sim.flush_effects();
         let log = &sim.brokers[&2].log;
         assert_eq!((log.log_start_offset, log.log_end_offset()), (5, 5));
     }
@@ -1724,6 +1738,7 @@ mod fetch_tests {
                 leader_log_end_offset: 3,
             },
         );
+        sim.flush_effects();
         let now = sim.now();
         sim.advance_to(now + 10 * sim.config.replica_fetch_backoff_ms);
         assert!(
@@ -1736,6 +1751,7 @@ mod fetch_tests {
         let mut p = sim.controller.partition.clone();
         p.leader_epoch += 1;
         sim.make_follower(2, &p);
+        sim.flush_effects();
         assert!(matches!(&sim.brokers[&2].role, Role::Follower(f) if !f.failed));
     }
 }

@@ -12,6 +12,8 @@ use std::sync::Arc;
 use crate::client::{Consumer, Producer};
 use crate::config::Config;
 use crate::controller::{BrokerRegistration, Controller, PartitionRegistration};
+use crate::effect::Effect;
+pub use crate::effect::{BrokerTimer, ClientTimer, ControllerTimer, Scheduled};
 use crate::error::ScenarioError;
 use crate::event::{ElectionType, Event, Signal, SignalOutcome, Tool};
 use crate::fetcher::FollowerState;
@@ -33,70 +35,6 @@ pub enum Role {
     None,
     Leader(Box<LeaderState>),
     Follower(FollowerState),
-}
-
-/// Timers that belong to one broker process.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BrokerTimer {
-    /// The fetcher sends its next Fetch (generation guards against stale timers).
-    SendFetch { generation: u64 },
-    /// replica.socket.timeout.ms passed with no response to this fetch.
-    FetchTimeout { fetch_id: u64 },
-    /// replica.fetch.wait.max.ms passed for a fetch held by the leader.
-    HeldFetchExpire { fetch_id: u64 },
-    /// ReplicaManager's isr-expiration task (every replica.lag.time.max.ms / 2). The
-    /// generation is the broker's `isr_expiration_generation` when it was scheduled; a change
-    /// of replica.lag.time.max.ms bumps it, so the task queued at the old period is stale.
-    IsrExpiration { generation: u64 },
-    /// ReplicaManager's highwatermark-checkpoint task.
-    HwCheckpoint,
-    /// BrokerLifecycleManager's heartbeat.
-    Heartbeat,
-    /// One heartbeat out of turn (the periodic one keeps its own schedule).
-    HeartbeatOnce,
-    /// A DelayedProduce's request timeout.
-    ProduceExpire { request_id: u64 },
-    /// Give up waiting for the controller during controlled shutdown.
-    ShutdownTimeout,
-    /// controller.socket.timeout.ms passed with no answer to this AlterPartition request.
-    AlterPartitionTimeout { request_id: u64 },
-    /// DefaultAlterPartitionManager retries after a top-level error.
-    AlterPartitionRetry,
-    /// BrokerLifecycleManager: (re)send the registration until it is answered.
-    Register,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ControllerTimer {
-    SessionCheck { broker: BrokerId },
-    UncleanElection,
-    PreferredRebalance,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ClientTimer {
-    /// The producer (re)sends the current batch of a job.
-    ProducerSend { job: u64 },
-    /// The producer's in-flight request got no answer in time.
-    ProducerRequestTimeout { job: u64, request_id: u64 },
-    /// A batch reaches `delivery.timeout.ms`: Sender.sendProducerData expires it wherever it
-    /// is (held in the accumulator, backing off, or in flight), at that very time.
-    ProducerExpire { job: u64, batch: u64 },
-}
-
-/// What the queue holds: a message to deliver or a node's timer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Scheduled {
-    Deliver {
-        message_id: u64,
-    },
-    Broker {
-        broker: BrokerId,
-        incarnation: u32,
-        timer: BrokerTimer,
-    },
-    Controller(ControllerTimer),
-    Client(ClientTimer),
 }
 
 /// An event in the queue. Ordered by (time, sequence) reversed, so the queue (a max-heap)
@@ -251,6 +189,9 @@ pub struct Sim {
     /// Oldest first, at most [`ARRIVALS_KEPT_MAX`] (64).
     pub(crate) arrivals: Vec<Arrival>,
     pub(crate) invariant_state: crate::invariants::InvariantState,
+    /// What the running handler asked for, applied in push order when it returns
+    /// ([`Sim::flush_effects`]). Empty between entry points; one buffer, reused.
+    effects: Vec<Effect>,
 }
 
 /// Written out, not derived: a derived `clone` is `#[inline]`, so each crate that clones a
@@ -290,6 +231,7 @@ impl Clone for Sim {
             record_arrivals: self.record_arrivals,
             arrivals: self.arrivals.clone(),
             invariant_state: self.invariant_state.clone(),
+            effects: Vec::new(),
         }
     }
 }
@@ -387,6 +329,7 @@ impl Sim {
             record_arrivals: false,
             arrivals: Default::default(),
             invariant_state: Default::default(),
+            effects: Vec::new(),
         };
         for link in &scenario.links {
             sim.network.latency_overrides.insert(
@@ -400,10 +343,8 @@ impl Sim {
         for b in &ids {
             sim.apply_metadata(*b, image.clone());
             sim.start_broker_tasks(*b);
-            let phase = sim
-                .rng
-                .below_or_equal(sim.config.broker_heartbeat_interval_ms - 1);
-            sim.schedule_broker_timer(*b, phase, BrokerTimer::Heartbeat);
+            let max_phase = sim.config.broker_heartbeat_interval_ms - 1;
+            sim.schedule_broker_timer_with_phase(*b, max_phase, BrokerTimer::Heartbeat);
             sim.schedule_session_check(*b);
         }
         sim.schedule_at(
@@ -420,6 +361,7 @@ impl Sim {
             brokers: scenario.brokers,
             min_insync_replicas: sim.config.min_insync_replicas,
         });
+        sim.flush_effects();
         Ok(sim)
     }
 
@@ -446,7 +388,17 @@ impl Sim {
         }
     }
 
+    /// Asks for `event` to be queued at `at` (an effect, applied when the handler returns).
     pub(crate) fn schedule_at(&mut self, at: TimeMs, event: Scheduled) {
+        self.effects.push(Effect::SetTimer {
+            at,
+            scheduled: event,
+        });
+    }
+
+    /// Queues `event` at `at` (never before now) under the next sequence number, at once:
+    /// what applying a timer or a send does.
+    fn queue_push(&mut self, at: TimeMs, event: Scheduled) {
         let at = at.max(self.now);
         self.queue.push(Queued {
             at,
@@ -454,6 +406,35 @@ impl Sim {
             event,
         });
         self.next_seq += 1;
+    }
+
+    /// Applies the effects the handlers pushed, in the order they were pushed: the one place
+    /// that sends, queues and records. Applying draws from the generator and takes message
+    /// ids and sequence numbers in that order, as the calls did when each acted at once.
+    /// Applying pushes nothing (a send's connection reset is put on the wire directly).
+    pub(crate) fn flush_effects(&mut self) {
+        if self.effects.is_empty() {
+            return;
+        }
+        let mut effects = std::mem::take(&mut self.effects);
+        for effect in effects.drain(..) {
+            match effect {
+                Effect::Send { from, to, payload } => self.transmit(from, to, payload),
+                Effect::SetTimer { at, scheduled } => self.queue_push(at, scheduled),
+                Effect::SetTimerWithPhase {
+                    at,
+                    max_phase,
+                    scheduled,
+                } => {
+                    let phase = self.rng.below_or_equal(max_phase);
+                    self.queue_push(at + phase, scheduled);
+                }
+                Effect::Emit(event) => self.trace.push(self.now, event),
+            }
+        }
+        debug_assert!(self.effects.is_empty(), "applying an effect pushed one");
+        // Put the (empty) buffer back, so the next handler pushes without allocating.
+        self.effects = effects;
     }
 
     /// A fresh id for a request (a correlation id) or a proposal.
@@ -464,15 +445,32 @@ impl Sim {
     }
 
     pub(crate) fn schedule_broker_timer(&mut self, b: BrokerId, delay: u64, timer: BrokerTimer) {
-        let incarnation = self.brokers[&b].incarnation;
-        self.schedule_at(
-            self.now + delay,
-            Scheduled::Broker {
-                broker: b,
-                incarnation,
-                timer,
-            },
-        );
+        let scheduled = self.broker_timer_entry(b, timer);
+        self.schedule_at(self.now + delay, scheduled);
+    }
+
+    /// A broker's timer at a phase drawn in `0..=max_phase` when the effect is applied.
+    fn schedule_broker_timer_with_phase(
+        &mut self,
+        b: BrokerId,
+        max_phase: u64,
+        timer: BrokerTimer,
+    ) {
+        let scheduled = self.broker_timer_entry(b, timer);
+        self.effects.push(Effect::SetTimerWithPhase {
+            at: self.now,
+            max_phase,
+            scheduled,
+        });
+    }
+
+    /// Broker `b`'s timer, for its current process.
+    fn broker_timer_entry(&self, b: BrokerId, timer: BrokerTimer) -> Scheduled {
+        Scheduled::Broker {
+            broker: b,
+            incarnation: self.brokers[&b].incarnation,
+            timer,
+        }
     }
 
     pub(crate) fn schedule_session_check(&mut self, b: BrokerId) {
@@ -503,9 +501,11 @@ impl Sim {
             }
             (None, None) => return false,
         }
+        self.flush_effects();
         self.events_processed += 1;
         if self.check_invariants {
             crate::invariants::check(self);
+            self.flush_effects();
         }
         true
     }
@@ -516,7 +516,7 @@ impl Sim {
         };
         self.timeline_cursor += 1;
         self.now = self.now.max(a.at);
-        if let Err(e) = self.apply_now(&a.action) {
+        if let Err(e) = self.apply_action(&a.action) {
             self.emit(Event::ActionRejected {
                 error: e.to_string(),
             });
@@ -676,9 +676,17 @@ impl Sim {
     /// Sends a message; it is lost at once if its link is cut. A request to a broker whose
     /// process is down (killed or stopped, its machine still up) finds nothing listening:
     /// the connection is refused, and the sender learns it after a round trip.
-    pub(crate) fn send(&mut self, from: Node, to: Node, payload: Payload) -> Option<u64> {
+    ///
+    /// An effect: the checks, the jitter draw and the message id happen when it is applied
+    /// ([`Sim::transmit`]), after the handler returns.
+    pub(crate) fn send(&mut self, from: Node, to: Node, payload: Payload) {
+        self.effects.push(Effect::Send { from, to, payload });
+    }
+
+    /// Applies a [`Effect::Send`]: what [`Sim::send`] asks for, done now.
+    fn transmit(&mut self, from: Node, to: Node, payload: Payload) {
         if self.network.is_cut(from, to) {
-            return None;
+            return;
         }
         if let Node::Broker(d) = to {
             if self.brokers.get(&d).is_none_or(|x| !x.process.is_up()) {
@@ -686,11 +694,11 @@ impl Sim {
                     let there = self.latency(from, to);
                     self.send_reset(to, from, request, there);
                 }
-                return None;
+                return;
             }
         }
         let delay = self.latency(from, to);
-        Some(self.enqueue(from, to, payload, delay))
+        self.enqueue(from, to, payload, delay);
     }
 
     /// Puts a message on the wire, to arrive after `delay`.
@@ -725,7 +733,7 @@ impl Sim {
             payload,
             to_incarnation,
         };
-        self.schedule_at(msg.deliver_at, Scheduled::Deliver { message_id: id });
+        self.queue_push(msg.deliver_at, Scheduled::Deliver { message_id: id });
         self.in_flight.insert(id, msg);
         id
     }
@@ -744,7 +752,11 @@ impl Sim {
     /// machine keeps running: the kernel resets every connection to it, so every request
     /// that waits on one (a follower's fetch, the producer's batch, the consumer's fetch)
     /// fails at once, not after a timeout. A frozen process keeps its sockets open instead.
+    ///
+    /// The kernel's doing, not a node's rule: the resets go on the wire at once, after what
+    /// the handlers asked for so far (as when each send acted at once).
     fn reset_connections(&mut self, b: BrokerId) {
+        self.flush_effects();
         let mut resets: Vec<(Node, Outstanding)> = vec![];
         for f in self.brokers.values() {
             if let Role::Follower(fs) = &f.role {
@@ -905,8 +917,7 @@ impl Sim {
         // so each task's phase is drawn from the seeded generator.
         self.schedule_isr_expiration(b);
         let cp = self.config.replica_high_watermark_checkpoint_interval_ms;
-        let phase = self.rng.below_or_equal(cp - 1);
-        self.schedule_broker_timer(b, phase, BrokerTimer::HwCheckpoint);
+        self.schedule_broker_timer_with_phase(b, cp - 1, BrokerTimer::HwCheckpoint);
     }
 
     /// How often the isr-expiration task runs: replica.lag.time.max.ms / 2, as
@@ -919,9 +930,13 @@ impl Sim {
     /// Schedules the broker's isr-expiration task under its current generation, first run at
     /// a phase drawn from the seeded generator (as at a broker's start).
     fn schedule_isr_expiration(&mut self, b: BrokerId) {
-        let phase = self.rng.below_or_equal(self.isr_expiration_period() - 1);
+        let max_phase = self.isr_expiration_period() - 1;
         let generation = self.brokers[&b].isr_expiration_generation;
-        self.schedule_broker_timer(b, phase, BrokerTimer::IsrExpiration { generation });
+        self.schedule_broker_timer_with_phase(
+            b,
+            max_phase,
+            BrokerTimer::IsrExpiration { generation },
+        );
     }
 
     /// replica.lag.time.max.ms changed: every broker whose process is up (running or frozen)
@@ -987,6 +1002,9 @@ impl Sim {
     fn finish_shutdown(&mut self, b: BrokerId) {
         self.checkpoint_high_watermark(b);
         self.leader_abandon(b);
+        // The process ends: what it sent so far goes out first, checked against the process
+        // states and incarnations as they were when it was sent.
+        self.flush_effects();
         let broker = &mut self.brokers[&b];
         broker.clean_shutdown_epoch = broker.broker_epoch;
         broker.process = ProcessState::Stopped;
@@ -1026,6 +1044,8 @@ impl Sim {
     }
 
     fn start(&mut self, b: BrokerId) {
+        // A new process: what was sent before it started was sent to the old one.
+        self.flush_effects();
         let previous = {
             let broker = &mut self.brokers[&b];
             broker.process = ProcessState::Running;
@@ -1111,8 +1131,10 @@ impl Sim {
     // ---- trace -----------------------------------------------------------------------
 
     /// Records what happened, now.
+    ///
+    /// An effect: it reaches the trace, at this time, when the handler's effects are applied.
     pub(crate) fn emit(&mut self, event: Event) {
-        self.trace.push(self.now, event);
+        self.effects.push(Effect::Emit(event));
     }
 
     /// Trace events since `cursor` (at most `limit`), and the next cursor.
@@ -1158,6 +1180,13 @@ impl Sim {
 
     /// Applies an input now (from the UI, or from the scenario timeline).
     pub fn apply_now(&mut self, action: &Action) -> Result<(), ScenarioError> {
+        let r = self.apply_action(action);
+        self.flush_effects();
+        r
+    }
+
+    /// Runs an input's handler; its effects wait in the buffer for the caller to apply.
+    fn apply_action(&mut self, action: &Action) -> Result<(), ScenarioError> {
         action.validate("action", self.brokers.len() as u32)?;
         let now = self.now;
         match action {
@@ -1179,6 +1208,7 @@ impl Sim {
             Action::Thaw { broker } => self.thaw(*broker),
             Action::Kill { broker } => {
                 if self.brokers[broker].process.is_up() {
+                    self.flush_effects(); // the process ends (see finish_shutdown)
                     self.brokers[broker].process = ProcessState::Killed;
                     self.clear_process_memory(*broker);
                     self.note_signal(Signal::Kill, *broker, SignalOutcome::Done);
@@ -1223,6 +1253,7 @@ impl Sim {
                 });
             }
             Action::Cut { a, b } => {
+                self.flush_effects(); // what was sent before the cut was checked before it
                 self.network
                     .cut
                     .insert(crate::network::link(a.node(), b.node()));
@@ -1233,6 +1264,7 @@ impl Sim {
                 });
             }
             Action::Heal { a, b } => {
+                self.flush_effects(); // what was sent before the heal was checked before it
                 self.network
                     .cut
                     .remove(&crate::network::link(a.node(), b.node()));
@@ -1245,6 +1277,7 @@ impl Sim {
             Action::LoseDisk { broker } => {
                 let was_up = self.brokers[broker].process.is_up();
                 if was_up {
+                    self.flush_effects(); // the process ends (see finish_shutdown)
                     self.brokers[broker].process = ProcessState::Killed;
                     self.clear_process_memory(*broker);
                 }
@@ -1259,6 +1292,9 @@ impl Sim {
             }
             Action::SetConfig { name, value } => {
                 let lag_before = self.config.replica_lag_time_max_ms;
+                // Latencies and jitter are read when a send is applied: what was sent before
+                // the change goes out under the old values.
+                self.flush_effects();
                 self.config.set(name, value)?;
                 self.emit(Event::ConfigSet {
                     name: name.clone(),
@@ -1381,7 +1417,7 @@ impl Sim {
             self.schedule_at(self.now, e);
         }
         if pending {
-            let _ = self.apply_now(&Action::Stop { broker: b });
+            let _ = self.apply_action(&Action::Stop { broker: b });
         }
     }
 
@@ -1448,6 +1484,7 @@ mod tests {
             Node::Broker(2),
             Payload::Metadata { image },
         );
+        sim.flush_effects();
         sim.apply_now(&Action::Kill { broker: 2 }).expect("kill");
         sim.apply_now(&Action::Start { broker: 2 }).expect("start");
         sim.advance_to(1_500);
@@ -1467,6 +1504,7 @@ mod tests {
             Node::Broker(3),
             Payload::Metadata { image },
         );
+        sim.flush_effects();
         sim.advance_to(3_000);
         assert_eq!(
             sim.brokers[&3]
@@ -1519,6 +1557,80 @@ mod tests {
             sim.in_flight[&next].deliver_at, 5_100,
             "not before the one ahead"
         );
+    }
+
+    #[test]
+    fn effects_are_applied_after_the_handler_in_the_order_they_were_pushed() {
+        // The rule that keeps every run byte-identical: a handler's sends, timers and events
+        // wait in the buffer, and are applied in push order. A send draws its jitter and takes
+        // its message id and queue sequence number when applied; a timer with a random phase
+        // draws after the sends pushed before it; the trace event lands after both.
+        let s = Scenario::from_json(
+            r#"{"config":{"sim.controller.latency.ms":10,"sim.network.jitter.ms":50}}"#,
+        )
+        .expect("scenario");
+        let mut sim = Sim::new(&s).expect("sim");
+        sim.advance_to(100);
+        let (seq, id, trace) = (sim.next_seq, sim.next_message_id, sim.trace_next_seq());
+        let mut rng = sim.rng.clone();
+        let (queued, in_flight) = (sim.queue.len(), sim.in_flight.len());
+        sim.send(
+            Node::Controller,
+            Node::Broker(2),
+            Payload::BrokerRegistrationResponse { broker_epoch: -1 },
+        );
+        sim.schedule_broker_timer_with_phase(1, 999, BrokerTimer::HeartbeatOnce);
+        sim.schedule_at(
+            sim.now + 7,
+            Scheduled::Controller(ControllerTimer::UncleanElection),
+        );
+        sim.emit(Event::Caption {
+            text: "after".into(),
+        });
+        // Nothing is applied while the handler runs.
+        assert_eq!(sim.queue.len(), queued);
+        assert_eq!(sim.in_flight.len(), in_flight);
+        assert_eq!(sim.trace_next_seq(), trace);
+        sim.flush_effects();
+        assert!(
+            sim.effects.is_empty() && sim.effects.capacity() > 0,
+            "reused"
+        );
+        // The send first: the first draw, message id `id`, sequence `seq`.
+        let jitter = rng.below_or_equal(50);
+        let phase = rng.below_or_equal(999);
+        let m = &sim.in_flight[&id];
+        assert_eq!(m.deliver_at, 100 + 10 + jitter);
+        let seq_of = |f: &dyn Fn(&Scheduled) -> bool| {
+            sim.queue
+                .iter()
+                .find(|q| f(&q.event))
+                .map(|q| (q.seq, q.at))
+        };
+        assert_eq!(
+            seq_of(&|e| *e == Scheduled::Deliver { message_id: id }),
+            Some((seq, m.deliver_at))
+        );
+        // Then the phased timer (the second draw), then the plain one.
+        assert_eq!(
+            seq_of(&|e| matches!(
+                e,
+                Scheduled::Broker {
+                    timer: BrokerTimer::HeartbeatOnce,
+                    ..
+                }
+            )),
+            Some((seq + 1, 100 + phase))
+        );
+        let plain = sim.queue.iter().find(|q| {
+            q.at == 107 && q.event == Scheduled::Controller(ControllerTimer::UncleanElection)
+        });
+        assert_eq!(plain.map(|q| q.seq), Some(seq + 2));
+        assert_eq!(sim.next_seq, seq + 3);
+        // And the event last, at the handler's time.
+        let last = sim.trace_events().next_back().expect("an event");
+        assert_eq!((last.seq, last.time_ms), (trace, 100));
+        assert!(matches!(last.event(), Event::Caption { text } if text == "after"));
     }
 
     #[test]

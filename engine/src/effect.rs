@@ -1,0 +1,105 @@
+//! What a handler asks of the simulator: send a message, set a timer, record an event.
+//!
+//! A handler (a broker's, the controller's, a client's rule, or a scenario action) does not
+//! act on the network, the queue or the trace itself: it pushes [`Effect`]s, and the
+//! simulator applies them after the handler returns, **in the order they were pushed**
+//! (`Sim::flush_effects`). Applying a `Send` draws the link's jitter from the one seeded
+//! generator, checks the link and the destination's process, and takes the next message id
+//! and queue sequence number; applying a timer takes the next sequence number. So the order
+//! of the pushes is the order of the draws and of the sequence numbers, exactly as when each
+//! call acted at once, and every run stays byte-identical.
+//!
+//! The timers a node sets, and what the queue holds ([`Scheduled`]), live here too, so that
+//! this module needs nothing from the simulator (`sim` imports it, not the other way).
+
+use crate::event::Event;
+use crate::network::Payload;
+use crate::types::{BrokerId, Node, TimeMs};
+
+/// One thing a handler asks for. Kept small: one inline payload, event or queue entry.
+#[derive(Debug)]
+pub(crate) enum Effect {
+    /// Put `payload` on the wire from `from` to `to` (what `Sim::send` did at once: the cut
+    /// check, the destination process check and the connection reset, the jitter draw).
+    Send {
+        from: Node,
+        to: Node,
+        payload: Payload,
+    },
+    /// Queue `scheduled` at `at` (never before the time it is applied).
+    SetTimer { at: TimeMs, scheduled: Scheduled },
+    /// Queue `scheduled` at `at` plus a phase drawn, when applied, from the seeded generator
+    /// in `0..=max_phase` (a periodic task's first run at a broker's start). The draw is part
+    /// of applying, so it stays in order with the jitter draws of the sends pushed before it.
+    SetTimerWithPhase {
+        at: TimeMs,
+        max_phase: TimeMs,
+        scheduled: Scheduled,
+    },
+    /// Record `Event` in the trace, at the time it is applied (the handler's time).
+    Emit(Event),
+}
+
+/// Timers that belong to one broker process.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BrokerTimer {
+    /// The fetcher sends its next Fetch (generation guards against stale timers).
+    SendFetch { generation: u64 },
+    /// replica.socket.timeout.ms passed with no response to this fetch.
+    FetchTimeout { fetch_id: u64 },
+    /// replica.fetch.wait.max.ms passed for a fetch held by the leader.
+    HeldFetchExpire { fetch_id: u64 },
+    /// ReplicaManager's isr-expiration task (every replica.lag.time.max.ms / 2). The
+    /// generation is the broker's `isr_expiration_generation` when it was scheduled; a change
+    /// of replica.lag.time.max.ms bumps it, so the task queued at the old period is stale.
+    IsrExpiration { generation: u64 },
+    /// ReplicaManager's highwatermark-checkpoint task.
+    HwCheckpoint,
+    /// BrokerLifecycleManager's heartbeat.
+    Heartbeat,
+    /// One heartbeat out of turn (the periodic one keeps its own schedule).
+    HeartbeatOnce,
+    /// A DelayedProduce's request timeout.
+    ProduceExpire { request_id: u64 },
+    /// Give up waiting for the controller during controlled shutdown.
+    ShutdownTimeout,
+    /// controller.socket.timeout.ms passed with no answer to this AlterPartition request.
+    AlterPartitionTimeout { request_id: u64 },
+    /// DefaultAlterPartitionManager retries after a top-level error.
+    AlterPartitionRetry,
+    /// BrokerLifecycleManager: (re)send the registration until it is answered.
+    Register,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ControllerTimer {
+    SessionCheck { broker: BrokerId },
+    UncleanElection,
+    PreferredRebalance,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClientTimer {
+    /// The producer (re)sends the current batch of a job.
+    ProducerSend { job: u64 },
+    /// The producer's in-flight request got no answer in time.
+    ProducerRequestTimeout { job: u64, request_id: u64 },
+    /// A batch reaches `delivery.timeout.ms`: Sender.sendProducerData expires it wherever it
+    /// is (held in the accumulator, backing off, or in flight), at that very time.
+    ProducerExpire { job: u64, batch: u64 },
+}
+
+/// What the queue holds: a message to deliver or a node's timer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scheduled {
+    Deliver {
+        message_id: u64,
+    },
+    Broker {
+        broker: BrokerId,
+        incarnation: u32,
+        timer: BrokerTimer,
+    },
+    Controller(ControllerTimer),
+    Client(ClientTimer),
+}
