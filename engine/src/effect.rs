@@ -12,9 +12,11 @@
 //! The timers a node sets, and what the queue holds ([`Scheduled`]), live here too, so that
 //! this module needs nothing from the simulator (`sim` imports it, not the other way).
 
+use crate::config::Config;
 use crate::event::Event;
 use crate::network::Payload;
-use crate::types::{BrokerId, Node, TimeMs};
+use crate::snapshot::Metrics;
+use crate::types::{BrokerId, Node, TimeMs, TopicPartition};
 
 /// One thing a handler asks for. Kept small: one inline payload, event or queue entry.
 #[derive(Debug)]
@@ -39,6 +41,65 @@ pub(crate) enum Effect {
     /// Record `Event` in the trace, at the time it is applied (the handler's time).
     Emit(Event),
 }
+
+/// What a node's handler has besides its own state (issue 13, step 4): the time, the
+/// cluster's configuration, the partition's name, the cluster-wide metric counters, the
+/// simulator's request-id counter, and where its effects go. The simulator builds one for a
+/// call with [`node_ctx!`] from its own disjoint fields, so the node can be borrowed mutably
+/// beside it and reaches nothing else: not another node, the network, the queue or the
+/// generator.
+#[allow(dead_code)] // Until the first node takes one (step 4, under way).
+pub(crate) struct Ctx<'a> {
+    pub now: TimeMs,
+    pub config: &'a Config,
+    pub tp: &'a TopicPartition,
+    pub metrics: &'a mut Metrics,
+    pub next_request_id: &'a mut u64,
+    pub effects: &'a mut Vec<Effect>,
+}
+
+#[allow(dead_code)]
+impl Ctx<'_> {
+    /// Asks for `payload` to go from `from` to `to`.
+    pub fn send(&mut self, from: Node, to: Node, payload: Payload) {
+        self.effects.push(Effect::Send { from, to, payload });
+    }
+
+    /// Asks for `scheduled` to be queued at `at`.
+    pub fn set_timer(&mut self, at: TimeMs, scheduled: Scheduled) {
+        self.effects.push(Effect::SetTimer { at, scheduled });
+    }
+
+    /// Records what happened, now.
+    pub fn emit(&mut self, event: Event) {
+        self.effects.push(Effect::Emit(event));
+    }
+
+    /// A fresh id for a request (a correlation id) or a proposal, from the one counter the
+    /// whole simulation shares (so ids are what they were before nodes had their own state).
+    pub fn next_request_id(&mut self) -> u64 {
+        let id = *self.next_request_id;
+        *self.next_request_id += 1;
+        id
+    }
+}
+
+/// A [`Ctx`] from the simulator's fields: `node_ctx!(self)` inside `impl Sim`.
+#[allow(unused_macros)]
+macro_rules! node_ctx {
+    ($sim:expr) => {
+        $crate::effect::Ctx {
+            now: $sim.now,
+            config: &$sim.config,
+            tp: &$sim.tp,
+            metrics: &mut $sim.metrics,
+            next_request_id: &mut $sim.next_request_id,
+            effects: &mut $sim.effects,
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use node_ctx;
 
 /// Timers that belong to one broker process.
 #[derive(Debug, Clone, PartialEq, Eq)]
