@@ -42,7 +42,9 @@ impl std::fmt::Display for List<'_> {
     }
 }
 
-fn violation(sim: &mut Sim, what: String) {
+/// Records a broken invariant (at most [`MAX_VIOLATIONS`], each once): the simulator's
+/// record of what its observers found, in `violations` and the trace.
+pub(crate) fn violation(sim: &mut Sim, what: String) {
     if sim.violations.len() >= MAX_VIOLATIONS
         || sim
             .violations
@@ -60,112 +62,114 @@ fn violation(sim: &mut Sim, what: String) {
     sim.emit(event);
 }
 
-/// Checks every invariant; records violations.
-pub fn check(sim: &mut Sim) {
-    let mut found: Vec<String> = vec![];
-    for b in sim.brokers.values() {
-        let log = &b.log;
-        let leo = log.log_end_offset();
-        if !(log.log_start_offset <= log.high_watermark && log.high_watermark <= leo) {
-            found.push(format!(
-                "broker {}: log start {} ≤ HW {} ≤ LEO {} does not hold",
-                b.id, log.log_start_offset, log.high_watermark, leo
-            ));
+impl InvariantState {
+    /// Checks every invariant of the simulation after an event and returns what does not
+    /// hold. It reads the simulation and changes nothing of it: only this checker's memory
+    /// of what it saw (the epochs and each leadership's highest HW), to tell a fall.
+    pub fn check(&mut self, sim: &Sim) -> Vec<String> {
+        let mut found: Vec<String> = vec![];
+        for b in sim.brokers.values() {
+            let log = &b.log;
+            let leo = log.log_end_offset();
+            if !(log.log_start_offset <= log.high_watermark && log.high_watermark <= leo) {
+                found.push(format!(
+                    "broker {}: log start {} ≤ HW {} ≤ LEO {} does not hold",
+                    b.id, log.log_start_offset, log.high_watermark, leo
+                ));
+            }
+            let entries = &log.epoch_cache.entries;
+            if entries
+                .windows(2)
+                .any(|w| w[0].epoch >= w[1].epoch || w[0].start_offset > w[1].start_offset)
+            {
+                found.push(format!(
+                    "broker {}: leader-epoch-checkpoint is not ordered: {}",
+                    b.id,
+                    log.epoch_cache.checkpoint_line()
+                ));
+            }
         }
-        let entries = &log.epoch_cache.entries;
-        if entries
-            .windows(2)
-            .any(|w| w[0].epoch >= w[1].epoch || w[0].start_offset > w[1].start_offset)
+        let p = &sim.controller.partition;
+        if let Some(l) = p.leader {
+            if !p.isr.contains(&l) {
+                found.push(format!("leader {l} is not in the ISR {}", List(&p.isr)));
+            }
+        }
+        if p.isr
+            .iter()
+            .chain(p.elr.iter())
+            .any(|r| !p.replicas.contains(r))
         {
             found.push(format!(
-                "broker {}: leader-epoch-checkpoint is not ordered: {}",
-                b.id,
-                log.epoch_cache.checkpoint_line()
+                "ISR {} or ELR {} outside the replicas {}",
+                List(&p.isr),
+                List(&p.elr),
+                List(&p.replicas)
             ));
         }
-    }
-    let p = &sim.controller.partition;
-    if let Some(l) = p.leader {
-        if !p.isr.contains(&l) {
-            found.push(format!("leader {l} is not in the ISR {}", List(&p.isr)));
+        if p.isr.iter().any(|r| p.elr.contains(r)) {
+            found.push(format!(
+                "ISR {} and ELR {} overlap",
+                List(&p.isr),
+                List(&p.elr)
+            ));
         }
-    }
-    if p.isr
-        .iter()
-        .chain(p.elr.iter())
-        .any(|r| !p.replicas.contains(r))
-    {
-        found.push(format!(
-            "ISR {} or ELR {} outside the replicas {}",
-            List(&p.isr),
-            List(&p.elr),
-            List(&p.replicas)
-        ));
-    }
-    if p.isr.iter().any(|r| p.elr.contains(r)) {
-        found.push(format!(
-            "ISR {} and ELR {} overlap",
-            List(&p.isr),
-            List(&p.elr)
-        ));
-    }
-    if p.leader_epoch < sim.invariant_state.last_leader_epoch {
-        found.push(format!(
-            "leader epoch fell from {} to {}",
-            sim.invariant_state.last_leader_epoch, p.leader_epoch
-        ));
-    }
-    if p.partition_epoch < sim.invariant_state.last_partition_epoch {
-        found.push(format!(
-            "partition epoch fell from {} to {}",
-            sim.invariant_state.last_partition_epoch, p.partition_epoch
-        ));
-    }
-    let (le, pe) = (p.leader_epoch, p.partition_epoch);
-    sim.invariant_state.last_leader_epoch = le;
-    sim.invariant_state.last_partition_epoch = pe;
+        if p.leader_epoch < self.last_leader_epoch {
+            found.push(format!(
+                "leader epoch fell from {} to {}",
+                self.last_leader_epoch, p.leader_epoch
+            ));
+        }
+        if p.partition_epoch < self.last_partition_epoch {
+            found.push(format!(
+                "partition epoch fell from {} to {}",
+                self.last_partition_epoch, p.partition_epoch
+            ));
+        }
+        let (le, pe) = (p.leader_epoch, p.partition_epoch);
+        self.last_leader_epoch = le;
+        self.last_partition_epoch = pe;
 
-    let mut hw_updates = vec![];
-    let current = (p.leader, p.leader_epoch);
-    for b in sim.brokers.values() {
-        let Role::Leader(l) = &b.role else { continue };
-        // Only the leader the controller recognises: a zombie (cut off, not yet told it was
-        // replaced) keeps a stale view, and its followers have moved on.
-        if !b.process.is_up() || current != (Some(b.id), l.leader_epoch) {
-            continue;
-        }
-        let hw = b.log.high_watermark;
-        let key = (b.id, l.leader_epoch);
-        if let Some(&prev) = sim.invariant_state.leader_hw.get(&key) {
-            if hw < prev {
-                found.push(format!(
-                    "leader {} HW fell from {prev} to {hw} in leader epoch {}",
-                    b.id, l.leader_epoch
-                ));
-            }
-        }
-        hw_updates.push((key, hw));
-        for &m in l.isr_state.isr() {
-            let Some(mb) = sim.brokers.get(&m) else {
-                continue;
-            };
-            if mb.disk_lost {
+        let mut hw_updates = vec![];
+        let current = (p.leader, p.leader_epoch);
+        for b in sim.brokers.values() {
+            let Role::Leader(l) = &b.role else { continue };
+            // Only the leader the controller recognises: a zombie (cut off, not yet told it was
+            // replaced) keeps a stale view, and its followers have moved on.
+            if !b.process.is_up() || current != (Some(b.id), l.leader_epoch) {
                 continue;
             }
-            let member_leo = mb.log.log_end_offset();
-            if member_leo < hw {
-                found.push(format!(
-                    "leader {} HW {hw} is above ISR member {m}'s LEO {member_leo}",
-                    b.id
-                ));
+            let hw = b.log.high_watermark;
+            let key = (b.id, l.leader_epoch);
+            if let Some(&prev) = self.leader_hw.get(&key) {
+                if hw < prev {
+                    found.push(format!(
+                        "leader {} HW fell from {prev} to {hw} in leader epoch {}",
+                        b.id, l.leader_epoch
+                    ));
+                }
+            }
+            hw_updates.push((key, hw));
+            for &m in l.isr_state.isr() {
+                let Some(mb) = sim.brokers.get(&m) else {
+                    continue;
+                };
+                if mb.disk_lost {
+                    continue;
+                }
+                let member_leo = mb.log.log_end_offset();
+                if member_leo < hw {
+                    found.push(format!(
+                        "leader {} HW {hw} is above ISR member {m}'s LEO {member_leo}",
+                        b.id
+                    ));
+                }
             }
         }
-    }
-    for (k, v) in hw_updates {
-        sim.invariant_state.leader_hw.insert(k, v);
-    }
-    for f in found {
-        violation(sim, f);
+        for (k, v) in hw_updates {
+            self.leader_hw.insert(k, v);
+        }
+        found
     }
 }
 
@@ -313,6 +317,37 @@ mod tests {
         let mut sim = Sim::new(&s).expect("sim");
         sim.advance_to(2_000);
         sim
+    }
+
+    #[test]
+    fn the_checker_reads_the_simulation_and_reports_what_does_not_hold() {
+        let mut sim = sim();
+        let mut checker = super::InvariantState::default();
+        assert_eq!(checker.check(&sim), Vec::<String>::new());
+        // The leader's HW above an ISR member's LEO, and a leader outside the ISR.
+        sim.brokers.get_mut(&1).expect("b1").log.high_watermark = 2;
+        sim.brokers.get_mut(&3).expect("b3").log.truncate_to(1);
+        sim.controller.partition.isr = vec![2, 3];
+        let before = format!("{sim:?}");
+        let found = checker.check(&sim);
+        assert_eq!(
+            found,
+            [
+                "leader 1 is not in the ISR [2, 3]",
+                "leader 1 HW 2 is above ISR member 3's LEO 1",
+            ]
+        );
+        assert_eq!(format!("{sim:?}"), before, "the check changed nothing");
+        // The checker remembers the epochs it saw: a fall is reported.
+        sim.controller.partition.isr = vec![1, 2, 3];
+        sim.brokers.get_mut(&3).expect("b3").log.high_watermark = 0;
+        let mut checker = super::InvariantState::default();
+        sim.controller.partition.leader_epoch = 4;
+        let _ = checker.check(&sim);
+        sim.controller.partition.leader_epoch = 3;
+        assert!(checker
+            .check(&sim)
+            .contains(&"leader epoch fell from 4 to 3".to_string()));
     }
 
     #[test]

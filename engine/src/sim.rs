@@ -504,7 +504,13 @@ impl Sim {
         self.flush_effects();
         self.events_processed += 1;
         if self.check_invariants {
-            crate::invariants::check(self);
+            // The checker reads the simulation; what it finds is recorded here.
+            let mut checker = std::mem::take(&mut self.invariant_state);
+            let found = checker.check(self);
+            self.invariant_state = checker;
+            for what in found {
+                crate::invariants::violation(self, what);
+            }
             self.flush_effects();
         }
         true
