@@ -549,11 +549,6 @@ impl Sim {
         self.timeline[self.timeline_cursor.min(self.timeline.len())..].iter()
     }
 
-    /// The time of the last action on the timeline.
-    pub fn timeline_end(&self) -> TimeMs {
-        self.timeline.iter().map(|a| a.at).max().unwrap_or(0)
-    }
-
     fn dispatch(&mut self, event: Scheduled) {
         match event {
             Scheduled::Deliver { message_id } => self.deliver(message_id),
@@ -1427,12 +1422,6 @@ impl Sim {
         }
     }
 
-    /// Applies an input at time `at`, running events up to then first.
-    pub fn apply_at(&mut self, at: TimeMs, action: &Action) -> Result<(), ScenarioError> {
-        self.advance_to(at);
-        self.apply_now(action)
-    }
-
     /// The brokers (read-only), for snapshots and read-outs.
     pub fn broker(&self, id: BrokerId) -> Option<&Broker> {
         self.brokers.get(&id)
@@ -1444,10 +1433,6 @@ impl Sim {
 
     pub fn controller(&self) -> &Controller {
         &self.controller
-    }
-
-    pub fn topic_partition(&self) -> &TopicPartition {
-        &self.tp
     }
 
     pub fn in_flight(&self) -> impl Iterator<Item = &Message> {
