@@ -583,10 +583,37 @@ impl Event {
 
 impl fmt::Display for Event {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The logger's prefix, written once for the lines that share it.
+        match self {
+            Event::BecameLeader { broker, tp, .. }
+            | Event::BecameFollower { broker, tp, .. }
+            | Event::FollowerWithoutLeader { broker, tp, .. }
+            | Event::IsrExpanding { broker, tp, .. }
+            | Event::IsrShrinking { broker, tp, .. }
+            | Event::IsrUpdated { broker, tp, .. }
+            | Event::AlterPartitionRejected { broker, tp, .. }
+            | Event::AlterPartitionFailed { broker, tp, .. }
+            | Event::IsrUpdateFailed { broker, tp, .. } => {
+                write!(f, "[Partition {tp} broker={broker}] ")?
+            }
+            Event::FetchDisconnected { broker, leader }
+            | Event::FencedLeaderEpoch { broker, leader, .. }
+            | Event::TruncatingToEpochEndOffset { broker, leader, .. } => write!(
+                f,
+                "[ReplicaFetcher replicaId={broker}, leaderId={leader}, fetcherId=0] "
+            )?,
+            Event::PartitionHasNoLeader { .. }
+            | Event::NewLeader { .. }
+            | Event::RegistrationRejected { .. }
+            | Event::BrokerRegistered { .. }
+            | Event::RegisteredAfterUncleanShutdown { .. }
+            | Event::AlterPartitionIneligible { .. }
+            | Event::BrokerControl { .. } => f.write_str("[QuorumController] ")?,
+            _ => {}
+        }
         match self {
             // the leader (partition.rs)
             Event::BecameLeader {
-                broker,
                 tp,
                 leader_epoch,
                 start_offset,
@@ -596,10 +623,11 @@ impl fmt::Display for Event {
                 under_min_isr,
                 previous_leader,
                 previous_leader_epoch,
+                ..
             } => {
                 write!(
                     f,
-                    "[Partition {tp} broker={broker}] Leader {tp} starts at leader epoch {leader_epoch} from offset {start_offset} with partition epoch {partition_epoch}, high watermark {high_watermark}, ISR [{}]{}. Previous leader ",
+                    "Leader {tp} starts at leader epoch {leader_epoch} from offset {start_offset} with partition epoch {partition_epoch}, high watermark {high_watermark}, ISR [{}]{}. Previous leader ",
                     Ids(isr),
                     if *under_min_isr { " (under-min-isr)" } else { "" },
                 )?;
@@ -610,7 +638,6 @@ impl fmt::Display for Event {
                 write!(f, " and previous leader epoch was {previous_leader_epoch}.")
             }
             Event::BecameFollower {
-                broker,
                 tp,
                 leader_epoch,
                 start_offset,
@@ -618,42 +645,41 @@ impl fmt::Display for Event {
                 high_watermark,
                 leader,
                 was_leader,
+                ..
             } => write!(
                 f,
-                "[Partition {tp} broker={broker}] Follower {tp} starts at leader epoch {leader_epoch} from offset {start_offset} with partition epoch {partition_epoch} and high watermark {high_watermark}. Current leader is {leader}.{}",
+                "Follower {tp} starts at leader epoch {leader_epoch} from offset {start_offset} with partition epoch {partition_epoch} and high watermark {high_watermark}. Current leader is {leader}.{}",
                 if *was_leader { " (was leader)" } else { "" }
             ),
             Event::FollowerWithoutLeader {
-                broker,
                 tp,
                 leader_epoch,
+                ..
             } => write!(
                 f,
-                "[Partition {tp} broker={broker}] No leader for {tp} at leader epoch {leader_epoch}: not fetching"
+                "No leader for {tp} at leader epoch {leader_epoch}: not fetching"
             ),
             Event::IsrExpanding {
-                broker,
-                tp,
                 isr,
                 new_isr,
+                ..
             } => write!(
                 f,
-                "[Partition {tp} broker={broker}] Expanding ISR from {} to {}",
+                "Expanding ISR from {} to {}",
                 Ids(isr),
                 Ids(new_isr)
             ),
             Event::IsrShrinking {
-                broker,
-                tp,
                 isr,
                 new_isr,
                 high_watermark,
                 log_end_offset,
                 out_of_sync,
+                ..
             } => {
                 write!(
                     f,
-                    "[Partition {tp} broker={broker}] Shrinking ISR from {} to {}. Leader: (highWatermark: {high_watermark}, endOffset: {log_end_offset}). Out of sync replicas: ",
+                    "Shrinking ISR from {} to {}. Leader: (highWatermark: {high_watermark}, endOffset: {log_end_offset}). Out of sync replicas: ",
                     Ids(isr),
                     Ids(new_isr),
                 )?;
@@ -684,34 +710,32 @@ impl fmt::Display for Event {
                 "[DefaultAlterPartitionManager id={broker}] Broker had a stale broker epoch ({broker_epoch}), retrying."
             ),
             Event::IsrUpdated {
-                broker,
-                tp,
                 isr,
                 under_min_isr,
                 partition_epoch,
+                ..
             } => write!(
                 f,
-                "[Partition {tp} broker={broker}] ISR updated to {} {}and version updated to {partition_epoch}",
+                "ISR updated to {} {}and version updated to {partition_epoch}",
                 Ids(isr),
                 if *under_min_isr { "(under-min-isr) " } else { " " },
             ),
             Event::AlterPartitionRejected {
-                broker,
-                tp,
                 error,
                 committed_isr,
+                ..
             } => write!(
                 f,
-                "[Partition {tp} broker={broker}] Failed to alter partition since the controller rejected the request with {error}. Partition state has been reset to the latest committed state (ISR {}).",
+                "Failed to alter partition since the controller rejected the request with {error}. Partition state has been reset to the latest committed state (ISR {}).",
                 Ids(committed_isr)
             ),
-            Event::AlterPartitionFailed { broker, tp, error } => write!(
+            Event::AlterPartitionFailed { error, .. } => write!(
                 f,
-                "[Partition {tp} broker={broker}] Failed to alter partition: {error}. Partition state may be out of sync, awaiting new the latest metadata."
+                "Failed to alter partition: {error}. Partition state may be out of sync, awaiting new the latest metadata."
             ),
-            Event::IsrUpdateFailed { broker, tp, error } => write!(
+            Event::IsrUpdateFailed { error, .. } => write!(
                 f,
-                "[Partition {tp} broker={broker}] Failed to update ISR due to unexpected {error}. Retrying."
+                "Failed to update ISR due to unexpected {error}. Retrying."
             ),
             // (end of the leader's)
             // the follower (fetcher.rs)
@@ -728,29 +752,27 @@ impl fmt::Display for Event {
                 f,
                 "[ReplicaFetcherManager on broker {broker}] Removed fetcher for partitions {tp}: {reason}"
             ),
-            Event::FetchDisconnected { broker, leader } => write!(
+            Event::FetchDisconnected { leader, .. } => write!(
                 f,
-                "[ReplicaFetcher replicaId={broker}, leaderId={leader}, fetcherId=0] Error in response for fetch request: java.io.IOException: Connection to {leader} was disconnected before the response was read"
+                "Error in response for fetch request: java.io.IOException: Connection to {leader} was disconnected before the response was read"
             ),
             Event::FencedLeaderEpoch {
-                broker,
-                leader,
                 tp,
                 leader_epoch,
+                ..
             } => write!(
                 f,
-                "[ReplicaFetcher replicaId={broker}, leaderId={leader}, fetcherId=0] Partition {tp} has an older epoch ({leader_epoch}) than the current leader. Will await the new LeaderAndIsr state before resuming fetching."
+                "Partition {tp} has an older epoch ({leader_epoch}) than the current leader. Will await the new LeaderAndIsr state before resuming fetching."
             ),
             Event::TruncatingToEpochEndOffset {
-                broker,
-                leader,
                 tp,
                 offset,
                 leader_epoch,
                 end_offset,
+                ..
             } => write!(
                 f,
-                "[ReplicaFetcher replicaId={broker}, leaderId={leader}, fetcherId=0] Truncating partition {tp} to offset {offset} due to leader epoch and offset EpochEndOffset(errorCode=0, partition={}, leaderEpoch={leader_epoch}, endOffset={end_offset})",
+                "Truncating partition {tp} to offset {offset} due to leader epoch and offset EpochEndOffset(errorCode=0, partition={}, leaderEpoch={leader_epoch}, endOffset={end_offset})",
                 tp.partition
             ),
             Event::FetcherTruncating { broker, reason } => {
@@ -868,7 +890,7 @@ impl fmt::Display for Event {
                 leader_epoch,
             } => write!(
                 f,
-                "[QuorumController] Partition {tp} has no leader: no eligible replica (Isr: [{}] Elr: [{}]) leader epoch {leader_epoch}",
+                "Partition {tp} has no leader: no eligible replica (Isr: [{}] Elr: [{}]) leader epoch {leader_epoch}",
                 Ids(isr),
                 Ids(elr)
             ),
@@ -888,20 +910,20 @@ impl fmt::Display for Event {
                 };
                 write!(
                     f,
-                    "[QuorumController] Setting new leader for topic {}, partition {} to {leader} using {how} (leader epoch {leader_epoch})",
+                    "Setting new leader for topic {}, partition {} to {leader} using {how} (leader epoch {leader_epoch})",
                     tp.topic, tp.partition
                 )
             }
             Event::RegistrationRejected { broker } => write!(
                 f,
-                "[QuorumController] Rejected registration of broker {broker}: DuplicateBrokerRegistrationException: Another broker is registered with that broker id."
+                "Rejected registration of broker {broker}: DuplicateBrokerRegistrationException: Another broker is registered with that broker id."
             ),
             Event::BrokerRegistered {
                 broker,
                 broker_epoch,
             } => write!(
                 f,
-                "[QuorumController] Registered broker {broker} with broker epoch {broker_epoch} (fenced until it catches up)"
+                "Registered broker {broker} with broker epoch {broker_epoch} (fenced until it catches up)"
             ),
             Event::RegisteredAfterUncleanShutdown {
                 broker,
@@ -909,7 +931,7 @@ impl fmt::Display for Event {
             } => {
                 write!(
                     f,
-                    "[QuorumController] Broker {broker} registered after an unclean shutdown"
+                    "Broker {broker} registered after an unclean shutdown"
                 )?;
                 if *removed_from_isr_and_elr {
                     f.write_str(": removing it from the ISR and ELR")?;
@@ -924,7 +946,7 @@ impl fmt::Display for Event {
             } => {
                 write!(
                     f,
-                    "[QuorumController] Rejecting AlterPartition request from node {broker} for {tp} because it specified ineligible replicas "
+                    "Rejecting AlterPartition request from node {broker} for {tp} because it specified ineligible replicas "
                 )?;
                 for (i, (id, why)) in ineligible.iter().enumerate() {
                     let sep = if i == 0 { "" } else { ", " };
@@ -933,7 +955,7 @@ impl fmt::Display for Event {
                 write!(f, " in the new ISR {}", Ids(isr))
             }
             Event::BrokerControl { broker, what } => {
-                f.write_str("[QuorumController] ")?;
+                f.write_str("")?;
                 match what {
                     BrokerControl::FencedShutdownGranted => write!(
                         f,
