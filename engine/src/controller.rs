@@ -1304,4 +1304,401 @@ mod tests {
         );
         assert!(c.next.elr.is_empty());
     }
+
+    // ---- the node alone ---------------------------------------------------------------
+    //
+    // As openraft tests a state machine and Kafka tests each control manager (ClusterControl-
+    // ManagerTest, BrokerHeartbeatManagerTest, ReplicationControlManagerTest in
+    // metadata/src/test/java/org/apache/kafka/controller/): a Controller and what a Ctx
+    // borrows, held here; one input; the exact effects, in order, and the state after.
+
+    use crate::config::Config;
+    use crate::effect::{ControllerTimer, Ctx, Effect, Scheduled};
+    use crate::network::AlterPartitionResult;
+    use crate::snapshot::Metrics;
+    use crate::types::TopicPartition;
+
+    /// The controller and the simulator's fields a [`Ctx`] borrows.
+    struct Harness {
+        controller: Controller,
+        now: TimeMs,
+        config: Config,
+        tp: TopicPartition,
+        metrics: Metrics,
+        next_request_id: u64,
+        effects: Vec<Effect>,
+    }
+
+    impl Harness {
+        /// Brokers 1..=3 registered at time 0 (epochs 0, 1, 2) and unfenced, the topic created
+        /// with replicas [1, 2, 3], leader 1 and ISR [1, 2, 3] (offset 3), as `Sim::new` does.
+        fn new(config: Config) -> Self {
+            let mut c = Controller::new(
+                PartitionRegistration::new(vec![1, 2, 3], Some(1)),
+                config.min_insync_replicas,
+            );
+            for id in 1..=3 {
+                let epoch = c.append(0, "RegisterBrokerRecord", String::new()) as i64;
+                c.brokers.insert(
+                    id,
+                    BrokerRegistration {
+                        epoch,
+                        fenced: false,
+                        in_controlled_shutdown: false,
+                        incarnation: 0,
+                        controlled_shutdown_offset: None,
+                    },
+                );
+                c.last_heartbeat_ms.insert(id, 0);
+            }
+            c.append(0, "TopicRecord", String::new());
+            Harness {
+                controller: c,
+                now: 0,
+                config,
+                tp: TopicPartition {
+                    topic: "t".to_string(),
+                    partition: 0,
+                },
+                metrics: Metrics::default(),
+                next_request_id: 0,
+                effects: vec![],
+            }
+        }
+
+        /// Runs `f` on the node with a Ctx at `self.now`; returns the effects it asked for.
+        fn run(&mut self, f: impl FnOnce(&mut Controller, &mut Ctx<'_>)) -> Vec<Effect> {
+            let mut ctx = Ctx {
+                now: self.now,
+                config: &self.config,
+                tp: &self.tp,
+                metrics: &mut self.metrics,
+                next_request_id: &mut self.next_request_id,
+                effects: &mut self.effects,
+            };
+            f(&mut self.controller, &mut ctx);
+            std::mem::take(&mut self.effects)
+        }
+
+        /// Registration `b` as it stands.
+        fn reg(&self, b: BrokerId) -> BrokerRegistration {
+            self.controller.brokers[&b].clone()
+        }
+    }
+
+    /// `Effect` has no `PartialEq` (nothing else needs one): its `Debug` text is exact.
+    fn assert_effects(got: &[Effect], want: &[Effect]) {
+        assert_eq!(format!("{got:#?}"), format!("{want:#?}"));
+    }
+
+    fn send(to: BrokerId, payload: Payload) -> Effect {
+        Effect::Send {
+            from: Node::Controller,
+            to: Node::Broker(to),
+            payload,
+        }
+    }
+
+    fn metadata(to: BrokerId, image: &MetadataImage) -> Effect {
+        send(
+            to,
+            Payload::Metadata {
+                image: image.clone(),
+            },
+        )
+    }
+
+    fn session_check(at: TimeMs, broker: BrokerId) -> Effect {
+        Effect::SetTimer {
+            at,
+            scheduled: Scheduled::Controller(ControllerTimer::SessionCheck { broker }),
+        }
+    }
+
+    /// ClusterControlManagerTest.testReRegistrationAndBrokerEpoch: a new incarnation is
+    /// refused while the old registration's session is valid
+    /// (DuplicateBrokerRegistrationException), and once the session has expired and the broker
+    /// was fenced, the same request is granted a new broker epoch (the offset of its new
+    /// RegisterBrokerRecord), fenced until it catches up.
+    #[test]
+    fn a_new_incarnation_registers_once_the_old_session_is_gone() {
+        let mut n = Harness::new(Config::default());
+        n.now = 1_000;
+        let register = Payload::BrokerRegistration {
+            previous_broker_epoch: 1, // broker 2 shut down cleanly at epoch 1
+            incarnation: 1,
+        };
+        let effects = n.run(|c, ctx| c.on_message(ctx, Node::Broker(2), register.clone(), &[1, 3]));
+        assert_effects(
+            &effects,
+            &[
+                Effect::Emit(Event::RegistrationRejected { broker: 2 }),
+                send(2, Payload::BrokerRegistrationResponse { broker_epoch: -1 }),
+            ],
+        );
+        assert_eq!(n.controller.next_offset, 4, "no record written");
+        assert_eq!(n.reg(2).incarnation, 0);
+
+        // Broker 2's session ran out and it was fenced (offset 4).
+        n.controller.brokers.get_mut(&2).unwrap().fenced = true;
+        n.controller
+            .append(0, "BrokerRegistrationChangeRecord", String::new());
+        n.now = 20_000;
+        let effects = n.run(|c, ctx| c.on_message(ctx, Node::Broker(2), register, &[1, 3]));
+        let image = n.controller.image();
+        assert_effects(
+            &effects,
+            &[
+                Effect::Emit(Event::BrokerRegistered {
+                    broker: 2,
+                    broker_epoch: 5,
+                }),
+                session_check(29_000, 2),
+                send(2, Payload::BrokerRegistrationResponse { broker_epoch: 5 }),
+                metadata(2, &image),
+            ],
+        );
+        assert_eq!(
+            n.reg(2),
+            BrokerRegistration {
+                epoch: 5,
+                fenced: true,
+                in_controlled_shutdown: false,
+                incarnation: 1,
+                controlled_shutdown_offset: None,
+            }
+        );
+        assert_eq!(n.controller.last_heartbeat_ms[&2], 20_000);
+        assert_eq!(n.controller.records[5].kind, "RegisterBrokerRecord");
+        assert_eq!(
+            n.controller.partition.isr,
+            vec![1, 2, 3],
+            "a clean restart keeps the ISR"
+        );
+    }
+
+    /// BrokerHeartbeatManagerTest.testCalculateNextBrokerState: a fenced broker stays fenced
+    /// until its heartbeat reports a metadata offset at its registration record's; then it
+    /// is unfenced (handleBrokerUnfenced: a BrokerRegistrationChangeRecord, the metadata
+    /// pushed), answered, and sent the image it is now behind.
+    #[test]
+    fn a_fenced_broker_that_caught_up_is_unfenced() {
+        let mut n = Harness::new(Config::default());
+        n.controller.brokers.get_mut(&2).unwrap().fenced = true;
+        n.controller.partition.isr = vec![1, 3];
+        n.now = 4_000;
+        let heartbeat = |metadata_offset| Payload::BrokerHeartbeat {
+            broker_epoch: 1,
+            want_shut_down: false,
+            metadata_offset,
+        };
+        let response = |fenced| {
+            send(
+                2,
+                Payload::BrokerHeartbeatResponse {
+                    fenced,
+                    in_controlled_shutdown: false,
+                    should_shut_down: false,
+                },
+            )
+        };
+        // Behind its registration record (offset 1): still fenced, sent the image.
+        let effects = n.run(|c, ctx| c.on_message(ctx, Node::Broker(2), heartbeat(0), &[1, 2, 3]));
+        let image = n.controller.image();
+        assert_effects(
+            &effects,
+            &[
+                session_check(13_000, 2),
+                response(true),
+                metadata(2, &image),
+            ],
+        );
+        assert!(n.reg(2).fenced);
+
+        n.now = 6_000;
+        let effects = n.run(|c, ctx| c.on_message(ctx, Node::Broker(2), heartbeat(1), &[1, 2, 3]));
+        let image = n.controller.image();
+        assert_eq!(image.offset, 4, "the unfence record");
+        assert_effects(
+            &effects,
+            &[
+                session_check(15_000, 2),
+                Effect::Emit(Event::BrokerControl {
+                    broker: 2,
+                    what: BrokerControl::Unfenced,
+                }),
+                metadata(1, &image),
+                metadata(2, &image),
+                metadata(3, &image),
+                response(false),
+                metadata(2, &image), // it reported offset 1, the log is at 4
+            ],
+        );
+        assert!(!n.reg(2).fenced);
+        assert_eq!(n.controller.metadata_offsets[&2], 1);
+        assert_eq!(
+            n.controller.records[4].text,
+            "BrokerRegistrationChangeRecord(brokerId=2, brokerEpoch=1, fenced=UNFENCE)"
+        );
+        assert_eq!(
+            n.controller.partition.isr,
+            vec![1, 3],
+            "the leader, not the controller, adds it back to the ISR"
+        );
+    }
+
+    /// ReplicationControlManagerTest.testAlterPartitionShouldRejectFencedBrokers: an ISR
+    /// expansion to a fenced broker fails with INELIGIBLE_REPLICA, the registration unchanged
+    /// and no metadata pushed.
+    #[test]
+    fn an_alter_partition_adding_a_fenced_replica_is_ineligible() {
+        let mut n = Harness::new(Config::default());
+        n.controller.brokers.get_mut(&3).unwrap().fenced = true;
+        n.controller.partition.isr = vec![1, 2];
+        n.controller.partition.partition_epoch = 1;
+        let before = n.controller.partition.clone();
+        let request = Payload::AlterPartition {
+            request_id: 7,
+            broker_epoch: 0,
+            leader_epoch: 0,
+            partition_epoch: 1,
+            new_isr: vec![(1, 0), (2, 1), (3, 2)],
+        };
+        let effects = n.run(|c, ctx| c.on_message(ctx, Node::Broker(1), request, &[1, 2, 3]));
+        assert_effects(
+            &effects,
+            &[
+                Effect::Emit(Event::AlterPartitionIneligible {
+                    broker: 1,
+                    tp: n.tp.clone(),
+                    ineligible: vec![(3, Ineligible::Fenced)],
+                    isr: vec![1, 2, 3],
+                }),
+                send(
+                    1,
+                    Payload::AlterPartitionResponse {
+                        request_id: 7,
+                        top_error: ErrorCode::NONE,
+                        result: AlterPartitionResult {
+                            error: ErrorCode::INELIGIBLE_REPLICA,
+                            leader: Some(1),
+                            leader_epoch: 0,
+                            partition_epoch: 1,
+                            isr: vec![1, 2],
+                        },
+                    },
+                ),
+            ],
+        );
+        assert_eq!(n.controller.partition, before);
+        assert_eq!(n.controller.next_offset, 4);
+        assert_eq!(n.metrics, Metrics::default());
+    }
+
+    /// ReplicationControlManagerTest.testProcessExpiredBrokerHeartbeat (and
+    /// BrokerHeartbeatManagerTest.testFindOneStaleBroker): the leader's session expires, so
+    /// it is fenced: removed from the ISR with a new leader elected from it (the change
+    /// pushed), then the fencing recorded (pushed again). Only the brokers of the audience
+    /// are sent the metadata.
+    #[test]
+    fn a_session_timeout_fences_the_leader_and_elects_another() {
+        let mut n = Harness::new(Config::default());
+        n.controller.last_heartbeat_ms.insert(2, 8_000);
+        n.controller.last_heartbeat_ms.insert(3, 8_000);
+        // Not yet: the session (9 s from the heartbeat at 0) has not run out.
+        n.now = 8_999;
+        let effects =
+            n.run(|c, ctx| c.on_timer(ctx, ControllerTimer::SessionCheck { broker: 1 }, &[2, 3]));
+        assert_effects(&effects, &[]);
+
+        n.now = 9_000;
+        let mut changed = n.controller.image();
+        changed.offset = 4;
+        changed.partition.isr = vec![2, 3];
+        changed.partition.leader = Some(2);
+        changed.partition.leader_epoch = 1;
+        changed.partition.partition_epoch = 1;
+        let mut fenced = changed.clone();
+        fenced.offset = 5;
+        fenced.brokers.get_mut(&1).unwrap().fenced = true;
+        let effects =
+            n.run(|c, ctx| c.on_timer(ctx, ControllerTimer::SessionCheck { broker: 1 }, &[2, 3]));
+        assert_effects(
+            &effects,
+            &[
+                Effect::Emit(Event::BrokerControl {
+                    broker: 1,
+                    what: BrokerControl::SessionTimedOut,
+                }),
+                Effect::Emit(Event::NewLeader {
+                    tp: n.tp.clone(),
+                    leader: 2,
+                    election: Some(ElectionKind::Clean),
+                    leader_epoch: 1,
+                }),
+                metadata(2, &changed),
+                metadata(3, &changed),
+                metadata(2, &fenced),
+                metadata(3, &fenced),
+            ],
+        );
+        assert_eq!(n.controller.image(), fenced);
+        assert_eq!(
+            n.controller.records[4].text,
+            "PartitionChangeRecord(t, partitionId=0, leader=2, isr=[2,3]) leaderEpoch=1 \
+             partitionEpoch=1 [handleBrokerFenced[1]]"
+        );
+        assert_eq!(n.controller.elections, vec![(1, ElectionKind::Clean)]);
+        assert_eq!((n.metrics.elections, n.metrics.isr_shrinks), (1, 1));
+        assert_eq!(n.controller.last_unclean_election_at, None);
+    }
+
+    /// ReplicationControlManagerTest.testMaybeTriggerUncleanLeaderElectionForLeaderlessPartitions
+    /// (and PartitionChangeBuilderTest.testUncleanLeaderElection): with
+    /// unclean.leader.election.enable, the periodic task elects a live replica outside the ISR
+    /// of a leaderless partition: ISR [it], RECOVERING, a new leader epoch; and the task sets
+    /// its next run.
+    #[test]
+    fn the_periodic_unclean_election_elects_a_replica_outside_the_isr() {
+        let config = Config {
+            unclean_leader_election_enable: true,
+            eligible_leader_replicas_version: 0,
+            ..Config::default()
+        };
+        let mut n = Harness::new(config);
+        for b in [1, 2] {
+            n.controller.brokers.get_mut(&b).unwrap().fenced = true;
+        }
+        let p = &mut n.controller.partition;
+        (p.leader, p.isr, p.leader_epoch, p.partition_epoch) = (None, vec![1], 2, 3);
+        n.now = 300_000;
+        let effects = n.run(|c, ctx| c.on_timer(ctx, ControllerTimer::UncleanElection, &[3]));
+        let image = n.controller.image();
+        assert_effects(
+            &effects,
+            &[
+                Effect::Emit(Event::NewLeader {
+                    tp: n.tp.clone(),
+                    leader: 3,
+                    election: Some(ElectionKind::Unclean),
+                    leader_epoch: 3,
+                }),
+                metadata(3, &image),
+                Effect::SetTimer {
+                    at: 600_000,
+                    scheduled: Scheduled::Controller(ControllerTimer::UncleanElection),
+                },
+            ],
+        );
+        let p = &n.controller.partition;
+        assert_eq!((p.leader, &p.isr), (Some(3), &vec![3]));
+        assert_eq!((p.leader_epoch, p.partition_epoch), (3, 4));
+        assert_eq!(p.leader_recovery_state, LeaderRecoveryState::Recovering);
+        assert!(p.elr.is_empty());
+        assert_eq!(n.controller.last_unclean_election_at, Some(300_000));
+        assert_eq!(n.controller.elections, vec![(3, ElectionKind::Unclean)]);
+        assert!(n.controller.records[4]
+            .text
+            .ends_with("[maybeElectUncleanLeaders]"));
+    }
 }
