@@ -12,9 +12,9 @@ use std::fmt::Write;
 
 use crate::vec_map::VecMap;
 
+use crate::effect::{ControllerTimer, Ctx, Scheduled};
 use crate::event::{BrokerControl, Event, Ineligible};
 use crate::network::{MetadataImage, Payload};
-use crate::sim::Sim;
 use crate::types::ElectionKind;
 use crate::types::{ids_where, BrokerId, ErrorCode, Ids, Node, TimeMs};
 
@@ -320,12 +320,32 @@ pub struct Controller {
     /// The topic's `min.insync.replicas` as the metadata log holds it (ConfigRecord):
     /// brokers learn it from the metadata, so a frozen broker learns a change when it runs.
     pub min_insync_replicas: u32,
+    /// How the controller chose the leader of each leader epoch it elected (newest last,
+    /// bounded), so a loss can name its cause.
+    pub elections: Vec<(i32, ElectionKind)>,
+    /// When the controller last elected a leader uncleanly (or the last known leader).
+    pub last_unclean_election_at: Option<TimeMs>,
 }
 
 /// Most metadata records kept for the snapshot.
 pub const MAX_METADATA_RECORDS: usize = 500;
 
 impl Controller {
+    /// A controller with no broker registered and no record written yet.
+    pub fn new(partition: PartitionRegistration, min_insync_replicas: u32) -> Self {
+        Controller {
+            brokers: VecMap::new(),
+            last_heartbeat_ms: VecMap::new(),
+            metadata_offsets: VecMap::new(),
+            partition,
+            records: vec![],
+            next_offset: 0,
+            min_insync_replicas,
+            elections: vec![],
+            last_unclean_election_at: None,
+        }
+    }
+
     /// ClusterControlManager.isActive: registered, unfenced, not in controlled shutdown.
     pub fn is_active(&self, b: BrokerId) -> bool {
         self.brokers
@@ -372,23 +392,86 @@ pub enum ChangeCause {
     PreferredRebalance,
 }
 
-impl Sim {
+/// The controller as a node (issue 13, step 4): each handler touches only the controller's
+/// own state and the [`Ctx`] (time, config, partition name, metric counters, effects). What it
+/// cannot know itself comes in as an argument: `audience`, the brokers a metadata push
+/// reaches (see `Sim::metadata_audience`).
+impl Controller {
+    /// Fires one of the controller's timers; a periodic task sets its next run after its work.
+    pub(crate) fn on_timer(
+        &mut self,
+        ctx: &mut Ctx,
+        timer: ControllerTimer,
+        audience: &[BrokerId],
+    ) {
+        match timer {
+            ControllerTimer::SessionCheck { broker } => self.session_check(ctx, broker, audience),
+            ControllerTimer::UncleanElection => {
+                self.periodic_unclean(ctx, audience);
+                ctx.set_timer(
+                    ctx.now + ctx.config.unclean_election_interval_ms,
+                    Scheduled::Controller(ControllerTimer::UncleanElection),
+                );
+            }
+            ControllerTimer::PreferredRebalance => {
+                self.preferred_rebalance(ctx, audience);
+                ctx.set_timer(
+                    ctx.now + crate::config::LEADER_IMBALANCE_CHECK_INTERVAL_MS,
+                    Scheduled::Controller(ControllerTimer::PreferredRebalance),
+                );
+            }
+        }
+    }
+
+    /// Queues broker `b`'s session check one broker.session.timeout.ms from now (each
+    /// heartbeat or registration queues one; a stale one finds the session renewed).
+    pub(crate) fn set_session_check(ctx: &mut Ctx, b: BrokerId) {
+        ctx.set_timer(
+            ctx.now + ctx.config.broker_session_timeout_ms,
+            Scheduled::Controller(ControllerTimer::SessionCheck { broker: b }),
+        );
+    }
+
+    /// The topic's min.insync.replicas was set (IncrementalAlterConfigs; the new value is in
+    /// `ctx.config`): a dynamic topic config, so the controller writes a ConfigRecord and each
+    /// broker applies it when it reads the metadata (a frozen one, on thaw); then the ELR is
+    /// cleared.
+    pub(crate) fn on_min_isr_set(&mut self, ctx: &mut Ctx, audience: &[BrokerId]) {
+        self.min_insync_replicas = ctx.config.min_insync_replicas;
+        self.append(
+            ctx.now,
+            "ConfigRecord",
+            format!(
+                "ConfigRecord(resourceType=TOPIC, resourceName={}, name=min.insync.replicas, value={})",
+                ctx.tp.topic, ctx.config.min_insync_replicas
+            ),
+        );
+        self.publish_metadata(ctx, audience);
+        self.clear_elr(ctx, audience);
+    }
+
     /// Applies a partition change (if any) as a PartitionChangeRecord and pushes metadata.
-    pub(crate) fn controller_apply_change(&mut self, change: PartitionChange, cause: &str) {
-        self.controller_record_change(change, cause);
-        self.controller_publish_metadata();
+    fn apply_change(
+        &mut self,
+        ctx: &mut Ctx,
+        change: PartitionChange,
+        cause: &str,
+        audience: &[BrokerId],
+    ) {
+        self.record_change(ctx, change, cause);
+        self.publish_metadata(ctx, audience);
     }
 
     /// Writes a PartitionChangeRecord (without pushing metadata yet).
-    fn controller_record_change(&mut self, change: PartitionChange, cause: &str) {
-        let now = self.now;
-        let before = self.controller.partition.clone();
+    fn record_change(&mut self, ctx: &mut Ctx, change: PartitionChange, cause: &str) {
+        let now = ctx.now;
+        let before = self.partition.clone();
         let next = change.next.clone();
         // The changed fields, written into the record's text as they are found (one String,
         // not one per field joined after).
         let mut text = format!(
             "PartitionChangeRecord({}, partitionId={}",
-            self.tp.topic, self.tp.partition
+            ctx.tp.topic, ctx.tp.partition
         );
         let bare = text.len();
         if next.leader != before.leader {
@@ -422,15 +505,15 @@ impl Sim {
             next.leader_epoch, next.partition_epoch, cause
         )
         .ok();
-        self.controller.append(now, "PartitionChangeRecord", text);
-        self.controller.partition = next.clone();
+        self.append(now, "PartitionChangeRecord", text);
+        self.partition = next.clone();
         if next.isr.len() < before.isr.len() {
-            self.metrics.isr_shrinks += 1;
+            ctx.metrics.isr_shrinks += 1;
         } else if next.isr.len() > before.isr.len() {
-            self.metrics.isr_expands += 1;
+            ctx.metrics.isr_expands += 1;
         }
         if let Some((leader, kind)) = change.new_leader {
-            self.metrics.elections += 1;
+            ctx.metrics.elections += 1;
             if let (Some(_), Some(k)) = (leader, kind) {
                 self.elections.push((next.leader_epoch, k));
                 if self.elections.len() > 64 {
@@ -444,9 +527,9 @@ impl Sim {
             {
                 self.last_unclean_election_at = Some(now);
             }
-            let tp = self.tp.clone();
+            let tp = ctx.tp.clone();
             let leader_epoch = next.leader_epoch;
-            self.emit(match leader {
+            ctx.emit(match leader {
                 None => Event::PartitionHasNoLeader {
                     tp,
                     isr: next.isr.clone(),
@@ -463,32 +546,33 @@ impl Sim {
         }
     }
 
-    /// Pushes the current metadata image to every broker whose process can hear it.
-    pub(crate) fn controller_publish_metadata(&mut self) {
-        let image = self.controller.image();
-        let ids: Vec<BrokerId> = self.brokers.keys().copied().collect();
-        for b in ids {
-            if self.brokers[&b].process.is_up() && self.brokers[&b].registered {
-                self.send(
-                    Node::Controller,
-                    Node::Broker(b),
-                    Payload::Metadata {
-                        image: image.clone(),
-                    },
-                );
-            }
+    /// Pushes the current metadata image to each broker of `audience`: those whose process
+    /// can hear it (up, and registered), as the simulator tells the node (see
+    /// `Sim::metadata_audience`).
+    pub(crate) fn publish_metadata(&self, ctx: &mut Ctx, audience: &[BrokerId]) {
+        let image = self.image();
+        for &b in audience {
+            ctx.send(
+                Node::Controller,
+                Node::Broker(b),
+                Payload::Metadata {
+                    image: image.clone(),
+                },
+            );
         }
     }
 
     /// ReplicationControlManager.generateLeaderAndIsrUpdates for our one partition.
-    pub(crate) fn controller_generate_updates(
+    fn generate_updates(
         &mut self,
+        ctx: &mut Ctx,
         broker_to_remove: Option<BrokerId>,
         broker_to_add: Option<BrokerId>,
         broker_with_unclean_shutdown: Option<BrokerId>,
         cause: ChangeCause,
+        audience: &[BrokerId],
     ) {
-        let part = self.controller.partition.clone();
+        let part = self.partition.clone();
         let relevant = match cause {
             ChangeCause::BrokerFenced(b) | ChangeCause::ControlledShutdown(b) => {
                 part.isr.contains(&b)
@@ -500,18 +584,17 @@ impl Sim {
         if !relevant {
             return;
         }
-        let controller = &self.controller;
         let accept = |r: BrokerId| {
             Some(r) != broker_to_remove
                 && Some(r) != broker_with_unclean_shutdown
-                && (Some(r) == broker_to_add || controller.is_active(r))
+                && (Some(r) == broker_to_add || self.is_active(r))
         };
         let unclean_shutdown: Vec<BrokerId> = broker_with_unclean_shutdown.into_iter().collect();
         let target_isr = ids_where(&part.isr, &|r| {
             Some(r) != broker_to_remove && Some(r) != broker_with_unclean_shutdown
         });
         let election =
-            if self.config.unclean_leader_election_enable || cause == ChangeCause::ElectUnclean {
+            if ctx.config.unclean_leader_election_enable || cause == ChangeCause::ElectUnclean {
                 Election::Unclean
             } else {
                 Election::Online
@@ -519,8 +602,8 @@ impl Sim {
         let req = ChangeRequest {
             target_isr,
             election,
-            min_isr: self.config.effective_min_isr(part.replicas.len()),
-            elr_enabled: self.config.elr_enabled(),
+            min_isr: ctx.config.effective_min_isr(part.replicas.len()),
+            elr_enabled: ctx.config.elr_enabled(),
             unclean_shutdown_replicas: &unclean_shutdown,
             is_acceptable_leader: &accept,
         };
@@ -536,37 +619,42 @@ impl Sim {
                     "electLeaders[PREFERRED]".to_string()
                 }
             };
-            self.controller_apply_change(change, &context);
+            self.apply_change(ctx, change, &context, audience);
         }
     }
 
     /// ReplicationControlManager.electLeader for kafka-leader-election.sh.
-    pub(crate) fn controller_elect(&mut self, election: Election, cause: ChangeCause) -> ErrorCode {
-        let part = self.controller.partition.clone();
+    pub(crate) fn on_elect_leaders(
+        &mut self,
+        ctx: &mut Ctx,
+        election: Election,
+        cause: ChangeCause,
+        audience: &[BrokerId],
+    ) -> ErrorCode {
+        let part = self.partition.clone();
         let has_preferred = part.leader == Some(part.replicas[0]);
         if (election == Election::Preferred && has_preferred)
             || (election == Election::Unclean && part.leader.is_some())
         {
             return ErrorCode::ELECTION_NOT_NEEDED;
         }
-        let controller = &self.controller;
-        let accept = |r: BrokerId| controller.is_active(r);
+        let accept = |r: BrokerId| self.is_active(r);
         let req = ChangeRequest {
             target_isr: part.isr.clone(),
             election,
-            min_isr: self.config.effective_min_isr(part.replicas.len()),
-            elr_enabled: self.config.elr_enabled(),
+            min_isr: ctx.config.effective_min_isr(part.replicas.len()),
+            elr_enabled: ctx.config.elr_enabled(),
             unclean_shutdown_replicas: &[],
             is_acceptable_leader: &accept,
         };
         match build_partition_change(&part, &req) {
             Some(change) => {
-                let ctx = match cause {
+                let context = match cause {
                     ChangeCause::PreferredRebalance => "maybeBalancePartitionLeaders",
                     _ if election == Election::Preferred => "electLeaders[PREFERRED]",
                     _ => "electLeaders[UNCLEAN]",
                 };
-                self.controller_apply_change(change, ctx);
+                self.apply_change(ctx, change, context, audience);
                 ErrorCode::NONE
             }
             None if election == Election::Preferred => ErrorCode::PREFERRED_LEADER_NOT_AVAILABLE,
@@ -575,15 +663,21 @@ impl Sim {
     }
 
     /// Handles a message delivered to the controller.
-    pub(crate) fn controller_receive(&mut self, from: Node, payload: Payload) {
+    pub(crate) fn on_message(
+        &mut self,
+        ctx: &mut Ctx,
+        from: Node,
+        payload: Payload,
+        audience: &[BrokerId],
+    ) {
         let Node::Broker(b) = from else { return };
-        let now = self.now;
+        let now = ctx.now;
         match payload {
             Payload::BrokerRegistration {
                 previous_broker_epoch,
                 incarnation,
             } => {
-                let existing = self.controller.brokers.get(&b).cloned();
+                let existing = self.brokers.get(&b).cloned();
                 let same_process = existing
                     .as_ref()
                     .is_some_and(|r| r.incarnation == incarnation);
@@ -591,32 +685,27 @@ impl Sim {
                 // valid session, a new incarnation is refused
                 // (DuplicateBrokerRegistrationException); the broker retries until the old
                 // session expires and the controller has fenced it.
-                let last_heartbeat = self
-                    .controller
-                    .last_heartbeat_ms
-                    .get(&b)
-                    .copied()
-                    .unwrap_or(0);
-                let session_valid = now < last_heartbeat + self.config.broker_session_timeout_ms;
+                let last_heartbeat = self.last_heartbeat_ms.get(&b).copied().unwrap_or(0);
+                let session_valid = now < last_heartbeat + ctx.config.broker_session_timeout_ms;
                 if existing.as_ref().is_some_and(|r| !r.fenced) && !same_process && session_valid {
-                    self.emit(Event::RegistrationRejected { broker: b });
-                    self.send(
+                    ctx.emit(Event::RegistrationRejected { broker: b });
+                    ctx.send(
                         Node::Controller,
                         from,
                         Payload::BrokerRegistrationResponse { broker_epoch: -1 },
                     );
                     return;
                 }
-                let epoch = self.controller.append(
+                let epoch = self.append(
                     now,
                     "RegisterBrokerRecord",
                     format!("RegisterBrokerRecord(brokerId={b}, fenced=true)"),
                 ) as i64;
-                self.emit(Event::BrokerRegistered {
+                ctx.emit(Event::BrokerRegistered {
                     broker: b,
                     broker_epoch: epoch,
                 });
-                self.controller.brokers.insert(
+                self.brokers.insert(
                     b,
                     BrokerRegistration {
                         epoch,
@@ -626,63 +715,65 @@ impl Sim {
                         controlled_shutdown_offset: None,
                     },
                 );
-                self.controller.last_heartbeat_ms.insert(b, now);
-                self.schedule_session_check(b);
+                self.last_heartbeat_ms.insert(b, now);
+                Self::set_session_check(ctx, b);
                 // ClusterControlManager.registerBroker: a previous epoch that does not match
                 // means the broker did not shut down cleanly (KIP-966).
                 if let Some(prev) = existing.filter(|_| !same_process) {
                     if prev.epoch != previous_broker_epoch {
-                        let p = &self.controller.partition;
+                        let p = &self.partition;
                         let listed = p.isr.contains(&b) || p.elr.contains(&b);
-                        self.emit(Event::RegisteredAfterUncleanShutdown {
+                        ctx.emit(Event::RegisteredAfterUncleanShutdown {
                             broker: b,
-                            removed_from_isr_and_elr: listed && self.config.elr_enabled(),
+                            removed_from_isr_and_elr: listed && ctx.config.elr_enabled(),
                         });
-                        if self.config.elr_enabled() {
-                            self.controller_generate_updates(
+                        if ctx.config.elr_enabled() {
+                            self.generate_updates(
+                                ctx,
                                 None,
                                 None,
                                 Some(b),
                                 ChangeCause::UncleanShutdown(b),
+                                audience,
                             );
                         }
                     }
                 }
-                self.send(
+                ctx.send(
                     Node::Controller,
                     from,
                     Payload::BrokerRegistrationResponse {
                         broker_epoch: epoch,
                     },
                 );
-                let image = self.controller.image();
-                self.send(Node::Controller, from, Payload::Metadata { image });
+                let image = self.image();
+                ctx.send(Node::Controller, from, Payload::Metadata { image });
             }
             Payload::BrokerHeartbeat {
                 broker_epoch,
                 want_shut_down,
                 metadata_offset,
             } => {
-                let Some(reg) = self.controller.brokers.get(&b).cloned() else {
+                let Some(reg) = self.brokers.get(&b).cloned() else {
                     return;
                 };
                 if reg.epoch != broker_epoch {
                     return; // STALE_BROKER_EPOCH: a heartbeat from an earlier incarnation.
                 }
-                self.controller.last_heartbeat_ms.insert(b, now);
-                self.schedule_session_check(b);
+                self.last_heartbeat_ms.insert(b, now);
+                Self::set_session_check(ctx, b);
                 let next =
-                    self.controller_next_broker_state(b, &reg, want_shut_down, metadata_offset);
+                    self.next_broker_state(ctx, b, &reg, want_shut_down, metadata_offset, audience);
                 // BrokerHeartbeatManager.touch: the broker's metadata offset, after the state
                 // was decided from the earlier ones.
-                self.controller.metadata_offsets.insert(b, metadata_offset);
+                self.metadata_offsets.insert(b, metadata_offset);
                 let (fenced, in_controlled_shutdown, should_shut_down) = match next {
                     BrokerControlState::Fenced => (true, false, false),
                     BrokerControlState::Unfenced => (false, false, false),
                     BrokerControlState::ControlledShutdown => (false, true, false),
                     BrokerControlState::ShutdownNow => (true, false, true),
                 };
-                self.send(
+                ctx.send(
                     Node::Controller,
                     from,
                     Payload::BrokerHeartbeatResponse {
@@ -691,10 +782,10 @@ impl Sim {
                         should_shut_down,
                     },
                 );
-                if metadata_offset + 1 < self.controller.next_offset {
+                if metadata_offset + 1 < self.next_offset {
                     // The broker is behind (it was cut off, or frozen): it catches up.
-                    let image = self.controller.image();
-                    self.send(Node::Controller, from, Payload::Metadata { image });
+                    let image = self.image();
+                    ctx.send(Node::Controller, from, Payload::Metadata { image });
                 }
             }
             Payload::AlterPartition {
@@ -707,8 +798,8 @@ impl Sim {
                 // ReplicationControlManager.alterPartition starts with
                 // clusterControl.checkBrokerEpoch: a stale broker epoch fails the whole
                 // request (a top-level STALE_BROKER_EPOCH) before any partition is looked at.
-                if self.controller.brokers.get(&b).map(|r| r.epoch) != Some(broker_epoch) {
-                    let p = &self.controller.partition;
+                if self.brokers.get(&b).map(|r| r.epoch) != Some(broker_epoch) {
+                    let p = &self.partition;
                     let result = crate::network::AlterPartitionResult {
                         error: ErrorCode::NONE,
                         leader: p.leader,
@@ -716,7 +807,7 @@ impl Sim {
                         partition_epoch: p.partition_epoch,
                         isr: vec![],
                     };
-                    self.send(
+                    ctx.send(
                         Node::Controller,
                         from,
                         Payload::AlterPartitionResponse {
@@ -728,8 +819,8 @@ impl Sim {
                     return;
                 }
                 let (error, changed) =
-                    self.controller_alter_partition(b, leader_epoch, partition_epoch, &new_isr);
-                let p = &self.controller.partition;
+                    self.alter_partition(ctx, b, leader_epoch, partition_epoch, &new_isr);
+                let p = &self.partition;
                 let result = crate::network::AlterPartitionResult {
                     error,
                     leader: p.leader,
@@ -737,7 +828,7 @@ impl Sim {
                     partition_epoch: p.partition_epoch,
                     isr: p.isr.clone(),
                 };
-                self.send(
+                ctx.send(
                     Node::Controller,
                     from,
                     Payload::AlterPartitionResponse {
@@ -748,7 +839,7 @@ impl Sim {
                 );
                 // The AlterPartition response goes out before brokers see the new metadata.
                 if changed {
-                    self.controller_publish_metadata();
+                    self.publish_metadata(ctx, audience);
                 }
             }
             _ => {}
@@ -756,26 +847,25 @@ impl Sim {
     }
 
     /// ReplicationControlManager.alterPartition with validateAlterPartitionData.
-    fn controller_alter_partition(
+    fn alter_partition(
         &mut self,
+        ctx: &mut Ctx,
         b: BrokerId,
         leader_epoch: i32,
         partition_epoch: i32,
         new_isr: &[(BrokerId, i64)],
     ) -> (ErrorCode, bool) {
-        let error =
-            self.controller_validate_alter_partition(b, leader_epoch, partition_epoch, new_isr);
+        let error = self.validate_alter_partition(ctx, b, leader_epoch, partition_epoch, new_isr);
         if error != ErrorCode::NONE {
             return (error, false);
         }
-        let part = self.controller.partition.clone();
-        let controller = &self.controller;
-        let accept = |r: BrokerId| controller.is_active(r);
+        let part = self.partition.clone();
+        let accept = |r: BrokerId| self.is_active(r);
         let req = ChangeRequest {
             target_isr: new_isr.iter().map(|(id, _)| *id).collect(),
             election: Election::Online,
-            min_isr: self.config.effective_min_isr(part.replicas.len()),
-            elr_enabled: self.config.elr_enabled(),
+            min_isr: ctx.config.effective_min_isr(part.replicas.len()),
+            elr_enabled: ctx.config.elr_enabled(),
             unclean_shutdown_replicas: &[],
             is_acceptable_leader: &accept,
         };
@@ -783,7 +873,7 @@ impl Sim {
             Some(mut change) => {
                 // An AlterPartition from the leader of an unclean election ends its recovery.
                 change.next.leader_recovery_state = LeaderRecoveryState::Recovered;
-                self.controller_record_change(change, &format!("alterPartition[{b}]"));
+                self.record_change(ctx, change, &format!("alterPartition[{b}]"));
                 (ErrorCode::NONE, true)
             }
             None => (ErrorCode::NONE, false),
@@ -791,14 +881,15 @@ impl Sim {
     }
 
     /// ReplicationControlManager.validateAlterPartitionData and ineligibleReplicasForIsr.
-    fn controller_validate_alter_partition(
+    fn validate_alter_partition(
         &mut self,
+        ctx: &mut Ctx,
         b: BrokerId,
         leader_epoch: i32,
         partition_epoch: i32,
         new_isr: &[(BrokerId, i64)],
     ) -> ErrorCode {
-        let part = self.controller.partition.clone();
+        let part = self.partition.clone();
         if leader_epoch > part.leader_epoch || partition_epoch > part.partition_epoch {
             return ErrorCode::NOT_CONTROLLER;
         }
@@ -818,7 +909,7 @@ impl Sim {
         // ineligibleReplicasForIsr
         let mut ineligible = Vec::new();
         for &(id, epoch) in new_isr {
-            let why = match self.controller.brokers.get(&id) {
+            let why = match self.brokers.get(&id) {
                 None => Ineligible::NotRegistered,
                 Some(r) if r.in_controlled_shutdown => Ineligible::ShuttingDown,
                 Some(r) if r.fenced => Ineligible::Fenced,
@@ -831,9 +922,9 @@ impl Sim {
             ineligible.push((id, why));
         }
         if !ineligible.is_empty() {
-            self.emit(Event::AlterPartitionIneligible {
+            ctx.emit(Event::AlterPartitionIneligible {
                 broker: b,
-                tp: self.tp.clone(),
+                tp: ctx.tp.clone(),
                 ineligible,
                 isr: ids,
             });
@@ -853,17 +944,19 @@ impl Sim {
     /// granted SHUTDOWN_NOW by a later heartbeat once it leads nothing and every unfenced
     /// broker's metadata offset has reached its controlled-shutdown offset
     /// (`lowestActiveOffset`).
-    fn controller_next_broker_state(
+    fn next_broker_state(
         &mut self,
+        ctx: &mut Ctx,
         b: BrokerId,
         reg: &BrokerRegistration,
         want_shut_down: bool,
         metadata_offset: u64,
+        audience: &[BrokerId],
     ) -> BrokerControlState {
-        let has_leaderships = self.controller.partition.leader == Some(b);
+        let has_leaderships = self.partition.leader == Some(b);
         if reg.fenced {
             if want_shut_down {
-                self.emit(Event::BrokerControl {
+                ctx.emit(Event::BrokerControl {
                     broker: b,
                     what: BrokerControl::FencedShutdownGranted,
                 });
@@ -872,7 +965,7 @@ impl Sim {
             if metadata_offset >= reg.epoch as u64 {
                 // "The request from broker {} to unfence has been granted because it has
                 // caught up with the offset of its register broker record".
-                self.controller_unfence(b, reg.epoch);
+                self.unfence(ctx, b, reg.epoch, audience);
                 return BrokerControlState::Unfenced;
             }
             return BrokerControlState::Fenced;
@@ -881,15 +974,17 @@ impl Sim {
             if has_leaderships {
                 return BrokerControlState::ControlledShutdown;
             }
-            let lowest = self.controller_lowest_active_offset();
+            let lowest = self.lowest_active_offset();
             let cs_offset = reg.controlled_shutdown_offset.unwrap_or(0);
             if cs_offset <= lowest {
-                self.controller_fence(
+                self.fence(
+                    ctx,
                     b,
                     BrokerControl::ShutdownGranted {
                         lowest_active_offset: lowest,
                         controlled_shutdown_offset: cs_offset,
                     },
+                    audience,
                 );
                 return BrokerControlState::ShutdownNow;
             }
@@ -899,113 +994,127 @@ impl Sim {
             return BrokerControlState::Unfenced;
         }
         if has_leaderships {
-            self.controller_controlled_shutdown(b);
+            self.controlled_shutdown(ctx, b, audience);
             BrokerControlState::ControlledShutdown
         } else {
-            self.controller_fence(b, BrokerControl::UnfencedShutdownGranted);
+            self.fence(ctx, b, BrokerControl::UnfencedShutdownGranted, audience);
             BrokerControlState::ShutdownNow
         }
     }
 
     /// BrokerHeartbeatManager.lowestActiveOffset: the lowest metadata offset any unfenced
     /// broker has reported.
-    fn controller_lowest_active_offset(&self) -> u64 {
-        self.controller
-            .brokers
+    fn lowest_active_offset(&self) -> u64 {
+        self.brokers
             .iter()
             .filter(|(_, r)| !r.fenced)
-            .map(|(id, _)| {
-                self.controller
-                    .metadata_offsets
-                    .get(id)
-                    .copied()
-                    .unwrap_or(0)
-            })
+            .map(|(id, _)| self.metadata_offsets.get(id).copied().unwrap_or(0))
             .min()
             .unwrap_or(u64::MAX)
     }
 
     /// handleBrokerUnfenced.
-    fn controller_unfence(&mut self, b: BrokerId, epoch: i64) {
-        let now = self.now;
-        if let Some(r) = self.controller.brokers.get_mut(&b) {
+    fn unfence(&mut self, ctx: &mut Ctx, b: BrokerId, epoch: i64, audience: &[BrokerId]) {
+        let now = ctx.now;
+        if let Some(r) = self.brokers.get_mut(&b) {
             r.fenced = false;
         }
-        self.controller.append(
+        self.append(
             now,
             "BrokerRegistrationChangeRecord",
             format!(
                 "BrokerRegistrationChangeRecord(brokerId={b}, brokerEpoch={epoch}, fenced=UNFENCE)"
             ),
         );
-        self.emit(Event::BrokerControl {
+        ctx.emit(Event::BrokerControl {
             broker: b,
             what: BrokerControl::Unfenced,
         });
-        self.controller_generate_updates(None, Some(b), None, ChangeCause::BrokerUnfenced(b));
-        self.controller_publish_metadata();
+        self.generate_updates(
+            ctx,
+            None,
+            Some(b),
+            None,
+            ChangeCause::BrokerUnfenced(b),
+            audience,
+        );
+        self.publish_metadata(ctx, audience);
     }
 
     /// handleBrokerInControlledShutdown.
-    fn controller_controlled_shutdown(&mut self, b: BrokerId) {
-        let now = self.now;
-        let epoch = self.controller.brokers.get(&b).map_or(-1, |r| r.epoch);
-        if let Some(r) = self.controller.brokers.get_mut(&b) {
+    fn controlled_shutdown(&mut self, ctx: &mut Ctx, b: BrokerId, audience: &[BrokerId]) {
+        let now = ctx.now;
+        let epoch = self.brokers.get(&b).map_or(-1, |r| r.epoch);
+        if let Some(r) = self.brokers.get_mut(&b) {
             r.in_controlled_shutdown = true;
         }
-        self.controller.append(
+        self.append(
             now,
             "BrokerRegistrationChangeRecord",
             format!("BrokerRegistrationChangeRecord(brokerId={b}, brokerEpoch={epoch}, inControlledShutdown=1)"),
         );
-        self.emit(Event::BrokerControl {
+        ctx.emit(Event::BrokerControl {
             broker: b,
             what: BrokerControl::ControlledShutdownGranted,
         });
-        self.controller_generate_updates(Some(b), None, None, ChangeCause::ControlledShutdown(b));
+        self.generate_updates(
+            ctx,
+            Some(b),
+            None,
+            None,
+            ChangeCause::ControlledShutdown(b),
+            audience,
+        );
         // BrokerHeartbeatManager.maybeUpdateControlledShutdownOffset: the offset every
         // active broker must reach before this one may go.
-        let cs_offset = self.controller.next_offset.saturating_sub(1);
-        if let Some(r) = self.controller.brokers.get_mut(&b) {
+        let cs_offset = self.next_offset.saturating_sub(1);
+        if let Some(r) = self.brokers.get_mut(&b) {
             r.controlled_shutdown_offset = Some(cs_offset);
         }
-        self.controller_publish_metadata();
+        self.publish_metadata(ctx, audience);
     }
 
     /// BrokerHeartbeatManager's session check: fence a broker whose last heartbeat is older
     /// than broker.session.timeout.ms (maybeFenceOneStaleBroker → handleBrokerFenced).
-    pub(crate) fn controller_session_check(&mut self, b: BrokerId) {
-        let now = self.now;
-        let Some(last) = self.controller.last_heartbeat_ms.get(&b).copied() else {
+    fn session_check(&mut self, ctx: &mut Ctx, b: BrokerId, audience: &[BrokerId]) {
+        let now = ctx.now;
+        let Some(last) = self.last_heartbeat_ms.get(&b).copied() else {
             return;
         };
-        let Some(reg) = self.controller.brokers.get(&b).cloned() else {
+        let Some(reg) = self.brokers.get(&b).cloned() else {
             return;
         };
-        if reg.fenced || now < last + self.config.broker_session_timeout_ms {
+        if reg.fenced || now < last + ctx.config.broker_session_timeout_ms {
             return;
         }
-        self.controller_fence(b, BrokerControl::SessionTimedOut);
+        self.fence(ctx, b, BrokerControl::SessionTimedOut, audience);
     }
 
     /// handleBrokerFenced: remove the broker from the ISR (electing a new leader if it led),
     /// then record the fencing.
-    fn controller_fence(&mut self, b: BrokerId, why: BrokerControl) {
-        let now = self.now;
-        let Some(reg) = self.controller.brokers.get(&b).cloned() else {
+    fn fence(&mut self, ctx: &mut Ctx, b: BrokerId, why: BrokerControl, audience: &[BrokerId]) {
+        let now = ctx.now;
+        let Some(reg) = self.brokers.get(&b).cloned() else {
             return;
         };
-        self.emit(Event::BrokerControl {
+        ctx.emit(Event::BrokerControl {
             broker: b,
             what: why,
         });
-        self.controller_generate_updates(Some(b), None, None, ChangeCause::BrokerFenced(b));
-        if let Some(r) = self.controller.brokers.get_mut(&b) {
+        self.generate_updates(
+            ctx,
+            Some(b),
+            None,
+            None,
+            ChangeCause::BrokerFenced(b),
+            audience,
+        );
+        if let Some(r) = self.brokers.get_mut(&b) {
             r.fenced = true;
             r.in_controlled_shutdown = false;
             r.controlled_shutdown_offset = None;
         }
-        self.controller.append(
+        self.append(
             now,
             "BrokerRegistrationChangeRecord",
             format!(
@@ -1013,15 +1122,15 @@ impl Sim {
                 reg.epoch
             ),
         );
-        self.controller_publish_metadata();
+        self.publish_metadata(ctx, audience);
     }
 
     /// "If the cluster-level min.insync.replicas is updated, even if the value is unchanged,
     /// all the ELR state will be cleaned" (Kafka's operations guide, Eligible Leader
     /// Replicas): the ELR's promise (these replicas hold every committed record) was made
     /// under the old minimum.
-    pub(crate) fn controller_clear_elr(&mut self) {
-        let part = self.controller.partition.clone();
+    fn clear_elr(&mut self, ctx: &mut Ctx, audience: &[BrokerId]) {
+        let part = self.partition.clone();
         if part.elr.is_empty() && part.last_known_elr.is_empty() {
             return;
         }
@@ -1029,31 +1138,44 @@ impl Sim {
         next.elr.clear();
         next.last_known_elr.clear();
         next.partition_epoch += 1;
-        self.controller_apply_change(
+        self.apply_change(
+            ctx,
             PartitionChange {
                 next,
                 new_leader: None,
             },
             "minIsrConfigUpdate",
+            audience,
         );
     }
 
     /// The periodic unclean-election task for leaderless partitions, when
     /// unclean.leader.election.enable is true.
-    pub(crate) fn controller_periodic_unclean(&mut self) {
-        if self.config.unclean_leader_election_enable && self.controller.partition.leader.is_none()
-        {
-            self.controller_generate_updates(None, None, None, ChangeCause::PeriodicUnclean);
+    fn periodic_unclean(&mut self, ctx: &mut Ctx, audience: &[BrokerId]) {
+        if ctx.config.unclean_leader_election_enable && self.partition.leader.is_none() {
+            self.generate_updates(
+                ctx,
+                None,
+                None,
+                None,
+                ChangeCause::PeriodicUnclean,
+                audience,
+            );
         }
     }
 
     /// auto.leader.rebalance.enable: the periodic preferred-leader election
     /// (maybeBalancePartitionLeaders). With one partition, any leader other than the preferred
     /// replica is an imbalance above leader.imbalance.per.broker.percentage.
-    pub(crate) fn controller_preferred_rebalance(&mut self) {
-        let p = &self.controller.partition;
+    fn preferred_rebalance(&mut self, ctx: &mut Ctx, audience: &[BrokerId]) {
+        let p = &self.partition;
         if p.leader.is_some() && p.leader != Some(p.replicas[0]) {
-            let _ = self.controller_elect(Election::Preferred, ChangeCause::PreferredRebalance);
+            let _ = self.on_elect_leaders(
+                ctx,
+                Election::Preferred,
+                ChangeCause::PreferredRebalance,
+                audience,
+            );
         }
     }
 }
@@ -1181,5 +1303,402 @@ mod tests {
             "without ELR the ISR never becomes empty"
         );
         assert!(c.next.elr.is_empty());
+    }
+
+    // ---- the node alone ---------------------------------------------------------------
+    //
+    // As openraft tests a state machine and Kafka tests each control manager (ClusterControl-
+    // ManagerTest, BrokerHeartbeatManagerTest, ReplicationControlManagerTest in
+    // metadata/src/test/java/org/apache/kafka/controller/): a Controller and what a Ctx
+    // borrows, held here; one input; the exact effects, in order, and the state after.
+
+    use crate::config::Config;
+    use crate::effect::{ControllerTimer, Ctx, Effect, Scheduled};
+    use crate::network::AlterPartitionResult;
+    use crate::snapshot::Metrics;
+    use crate::types::TopicPartition;
+
+    /// The controller and the simulator's fields a [`Ctx`] borrows.
+    struct Harness {
+        controller: Controller,
+        now: TimeMs,
+        config: Config,
+        tp: TopicPartition,
+        metrics: Metrics,
+        next_request_id: u64,
+        effects: Vec<Effect>,
+    }
+
+    impl Harness {
+        /// Brokers 1..=3 registered at time 0 (epochs 0, 1, 2) and unfenced, the topic created
+        /// with replicas [1, 2, 3], leader 1 and ISR [1, 2, 3] (offset 3), as `Sim::new` does.
+        fn new(config: Config) -> Self {
+            let mut c = Controller::new(
+                PartitionRegistration::new(vec![1, 2, 3], Some(1)),
+                config.min_insync_replicas,
+            );
+            for id in 1..=3 {
+                let epoch = c.append(0, "RegisterBrokerRecord", String::new()) as i64;
+                c.brokers.insert(
+                    id,
+                    BrokerRegistration {
+                        epoch,
+                        fenced: false,
+                        in_controlled_shutdown: false,
+                        incarnation: 0,
+                        controlled_shutdown_offset: None,
+                    },
+                );
+                c.last_heartbeat_ms.insert(id, 0);
+            }
+            c.append(0, "TopicRecord", String::new());
+            Harness {
+                controller: c,
+                now: 0,
+                config,
+                tp: TopicPartition {
+                    topic: "t".to_string(),
+                    partition: 0,
+                },
+                metrics: Metrics::default(),
+                next_request_id: 0,
+                effects: vec![],
+            }
+        }
+
+        /// Runs `f` on the node with a Ctx at `self.now`; returns the effects it asked for.
+        fn run(&mut self, f: impl FnOnce(&mut Controller, &mut Ctx<'_>)) -> Vec<Effect> {
+            let mut ctx = Ctx {
+                now: self.now,
+                config: &self.config,
+                tp: &self.tp,
+                metrics: &mut self.metrics,
+                next_request_id: &mut self.next_request_id,
+                effects: &mut self.effects,
+            };
+            f(&mut self.controller, &mut ctx);
+            std::mem::take(&mut self.effects)
+        }
+
+        /// Registration `b` as it stands.
+        fn reg(&self, b: BrokerId) -> BrokerRegistration {
+            self.controller.brokers[&b].clone()
+        }
+    }
+
+    /// `Effect` has no `PartialEq` (nothing else needs one): its `Debug` text is exact.
+    fn assert_effects(got: &[Effect], want: &[Effect]) {
+        assert_eq!(format!("{got:#?}"), format!("{want:#?}"));
+    }
+
+    fn send(to: BrokerId, payload: Payload) -> Effect {
+        Effect::Send {
+            from: Node::Controller,
+            to: Node::Broker(to),
+            payload,
+        }
+    }
+
+    fn metadata(to: BrokerId, image: &MetadataImage) -> Effect {
+        send(
+            to,
+            Payload::Metadata {
+                image: image.clone(),
+            },
+        )
+    }
+
+    fn session_check(at: TimeMs, broker: BrokerId) -> Effect {
+        Effect::SetTimer {
+            at,
+            scheduled: Scheduled::Controller(ControllerTimer::SessionCheck { broker }),
+        }
+    }
+
+    /// ClusterControlManagerTest.testReRegistrationAndBrokerEpoch: a new incarnation is
+    /// refused while the old registration's session is valid
+    /// (DuplicateBrokerRegistrationException), and once the session has expired and the broker
+    /// was fenced, the same request is granted a new broker epoch (the offset of its new
+    /// RegisterBrokerRecord), fenced until it catches up.
+    #[test]
+    fn a_new_incarnation_registers_once_the_old_session_is_gone() {
+        let mut n = Harness::new(Config::default());
+        n.now = 1_000;
+        let register = Payload::BrokerRegistration {
+            previous_broker_epoch: 1, // broker 2 shut down cleanly at epoch 1
+            incarnation: 1,
+        };
+        let effects = n.run(|c, ctx| c.on_message(ctx, Node::Broker(2), register.clone(), &[1, 3]));
+        assert_effects(
+            &effects,
+            &[
+                Effect::Emit(Event::RegistrationRejected { broker: 2 }),
+                send(2, Payload::BrokerRegistrationResponse { broker_epoch: -1 }),
+            ],
+        );
+        assert_eq!(n.controller.next_offset, 4, "no record written");
+        assert_eq!(n.reg(2).incarnation, 0);
+
+        // Broker 2's session ran out and it was fenced (offset 4).
+        n.controller.brokers.get_mut(&2).unwrap().fenced = true;
+        n.controller
+            .append(0, "BrokerRegistrationChangeRecord", String::new());
+        n.now = 20_000;
+        let effects = n.run(|c, ctx| c.on_message(ctx, Node::Broker(2), register, &[1, 3]));
+        let image = n.controller.image();
+        assert_effects(
+            &effects,
+            &[
+                Effect::Emit(Event::BrokerRegistered {
+                    broker: 2,
+                    broker_epoch: 5,
+                }),
+                session_check(29_000, 2),
+                send(2, Payload::BrokerRegistrationResponse { broker_epoch: 5 }),
+                metadata(2, &image),
+            ],
+        );
+        assert_eq!(
+            n.reg(2),
+            BrokerRegistration {
+                epoch: 5,
+                fenced: true,
+                in_controlled_shutdown: false,
+                incarnation: 1,
+                controlled_shutdown_offset: None,
+            }
+        );
+        assert_eq!(n.controller.last_heartbeat_ms[&2], 20_000);
+        assert_eq!(n.controller.records[5].kind, "RegisterBrokerRecord");
+        assert_eq!(
+            n.controller.partition.isr,
+            vec![1, 2, 3],
+            "a clean restart keeps the ISR"
+        );
+    }
+
+    /// BrokerHeartbeatManagerTest.testCalculateNextBrokerState: a fenced broker stays fenced
+    /// until its heartbeat reports a metadata offset at its registration record's; then it
+    /// is unfenced (handleBrokerUnfenced: a BrokerRegistrationChangeRecord, the metadata
+    /// pushed), answered, and sent the image it is now behind.
+    #[test]
+    fn a_fenced_broker_that_caught_up_is_unfenced() {
+        let mut n = Harness::new(Config::default());
+        n.controller.brokers.get_mut(&2).unwrap().fenced = true;
+        n.controller.partition.isr = vec![1, 3];
+        n.now = 4_000;
+        let heartbeat = |metadata_offset| Payload::BrokerHeartbeat {
+            broker_epoch: 1,
+            want_shut_down: false,
+            metadata_offset,
+        };
+        let response = |fenced| {
+            send(
+                2,
+                Payload::BrokerHeartbeatResponse {
+                    fenced,
+                    in_controlled_shutdown: false,
+                    should_shut_down: false,
+                },
+            )
+        };
+        // Behind its registration record (offset 1): still fenced, sent the image.
+        let effects = n.run(|c, ctx| c.on_message(ctx, Node::Broker(2), heartbeat(0), &[1, 2, 3]));
+        let image = n.controller.image();
+        assert_effects(
+            &effects,
+            &[
+                session_check(13_000, 2),
+                response(true),
+                metadata(2, &image),
+            ],
+        );
+        assert!(n.reg(2).fenced);
+
+        n.now = 6_000;
+        let effects = n.run(|c, ctx| c.on_message(ctx, Node::Broker(2), heartbeat(1), &[1, 2, 3]));
+        let image = n.controller.image();
+        assert_eq!(image.offset, 4, "the unfence record");
+        assert_effects(
+            &effects,
+            &[
+                session_check(15_000, 2),
+                Effect::Emit(Event::BrokerControl {
+                    broker: 2,
+                    what: BrokerControl::Unfenced,
+                }),
+                metadata(1, &image),
+                metadata(2, &image),
+                metadata(3, &image),
+                response(false),
+                metadata(2, &image), // it reported offset 1, the log is at 4
+            ],
+        );
+        assert!(!n.reg(2).fenced);
+        assert_eq!(n.controller.metadata_offsets[&2], 1);
+        assert_eq!(
+            n.controller.records[4].text,
+            "BrokerRegistrationChangeRecord(brokerId=2, brokerEpoch=1, fenced=UNFENCE)"
+        );
+        assert_eq!(
+            n.controller.partition.isr,
+            vec![1, 3],
+            "the leader, not the controller, adds it back to the ISR"
+        );
+    }
+
+    /// ReplicationControlManagerTest.testAlterPartitionShouldRejectFencedBrokers: an ISR
+    /// expansion to a fenced broker fails with INELIGIBLE_REPLICA, the registration unchanged
+    /// and no metadata pushed.
+    #[test]
+    fn an_alter_partition_adding_a_fenced_replica_is_ineligible() {
+        let mut n = Harness::new(Config::default());
+        n.controller.brokers.get_mut(&3).unwrap().fenced = true;
+        n.controller.partition.isr = vec![1, 2];
+        n.controller.partition.partition_epoch = 1;
+        let before = n.controller.partition.clone();
+        let request = Payload::AlterPartition {
+            request_id: 7,
+            broker_epoch: 0,
+            leader_epoch: 0,
+            partition_epoch: 1,
+            new_isr: vec![(1, 0), (2, 1), (3, 2)],
+        };
+        let effects = n.run(|c, ctx| c.on_message(ctx, Node::Broker(1), request, &[1, 2, 3]));
+        assert_effects(
+            &effects,
+            &[
+                Effect::Emit(Event::AlterPartitionIneligible {
+                    broker: 1,
+                    tp: n.tp.clone(),
+                    ineligible: vec![(3, Ineligible::Fenced)],
+                    isr: vec![1, 2, 3],
+                }),
+                send(
+                    1,
+                    Payload::AlterPartitionResponse {
+                        request_id: 7,
+                        top_error: ErrorCode::NONE,
+                        result: AlterPartitionResult {
+                            error: ErrorCode::INELIGIBLE_REPLICA,
+                            leader: Some(1),
+                            leader_epoch: 0,
+                            partition_epoch: 1,
+                            isr: vec![1, 2],
+                        },
+                    },
+                ),
+            ],
+        );
+        assert_eq!(n.controller.partition, before);
+        assert_eq!(n.controller.next_offset, 4);
+        assert_eq!(n.metrics, Metrics::default());
+    }
+
+    /// ReplicationControlManagerTest.testProcessExpiredBrokerHeartbeat (and
+    /// BrokerHeartbeatManagerTest.testFindOneStaleBroker): the leader's session expires, so
+    /// it is fenced: removed from the ISR with a new leader elected from it (the change
+    /// pushed), then the fencing recorded (pushed again). Only the brokers of the audience
+    /// are sent the metadata.
+    #[test]
+    fn a_session_timeout_fences_the_leader_and_elects_another() {
+        let mut n = Harness::new(Config::default());
+        n.controller.last_heartbeat_ms.insert(2, 8_000);
+        n.controller.last_heartbeat_ms.insert(3, 8_000);
+        // Not yet: the session (9 s from the heartbeat at 0) has not run out.
+        n.now = 8_999;
+        let effects =
+            n.run(|c, ctx| c.on_timer(ctx, ControllerTimer::SessionCheck { broker: 1 }, &[2, 3]));
+        assert_effects(&effects, &[]);
+
+        n.now = 9_000;
+        let mut changed = n.controller.image();
+        changed.offset = 4;
+        changed.partition.isr = vec![2, 3];
+        changed.partition.leader = Some(2);
+        changed.partition.leader_epoch = 1;
+        changed.partition.partition_epoch = 1;
+        let mut fenced = changed.clone();
+        fenced.offset = 5;
+        fenced.brokers.get_mut(&1).unwrap().fenced = true;
+        let effects =
+            n.run(|c, ctx| c.on_timer(ctx, ControllerTimer::SessionCheck { broker: 1 }, &[2, 3]));
+        assert_effects(
+            &effects,
+            &[
+                Effect::Emit(Event::BrokerControl {
+                    broker: 1,
+                    what: BrokerControl::SessionTimedOut,
+                }),
+                Effect::Emit(Event::NewLeader {
+                    tp: n.tp.clone(),
+                    leader: 2,
+                    election: Some(ElectionKind::Clean),
+                    leader_epoch: 1,
+                }),
+                metadata(2, &changed),
+                metadata(3, &changed),
+                metadata(2, &fenced),
+                metadata(3, &fenced),
+            ],
+        );
+        assert_eq!(n.controller.image(), fenced);
+        assert_eq!(
+            n.controller.records[4].text,
+            "PartitionChangeRecord(t, partitionId=0, leader=2, isr=[2,3]) leaderEpoch=1 \
+             partitionEpoch=1 [handleBrokerFenced[1]]"
+        );
+        assert_eq!(n.controller.elections, vec![(1, ElectionKind::Clean)]);
+        assert_eq!((n.metrics.elections, n.metrics.isr_shrinks), (1, 1));
+        assert_eq!(n.controller.last_unclean_election_at, None);
+    }
+
+    /// ReplicationControlManagerTest.testMaybeTriggerUncleanLeaderElectionForLeaderlessPartitions
+    /// (and PartitionChangeBuilderTest.testUncleanLeaderElection): with
+    /// unclean.leader.election.enable, the periodic task elects a live replica outside the ISR
+    /// of a leaderless partition: ISR [it], RECOVERING, a new leader epoch; and the task sets
+    /// its next run.
+    #[test]
+    fn the_periodic_unclean_election_elects_a_replica_outside_the_isr() {
+        let config = Config {
+            unclean_leader_election_enable: true,
+            eligible_leader_replicas_version: 0,
+            ..Config::default()
+        };
+        let mut n = Harness::new(config);
+        for b in [1, 2] {
+            n.controller.brokers.get_mut(&b).unwrap().fenced = true;
+        }
+        let p = &mut n.controller.partition;
+        (p.leader, p.isr, p.leader_epoch, p.partition_epoch) = (None, vec![1], 2, 3);
+        n.now = 300_000;
+        let effects = n.run(|c, ctx| c.on_timer(ctx, ControllerTimer::UncleanElection, &[3]));
+        let image = n.controller.image();
+        assert_effects(
+            &effects,
+            &[
+                Effect::Emit(Event::NewLeader {
+                    tp: n.tp.clone(),
+                    leader: 3,
+                    election: Some(ElectionKind::Unclean),
+                    leader_epoch: 3,
+                }),
+                metadata(3, &image),
+                Effect::SetTimer {
+                    at: 600_000,
+                    scheduled: Scheduled::Controller(ControllerTimer::UncleanElection),
+                },
+            ],
+        );
+        let p = &n.controller.partition;
+        assert_eq!((p.leader, &p.isr), (Some(3), &vec![3]));
+        assert_eq!((p.leader_epoch, p.partition_epoch), (3, 4));
+        assert_eq!(p.leader_recovery_state, LeaderRecoveryState::Recovering);
+        assert!(p.elr.is_empty());
+        assert_eq!(n.controller.last_unclean_election_at, Some(300_000));
+        assert_eq!(n.controller.elections, vec![(3, ElectionKind::Unclean)]);
+        assert!(n.controller.records[4]
+            .text
+            .ends_with("[maybeElectUncleanLeaders]"));
     }
 }

@@ -259,6 +259,7 @@ pub fn on_new_leader(sim: &mut Sim, b: BrokerId, p: &PartitionRegistration) {
         return;
     };
     let kind = sim
+        .controller
         .elections
         .iter()
         .rev()
@@ -413,7 +414,7 @@ mod tests {
             p.leader_epoch += 1;
             sim.controller.partition = p.clone();
             if let Some(k) = kind {
-                sim.elections.push((p.leader_epoch, k));
+                sim.controller.elections.push((p.leader_epoch, k));
             }
             super::on_new_leader(&mut sim, 2, &p);
             assert_eq!(sim.losses().len(), 1);

@@ -167,10 +167,6 @@ pub struct Sim {
     timeline: Arc<[TimedAction]>,
     /// The next timeline action to run.
     timeline_cursor: usize,
-    pub(crate) last_unclean_election_at: Option<TimeMs>,
-    /// How the controller chose the leader of each leader epoch it elected (newest last,
-    /// bounded), so a loss can name its cause.
-    pub(crate) elections: Vec<(i32, crate::types::ElectionKind)>,
     /// The committed history: records that some leader's HW has covered. Shared with clones,
     /// as the logs are (it grows as long as they do).
     pub(crate) committed: RecordChunks,
@@ -219,8 +215,6 @@ impl Clone for Sim {
             metrics: self.metrics.clone(),
             timeline: self.timeline.clone(),
             timeline_cursor: self.timeline_cursor,
-            last_unclean_election_at: self.last_unclean_election_at,
-            elections: self.elections.clone(),
             committed: self.committed.clone(),
             losses: self.losses.clone(),
             truncations: self.truncations.clone(),
@@ -253,15 +247,10 @@ impl Sim {
         scenario.validate()?;
         let config = scenario.config.clone();
         let replicas = scenario.replicas();
-        let mut controller = Controller {
-            brokers: VecMap::new(),
-            last_heartbeat_ms: VecMap::new(),
-            metadata_offsets: VecMap::new(),
-            partition: PartitionRegistration::new(replicas.clone(), replicas.first().copied()),
-            records: vec![],
-            next_offset: 0,
-            min_insync_replicas: config.min_insync_replicas,
-        };
+        let mut controller = Controller::new(
+            PartitionRegistration::new(replicas.clone(), replicas.first().copied()),
+            config.min_insync_replicas,
+        );
         let mut brokers = VecMap::new();
         for id in 1..=scenario.brokers {
             let epoch = controller.append(
@@ -317,8 +306,6 @@ impl Sim {
             metrics: Metrics::default(),
             timeline: timeline.into(),
             timeline_cursor: 0,
-            last_unclean_election_at: None,
-            elections: vec![],
             committed: RecordChunks::default(),
             losses: vec![],
             truncations: vec![],
@@ -473,14 +460,6 @@ impl Sim {
         }
     }
 
-    pub(crate) fn schedule_session_check(&mut self, b: BrokerId) {
-        let at = self.now + self.config.broker_session_timeout_ms;
-        self.schedule_at(
-            at,
-            Scheduled::Controller(ControllerTimer::SessionCheck { broker: b }),
-        );
-    }
-
     /// Processes the next event. Returns false when there is none.
     pub fn step(&mut self) -> bool {
         let next_event = self.queue.peek().map(|q| q.at);
@@ -573,23 +552,7 @@ impl Sim {
                 }
                 self.broker_timer(broker, timer);
             }
-            Scheduled::Controller(t) => match t {
-                ControllerTimer::SessionCheck { broker } => self.controller_session_check(broker),
-                ControllerTimer::UncleanElection => {
-                    self.controller_periodic_unclean();
-                    self.schedule_at(
-                        self.now + self.config.unclean_election_interval_ms,
-                        Scheduled::Controller(ControllerTimer::UncleanElection),
-                    );
-                }
-                ControllerTimer::PreferredRebalance => {
-                    self.controller_preferred_rebalance();
-                    self.schedule_at(
-                        self.now + crate::config::LEADER_IMBALANCE_CHECK_INTERVAL_MS,
-                        Scheduled::Controller(ControllerTimer::PreferredRebalance),
-                    );
-                }
-            },
+            Scheduled::Controller(t) => self.controller_timer(t),
             Scheduled::Client(t) => self.client_timer(t),
         }
     }
@@ -650,6 +613,76 @@ impl Sim {
             }
             BrokerTimer::AlterPartitionRetry => self.alter_partition_propagate(b),
         }
+    }
+
+    // ---- the controller: the simulator's side -------------------------------------------
+    //
+    // It delivers the controller's messages, fires its timers and hands it the tools'
+    // requests, each with a `Ctx` over the simulator's own fields (`node_ctx!`), and says which
+    // brokers a metadata push reaches.
+
+    /// The brokers a metadata push reaches: those whose process is up and has registered.
+    ///
+    /// A simplification that remains: Kafka's brokers fetch the metadata log; here the
+    /// controller pushes its image, and only to these. Whether a broker's process is up and
+    /// whether it has registered are the broker's state, not the controller's, so the
+    /// simulator computes the list. (Sending to every broker and letting the network drop
+    /// what a dead process cannot read would be the same for a process that is down, where
+    /// nothing is drawn; but a process that is up and still registering would receive the
+    /// push, with a jitter draw and a sequence number, and every run would change.)
+    pub(crate) fn metadata_audience(&self) -> Vec<BrokerId> {
+        let mut ids = Vec::new();
+        for b in self.brokers.values() {
+            if b.process.is_up() && b.registered {
+                ids.push(b.id);
+            }
+        }
+        ids
+    }
+
+    /// Delivers a message to the controller.
+    pub(crate) fn controller_receive(&mut self, from: Node, payload: Payload) {
+        let audience = self.metadata_audience();
+        self.controller.on_message(
+            &mut crate::effect::node_ctx!(self),
+            from,
+            payload,
+            &audience,
+        );
+    }
+
+    /// Fires a controller timer.
+    pub(crate) fn controller_timer(&mut self, timer: ControllerTimer) {
+        let audience = self.metadata_audience();
+        self.controller
+            .on_timer(&mut crate::effect::node_ctx!(self), timer, &audience);
+    }
+
+    /// kafka-leader-election.sh.
+    pub(crate) fn controller_elect(
+        &mut self,
+        election: crate::controller::Election,
+        cause: crate::controller::ChangeCause,
+    ) -> crate::types::ErrorCode {
+        let audience = self.metadata_audience();
+        self.controller.on_elect_leaders(
+            &mut crate::effect::node_ctx!(self),
+            election,
+            cause,
+            &audience,
+        )
+    }
+
+    /// kafka-configs.sh set min.insync.replicas (already in `self.config`).
+    pub(crate) fn controller_set_min_isr(&mut self) {
+        let audience = self.metadata_audience();
+        self.controller
+            .on_min_isr_set(&mut crate::effect::node_ctx!(self), &audience);
+    }
+
+    /// Queues broker `b`'s session check (at the simulation's start).
+    pub(crate) fn schedule_session_check(&mut self, b: BrokerId) {
+        Controller::set_session_check(&mut crate::effect::node_ctx!(self), b);
     }
 
     // ---- network ---------------------------------------------------------------------
@@ -1307,19 +1340,7 @@ impl Sim {
                 // unclean.leader.election.enable=true is acted on by the controller's next
                 // periodic unclean election run, not at once (as article 004 observed).
                 if name == "min.insync.replicas" {
-                    // A dynamic topic config: the controller writes a ConfigRecord, and each
-                    // broker applies it when it reads the metadata (a frozen one, on thaw).
-                    self.controller.min_insync_replicas = self.config.min_insync_replicas;
-                    self.controller.append(
-                        now,
-                        "ConfigRecord",
-                        format!(
-                            "ConfigRecord(resourceType=TOPIC, resourceName={}, name=min.insync.replicas, value={})",
-                            self.tp.topic, self.config.min_insync_replicas
-                        ),
-                    );
-                    self.controller_publish_metadata();
-                    self.controller_clear_elr();
+                    self.controller_set_min_isr();
                 }
                 // The isr-expiration task runs every replica.lag.time.max.ms / 2: reschedule
                 // it on the new period now, rather than after the run queued at the old one.
