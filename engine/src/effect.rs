@@ -48,7 +48,6 @@ pub(crate) enum Effect {
 /// call with [`node_ctx!`] from its own disjoint fields, so the node can be borrowed mutably
 /// beside it and reaches nothing else: not another node, the network, the queue or the
 /// generator.
-#[allow(dead_code)] // Until the first node takes one (step 4, under way).
 pub(crate) struct Ctx<'a> {
     pub now: TimeMs,
     pub config: &'a Config,
@@ -58,7 +57,6 @@ pub(crate) struct Ctx<'a> {
     pub effects: &'a mut Vec<Effect>,
 }
 
-#[allow(dead_code)]
 impl Ctx<'_> {
     /// Asks for `payload` to go from `from` to `to`.
     pub fn send(&mut self, from: Node, to: Node, payload: Payload) {
@@ -85,7 +83,6 @@ impl Ctx<'_> {
 }
 
 /// A [`Ctx`] from the simulator's fields: `node_ctx!(self)` inside `impl Sim`.
-#[allow(unused_macros)]
 macro_rules! node_ctx {
     ($sim:expr) => {
         $crate::effect::Ctx {
@@ -98,7 +95,6 @@ macro_rules! node_ctx {
         }
     };
 }
-#[allow(unused_imports)]
 pub(crate) use node_ctx;
 
 /// Timers that belong to one broker process.
