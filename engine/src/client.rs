@@ -1032,6 +1032,291 @@ impl Sim {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::effect::Effect;
+    use crate::record::Record;
+    use crate::snapshot::Metrics;
+    use crate::types::TopicPartition;
+    use crate::Config;
+
+    /// What a node's handler gets besides its own state, over local values: one node is
+    /// driven alone and its effects are read back (openraft's engine tests).
+    struct Harness {
+        config: Config,
+        tp: TopicPartition,
+        metrics: Metrics,
+        next_request_id: u64,
+        effects: Vec<Effect>,
+    }
+
+    impl Harness {
+        fn new() -> Self {
+            Harness {
+                config: Config::default(),
+                tp: TopicPartition {
+                    topic: "orders".into(),
+                    partition: 0,
+                },
+                metrics: Metrics::default(),
+                next_request_id: 40,
+                effects: Vec::new(),
+            }
+        }
+
+        fn ctx(&mut self, now: TimeMs) -> Ctx<'_> {
+            Ctx {
+                now,
+                config: &self.config,
+                tp: &self.tp,
+                metrics: &mut self.metrics,
+                next_request_id: &mut self.next_request_id,
+                effects: &mut self.effects,
+            }
+        }
+
+        /// The effects pushed since the last call, in push order.
+        fn take(&mut self) -> Vec<Effect> {
+            std::mem::take(&mut self.effects)
+        }
+    }
+
+    fn producer_send(job: u64) -> Effect {
+        Effect::SetTimer {
+            at: 1_000,
+            scheduled: Scheduled::Client(ClientTimer::ProducerSend { job }),
+        }
+    }
+
+    #[test]
+    fn a_produce_sends_one_idempotent_batch_to_the_leader_it_is_told_of() {
+        // RecordAccumulator.drain: the batch gets the producer id, epoch and base sequence
+        // when it is first drained (setProducerState), and the sequence moves on by its
+        // record count; Sender then sends it to the partition's leader.
+        let mut h = Harness::new();
+        let mut p = Producer::default();
+        let spec = ProduceSpec {
+            values: vec!["a".into(), "b".into()],
+            ..ProduceSpec::default()
+        };
+        p.on_produce(&mut h.ctx(1_000), &spec);
+        assert_eq!(h.take(), vec![producer_send(0)], "a send at once");
+
+        p.on_timer(
+            &mut h.ctx(1_000),
+            Some(2),
+            ClientTimer::ProducerSend { job: 0 },
+        );
+        let deadline = 1_000 + request_deadline_ms(&h.config);
+        assert_eq!(
+            h.take(),
+            vec![
+                Effect::SetTimer {
+                    at: 1_000 + h.config.delivery_timeout_ms,
+                    scheduled: Scheduled::Client(ClientTimer::ProducerExpire { job: 0, batch: 0 }),
+                },
+                Effect::Send {
+                    from: PRODUCER,
+                    to: Node::Broker(2),
+                    payload: Payload::Produce {
+                        request_id: 40,
+                        acks: Acks::All,
+                        values: vec!["a".into(), "b".into()],
+                        timeout_ms: h.config.request_timeout_ms,
+                        producer: BatchProducer {
+                            producer_id: 0,
+                            producer_epoch: 0,
+                            base_sequence: 0,
+                        },
+                    },
+                },
+                Effect::SetTimer {
+                    at: deadline,
+                    scheduled: Scheduled::Client(ClientTimer::ProducerRequestTimeout {
+                        job: 0,
+                        request_id: 40,
+                    }),
+                },
+            ]
+        );
+        assert_eq!(h.next_request_id, 41);
+        assert_eq!(p.requests.get(&40), Some(&0));
+        assert_eq!(p.idempotence.next_sequence, 2);
+        let a = p.jobs[&0].current.as_ref().unwrap();
+        assert_eq!((a.request_id, a.target), (Some(40), Some(2)));
+    }
+
+    #[test]
+    fn with_no_leader_the_batch_waits_retry_backoff_without_a_retry() {
+        // Sender.sendProducerData: a partition with no known leader is not drained, and
+        // metadata is refreshed (here: the leader is asked again after retry.backoff.ms).
+        let mut h = Harness::new();
+        let mut p = Producer::default();
+        let spec = ProduceSpec {
+            values: vec!["a".into()],
+            ..ProduceSpec::default()
+        };
+        p.on_produce(&mut h.ctx(1_000), &spec);
+        h.take();
+        p.on_timer(
+            &mut h.ctx(1_000),
+            None,
+            ClientTimer::ProducerSend { job: 0 },
+        );
+        assert_eq!(
+            h.take(),
+            vec![
+                Effect::SetTimer {
+                    at: 1_000 + h.config.delivery_timeout_ms,
+                    scheduled: Scheduled::Client(ClientTimer::ProducerExpire { job: 0, batch: 0 }),
+                },
+                Effect::SetTimer {
+                    at: 1_000 + h.config.retry_backoff_ms,
+                    scheduled: Scheduled::Client(ClientTimer::ProducerSend { job: 0 }),
+                },
+            ]
+        );
+        let a = p.jobs[&0].current.as_ref().unwrap();
+        assert_eq!((a.request_id, a.retries_done, a.batch), (None, 0, None));
+        assert_eq!(h.next_request_id, 40, "no request id taken");
+    }
+
+    #[test]
+    fn not_enough_replicas_is_retried_after_retry_backoff() {
+        // SenderTest.testRetries: a retriable error with retries left re-enqueues the batch,
+        // which is sent again after retry.backoff.ms (Sender.canRetry, RecordAccumulator
+        // .reenqueue); its sequence is kept.
+        let mut h = Harness::new();
+        let mut p = producer(&[1]);
+        p.requests.insert(0, 0);
+        let now = 1_000;
+        p.on_message(
+            &mut h.ctx(now),
+            Payload::ProduceResponse {
+                request_id: 0,
+                error: ErrorCode::NOT_ENOUGH_REPLICAS,
+                base_offset: None,
+                last_offset: None,
+            },
+        );
+        assert_eq!(
+            h.take(),
+            vec![
+                Effect::Emit(Event::ProduceRetry {
+                    acks: Acks::All,
+                    tp: h.tp.clone(),
+                    attempts_left: 4,
+                    error: ErrorCode::NOT_ENOUGH_REPLICAS,
+                }),
+                Effect::SetTimer {
+                    at: now + h.config.retry_backoff_ms,
+                    scheduled: Scheduled::Client(ClientTimer::ProducerSend { job: 0 }),
+                },
+            ]
+        );
+        let a = p.jobs[&0].current.as_ref().unwrap();
+        assert_eq!(a.request_id, None);
+        assert_eq!(a.retries_done, 1);
+        assert_eq!(a.last_error, Some((ErrorCode::NOT_ENOUGH_REPLICAS, now)));
+        assert_eq!(
+            a.batch.unwrap().base_sequence,
+            0,
+            "the retry keeps its sequence"
+        );
+        assert!(p.requests.is_empty());
+        assert_eq!(h.metrics.record_retries, 1);
+        assert_eq!(h.metrics.produce_errors, 0);
+    }
+
+    fn record(offset: u64, value: &str) -> Record {
+        Record {
+            offset,
+            epoch: 3,
+            batch_base: offset,
+            value: value.into(),
+            producer_id: NO_PRODUCER_ID,
+            producer_epoch: crate::record::NO_PRODUCER_EPOCH,
+            sequence: NO_SEQUENCE,
+        }
+    }
+
+    #[test]
+    fn the_first_poll_fetches_from_the_log_start_offset_of_the_leader_it_is_told_of() {
+        // auto.offset.reset=earliest: with no position, the consumer starts at the log start.
+        let mut h = Harness::new();
+        let mut c = Consumer::default();
+        c.on_consume(&mut h.ctx(0), None, None, false);
+        assert_eq!(
+            h.take(),
+            vec![Effect::Emit(Event::ConsumerLeaderNotAvailable {
+                tp: h.tp.clone()
+            })]
+        );
+        assert!(c.requests.is_empty());
+        let leader = PartitionLeader {
+            broker: 3,
+            log_start_offset: 7,
+        };
+        c.on_consume(&mut h.ctx(0), Some(leader), Some(2), false);
+        assert_eq!(
+            h.take(),
+            vec![Effect::Send {
+                from: CONSUMER,
+                to: Node::Broker(3),
+                payload: Payload::ConsumerFetch {
+                    request_id: 40,
+                    offset: 7,
+                    max_records: 2,
+                },
+            }]
+        );
+        assert!(c.awaits(40));
+        assert_eq!(c.requests[&40].target, 3);
+    }
+
+    #[test]
+    fn a_fetch_response_moves_the_position_past_the_last_record() {
+        // FetcherTest.testFetchNormal: the records of the response are returned in order and
+        // the position moves to the offset after the last one.
+        let mut h = Harness::new();
+        let mut c = Consumer {
+            position: Some(3),
+            ..Consumer::default()
+        };
+        c.requests.insert(
+            9,
+            ConsumerRequest {
+                max_records: 500,
+                target: 1,
+            },
+        );
+        let response = |request_id| Payload::ConsumerFetchResponse {
+            request_id,
+            error: ErrorCode::NONE,
+            records: vec![record(3, "x"), record(4, "y")],
+            high_watermark: 5,
+            log_start_offset: 0,
+            log_end_offset: 6,
+        };
+        c.on_message(&mut h.ctx(0), response(9));
+        assert_eq!(
+            h.take(),
+            vec![Effect::Emit(Event::ConsumerRead {
+                first_offset: 3,
+                last_offset: 4,
+                values: vec!["x".into(), "y".into()],
+                position: 5,
+            })]
+        );
+        assert_eq!(c.position, Some(5));
+        assert_eq!(c.seen.get(&4), Some(&(3, "y".to_string())));
+        assert!(c.requests.is_empty());
+        c.on_message(&mut h.ctx(0), response(9));
+        assert_eq!(
+            h.take(),
+            vec![],
+            "a response it no longer waits for is ignored"
+        );
+        assert_eq!(c.position, Some(5));
+    }
 
     /// A producer with producer id 15, epoch 5 (as TransactionManagerTest's) and one job per
     /// batch of `counts` records, each with the next sequences (writeIdempotentBatchWithValue).

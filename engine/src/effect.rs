@@ -20,6 +20,7 @@ use crate::types::{BrokerId, Node, TimeMs, TopicPartition};
 
 /// One thing a handler asks for. Kept small: one inline payload, event or queue entry.
 #[derive(Debug)]
+#[cfg_attr(test, derive(PartialEq))] // Node tests assert the exact effects.
 pub(crate) enum Effect {
     /// Put `payload` on the wire from `from` to `to` (what `Sim::send` did at once: the cut
     /// check, the destination process check and the connection reset, the jitter draw).
