@@ -10,7 +10,8 @@
 //! (clients/.../producer/internals/{TransactionManager,Sender,RecordAccumulator}.java).
 //!
 //! Simplifications (said in the UI): clients always know the controller's current leader, as
-//! if their metadata were refreshed instantly; InitProducerId is not sent: the producer has
+//! if their metadata were refreshed instantly (the router below hands it to each call, the
+//! one place this is done); InitProducerId is not sent: the producer has
 //! producer id 0 and epoch 0 at once (the first id a new cluster's controller hands out),
 //! and bumps its epoch locally, as Kafka's idempotent producer does (KIP-360).
 
