@@ -10,19 +10,21 @@
 //! (clients/.../producer/internals/{TransactionManager,Sender,RecordAccumulator}.java).
 //!
 //! Simplifications (said in the UI): clients always know the controller's current leader, as
-//! if their metadata were refreshed instantly; InitProducerId is not sent: the producer has
+//! if their metadata were refreshed instantly (the router below hands it to each call, the
+//! one place this is done); InitProducerId is not sent: the producer has
 //! producer id 0 and epoch 0 at once (the first id a new cluster's controller hands out),
 //! and bumps its epoch locally, as Kafka's idempotent producer does (KIP-360).
 
+use crate::effect::{node_ctx, Ctx};
 use crate::event::{Event, ProduceOutcome};
 use crate::log::BatchProducer;
-use crate::network::Payload;
+use crate::network::{Outstanding, Payload};
 use crate::producer_state::increment_sequence;
 use crate::record::{NO_PRODUCER_ID, NO_SEQUENCE};
 use crate::scenario::ProduceSpec;
 use crate::sim::{ClientTimer, Scheduled, Sim};
 use crate::types::{Acks, BrokerId, ErrorCode, Node, TimeMs};
-use crate::vec_map::{VecMap, VecSet};
+use crate::vec_map::VecMap;
 
 /// The node of the producer and the consumer.
 pub const PRODUCER: Node = Node::Client(1);
@@ -275,8 +277,6 @@ pub struct Consumer {
     pub position: Option<u64>,
     /// What the consumer read: offset → (leader epoch, value).
     pub seen: VecMap<u64, (i32, String)>,
-    /// Offsets whose rewrite has been reported already.
-    pub reported: VecSet<u64>,
     pub requests: VecMap<u64, ConsumerRequest>,
 }
 
@@ -291,18 +291,21 @@ pub struct ConsumerRequest {
 /// Most records the consumer remembers.
 pub const MAX_SEEN: usize = 100_000;
 
-impl Sim {
-    pub(crate) fn client_produce(&mut self, spec: &ProduceSpec) {
+/// The producer's handlers: each takes the [`Ctx`] and touches only the producer's state.
+impl Producer {
+    /// KafkaProducer.send for each record of a produce action: one job, its batches queued
+    /// (one by one or as one batch), and a send at once.
+    pub(crate) fn on_produce(&mut self, ctx: &mut Ctx, spec: &ProduceSpec) {
         let acks = spec.acks.0;
-        let retries = spec.retries.unwrap_or(self.config.retries);
-        let idempotent = match self.config.idempotence_for(acks, retries) {
+        let retries = spec.retries.unwrap_or(ctx.config.retries);
+        let idempotent = match ctx.config.idempotence_for(acks, retries) {
             Ok(i) => i,
             Err(message) => {
                 // KafkaProducer's constructor throws: nothing is sent.
-                self.metrics.produce_errors += 1;
-                self.metrics.record_errors +=
+                ctx.metrics.produce_errors += 1;
+                ctx.metrics.record_errors +=
                     spec.values.len() as u64 + u64::from(spec.count.unwrap_or(0));
-                self.emit(Event::ProduceResult {
+                ctx.emit(Event::ProduceResult {
                     acks,
                     outcome: ProduceOutcome::ConfigException { message },
                 });
@@ -319,9 +322,9 @@ impl Sim {
         } else {
             vec![values]
         };
-        let id = self.producer.next_job;
-        self.producer.next_job += 1;
-        self.producer.jobs.insert(
+        let id = self.next_job;
+        self.next_job += 1;
+        self.jobs.insert(
             id,
             ProduceJob {
                 acks,
@@ -332,37 +335,43 @@ impl Sim {
                 current: None,
             },
         );
-        self.schedule_at(
-            self.now,
+        ctx.set_timer(
+            ctx.now,
             Scheduled::Client(ClientTimer::ProducerSend { job: id }),
         );
     }
 
-    pub(crate) fn client_timer(&mut self, t: ClientTimer) {
+    /// One of the producer's timers fired.
+    pub(crate) fn on_timer(&mut self, ctx: &mut Ctx, leader: Option<BrokerId>, t: ClientTimer) {
         match t {
-            ClientTimer::ProducerSend { job } => self.producer_send(job),
+            ClientTimer::ProducerSend { job } => self.send_batch(ctx, leader, job),
             ClientTimer::ProducerRequestTimeout { job, request_id } => {
                 let current = self
-                    .producer
                     .jobs
                     .get(&job)
                     .and_then(|j| j.current.as_ref())
                     .and_then(|a| a.request_id);
                 if current == Some(request_id) {
-                    self.producer_result(job, request_id, ErrorCode::REQUEST_TIMED_OUT, None, None);
-                } else if self.producer.expired_requests.contains_key(&request_id) {
-                    self.producer_late_result(request_id, ErrorCode::REQUEST_TIMED_OUT, None);
+                    self.result(
+                        ctx,
+                        job,
+                        request_id,
+                        ErrorCode::REQUEST_TIMED_OUT,
+                        None,
+                        None,
+                    );
+                } else if self.expired_requests.contains_key(&request_id) {
+                    self.late_result(ctx, request_id, ErrorCode::REQUEST_TIMED_OUT, None);
                 }
             }
             ClientTimer::ProducerExpire { job, batch } => {
                 let this_batch = self
-                    .producer
                     .jobs
                     .get(&job)
                     .and_then(|j| j.current.as_ref())
                     .is_some_and(|a| a.batch_id == batch);
                 if this_batch {
-                    self.producer_expire(job);
+                    self.expire_batch(ctx, job);
                 }
             }
         }
@@ -374,9 +383,9 @@ impl Sim {
     /// adjustSequenceNumbers false (no epoch bump), and markSequenceUnresolved when the batch
     /// was in retry (`inRetry`: sent and failed at least once), so no new batch is drained
     /// until the ones in flight are resolved.
-    fn producer_expire(&mut self, job_id: u64) {
-        let now = self.now;
-        let Some(job) = self.producer.jobs.get_mut(&job_id) else {
+    fn expire_batch(&mut self, ctx: &mut Ctx, job_id: u64) {
+        let now = ctx.now;
+        let Some(job) = self.jobs.get_mut(&job_id) else {
             return;
         };
         let acks = job.acks;
@@ -386,9 +395,9 @@ impl Sim {
         };
         if let Some(request_id) = attempt.request_id {
             // The request stays on its connection; only the batch is done.
-            self.producer.requests.remove(&request_id);
+            self.requests.remove(&request_id);
             if let Some(target) = attempt.target {
-                self.producer.expired_requests.insert(
+                self.expired_requests.insert(
                     request_id,
                     ExpiredRequest {
                         target,
@@ -400,22 +409,22 @@ impl Sim {
         }
         if attempt.batch.is_some() && attempt.retries_done > 0 {
             let last = attempt.last_sequence();
-            self.producer.idempotence.mark_sequence_unresolved(last);
+            self.idempotence.mark_sequence_unresolved(last);
         }
         // Sender.sendProducerData's message, as Kafka writes it (no space after the colon).
         let outcome = ProduceOutcome::Expired {
             records: attempt.values.len(),
-            tp: self.tp.clone(),
+            tp: ctx.tp.clone(),
             elapsed_ms: now - attempt.created_ms,
         };
-        self.metrics.produce_errors += 1;
-        self.metrics.record_errors += attempt.values.len() as u64;
-        self.emit(Event::ProduceResult { acks, outcome });
-        self.schedule_at(
+        ctx.metrics.produce_errors += 1;
+        ctx.metrics.record_errors += attempt.values.len() as u64;
+        ctx.emit(Event::ProduceResult { acks, outcome });
+        ctx.set_timer(
             now,
             Scheduled::Client(ClientTimer::ProducerSend { job: job_id }),
         );
-        self.producer_wake();
+        self.wake(ctx);
     }
 
     /// The response (or reset, or timeout) of a request whose batch had expired in flight.
@@ -424,63 +433,58 @@ impl Sim {
     /// batch stays failed (ProducerBatch.done logs that it succeeded after it had failed); an
     /// error cannot be retried (the batch is done) and goes to handleFailedBatch with
     /// adjustSequenceNumbers = attempts < retries, which asks for an epoch bump.
-    fn producer_late_result(&mut self, request_id: u64, error: ErrorCode, base: Option<u64>) {
-        let Some(late) = self.producer.expired_requests.remove(&request_id) else {
+    fn late_result(&mut self, ctx: &mut Ctx, request_id: u64, error: ErrorCode, base: Option<u64>) {
+        let Some(late) = self.expired_requests.remove(&request_id) else {
             return;
         };
         let idempotent = late.last_sequence != NO_SEQUENCE;
         if error == ErrorCode::NONE {
-            let i = &mut self.producer.idempotence;
+            let i = &mut self.idempotence;
             if idempotent && late.last_sequence > i.last_acked_sequence {
                 i.last_acked_sequence = late.last_sequence;
             }
-            self.emit(Event::ProduceSucceededAfterExpiry {
-                tp: self.tp.clone(),
+            ctx.emit(Event::ProduceSucceededAfterExpiry {
+                tp: ctx.tp.clone(),
                 base_offset: base,
             });
         } else if idempotent
             && (error == ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER || late.retries_left)
         {
-            self.producer.idempotence.epoch_bump_required = true;
+            self.idempotence.epoch_bump_required = true;
         }
-        self.producer_wake();
-    }
-
-    /// TransactionManager.setProducerIdAndEpoch's log line.
-    fn trace_producer_id(&mut self, pid: i64, epoch: i16) {
-        self.emit(Event::ProducerIdSet {
-            producer_id: pid,
-            epoch,
-        });
+        self.wake(ctx);
     }
 
     /// Schedules a send for every job that waited for a response.
-    fn producer_wake(&mut self) {
-        for job in std::mem::take(&mut self.producer.blocked) {
-            self.schedule_at(
-                self.now,
+    fn wake(&mut self, ctx: &mut Ctx) {
+        for job in std::mem::take(&mut self.blocked) {
+            ctx.set_timer(
+                ctx.now,
                 Scheduled::Client(ClientTimer::ProducerSend { job }),
             );
         }
     }
 
-    fn producer_send(&mut self, job_id: u64) {
-        if let Some((pid, epoch)) = self.producer.resolve_and_bump() {
-            self.trace_producer_id(pid, epoch);
+    fn send_batch(&mut self, ctx: &mut Ctx, leader: Option<BrokerId>, job_id: u64) {
+        if let Some((pid, epoch)) = self.resolve_and_bump() {
+            // TransactionManager.setProducerIdAndEpoch's log line.
+            ctx.emit(Event::ProducerIdSet {
+                producer_id: pid,
+                epoch,
+            });
         }
-        let now = self.now;
-        let leader = self.controller.partition.leader;
-        let delivery_timeout = self.config.delivery_timeout_ms;
-        let Some(job) = self.producer.jobs.get_mut(&job_id) else {
+        let now = ctx.now;
+        let delivery_timeout = ctx.config.delivery_timeout_ms;
+        let Some(job) = self.jobs.get_mut(&job_id) else {
             return;
         };
         if job.current.is_none() {
             let Some(values) = job.pending.pop() else {
-                self.producer.jobs.remove(&job_id);
+                self.jobs.remove(&job_id);
                 return;
             };
-            let batch_id = self.producer.next_batch;
-            self.producer.next_batch += 1;
+            let batch_id = self.next_batch;
+            self.next_batch += 1;
             job.current = Some(Attempt {
                 values,
                 created_ms: now,
@@ -493,7 +497,7 @@ impl Sim {
                 sent_ms: now,
                 last_error: None,
             });
-            self.schedule_at(
+            ctx.set_timer(
                 now + delivery_timeout,
                 Scheduled::Client(ClientTimer::ProducerExpire {
                     job: job_id,
@@ -501,7 +505,7 @@ impl Sim {
                 }),
             );
         }
-        let Some(job) = self.producer.jobs.get_mut(&job_id) else {
+        let Some(job) = self.jobs.get_mut(&job_id) else {
             return;
         };
         let acks = job.acks;
@@ -514,54 +518,47 @@ impl Sim {
         }
         if now >= attempt.created_ms + delivery_timeout {
             // Its expiry timer is due at this very time (or the batch is older).
-            self.producer_expire(job_id);
+            self.expire_batch(ctx, job_id);
             return;
         }
         let Some(target) = to.or(leader) else {
             // No leader in the metadata: the batch waits (not a retry) and metadata is
             // refreshed after retry.backoff.ms.
-            let backoff = self.config.retry_backoff_ms;
-            self.schedule_at(
+            let backoff = ctx.config.retry_backoff_ms;
+            ctx.set_timer(
                 now + backoff,
                 Scheduled::Client(ClientTimer::ProducerSend { job: job_id }),
             );
             return;
         };
         // NetworkClient.canSendMoreRequests: max.in.flight.requests.per.connection.
-        let max_in_flight = self.config.max_in_flight_requests_per_connection as usize;
+        let max_in_flight = ctx.config.max_in_flight_requests_per_connection as usize;
         // Requests whose batch expired are still in flight on the connection.
         let in_flight_to_target = self
-            .producer
             .jobs
             .values()
             .filter_map(|j| j.current.as_ref())
             .filter(|a| a.request_id.is_some() && a.target == Some(target))
             .count()
             + self
-                .producer
                 .expired_requests
                 .values()
                 .filter(|r| r.target == target)
                 .count();
-        let idempotent = self.producer.jobs[&job_id].idempotent;
-        let stop_draining = (idempotent && self.producer.should_stop_draining(job_id))
-            || self.producer.behind_an_older_batch(job_id);
-        let Some(attempt) = self
-            .producer
-            .jobs
-            .get_mut(&job_id)
-            .and_then(|j| j.current.as_mut())
-        else {
+        let idempotent = self.jobs[&job_id].idempotent;
+        let stop_draining =
+            (idempotent && self.should_stop_draining(job_id)) || self.behind_an_older_batch(job_id);
+        let Some(attempt) = self.jobs.get_mut(&job_id).and_then(|j| j.current.as_mut()) else {
             return;
         };
         if in_flight_to_target >= max_in_flight || stop_draining {
-            if !self.producer.blocked.contains(&job_id) {
-                self.producer.blocked.push(job_id);
+            if !self.blocked.contains(&job_id) {
+                self.blocked.push(job_id);
             }
             return;
         }
         if idempotent && attempt.batch.is_none() {
-            let i = &mut self.producer.idempotence;
+            let i = &mut self.idempotence;
             if i.producer_id == NO_PRODUCER_ID {
                 // InitProducerId, simplified: the first id of a new cluster, epoch 0. (Kafka
                 // logs "ProducerId set to 0 with epoch 0" here; the transcript leaves it out
@@ -578,15 +575,14 @@ impl Sim {
             i.next_sequence = increment_sequence(i.next_sequence, attempt.values.len() as u32);
         }
         let producer = attempt.batch.unwrap_or(BatchProducer::NONE);
-        let request_id = self.next_request_id;
-        self.next_request_id += 1;
+        let request_id = ctx.next_request_id();
         attempt.request_id = Some(request_id);
         attempt.target = Some(target);
         attempt.sent_ms = now;
         let values = attempt.values.clone();
-        self.producer.requests.insert(request_id, job_id);
-        let timeout_ms = self.config.request_timeout_ms;
-        self.send(
+        self.requests.insert(request_id, job_id);
+        let timeout_ms = ctx.config.request_timeout_ms;
+        ctx.send(
             PRODUCER,
             Node::Broker(target),
             Payload::Produce {
@@ -599,36 +595,37 @@ impl Sim {
         );
         if acks == Acks::Zero {
             // acks=0: the producer does not wait for any response.
-            self.producer_result(job_id, request_id, ErrorCode::NONE, None, None);
+            self.result(ctx, job_id, request_id, ErrorCode::NONE, None, None);
         } else {
-            self.schedule_at(
-                now + request_deadline_ms(&self.config),
+            ctx.set_timer(
+                now + request_deadline_ms(ctx.config),
                 Scheduled::Client(ClientTimer::ProducerRequestTimeout {
                     job: job_id,
                     request_id,
                 }),
             );
             // The batch left the accumulator: the next one is the deque's head now.
-            if !self.producer.blocked.is_empty() {
-                self.producer_wake();
+            if !self.blocked.is_empty() {
+                self.wake(ctx);
             }
         }
     }
 
-    fn producer_result(
+    fn result(
         &mut self,
+        ctx: &mut Ctx,
         job_id: u64,
         request_id: u64,
         error: ErrorCode,
         base: Option<u64>,
         last: Option<u64>,
     ) {
-        let now = self.now;
-        self.producer.requests.remove(&request_id);
-        let backoff = self.config.retry_backoff_ms;
-        let delivery_timeout = self.config.delivery_timeout_ms;
-        let tp = self.tp.clone();
-        let Some(job) = self.producer.jobs.get_mut(&job_id) else {
+        let now = ctx.now;
+        self.requests.remove(&request_id);
+        let backoff = ctx.config.retry_backoff_ms;
+        let delivery_timeout = ctx.config.delivery_timeout_ms;
+        let tp = ctx.tp.clone();
+        let Some(job) = self.jobs.get_mut(&job_id) else {
             return;
         };
         let acks = job.acks;
@@ -663,63 +660,63 @@ impl Sim {
             };
             job.current = None;
             // handleCompletedBatch → maybeUpdateLastAckedSequence.
-            let i = &mut self.producer.idempotence;
+            let i = &mut self.idempotence;
             if idempotent && last_sequence > i.last_acked_sequence {
                 i.last_acked_sequence = last_sequence;
             }
-            self.metrics.produce_ok += 1;
+            ctx.metrics.produce_ok += 1;
             if acks == Acks::All {
-                self.metrics.acks_all_latencies_ms.push(waited);
-                if self.metrics.acks_all_latencies_ms.len() > 1000 {
-                    self.metrics.acks_all_latencies_ms.remove(0);
+                ctx.metrics.acks_all_latencies_ms.push(waited);
+                if ctx.metrics.acks_all_latencies_ms.len() > 1000 {
+                    ctx.metrics.acks_all_latencies_ms.remove(0);
                 }
             }
-            self.emit(Event::ProduceResult { acks, outcome });
+            ctx.emit(Event::ProduceResult { acks, outcome });
         } else if retriable && retries_left && in_time {
             if idempotent && out_of_order {
-                self.producer.idempotence.can_retry_out_of_order(attempt);
+                self.idempotence.can_retry_out_of_order(attempt);
             }
             attempt.retries_done += 1;
             attempt.last_error = Some((error, now));
-            self.metrics.record_retries += attempt.values.len() as u64;
+            ctx.metrics.record_retries += attempt.values.len() as u64;
             let attempts_left = retries - attempt.retries_done;
-            self.emit(Event::ProduceRetry {
+            ctx.emit(Event::ProduceRetry {
                 acks,
                 tp,
                 attempts_left,
                 error,
             });
-            self.schedule_at(
+            ctx.set_timer(
                 now + backoff,
                 Scheduled::Client(ClientTimer::ProducerSend { job: job_id }),
             );
-            self.producer_wake();
+            self.wake(ctx);
             return;
         } else {
             // handleFailedBatch: OutOfOrderSequenceException, or a failure with retries left
             // (adjustSequenceNumbers), bumps the idempotent producer's epoch; a batch that
             // exhausted its retries may or may not be in the log, so its sequence stays.
             if idempotent && (out_of_order || retries_left) {
-                self.producer.idempotence.epoch_bump_required = true;
+                self.idempotence.epoch_bump_required = true;
             }
             // A NOT_ENOUGH_REPLICAS_AFTER_APPEND batch is on the leader's log at `base`.
             let written_at = match error {
                 ErrorCode::NOT_ENOUGH_REPLICAS_AFTER_APPEND => base,
                 _ => None,
             };
-            self.metrics.produce_errors += 1;
-            self.metrics.record_errors += attempt.values.len() as u64;
+            ctx.metrics.produce_errors += 1;
+            ctx.metrics.record_errors += attempt.values.len() as u64;
             job.current = None;
-            self.emit(Event::ProduceResult {
+            ctx.emit(Event::ProduceResult {
                 acks,
                 outcome: ProduceOutcome::Error { error, written_at },
             });
         }
-        self.schedule_at(
+        ctx.set_timer(
             now,
             Scheduled::Client(ClientTimer::ProducerSend { job: job_id }),
         );
-        self.producer_wake();
+        self.wake(ctx);
     }
 
     /// KafkaProducer.close(Duration.ZERO): the Sender is closed forcefully and
@@ -728,14 +725,14 @@ impl Sim {
     /// broker; its answer is ignored. The application's next send comes from a new producer:
     /// the next producer id, epoch 0, sequences from 0. With nothing pending, nothing is
     /// logged.
-    pub(crate) fn producer_close_now(&mut self) {
-        let jobs = std::mem::take(&mut self.producer.jobs);
+    pub(crate) fn on_close(&mut self, ctx: &mut Ctx) {
+        let jobs = std::mem::take(&mut self.jobs);
         for job in jobs.values() {
             let current = job.current.as_ref().map(|a| &a.values);
             for values in current.into_iter().chain(job.pending.iter().rev()) {
-                self.metrics.produce_errors += 1;
-                self.metrics.record_errors += values.len() as u64;
-                self.emit(Event::ProduceResult {
+                ctx.metrics.produce_errors += 1;
+                ctx.metrics.record_errors += values.len() as u64;
+                ctx.emit(Event::ProduceResult {
                     acks: job.acks,
                     outcome: ProduceOutcome::ClosedForcefully {
                         records: values.len(),
@@ -743,71 +740,38 @@ impl Sim {
                 });
             }
         }
-        self.producer.requests.clear();
-        self.producer.expired_requests.clear();
-        self.producer.blocked.clear();
-        let id = self.producer.idempotence.producer_id;
-        self.producer.idempotence = Idempotence::default();
+        self.requests.clear();
+        self.expired_requests.clear();
+        self.blocked.clear();
+        let id = self.idempotence.producer_id;
+        self.idempotence = Idempotence::default();
         if id != NO_PRODUCER_ID {
-            self.producer.idempotence.producer_id = id + 1;
-            self.producer.idempotence.producer_epoch = 0;
+            self.idempotence.producer_id = id + 1;
+            self.idempotence.producer_epoch = 0;
         }
     }
 
-    pub(crate) fn client_consume(&mut self, max_records: Option<u32>, from_beginning: bool) {
-        if from_beginning {
-            self.consumer.position = None;
-        }
-        let Some(leader) = self.controller.partition.leader else {
-            self.emit(Event::ConsumerLeaderNotAvailable {
-                tp: self.tp.clone(),
-            });
-            return;
-        };
-        let offset = self
-            .consumer
-            .position
-            .unwrap_or_else(|| self.brokers[&leader].log.log_start_offset);
-        let request_id = self.next_request_id;
-        self.next_request_id += 1;
-        let max = max_records.unwrap_or(500);
-        self.consumer.requests.insert(
-            request_id,
-            ConsumerRequest {
-                max_records: max,
-                target: leader,
-            },
-        );
-        self.send(
-            CONSUMER,
-            Node::Broker(leader),
-            Payload::ConsumerFetch {
-                request_id,
-                offset,
-                max_records: max,
-            },
-        );
-    }
-
-    pub(crate) fn client_receive(&mut self, payload: Payload) {
+    /// A message to the producer: the answer to one of its Produce requests, or the reset of
+    /// the connection it went on.
+    pub(crate) fn on_message(&mut self, ctx: &mut Ctx, payload: Payload) {
         match payload {
             // NetworkClient: the connection to the broker was reset. The producer's in-flight
             // batch fails with NETWORK_EXCEPTION (Sender.handleProduceResponse, disconnected),
             // a retriable error: it is retried after retry.backoff.ms, with fresh metadata.
             Payload::ConnectionReset {
-                request: crate::network::Outstanding::Produce { request_id },
+                request: Outstanding::Produce { request_id },
             } => {
-                if let Some(&job) = self.producer.requests.get(&request_id) {
-                    self.producer_result(job, request_id, ErrorCode::NETWORK_EXCEPTION, None, None);
+                if let Some(&job) = self.requests.get(&request_id) {
+                    self.result(
+                        ctx,
+                        job,
+                        request_id,
+                        ErrorCode::NETWORK_EXCEPTION,
+                        None,
+                        None,
+                    );
                 } else {
-                    self.producer_late_result(request_id, ErrorCode::NETWORK_EXCEPTION, None);
-                }
-            }
-            Payload::ConnectionReset {
-                request: crate::network::Outstanding::ConsumerFetch { request_id },
-            } => {
-                if let Some(r) = self.consumer.requests.remove(&request_id) {
-                    self.emit(Event::ConsumerConnectionReset { target: r.target });
+                    self.late_result(ctx, request_id, ErrorCode::NETWORK_EXCEPTION, None);
                 }
             }
             Payload::ProduceResponse {
@@ -816,10 +780,68 @@ impl Sim {
                 base_offset,
                 last_offset,
             } => {
-                if let Some(&job) = self.producer.requests.get(&request_id) {
-                    self.producer_result(job, request_id, error, base_offset, last_offset);
+                if let Some(&job) = self.requests.get(&request_id) {
+                    self.result(ctx, job, request_id, error, base_offset, last_offset);
                 } else {
-                    self.producer_late_result(request_id, error, base_offset);
+                    self.late_result(ctx, request_id, error, base_offset);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Consumer {
+    /// KafkaConsumer.poll, once: one Fetch to the leader it is told of, from its position (the
+    /// log start offset before the first read, as auto.offset.reset=earliest).
+    pub(crate) fn on_consume(
+        &mut self,
+        ctx: &mut Ctx,
+        leader: Option<PartitionLeader>,
+        max_records: Option<u32>,
+        from_beginning: bool,
+    ) {
+        if from_beginning {
+            self.position = None;
+        }
+        let Some(leader) = leader else {
+            ctx.emit(Event::ConsumerLeaderNotAvailable { tp: ctx.tp.clone() });
+            return;
+        };
+        let offset = self.position.unwrap_or(leader.log_start_offset);
+        let request_id = ctx.next_request_id();
+        let max = max_records.unwrap_or(500);
+        self.requests.insert(
+            request_id,
+            ConsumerRequest {
+                max_records: max,
+                target: leader.broker,
+            },
+        );
+        ctx.send(
+            CONSUMER,
+            Node::Broker(leader.broker),
+            Payload::ConsumerFetch {
+                request_id,
+                offset,
+                max_records: max,
+            },
+        );
+    }
+
+    /// Whether `request_id` is a fetch the consumer still waits for.
+    pub(crate) fn awaits(&self, request_id: u64) -> bool {
+        self.requests.contains_key(&request_id)
+    }
+
+    /// A message to the consumer: the answer to its fetch, or the reset of its connection.
+    pub(crate) fn on_message(&mut self, ctx: &mut Ctx, payload: Payload) {
+        match payload {
+            Payload::ConnectionReset {
+                request: Outstanding::ConsumerFetch { request_id },
+            } => {
+                if let Some(r) = self.requests.remove(&request_id) {
+                    ctx.emit(Event::ConsumerConnectionReset { target: r.target });
                 }
             }
             Payload::ConsumerFetchResponse {
@@ -830,10 +852,138 @@ impl Sim {
                 log_end_offset,
                 ..
             } => {
-                if self.consumer.requests.remove(&request_id).is_none() {
+                if self.requests.remove(&request_id).is_none() {
                     return;
                 }
-                self.consumer_response(error, records, high_watermark, log_end_offset);
+                self.on_fetch_response(ctx, error, records, high_watermark, log_end_offset);
+            }
+            _ => {}
+        }
+    }
+
+    /// The answer to the consumer's fetch: the records move its position past the last one;
+    /// OFFSET_OUT_OF_RANGE moves it to the leader's log end.
+    fn on_fetch_response(
+        &mut self,
+        ctx: &mut Ctx,
+        error: ErrorCode,
+        records: Vec<crate::record::Record>,
+        hw: u64,
+        leo: u64,
+    ) {
+        let position = self.position.unwrap_or(0);
+        match error {
+            ErrorCode::NONE => {
+                for r in &records {
+                    if self.seen.len() < MAX_SEEN || self.seen.contains_key(&r.offset) {
+                        self.seen.insert(r.offset, (r.epoch, r.value.clone()));
+                    }
+                }
+                if let (Some(first), Some(last)) = (records.first(), records.last()) {
+                    let (first_offset, last_offset) = (first.offset, last.offset);
+                    self.position = Some(last_offset + 1);
+                    // The values moved out of the records (no copy of them).
+                    let mut values = Vec::with_capacity(records.len());
+                    for r in records {
+                        values.push(r.value);
+                    }
+                    ctx.emit(Event::ConsumerRead {
+                        first_offset,
+                        last_offset,
+                        values,
+                        position: last_offset + 1,
+                    });
+                } else {
+                    self.position = Some(position);
+                    ctx.emit(Event::ConsumerNoRecords {
+                        high_watermark: hw,
+                        position,
+                    });
+                }
+            }
+            ErrorCode::OFFSET_OUT_OF_RANGE => {
+                // The first and last offsets read at or past the log end (no Vec of them).
+                let mut gone = self.seen.range(leo..).map(|(o, _)| *o);
+                let first_gone = gone.next();
+                let last_gone = gone.next_back().or(first_gone);
+                let gone = first_gone.zip(last_gone);
+                self.position = Some(leo);
+                ctx.emit(Event::ConsumerOffsetOutOfRange {
+                    position,
+                    log_end_offset: leo,
+                    gone,
+                });
+            }
+            other => ctx.emit(Event::ConsumerError { error: other }),
+        }
+    }
+}
+
+/// What a client is told of the partition's leader, and the leader's log start offset (where
+/// a consumer with no position starts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PartitionLeader {
+    pub broker: BrokerId,
+    pub log_start_offset: u64,
+}
+
+/// The routing layer: the simulator delivers a client's input to its node, with a [`Ctx`]
+/// built from its own fields, and keeps the oracle that sees every log.
+///
+/// "Clients always know the current leader" is said here and only here: a real client
+/// learns the leader by a Metadata request (and KRaft brokers serve what the controller
+/// published); the playground hands each client call the controller's view of the
+/// partition's leader (and that broker's log start offset) as it is at that very moment, as
+/// if its metadata were refreshed instantly. No client reads another node.
+impl Sim {
+    /// The controller's view of the partition's leader, now.
+    fn client_leader(&self) -> Option<PartitionLeader> {
+        let broker = self.controller.partition.leader?;
+        Some(PartitionLeader {
+            broker,
+            log_start_offset: self.brokers[&broker].log.log_start_offset,
+        })
+    }
+
+    pub(crate) fn client_produce(&mut self, spec: &ProduceSpec) {
+        let mut ctx = node_ctx!(self);
+        self.producer.on_produce(&mut ctx, spec);
+    }
+
+    pub(crate) fn client_timer(&mut self, t: ClientTimer) {
+        let leader = self.controller.partition.leader;
+        let mut ctx = node_ctx!(self);
+        self.producer.on_timer(&mut ctx, leader, t);
+    }
+
+    pub(crate) fn producer_close_now(&mut self) {
+        let mut ctx = node_ctx!(self);
+        self.producer.on_close(&mut ctx);
+    }
+
+    pub(crate) fn client_consume(&mut self, max_records: Option<u32>, from_beginning: bool) {
+        let leader = self.client_leader();
+        let mut ctx = node_ctx!(self);
+        self.consumer
+            .on_consume(&mut ctx, leader, max_records, from_beginning);
+    }
+
+    /// Delivers a message to the client node it was sent to.
+    pub(crate) fn client_receive(&mut self, to: Node, payload: Payload) {
+        match to {
+            PRODUCER => {
+                let mut ctx = node_ctx!(self);
+                self.producer.on_message(&mut ctx, payload);
+            }
+            CONSUMER => {
+                // The oracle looks first, as a fetch response reaches the consumer's reader.
+                if let Payload::ConsumerFetchResponse { request_id, .. } = &payload {
+                    if self.consumer.awaits(*request_id) {
+                        self.consumer_check_rewritten();
+                    }
+                }
+                let mut ctx = node_ctx!(self);
+                self.consumer.on_message(&mut ctx, payload);
             }
             _ => {}
         }
@@ -841,7 +991,9 @@ impl Sim {
 
     /// The engine sees every log: it tells the consumer's reader when offsets it already read
     /// now hold other records on the leader (after an unclean election), even though a real
-    /// consumer would not notice until it read them again.
+    /// consumer would not notice until it read them again. An observer, not the consumer's
+    /// rule: it reads what the consumer node read (`Consumer::seen`) and the leader's log, and
+    /// remembers what it reported in the simulator (`Sim::consumer_rewrites_reported`).
     fn consumer_check_rewritten(&mut self) {
         let Some(leader) = self.controller.partition.leader else {
             return;
@@ -849,7 +1001,7 @@ impl Sim {
         let log = &self.brokers[&leader].log;
         let mut rewritten = vec![];
         for (&offset, (epoch, value)) in &self.consumer.seen {
-            if self.consumer.reported.contains(&offset) {
+            if self.consumer_rewrites_reported.contains(&offset) {
                 continue;
             }
             if let Some(r) = log.record_at(offset) {
@@ -865,7 +1017,7 @@ impl Sim {
         // Both lists in one loop (not two Vecs collected).
         let (mut now, mut read) = (Vec::new(), Vec::new());
         for (o, n, b) in rewritten {
-            self.consumer.reported.insert(o);
+            self.consumer_rewrites_reported.insert(o);
             now.push(n);
             read.push(b);
         }
@@ -876,70 +1028,296 @@ impl Sim {
             read,
         });
     }
-
-    fn consumer_response(
-        &mut self,
-        error: ErrorCode,
-        records: Vec<crate::record::Record>,
-        hw: u64,
-        leo: u64,
-    ) {
-        self.consumer_check_rewritten();
-        let position = self.consumer.position.unwrap_or(0);
-        match error {
-            ErrorCode::NONE => {
-                for r in &records {
-                    if self.consumer.seen.len() < MAX_SEEN
-                        || self.consumer.seen.contains_key(&r.offset)
-                    {
-                        self.consumer
-                            .seen
-                            .insert(r.offset, (r.epoch, r.value.clone()));
-                    }
-                }
-                if let (Some(first), Some(last)) = (records.first(), records.last()) {
-                    let (first_offset, last_offset) = (first.offset, last.offset);
-                    self.consumer.position = Some(last_offset + 1);
-                    // The values moved out of the records (no copy of them).
-                    let mut values = Vec::with_capacity(records.len());
-                    for r in records {
-                        values.push(r.value);
-                    }
-                    self.emit(Event::ConsumerRead {
-                        first_offset,
-                        last_offset,
-                        values,
-                        position: last_offset + 1,
-                    });
-                } else {
-                    self.consumer.position = Some(position);
-                    self.emit(Event::ConsumerNoRecords {
-                        high_watermark: hw,
-                        position,
-                    });
-                }
-            }
-            ErrorCode::OFFSET_OUT_OF_RANGE => {
-                // The first and last offsets read at or past the log end (no Vec of them).
-                let mut gone = self.consumer.seen.range(leo..).map(|(o, _)| *o);
-                let first_gone = gone.next();
-                let last_gone = gone.next_back().or(first_gone);
-                let gone = first_gone.zip(last_gone);
-                self.consumer.position = Some(leo);
-                self.emit(Event::ConsumerOffsetOutOfRange {
-                    position,
-                    log_end_offset: leo,
-                    gone,
-                });
-            }
-            other => self.emit(Event::ConsumerError { error: other }),
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::effect::Effect;
+    use crate::record::Record;
+    use crate::snapshot::Metrics;
+    use crate::types::TopicPartition;
+    use crate::Config;
+
+    /// What a node's handler gets besides its own state, over local values: one node is
+    /// driven alone and its effects are read back (openraft's engine tests).
+    struct Harness {
+        config: Config,
+        tp: TopicPartition,
+        metrics: Metrics,
+        next_request_id: u64,
+        effects: Vec<Effect>,
+    }
+
+    impl Harness {
+        fn new() -> Self {
+            Harness {
+                config: Config::default(),
+                tp: TopicPartition {
+                    topic: "orders".into(),
+                    partition: 0,
+                },
+                metrics: Metrics::default(),
+                next_request_id: 40,
+                effects: Vec::new(),
+            }
+        }
+
+        fn ctx(&mut self, now: TimeMs) -> Ctx<'_> {
+            Ctx {
+                now,
+                config: &self.config,
+                tp: &self.tp,
+                metrics: &mut self.metrics,
+                next_request_id: &mut self.next_request_id,
+                effects: &mut self.effects,
+            }
+        }
+
+        /// The effects pushed since the last call, in push order.
+        fn take(&mut self) -> Vec<Effect> {
+            std::mem::take(&mut self.effects)
+        }
+    }
+
+    fn producer_send(job: u64) -> Effect {
+        Effect::SetTimer {
+            at: 1_000,
+            scheduled: Scheduled::Client(ClientTimer::ProducerSend { job }),
+        }
+    }
+
+    #[test]
+    fn a_produce_sends_one_idempotent_batch_to_the_leader_it_is_told_of() {
+        // RecordAccumulator.drain: the batch gets the producer id, epoch and base sequence
+        // when it is first drained (setProducerState), and the sequence moves on by its
+        // record count; Sender then sends it to the partition's leader.
+        let mut h = Harness::new();
+        let mut p = Producer::default();
+        let spec = ProduceSpec {
+            values: vec!["a".into(), "b".into()],
+            ..ProduceSpec::default()
+        };
+        p.on_produce(&mut h.ctx(1_000), &spec);
+        assert_eq!(h.take(), vec![producer_send(0)], "a send at once");
+
+        p.on_timer(
+            &mut h.ctx(1_000),
+            Some(2),
+            ClientTimer::ProducerSend { job: 0 },
+        );
+        let deadline = 1_000 + request_deadline_ms(&h.config);
+        assert_eq!(
+            h.take(),
+            vec![
+                Effect::SetTimer {
+                    at: 1_000 + h.config.delivery_timeout_ms,
+                    scheduled: Scheduled::Client(ClientTimer::ProducerExpire { job: 0, batch: 0 }),
+                },
+                Effect::Send {
+                    from: PRODUCER,
+                    to: Node::Broker(2),
+                    payload: Payload::Produce {
+                        request_id: 40,
+                        acks: Acks::All,
+                        values: vec!["a".into(), "b".into()],
+                        timeout_ms: h.config.request_timeout_ms,
+                        producer: BatchProducer {
+                            producer_id: 0,
+                            producer_epoch: 0,
+                            base_sequence: 0,
+                        },
+                    },
+                },
+                Effect::SetTimer {
+                    at: deadline,
+                    scheduled: Scheduled::Client(ClientTimer::ProducerRequestTimeout {
+                        job: 0,
+                        request_id: 40,
+                    }),
+                },
+            ]
+        );
+        assert_eq!(h.next_request_id, 41);
+        assert_eq!(p.requests.get(&40), Some(&0));
+        assert_eq!(p.idempotence.next_sequence, 2);
+        let a = p.jobs[&0].current.as_ref().unwrap();
+        assert_eq!((a.request_id, a.target), (Some(40), Some(2)));
+    }
+
+    #[test]
+    fn with_no_leader_the_batch_waits_retry_backoff_without_a_retry() {
+        // Sender.sendProducerData: a partition with no known leader is not drained, and
+        // metadata is refreshed (here: the leader is asked again after retry.backoff.ms).
+        let mut h = Harness::new();
+        let mut p = Producer::default();
+        let spec = ProduceSpec {
+            values: vec!["a".into()],
+            ..ProduceSpec::default()
+        };
+        p.on_produce(&mut h.ctx(1_000), &spec);
+        h.take();
+        p.on_timer(
+            &mut h.ctx(1_000),
+            None,
+            ClientTimer::ProducerSend { job: 0 },
+        );
+        assert_eq!(
+            h.take(),
+            vec![
+                Effect::SetTimer {
+                    at: 1_000 + h.config.delivery_timeout_ms,
+                    scheduled: Scheduled::Client(ClientTimer::ProducerExpire { job: 0, batch: 0 }),
+                },
+                Effect::SetTimer {
+                    at: 1_000 + h.config.retry_backoff_ms,
+                    scheduled: Scheduled::Client(ClientTimer::ProducerSend { job: 0 }),
+                },
+            ]
+        );
+        let a = p.jobs[&0].current.as_ref().unwrap();
+        assert_eq!((a.request_id, a.retries_done, a.batch), (None, 0, None));
+        assert_eq!(h.next_request_id, 40, "no request id taken");
+    }
+
+    #[test]
+    fn not_enough_replicas_is_retried_after_retry_backoff() {
+        // SenderTest.testRetries: a retriable error with retries left re-enqueues the batch,
+        // which is sent again after retry.backoff.ms (Sender.canRetry, RecordAccumulator
+        // .reenqueue); its sequence is kept.
+        let mut h = Harness::new();
+        let mut p = producer(&[1]);
+        p.requests.insert(0, 0);
+        let now = 1_000;
+        p.on_message(
+            &mut h.ctx(now),
+            Payload::ProduceResponse {
+                request_id: 0,
+                error: ErrorCode::NOT_ENOUGH_REPLICAS,
+                base_offset: None,
+                last_offset: None,
+            },
+        );
+        assert_eq!(
+            h.take(),
+            vec![
+                Effect::Emit(Event::ProduceRetry {
+                    acks: Acks::All,
+                    tp: h.tp.clone(),
+                    attempts_left: 4,
+                    error: ErrorCode::NOT_ENOUGH_REPLICAS,
+                }),
+                Effect::SetTimer {
+                    at: now + h.config.retry_backoff_ms,
+                    scheduled: Scheduled::Client(ClientTimer::ProducerSend { job: 0 }),
+                },
+            ]
+        );
+        let a = p.jobs[&0].current.as_ref().unwrap();
+        assert_eq!(a.request_id, None);
+        assert_eq!(a.retries_done, 1);
+        assert_eq!(a.last_error, Some((ErrorCode::NOT_ENOUGH_REPLICAS, now)));
+        assert_eq!(
+            a.batch.unwrap().base_sequence,
+            0,
+            "the retry keeps its sequence"
+        );
+        assert!(p.requests.is_empty());
+        assert_eq!(h.metrics.record_retries, 1);
+        assert_eq!(h.metrics.produce_errors, 0);
+    }
+
+    fn record(offset: u64, value: &str) -> Record {
+        Record {
+            offset,
+            epoch: 3,
+            batch_base: offset,
+            value: value.into(),
+            producer_id: NO_PRODUCER_ID,
+            producer_epoch: crate::record::NO_PRODUCER_EPOCH,
+            sequence: NO_SEQUENCE,
+        }
+    }
+
+    #[test]
+    fn the_first_poll_fetches_from_the_log_start_offset_of_the_leader_it_is_told_of() {
+        // auto.offset.reset=earliest: with no position, the consumer starts at the log start.
+        let mut h = Harness::new();
+        let mut c = Consumer::default();
+        c.on_consume(&mut h.ctx(0), None, None, false);
+        assert_eq!(
+            h.take(),
+            vec![Effect::Emit(Event::ConsumerLeaderNotAvailable {
+                tp: h.tp.clone()
+            })]
+        );
+        assert!(c.requests.is_empty());
+        let leader = PartitionLeader {
+            broker: 3,
+            log_start_offset: 7,
+        };
+        c.on_consume(&mut h.ctx(0), Some(leader), Some(2), false);
+        assert_eq!(
+            h.take(),
+            vec![Effect::Send {
+                from: CONSUMER,
+                to: Node::Broker(3),
+                payload: Payload::ConsumerFetch {
+                    request_id: 40,
+                    offset: 7,
+                    max_records: 2,
+                },
+            }]
+        );
+        assert!(c.awaits(40));
+        assert_eq!(c.requests[&40].target, 3);
+    }
+
+    #[test]
+    fn a_fetch_response_moves_the_position_past_the_last_record() {
+        // FetcherTest.testFetchNormal: the records of the response are returned in order and
+        // the position moves to the offset after the last one.
+        let mut h = Harness::new();
+        let mut c = Consumer {
+            position: Some(3),
+            ..Consumer::default()
+        };
+        c.requests.insert(
+            9,
+            ConsumerRequest {
+                max_records: 500,
+                target: 1,
+            },
+        );
+        let response = |request_id| Payload::ConsumerFetchResponse {
+            request_id,
+            error: ErrorCode::NONE,
+            records: vec![record(3, "x"), record(4, "y")],
+            high_watermark: 5,
+            log_start_offset: 0,
+            log_end_offset: 6,
+        };
+        c.on_message(&mut h.ctx(0), response(9));
+        assert_eq!(
+            h.take(),
+            vec![Effect::Emit(Event::ConsumerRead {
+                first_offset: 3,
+                last_offset: 4,
+                values: vec!["x".into(), "y".into()],
+                position: 5,
+            })]
+        );
+        assert_eq!(c.position, Some(5));
+        assert_eq!(c.seen.get(&4), Some(&(3, "y".to_string())));
+        assert!(c.requests.is_empty());
+        c.on_message(&mut h.ctx(0), response(9));
+        assert_eq!(
+            h.take(),
+            vec![],
+            "a response it no longer waits for is ignored"
+        );
+        assert_eq!(c.position, Some(5));
+    }
 
     /// A producer with producer id 15, epoch 5 (as TransactionManagerTest's) and one job per
     /// batch of `counts` records, each with the next sequences (writeIdempotentBatchWithValue).

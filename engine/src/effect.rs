@@ -20,6 +20,7 @@ use crate::types::{BrokerId, Node, TimeMs, TopicPartition};
 
 /// One thing a handler asks for. Kept small: one inline payload, event or queue entry.
 #[derive(Debug)]
+#[cfg_attr(test, derive(PartialEq))] // Node tests assert the exact effects.
 pub(crate) enum Effect {
     /// Put `payload` on the wire from `from` to `to` (what `Sim::send` did at once: the cut
     /// check, the destination process check and the connection reset, the jitter draw).
@@ -48,7 +49,6 @@ pub(crate) enum Effect {
 /// call with [`node_ctx!`] from its own disjoint fields, so the node can be borrowed mutably
 /// beside it and reaches nothing else: not another node, the network, the queue or the
 /// generator.
-#[allow(dead_code)] // Until the first node takes one (step 4, under way).
 pub(crate) struct Ctx<'a> {
     pub now: TimeMs,
     pub config: &'a Config,
@@ -58,7 +58,6 @@ pub(crate) struct Ctx<'a> {
     pub effects: &'a mut Vec<Effect>,
 }
 
-#[allow(dead_code)]
 impl Ctx<'_> {
     /// Asks for `payload` to go from `from` to `to`.
     pub fn send(&mut self, from: Node, to: Node, payload: Payload) {
@@ -85,7 +84,6 @@ impl Ctx<'_> {
 }
 
 /// A [`Ctx`] from the simulator's fields: `node_ctx!(self)` inside `impl Sim`.
-#[allow(unused_macros)]
 macro_rules! node_ctx {
     ($sim:expr) => {
         $crate::effect::Ctx {
@@ -98,7 +96,6 @@ macro_rules! node_ctx {
         }
     };
 }
-#[allow(unused_imports)]
 pub(crate) use node_ctx;
 
 /// Timers that belong to one broker process.

@@ -161,6 +161,9 @@ pub struct Sim {
     pub(crate) next_request_id: u64,
     pub(crate) producer: Producer,
     pub(crate) consumer: Consumer,
+    /// The offsets whose rewrite the engine's oracle told the consumer's reader of
+    /// (`Sim::consumer_check_rewritten`): the simulator's memory, not the consumer's.
+    pub(crate) consumer_rewrites_reported: crate::vec_map::VecSet<u64>,
     pub(crate) trace: Trace,
     pub(crate) metrics: Metrics,
     /// The scenario's timeline, sorted by time; never changes, so clones share it.
@@ -187,7 +190,7 @@ pub struct Sim {
     pub(crate) invariant_state: crate::invariants::InvariantState,
     /// What the running handler asked for, applied in push order when it returns
     /// ([`Sim::flush_effects`]). Empty between entry points; one buffer, reused.
-    effects: Vec<Effect>,
+    pub(crate) effects: Vec<Effect>,
 }
 
 /// Written out, not derived: a derived `clone` is `#[inline]`, so each crate that clones a
@@ -211,6 +214,7 @@ impl Clone for Sim {
             next_request_id: self.next_request_id,
             producer: self.producer.clone(),
             consumer: self.consumer.clone(),
+            consumer_rewrites_reported: self.consumer_rewrites_reported.clone(),
             trace: self.trace.clone(),
             metrics: self.metrics.clone(),
             timeline: self.timeline.clone(),
@@ -302,6 +306,7 @@ impl Sim {
             next_request_id: 0,
             producer: Producer::default(),
             consumer: Consumer::default(),
+            consumer_rewrites_reported: Default::default(),
             trace: Trace::default(),
             metrics: Metrics::default(),
             timeline: timeline.into(),
@@ -862,7 +867,7 @@ impl Sim {
                 }
             }
             Node::Controller => self.controller_receive(msg.from, msg.payload),
-            Node::Client(_) => self.client_receive(msg.payload),
+            Node::Client(_) => self.client_receive(msg.to, msg.payload),
         }
         Some(ArrivalOutcome::Received)
     }
