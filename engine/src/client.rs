@@ -16,13 +16,14 @@
 //! and bumps its epoch locally, as Kafka's idempotent producer does (KIP-360).
 
 use crate::effect::{node_ctx, Ctx};
+use crate::effect::{ClientTimer, Scheduled};
 use crate::event::{Event, ProduceOutcome};
 use crate::log::BatchProducer;
 use crate::network::{Outstanding, Payload};
 use crate::producer_state::increment_sequence;
 use crate::record::{NO_PRODUCER_ID, NO_SEQUENCE};
 use crate::scenario::ProduceSpec;
-use crate::sim::{ClientTimer, Scheduled, Sim};
+use crate::sim::Sim;
 use crate::types::{Acks, BrokerId, ErrorCode, Node, TimeMs};
 use crate::vec_map::VecMap;
 

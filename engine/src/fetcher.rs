@@ -2,9 +2,10 @@
 //! follower; the response's records are appended as the leader wrote them; the follower's HW
 //! is min(leader HW, own LEO); a diverging epoch truncates the log (truncationOffset).
 
+use crate::effect::BrokerTimer;
 use crate::event::{Event, FetcherRemovedReason, TruncationReason};
 use crate::network::Payload;
-use crate::sim::{BrokerTimer, Role, Sim};
+use crate::sim::{Role, Sim};
 use crate::snapshot::TruncationRecord;
 use crate::types::{BrokerId, ErrorCode, Node, TimeMs};
 

@@ -10,7 +10,7 @@ use crate::vec_map::{VecMap, VecSet};
 
 use crate::controller::{BrokerRegistration, PartitionRegistration};
 use crate::record::Record;
-pub(crate) use crate::types::link;
+use crate::types::link;
 use crate::types::{Acks, BrokerId, ErrorCode, MessageKind, Node, TimeMs};
 
 /// The metadata a broker learns from the controller's metadata log.

@@ -6,12 +6,13 @@
 use crate::vec_map::VecMap;
 
 use crate::controller::PartitionRegistration;
+use crate::effect::BrokerTimer;
 use crate::event::{Event, OutOfSyncReplica};
 use crate::fetcher::FollowerState;
 use crate::log::BatchProducer;
 use crate::network::Payload;
 use crate::producer_state::ClientBatch;
-use crate::sim::{BrokerTimer, Role, Sim};
+use crate::sim::{Role, Sim};
 use crate::types::{ids_where, Acks, BrokerId, ErrorCode, Node, TimeMs};
 
 /// ReplicaState: what the leader knows of one follower.

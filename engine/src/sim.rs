@@ -13,7 +13,7 @@ use crate::client::{Consumer, Producer};
 use crate::config::Config;
 use crate::controller::{BrokerRegistration, Controller, PartitionRegistration};
 use crate::effect::Effect;
-pub use crate::effect::{BrokerTimer, ClientTimer, ControllerTimer, Scheduled};
+use crate::effect::{BrokerTimer, ControllerTimer, Scheduled};
 use crate::error::ScenarioError;
 use crate::event::{ElectionType, Event, Signal, SignalOutcome, Tool};
 use crate::fetcher::FollowerState;
@@ -325,7 +325,7 @@ impl Sim {
         };
         for link in &scenario.links {
             sim.network.latency_overrides.insert(
-                crate::network::link(link.a.node(), link.b.node()),
+                crate::types::link(link.a.node(), link.b.node()),
                 link.latency_ms,
             );
         }
@@ -696,7 +696,7 @@ impl Sim {
         let base = match self
             .network
             .latency_overrides
-            .get(&crate::network::link(from, to))
+            .get(&crate::types::link(from, to))
         {
             Some(&l) => l,
             None if from == Node::Controller || to == Node::Controller => {
@@ -1295,7 +1295,7 @@ impl Sim {
                 self.flush_effects(); // what was sent before the cut was checked before it
                 self.network
                     .cut
-                    .insert(crate::network::link(a.node(), b.node()));
+                    .insert(crate::types::link(a.node(), b.node()));
                 self.emit(Event::Link {
                     a: a.node(),
                     b: b.node(),
@@ -1306,7 +1306,7 @@ impl Sim {
                 self.flush_effects(); // what was sent before the heal was checked before it
                 self.network
                     .cut
-                    .remove(&crate::network::link(a.node(), b.node()));
+                    .remove(&crate::types::link(a.node(), b.node()));
                 self.emit(Event::Link {
                     a: a.node(),
                     b: b.node(),
