@@ -1036,49 +1036,13 @@ mod tests {
     use super::*;
     use crate::effect::Effect;
     use crate::record::Record;
-    use crate::snapshot::Metrics;
-    use crate::types::TopicPartition;
     use crate::Config;
 
-    /// What a node's handler gets besides its own state, over local values: one node is
-    /// driven alone and its effects are read back (openraft's engine tests).
-    struct Harness {
-        config: Config,
-        tp: TopicPartition,
-        metrics: Metrics,
-        next_request_id: u64,
-        effects: Vec<Effect>,
-    }
+    /// What a node's handler gets besides its own state, over local values.
+    type Harness = crate::effect::Locals;
 
-    impl Harness {
-        fn new() -> Self {
-            Harness {
-                config: Config::default(),
-                tp: TopicPartition {
-                    topic: "orders".into(),
-                    partition: 0,
-                },
-                metrics: Metrics::default(),
-                next_request_id: 40,
-                effects: Vec::new(),
-            }
-        }
-
-        fn ctx(&mut self, now: TimeMs) -> Ctx<'_> {
-            Ctx {
-                now,
-                config: &self.config,
-                tp: &self.tp,
-                metrics: &mut self.metrics,
-                next_request_id: &mut self.next_request_id,
-                effects: &mut self.effects,
-            }
-        }
-
-        /// The effects pushed since the last call, in push order.
-        fn take(&mut self) -> Vec<Effect> {
-            std::mem::take(&mut self.effects)
-        }
+    fn harness() -> Harness {
+        Harness::new(Config::default(), "orders", 40)
     }
 
     fn producer_send(job: u64) -> Effect {
@@ -1093,7 +1057,7 @@ mod tests {
         // RecordAccumulator.drain: the batch gets the producer id, epoch and base sequence
         // when it is first drained (setProducerState), and the sequence moves on by its
         // record count; Sender then sends it to the partition's leader.
-        let mut h = Harness::new();
+        let mut h = harness();
         let mut p = Producer::default();
         let spec = ProduceSpec {
             values: vec!["a".into(), "b".into()],
@@ -1150,7 +1114,7 @@ mod tests {
     fn with_no_leader_the_batch_waits_retry_backoff_without_a_retry() {
         // Sender.sendProducerData: a partition with no known leader is not drained, and
         // metadata is refreshed (here: the leader is asked again after retry.backoff.ms).
-        let mut h = Harness::new();
+        let mut h = harness();
         let mut p = Producer::default();
         let spec = ProduceSpec {
             values: vec!["a".into()],
@@ -1186,7 +1150,7 @@ mod tests {
         // SenderTest.testRetries: a retriable error with retries left re-enqueues the batch,
         // which is sent again after retry.backoff.ms (Sender.canRetry, RecordAccumulator
         // .reenqueue); its sequence is kept.
-        let mut h = Harness::new();
+        let mut h = harness();
         let mut p = producer(&[1]);
         p.requests.insert(0, 0);
         let now = 1_000;
@@ -1243,7 +1207,7 @@ mod tests {
     #[test]
     fn the_first_poll_fetches_from_the_log_start_offset_of_the_leader_it_is_told_of() {
         // auto.offset.reset=earliest: with no position, the consumer starts at the log start.
-        let mut h = Harness::new();
+        let mut h = harness();
         let mut c = Consumer::default();
         c.on_consume(&mut h.ctx(0), None, None, false);
         assert_eq!(
@@ -1278,7 +1242,7 @@ mod tests {
     fn a_fetch_response_moves_the_position_past_the_last_record() {
         // FetcherTest.testFetchNormal: the records of the response are returned in order and
         // the position moves to the offset after the last one.
-        let mut h = Harness::new();
+        let mut h = harness();
         let mut c = Consumer {
             position: Some(3),
             ..Consumer::default()

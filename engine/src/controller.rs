@@ -1316,17 +1316,12 @@ mod tests {
     use crate::effect::{ControllerTimer, Ctx, Effect, Scheduled};
     use crate::network::AlterPartitionResult;
     use crate::snapshot::Metrics;
-    use crate::types::TopicPartition;
 
-    /// The controller and the simulator's fields a [`Ctx`] borrows.
+    /// The controller, the time, and the simulator's fields a [`Ctx`] borrows.
     struct Harness {
         controller: Controller,
         now: TimeMs,
-        config: Config,
-        tp: TopicPartition,
-        metrics: Metrics,
-        next_request_id: u64,
-        effects: Vec<Effect>,
+        locals: crate::effect::Locals,
     }
 
     impl Harness {
@@ -1355,29 +1350,15 @@ mod tests {
             Harness {
                 controller: c,
                 now: 0,
-                config,
-                tp: TopicPartition {
-                    topic: "t".to_string(),
-                    partition: 0,
-                },
-                metrics: Metrics::default(),
-                next_request_id: 0,
-                effects: vec![],
+                locals: crate::effect::Locals::new(config, "t", 0),
             }
         }
 
         /// Runs `f` on the node with a Ctx at `self.now`; returns the effects it asked for.
         fn run(&mut self, f: impl FnOnce(&mut Controller, &mut Ctx<'_>)) -> Vec<Effect> {
-            let mut ctx = Ctx {
-                now: self.now,
-                config: &self.config,
-                tp: &self.tp,
-                metrics: &mut self.metrics,
-                next_request_id: &mut self.next_request_id,
-                effects: &mut self.effects,
-            };
+            let mut ctx = self.locals.ctx(self.now);
             f(&mut self.controller, &mut ctx);
-            std::mem::take(&mut self.effects)
+            self.locals.take()
         }
 
         /// Registration `b` as it stands.
@@ -1570,7 +1551,7 @@ mod tests {
             &[
                 Effect::Emit(Event::AlterPartitionIneligible {
                     broker: 1,
-                    tp: n.tp.clone(),
+                    tp: n.locals.tp.clone(),
                     ineligible: vec![(3, Ineligible::Fenced)],
                     isr: vec![1, 2, 3],
                 }),
@@ -1592,7 +1573,7 @@ mod tests {
         );
         assert_eq!(n.controller.partition, before);
         assert_eq!(n.controller.next_offset, 4);
-        assert_eq!(n.metrics, Metrics::default());
+        assert_eq!(n.locals.metrics, Metrics::default());
     }
 
     /// ReplicationControlManagerTest.testProcessExpiredBrokerHeartbeat (and
@@ -1631,7 +1612,7 @@ mod tests {
                     what: BrokerControl::SessionTimedOut,
                 }),
                 Effect::Emit(Event::NewLeader {
-                    tp: n.tp.clone(),
+                    tp: n.locals.tp.clone(),
                     leader: 2,
                     election: Some(ElectionKind::Clean),
                     leader_epoch: 1,
@@ -1649,7 +1630,10 @@ mod tests {
              partitionEpoch=1 [handleBrokerFenced[1]]"
         );
         assert_eq!(n.controller.elections, vec![(1, ElectionKind::Clean)]);
-        assert_eq!((n.metrics.elections, n.metrics.isr_shrinks), (1, 1));
+        assert_eq!(
+            (n.locals.metrics.elections, n.locals.metrics.isr_shrinks),
+            (1, 1)
+        );
         assert_eq!(n.controller.last_unclean_election_at, None);
     }
 
@@ -1678,7 +1662,7 @@ mod tests {
             &effects,
             &[
                 Effect::Emit(Event::NewLeader {
-                    tp: n.tp.clone(),
+                    tp: n.locals.tp.clone(),
                     leader: 3,
                     election: Some(ElectionKind::Unclean),
                     leader_epoch: 3,

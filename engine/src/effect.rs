@@ -83,6 +83,50 @@ impl Ctx<'_> {
     }
 }
 
+/// The simulator's fields a [`Ctx`] borrows, as local values: a unit test drives one node
+/// alone over them and reads back the effects it asked for (openraft's engine tests).
+#[cfg(test)]
+pub(crate) struct Locals {
+    pub config: Config,
+    pub tp: TopicPartition,
+    pub metrics: Metrics,
+    pub next_request_id: u64,
+    pub effects: Vec<Effect>,
+}
+
+#[cfg(test)]
+impl Locals {
+    /// Partition 0 of `topic`, no effects yet, request ids from `next_request_id`.
+    pub fn new(config: Config, topic: &str, next_request_id: u64) -> Locals {
+        Locals {
+            config,
+            tp: TopicPartition {
+                topic: topic.into(),
+                partition: 0,
+            },
+            metrics: Metrics::default(),
+            next_request_id,
+            effects: Vec::new(),
+        }
+    }
+
+    pub fn ctx(&mut self, now: TimeMs) -> Ctx<'_> {
+        Ctx {
+            now,
+            config: &self.config,
+            tp: &self.tp,
+            metrics: &mut self.metrics,
+            next_request_id: &mut self.next_request_id,
+            effects: &mut self.effects,
+        }
+    }
+
+    /// The effects pushed since the last call, in push order.
+    pub fn take(&mut self) -> Vec<Effect> {
+        std::mem::take(&mut self.effects)
+    }
+}
+
 /// A [`Ctx`] from the simulator's fields: `node_ctx!(self)` inside `impl Sim`.
 macro_rules! node_ctx {
     ($sim:expr) => {

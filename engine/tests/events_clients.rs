@@ -6,28 +6,17 @@
 
 use watermark_engine::event::{Level, ProduceOutcome, TraceKind};
 use watermark_engine::scenario::{AcksOrDefault, ProduceSpec};
-use watermark_engine::types::{Acks, ErrorCode, TopicPartition};
+use watermark_engine::types::{Acks, ErrorCode};
 use watermark_engine::{Action, Config, Event, Scenario, Sim};
 
-fn run(json: &str) -> Sim {
-    let scenario = Scenario::from_json(json).unwrap_or_else(|e| panic!("{e}"));
-    let sim = watermark_engine::run(&scenario, true).unwrap_or_else(|e| panic!("{e}"));
-    assert!(sim.violations().is_empty(), "{:?}", sim.violations());
-    sim
-}
+mod support;
+use support::{run, tp};
 
 /// The events of the run with their times, in order.
 fn events(sim: &Sim) -> Vec<(u64, Event)> {
     sim.trace_events()
         .map(|t| (t.time_ms, t.event().clone()))
         .collect()
-}
-
-fn rep0() -> TopicPartition {
-    TopicPartition {
-        topic: "rep".into(),
-        partition: 0,
-    }
 }
 
 fn strings(v: &[&str]) -> Vec<String> {
@@ -52,7 +41,7 @@ fn acks_all_with_too_few_in_sync_replicas_is_retried_then_fails_not_enough_repli
         vec![
             Event::ProduceRetry {
                 acks: Acks::All,
-                tp: rep0(),
+                tp: tp("rep"),
                 attempts_left: 0,
                 error: ErrorCode::NOT_ENOUGH_REPLICAS,
             },
@@ -193,7 +182,7 @@ fn an_expired_batch_is_a_timeout_result_with_its_age() {
                 acks: Acks::All,
                 outcome: ProduceOutcome::Expired {
                     records: 1,
-                    tp: rep0(),
+                    tp: tp("rep"),
                     elapsed_ms: 3000,
                 },
             }
@@ -317,7 +306,7 @@ fn the_consumer_without_a_leader() {
         .collect();
     assert_eq!(
         consumer,
-        vec![(2000, Event::ConsumerLeaderNotAvailable { tp: rep0() })]
+        vec![(2000, Event::ConsumerLeaderNotAvailable { tp: tp("rep") })]
     );
     let e = &consumer[0].1;
     assert_eq!((e.kind(), e.level()), (TraceKind::Consume, Level::Warn));
@@ -410,14 +399,14 @@ fn renderings_the_goldens_do_not_show_are_the_old_lines() {
         ),
         (
             Event::ProduceSucceededAfterExpiry {
-                tp: rep0(),
+                tp: tp("rep"),
                 base_offset: None,
             },
             "ProduceResponse returned SUCCEEDED for rep-0 after batch with base offset -1 had already been FAILED (the records are in the log, although the producer reported a TimeoutException)",
         ),
         (
             Event::ProduceSucceededAfterExpiry {
-                tp: rep0(),
+                tp: tp("rep"),
                 base_offset: Some(12),
             },
             "ProduceResponse returned SUCCEEDED for rep-0 after batch with base offset 12 had already been FAILED (the records are in the log, although the producer reported a TimeoutException)",

@@ -5,25 +5,14 @@
 
 use watermark_engine::event::{FetcherRemovedReason, TruncationReason};
 use watermark_engine::event::{Level, TraceKind};
-use watermark_engine::types::{ErrorCode, TopicPartition};
-use watermark_engine::{Event, Scenario, Sim};
+use watermark_engine::types::ErrorCode;
+use watermark_engine::{Event, Sim};
 
-fn run(json: &str) -> Sim {
-    let scenario = Scenario::from_json(json).unwrap_or_else(|e| panic!("{e}"));
-    let sim = watermark_engine::run(&scenario, true).unwrap_or_else(|e| panic!("{e}"));
-    assert!(sim.violations().is_empty(), "{:?}", sim.violations());
-    sim
-}
+mod support;
+use support::{run, tp};
 
 fn events(sim: &Sim) -> Vec<Event> {
     sim.trace_events().map(|e| e.event().clone()).collect()
-}
-
-fn tp(topic: &str) -> TopicPartition {
-    TopicPartition {
-        topic: topic.into(),
-        partition: 0,
-    }
 }
 
 #[test]
