@@ -346,6 +346,29 @@ impl Controller {
         }
     }
 
+    /// A broker of the scenario's cluster, registered and unfenced at time 0 (the cluster
+    /// as `Sim::new` starts it, already formed): its RegisterBrokerRecord, a heartbeat at
+    /// 0. Returns its broker epoch (the record's offset).
+    pub(crate) fn register_at_start(&mut self, id: BrokerId) -> i64 {
+        let epoch = self.append(
+            0,
+            "RegisterBrokerRecord",
+            format!("RegisterBrokerRecord(brokerId={id}, fenced=false)"),
+        ) as i64;
+        self.brokers.insert(
+            id,
+            BrokerRegistration {
+                epoch,
+                fenced: false,
+                in_controlled_shutdown: false,
+                incarnation: 0,
+                controlled_shutdown_offset: None,
+            },
+        );
+        self.last_heartbeat_ms.insert(id, 0);
+        epoch
+    }
+
     /// ClusterControlManager.isActive: registered, unfenced, not in controlled shutdown.
     pub fn is_active(&self, b: BrokerId) -> bool {
         self.brokers
@@ -1333,18 +1356,7 @@ mod tests {
                 config.min_insync_replicas,
             );
             for id in 1..=3 {
-                let epoch = c.append(0, "RegisterBrokerRecord", String::new()) as i64;
-                c.brokers.insert(
-                    id,
-                    BrokerRegistration {
-                        epoch,
-                        fenced: false,
-                        in_controlled_shutdown: false,
-                        incarnation: 0,
-                        controlled_shutdown_offset: None,
-                    },
-                );
-                c.last_heartbeat_ms.insert(id, 0);
+                c.register_at_start(id);
             }
             c.append(0, "TopicRecord", String::new());
             Harness {

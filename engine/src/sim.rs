@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use crate::client::{Consumer, Producer};
 use crate::config::Config;
-use crate::controller::{BrokerRegistration, Controller, PartitionRegistration};
+use crate::controller::{Controller, PartitionRegistration};
 use crate::effect::Effect;
 use crate::effect::{BrokerTimer, ControllerTimer, Scheduled};
 use crate::error::ScenarioError;
@@ -257,22 +257,7 @@ impl Sim {
         );
         let mut brokers = VecMap::new();
         for id in 1..=scenario.brokers {
-            let epoch = controller.append(
-                0,
-                "RegisterBrokerRecord",
-                format!("RegisterBrokerRecord(brokerId={id}, fenced=false)"),
-            ) as i64;
-            controller.brokers.insert(
-                id,
-                BrokerRegistration {
-                    epoch,
-                    fenced: false,
-                    in_controlled_shutdown: false,
-                    incarnation: 0,
-                    controlled_shutdown_offset: None,
-                },
-            );
-            controller.last_heartbeat_ms.insert(id, 0);
+            let epoch = controller.register_at_start(id);
             let mut b = Broker::new(id);
             b.broker_epoch = epoch;
             brokers.insert(id, b);
