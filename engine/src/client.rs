@@ -15,7 +15,7 @@
 //! producer id 0 and epoch 0 at once (the first id a new cluster's controller hands out),
 //! and bumps its epoch locally, as Kafka's idempotent producer does (KIP-360).
 
-use crate::effect::{node_ctx, Ctx};
+use crate::effect::Ctx;
 use crate::effect::{ClientTimer, Scheduled};
 use crate::event::{Event, ProduceOutcome};
 use crate::log::BatchProducer;
@@ -23,7 +23,6 @@ use crate::network::{Outstanding, Payload};
 use crate::producer_state::increment_sequence;
 use crate::record::{NO_PRODUCER_ID, NO_SEQUENCE};
 use crate::scenario::ProduceSpec;
-use crate::sim::Sim;
 use crate::types::{Acks, BrokerId, ErrorCode, Node, TimeMs};
 use crate::vec_map::VecMap;
 
@@ -926,109 +925,6 @@ impl Consumer {
 pub(crate) struct PartitionLeader {
     pub broker: BrokerId,
     pub log_start_offset: u64,
-}
-
-/// The routing layer: the simulator delivers a client's input to its node, with a [`Ctx`]
-/// built from its own fields, and keeps the oracle that sees every log.
-///
-/// "Clients always know the current leader" is said here and only here: a real client
-/// learns the leader by a Metadata request (and KRaft brokers serve what the controller
-/// published); the playground hands each client call the controller's view of the
-/// partition's leader (and that broker's log start offset) as it is at that very moment, as
-/// if its metadata were refreshed instantly. No client reads another node.
-impl Sim {
-    /// The controller's view of the partition's leader, now.
-    fn client_leader(&self) -> Option<PartitionLeader> {
-        let broker = self.controller.partition.leader?;
-        Some(PartitionLeader {
-            broker,
-            log_start_offset: self.brokers[&broker].log.log_start_offset,
-        })
-    }
-
-    pub(crate) fn client_produce(&mut self, spec: &ProduceSpec) {
-        let mut ctx = node_ctx!(self);
-        self.producer.on_produce(&mut ctx, spec);
-    }
-
-    pub(crate) fn client_timer(&mut self, t: ClientTimer) {
-        let leader = self.controller.partition.leader;
-        let mut ctx = node_ctx!(self);
-        self.producer.on_timer(&mut ctx, leader, t);
-    }
-
-    pub(crate) fn producer_close_now(&mut self) {
-        let mut ctx = node_ctx!(self);
-        self.producer.on_close(&mut ctx);
-    }
-
-    pub(crate) fn client_consume(&mut self, max_records: Option<u32>, from_beginning: bool) {
-        let leader = self.client_leader();
-        let mut ctx = node_ctx!(self);
-        self.consumer
-            .on_consume(&mut ctx, leader, max_records, from_beginning);
-    }
-
-    /// Delivers a message to the client node it was sent to.
-    pub(crate) fn client_receive(&mut self, to: Node, payload: Payload) {
-        match to {
-            PRODUCER => {
-                let mut ctx = node_ctx!(self);
-                self.producer.on_message(&mut ctx, payload);
-            }
-            CONSUMER => {
-                // The oracle looks first, as a fetch response reaches the consumer's reader.
-                if let Payload::ConsumerFetchResponse { request_id, .. } = &payload {
-                    if self.consumer.awaits(*request_id) {
-                        self.consumer_check_rewritten();
-                    }
-                }
-                let mut ctx = node_ctx!(self);
-                self.consumer.on_message(&mut ctx, payload);
-            }
-            _ => {}
-        }
-    }
-
-    /// The engine sees every log: it tells the consumer's reader when offsets it already read
-    /// now hold other records on the leader (after an unclean election), even though a real
-    /// consumer would not notice until it read them again. An observer, not the consumer's
-    /// rule: it reads what the consumer node read (`Consumer::seen`) and the leader's log, and
-    /// remembers what it reported in the simulator (`Sim::consumer_rewrites_reported`).
-    fn consumer_check_rewritten(&mut self) {
-        let Some(leader) = self.controller.partition.leader else {
-            return;
-        };
-        let log = &self.brokers[&leader].log;
-        let mut rewritten = vec![];
-        for (&offset, (epoch, value)) in &self.consumer.seen {
-            if self.consumer_rewrites_reported.contains(&offset) {
-                continue;
-            }
-            if let Some(r) = log.record_at(offset) {
-                if r.epoch != *epoch || r.value != *value {
-                    rewritten.push((offset, r.value.clone(), value.clone()));
-                }
-            }
-        }
-        if rewritten.is_empty() {
-            return;
-        }
-        let (first, last) = (rewritten[0].0, rewritten[rewritten.len() - 1].0);
-        // Both lists in one loop (not two Vecs collected).
-        let (mut now, mut read) = (Vec::new(), Vec::new());
-        for (o, n, b) in rewritten {
-            self.consumer_rewrites_reported.insert(o);
-            now.push(n);
-            read.push(b);
-        }
-        self.emit(Event::ConsumerReadRewritten {
-            first_offset: first,
-            last_offset: last,
-            now,
-            read,
-        });
-    }
 }
 
 #[cfg(test)]

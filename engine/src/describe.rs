@@ -2,18 +2,18 @@
 
 use std::fmt::Write;
 
-use crate::sim::Sim;
-use crate::types::{BrokerId, Ids};
+use crate::broker::Broker;
+use crate::controller::PartitionRegistration;
+use crate::log::ReplicaLog;
+use crate::process::Process;
+use crate::types::{BrokerId, Ids, TopicPartition};
+use crate::vec_map::VecMap;
 
 /// `kafka-topics.sh --describe`, one partition line, as the controller's metadata says.
 /// Written into one String (not a String per field joined after): the snapshot builds it
 /// every frame, and the joined form was twice the code.
-pub fn describe_line(sim: &Sim) -> String {
-    let p = &sim.controller.partition;
-    let mut out = format!(
-        "Topic: {} Partition: {} Leader: ",
-        sim.tp.topic, sim.tp.partition
-    );
+pub fn describe_line(tp: &TopicPartition, p: &PartitionRegistration) -> String {
+    let mut out = format!("Topic: {} Partition: {} Leader: ", tp.topic, tp.partition);
     match p.leader {
         Some(l) => {
             let _ = write!(out, "{l}");
@@ -41,52 +41,58 @@ pub fn describe_line(sim: &Sim) -> String {
 /// ListOffsets gets OFFSET_NOT_AVAILABLE, so the end offset a tool prints never goes
 /// backwards across a leader change. A broker that does not know yet that it leads answers
 /// NOT_LEADER_OR_FOLLOWER. Both are retriable: the tool retries until it gets an offset.
-pub fn offsets_line(sim: &Sim) -> String {
-    let Some(b) = sim
-        .controller
-        .partition
+pub(crate) fn offsets_line(
+    tp: &TopicPartition,
+    p: &PartitionRegistration,
+    brokers: &VecMap<BrokerId, Broker>,
+    processes: &VecMap<BrokerId, Process>,
+) -> String {
+    let Some(b) = p
         .leader
-        .and_then(|l| sim.brokers.get(&l))
-        .filter(|b| b.process.is_up())
+        .and_then(|l| brokers.get(&l))
+        .filter(|b| processes[&b.id].is_up())
     else {
-        return format!("kafka-get-offsets.sh: LEADER_NOT_AVAILABLE for {}", sim.tp);
+        return format!("kafka-get-offsets.sh: LEADER_NOT_AVAILABLE for {tp}");
     };
-    let hw = b.log.high_watermark;
-    match b.leader_state() {
+    let hw = b.log().high_watermark;
+    match b.partition.leader_state() {
         Some(l) if l.epoch_start_offset > hw => format!(
             "kafka-get-offsets.sh: OFFSET_NOT_AVAILABLE for {}: the high watermark ({hw}) of leader {} at leader epoch {} is lagging behind the start offset from the beginning of this epoch ({}); the tool retries",
-            sim.tp, b.id, l.leader_epoch, l.epoch_start_offset
+            tp, b.id, l.leader_epoch, l.epoch_start_offset
         ),
-        Some(_) => format!("{}:{}:{}", sim.tp.topic, sim.tp.partition, hw),
+        Some(_) => format!("{}:{}:{}", tp.topic, tp.partition, hw),
         None => format!(
             "kafka-get-offsets.sh: NOT_LEADER_OR_FOLLOWER for {}: broker {} has not applied its leadership yet; the tool retries",
-            sim.tp, b.id
+            tp, b.id
         ),
     }
 }
 
-fn replica_brokers(sim: &Sim) -> Vec<BrokerId> {
-    crate::sort::sorted_ids(&sim.controller.partition.replicas)
-}
-
 /// Each replica's leader-epoch-checkpoint joined on one line: `broker 2: 0 2 0 0 1 10`.
-pub fn epoch_lines(sim: &Sim) -> Vec<String> {
+pub(crate) fn epoch_lines(
+    replicas: &[BrokerId],
+    brokers: &VecMap<BrokerId, Broker>,
+) -> Vec<String> {
     let mut out = vec![];
-    for b in replica_brokers(sim) {
+    for b in crate::sort::sorted_ids(replicas) {
         out.push(format!(
             "broker {b}: {}",
-            sim.brokers[&b].log.epoch_cache.checkpoint_line()
+            brokers[&b].log().epoch_cache.checkpoint_line()
         ));
     }
     out
 }
 
 /// Each replica's replication-offset-checkpoint entry: `broker 1: rep 0 18`.
-pub fn hw_checkpoint_lines(sim: &Sim) -> Vec<String> {
+pub(crate) fn hw_checkpoint_lines(
+    tp: &TopicPartition,
+    replicas: &[BrokerId],
+    brokers: &VecMap<BrokerId, Broker>,
+) -> Vec<String> {
     let mut out = vec![];
-    for b in replica_brokers(sim) {
-        out.push(match sim.brokers[&b].log.hw_checkpoint {
-            Some(hw) => format!("broker {b}: {} {} {hw}", sim.tp.topic, sim.tp.partition),
+    for b in crate::sort::sorted_ids(replicas) {
+        out.push(match brokers[&b].log().hw_checkpoint {
+            Some(hw) => format!("broker {b}: {} {} {hw}", tp.topic, tp.partition),
             None => format!("broker {b}: (no replication-offset-checkpoint)"),
         });
     }
@@ -94,17 +100,20 @@ pub fn hw_checkpoint_lines(sim: &Sim) -> Vec<String> {
 }
 
 /// `kafka-dump-log.sh --print-data-log`, shortened: batches (with their producer id, epoch
-/// and sequences) and their records.
-pub fn dump_log_lines(sim: &Sim, broker: BrokerId) -> Vec<String> {
-    let Some(b) = sim.brokers.get(&broker) else {
+/// and sequences) and their records, of broker `broker`'s `log` (none: no such broker).
+pub(crate) fn dump_log_lines(
+    tp: &TopicPartition,
+    broker: BrokerId,
+    log: Option<&ReplicaLog>,
+) -> Vec<String> {
+    let Some(log) = log else {
         return vec![];
     };
     let mut out = vec![format!(
-        "broker {broker} log ({}, log end offset {}):",
-        sim.tp,
-        b.log.log_end_offset()
+        "broker {broker} log ({tp}, log end offset {}):",
+        log.log_end_offset()
     )];
-    let records = &b.log.records;
+    let records = &log.records;
     let mut i = 0;
     while i < records.len() {
         let base = records[i].batch_base;
@@ -137,8 +146,9 @@ pub fn dump_log_lines(sim: &Sim, broker: BrokerId) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    use crate::partition::Role;
     use crate::scenario::Scenario;
-    use crate::sim::{Role, Sim};
+    use crate::sim::Sim;
 
     #[test]
     fn a_new_leader_whose_hw_is_behind_its_epoch_start_answers_offset_not_available() {
@@ -151,22 +161,27 @@ mod tests {
         .expect("scenario");
         let mut sim = Sim::new(&s).expect("sim");
         sim.advance_to(2_000);
-        assert_eq!(super::offsets_line(&sim), "rep:0:5");
-        let b = sim.brokers.get_mut(&1).expect("b1");
+        assert_eq!(sim.offsets_line(), "rep:0:5");
+        let b = &mut sim.brokers.get_mut(&1).expect("b1").partition;
         b.log.high_watermark = 2;
         if let Role::Leader(l) = &mut b.role {
             l.epoch_start_offset = 5;
         }
-        let line = super::offsets_line(&sim);
+        let line = sim.offsets_line();
         assert!(
             line.starts_with("kafka-get-offsets.sh: OFFSET_NOT_AVAILABLE for rep-0")
                 && line.contains("high watermark (2)")
                 && line.contains("(5)"),
             "{line}"
         );
-        sim.brokers.get_mut(&1).expect("b1").log.high_watermark = 5;
+        sim.brokers
+            .get_mut(&1)
+            .expect("b1")
+            .partition
+            .log
+            .high_watermark = 5;
         assert_eq!(
-            super::offsets_line(&sim),
+            sim.offsets_line(),
             "rep:0:5",
             "at the epoch start it answers"
         );

@@ -15,7 +15,7 @@
 use crate::config::Config;
 use crate::event::Event;
 use crate::network::Payload;
-use crate::snapshot::Metrics;
+use crate::snapshot::{Metrics, TruncationRecord};
 use crate::types::{BrokerId, Node, TimeMs, TopicPartition};
 
 /// One thing a handler asks for. Kept small: one inline payload, event or queue entry.
@@ -41,6 +41,43 @@ pub(crate) enum Effect {
     },
     /// Record `Event` in the trace, at the time it is applied (the handler's time).
     Emit(Event),
+    /// Tell the simulator's observers what happened in a node (the committed history, the
+    /// invariants, the truncations the view draws), at this point among the other effects.
+    /// Observers read and record; nothing of a node changes.
+    Observe(Observation),
+    /// Broker `broker`'s process exits after a controlled shutdown (its last act): the
+    /// simulator ends the process, as the kernel does.
+    Exit { broker: BrokerId },
+}
+
+/// What a node tells the simulator's observers (an [`Effect::Observe`]).
+#[derive(Debug)]
+#[cfg_attr(test, derive(PartialEq))]
+pub(crate) enum Observation {
+    /// `broker` became leader at `leader_epoch` (Partition.makeLeader): does its log hold
+    /// every committed record? `recovering`: the registration's LeaderRecoveryState is
+    /// RECOVERING (an unclean election chose it).
+    NewLeader {
+        broker: BrokerId,
+        leader_epoch: i32,
+        recovering: bool,
+    },
+    /// `broker`, leading at `leader_epoch`, raised its HW to `high_watermark`: the records
+    /// below it are committed if the controller recognises this leadership.
+    HighWatermark {
+        broker: BrokerId,
+        leader_epoch: i32,
+        high_watermark: u64,
+    },
+    /// `broker` appended offsets `first..=last` as leader (an idempotent batch appears in a
+    /// leader's log at most once).
+    LeaderAppend {
+        broker: BrokerId,
+        first: u64,
+        last: u64,
+    },
+    /// A replica's log was truncated (kept for the view to show the records falling away).
+    Truncated(TruncationRecord),
 }
 
 /// What a node's handler has besides its own state (issue 13, step 4): the time, the
@@ -69,9 +106,29 @@ impl Ctx<'_> {
         self.effects.push(Effect::SetTimer { at, scheduled });
     }
 
+    /// Asks for `scheduled` to be queued at a phase drawn, when applied, in
+    /// `0..=max_phase` after now (a periodic task's first run at a process's start).
+    pub fn set_timer_with_phase(&mut self, max_phase: TimeMs, scheduled: Scheduled) {
+        self.effects.push(Effect::SetTimerWithPhase {
+            at: self.now,
+            max_phase,
+            scheduled,
+        });
+    }
+
     /// Records what happened, now.
     pub fn emit(&mut self, event: Event) {
         self.effects.push(Effect::Emit(event));
+    }
+
+    /// Tells the simulator's observers what happened, at this point among the effects.
+    pub fn observe(&mut self, observation: Observation) {
+        self.effects.push(Effect::Observe(observation));
+    }
+
+    /// Broker `broker`'s process exits (the end of a controlled shutdown).
+    pub fn exit(&mut self, broker: BrokerId) {
+        self.effects.push(Effect::Exit { broker });
     }
 
     /// A fresh id for a request (a correlation id) or a proposal, from the one counter the

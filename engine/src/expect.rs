@@ -212,7 +212,7 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
         check(
             "describe".into(),
             d.clone(),
-            crate::describe::describe_line(sim),
+            crate::describe::describe_line(&sim.tp, &sim.controller.partition),
         );
     }
     if let Some(l) = e.leader {
@@ -243,7 +243,7 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
             Some(b) => format!("broker {b}"),
             None => "the leader".to_string(),
         };
-        let log = who.and_then(|b| sim.brokers.get(&b)).map(|b| &b.log);
+        let log = who.and_then(|b| sim.brokers.get(&b)).map(|b| b.log());
         let missing = || match who {
             None => "no leader".to_string(),
             Some(b) => format!("no broker {b}"),
@@ -258,11 +258,7 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
         }
     }
     if let Some(o) = &e.offsets {
-        check(
-            "offsets".into(),
-            o.clone(),
-            crate::describe::offsets_line(sim),
-        );
+        check("offsets".into(), o.clone(), sim.offsets_line());
     }
     let losses = sim.losses();
     if let Some(loss) = e.loss {

@@ -1,33 +1,29 @@
 //! The follower side: ReplicaFetcherThread / AbstractFetcherThread. One fetch in flight per
 //! follower; the response's records are appended as the leader wrote them; the follower's HW
 //! is min(leader HW, own LEO); a diverging epoch truncates the log (truncationOffset).
+//!
+//! The [`ReplicaFetcher`] is the broker's fetcher thread: it keeps the counter its fetch ids
+//! and timer generations come from, and drives the follower's [`Partition`] (its log and
+//! [`FollowerState`]), which the broker passes in with the [`Host`] it runs on.
 
-use crate::effect::BrokerTimer;
+use crate::effect::{BrokerTimer, Ctx, Observation};
 use crate::event::{Event, FetcherRemovedReason, TruncationReason};
 use crate::network::Payload;
-use crate::sim::{Role, Sim};
+use crate::partition::{FollowerState, Host, Partition, Role};
 use crate::snapshot::TruncationRecord;
-use crate::types::{BrokerId, ErrorCode, Node, TimeMs};
+use crate::types::{BrokerId, ErrorCode, Node};
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FollowerState {
-    pub leader: Option<BrokerId>,
-    pub leader_epoch: i32,
-    pub partition_epoch: i32,
-    /// The fetch in flight, if any (fetch id).
-    pub in_flight_fetch: Option<u64>,
-    /// Guards SendFetch timers: only the newest generation sends.
-    pub generation: u64,
-    /// replica.fetch.backoff.ms after an error.
-    pub backing_off_until: Option<TimeMs>,
-    /// Out of the fetcher: fenced by the leader at this leader epoch
-    /// (AbstractFetcherThread.markPartitionFailed), or removed during controlled shutdown. No
-    /// more fetches until metadata brings a new leader epoch.
-    pub failed: bool,
+/// A broker's replica fetcher (ReplicaFetcherThread): what it keeps across the partitions
+/// it follows and across leaders.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReplicaFetcher {
+    /// Counter for fetch ids and timer generations (never reset, not even by a restart, so
+    /// an id is never reused).
+    pub fetch_generation: u64,
+    /// Extra time each fetch takes on this broker (a slow disk or a busy machine): the next
+    /// fetch after a response waits this long.
+    pub slow_ms: u64,
 }
-
-/// Most truncations remembered for the snapshot.
-pub const MAX_TRUNCATIONS: usize = 100;
 
 /// AbstractFetcherThread.getOffsetTruncationState for a diverging epoch from the leader.
 /// `follower_end_offset_for` is the follower's LeaderEpochFileCache.endOffsetFor for the
@@ -64,124 +60,112 @@ pub fn truncation_offset(
     }
 }
 
-impl Sim {
-    fn follower_mut(&mut self, b: BrokerId) -> Option<&mut FollowerState> {
-        match &mut self.brokers.get_mut(&b)?.role {
-            Role::Follower(f) => Some(f),
-            _ => None,
-        }
+impl ReplicaFetcher {
+    fn next_generation(&mut self) -> u64 {
+        self.fetch_generation += 1;
+        self.fetch_generation
     }
 
     /// The fetcher is (re)pointed at the leader: ReplicaManager.initialFetchOffset, then fetch.
-    pub(crate) fn fetcher_start(&mut self, b: BrokerId) {
-        let broker = &mut self.brokers[&b];
+    pub(crate) fn start(&mut self, ctx: &mut Ctx, host: &Host, partition: &mut Partition) {
+        let log = &mut partition.log;
         // A log with no epoch information cannot use the leader's divergence check: it is
         // truncated to its HW first (the TRUNCATING state).
-        if broker.log.epoch_cache.entries.is_empty()
-            && broker.log.log_end_offset() > broker.log.high_watermark
-        {
-            let hw = broker.log.high_watermark;
-            if let Some(t) = broker.log.truncate_to(hw) {
-                self.record_truncation(b, t, None);
+        if log.epoch_cache.entries.is_empty() && log.log_end_offset() > log.high_watermark {
+            let hw = log.high_watermark;
+            if let Some(t) = log.truncate_to(hw) {
+                record_truncation(ctx, host.id, t, None);
             }
         }
-        let generation = self.next_generation(b);
-        if let Some(f) = self.follower_mut(b) {
+        let generation = self.next_generation();
+        if let Role::Follower(f) = &mut partition.role {
             f.in_flight_fetch = None;
             f.generation = generation;
             f.backing_off_until = None;
         }
-        self.schedule_broker_timer(b, 0, BrokerTimer::SendFetch { generation });
+        host.set_timer(ctx, 0, BrokerTimer::SendFetch { generation });
     }
 
-    fn next_generation(&mut self, b: BrokerId) -> u64 {
-        let broker = &mut self.brokers[&b];
-        broker.fetch_generation += 1;
-        broker.fetch_generation
-    }
-
-    fn fetcher_schedule(&mut self, b: BrokerId, delay: u64) {
-        let generation = self.next_generation(b);
-        let now = self.now;
-        if let Some(f) = self.follower_mut(b) {
-            f.generation = generation;
-            f.backing_off_until = (delay > 0).then_some(now + delay);
-        }
-        self.schedule_broker_timer(b, delay, BrokerTimer::SendFetch { generation });
+    fn schedule(&mut self, ctx: &mut Ctx, host: &Host, f: &mut FollowerState, delay: u64) {
+        let generation = self.next_generation();
+        f.generation = generation;
+        f.backing_off_until = (delay > 0).then_some(ctx.now + delay);
+        host.set_timer(ctx, delay, BrokerTimer::SendFetch { generation });
     }
 
     /// RemoteLeaderEndPoint.buildFetch and send.
-    pub(crate) fn fetcher_send_fetch(&mut self, b: BrokerId, generation: u64) {
-        let broker = &self.brokers[&b];
-        let Role::Follower(f) = &broker.role else {
+    pub(crate) fn send_fetch(
+        &mut self,
+        ctx: &mut Ctx,
+        host: &Host,
+        partition: &mut Partition,
+        generation: u64,
+    ) {
+        let Role::Follower(f) = &mut partition.role else {
             return;
         };
         if f.generation != generation || f.in_flight_fetch.is_some() || f.failed {
             return;
         }
         let Some(leader) = f.leader else { return };
-        let payload_base = (
-            broker.broker_epoch,
-            broker.log.log_end_offset(),
-            broker.log.log_start_offset,
-            f.leader_epoch,
-            broker.log.epoch_cache.latest_epoch(),
-        );
-        let fetch_id = self.next_generation(b);
-        if let Some(f) = self.follower_mut(b) {
-            f.in_flight_fetch = Some(fetch_id);
-            f.backing_off_until = None;
-        }
-        let (
-            broker_epoch,
-            fetch_offset,
-            log_start_offset,
-            current_leader_epoch,
-            last_fetched_epoch,
-        ) = payload_base;
-        self.send(
-            Node::Broker(b),
+        let log = &partition.log;
+        let fetch_id = self.next_generation();
+        f.in_flight_fetch = Some(fetch_id);
+        f.backing_off_until = None;
+        ctx.send(
+            Node::Broker(host.id),
             Node::Broker(leader),
             Payload::Fetch {
                 fetch_id,
-                replica_id: b,
-                broker_epoch,
-                fetch_offset,
-                log_start_offset,
-                current_leader_epoch,
-                last_fetched_epoch,
+                replica_id: host.id,
+                broker_epoch: host.broker_epoch,
+                fetch_offset: log.log_end_offset(),
+                log_start_offset: log.log_start_offset,
+                current_leader_epoch: f.leader_epoch,
+                last_fetched_epoch: log.epoch_cache.latest_epoch(),
             },
         );
-        self.schedule_broker_timer(
-            b,
-            self.config.replica_socket_timeout_ms,
+        host.set_timer(
+            ctx,
+            ctx.config.replica_socket_timeout_ms,
             BrokerTimer::FetchTimeout { fetch_id },
         );
     }
 
     /// No response within replica.socket.timeout.ms: the request failed; back off and retry.
-    pub(crate) fn fetcher_timeout(&mut self, b: BrokerId, fetch_id: u64) {
-        let Some(f) = self.follower_mut(b) else {
+    pub(crate) fn on_timeout(
+        &mut self,
+        ctx: &mut Ctx,
+        host: &Host,
+        partition: &mut Partition,
+        fetch_id: u64,
+    ) {
+        let Role::Follower(f) = &mut partition.role else {
             return;
         };
         if f.in_flight_fetch != Some(fetch_id) {
             return;
         }
         f.in_flight_fetch = None;
-        let leader = f.leader;
-        self.emit(Event::FetchTimedOut {
-            broker: b,
-            leader,
-            replica_socket_timeout_ms: self.config.replica_socket_timeout_ms,
+        ctx.emit(Event::FetchTimedOut {
+            broker: host.id,
+            leader: f.leader,
+            replica_socket_timeout_ms: ctx.config.replica_socket_timeout_ms,
         });
-        self.fetcher_schedule(b, self.config.replica_fetch_backoff_ms);
+        self.schedule(ctx, host, f, ctx.config.replica_fetch_backoff_ms);
     }
 
     /// ReplicaFetcherManager.removeFetcherForPartitions: this follower stops fetching until
     /// metadata with a new leader epoch starts it again.
-    pub(crate) fn fetcher_stop(&mut self, b: BrokerId, reason: FetcherRemovedReason) {
-        let generation = self.next_generation(b);
-        let Some(f) = self.follower_mut(b) else {
+    pub(crate) fn stop(
+        &mut self,
+        ctx: &mut Ctx,
+        host: &Host,
+        partition: &mut Partition,
+        reason: FetcherRemovedReason,
+    ) {
+        let generation = self.next_generation();
+        let Role::Follower(f) = &mut partition.role else {
             return;
         };
         if f.failed {
@@ -191,9 +175,9 @@ impl Sim {
         f.in_flight_fetch = None;
         f.generation = generation;
         f.backing_off_until = None;
-        self.emit(Event::FetcherRemoved {
-            broker: b,
-            tp: self.tp.clone(),
+        ctx.emit(Event::FetcherRemoved {
+            broker: host.id,
+            tp: ctx.tp.clone(),
             reason,
         });
     }
@@ -201,8 +185,15 @@ impl Sim {
     /// The connection to the leader was reset (its process is gone): the fetch fails as a
     /// network error does (ReplicaFetcherThread: "Error in response for fetch request" with
     /// an IOException), and is retried after replica.fetch.backoff.ms.
-    pub(crate) fn fetcher_disconnected(&mut self, b: BrokerId, from: Node, fetch_id: u64) {
-        let Some(f) = self.follower_mut(b) else {
+    pub(crate) fn on_disconnected(
+        &mut self,
+        ctx: &mut Ctx,
+        host: &Host,
+        partition: &mut Partition,
+        from: Node,
+        fetch_id: u64,
+    ) {
+        let Role::Follower(f) = &mut partition.role else {
             return;
         };
         if f.in_flight_fetch != Some(fetch_id) || f.leader.map(Node::Broker) != Some(from) {
@@ -210,12 +201,22 @@ impl Sim {
         }
         f.in_flight_fetch = None;
         let leader = f.leader.unwrap_or(0);
-        self.emit(Event::FetchDisconnected { broker: b, leader });
-        self.fetcher_schedule(b, self.config.replica_fetch_backoff_ms);
+        ctx.emit(Event::FetchDisconnected {
+            broker: host.id,
+            leader,
+        });
+        self.schedule(ctx, host, f, ctx.config.replica_fetch_backoff_ms);
     }
 
     /// AbstractFetcherThread.processFetchRequest for our one partition.
-    pub(crate) fn fetcher_handle_response(&mut self, b: BrokerId, from: Node, payload: Payload) {
+    pub(crate) fn on_response(
+        &mut self,
+        ctx: &mut Ctx,
+        host: &Host,
+        partition: &mut Partition,
+        from: Node,
+        payload: Payload,
+    ) {
         let Payload::FetchResponse {
             fetch_id,
             error,
@@ -228,7 +229,7 @@ impl Sim {
         else {
             return;
         };
-        let Some(f) = self.follower_mut(b) else {
+        let Role::Follower(f) = &mut partition.role else {
             return;
         };
         if f.in_flight_fetch != Some(fetch_id) || f.leader.map(Node::Broker) != Some(from) {
@@ -241,20 +242,21 @@ impl Sim {
             // current one (a fetch of an older epoch is dropped above), so "Will await the new
             // LeaderAndIsr state before resuming fetching": markPartitionFailed. Fetching
             // starts again when metadata with a new leader epoch re-creates the fetcher.
-            let epoch = f.leader_epoch;
             f.failed = true;
             f.backing_off_until = None;
-            self.emit(Event::FencedLeaderEpoch {
-                broker: b,
+            ctx.emit(Event::FencedLeaderEpoch {
+                broker: host.id,
                 leader,
-                tp: self.tp.clone(),
-                leader_epoch: epoch,
+                tp: ctx.tp.clone(),
+                leader_epoch: f.leader_epoch,
             });
             return;
         }
         if error == ErrorCode::OFFSET_OUT_OF_RANGE {
-            self.fetcher_handle_out_of_range(
-                b,
+            self.on_out_of_range(
+                ctx,
+                host,
+                partition,
                 leader,
                 leader_log_end_offset,
                 leader_log_start_offset,
@@ -262,42 +264,42 @@ impl Sim {
             return;
         }
         if error != ErrorCode::NONE {
-            self.fetcher_schedule(b, self.config.replica_fetch_backoff_ms);
+            self.schedule(ctx, host, f, ctx.config.replica_fetch_backoff_ms);
             return;
         }
-        let slow = self.brokers[&b].slow_ms;
+        let log = &mut partition.log;
         if let Some((epoch, end)) = diverging_epoch {
-            let log = &self.brokers[&b].log;
             let leo = log.log_end_offset();
             let follower_end = log.epoch_cache.end_offset_for(epoch, leo);
             let (offset, _complete) = truncation_offset(epoch, end, follower_end, leo);
-            let t = self.brokers[&b].log.truncate_to(offset);
-            self.emit(Event::TruncatingToEpochEndOffset {
-                broker: b,
+            let t = log.truncate_to(offset);
+            ctx.emit(Event::TruncatingToEpochEndOffset {
+                broker: host.id,
                 leader,
-                tp: self.tp.clone(),
+                tp: ctx.tp.clone(),
                 offset,
                 leader_epoch: epoch,
                 end_offset: end,
             });
             if let Some(t) = t {
-                self.record_truncation(b, t, None);
+                record_truncation(ctx, host.id, t, None);
             }
-            self.fetcher_schedule(b, 0);
+            self.schedule(ctx, host, f, 0);
             return;
         }
-        let log = &mut self.brokers[&b].log;
         if let Some(first) = records.first() {
             if first.offset != log.log_end_offset() {
                 // Not where we asked (the log changed meanwhile): fetch again.
-                self.fetcher_schedule(b, 0);
+                self.schedule(ctx, host, f, 0);
                 return;
             }
         }
         log.append_as_follower(&records);
         let leo = log.log_end_offset();
         log.update_high_watermark(high_watermark.min(leo));
-        self.fetcher_schedule(b, slow);
+        // A follower's HW is never above its own LEO nor the leader's HW.
+        debug_assert!(log.high_watermark <= leo && log.high_watermark <= high_watermark);
+        self.schedule(ctx, host, f, self.slow_ms);
     }
 
     /// AbstractFetcherThread.handleOutOfRangeError → fetchOffsetAndTruncate. The leader's end
@@ -312,15 +314,17 @@ impl Sim {
     /// and its log covers ours) the same fetch would get the same answer: the partition is
     /// retried after replica.fetch.backoff.ms instead of at once (Kafka's fetcher retries at
     /// the speed of a round trip).
-    fn fetcher_handle_out_of_range(
+    pub(crate) fn on_out_of_range(
         &mut self,
-        b: BrokerId,
+        ctx: &mut Ctx,
+        host: &Host,
+        partition: &mut Partition,
         leader: BrokerId,
         leader_end: u64,
         leader_start: u64,
     ) {
-        let leo = self.brokers[&b].log.log_end_offset();
-        let log = &mut self.brokers[&b].log;
+        let log = &mut partition.log;
+        let leo = log.log_end_offset();
         let truncated = if leader_end < leo {
             log.truncate_to(leader_end)
         } else if leader_start > leo {
@@ -330,66 +334,61 @@ impl Sim {
         } else {
             None
         };
-        let moved = self.brokers[&b].log.log_end_offset() != leo;
+        let moved = log.log_end_offset() != leo;
         if let Some(t) = truncated {
-            self.record_truncation(b, t, Some(TruncationReason::OffsetOutOfRange { leader }));
+            record_truncation(
+                ctx,
+                host.id,
+                t,
+                Some(TruncationReason::OffsetOutOfRange { leader }),
+            );
         }
         let delay = if moved {
             0
         } else {
-            self.config.replica_fetch_backoff_ms
+            ctx.config.replica_fetch_backoff_ms
         };
-        self.fetcher_schedule(b, delay);
+        let Role::Follower(f) = &mut partition.role else {
+            return;
+        };
+        self.schedule(ctx, host, f, delay);
     }
+}
 
-    #[cfg(test)]
-    pub(crate) fn fetcher_handle_out_of_range_for_test(
-        &mut self,
-        b: BrokerId,
-        leader: BrokerId,
-        leader_end: u64,
-        leader_start: u64,
-    ) {
-        self.fetcher_handle_out_of_range(b, leader, leader_end, leader_start);
+/// Logs a truncation as UnifiedLog does, and tells the observers (the view shows the
+/// records falling away).
+fn record_truncation(
+    ctx: &mut Ctx,
+    broker: BrokerId,
+    t: crate::log::Truncation,
+    reason: Option<TruncationReason>,
+) {
+    if let Some(reason) = reason {
+        ctx.emit(Event::FetcherTruncating { broker, reason });
     }
-
-    /// Logs a truncation as UnifiedLog does, and remembers it for the UI.
-    pub(crate) fn record_truncation(
-        &mut self,
-        b: BrokerId,
-        t: crate::log::Truncation,
-        reason: Option<TruncationReason>,
-    ) {
-        if let Some(reason) = reason {
-            self.emit(Event::FetcherTruncating { broker: b, reason });
-        }
-        self.emit(Event::LogTruncated {
-            broker: b,
-            tp: self.tp.clone(),
-            to_offset: t.to_offset,
-            below_high_watermark: t.below_high_watermark,
+    ctx.emit(Event::LogTruncated {
+        broker,
+        tp: ctx.tp.clone(),
+        to_offset: t.to_offset,
+        below_high_watermark: t.below_high_watermark,
+    });
+    if let (Some(first), Some(last)) = (t.removed.first(), t.removed.last()) {
+        ctx.emit(Event::RecordsThrownAway {
+            broker,
+            first_offset: first.offset,
+            last_offset: last.offset,
+            records: t.removed.clone(),
+            below_high_watermark: t.below_high_watermark.is_some(),
         });
-        if let (Some(first), Some(last)) = (t.removed.first(), t.removed.last()) {
-            self.emit(Event::RecordsThrownAway {
-                broker: b,
-                first_offset: first.offset,
-                last_offset: last.offset,
-                records: t.removed.clone(),
-                below_high_watermark: t.below_high_watermark.is_some(),
-            });
-        }
-        self.metrics.truncations += 1;
-        self.truncations.push(TruncationRecord {
-            time_ms: self.now,
-            broker: b,
-            to_offset: t.to_offset,
-            removed: t.removed,
-            below_high_watermark: t.below_high_watermark,
-        });
-        if self.truncations.len() > MAX_TRUNCATIONS {
-            self.truncations.remove(0);
-        }
     }
+    ctx.metrics.truncations += 1;
+    ctx.observe(Observation::Truncated(TruncationRecord {
+        time_ms: ctx.now,
+        broker,
+        to_offset: t.to_offset,
+        removed: t.removed,
+        below_high_watermark: t.below_high_watermark,
+    }));
 }
 
 #[cfg(test)]

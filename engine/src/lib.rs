@@ -8,6 +8,7 @@
 //! [`Sim::step`] one event or [`Sim::advance_to`] a time, take a [`Snapshot`], and read the
 //! trace with [`Sim::trace_since`].
 
+pub mod broker;
 pub mod client;
 pub mod config;
 pub mod controller;
@@ -18,6 +19,7 @@ pub mod error;
 pub mod event;
 pub mod expect;
 pub mod fetcher;
+mod history;
 pub mod inflate;
 pub mod invariants;
 pub mod json;
@@ -25,6 +27,7 @@ pub mod log;
 pub mod network;
 pub mod partition;
 pub mod presets;
+mod process;
 pub mod producer_state;
 pub mod record;
 pub mod record_chunks;

@@ -272,6 +272,23 @@ pub struct Message {
     pub to_incarnation: u32,
 }
 
+impl Message {
+    /// The message as the view draws it; `buffered`: it waits in a frozen broker's socket
+    /// buffer.
+    pub(crate) fn snapshot(&self, buffered: bool) -> crate::snapshot::MessageSnapshot {
+        crate::snapshot::MessageSnapshot {
+            id: self.id,
+            from: self.from,
+            to: self.to,
+            kind: self.payload.kind(),
+            summary: self.payload.summary(),
+            sent_ms: self.sent_at,
+            deliver_ms: self.deliver_at,
+            buffered,
+        }
+    }
+}
+
 /// Links and their state: latency overrides and cuts.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Network {

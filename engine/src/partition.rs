@@ -1,18 +1,22 @@
-//! The leader side of a partition (kafka.cluster.Partition, org.apache.kafka.server.replica.
-//! Replica / ReplicaState, DelayedProduce, DelayedFetch): follower fetch state,
-//! lastCaughtUpTimeMs, the high watermark, ISR shrink and expand through AlterPartition, and
-//! the produce purgatory.
+//! A broker's replica of the partition (kafka.cluster.Partition), with the leader's rules:
+//! what the leader knows of each follower (org.apache.kafka.server.replica.Replica /
+//! ReplicaState) and the three-branch lastCaughtUpTimeMs rule, the high watermark, ISR
+//! shrink and expand through AlterPartition (and the DefaultAlterPartitionManager that sends
+//! it), the produce purgatory (DelayedProduce) and held follower fetches (DelayedFetch).
+//!
+//! A [`Partition`] holds the replica's log and its role. Its handlers take the time, config
+//! and effect buffer in a [`Ctx`] and what they read of their broker in a [`Host`]; they
+//! reach nothing else. The broker node (`broker.rs`) owns the partition and calls them.
 
 use crate::vec_map::VecMap;
 
+use crate::config::Config;
 use crate::controller::PartitionRegistration;
-use crate::effect::BrokerTimer;
+use crate::effect::{BrokerTimer, Ctx, Observation, Scheduled};
 use crate::event::{Event, OutOfSyncReplica};
-use crate::fetcher::FollowerState;
-use crate::log::BatchProducer;
-use crate::network::Payload;
+use crate::log::{BatchProducer, ReplicaLog};
+use crate::network::{MetadataImage, Payload};
 use crate::producer_state::ClientBatch;
-use crate::sim::{Role, Sim};
 use crate::types::{ids_where, Acks, BrokerId, ErrorCode, Node, TimeMs};
 
 /// ReplicaState: what the leader knows of one follower.
@@ -235,9 +239,160 @@ pub struct LeaderState {
     pub high_watermark_at_start: u64,
 }
 
-impl Sim {
-    fn leader_mut(&mut self, b: BrokerId) -> Option<&mut LeaderState> {
-        match &mut self.brokers.get_mut(&b)?.role {
+/// The follower's side of the partition: Partition's leader id and epochs, and the
+/// replica fetcher's state for it (AbstractFetcherThread's PartitionFetchState).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FollowerState {
+    pub leader: Option<BrokerId>,
+    pub leader_epoch: i32,
+    pub partition_epoch: i32,
+    /// The fetch in flight, if any (fetch id).
+    pub in_flight_fetch: Option<u64>,
+    /// Guards SendFetch timers: only the newest generation sends.
+    pub generation: u64,
+    /// replica.fetch.backoff.ms after an error.
+    pub backing_off_until: Option<TimeMs>,
+    /// Out of the fetcher: fenced by the leader at this leader epoch
+    /// (AbstractFetcherThread.markPartitionFailed), or removed during controlled shutdown. No
+    /// more fetches until metadata brings a new leader epoch.
+    pub failed: bool,
+}
+
+/// The replica's role on a broker, as ReplicaManager applies it from metadata.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Role {
+    /// No metadata yet, or not a replica.
+    None,
+    Leader(Box<LeaderState>),
+    Follower(FollowerState),
+}
+
+/// A broker's replica of the partition: its log (the files, which survive the process) and
+/// its role (memory).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Partition {
+    pub log: ReplicaLog,
+    pub role: Role,
+}
+
+/// What a partition's handlers read of the broker that hosts it, as Kafka's Partition reads
+/// its `localBrokerId`, the broker epoch, the metadata cache and the alter-partition
+/// manager it submits to.
+pub(crate) struct Host<'a> {
+    pub id: BrokerId,
+    /// The process incarnation the partition's timers belong to.
+    pub incarnation: u32,
+    pub broker_epoch: i64,
+    pub metadata: Option<&'a MetadataImage>,
+    pub alter_partition: &'a mut AlterPartitionManager,
+}
+
+impl Host<'_> {
+    /// Asks for this broker's `timer` to fire `delay` ms from now.
+    pub fn set_timer(&self, ctx: &mut Ctx, delay: u64, timer: BrokerTimer) {
+        let at = ctx.now + delay;
+        ctx.set_timer(at, self.timer(timer));
+    }
+
+    /// This broker's `timer`, for its current process.
+    pub fn timer(&self, timer: BrokerTimer) -> Scheduled {
+        Scheduled::Broker {
+            broker: self.id,
+            incarnation: self.incarnation,
+            timer,
+        }
+    }
+
+    /// Partition.effectiveMinIsr: `min.insync.replicas` as this broker's metadata says (the
+    /// cluster's configured value before it has any), never above the replica count.
+    pub fn min_isr(&self, config: &Config, replicas: usize) -> usize {
+        let min = self
+            .metadata
+            .map_or(config.min_insync_replicas, |m| m.min_insync_replicas);
+        (min as usize).min(replicas)
+    }
+
+    /// Partition.isReplicaIsrEligible, from this broker's metadata cache.
+    fn is_replica_isr_eligible(&self, replica: BrokerId, fetch_broker_epoch: Option<i64>) -> bool {
+        let Some(m) = self.metadata else {
+            return false;
+        };
+        match m.brokers.get(&replica) {
+            Some(r) => {
+                !r.fenced
+                    && !r.in_controlled_shutdown
+                    && fetch_broker_epoch.is_none_or(|e| e == r.epoch)
+            }
+            None => false,
+        }
+    }
+}
+
+impl AlterPartitionManager {
+    /// DefaultAlterPartitionManager.maybePropagateIsrChanges: send what is unsent, unless a
+    /// request is already in flight. A request lost on the way (a cut link) gets no answer;
+    /// the channel manager sends it again after `controller.socket.timeout.ms`.
+    pub(crate) fn propagate(
+        &mut self,
+        ctx: &mut Ctx,
+        host_id: BrokerId,
+        incarnation: u32,
+        broker_epoch: i64,
+    ) {
+        if self.in_flight.is_some() {
+            return;
+        }
+        let Some(item) = self.unsent.clone() else {
+            return;
+        };
+        let request_id = ctx.next_request_id();
+        self.in_flight = Some(request_id);
+        let payload = Payload::AlterPartition {
+            request_id,
+            broker_epoch,
+            leader_epoch: item.leader_epoch,
+            partition_epoch: item.partition_epoch,
+            new_isr: item.new_isr,
+        };
+        ctx.send(Node::Broker(host_id), Node::Controller, payload);
+        let at = ctx.now + ctx.config.controller_socket_timeout_ms;
+        ctx.set_timer(
+            at,
+            Scheduled::Broker {
+                broker: host_id,
+                incarnation,
+                timer: BrokerTimer::AlterPartitionTimeout { request_id },
+            },
+        );
+    }
+}
+
+impl Host<'_> {
+    /// Sends the alter-partition manager's unsent proposal, if it may.
+    pub fn propagate_alter_partition(&mut self, ctx: &mut Ctx) {
+        self.alter_partition
+            .propagate(ctx, self.id, self.incarnation, self.broker_epoch);
+    }
+}
+
+impl Partition {
+    /// A replica with no role yet over `log`.
+    pub fn new(log: ReplicaLog) -> Partition {
+        Partition {
+            log,
+            role: Role::None,
+        }
+    }
+
+    pub fn leader_state(&self) -> Option<&LeaderState> {
+        match &self.role {
+            Role::Leader(l) => Some(l),
+            _ => None,
+        }
+    }
+
+    fn leader_mut(&mut self) -> Option<&mut LeaderState> {
+        match &mut self.role {
             Role::Leader(l) => Some(l),
             _ => None,
         }
@@ -255,25 +410,35 @@ impl Sim {
     /// purgatory and held fetches: DelayedProduce keeps waiting while this broker leads
     /// (Partition.checkEnoughReplicasReachOffset), and a held fetch of the old epoch is
     /// answered FENCED_LEADER_EPOCH when it completes (DelayedFetch, "Case E").
-    pub(crate) fn make_leader(&mut self, b: BrokerId, p: &PartitionRegistration) {
-        let now = self.now;
-        let broker = &mut self.brokers[&b];
-        let (previous, previous_epoch) = match &broker.role {
+    pub(crate) fn make_leader(
+        &mut self,
+        ctx: &mut Ctx,
+        host: &mut Host,
+        p: &PartitionRegistration,
+    ) {
+        debug_assert_eq!(
+            p.leader,
+            Some(host.id),
+            "made leader by a registration naming it"
+        );
+        let now = ctx.now;
+        let (previous, previous_epoch) = match &self.role {
             Role::Follower(f) => (f.leader, f.leader_epoch),
-            Role::Leader(l) => (Some(b), l.leader_epoch),
+            Role::Leader(l) => (Some(host.id), l.leader_epoch),
             Role::None => (None, -1),
         };
-        let old = match std::mem::replace(&mut broker.role, Role::None) {
+        debug_assert!(p.leader_epoch > previous_epoch || previous.is_none());
+        let old = match std::mem::replace(&mut self.role, Role::None) {
             Role::Leader(l) => Some(l),
             _ => None,
         };
-        let leo = broker.log.log_end_offset();
+        let leo = self.log.log_end_offset();
         // "leaderLog.maybeAssignEpochStartOffset(partitionState.leaderEpoch, leaderEpochStartOffset)"
-        broker.log.epoch_cache.assign(p.leader_epoch, leo);
+        self.log.epoch_cache.assign(p.leader_epoch, leo);
         // A loop, not a filtered map collected: the same inserts in less wasm.
         let mut remote = VecMap::new();
         for &r in &p.replicas {
-            if r != b {
+            if r != host.id {
                 let kept = old.as_ref().and_then(|l| l.remote.get(&r));
                 remote.insert(r, ReplicaState::reset(kept, now, leo, p.isr.contains(&r)));
             }
@@ -282,8 +447,8 @@ impl Sim {
             Some(l) => (l.held_fetches, l.purgatory),
             None => (vec![], vec![]),
         };
-        let hw = broker.log.high_watermark;
-        broker.role = Role::Leader(Box::new(LeaderState {
+        let hw = self.log.high_watermark;
+        self.role = Role::Leader(Box::new(LeaderState {
             leader_epoch: p.leader_epoch,
             partition_epoch: p.partition_epoch,
             epoch_start_offset: leo,
@@ -294,10 +459,10 @@ impl Sim {
             purgatory,
             high_watermark_at_start: hw,
         }));
-        let under = p.isr.len() < self.broker_min_isr(b, p.replicas.len());
-        self.emit(Event::BecameLeader {
-            broker: b,
-            tp: self.tp.clone(),
+        let under = p.isr.len() < host.min_isr(ctx.config, p.replicas.len());
+        ctx.emit(Event::BecameLeader {
+            broker: host.id,
+            tp: ctx.tp.clone(),
             leader_epoch: p.leader_epoch,
             start_offset: leo,
             partition_epoch: p.partition_epoch,
@@ -307,31 +472,41 @@ impl Sim {
             previous_leader: previous,
             previous_leader_epoch: previous_epoch,
         });
-        crate::invariants::on_new_leader(self, b, p);
-        self.leader_maybe_increment_hw(b);
+        ctx.observe(Observation::NewLeader {
+            broker: host.id,
+            leader_epoch: p.leader_epoch,
+            recovering: p.leader_recovery_state
+                == crate::controller::LeaderRecoveryState::Recovering,
+        });
+        self.maybe_increment_hw(ctx, host);
     }
 
     /// makeLeader with the same leader epoch and a newer partition epoch: the controller
     /// changed the ISR (fencing, controlled shutdown) or confirmed ours.
-    pub(crate) fn leader_apply_partition_update(&mut self, b: BrokerId, p: &PartitionRegistration) {
-        let Some(l) = self.leader_mut(b) else { return };
+    pub(crate) fn apply_partition_update(
+        &mut self,
+        ctx: &mut Ctx,
+        host: &mut Host,
+        p: &PartitionRegistration,
+    ) {
+        let Some(l) = self.leader_mut() else { return };
         if p.partition_epoch <= l.partition_epoch {
             return;
         }
         l.partition_epoch = p.partition_epoch;
         l.isr_state = IsrState::Committed { isr: p.isr.clone() };
-        self.leader_maybe_increment_hw(b);
-        self.leader_try_complete_delayed(b);
+        self.maybe_increment_hw(ctx, host);
+        self.try_complete_delayed(ctx, host);
     }
 
     /// This broker stops being leader: answer what waits with NOT_LEADER_OR_FOLLOWER.
-    pub(crate) fn leader_abandon(&mut self, b: BrokerId) {
-        let Some(l) = self.leader_mut(b) else { return };
+    pub(crate) fn abandon(&mut self, ctx: &mut Ctx, host: &Host) {
+        let Some(l) = self.leader_mut() else { return };
         let purgatory = std::mem::take(&mut l.purgatory);
         let held = std::mem::take(&mut l.held_fetches);
         for d in purgatory {
-            self.send(
-                Node::Broker(b),
+            ctx.send(
+                Node::Broker(host.id),
                 d.client,
                 Payload::ProduceResponse {
                     request_id: d.request_id,
@@ -343,7 +518,8 @@ impl Sim {
         }
         for h in held {
             self.send_fetch_error(
-                b,
+                ctx,
+                host,
                 h.replica_id,
                 h.fetch_id,
                 ErrorCode::NOT_LEADER_OR_FOLLOWER,
@@ -351,8 +527,15 @@ impl Sim {
         }
     }
 
-    fn send_fetch_error(&mut self, b: BrokerId, to: BrokerId, fetch_id: u64, error: ErrorCode) {
-        let log = &self.brokers[&b].log;
+    fn send_fetch_error(
+        &self,
+        ctx: &mut Ctx,
+        host: &Host,
+        to: BrokerId,
+        fetch_id: u64,
+        error: ErrorCode,
+    ) {
+        let log = &self.log;
         let payload = Payload::FetchResponse {
             fetch_id,
             error,
@@ -362,11 +545,17 @@ impl Sim {
             diverging_epoch: None,
             leader_log_end_offset: log.log_end_offset(),
         };
-        self.send(Node::Broker(b), Node::Broker(to), payload);
+        ctx.send(Node::Broker(host.id), Node::Broker(to), payload);
     }
 
     /// Partition.fetchRecords for a follower, and the DelayedFetch that holds it.
-    pub(crate) fn leader_handle_fetch(&mut self, b: BrokerId, from: Node, payload: Payload) {
+    pub(crate) fn handle_fetch(
+        &mut self,
+        ctx: &mut Ctx,
+        host: &mut Host,
+        from: Node,
+        payload: Payload,
+    ) {
         let Payload::Fetch {
             fetch_id,
             replica_id,
@@ -380,124 +569,120 @@ impl Sim {
             return;
         };
         let Node::Broker(to) = from else { return };
-        let now = self.now;
-        let broker = &self.brokers[&b];
+        let now = ctx.now;
         // ReplicaManager.getPartitionOrException: no such partition here.
-        let local_epoch = match &broker.role {
+        let local_epoch = match &self.role {
             Role::Leader(l) => l.leader_epoch,
             Role::Follower(f) => f.leader_epoch,
             Role::None => {
-                self.send_fetch_error(b, to, fetch_id, ErrorCode::NOT_LEADER_OR_FOLLOWER);
+                self.send_fetch_error(ctx, host, to, fetch_id, ErrorCode::NOT_LEADER_OR_FOLLOWER);
                 return;
             }
         };
         // Partition.getLocalLog → checkCurrentLeaderEpoch comes first, whether or not this
         // broker leads: an older epoch is fenced, a newer one is not known here yet.
         if current_leader_epoch < local_epoch {
-            self.send_fetch_error(b, to, fetch_id, ErrorCode::FENCED_LEADER_EPOCH);
+            self.send_fetch_error(ctx, host, to, fetch_id, ErrorCode::FENCED_LEADER_EPOCH);
             return;
         }
         if current_leader_epoch > local_epoch {
-            self.send_fetch_error(b, to, fetch_id, ErrorCode::UNKNOWN_LEADER_EPOCH);
+            self.send_fetch_error(ctx, host, to, fetch_id, ErrorCode::UNKNOWN_LEADER_EPOCH);
             return;
         }
-        let Role::Leader(l) = &broker.role else {
-            self.send_fetch_error(b, to, fetch_id, ErrorCode::NOT_LEADER_OR_FOLLOWER);
+        let Role::Leader(l) = &self.role else {
+            self.send_fetch_error(ctx, host, to, fetch_id, ErrorCode::NOT_LEADER_OR_FOLLOWER);
             return;
         };
         // followerReplicaOrThrow: "Replica ... is not recognized as a valid replica".
         if !l.remote.contains_key(&replica_id) {
-            self.send_fetch_error(b, to, fetch_id, ErrorCode::NOT_LEADER_OR_FOLLOWER);
+            self.send_fetch_error(ctx, host, to, fetch_id, ErrorCode::NOT_LEADER_OR_FOLLOWER);
             return;
         }
-        let leo = broker.log.log_end_offset();
+        let log = &self.log;
+        let leo = log.log_end_offset();
         // Partition.readRecords: the divergence check on lastFetchedEpoch.
         if let Some(fetch_epoch) = last_fetched_epoch {
-            let (epoch, end) = broker.log.epoch_cache.end_offset_for(fetch_epoch, leo);
+            let (epoch, end) = log.epoch_cache.end_offset_for(fetch_epoch, leo);
             // "Could not determine the end offset of the last fetched epoch": an undefined
             // answer is OFFSET_OUT_OF_RANGE, not a divergence to truncate on.
             if epoch == crate::log::UNDEFINED_EPOCH || end == crate::log::UNDEFINED_EPOCH_OFFSET {
-                self.send_fetch_error(b, to, fetch_id, ErrorCode::OFFSET_OUT_OF_RANGE);
+                self.send_fetch_error(ctx, host, to, fetch_id, ErrorCode::OFFSET_OUT_OF_RANGE);
                 return;
             }
             // "If fetch offset is less than log start, fail with OffsetOutOfRangeException,
             // regardless of whether epochs are diverging".
-            if fetch_offset < broker.log.log_start_offset {
-                self.send_fetch_error(b, to, fetch_id, ErrorCode::OFFSET_OUT_OF_RANGE);
+            if fetch_offset < log.log_start_offset {
+                self.send_fetch_error(ctx, host, to, fetch_id, ErrorCode::OFFSET_OUT_OF_RANGE);
                 return;
             }
             if epoch < fetch_epoch || end < fetch_offset as i64 {
                 let payload = Payload::FetchResponse {
                     fetch_id,
                     error: ErrorCode::NONE,
-                    high_watermark: broker.log.high_watermark,
-                    leader_log_start_offset: broker.log.log_start_offset,
+                    high_watermark: log.high_watermark,
+                    leader_log_start_offset: log.log_start_offset,
                     records: vec![],
                     diverging_epoch: Some((epoch, end)),
                     leader_log_end_offset: leo,
                 };
-                self.send(Node::Broker(b), from, payload);
+                ctx.send(Node::Broker(host.id), from, payload);
                 return;
             }
         }
-        if fetch_offset > leo || fetch_offset < broker.log.log_start_offset {
-            self.send_fetch_error(b, to, fetch_id, ErrorCode::OFFSET_OUT_OF_RANGE);
+        if fetch_offset > leo || fetch_offset < log.log_start_offset {
+            self.send_fetch_error(ctx, host, to, fetch_id, ErrorCode::OFFSET_OUT_OF_RANGE);
             return;
         }
         // Replica.updateFetchStateOrThrow (KIP-903): a fetch whose broker epoch is older than
         // the alive broker epoch in this leader's metadata is "a stale fetch state update":
         // NOT_LEADER_OR_FOLLOWER, and the follower's state is left as it was.
-        let cached_epoch = broker
+        let cached_epoch = host
             .metadata
-            .as_ref()
             .and_then(|m| m.brokers.get(&replica_id))
             .filter(|r| !r.fenced)
             .map(|r| r.epoch);
         if broker_epoch != -1 && cached_epoch.is_some_and(|e| e > broker_epoch) {
-            self.send_fetch_error(b, to, fetch_id, ErrorCode::NOT_LEADER_OR_FOLLOWER);
+            self.send_fetch_error(ctx, host, to, fetch_id, ErrorCode::NOT_LEADER_OR_FOLLOWER);
             return;
         }
         // updateFollowerFetchState (only on the first read, not from the purgatory).
-        if let Some(l) = self.leader_mut(b) {
+        if let Some(l) = self.leader_mut() {
             if let Some(r) = l.remote.get_mut(&replica_id) {
                 r.update_fetch_state(fetch_offset, log_start_offset, now, leo, broker_epoch);
             }
         }
-        self.leader_maybe_expand_isr(b, replica_id);
-        if self.leader_maybe_increment_hw(b) {
-            self.leader_try_complete_delayed(b);
+        self.maybe_expand_isr(ctx, host, replica_id);
+        if self.maybe_increment_hw(ctx, host) {
+            self.try_complete_delayed(ctx, host);
         }
         if fetch_offset < leo {
-            self.leader_send_fetch_data(b, to, fetch_id, fetch_offset);
+            self.send_fetch_data(ctx, host, to, fetch_id, fetch_offset);
         } else {
             // DelayedFetch: nothing new; hold until replica.fetch.wait.max.ms or new records.
-            let deadline = now + self.config.replica_fetch_wait_max_ms;
-            if let Some(l) = self.leader_mut(b) {
+            let wait = ctx.config.replica_fetch_wait_max_ms;
+            if let Some(l) = self.leader_mut() {
                 l.held_fetches.push(HeldFetch {
                     fetch_id,
                     replica_id,
                     fetch_offset,
                     leader_epoch: current_leader_epoch,
                     since_ms: now,
-                    deadline_ms: deadline,
+                    deadline_ms: now + wait,
                 });
             }
-            self.schedule_broker_timer(
-                b,
-                self.config.replica_fetch_wait_max_ms,
-                BrokerTimer::HeldFetchExpire { fetch_id },
-            );
+            host.set_timer(ctx, wait, BrokerTimer::HeldFetchExpire { fetch_id });
         }
     }
 
-    fn leader_send_fetch_data(
-        &mut self,
-        b: BrokerId,
+    fn send_fetch_data(
+        &self,
+        ctx: &mut Ctx,
+        host: &Host,
         to: BrokerId,
         fetch_id: u64,
         fetch_offset: u64,
     ) {
-        let log = &self.brokers[&b].log;
+        let log = &self.log;
         let records = log.read(
             fetch_offset,
             fetch_offset + crate::config::MAX_RECORDS_PER_FETCH,
@@ -511,69 +696,54 @@ impl Sim {
             diverging_epoch: None,
             leader_log_end_offset: log.log_end_offset(),
         };
-        self.send(Node::Broker(b), Node::Broker(to), payload);
+        ctx.send(Node::Broker(host.id), Node::Broker(to), payload);
     }
 
     /// DelayedFetch.onExpiration: answer with what there is (usually nothing).
-    pub(crate) fn leader_expire_held_fetch(&mut self, b: BrokerId, fetch_id: u64) {
-        let Some(l) = self.leader_mut(b) else { return };
+    pub(crate) fn expire_held_fetch(&mut self, ctx: &mut Ctx, host: &Host, fetch_id: u64) {
+        let Some(l) = self.leader_mut() else { return };
         let Some(pos) = l.held_fetches.iter().position(|h| h.fetch_id == fetch_id) else {
             return;
         };
         let h = l.held_fetches.remove(pos);
-        self.leader_answer_held_fetch(b, h);
+        self.answer_held_fetch(ctx, host, h);
     }
 
     /// A held fetch completes: with data (or none) at its leader epoch, FENCED_LEADER_EPOCH
     /// if this leader has moved to a newer epoch since.
-    fn leader_answer_held_fetch(&mut self, b: BrokerId, h: HeldFetch) {
-        let epoch = self.brokers[&b].leader_state().map(|l| l.leader_epoch);
+    fn answer_held_fetch(&self, ctx: &mut Ctx, host: &Host, h: HeldFetch) {
+        let epoch = self.leader_state().map(|l| l.leader_epoch);
         if epoch == Some(h.leader_epoch) {
-            self.leader_send_fetch_data(b, h.replica_id, h.fetch_id, h.fetch_offset);
+            self.send_fetch_data(ctx, host, h.replica_id, h.fetch_id, h.fetch_offset);
         } else {
-            self.send_fetch_error(b, h.replica_id, h.fetch_id, ErrorCode::FENCED_LEADER_EPOCH);
+            self.send_fetch_error(
+                ctx,
+                host,
+                h.replica_id,
+                h.fetch_id,
+                ErrorCode::FENCED_LEADER_EPOCH,
+            );
         }
     }
 
     /// New records: complete held fetches (a follower's DelayedFetch works off LOG_END, so a
     /// HW rise alone does not release it).
-    fn leader_complete_held_fetches(&mut self, b: BrokerId) {
-        let leo = self.brokers[&b].log.log_end_offset();
-        let Some(l) = self.leader_mut(b) else { return };
+    fn complete_held_fetches(&mut self, ctx: &mut Ctx, host: &Host) {
+        let leo = self.log.log_end_offset();
+        let Some(l) = self.leader_mut() else { return };
         let (ready, waiting): (Vec<HeldFetch>, Vec<HeldFetch>) =
             std::mem::take(&mut l.held_fetches)
                 .into_iter()
                 .partition(|h| h.fetch_offset < leo);
         l.held_fetches = waiting;
         for h in ready {
-            self.leader_answer_held_fetch(b, h);
-        }
-    }
-
-    /// Partition.isReplicaIsrEligible, from this broker's metadata cache.
-    fn is_replica_isr_eligible(
-        &self,
-        b: BrokerId,
-        replica: BrokerId,
-        fetch_broker_epoch: Option<i64>,
-    ) -> bool {
-        let Some(m) = &self.brokers[&b].metadata else {
-            return false;
-        };
-        match m.brokers.get(&replica) {
-            Some(r) => {
-                !r.fenced
-                    && !r.in_controlled_shutdown
-                    && fetch_broker_epoch.is_none_or(|e| e == r.epoch)
-            }
-            None => false,
+            self.answer_held_fetch(ctx, host, h);
         }
     }
 
     /// Partition.maybeExpandIsr.
-    fn leader_maybe_expand_isr(&mut self, b: BrokerId, replica: BrokerId) {
-        let broker = &self.brokers[&b];
-        let Role::Leader(l) = &broker.role else {
+    fn maybe_expand_isr(&mut self, ctx: &mut Ctx, host: &mut Host, replica: BrokerId) {
+        let Role::Leader(l) = &self.role else {
             return;
         };
         if l.isr_state.is_inflight() || l.isr_state.isr().contains(&replica) {
@@ -586,10 +756,10 @@ impl Sim {
             return;
         };
         // isFollowerInSync: LEO ≥ HW and ≥ the start offset of the current leader epoch.
-        if follower_leo < broker.log.high_watermark || follower_leo < l.epoch_start_offset {
+        if follower_leo < self.log.high_watermark || follower_leo < l.epoch_start_offset {
             return;
         }
-        if !self.is_replica_isr_eligible(b, replica, state.broker_epoch) {
+        if !host.is_replica_isr_eligible(replica, state.broker_epoch) {
             return;
         }
         let isr = l.isr_state.isr().to_vec();
@@ -598,36 +768,36 @@ impl Sim {
         let mut new_isr = isr.clone();
         new_isr.push(replica);
         let new_isr = crate::sort::sorted_ids(&new_isr);
-        self.emit(Event::IsrExpanding {
-            broker: b,
-            tp: self.tp.clone(),
+        ctx.emit(Event::IsrExpanding {
+            broker: host.id,
+            tp: ctx.tp.clone(),
             isr: isr.clone(),
             new_isr: new_isr.clone(),
         });
-        let proposal = self.next_request_id();
-        if let Some(l) = self.leader_mut(b) {
+        let proposal = ctx.next_request_id();
+        if let Some(l) = self.leader_mut() {
             l.isr_state = IsrState::PendingExpand {
                 isr,
                 new_in_sync: replica,
                 proposal,
             };
         }
-        self.leader_submit_alter_partition(b, proposal, &new_isr);
+        self.submit_alter_partition(ctx, host, proposal, &new_isr);
     }
 
     /// Partition.maybeShrinkIsr (the isr-expiration task).
-    pub(crate) fn leader_maybe_shrink_isr(&mut self, b: BrokerId) {
-        let now = self.now;
-        let lag = self.config.replica_lag_time_max_ms;
-        let broker = &self.brokers[&b];
-        let Role::Leader(l) = &broker.role else {
+    pub(crate) fn maybe_shrink_isr(&mut self, ctx: &mut Ctx, host: &mut Host) {
+        let now = ctx.now;
+        let lag = ctx.config.replica_lag_time_max_ms;
+        let Role::Leader(l) = &self.role else {
             return;
         };
         if l.isr_state.is_inflight() {
             return;
         }
-        let leo = broker.log.log_end_offset();
+        let leo = self.log.log_end_offset();
         let isr = l.isr_state.isr().to_vec();
+        let b = host.id;
         // getOutOfSyncReplicas: ISR minus the leader, not caught up.
         let out = ids_where(&isr, &|r| {
             r != b
@@ -651,37 +821,42 @@ impl Sim {
         }
         let event = Event::IsrShrinking {
             broker: b,
-            tp: self.tp.clone(),
+            tp: ctx.tp.clone(),
             isr: isr.clone(),
             new_isr: new_isr.clone(),
-            high_watermark: broker.log.high_watermark,
+            high_watermark: self.log.high_watermark,
             log_end_offset: leo,
             out_of_sync,
         };
-        self.emit(event);
-        let proposal = self.next_request_id();
-        if let Some(l) = self.leader_mut(b) {
+        ctx.emit(event);
+        let proposal = ctx.next_request_id();
+        if let Some(l) = self.leader_mut() {
             l.isr_state = IsrState::PendingShrink {
                 isr,
                 out_of_sync: out,
                 proposal,
             };
         }
-        self.leader_submit_alter_partition(b, proposal, &new_isr);
+        self.submit_alter_partition(ctx, host, proposal, &new_isr);
     }
 
     /// Partition.submitAlterPartition → DefaultAlterPartitionManager.submit. The new ISR
     /// carries each member's broker epoch as the leader last saw it in a fetch
     /// (Partition.addBrokerEpochToIsr: -1 when it has none).
-    fn leader_submit_alter_partition(&mut self, b: BrokerId, proposal: u64, new_isr: &[BrokerId]) {
-        let broker = &self.brokers[&b];
-        let Role::Leader(l) = &broker.role else {
+    fn submit_alter_partition(
+        &mut self,
+        ctx: &mut Ctx,
+        host: &mut Host,
+        proposal: u64,
+        new_isr: &[BrokerId],
+    ) {
+        let Role::Leader(l) = &self.role else {
             return;
         };
         let mut new_isr_with_epochs: Vec<(BrokerId, i64)> = Vec::new();
         for &r in new_isr {
-            let epoch = if r == b {
-                broker.broker_epoch
+            let epoch = if r == host.id {
+                host.broker_epoch
             } else {
                 l.remote.get(&r).and_then(|s| s.broker_epoch).unwrap_or(-1)
             };
@@ -693,120 +868,41 @@ impl Sim {
             partition_epoch: l.partition_epoch,
             new_isr: new_isr_with_epochs,
         };
-        self.alter_partition_submit(b, item);
+        self.submit(ctx, host, item);
     }
 
     /// DefaultAlterPartitionManager.submit: at most one proposal per partition waits for an
     /// answer (`unsentIsrUpdates.putIfAbsent`); a second one fails at once with
     /// OPERATION_NOT_ATTEMPTED, which the partition treats as a refusal.
-    fn alter_partition_submit(&mut self, b: BrokerId, item: AlterPartitionItem) {
-        let broker = &mut self.brokers[&b];
-        if broker.alter_partition.unsent.is_some() {
-            self.leader_handle_alter_partition_result(
-                b,
+    fn submit(&mut self, ctx: &mut Ctx, host: &mut Host, item: AlterPartitionItem) {
+        if host.alter_partition.unsent.is_some() {
+            self.handle_alter_partition_result(
+                ctx,
+                host,
                 item,
                 ErrorCode::OPERATION_NOT_ATTEMPTED,
                 None,
             );
             return;
         }
-        broker.alter_partition.unsent = Some(item);
-        self.alter_partition_propagate(b);
-    }
-
-    /// DefaultAlterPartitionManager.maybePropagateIsrChanges: send what is unsent, unless a
-    /// request is already in flight. A request lost on the way (a cut link) gets no answer;
-    /// the channel manager sends it again after `controller.socket.timeout.ms`.
-    pub(crate) fn alter_partition_propagate(&mut self, b: BrokerId) {
-        let broker = &self.brokers[&b];
-        if broker.alter_partition.in_flight.is_some() {
-            return;
-        }
-        let Some(item) = broker.alter_partition.unsent.clone() else {
-            return;
-        };
-        let broker_epoch = broker.broker_epoch;
-        let request_id = self.next_request_id();
-        self.brokers[&b].alter_partition.in_flight = Some(request_id);
-        let payload = Payload::AlterPartition {
-            request_id,
-            broker_epoch,
-            leader_epoch: item.leader_epoch,
-            partition_epoch: item.partition_epoch,
-            new_isr: item.new_isr,
-        };
-        self.send(Node::Broker(b), Node::Controller, payload);
-        self.schedule_broker_timer(
-            b,
-            self.config.controller_socket_timeout_ms,
-            BrokerTimer::AlterPartitionTimeout { request_id },
-        );
-    }
-
-    /// No answer to the AlterPartition request within `controller.socket.timeout.ms`: the
-    /// NodeToControllerRequestThread puts it back at the head of its queue
-    /// (`requestQueue.putFirst`) and sends it again.
-    pub(crate) fn alter_partition_timeout(&mut self, b: BrokerId, request_id: u64) {
-        let broker = &mut self.brokers[&b];
-        if broker.alter_partition.in_flight != Some(request_id) {
-            return;
-        }
-        broker.alter_partition.in_flight = None;
-        self.emit(Event::AlterPartitionTimedOut {
-            broker: b,
-            controller_socket_timeout_ms: self.config.controller_socket_timeout_ms,
-        });
-        self.alter_partition_propagate(b);
-    }
-
-    /// DefaultAlterPartitionManager's response handler. A top-level STALE_BROKER_EPOCH keeps
-    /// the proposal and retries it 50 ms later; otherwise the proposal leaves
-    /// `unsentIsrUpdates` and its partition result goes to the partition.
-    pub(crate) fn alter_partition_handle_response(
-        &mut self,
-        b: BrokerId,
-        request_id: u64,
-        top_error: ErrorCode,
-        result: crate::network::AlterPartitionResult,
-    ) {
-        let broker = &mut self.brokers[&b];
-        if broker.alter_partition.in_flight != Some(request_id) {
-            return; // an answer to a request we already sent again
-        }
-        broker.alter_partition.in_flight = None;
-        if top_error != ErrorCode::NONE {
-            let epoch = broker.broker_epoch;
-            self.emit(Event::AlterPartitionStaleBrokerEpoch {
-                broker: b,
-                broker_epoch: epoch,
-            });
-            self.schedule_broker_timer(
-                b,
-                ALTER_PARTITION_RETRY_MS,
-                BrokerTimer::AlterPartitionRetry,
-            );
-            return;
-        }
-        let Some(item) = broker.alter_partition.unsent.take() else {
-            return;
-        };
-        let answer = (result.error == ErrorCode::NONE).then_some(&result);
-        self.leader_handle_alter_partition_result(b, item, result.error, answer);
-        self.alter_partition_propagate(b);
+        host.alter_partition.unsent = Some(item);
+        host.propagate_alter_partition(ctx);
     }
 
     /// Partition.submitAlterPartition's completion: handleAlterPartitionUpdate or
     /// handleAlterPartitionError, for the proposal `item` only.
-    pub(crate) fn leader_handle_alter_partition_result(
+    pub(crate) fn handle_alter_partition_result(
         &mut self,
-        b: BrokerId,
+        ctx: &mut Ctx,
+        host: &mut Host,
         item: AlterPartitionItem,
         error: ErrorCode,
         answer: Option<&crate::network::AlterPartitionResult>,
     ) {
-        let tp = self.tp.clone();
-        let min_isr = self.broker_min_isr(b, usize::MAX);
-        let Some(l) = self.leader_mut(b) else { return };
+        let tp = ctx.tp.clone();
+        let min_isr = host.min_isr(ctx.config, usize::MAX);
+        let b = host.id;
+        let Some(l) = self.leader_mut() else { return };
         if l.isr_state.proposal() != Some(item.proposal) {
             // "This means partitionState was updated through leader election or some other
             // mechanism before we got the AlterPartition response. [...] we do know this
@@ -826,15 +922,15 @@ impl Sim {
                 l.partition_epoch = a.partition_epoch;
                 // Partition.isUnderMinIsr, with effectiveMinIsr (never above the replica count).
                 let under = a.isr.len() < min_isr.min(l.replicas.len());
-                self.emit(Event::IsrUpdated {
+                ctx.emit(Event::IsrUpdated {
                     broker: b,
                     tp,
                     isr: a.isr.clone(),
                     under_min_isr: under,
                     partition_epoch: a.partition_epoch,
                 });
-                if self.leader_maybe_increment_hw(b) {
-                    self.leader_try_complete_delayed(b);
+                if self.maybe_increment_hw(ctx, host) {
+                    self.try_complete_delayed(ctx, host);
                 }
             }
             // handleAlterPartitionError: "the controller is explicitly telling us 1) that the
@@ -843,7 +939,7 @@ impl Sim {
                 l.isr_state = IsrState::Committed {
                     isr: committed.clone(),
                 };
-                self.emit(Event::AlterPartitionRejected {
+                ctx.emit(Event::AlterPartitionRejected {
                     broker: b,
                     tp,
                     error,
@@ -860,7 +956,7 @@ impl Sim {
                 | ErrorCode::NEW_LEADER_ELECTED,
                 _,
             ) => {
-                self.emit(Event::AlterPartitionFailed {
+                ctx.emit(Event::AlterPartitionFailed {
                     broker: b,
                     tp,
                     error,
@@ -868,36 +964,35 @@ impl Sim {
             }
             // "Failed to update ISR ... due to unexpected {error}. Retrying."
             _ => {
-                self.emit(Event::IsrUpdateFailed {
+                ctx.emit(Event::IsrUpdateFailed {
                     broker: b,
                     tp,
                     error,
                 });
                 // The same proposal goes again (submitAlterPartition(proposedIsrState)).
-                self.alter_partition_submit(b, item);
+                self.submit(ctx, host, item);
             }
         }
     }
 
     /// Partition.maybeIncrementLeaderHW. Returns true when the HW moved.
-    pub(crate) fn leader_maybe_increment_hw(&mut self, b: BrokerId) -> bool {
-        let now = self.now;
-        let lag = self.config.replica_lag_time_max_ms;
-        let broker = &self.brokers[&b];
-        let Role::Leader(l) = &broker.role else {
+    pub(crate) fn maybe_increment_hw(&mut self, ctx: &mut Ctx, host: &Host) -> bool {
+        let now = ctx.now;
+        let lag = ctx.config.replica_lag_time_max_ms;
+        let Role::Leader(l) = &self.role else {
             return false;
         };
-        let min_isr = self.broker_min_isr(b, l.replicas.len());
+        let min_isr = host.min_isr(ctx.config, l.replicas.len());
         // isUnderMinIsr: the HW does not move while the ISR is below min.insync.replicas.
         if l.isr_state.isr().len() < min_isr {
             return false;
         }
-        let leo = broker.log.log_end_offset();
+        let leo = self.log.log_end_offset();
         let maximal = l.isr_state.maximal_isr();
         let mut new_hw = Some(leo);
         for (&r, state) in &l.remote {
             let should_wait_to_join = state.is_caught_up(leo, now, lag)
-                && self.is_replica_isr_eligible(b, r, state.broker_epoch);
+                && host.is_replica_isr_eligible(r, state.broker_epoch);
             if maximal.contains(&r) || should_wait_to_join {
                 // An unknown LEO (-1 in Kafka) pulls the candidate below any HW.
                 new_hw = match (new_hw, state.log_end_offset) {
@@ -907,24 +1002,36 @@ impl Sim {
             }
         }
         let Some(new_hw) = new_hw else { return false };
-        let old = broker.log.high_watermark;
-        let moved = self.brokers[&b].log.maybe_increment_high_watermark(new_hw);
+        // The postcondition Kafka's comment states: the HW is at most the LEO of every member
+        // of the maximal ISR, as this leader knows them.
+        debug_assert!(
+            maximal.iter().all(|r| *r == host.id
+                || l.remote
+                    .get(r)
+                    .and_then(|s| s.log_end_offset)
+                    .is_some_and(|o| o >= new_hw)),
+            "HW {new_hw} above a member of the maximal ISR {maximal:?}"
+        );
+        let leader_epoch = l.leader_epoch;
+        let moved = self.log.maybe_increment_high_watermark(new_hw);
         if moved {
-            crate::invariants::on_leader_hw(self, b, old, new_hw);
+            ctx.observe(Observation::HighWatermark {
+                broker: host.id,
+                leader_epoch,
+                high_watermark: new_hw,
+            });
         }
         moved
     }
 
     /// DelayedOperations.checkAndCompleteAll for the produce purgatory:
     /// Partition.checkEnoughReplicasReachOffset.
-    pub(crate) fn leader_try_complete_delayed(&mut self, b: BrokerId) {
-        let now = self.now;
-        let broker = &self.brokers[&b];
-        let Role::Leader(l) = &broker.role else {
+    pub(crate) fn try_complete_delayed(&mut self, ctx: &mut Ctx, host: &Host) {
+        let Role::Leader(l) = &self.role else {
             return;
         };
-        let hw = broker.log.high_watermark;
-        let min_isr = self.broker_min_isr(b, l.replicas.len());
+        let hw = self.log.high_watermark;
+        let min_isr = host.min_isr(ctx.config, l.replicas.len());
         let maximal = l.isr_state.maximal_isr().len();
         let (done, waiting): (Vec<DelayedProduce>, Vec<DelayedProduce>) = l
             .purgatory
@@ -934,7 +1041,7 @@ impl Sim {
         if done.is_empty() {
             return;
         }
-        if let Some(l) = self.leader_mut(b) {
+        if let Some(l) = self.leader_mut() {
             l.purgatory = waiting;
         }
         for d in done {
@@ -943,9 +1050,8 @@ impl Sim {
             } else {
                 ErrorCode::NOT_ENOUGH_REPLICAS_AFTER_APPEND
             };
-            let _ = now;
-            self.send(
-                Node::Broker(b),
+            ctx.send(
+                Node::Broker(host.id),
                 d.client,
                 Payload::ProduceResponse {
                     request_id: d.request_id,
@@ -958,14 +1064,14 @@ impl Sim {
     }
 
     /// DelayedProduce.onExpiration: REQUEST_TIMED_OUT.
-    pub(crate) fn leader_expire_produce(&mut self, b: BrokerId, request_id: u64) {
-        let Some(l) = self.leader_mut(b) else { return };
+    pub(crate) fn expire_produce(&mut self, ctx: &mut Ctx, host: &Host, request_id: u64) {
+        let Some(l) = self.leader_mut() else { return };
         let Some(pos) = l.purgatory.iter().position(|d| d.request_id == request_id) else {
             return;
         };
         let d = l.purgatory.remove(pos);
-        self.send(
-            Node::Broker(b),
+        ctx.send(
+            Node::Broker(host.id),
             d.client,
             Payload::ProduceResponse {
                 request_id,
@@ -978,9 +1084,10 @@ impl Sim {
 
     /// Partition.appendRecordsToLeader and ReplicaManager.appendRecords.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn leader_handle_produce(
+    pub(crate) fn handle_produce(
         &mut self,
-        b: BrokerId,
+        ctx: &mut Ctx,
+        host: &Host,
         from: Node,
         request_id: u64,
         acks: Acks,
@@ -988,10 +1095,11 @@ impl Sim {
         timeout_ms: u64,
         producer: BatchProducer,
     ) {
-        let now = self.now;
-        let respond = |s: &mut Sim, error: ErrorCode, base: Option<u64>, last: Option<u64>| {
+        let now = ctx.now;
+        let b = host.id;
+        let respond = |ctx: &mut Ctx, error: ErrorCode, base: Option<u64>, last: Option<u64>| {
             if acks != Acks::Zero {
-                s.send(
+                ctx.send(
                     Node::Broker(b),
                     from,
                     Payload::ProduceResponse {
@@ -1003,16 +1111,15 @@ impl Sim {
                 );
             }
         };
-        let broker = &self.brokers[&b];
-        let Role::Leader(l) = &broker.role else {
-            respond(self, ErrorCode::NOT_LEADER_OR_FOLLOWER, None, None);
+        let Role::Leader(l) = &self.role else {
+            respond(ctx, ErrorCode::NOT_LEADER_OR_FOLLOWER, None, None);
             return;
         };
-        let min_isr = self.broker_min_isr(b, l.replicas.len());
+        let min_isr = host.min_isr(ctx.config, l.replicas.len());
         let in_sync = l.isr_state.isr().len();
         if acks == Acks::All && in_sync < min_isr {
             // "Avoid writing to leader if there are not enough insync replicas to make it safe"
-            respond(self, ErrorCode::NOT_ENOUGH_REPLICAS, None, None);
+            respond(ctx, ErrorCode::NOT_ENOUGH_REPLICAS, None, None);
             return;
         }
         let epoch = l.leader_epoch;
@@ -1024,7 +1131,7 @@ impl Sim {
             producer.base_sequence,
             values.len().saturating_sub(1) as u32,
         );
-        let check = broker.log.producers.check_client_batch(
+        let check = self.log.producers.check_client_batch(
             producer.producer_id,
             producer.producer_epoch,
             producer.base_sequence,
@@ -1032,31 +1139,33 @@ impl Sim {
         );
         let (first, last) = match check {
             ClientBatch::Reject(error) => {
-                respond(self, error, None, None);
+                respond(ctx, error, None, None);
                 return;
             }
             ClientBatch::Duplicate(d) => {
                 // appendRecordsToLeader calls maybeIncrementLeaderHW after appendAsLeader
                 // whether or not the batch was a duplicate ("since ISR could be down to 1").
-                self.leader_maybe_increment_hw(b);
+                self.maybe_increment_hw(ctx, host);
                 (d.first_offset, d.last_offset)
             }
             ClientBatch::Append => {
-                let appended = self.brokers[&b]
-                    .log
-                    .append_batch_as_leader(epoch, &values, producer);
-                crate::invariants::on_leader_append(self, b, appended.0, appended.1);
+                let appended = self.log.append_batch_as_leader(epoch, &values, producer);
+                ctx.observe(Observation::LeaderAppend {
+                    broker: b,
+                    first: appended.0,
+                    last: appended.1,
+                });
                 // A leader alone in the ISR moves the HW on its own append.
-                self.leader_maybe_increment_hw(b);
-                self.leader_complete_held_fetches(b);
+                self.maybe_increment_hw(ctx, host);
+                self.complete_held_fetches(ctx, host);
                 appended
             }
         };
         match acks {
             Acks::Zero => {}
-            Acks::One => respond(self, ErrorCode::NONE, Some(first), Some(last)),
+            Acks::One => respond(ctx, ErrorCode::NONE, Some(first), Some(last)),
             Acks::All => {
-                if let Some(l) = self.leader_mut(b) {
+                if let Some(l) = self.leader_mut() {
                     l.purgatory.push(DelayedProduce {
                         request_id,
                         client: from,
@@ -1066,29 +1175,25 @@ impl Sim {
                         deadline_ms: now + timeout_ms,
                     });
                 }
-                self.schedule_broker_timer(
-                    b,
-                    timeout_ms,
-                    BrokerTimer::ProduceExpire { request_id },
-                );
+                host.set_timer(ctx, timeout_ms, BrokerTimer::ProduceExpire { request_id });
                 // tryCompleteElseWatch
-                self.leader_try_complete_delayed(b);
+                self.try_complete_delayed(ctx, host);
             }
         }
     }
 
     /// A consumer's Fetch: FetchIsolation.HIGH_WATERMARK.
-    pub(crate) fn leader_handle_consumer_fetch(
-        &mut self,
-        b: BrokerId,
+    pub(crate) fn handle_consumer_fetch(
+        &self,
+        ctx: &mut Ctx,
+        host: &Host,
         from: Node,
         request_id: u64,
         offset: u64,
         max: u32,
     ) {
-        let broker = &self.brokers[&b];
-        let log = &broker.log;
-        let (error, records) = if !matches!(broker.role, Role::Leader(_)) {
+        let log = &self.log;
+        let (error, records) = if !matches!(self.role, Role::Leader(_)) {
             (ErrorCode::NOT_LEADER_OR_FOLLOWER, vec![])
         } else if offset > log.log_end_offset() || offset < log.log_start_offset {
             (ErrorCode::OFFSET_OUT_OF_RANGE, vec![])
@@ -1106,15 +1211,15 @@ impl Sim {
             log_start_offset: log.log_start_offset,
             log_end_offset: log.log_end_offset(),
         };
-        self.send(Node::Broker(b), from, payload);
+        ctx.send(Node::Broker(host.id), from, payload);
     }
 
-    /// Partition.makeFollower: record the new leader and epoch; the fetcher re-points.
-    pub(crate) fn make_follower(&mut self, b: BrokerId, p: &PartitionRegistration) {
-        let was_leader = matches!(self.brokers[&b].role, Role::Leader(_));
-        self.leader_abandon(b);
-        let broker = &mut self.brokers[&b];
-        broker.role = Role::Follower(FollowerState {
+    /// Partition.makeFollower: record the new leader and epoch. (ReplicaManager then points
+    /// the fetcher at the new leader: `Broker::apply_metadata`.)
+    pub(crate) fn make_follower(&mut self, ctx: &mut Ctx, host: &Host, p: &PartitionRegistration) {
+        let was_leader = matches!(self.role, Role::Leader(_));
+        self.abandon(ctx, host);
+        self.role = Role::Follower(FollowerState {
             leader: p.leader,
             leader_epoch: p.leader_epoch,
             partition_epoch: p.partition_epoch,
@@ -1125,25 +1230,22 @@ impl Sim {
         });
         let event = match p.leader {
             Some(l) => Event::BecameFollower {
-                broker: b,
-                tp: self.tp.clone(),
+                broker: host.id,
+                tp: ctx.tp.clone(),
                 leader_epoch: p.leader_epoch,
-                start_offset: broker.log.log_end_offset(),
+                start_offset: self.log.log_end_offset(),
                 partition_epoch: p.partition_epoch,
-                high_watermark: broker.log.high_watermark,
+                high_watermark: self.log.high_watermark,
                 leader: l,
                 was_leader,
             },
             None => Event::FollowerWithoutLeader {
-                broker: b,
-                tp: self.tp.clone(),
+                broker: host.id,
+                tp: ctx.tp.clone(),
                 leader_epoch: p.leader_epoch,
             },
         };
-        self.emit(event);
-        if p.leader.is_some() {
-            self.fetcher_start(b);
-        }
+        ctx.emit(event);
     }
 }
 
@@ -1209,550 +1311,79 @@ mod tests {
         assert_eq!(s.maximal_isr(), vec![1, 2, 3]);
         assert!(s.is_inflight());
     }
-}
 
-/// AlterPartition bookkeeping, driven on one leader: Partition.submitAlterPartition,
-/// handleAlterPartitionUpdate and handleAlterPartitionError, and DefaultAlterPartitionManager.
-/// Expectations from Kafka's rules as the code states them, and from PartitionTest /
-/// AlterPartitionManagerTest where they check the same thing (named per test).
-#[cfg(test)]
-mod alter_partition_tests {
-    use super::*;
-    use crate::scenario::{Action, ControllerName, Endpoint, Scenario};
+    /// The cases of Kafka's ReplicaTest, with its values.
+    mod replica_test {
+        use super::super::*;
 
-    /// Three brokers, broker 1 leading; broker 3 is frozen, so the leader shrinks the ISR
-    /// once replica.lag.time.max.ms passes. Brokers are never fenced (a long session).
-    fn sim() -> Sim {
-        let s = Scenario::from_json(
-            r#"{"config":{"replica.lag.time.max.ms":2000,"broker.session.timeout.ms":600000,
-                          "sim.controller.latency.ms":500},
-                "timeline":[{"at":0,"action":"freeze","broker":3},
-                            {"at":100,"action":"produce","acks":"1","values":["a"]}],
-                "end_ms":600000}"#,
-        )
-        .expect("scenario");
-        let mut sim = Sim::new(&s).expect("sim");
-        sim.check_invariants = true;
-        sim
-    }
-
-    fn leader(sim: &Sim) -> &LeaderState {
-        sim.brokers[&1].leader_state().expect("broker 1 leads")
-    }
-
-    /// Steps until broker 1 has proposed the shrink of broker 3 (its AlterPartition is in
-    /// flight) and returns the proposal.
-    fn until_shrink_proposed(sim: &mut Sim) -> u64 {
-        while leader(sim).isr_state.proposal().is_none() {
-            assert!(sim.step(), "the leader proposes a shrink");
-        }
-        let proposal = leader(sim).isr_state.proposal().expect("pending");
-        assert!(matches!(
-            &leader(sim).isr_state,
-            IsrState::PendingShrink { out_of_sync, .. } if out_of_sync == &vec![3]
-        ));
-        let apm = &sim.brokers[&1].alter_partition;
-        assert_eq!(apm.unsent.as_ref().map(|i| i.proposal), Some(proposal));
-        assert!(apm.in_flight.is_some(), "one request in flight");
-        proposal
-    }
-
-    fn cut_controller(sim: &mut Sim) {
-        sim.apply_now(&Action::Cut {
-            a: Endpoint::Broker(1),
-            b: Endpoint::Controller(ControllerName::Controller),
-        })
-        .expect("cut");
-    }
-
-    #[test]
-    fn a_lost_request_is_sent_again_until_it_is_answered() {
-        // NodeToControllerChannelManager (retryTimeoutMs = Long.MaxValue for AlterPartition):
-        // a request with no answer within controller.socket.timeout.ms (30000) is put back
-        // at the head of the queue and sent again, for as long as it takes.
-        let mut sim = sim();
-        until_shrink_proposed(&mut sim);
-        let sent_at = sim.now();
-        cut_controller(&mut sim); // the request is on the wire: it is lost
-        sim.advance_to(sent_at + 29_000);
-        assert!(
-            leader(&sim).isr_state.is_inflight(),
-            "no answer yet: still PendingShrink"
-        );
-        assert_eq!(leader(&sim).isr_state.isr(), &[1, 2, 3]);
-        sim.advance_to(sent_at + 45_000); // the first resend, at +30 s, is lost too
-        assert!(leader(&sim).isr_state.is_inflight());
-        sim.apply_now(&Action::Heal {
-            a: Endpoint::Broker(1),
-            b: Endpoint::Controller(ControllerName::Controller),
-        })
-        .expect("heal");
-        sim.advance_to(sent_at + 59_000);
-        assert!(
-            leader(&sim).isr_state.is_inflight(),
-            "until the next resend"
-        );
-        sim.advance_to(sent_at + 62_000); // resent at +60 s, answered 1 s later
-        assert_eq!(
-            leader(&sim).isr_state,
-            IsrState::Committed { isr: vec![1, 2] }
-        );
-        assert_eq!(sim.controller.partition.isr, vec![1, 2]);
-        let resends = sim
-            .trace_events()
-            .filter(|e| e.text().contains("AlterPartition request got no answer"))
-            .count();
-        assert_eq!(resends, 2, "resent at +30 s and +60 s");
-        assert!(sim.violations().is_empty(), "{:?}", sim.violations());
-    }
-
-    fn item(proposal: u64, sim: &Sim) -> AlterPartitionItem {
-        let l = leader(sim);
-        AlterPartitionItem {
-            proposal,
-            leader_epoch: l.leader_epoch,
-            partition_epoch: l.partition_epoch,
-            new_isr: vec![(1, 0), (2, 1)],
-        }
-    }
-
-    #[test]
-    fn an_answer_applies_only_to_the_proposal_it_answers() {
-        // Partition.submitAlterPartition: "if (partitionState != proposedIsrState) ...
-        // Ignoring failed ISR update to $proposedIsrState since we have already updated state".
-        let mut sim = sim();
-        let p = until_shrink_proposed(&mut sim);
-        let before = leader(&sim).isr_state.clone();
-        let stale = item(p - 1, &sim);
-        sim.leader_handle_alter_partition_result(1, stale, ErrorCode::INVALID_UPDATE_VERSION, None);
-        sim.flush_effects();
-        assert_eq!(
-            leader(&sim).isr_state,
-            before,
-            "a stale answer changes nothing"
-        );
-        let stale = item(p - 1, &sim);
-        sim.leader_handle_alter_partition_result(1, stale, ErrorCode::INELIGIBLE_REPLICA, None);
-        sim.flush_effects();
-        assert_eq!(leader(&sim).isr_state, before);
-    }
-
-    #[test]
-    fn errors_that_await_metadata_keep_the_pending_state_and_send_nothing() {
-        // Partition.handleAlterPartitionError: FENCED_LEADER_EPOCH, INVALID_UPDATE_VERSION,
-        // INVALID_REQUEST, UNKNOWN_TOPIC_OR_PARTITION and NEW_LEADER_ELECTED return false
-        // (no retry) and leave partitionState pending, "awaiting new the latest metadata"
-        // (PartitionTest testIsrNotExpandedIfUpdateFails: after INVALID_UPDATE_VERSION the
-        // maximal ISR stays the proposed one and no further update is sent).
-        for error in [
-            ErrorCode::FENCED_LEADER_EPOCH,
-            ErrorCode::INVALID_UPDATE_VERSION,
-            ErrorCode::INVALID_REQUEST,
-            ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
-            ErrorCode::NEW_LEADER_ELECTED,
-        ] {
-            let mut sim = sim();
-            let p = until_shrink_proposed(&mut sim);
-            let before = leader(&sim).isr_state.clone();
-            sim.brokers.get_mut(&1).expect("b1").alter_partition = Default::default();
-            let it = item(p, &sim);
-            sim.leader_handle_alter_partition_result(1, it, error, None);
-            sim.flush_effects();
-            assert_eq!(leader(&sim).isr_state, before, "{error}: stays pending");
-            assert_eq!(
-                sim.brokers[&1].alter_partition,
-                AlterPartitionManager::default(),
-                "{error}: not re-proposed"
-            );
-            // Pending, the leader proposes no other ISR change.
-            sim.leader_maybe_shrink_isr(1);
-            sim.flush_effects();
-            assert_eq!(leader(&sim).isr_state, before, "{error}");
-        }
-    }
-
-    #[test]
-    fn refusals_revert_to_the_committed_state_and_unexpected_errors_retry() {
-        // handleAlterPartitionError: OPERATION_NOT_ATTEMPTED and INELIGIBLE_REPLICA reset
-        // partitionState to proposedIsrState.lastCommittedState (PartitionTest
-        // testIsrNotExpandedIfReplicaIsFencedOrShutdown expects the ISR back at the committed
-        // one after INELIGIBLE_REPLICA); any other error is "unexpected ... Retrying":
-        // the same proposal is submitted again (PartitionTest
-        // testPartitionShouldRetryAlterPartitionRequest, with UNKNOWN_SERVER_ERROR).
-        for error in [
-            ErrorCode::OPERATION_NOT_ATTEMPTED,
-            ErrorCode::INELIGIBLE_REPLICA,
-        ] {
-            let mut sim = sim();
-            let p = until_shrink_proposed(&mut sim);
-            sim.brokers.get_mut(&1).expect("b1").alter_partition = Default::default();
-            let it = item(p, &sim);
-            sim.leader_handle_alter_partition_result(1, it, error, None);
-            sim.flush_effects();
-            assert_eq!(
-                leader(&sim).isr_state,
-                IsrState::Committed { isr: vec![1, 2, 3] },
-                "{error}"
-            );
-        }
-        let mut sim = sim();
-        let p = until_shrink_proposed(&mut sim);
-        let before = leader(&sim).isr_state.clone();
-        sim.brokers.get_mut(&1).expect("b1").alter_partition = Default::default();
-        let it = item(p, &sim);
-        sim.leader_handle_alter_partition_result(1, it.clone(), ErrorCode::NOT_CONTROLLER, None);
-        sim.flush_effects();
-        assert_eq!(leader(&sim).isr_state, before, "still the same proposal");
-        let apm = &sim.brokers[&1].alter_partition;
-        assert_eq!(apm.unsent, Some(it), "submitted again, unchanged");
-        assert!(apm.in_flight.is_some(), "and sent");
-    }
-
-    #[test]
-    fn a_second_proposal_while_one_waits_is_not_attempted() {
-        // DefaultAlterPartitionManager.submit: unsentIsrUpdates.putIfAbsent fails while an
-        // earlier proposal for the partition waits for its answer, and the new one completes
-        // with OperationNotAttemptedException (AlterPartitionManagerTest
-        // testOverwriteWithinBatch: "Should get a failed future" for the second submit).
-        let mut sim = sim();
-        let first = until_shrink_proposed(&mut sim);
-        // New metadata resets the partition to a committed state (makeLeader with a newer
-        // partition epoch) while the first request is still unanswered.
-        let l = sim.brokers.get_mut(&1).expect("b1");
-        if let Role::Leader(l) = &mut l.role {
-            l.isr_state = IsrState::Committed { isr: vec![1, 2, 3] };
-        }
-        sim.leader_maybe_shrink_isr(1);
-        sim.flush_effects();
-        assert_eq!(
-            leader(&sim).isr_state,
-            IsrState::Committed { isr: vec![1, 2, 3] },
-            "the second proposal was refused at once and reverted"
-        );
-        let apm = &sim.brokers[&1].alter_partition;
-        assert_eq!(
-            apm.unsent.as_ref().map(|i| i.proposal),
-            Some(first),
-            "the first still waits"
-        );
-    }
-
-    #[test]
-    fn a_top_level_stale_broker_epoch_keeps_the_proposal_and_retries_it() {
-        // DefaultAlterPartitionManager.handleAlterPartitionResponse: STALE_BROKER_EPOCH
-        // "retrying" leaves the item in unsentIsrUpdates; the request goes again 50 ms later.
-        let mut sim = sim();
-        let p = until_shrink_proposed(&mut sim);
-        let request = sim.brokers[&1]
-            .alter_partition
-            .in_flight
-            .expect("in flight");
-        let result = crate::network::AlterPartitionResult {
-            error: ErrorCode::NONE,
-            leader: Some(1),
-            leader_epoch: 0,
-            partition_epoch: 0,
-            isr: vec![],
-        };
-        sim.alter_partition_handle_response(1, request, ErrorCode::STALE_BROKER_EPOCH, result);
-        sim.flush_effects();
-        let apm = &sim.brokers[&1].alter_partition;
-        assert_eq!(apm.unsent.as_ref().map(|i| i.proposal), Some(p));
-        assert_eq!(apm.in_flight, None);
-        let at = sim.now();
-        sim.advance_to(at + ALTER_PARTITION_RETRY_MS);
-        assert!(
-            sim.brokers[&1].alter_partition.in_flight.is_some(),
-            "sent again"
-        );
-    }
-}
-
-/// The leader's view of its followers and the fetch-error rules, one situation each.
-#[cfg(test)]
-mod fetch_tests {
-    use super::*;
-    use crate::scenario::Scenario;
-
-    fn sim(json: &str) -> Sim {
-        let mut sim = Sim::new(&Scenario::from_json(json).expect("scenario")).expect("sim");
-        sim.check_invariants = true;
-        sim
-    }
-
-    fn replicated() -> Sim {
-        let mut s = sim(
-            r#"{"timeline":[{"at":100,"action":"produce","acks":"all","values":["a","b","c"]}],
-                "end_ms":600000}"#,
-        );
-        s.advance_to(2_000);
-        s
-    }
-
-    fn state(leo: u64, start: u64, leader_leo: u64, fetch: u64, caught: u64) -> ReplicaState {
-        ReplicaState {
-            log_end_offset: Some(leo),
-            log_start_offset: Some(start),
-            last_fetch_time_ms: fetch,
-            last_fetch_leader_log_end_offset: Some(leader_leo),
-            last_caught_up_time_ms: caught,
-            broker_epoch: Some(7),
-        }
-    }
-
-    #[test]
-    fn reset_replica_state_follows_replica_test() {
-        // ReplicaTest: updateFetchState(10, 1, 10) at time t0, then resetReplicaState(11, ...)
-        // at time 500.
-        let before = state(10, 1, 10, 100, 100);
-        // testResetReplicaStateWhenLeaderIsReelectedAndReplicaIsInSync
-        let r = ReplicaState::reset(Some(&before), 500, 11, true);
-        assert_eq!(
-            r,
+        fn state(leo: u64, start: u64, leader_leo: u64, fetch: u64, caught: u64) -> ReplicaState {
             ReplicaState {
-                last_fetch_leader_log_end_offset: Some(11),
-                last_fetch_time_ms: 500,
-                last_caught_up_time_ms: 500,
-                ..before.clone()
+                log_end_offset: Some(leo),
+                log_start_offset: Some(start),
+                last_fetch_time_ms: fetch,
+                last_fetch_leader_log_end_offset: Some(leader_leo),
+                last_caught_up_time_ms: caught,
+                broker_epoch: Some(7),
             }
-        );
-        // testResetReplicaStateWhenLeaderIsReelectedAndReplicaIsNotInSync
-        let r = ReplicaState::reset(Some(&before), 500, 11, false);
-        assert_eq!(
-            r,
-            ReplicaState {
-                last_fetch_leader_log_end_offset: Some(11),
-                last_fetch_time_ms: 0,
-                last_caught_up_time_ms: 0,
-                ..before.clone()
-            }
-        );
-        // testResetReplicaStateWhenNewLeaderIsElectedAndReplicaIsInSync / NotInSync: every
-        // offset unknown, lastFetchTimeMs 0, no broker epoch.
-        for (in_sync, caught) in [(true, 500), (false, 0)] {
-            let r = ReplicaState::reset(None, 500, 11, in_sync);
+        }
+
+        #[test]
+        fn reset_replica_state_follows_replica_test() {
+            // ReplicaTest: updateFetchState(10, 1, 10) at time t0, then resetReplicaState(11, ...)
+            // at time 500.
+            let before = state(10, 1, 10, 100, 100);
+            // testResetReplicaStateWhenLeaderIsReelectedAndReplicaIsInSync
+            let r = ReplicaState::reset(Some(&before), 500, 11, true);
             assert_eq!(
                 r,
                 ReplicaState {
-                    log_end_offset: None,
-                    log_start_offset: None,
-                    last_fetch_time_ms: 0,
-                    last_fetch_leader_log_end_offset: None,
-                    last_caught_up_time_ms: caught,
-                    broker_epoch: None,
+                    last_fetch_leader_log_end_offset: Some(11),
+                    last_fetch_time_ms: 500,
+                    last_caught_up_time_ms: 500,
+                    ..before.clone()
                 }
             );
-        }
-    }
-
-    #[test]
-    fn a_new_leader_does_not_count_a_lagging_follower_as_caught_up_from_the_election() {
-        // With lastFetchLeaderLogEndOffset unknown and lastFetchTimeMs 0 (a new leader), the
-        // second branch of updateFetchStateOrThrow takes max(lastCaughtUp, 0): a first fetch
-        // behind the leader's end does not move lastCaughtUpTimeMs to the election time.
-        let mut r = ReplicaState::reset(None, 1_000, 20, false);
-        r.update_fetch_state(15, 0, 2_000, 20, 7);
-        assert_eq!(r.last_caught_up_time_ms, 0);
-        // ReplicaTest.testUpdateFetchState: lastFetchLeaderLogEndOffset keeps the larger.
-        let mut r = state(5, 1, 15, 100, 50);
-        r.update_fetch_state(10, 2, 200, 12, 7);
-        assert_eq!(r.last_fetch_leader_log_end_offset, Some(15));
-    }
-
-    #[test]
-    fn the_same_leader_at_a_new_epoch_keeps_what_it_knows_of_its_followers() {
-        // Partition.makeLeader: isNewLeader = !isLeader; a re-elected leader calls
-        // resetReplicaState(isNewLeader = false), keeping LEO, log start and broker epoch.
-        let mut sim = replicated();
-        let before = sim.brokers[&1].leader_state().expect("leads").remote[&2].clone();
-        assert_eq!(before.log_end_offset, Some(3));
-        let mut p = sim.controller.partition.clone();
-        p.leader_epoch += 1;
-        p.partition_epoch += 1;
-        sim.make_leader(1, &p);
-        sim.flush_effects();
-        let after = &sim.brokers[&1].leader_state().expect("leads").remote[&2];
-        assert_eq!(after.log_end_offset, Some(3));
-        assert_eq!(after.broker_epoch, before.broker_epoch);
-        assert_eq!(after.last_fetch_leader_log_end_offset, Some(3));
-        // A broker that was following becomes a new leader: it knows nothing yet.
-        let mut p = sim.controller.partition.clone();
-        p.leader = Some(2);
-        p.leader_epoch += 2;
-        sim.make_leader(2, &p);
-        sim.flush_effects();
-        let fresh = &sim.brokers[&2].leader_state().expect("leads").remote[&3];
-        assert_eq!(fresh.log_end_offset, None);
-        assert_eq!(fresh.broker_epoch, None);
-    }
-
-    /// Sends a Fetch to broker `to` as broker `from` would, and returns the error of the
-    /// FetchResponse it put on the wire.
-    fn fetch(
-        sim: &mut Sim,
-        to: BrokerId,
-        from: BrokerId,
-        f: impl FnOnce(&mut Payload),
-    ) -> ErrorCode {
-        let broker = &sim.brokers[&from];
-        let mut payload = Payload::Fetch {
-            fetch_id: 999_999,
-            replica_id: from,
-            broker_epoch: broker.broker_epoch,
-            fetch_offset: broker.log.log_end_offset(),
-            log_start_offset: 0,
-            current_leader_epoch: sim.controller.partition.leader_epoch,
-            last_fetched_epoch: broker.log.epoch_cache.latest_epoch(),
-        };
-        f(&mut payload);
-        sim.leader_handle_fetch(to, Node::Broker(from), payload);
-        sim.flush_effects();
-        sim.in_flight
-            .values()
-            .rev()
-            .find_map(|m| match &m.payload {
-                Payload::FetchResponse {
-                    fetch_id: 999_999,
-                    error,
-                    ..
-                } => Some(*error),
-                _ => None,
-            })
-            .expect("answered")
-    }
-
-    fn set_epoch(p: &mut Payload, e: i32) {
-        if let Payload::Fetch {
-            current_leader_epoch,
-            ..
-        } = p
-        {
-            *current_leader_epoch = e;
-        }
-    }
-
-    #[test]
-    fn the_leader_epoch_is_checked_first_on_a_follower_too() {
-        // Partition.getLocalLog → checkCurrentLeaderEpoch before the leader check
-        // (PartitionTest.testLeaderEpochValidationOnFollower: FENCED for epoch - 1,
-        // UNKNOWN for epoch + 1, NOT_LEADER_OR_FOLLOWER for the current epoch).
-        let mut sim = replicated();
-        if let Role::Follower(f) = &mut sim.brokers.get_mut(&2).expect("b2").role {
-            f.leader_epoch = 5;
-        }
-        assert_eq!(
-            fetch(&mut sim, 2, 3, |p| set_epoch(p, 4)),
-            ErrorCode::FENCED_LEADER_EPOCH
-        );
-        assert_eq!(
-            fetch(&mut sim, 2, 3, |p| set_epoch(p, 6)),
-            ErrorCode::UNKNOWN_LEADER_EPOCH
-        );
-        assert_eq!(
-            fetch(&mut sim, 2, 3, |p| set_epoch(p, 5)),
-            ErrorCode::NOT_LEADER_OR_FOLLOWER
-        );
-    }
-
-    #[test]
-    fn a_fetch_with_a_stale_broker_epoch_changes_nothing() {
-        // Replica.updateFetchStateOrThrow (KIP-903), PartitionTest
-        // testFenceFollowerFetchWithStaleBrokerEpoch: NotLeaderOrFollowerException, and the
-        // replica state stays as the previous fetch left it.
-        let mut sim = replicated();
-        let before = sim.brokers[&1].leader_state().expect("leads").remote[&2].clone();
-        let stale = sim.brokers[&2].broker_epoch - 1;
-        let e = fetch(&mut sim, 1, 2, |p| {
-            if let Payload::Fetch { broker_epoch, .. } = p {
-                *broker_epoch = stale;
+            // testResetReplicaStateWhenLeaderIsReelectedAndReplicaIsNotInSync
+            let r = ReplicaState::reset(Some(&before), 500, 11, false);
+            assert_eq!(
+                r,
+                ReplicaState {
+                    last_fetch_leader_log_end_offset: Some(11),
+                    last_fetch_time_ms: 0,
+                    last_caught_up_time_ms: 0,
+                    ..before.clone()
+                }
+            );
+            // testResetReplicaStateWhenNewLeaderIsElectedAndReplicaIsInSync / NotInSync: every
+            // offset unknown, lastFetchTimeMs 0, no broker epoch.
+            for (in_sync, caught) in [(true, 500), (false, 0)] {
+                let r = ReplicaState::reset(None, 500, 11, in_sync);
+                assert_eq!(
+                    r,
+                    ReplicaState {
+                        log_end_offset: None,
+                        log_start_offset: None,
+                        last_fetch_time_ms: 0,
+                        last_fetch_leader_log_end_offset: None,
+                        last_caught_up_time_ms: caught,
+                        broker_epoch: None,
+                    }
+                );
             }
-        });
-        assert_eq!(e, ErrorCode::NOT_LEADER_OR_FOLLOWER);
-        assert_eq!(
-            sim.brokers[&1].leader_state().expect("leads").remote[&2],
-            before
-        );
-        // The right epoch is accepted (a fetch from offset 2 is answered with data at once).
-        let ok = fetch(&mut sim, 1, 2, |p| {
-            if let Payload::Fetch { fetch_offset, .. } = p {
-                *fetch_offset = 2;
-            }
-        });
-        assert_eq!(ok, ErrorCode::NONE);
-    }
-
-    #[test]
-    fn an_undefined_end_offset_is_out_of_range_and_the_follower_keeps_its_log() {
-        // Partition.readRecords: "Could not determine the end offset of the last fetched
-        // epoch" → OFFSET_OUT_OF_RANGE; AbstractFetcherThread.fetchOffsetAndTruncate with the
-        // leader's LEO at or past ours truncates nothing (it fetches from max(leader start,
-        // our LEO)). A follower whose last fetched epoch is above the leader's must not lose
-        // its log.
-        let mut sim = replicated();
-        let e = fetch(&mut sim, 1, 2, |p| {
-            if let Payload::Fetch {
-                last_fetched_epoch, ..
-            } = p
-            {
-                *last_fetched_epoch = Some(9);
-            }
-        });
-        assert_eq!(e, ErrorCode::OFFSET_OUT_OF_RANGE);
-        sim.fetcher_handle_out_of_range_for_test(2, 1, 3, 0);
-        sim.flush_effects();
-        assert_eq!(sim.brokers[&2].log.log_end_offset(), 3, "nothing truncated");
-        // The leader's log ends below ours: truncate to it (the unclean-election case).
-        sim.fetcher_handle_out_of_range_for_test(2, 1, 1, 0);
-        sim.flush_effects();
-        assert_eq!(sim.brokers[&2].log.log_end_offset(), 1);
-        // The leader's log starts past our end: start over at its log start.
-        sim.fetcher_handle_out_of_range_for_test(2, 1, 9, 5);
-        sim.flush_effects();
-        let log = &sim.brokers[&2].log;
-        assert_eq!((log.log_start_offset, log.log_end_offset()), (5, 5));
-    }
-
-    #[test]
-    fn a_fenced_follower_stops_fetching_until_a_new_leader_epoch() {
-        // AbstractFetcherThread.onPartitionFenced → markPartitionFailed
-        // (AbstractFetcherThreadTest.testFencedFetch: the partition leaves the fetcher's
-        // partitionStates instead of being retried after the backoff).
-        let mut sim = replicated();
-        // Broker 2's next fetch is answered FENCED_LEADER_EPOCH.
-        while !matches!(&sim.brokers[&2].role, Role::Follower(f) if f.in_flight_fetch.is_some()) {
-            assert!(sim.step());
         }
-        let fetch_id = match &sim.brokers[&2].role {
-            Role::Follower(f) => f.in_flight_fetch.expect("in flight"),
-            _ => unreachable!("checked above"),
-        };
-        sim.fetcher_handle_response(
-            2,
-            Node::Broker(1),
-            Payload::FetchResponse {
-                fetch_id,
-                error: ErrorCode::FENCED_LEADER_EPOCH,
-                high_watermark: 3,
-                leader_log_start_offset: 0,
-                records: vec![],
-                diverging_epoch: None,
-                leader_log_end_offset: 3,
-            },
-        );
-        sim.flush_effects();
-        let now = sim.now();
-        sim.advance_to(now + 10 * sim.config.replica_fetch_backoff_ms);
-        assert!(
-            !sim.in_flight().any(|m| m.from == Node::Broker(2)
-                && m.payload.kind() == crate::types::MessageKind::Fetch),
-            "no fetch from broker 2 while its partition is failed"
-        );
-        assert!(matches!(&sim.brokers[&2].role, Role::Follower(f) if f.failed));
-        // Metadata with a new leader epoch re-creates the fetcher.
-        let mut p = sim.controller.partition.clone();
-        p.leader_epoch += 1;
-        sim.make_follower(2, &p);
-        sim.flush_effects();
-        assert!(matches!(&sim.brokers[&2].role, Role::Follower(f) if !f.failed));
+
+        #[test]
+        fn a_new_leader_does_not_count_a_lagging_follower_as_caught_up_from_the_election() {
+            // With lastFetchLeaderLogEndOffset unknown and lastFetchTimeMs 0 (a new leader), the
+            // second branch of updateFetchStateOrThrow takes max(lastCaughtUp, 0): a first fetch
+            // behind the leader's end does not move lastCaughtUpTimeMs to the election time.
+            let mut r = ReplicaState::reset(None, 1_000, 20, false);
+            r.update_fetch_state(15, 0, 2_000, 20, 7);
+            assert_eq!(r.last_caught_up_time_ms, 0);
+            // ReplicaTest.testUpdateFetchState: lastFetchLeaderLogEndOffset keeps the larger.
+            let mut r = state(5, 1, 15, 100, 50);
+            r.update_fetch_state(10, 2, 200, 12, 7);
+            assert_eq!(r.last_fetch_leader_log_end_offset, Some(15));
+        }
     }
 }

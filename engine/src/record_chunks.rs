@@ -383,7 +383,7 @@ mod tests {
             copy.brokers
                 .values()
                 .zip(sim.brokers.values())
-                .map(|(a, b)| (&a.log.records, &b.log.records)),
+                .map(|(a, b)| (&a.log().records, &b.log().records)),
         );
         for (a, b) in histories {
             assert!(a.len() >= 990 && a.chunks.len() == a.len() / N);

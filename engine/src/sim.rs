@@ -9,33 +9,24 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::sync::Arc;
 
-use crate::client::{Consumer, Producer};
+use crate::broker::Broker;
+use crate::client::{Consumer, PartitionLeader, Producer, CONSUMER, PRODUCER};
 use crate::config::Config;
 use crate::controller::{Controller, PartitionRegistration};
-use crate::effect::Effect;
-use crate::effect::{BrokerTimer, ControllerTimer, Scheduled};
+use crate::effect::{node_ctx, ClientTimer, ControllerTimer, Effect, Observation, Scheduled};
 use crate::error::ScenarioError;
 use crate::event::{ElectionType, Event, Signal, SignalOutcome, Tool};
-use crate::fetcher::FollowerState;
-use crate::log::ReplicaLog;
-use crate::network::{Message, MetadataImage, Network, Outstanding, Payload};
-use crate::partition::LeaderState;
+use crate::network::{Message, Network, Outstanding, Payload};
+use crate::partition::Role;
+use crate::process::Process;
 use crate::record_chunks::RecordChunks;
 use crate::rng::Rng;
+use crate::scenario::ProduceSpec;
 use crate::scenario::{Action, Endpoint, Scenario, TimedAction};
 use crate::snapshot::{Arrival, ArrivalOutcome, Loss, Metrics, TruncationRecord};
 use crate::trace::{Trace, TraceEvent};
 use crate::types::{BrokerId, Node, ProcessState, TimeMs, TopicPartition};
 use crate::vec_map::VecMap;
-
-/// The replica's role on a broker, as ReplicaManager applies it from metadata.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Role {
-    /// No metadata yet, or not a replica.
-    None,
-    Leader(Box<LeaderState>),
-    Follower(FollowerState),
-}
 
 /// An event in the queue. Ordered by (time, sequence) reversed, so the queue (a max-heap)
 /// pops the earliest first and events at one time in the order they were scheduled.
@@ -66,80 +57,6 @@ impl PartialEq for Queued {
 
 impl Eq for Queued {}
 
-/// One broker: its process, its disk, and the in-memory state of its replica.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Broker {
-    pub id: BrokerId,
-    pub process: ProcessState,
-    /// Bumped at every start, so timers of an earlier process are ignored.
-    pub incarnation: u32,
-    pub log: ReplicaLog,
-    pub registered: bool,
-    pub broker_epoch: i64,
-    /// The broker epoch written at a clean shutdown (-1: none, so the next registration is
-    /// an unclean one).
-    pub clean_shutdown_epoch: i64,
-    pub metadata: Option<MetadataImage>,
-    pub role: Role,
-    /// Extra time each fetch takes on this broker (a slow disk or a busy machine).
-    pub slow_ms: u64,
-    /// In controlled shutdown.
-    pub shutting_down: bool,
-    /// The controller has answered that this broker is in controlled shutdown.
-    pub got_controlled_shutdown_response: bool,
-    /// SIGTERM received while frozen: acted on at thaw.
-    pub pending_sigterm: bool,
-    /// Events that arrived while frozen, in arrival order.
-    pub deferred: Vec<Scheduled>,
-    pub frozen_since: Option<TimeMs>,
-    /// The disk was lost since the broker last held this replica.
-    pub disk_lost: bool,
-    /// DefaultAlterPartitionManager: the proposal waiting for an answer, and the request in
-    /// flight. It belongs to the process, not to the partition's role.
-    pub alter_partition: crate::partition::AlterPartitionManager,
-    /// Counter for fetch ids and timer generations.
-    pub fetch_generation: u64,
-    /// The current isr-expiration task: bumped when replica.lag.time.max.ms changes, so the
-    /// task scheduled at the old period dies and one at the new period takes its place.
-    pub isr_expiration_generation: u64,
-    /// The previous broker epoch this process registers with (kept across retries).
-    pub registering_with_previous_epoch: i64,
-}
-
-impl Broker {
-    fn new(id: BrokerId) -> Self {
-        Broker {
-            id,
-            process: ProcessState::Running,
-            incarnation: 0,
-            log: ReplicaLog::default(),
-            registered: true,
-            broker_epoch: -1,
-            clean_shutdown_epoch: -1,
-            metadata: None,
-            role: Role::None,
-            slow_ms: 0,
-            shutting_down: false,
-            got_controlled_shutdown_response: false,
-            pending_sigterm: false,
-            deferred: vec![],
-            frozen_since: None,
-            disk_lost: false,
-            alter_partition: Default::default(),
-            fetch_generation: 0,
-            isr_expiration_generation: 0,
-            registering_with_previous_epoch: -1,
-        }
-    }
-
-    pub fn leader_state(&self) -> Option<&LeaderState> {
-        match &self.role {
-            Role::Leader(l) => Some(l),
-            _ => None,
-        }
-    }
-}
-
 /// The whole simulation.
 #[derive(Debug)]
 pub struct Sim {
@@ -147,7 +64,9 @@ pub struct Sim {
     pub(crate) config: Config,
     pub(crate) tp: TopicPartition,
     pub(crate) rng: Rng,
+    /// The broker nodes, and what the operating system knows of each one's process.
     pub(crate) brokers: VecMap<BrokerId, Broker>,
+    pub(crate) processes: VecMap<BrokerId, Process>,
     pub(crate) controller: Controller,
     pub(crate) network: Network,
     pub(crate) in_flight: VecMap<u64, Message>,
@@ -204,6 +123,7 @@ impl Clone for Sim {
             tp: self.tp.clone(),
             rng: self.rng.clone(),
             brokers: self.brokers.clone(),
+            processes: self.processes.clone(),
             controller: self.controller.clone(),
             network: self.network.clone(),
             in_flight: self.in_flight.clone(),
@@ -234,6 +154,9 @@ impl Clone for Sim {
     }
 }
 
+/// Most truncations remembered for the view.
+pub const MAX_TRUNCATIONS: usize = 100;
+
 /// How long [`Sim::record_arrivals`] keeps a message that left the wire, and the most it
 /// keeps at once.
 pub const ARRIVALS_KEPT_MS: TimeMs = 1_000;
@@ -256,11 +179,11 @@ impl Sim {
             config.min_insync_replicas,
         );
         let mut brokers = VecMap::new();
+        let mut processes = VecMap::new();
         for id in 1..=scenario.brokers {
             let epoch = controller.register_at_start(id);
-            let mut b = Broker::new(id);
-            b.broker_epoch = epoch;
-            brokers.insert(id, b);
+            brokers.insert(id, Broker::new(id, epoch));
+            processes.insert(id, Process::running());
         }
         controller.append(
             0,
@@ -281,6 +204,7 @@ impl Sim {
             },
             rng: Rng::new(scenario.seed),
             brokers,
+            processes,
             controller,
             network: Network::default(),
             in_flight: VecMap::new(),
@@ -318,10 +242,7 @@ impl Sim {
         let image = sim.controller.image();
         let ids: Vec<BrokerId> = sim.brokers.keys().copied().collect();
         for b in &ids {
-            sim.apply_metadata(*b, image.clone());
-            sim.start_broker_tasks(*b);
-            let max_phase = sim.config.broker_heartbeat_interval_ms - 1;
-            sim.schedule_broker_timer_with_phase(*b, max_phase, BrokerTimer::Heartbeat);
+            sim.brokers[b].form(&mut node_ctx!(sim), image.clone());
             sim.schedule_session_check(*b);
         }
         sim.schedule_at(
@@ -407,47 +328,13 @@ impl Sim {
                     self.queue_push(at + phase, scheduled);
                 }
                 Effect::Emit(event) => self.trace.push(self.now, event),
+                Effect::Observe(observation) => self.observe(observation),
+                Effect::Exit { broker } => self.exit(broker),
             }
         }
         debug_assert!(self.effects.is_empty(), "applying an effect pushed one");
         // Put the (empty) buffer back, so the next handler pushes without allocating.
         self.effects = effects;
-    }
-
-    /// A fresh id for a request (a correlation id) or a proposal.
-    pub(crate) fn next_request_id(&mut self) -> u64 {
-        let id = self.next_request_id;
-        self.next_request_id += 1;
-        id
-    }
-
-    pub(crate) fn schedule_broker_timer(&mut self, b: BrokerId, delay: u64, timer: BrokerTimer) {
-        let scheduled = self.broker_timer_entry(b, timer);
-        self.schedule_at(self.now + delay, scheduled);
-    }
-
-    /// A broker's timer at a phase drawn in `0..=max_phase` when the effect is applied.
-    fn schedule_broker_timer_with_phase(
-        &mut self,
-        b: BrokerId,
-        max_phase: u64,
-        timer: BrokerTimer,
-    ) {
-        let scheduled = self.broker_timer_entry(b, timer);
-        self.effects.push(Effect::SetTimerWithPhase {
-            at: self.now,
-            max_phase,
-            scheduled,
-        });
-    }
-
-    /// Broker `b`'s timer, for its current process.
-    fn broker_timer_entry(&self, b: BrokerId, timer: BrokerTimer) -> Scheduled {
-        Scheduled::Broker {
-            broker: b,
-            incarnation: self.brokers[&b].incarnation,
-            timer,
-        }
     }
 
     /// Processes the next event. Returns false when there is none.
@@ -473,14 +360,13 @@ impl Sim {
         self.flush_effects();
         self.events_processed += 1;
         if self.check_invariants {
-            // The checker reads the simulation; what it finds is recorded here.
-            let mut checker = std::mem::take(&mut self.invariant_state);
-            let found = checker.check(self);
-            self.invariant_state = checker;
+            // The checker reads the nodes; what it finds is recorded here.
+            let found =
+                self.invariant_state
+                    .check(&self.controller, &self.brokers, &self.processes);
             for what in found {
-                crate::invariants::violation(self, what);
+                self.record_violation(what);
             }
-            self.flush_effects();
         }
         true
     }
@@ -526,82 +412,26 @@ impl Sim {
                 incarnation,
                 timer,
             } => {
-                let Some(b) = self.brokers.get_mut(&broker) else {
+                let Some(process) = self.processes.get_mut(&broker) else {
                     return;
                 };
-                if b.incarnation != incarnation || !b.process.is_up() {
+                if process.incarnation != incarnation || !process.is_up() {
                     return;
                 }
-                if b.process == ProcessState::Frozen {
-                    b.deferred.push(Scheduled::Broker {
+                if process.state == ProcessState::Frozen {
+                    process.deferred.push(Scheduled::Broker {
                         broker,
                         incarnation,
                         timer,
                     });
                     return;
                 }
-                self.broker_timer(broker, timer);
+                let node = &mut self.brokers[&broker];
+                debug_assert_eq!(node.incarnation, incarnation, "the node is its process's");
+                node.on_timer(&mut node_ctx!(self), timer);
             }
             Scheduled::Controller(t) => self.controller_timer(t),
             Scheduled::Client(t) => self.client_timer(t),
-        }
-    }
-
-    fn broker_timer(&mut self, b: BrokerId, timer: BrokerTimer) {
-        match timer {
-            BrokerTimer::SendFetch { generation } => self.fetcher_send_fetch(b, generation),
-            BrokerTimer::FetchTimeout { fetch_id } => self.fetcher_timeout(b, fetch_id),
-            BrokerTimer::HeldFetchExpire { fetch_id } => self.leader_expire_held_fetch(b, fetch_id),
-            BrokerTimer::IsrExpiration { generation } => {
-                if generation != self.brokers[&b].isr_expiration_generation {
-                    return; // scheduled at an earlier replica.lag.time.max.ms
-                }
-                self.leader_maybe_shrink_isr(b);
-                let period = self.isr_expiration_period();
-                self.schedule_broker_timer(b, period, BrokerTimer::IsrExpiration { generation });
-            }
-            BrokerTimer::HwCheckpoint => {
-                self.checkpoint_high_watermark(b);
-                self.schedule_broker_timer(
-                    b,
-                    self.config.replica_high_watermark_checkpoint_interval_ms,
-                    BrokerTimer::HwCheckpoint,
-                );
-            }
-            BrokerTimer::HeartbeatOnce => self.send_heartbeat(b),
-            BrokerTimer::Heartbeat => {
-                self.send_heartbeat(b);
-                self.schedule_broker_timer(
-                    b,
-                    self.config.broker_heartbeat_interval_ms,
-                    BrokerTimer::Heartbeat,
-                );
-            }
-            BrokerTimer::ProduceExpire { request_id } => self.leader_expire_produce(b, request_id),
-            BrokerTimer::Register => {
-                let broker = &self.brokers[&b];
-                if !broker.registered {
-                    let payload = Payload::BrokerRegistration {
-                        previous_broker_epoch: broker.registering_with_previous_epoch,
-                        incarnation: broker.incarnation,
-                    };
-                    self.send(Node::Broker(b), Node::Controller, payload);
-                    self.schedule_broker_timer(
-                        b,
-                        self.config.broker_heartbeat_interval_ms,
-                        BrokerTimer::Register,
-                    );
-                }
-            }
-            BrokerTimer::ShutdownTimeout => {
-                if self.brokers[&b].shutting_down {
-                    self.finish_shutdown(b);
-                }
-            }
-            BrokerTimer::AlterPartitionTimeout { request_id } => {
-                self.alter_partition_timeout(b, request_id)
-            }
-            BrokerTimer::AlterPartitionRetry => self.alter_partition_propagate(b),
         }
     }
 
@@ -623,7 +453,7 @@ impl Sim {
     pub(crate) fn metadata_audience(&self) -> Vec<BrokerId> {
         let mut ids = Vec::new();
         for b in self.brokers.values() {
-            if b.process.is_up() && b.registered {
+            if self.processes[&b.id].is_up() && b.registered {
                 ids.push(b.id);
             }
         }
@@ -697,23 +527,16 @@ impl Sim {
         base + jitter
     }
 
-    /// Sends a message; it is lost at once if its link is cut. A request to a broker whose
-    /// process is down (killed or stopped, its machine still up) finds nothing listening:
-    /// the connection is refused, and the sender learns it after a round trip.
-    ///
-    /// An effect: the checks, the jitter draw and the message id happen when it is applied
-    /// ([`Sim::transmit`]), after the handler returns.
-    pub(crate) fn send(&mut self, from: Node, to: Node, payload: Payload) {
-        self.effects.push(Effect::Send { from, to, payload });
-    }
-
-    /// Applies a [`Effect::Send`]: what [`Sim::send`] asks for, done now.
+    /// Applies an [`Effect::Send`]: the message is lost at once if its link is cut. A
+    /// request to a broker whose process is down (killed or stopped, its machine still up)
+    /// finds nothing listening: the connection is refused, and the sender learns it after a
+    /// round trip. Otherwise it goes on the wire after the link's latency and jitter.
     fn transmit(&mut self, from: Node, to: Node, payload: Payload) {
         if self.network.is_cut(from, to) {
             return;
         }
         if let Node::Broker(d) = to {
-            if self.brokers.get(&d).is_none_or(|x| !x.process.is_up()) {
+            if self.processes.get(&d).is_none_or(|x| !x.is_up()) {
                 if let Some(request) = payload.outstanding() {
                     let there = self.latency(from, to);
                     self.send_reset(to, from, request, there);
@@ -730,7 +553,7 @@ impl Sim {
         let id = self.next_message_id;
         self.next_message_id += 1;
         let to_incarnation = match to {
-            Node::Broker(d) => self.brokers.get(&d).map_or(0, |x| x.incarnation),
+            Node::Broker(d) => self.processes.get(&d).map_or(0, |x| x.incarnation),
             _ => 0,
         };
         // FIFO per connection (one TCP connection per directed link and receiving process):
@@ -783,7 +606,7 @@ impl Sim {
         self.flush_effects();
         let mut resets: Vec<(Node, Outstanding)> = vec![];
         for f in self.brokers.values() {
-            if let Role::Follower(fs) = &f.role {
+            if let Role::Follower(fs) = f.role() {
                 if let (Some(fetch_id), Some(leader)) = (fs.in_flight_fetch, fs.leader) {
                     if leader == b && f.id != b {
                         resets.push((Node::Broker(f.id), Outstanding::Fetch { fetch_id }));
@@ -817,9 +640,7 @@ impl Sim {
         let Some(msg) = self.in_flight.remove(&id) else {
             return;
         };
-        let seen = self
-            .record_arrivals
-            .then(|| crate::snapshot_build::message_snapshot(&msg, false));
+        let seen = self.record_arrivals.then(|| msg.snapshot(false));
         if let (Some(outcome), Some(message)) = (self.deliver_message(id, msg), seen) {
             self.note_arrival(message, outcome);
         }
@@ -833,22 +654,26 @@ impl Sim {
         }
         match msg.to {
             Node::Broker(b) => {
-                let broker = self.brokers.get_mut(&b)?;
-                if broker.incarnation != msg.to_incarnation {
+                let process = self.processes.get_mut(&b)?;
+                if process.incarnation != msg.to_incarnation {
                     // Sent to a process that has ended: its connections died with it (the
                     // requester was told by the reset), and a new process never reads them.
                     return Some(ArrivalOutcome::ProcessGone);
                 }
-                match broker.process {
+                match process.state {
                     ProcessState::Killed | ProcessState::Stopped => {
                         return Some(ArrivalOutcome::ProcessGone)
                     }
                     ProcessState::Frozen => {
-                        broker.deferred.push(Scheduled::Deliver { message_id: id });
+                        process.deferred.push(Scheduled::Deliver { message_id: id });
                         self.buffered.insert(id, msg);
                         return None;
                     }
-                    ProcessState::Running => self.broker_receive(b, msg.from, msg.payload),
+                    ProcessState::Running => {
+                        let node = &mut self.brokers[&b];
+                        debug_assert_eq!(node.incarnation, msg.to_incarnation);
+                        node.on_message(&mut node_ctx!(self), msg.from, msg.payload);
+                    }
                 }
             }
             Node::Controller => self.controller_receive(msg.from, msg.payload),
@@ -876,92 +701,7 @@ impl Sim {
         });
     }
 
-    fn broker_receive(&mut self, b: BrokerId, from: Node, payload: Payload) {
-        match payload {
-            Payload::Fetch { .. } => self.leader_handle_fetch(b, from, payload),
-            Payload::FetchResponse { .. } => self.fetcher_handle_response(b, from, payload),
-            Payload::Produce {
-                request_id,
-                acks,
-                values,
-                timeout_ms,
-                producer,
-            } => {
-                self.leader_handle_produce(b, from, request_id, acks, values, timeout_ms, producer)
-            }
-            Payload::ConsumerFetch {
-                request_id,
-                offset,
-                max_records,
-            } => self.leader_handle_consumer_fetch(b, from, request_id, offset, max_records),
-            Payload::BrokerRegistrationResponse { broker_epoch } => {
-                if broker_epoch < 0 {
-                    return; // refused: the Register timer tries again
-                }
-                let broker = &mut self.brokers[&b];
-                broker.broker_epoch = broker_epoch;
-                broker.registered = true;
-                self.schedule_broker_timer(b, 0, BrokerTimer::Heartbeat);
-            }
-            Payload::BrokerHeartbeatResponse {
-                should_shut_down: true,
-                ..
-            } if self.brokers[&b].shutting_down => self.finish_shutdown(b),
-            // BrokerLifecycleManager in PENDING_CONTROLLED_SHUTDOWN: "If this is the first
-            // pending controlled shutdown response we got, schedule our next heartbeat a
-            // little bit sooner than we usually would" (50 ms).
-            Payload::BrokerHeartbeatResponse {
-                in_controlled_shutdown: true,
-                should_shut_down: false,
-                ..
-            } if self.brokers[&b].shutting_down
-                && !self.brokers[&b].got_controlled_shutdown_response =>
-            {
-                self.brokers[&b].got_controlled_shutdown_response = true;
-                self.schedule_broker_timer(b, 50, BrokerTimer::HeartbeatOnce);
-            }
-            Payload::AlterPartitionResponse {
-                request_id,
-                top_error,
-                result,
-            } => self.alter_partition_handle_response(b, request_id, top_error, result),
-            Payload::Metadata { image } => self.apply_metadata(b, image),
-            Payload::ConnectionReset {
-                request: Outstanding::Fetch { fetch_id },
-            } => self.fetcher_disconnected(b, from, fetch_id),
-            _ => {}
-        }
-    }
-
-    // ---- broker lifecycle ------------------------------------------------------------
-
-    fn start_broker_tasks(&mut self, b: BrokerId) {
-        // ReplicaManager.startup schedules isr-expiration and highwatermark-checkpoint with an
-        // initial delay of 0, from the broker's own start. Brokers start at different moments,
-        // so each task's phase is drawn from the seeded generator.
-        self.schedule_isr_expiration(b);
-        let cp = self.config.replica_high_watermark_checkpoint_interval_ms;
-        self.schedule_broker_timer_with_phase(b, cp - 1, BrokerTimer::HwCheckpoint);
-    }
-
-    /// How often the isr-expiration task runs: replica.lag.time.max.ms / 2, as
-    /// ReplicaManager.startup schedules it, but never more often than
-    /// [`MIN_ISR_EXPIRATION_PERIOD_MS`](crate::config::MIN_ISR_EXPIRATION_PERIOD_MS).
-    fn isr_expiration_period(&self) -> u64 {
-        (self.config.replica_lag_time_max_ms / 2).max(crate::config::MIN_ISR_EXPIRATION_PERIOD_MS)
-    }
-
-    /// Schedules the broker's isr-expiration task under its current generation, first run at
-    /// a phase drawn from the seeded generator (as at a broker's start).
-    fn schedule_isr_expiration(&mut self, b: BrokerId) {
-        let max_phase = self.isr_expiration_period() - 1;
-        let generation = self.brokers[&b].isr_expiration_generation;
-        self.schedule_broker_timer_with_phase(
-            b,
-            max_phase,
-            BrokerTimer::IsrExpiration { generation },
-        );
-    }
+    // ---- broker processes ----------------------------------------------------------------
 
     /// replica.lag.time.max.ms changed: every broker whose process is up (running or frozen)
     /// drops the isr-expiration task it scheduled at the old period and starts one at the new
@@ -979,62 +719,33 @@ impl Sim {
     /// core/src/main/scala/kafka/server/{DynamicBrokerConfig,ReplicaManager}.scala. Changing
     /// it takes a rolling restart; the playground applies it on every broker at once.
     fn restart_isr_expiration_tasks(&mut self) {
-        for b in self.broker_ids_where(&|broker| broker.process.is_up()) {
-            self.brokers[&b].isr_expiration_generation += 1;
-            self.schedule_isr_expiration(b);
+        for b in self.broker_ids_where(&|_, process| process.is_up()) {
+            self.brokers[&b].restart_isr_expiration(&mut node_ctx!(self));
         }
     }
 
     /// The ids of the brokers for which `keep` holds, in id order (one function for the
     /// engine's broker filters, the predicate through `dyn`).
     #[inline(never)]
-    pub(crate) fn broker_ids_where(&self, keep: &dyn Fn(&Broker) -> bool) -> Vec<BrokerId> {
+    pub(crate) fn broker_ids_where(
+        &self,
+        keep: &dyn Fn(&Broker, &Process) -> bool,
+    ) -> Vec<BrokerId> {
         let mut out = Vec::new();
         for broker in self.brokers.values() {
-            if keep(broker) {
+            if keep(broker, &self.processes[&broker.id]) {
                 out.push(broker.id);
             }
         }
         out
     }
 
-    fn send_heartbeat(&mut self, b: BrokerId) {
-        let broker = &self.brokers[&b];
-        if !broker.registered {
-            return;
-        }
-        let payload = Payload::BrokerHeartbeat {
-            broker_epoch: broker.broker_epoch,
-            want_shut_down: broker.shutting_down,
-            metadata_offset: broker.metadata.as_ref().map_or(0, |m| m.offset),
-        };
-        self.send(Node::Broker(b), Node::Controller, payload);
-    }
-
-    /// ReplicaManager.checkpointHighWatermarks: write the HW to replication-offset-checkpoint.
-    pub(crate) fn checkpoint_high_watermark(&mut self, b: BrokerId) {
-        let broker = &mut self.brokers[&b];
-        if broker
-            .metadata
-            .as_ref()
-            .is_some_and(|m| m.partition.replicas.contains(&b))
-        {
-            broker.log.hw_checkpoint = Some(broker.log.high_watermark);
-        }
-    }
-
-    fn finish_shutdown(&mut self, b: BrokerId) {
-        self.checkpoint_high_watermark(b);
-        self.leader_abandon(b);
-        // The process ends: what it sent so far goes out first, checked against the process
-        // states and incarnations as they were when it was sent.
-        self.flush_effects();
-        let broker = &mut self.brokers[&b];
-        broker.clean_shutdown_epoch = broker.broker_epoch;
-        broker.process = ProcessState::Stopped;
-        broker.shutting_down = false;
+    /// Broker `b`'s process exits at the end of its controlled shutdown (the node's last
+    /// effect, after what it sent on its way out): the process is stopped, and the kernel
+    /// resets its connections.
+    fn exit(&mut self, b: BrokerId) {
+        self.processes[&b].state = ProcessState::Stopped;
         self.clear_process_memory(b);
-        self.emit(Event::BrokerShutDown { broker: b });
         self.reset_connections(b);
     }
 
@@ -1049,107 +760,121 @@ impl Sim {
         for id in ids {
             if let Some(msg) = self.buffered.remove(&id) {
                 if self.record_arrivals {
-                    let message = crate::snapshot_build::message_snapshot(&msg, true);
+                    let message = msg.snapshot(true);
                     self.note_arrival(message, ArrivalOutcome::ProcessGone);
                 }
             }
         }
-        let broker = &mut self.brokers[&b];
-        broker.incarnation += 1;
-        broker.role = Role::None;
-        broker.metadata = None;
-        broker.registered = false;
-        broker.deferred.clear();
-        broker.frozen_since = None;
-        broker.alter_partition = Default::default();
-        broker.pending_sigterm = false;
-        broker.shutting_down = false;
-        broker.got_controlled_shutdown_response = false;
+        let process = &mut self.processes[&b];
+        process.incarnation += 1;
+        process.deferred.clear();
+        process.frozen_since = None;
+        process.pending_sigterm = false;
+        self.brokers[&b].lose_memory();
     }
 
     fn start(&mut self, b: BrokerId) {
         // A new process: what was sent before it started was sent to the old one.
         self.flush_effects();
-        let previous = {
-            let broker = &mut self.brokers[&b];
-            broker.process = ProcessState::Running;
-            broker.incarnation += 1;
-            // Log recovery: the HW comes back from replication-offset-checkpoint.
-            let hw = broker.log.hw_checkpoint.unwrap_or(0);
-            broker.log.update_high_watermark(hw);
-            let prev = broker.clean_shutdown_epoch;
-            broker.clean_shutdown_epoch = -1;
-            prev
-        };
-        self.brokers[&b].registering_with_previous_epoch = previous;
-        self.start_broker_tasks(b);
-        self.schedule_broker_timer(b, 0, BrokerTimer::Register);
-        let log = &self.brokers[&b].log;
-        self.emit(Event::BrokerStarted {
-            broker: b,
-            tp: self.tp.clone(),
-            log_end_offset: log.log_end_offset(),
-            high_watermark: log.high_watermark,
-        });
+        let process = &mut self.processes[&b];
+        process.state = ProcessState::Running;
+        process.incarnation += 1;
+        let incarnation = process.incarnation;
+        self.brokers[&b].start(&mut node_ctx!(self), incarnation);
     }
 
-    // ---- metadata ---------------------------------------------------------------------
+    // ---- observers -------------------------------------------------------------------------
 
-    /// The broker applies controller metadata: becomes leader or follower
-    /// (ReplicaManager.applyDelta → Partition.makeLeader / makeFollower).
-    pub(crate) fn apply_metadata(&mut self, b: BrokerId, image: MetadataImage) {
-        let broker = &mut self.brokers[&b];
-        if broker
-            .metadata
-            .as_ref()
-            .is_some_and(|m| m.offset >= image.offset)
+    /// Applies an [`Effect::Observe`]: the simulator's observers read the nodes and record
+    /// what they find (the committed history, losses, broken invariants, truncations).
+    fn observe(&mut self, observation: Observation) {
+        match observation {
+            Observation::HighWatermark {
+                broker,
+                leader_epoch,
+                high_watermark,
+            } => crate::history::on_high_watermark(
+                &mut self.committed,
+                &self.controller,
+                broker,
+                leader_epoch,
+                self.brokers[&broker].log(),
+                high_watermark,
+            ),
+            Observation::NewLeader {
+                broker,
+                leader_epoch,
+                recovering,
+            } => {
+                let found = crate::history::on_new_leader(
+                    &mut self.committed,
+                    &self.controller,
+                    &self.processes,
+                    broker,
+                    leader_epoch,
+                    recovering,
+                    self.brokers[&broker].log(),
+                    self.now,
+                );
+                if let Some(found) = found {
+                    if let Some(what) = found.violation {
+                        self.record_violation(what);
+                    }
+                    self.trace.push(self.now, found.event);
+                    self.losses.push(found.loss);
+                }
+            }
+            Observation::LeaderAppend {
+                broker,
+                first,
+                last,
+            } => {
+                if self.check_invariants {
+                    let log = self.brokers[&broker].log();
+                    if let Some(what) =
+                        crate::invariants::duplicate_append(log, broker, first, last)
+                    {
+                        self.record_violation(what);
+                    }
+                }
+            }
+            Observation::Truncated(t) => {
+                self.truncations.push(t);
+                if self.truncations.len() > MAX_TRUNCATIONS {
+                    self.truncations.remove(0);
+                }
+            }
+        }
+    }
+
+    /// Records a broken invariant (at most [`crate::invariants::MAX_VIOLATIONS`], each once)
+    /// in `violations` and in the trace, now.
+    fn record_violation(&mut self, what: String) {
+        if self.violations.len() >= crate::invariants::MAX_VIOLATIONS
+            || self
+                .violations
+                .iter()
+                .any(|v| v.starts_with(&format!("invariant broken: {what} (")))
         {
             return;
         }
-        let p = image.partition.clone();
-        broker.metadata = Some(image);
-        if !p.replicas.contains(&b) {
-            return;
-        }
-        if p.leader == Some(b) {
-            let same_epoch =
-                matches!(&broker.role, Role::Leader(l) if l.leader_epoch == p.leader_epoch);
-            if same_epoch {
-                self.leader_apply_partition_update(b, &p);
-            } else {
-                self.make_leader(b, &p);
-            }
-        } else {
-            let same = matches!(&broker.role, Role::Follower(f) if f.leader == p.leader && f.leader_epoch == p.leader_epoch);
-            if same {
-                if let Role::Follower(f) = &mut self.brokers[&b].role {
-                    f.partition_epoch = p.partition_epoch;
-                }
-            } else {
-                self.make_follower(b, &p);
-            }
-            // ReplicaManager.applyLocalFollowersDelta: "During controlled shutdown, replica
-            // with no leaders and replica where this broker is not in the ISR are stopped."
-            if self.brokers[&b].shutting_down && (p.leader.is_none() || !p.isr.contains(&b)) {
-                self.fetcher_stop(
-                    b,
-                    crate::event::FetcherRemovedReason::ControlledShutdownNotInIsr,
-                );
-            }
-        }
+        let event = Event::InvariantBroken {
+            what,
+            seed: self.seed,
+            at_ms: self.now,
+        };
+        self.violations.push(event.to_string());
+        self.trace.push(self.now, event);
     }
 
-    /// Partition.effectiveMinIsr on broker `b`: `min.insync.replicas` as this broker's
-    /// metadata says (the controller's value before it has any), never above the replica
-    /// count.
-    pub(crate) fn broker_min_isr(&self, b: BrokerId, replicas: usize) -> usize {
-        let min = self.brokers[&b]
-            .metadata
-            .as_ref()
-            .map_or(self.controller.min_insync_replicas, |m| {
-                m.min_insync_replicas
-            });
-        (min as usize).min(replicas)
+    /// `kafka-get-offsets.sh` now.
+    pub(crate) fn offsets_line(&self) -> String {
+        crate::describe::offsets_line(
+            &self.tp,
+            &self.controller.partition,
+            &self.brokers,
+            &self.processes,
+        )
     }
 
     // ---- trace -----------------------------------------------------------------------
@@ -1220,10 +945,10 @@ impl Sim {
                 from_beginning,
             } => self.client_consume(*max_records, *from_beginning),
             Action::Freeze { broker } => {
-                let b = &mut self.brokers[broker];
-                if b.process == ProcessState::Running {
-                    b.process = ProcessState::Frozen;
-                    b.frozen_since = Some(now);
+                let p = &mut self.processes[broker];
+                if p.state == ProcessState::Running {
+                    p.state = ProcessState::Frozen;
+                    p.frozen_since = Some(now);
                     self.note_signal(Signal::Stop, *broker, SignalOutcome::Done);
                 } else {
                     self.note_signal(Signal::Stop, *broker, SignalOutcome::NotRunning);
@@ -1231,9 +956,9 @@ impl Sim {
             }
             Action::Thaw { broker } => self.thaw(*broker),
             Action::Kill { broker } => {
-                if self.brokers[broker].process.is_up() {
-                    self.flush_effects(); // the process ends (see finish_shutdown)
-                    self.brokers[broker].process = ProcessState::Killed;
+                if self.processes[broker].is_up() {
+                    self.flush_effects(); // the process ends: what it sent goes out first
+                    self.processes[broker].state = ProcessState::Killed;
                     self.clear_process_memory(*broker);
                     self.note_signal(Signal::Kill, *broker, SignalOutcome::Done);
                     self.reset_connections(*broker);
@@ -1242,27 +967,21 @@ impl Sim {
                 }
             }
             Action::Stop { broker } => {
-                let b = &mut self.brokers[broker];
-                match b.process {
-                    ProcessState::Running if !b.shutting_down => {
-                        b.shutting_down = true;
+                let p = &mut self.processes[broker];
+                match p.state {
+                    ProcessState::Running if !self.brokers[broker].shutting_down => {
                         self.note_signal(Signal::Term, *broker, SignalOutcome::Done);
-                        self.send_heartbeat(*broker);
-                        self.schedule_broker_timer(
-                            *broker,
-                            self.config.broker_session_timeout_ms,
-                            BrokerTimer::ShutdownTimeout,
-                        );
+                        self.brokers[broker].on_sigterm(&mut node_ctx!(self));
                     }
                     ProcessState::Frozen => {
-                        b.pending_sigterm = true;
+                        p.pending_sigterm = true;
                         self.note_signal(Signal::Term, *broker, SignalOutcome::WaitsForThaw);
                     }
                     _ => self.note_signal(Signal::Term, *broker, SignalOutcome::NotRunning),
                 }
             }
             Action::Start { broker } => {
-                if self.brokers[broker].process.is_up() {
+                if self.processes[broker].is_up() {
                     self.note_signal(Signal::Start, *broker, SignalOutcome::AlreadyRunning);
                 } else {
                     self.note_signal(Signal::Start, *broker, SignalOutcome::Done);
@@ -1270,7 +989,7 @@ impl Sim {
                 }
             }
             Action::Slow { broker, ms } => {
-                self.brokers[broker].slow_ms = *ms;
+                self.brokers[broker].set_slow(*ms);
                 self.emit(Event::Slowed {
                     broker: *broker,
                     ms: *ms,
@@ -1299,16 +1018,14 @@ impl Sim {
                 });
             }
             Action::LoseDisk { broker } => {
-                let was_up = self.brokers[broker].process.is_up();
+                let was_up = self.processes[broker].is_up();
                 if was_up {
-                    self.flush_effects(); // the process ends (see finish_shutdown)
-                    self.brokers[broker].process = ProcessState::Killed;
+                    self.flush_effects(); // the process ends: what it sent goes out first
+                    self.processes[broker].state = ProcessState::Killed;
                     self.clear_process_memory(*broker);
                 }
-                let br = &mut self.brokers[broker];
-                br.log.wipe();
-                br.disk_lost = true;
-                br.clean_shutdown_epoch = -1;
+                self.brokers[broker].lose_disk();
+                self.processes[broker].disk_lost = true;
                 self.emit(Event::DiskLost { broker: *broker });
                 if was_up {
                     self.reset_connections(*broker);
@@ -1361,25 +1078,29 @@ impl Sim {
                 });
             }
             Action::Describe => {
-                let line = crate::describe::describe_line(self);
+                let line = crate::describe::describe_line(&self.tp, &self.controller.partition);
                 self.emit_tool_output(Tool::Describe, None, line);
             }
             Action::Offsets => {
-                let line = crate::describe::offsets_line(self);
+                let line = self.offsets_line();
                 self.emit_tool_output(Tool::GetOffsets, None, line);
             }
             Action::Epochs => {
-                for line in crate::describe::epoch_lines(self) {
+                let replicas = &self.controller.partition.replicas;
+                for line in crate::describe::epoch_lines(replicas, &self.brokers) {
                     self.emit_tool_output(Tool::LeaderEpochCheckpoints, None, line);
                 }
             }
             Action::Checkpoints => {
-                for line in crate::describe::hw_checkpoint_lines(self) {
+                let replicas = &self.controller.partition.replicas;
+                for line in crate::describe::hw_checkpoint_lines(&self.tp, replicas, &self.brokers)
+                {
                     self.emit_tool_output(Tool::HighWatermarkCheckpoints, None, line);
                 }
             }
             Action::DumpLog { broker } => {
-                for line in crate::describe::dump_log_lines(self, *broker) {
+                let log = self.brokers.get(broker).map(Broker::log);
+                for line in crate::describe::dump_log_lines(&self.tp, *broker, log) {
                     self.emit_tool_output(Tool::DumpLog, Some(*broker), line);
                 }
             }
@@ -1406,15 +1127,15 @@ impl Sim {
     }
 
     fn thaw(&mut self, b: BrokerId) {
-        let broker = &mut self.brokers[&b];
-        if broker.process != ProcessState::Frozen {
+        let process = &mut self.processes[&b];
+        if process.state != ProcessState::Frozen {
             self.note_signal(Signal::Cont, b, SignalOutcome::NotFrozen);
             return;
         }
-        broker.process = ProcessState::Running;
-        let since = broker.frozen_since.take().unwrap_or(self.now);
-        let deferred = std::mem::take(&mut broker.deferred);
-        let pending = std::mem::take(&mut broker.pending_sigterm);
+        process.state = ProcessState::Running;
+        let since = process.frozen_since.take().unwrap_or(self.now);
+        let deferred = std::mem::take(&mut process.deferred);
+        let pending = std::mem::take(&mut process.pending_sigterm);
         let outcome = SignalOutcome::Thawed {
             frozen_ms: self.now - since,
             queued: deferred.len(),
@@ -1455,6 +1176,111 @@ impl Sim {
     }
 }
 
+/// The routing layer: the simulator delivers a client's input to its node, with a [`Ctx`]
+/// built from its own fields, and keeps the oracle that sees every log.
+///
+/// "Clients always know the current leader" is said here and only here: a real client
+/// learns the leader by a Metadata request (and KRaft brokers serve what the controller
+/// published); the playground hands each client call the controller's view of the
+/// partition's leader (and that broker's log start offset) as it is at that very moment, as
+/// if its metadata were refreshed instantly. No client reads another node.
+impl Sim {
+    // ---- the clients: the simulator's side ----------------------------------------------
+
+    /// The controller's view of the partition's leader, now.
+    fn client_leader(&self) -> Option<PartitionLeader> {
+        let broker = self.controller.partition.leader?;
+        Some(PartitionLeader {
+            broker,
+            log_start_offset: self.brokers[&broker].log().log_start_offset,
+        })
+    }
+
+    pub(crate) fn client_produce(&mut self, spec: &ProduceSpec) {
+        let mut ctx = node_ctx!(self);
+        self.producer.on_produce(&mut ctx, spec);
+    }
+
+    pub(crate) fn client_timer(&mut self, t: ClientTimer) {
+        let leader = self.controller.partition.leader;
+        let mut ctx = node_ctx!(self);
+        self.producer.on_timer(&mut ctx, leader, t);
+    }
+
+    pub(crate) fn producer_close_now(&mut self) {
+        let mut ctx = node_ctx!(self);
+        self.producer.on_close(&mut ctx);
+    }
+
+    pub(crate) fn client_consume(&mut self, max_records: Option<u32>, from_beginning: bool) {
+        let leader = self.client_leader();
+        let mut ctx = node_ctx!(self);
+        self.consumer
+            .on_consume(&mut ctx, leader, max_records, from_beginning);
+    }
+
+    /// Delivers a message to the client node it was sent to.
+    pub(crate) fn client_receive(&mut self, to: Node, payload: Payload) {
+        match to {
+            PRODUCER => {
+                let mut ctx = node_ctx!(self);
+                self.producer.on_message(&mut ctx, payload);
+            }
+            CONSUMER => {
+                // The oracle looks first, as a fetch response reaches the consumer's reader.
+                if let Payload::ConsumerFetchResponse { request_id, .. } = &payload {
+                    if self.consumer.awaits(*request_id) {
+                        self.consumer_check_rewritten();
+                    }
+                }
+                let mut ctx = node_ctx!(self);
+                self.consumer.on_message(&mut ctx, payload);
+            }
+            _ => {}
+        }
+    }
+
+    /// The engine sees every log: it tells the consumer's reader when offsets it already read
+    /// now hold other records on the leader (after an unclean election), even though a real
+    /// consumer would not notice until it read them again. An observer, not the consumer's
+    /// rule: it reads what the consumer node read (`Consumer::seen`) and the leader's log, and
+    /// remembers what it reported in the simulator (`Sim::consumer_rewrites_reported`).
+    fn consumer_check_rewritten(&mut self) {
+        let Some(leader) = self.controller.partition.leader else {
+            return;
+        };
+        let log = self.brokers[&leader].log();
+        let mut rewritten = vec![];
+        for (&offset, (epoch, value)) in &self.consumer.seen {
+            if self.consumer_rewrites_reported.contains(&offset) {
+                continue;
+            }
+            if let Some(r) = log.record_at(offset) {
+                if r.epoch != *epoch || r.value != *value {
+                    rewritten.push((offset, r.value.clone(), value.clone()));
+                }
+            }
+        }
+        if rewritten.is_empty() {
+            return;
+        }
+        let (first, last) = (rewritten[0].0, rewritten[rewritten.len() - 1].0);
+        // Both lists in one loop (not two Vecs collected).
+        let (mut now, mut read) = (Vec::new(), Vec::new());
+        for (o, n, b) in rewritten {
+            self.consumer_rewrites_reported.insert(o);
+            now.push(n);
+            read.push(b);
+        }
+        self.emit(Event::ConsumerReadRewritten {
+            first_offset: first,
+            last_offset: last,
+            now,
+            read,
+        });
+    }
+}
+
 impl Endpoint {
     pub fn node(&self) -> Node {
         match self {
@@ -1467,6 +1293,12 @@ impl Endpoint {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::effect::BrokerTimer;
+
+    /// Asks for a send, as a handler does.
+    fn send(sim: &mut Sim, from: Node, to: Node, payload: Payload) {
+        sim.effects.push(Effect::Send { from, to, payload });
+    }
 
     #[test]
     fn a_message_sent_to_a_process_is_never_delivered_to_the_next_one() {
@@ -1481,7 +1313,8 @@ mod tests {
         let mut image = sim.controller.image();
         image.offset += 1_000;
         image.partition.leader_epoch = 7;
-        sim.send(
+        send(
+            &mut sim,
             Node::Controller,
             Node::Broker(2),
             Payload::Metadata { image },
@@ -1501,7 +1334,8 @@ mod tests {
         let mut image = sim.controller.image();
         image.offset += 2_000;
         image.partition.leader_epoch = 7;
-        sim.send(
+        send(
+            &mut sim,
             Node::Controller,
             Node::Broker(3),
             Payload::Metadata { image },
@@ -1576,12 +1410,21 @@ mod tests {
         let (seq, id, trace) = (sim.next_seq, sim.next_message_id, sim.trace_next_seq());
         let mut rng = sim.rng.clone();
         let (queued, in_flight) = (sim.queue.len(), sim.in_flight.len());
-        sim.send(
+        send(
+            &mut sim,
             Node::Controller,
             Node::Broker(2),
             Payload::BrokerRegistrationResponse { broker_epoch: -1 },
         );
-        sim.schedule_broker_timer_with_phase(1, 999, BrokerTimer::HeartbeatOnce);
+        sim.effects.push(Effect::SetTimerWithPhase {
+            at: sim.now,
+            max_phase: 999,
+            scheduled: Scheduled::Broker {
+                broker: 1,
+                incarnation: 0,
+                timer: BrokerTimer::HeartbeatOnce,
+            },
+        });
         sim.schedule_at(
             sim.now + 7,
             Scheduled::Controller(ControllerTimer::UncleanElection),

@@ -53,6 +53,11 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// Broker `id`'s lane.
+    pub fn broker(&self, id: BrokerId) -> Option<&BrokerSnapshot> {
+        self.brokers.iter().find(|b| b.id == id)
+    }
+
     /// Whether the link between `a` and `b` (either way) is cut.
     pub fn is_cut(&self, a: Node, b: Node) -> bool {
         self.cut_links.contains(&crate::types::link(a, b))

@@ -1,27 +1,13 @@
 //! Builds the view model ([`crate::snapshot::Snapshot`]) from the simulation: the one
 //! function that reads the nodes' state for drawing.
 
-use crate::partition::IsrState;
-use crate::sim::{Role, Sim};
+use crate::partition::{IsrState, Role};
+use crate::sim::Sim;
 use crate::snapshot::{
     BrokerSnapshot, BrokerState, ControllerSnapshot, HeldFetchSnapshot, IsrChange, MessageSnapshot,
     MetricsSnapshot, PurgatoryEntry, ReplicaRole, SendSnapshot, Snapshot,
 };
 use crate::types::ProcessState;
-
-/// A message as the view draws it; `buffered`: it waits in a frozen broker's socket buffer.
-pub(crate) fn message_snapshot(m: &crate::network::Message, buffered: bool) -> MessageSnapshot {
-    MessageSnapshot {
-        id: m.id,
-        from: m.from,
-        to: m.to,
-        kind: m.payload.kind(),
-        summary: m.payload.summary(),
-        sent_ms: m.sent_at,
-        deliver_ms: m.deliver_at,
-        buffered,
-    }
-}
 
 impl Sim {
     /// Everything needed to draw this moment.
@@ -37,7 +23,7 @@ impl Sim {
         let longest = self
             .brokers
             .values()
-            .map(|b| b.log.log_end_offset())
+            .map(|b| b.log().log_end_offset())
             .max()
             .unwrap_or(0);
         let from = longest.saturating_sub(max_records);
@@ -50,7 +36,8 @@ impl Sim {
         for b in self.brokers.values() {
             let reg = self.controller.brokers.get(&b.id);
             let fenced = reg.is_none_or(|r| r.fenced);
-            let state = match b.process {
+            let process = self.processes[&b.id].state;
+            let state = match process {
                 ProcessState::Frozen => BrokerState::Frozen,
                 ProcessState::Killed => BrokerState::Killed,
                 ProcessState::Stopped => BrokerState::Stopped,
@@ -58,7 +45,7 @@ impl Sim {
                 ProcessState::Running if fenced => BrokerState::Fenced,
                 ProcessState::Running => BrokerState::Running,
             };
-            let (role, isr_change) = match &b.role {
+            let (role, isr_change) = match b.role() {
                 Role::Leader(l) => (
                     ReplicaRole::Leader,
                     match &l.isr_state {
@@ -81,46 +68,49 @@ impl Sim {
                 Role::None => (ReplicaRole::None, None),
             };
             let since_caught_up_ms = leader_broker
-                .and_then(|lb| lb.leader_state())
+                .and_then(|lb| lb.partition.leader_state())
                 .and_then(|l| l.remote.get(&b.id))
                 .map(|s| now.saturating_sub(s.last_caught_up_time_ms));
+            let log = b.log();
             brokers.push(BrokerSnapshot {
                 id: b.id,
-                process: b.process,
+                process,
                 state,
                 fenced,
-                slow_ms: b.slow_ms,
+                slow_ms: b.fetcher.slow_ms,
                 hosts_replica: p.replicas.contains(&b.id),
                 role,
                 in_isr: p.isr.contains(&b.id),
                 in_elr: p.elr.contains(&b.id),
-                log_end_offset: b.log.log_end_offset(),
-                high_watermark: b.log.high_watermark,
+                log_end_offset: log.log_end_offset(),
+                high_watermark: log.high_watermark,
                 records: {
-                    let skip = from.saturating_sub(b.log.log_start_offset) as usize;
-                    b.log.records.copy_range(skip..b.log.records.len())
+                    let skip = from.saturating_sub(log.log_start_offset) as usize;
+                    log.records.copy_range(skip..log.records.len())
                 },
-                leader_epoch_checkpoint: b.log.epoch_cache.checkpoint_line(),
+                leader_epoch_checkpoint: log.epoch_cache.checkpoint_line(),
                 isr_change,
                 since_caught_up_ms,
             });
         }
         let mut in_flight: Vec<MessageSnapshot> = Vec::new();
         for m in self.in_flight.values() {
-            in_flight.push(message_snapshot(m, false));
+            in_flight.push(m.snapshot(false));
         }
         // In id order: both maps are by id, so each buffered message goes in among the
         // others where its id falls (a few dozen each; no sort in the wasm).
         for m in self.buffered.values() {
             let at = in_flight.partition_point(|s| s.id < m.id);
-            in_flight.insert(at, message_snapshot(m, true));
+            in_flight.insert(at, m.snapshot(true));
         }
         // Loops, not flat-mapped iterators collected: the same entries in the same order in
         // less wasm.
         let mut purgatory = vec![];
         let mut held_fetches = vec![];
         for b in self.brokers.values() {
-            let Some(l) = b.leader_state() else { continue };
+            let Some(l) = b.partition.leader_state() else {
+                continue;
+            };
             for d in &l.purgatory {
                 purgatory.push(PurgatoryEntry {
                     broker: b.id,
@@ -192,8 +182,8 @@ impl Sim {
                     .then(|| lat.iter().sum::<u64>() / lat.len() as u64),
                 acks_all_latency_max_ms: lat.iter().max().copied(),
             },
-            describe: crate::describe::describe_line(self),
-            offsets: crate::describe::offsets_line(self),
+            describe: crate::describe::describe_line(&self.tp, p),
+            offsets: self.offsets_line(),
             losses: self.losses.clone(),
             violations: self.violations.clone(),
             truncations: self.truncations.clone(),

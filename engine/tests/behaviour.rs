@@ -65,7 +65,7 @@ fn retriable_errors_are_retried_until_the_isr_recovers() {
     let (t, l) = find(&lines, "acks=all -> ok, offset=0").expect("eventually written once");
     assert!(*t > 3000, "{l}");
     assert_eq!(
-        sim.broker(1).unwrap().log.log_end_offset(),
+        sim.snapshot().broker(1).unwrap().log_end_offset,
         1,
         "a rejected attempt writes nothing"
     );
@@ -196,8 +196,9 @@ fn controlled_shutdown_moves_leadership_first() {
     // heartbeat, once it leads nothing and every unfenced broker's metadata offset has
     // reached its controlled-shutdown offset (lowestActiveOffset): within a couple of
     // broker.heartbeat.interval.ms (2000), not in the same heartbeat.
-    let (sim, lines) = run(
-        r#"{"timeline":[{"at":1000,"action":"stop","broker":1},{"at":2000,"action":"describe"}],"end_ms":8000}"#,
+    let (_, lines) = run(
+        r#"{"timeline":[{"at":1000,"action":"stop","broker":1},{"at":2000,"action":"describe"},
+                        {"at":9000,"action":"start","broker":1}],"end_ms":12000}"#,
     );
     assert!(find(
         &lines,
@@ -221,10 +222,10 @@ fn controlled_shutdown_moves_leadership_first() {
     let (t, _) = find(&lines, "[KafkaServer id=1] shut down completed").expect("stops");
     let (e, _) = find(&lines, "to 2 using a clean election").expect("elected first");
     assert!(e <= t);
-    assert_eq!(
-        sim.broker(1).unwrap().clean_shutdown_epoch,
-        sim.broker(1).unwrap().broker_epoch
-    );
+    // It wrote its broker epoch on the way out, so its next registration is a clean one
+    // (ClusterControlManager.registerBroker compares previousBrokerEpoch with it).
+    assert!(find(&lines, "Broker 1 registered after an unclean shutdown").is_none());
+    assert!(find(&lines, "Registered broker 1").is_some(), "{lines:?}");
 }
 
 #[test]
@@ -271,10 +272,10 @@ fn a_frozen_leader_comes_back_as_a_follower_and_truncates_its_uncommitted_tail()
         "broker 1 rejoined"
     );
     assert!(find(&lines, "broker 1 threw away offsets 3..3: only-on-1").is_some());
-    let values: Vec<&str> = sim
+    let snap = sim.snapshot();
+    let values: Vec<&str> = snap
         .broker(1)
         .unwrap()
-        .log
         .records
         .iter()
         .map(|r| r.value.as_str())
@@ -342,11 +343,9 @@ fn a_lost_disk_is_refilled_from_the_leader() {
     assert!(find(&lines, "broker 3 lost its disk").is_some());
     assert!(find(&lines, "Broker 3 registered after an unclean shutdown").is_some());
     assert!(find(&lines, "Isr: 1,2,3").is_some());
-    assert_eq!(sim.broker(3).unwrap().log.log_end_offset(), 20);
-    assert_eq!(
-        sim.broker(3).unwrap().log.epoch_cache.checkpoint_line(),
-        "0 1 0 0"
-    );
+    let snap = sim.snapshot();
+    assert_eq!(snap.broker(3).unwrap().log_end_offset, 20);
+    assert_eq!(snap.broker(3).unwrap().leader_epoch_checkpoint, "0 1 0 0");
 }
 
 #[test]
@@ -473,12 +472,11 @@ fn rewind_rebuilds_any_moment_exactly_including_inputs() {
     }
     // Acting while scrubbed back discards the future from that point.
     rewind.discard_after(5_000);
-    let at_8000 = rewind.state_at(8_000);
+    let at_8000 = rewind.state_at(8_000).snapshot();
     assert!(
         at_8000
             .broker(1)
             .unwrap()
-            .log
             .records
             .iter()
             .all(|r| r.value != "late"),
@@ -1042,8 +1040,12 @@ fn cancel_produce_aborts_the_pending_batches_and_a_new_producer_sends_next() {
         find(&lines, "acks=all -> ok, offset=0").is_some(),
         "{lines:?}"
     );
-    let log = &sim.broker(1).unwrap().log;
-    let c = log.record_at(0).expect("c is written");
+    let c = snap
+        .broker(1)
+        .unwrap()
+        .records
+        .first()
+        .expect("c is written");
     assert_eq!(c.value, "c");
     assert_eq!(
         (c.producer_id, c.producer_epoch, c.sequence),

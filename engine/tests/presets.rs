@@ -161,11 +161,10 @@ fn min_isr_3_matches_article_000_example_2() {
     r.assert_line(4200, 5000, "acks=1 -> ok, offset=4");
     // "offsets on the leader's disk (broker 1)": 0 acks-all, 1 acks-1, 2 acks-1, 3 acks-all,
     // 4 acks-1 — the rejected write left nothing behind.
-    let values: Vec<&str> = r
-        .sim
+    let snap = r.sim.snapshot();
+    let values: Vec<&str> = snap
         .broker(1)
         .unwrap()
-        .log
         .records
         .iter()
         .map(|r| r.value.as_str())
@@ -263,7 +262,7 @@ fn leader_failover_matches_article_004_lab_steps_1_to_3() {
     );
     // "All 150 records are there."
     r.assert_line(20100, 20100, "ha2:0:150");
-    assert_eq!(r.sim.broker(3).unwrap().log.log_end_offset(), 150);
+    assert_eq!(r.sim.snapshot().broker(3).unwrap().log_end_offset, 150);
 }
 
 #[test]
@@ -297,11 +296,10 @@ fn unclean_election_matches_article_004_lab_step_4() {
         "{warn}"
     );
     // "values on broker 2: 1 2 3 4 5 6 7 8 9 10 21 22 23 24 25"
-    let values: Vec<&str> = r
-        .sim
+    let snap = r.sim.snapshot();
+    let values: Vec<&str> = snap
         .broker(2)
         .unwrap()
-        .log
         .records
         .iter()
         .map(|r| r.value.as_str())
@@ -383,15 +381,16 @@ fn acks_walkthrough_follows_the_eight_steps() {
     // The followers' HW trails the leader's by one fetch: step the run and look.
     let mut sim = Sim::new(&scenario).unwrap();
     sim.advance_to(4000 + 3 * latency);
-    let leader_hw = sim.broker(1).unwrap().log.high_watermark;
-    let follower_hw = sim.broker(2).unwrap().log.high_watermark;
+    let snap = sim.snapshot();
+    let leader_hw = snap.broker(1).unwrap().high_watermark;
+    let follower_hw = snap.broker(2).unwrap().high_watermark;
     assert_eq!(
         leader_hw, 13,
         "the leader's HW passed the record when the second fetch arrived"
     );
     assert_eq!(follower_hw, 12, "the follower still has the old HW");
     assert_eq!(
-        sim.broker(2).unwrap().log.log_end_offset(),
+        snap.broker(2).unwrap().log_end_offset,
         13,
         "though it has the record"
     );
@@ -399,9 +398,9 @@ fn acks_walkthrough_follows_the_eight_steps() {
     // only then does the follower learn HW 13.
     let wait = scenario.config.replica_fetch_wait_max_ms;
     sim.advance_to(4000 + 3 * latency + wait - 1);
-    assert_eq!(sim.broker(2).unwrap().log.high_watermark, 12);
+    assert_eq!(sim.snapshot().broker(2).unwrap().high_watermark, 12);
     sim.advance_to(4000 + 4 * latency + wait + 1);
-    assert_eq!(sim.broker(2).unwrap().log.high_watermark, 13);
+    assert_eq!(sim.snapshot().broker(2).unwrap().high_watermark, 13);
     r.assert_line(5000, 5100, "consumer: r-1 r-2 r-3 r-4 r-5 r-6 r-7 r-8 r-9 r-10 zero one all (offsets 0..12, position 13)");
 }
 

@@ -10,8 +10,6 @@
 #[allow(dead_code)] // the benchmarks' other workloads
 mod workloads;
 
-use std::sync::Arc;
-
 use watermark_engine::rewind::{Rewind, MAX_CHECKPOINTS};
 use watermark_engine::scenario::{ControllerName, Endpoint};
 use watermark_engine::trace::MAX_TRACE_EVENTS;
@@ -221,7 +219,7 @@ fn acting_in_the_past_of_a_thinned_session_discards_the_future_exactly() {
     assert!(s.rewind.checkpoint_count() <= MAX_CHECKPOINTS);
     let later = s.rewind.state_at(260_000);
     assert_eq!(
-        later.broker(2).unwrap().process,
+        later.snapshot().broker(2).unwrap().process,
         watermark_engine::types::ProcessState::Killed,
         "the new input is in the new future"
     );
@@ -357,7 +355,7 @@ fn a_long_seven_broker_session_keeps_its_checkpoints_within_a_memory_bound() {
     s.play(900_000, &[]);
     let peak = heap::peak() - before;
     let held = heap::live() - before;
-    let leo = s.live.broker(1).unwrap().log.log_end_offset();
+    let leo = s.live.snapshot_tail(0).brokers[0].log_end_offset;
     assert!(leo >= 5_990, "the logs grew to 6 000 records: {leo}");
     let checkpoints = s.rewind.checkpoint_count();
     println!(
@@ -374,40 +372,4 @@ fn a_long_seven_broker_session_keeps_its_checkpoints_within_a_memory_bound() {
         peak < BOUND,
         "peak {peak} bytes over the bound {BOUND} ({checkpoints} checkpoints)"
     );
-}
-
-#[test]
-fn checkpoints_share_the_sealed_chunks_of_every_log() {
-    let mut s = Session::new(workloads::seven_brokers_six_thousand_records());
-    s.play(300_000, &[]);
-    // A rebuild clones the nearest checkpoint: every chunk that checkpoint held is the
-    // live log's own allocation; only chunks sealed during the replay after it are new.
-    let rebuilt = s.rewind.state_at(250_000);
-    let late_checkpoints = s.rewind.checkpoint_times().filter(|t| *t >= 45_000).count();
-    for id in 1..=7 {
-        let live = s.live.broker(id).unwrap().log.records.sealed_chunks();
-        let past = rebuilt.broker(id).unwrap().log.records.sealed_chunks();
-        assert!(
-            past.len() >= 6,
-            "broker {id}: {} chunks at 250 s",
-            past.len()
-        );
-        let shared = past
-            .iter()
-            .zip(live)
-            .take_while(|(a, b)| Arc::ptr_eq(a, b))
-            .count();
-        assert!(
-            shared + 1 >= past.len(),
-            "broker {id}: {shared} of {} chunks shared with the live log",
-            past.len()
-        );
-        // The first chunk (sealed at about 38 s) is one allocation held by the live log,
-        // the rebuild and every checkpoint taken after it was sealed.
-        assert!(
-            Arc::strong_count(&live[0]) >= 2 + late_checkpoints,
-            "broker {id}: the first chunk has {} holders, {late_checkpoints} checkpoints after it",
-            Arc::strong_count(&live[0])
-        );
-    }
 }

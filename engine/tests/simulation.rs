@@ -200,7 +200,7 @@ fn run_phases(seed: u64, sim: &mut Sim) -> Result<(), String> {
             .map_err(|e| e.to_string())?;
     }
     sim.advance_to(t + 60_000);
-    if sim.controller().partition.leader.is_none() {
+    if sim.snapshot().controller.leader.is_none() {
         // Offline with no eligible replica: what an operator would do.
         sim.apply_now(&Action::ElectUnclean)
             .map_err(|e| e.to_string())?;
@@ -216,14 +216,12 @@ fn run_phases(seed: u64, sim: &mut Sim) -> Result<(), String> {
     if !sim.violations().is_empty() {
         return Err(format!("{:?}", sim.violations()));
     }
-    // Convergence.
-    let p = sim.controller().partition.clone();
-    let leader = p.leader.ok_or_else(|| {
-        format!(
-            "no leader after the quiet phase: {}",
-            sim.snapshot().describe
-        )
-    })?;
+    // Convergence, as the view model shows it.
+    let snap = sim.snapshot();
+    let p = &snap.controller;
+    let leader = p
+        .leader
+        .ok_or_else(|| format!("no leader after the quiet phase: {}", snap.describe))?;
     let mut isr = p.isr.clone();
     isr.sort_unstable();
     let mut replicas = p.replicas.clone();
@@ -231,24 +229,24 @@ fn run_phases(seed: u64, sim: &mut Sim) -> Result<(), String> {
     if isr != replicas {
         return Err(format!(
             "not every replica rejoined the ISR: {}",
-            sim.snapshot().describe
+            snap.describe
         ));
     }
-    let lb = sim.broker(leader).expect("leader exists");
-    let (leo, hw) = (lb.log.log_end_offset(), lb.log.high_watermark);
+    let broker = |id: u32| snap.brokers.iter().find(|b| b.id == id);
+    let lb = broker(leader).ok_or("the leader is a broker")?;
+    let (leo, hw) = (lb.log_end_offset, lb.high_watermark);
     if hw != leo {
         return Err(format!("leader {leader} HW {hw} != LEO {leo}"));
     }
     for &r in &p.replicas {
-        let rb = sim.broker(r).expect("replica exists");
-        if rb.log.log_end_offset() != leo || rb.log.high_watermark != hw {
+        let rb = broker(r).ok_or("a replica is a broker")?;
+        if rb.log_end_offset != leo || rb.high_watermark != hw {
             return Err(format!(
                 "replica {r}: LEO {} HW {} vs leader LEO {leo} HW {hw}",
-                rb.log.log_end_offset(),
-                rb.log.high_watermark
+                rb.log_end_offset, rb.high_watermark
             ));
         }
-        if rb.log.records != lb.log.records {
+        if rb.records != lb.records {
             return Err(format!("replica {r}'s log differs from the leader's"));
         }
     }

@@ -1,0 +1,506 @@
+//! The broker node: what one Kafka broker process holds and does (BrokerServer), as a plain
+//! struct whose handlers take the time and one input and push effects.
+//!
+//! It holds the replica of the partition (`Partition`: the log, which is the broker's
+//! files, and the role), the replica fetcher (`ReplicaFetcher`), the alter-partition
+//! manager, the metadata image it last applied (the metadata cache), and what
+//! BrokerLifecycleManager keeps (registration, broker epoch, controlled shutdown). Its entry
+//! points:
+//!
+//! - [`Broker::on_message`] and [`Broker::on_timer`]: one input, as KafkaApis and the
+//!   broker's scheduled tasks receive them;
+//! - the process's own: [`Broker::form`] (the cluster forms at time 0), [`Broker::start`]
+//!   (a new process recovers from its files), [`Broker::on_sigterm`],
+//!   [`Broker::lose_memory`] (the process ended: everything but the files is gone),
+//!   [`Broker::lose_disk`], [`Broker::set_slow`], [`Broker::restart_isr_expiration`].
+//!
+//! It never reads another node, the network, the queue or its own process state: the
+//! simulator decides whether an input reaches it (a frozen or dead process receives
+//! nothing), and applies its effects.
+
+use crate::effect::{BrokerTimer, Ctx};
+use crate::event::{Event, FetcherRemovedReason};
+use crate::fetcher::ReplicaFetcher;
+use crate::log::ReplicaLog;
+use crate::network::{AlterPartitionResult, MetadataImage, Outstanding, Payload};
+use crate::partition::{AlterPartitionManager, Host, Partition, Role, ALTER_PARTITION_RETRY_MS};
+use crate::types::{BrokerId, ErrorCode, Node};
+
+/// One broker: its files (the partition's log and the clean-shutdown marker) and the memory
+/// of its running process.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Broker {
+    pub id: BrokerId,
+    /// This process's incarnation (Kafka's incarnation id), given at its start: its
+    /// registration carries it, and its timers belong to it.
+    pub incarnation: u32,
+    /// The replica: its log (the files) and its role (memory).
+    pub partition: Partition,
+    pub fetcher: ReplicaFetcher,
+    pub registered: bool,
+    pub broker_epoch: i64,
+    /// The broker epoch written at a clean shutdown (-1: none, so the next registration is
+    /// an unclean one). A file, as Kafka's clean-shutdown marker.
+    pub clean_shutdown_epoch: i64,
+    pub metadata: Option<MetadataImage>,
+    /// In controlled shutdown.
+    pub shutting_down: bool,
+    /// The controller has answered that this broker is in controlled shutdown.
+    pub got_controlled_shutdown_response: bool,
+    /// DefaultAlterPartitionManager: the proposal waiting for an answer, and the request in
+    /// flight. It belongs to the process, not to the partition's role.
+    pub alter_partition: AlterPartitionManager,
+    /// The current isr-expiration task: bumped when replica.lag.time.max.ms changes, so the
+    /// task scheduled at the old period dies and one at the new period takes its place.
+    pub isr_expiration_generation: u64,
+    /// The previous broker epoch this process registers with (kept across retries).
+    pub registering_with_previous_epoch: i64,
+}
+
+/// The [`Host`] a partition's handler gets: the broker's id, incarnation, epoch, metadata
+/// and alter-partition manager, borrowed beside `$b.partition` and `$b.fetcher`.
+macro_rules! host {
+    ($b:expr) => {
+        Host {
+            id: $b.id,
+            incarnation: $b.incarnation,
+            broker_epoch: $b.broker_epoch,
+            metadata: $b.metadata.as_ref(),
+            alter_partition: &mut $b.alter_partition,
+        }
+    };
+}
+
+impl Broker {
+    /// Broker `id` as the cluster forms at time 0: registered with `broker_epoch`, an empty
+    /// log, no metadata yet.
+    pub(crate) fn new(id: BrokerId, broker_epoch: i64) -> Broker {
+        Broker {
+            id,
+            incarnation: 0,
+            partition: Partition::new(ReplicaLog::default()),
+            fetcher: ReplicaFetcher::default(),
+            registered: true,
+            broker_epoch,
+            clean_shutdown_epoch: -1,
+            metadata: None,
+            shutting_down: false,
+            got_controlled_shutdown_response: false,
+            alter_partition: AlterPartitionManager::default(),
+            isr_expiration_generation: 0,
+            registering_with_previous_epoch: -1,
+        }
+    }
+
+    pub fn log(&self) -> &ReplicaLog {
+        &self.partition.log
+    }
+
+    pub fn role(&self) -> &Role {
+        &self.partition.role
+    }
+
+    // ---- entry points ----------------------------------------------------------------
+
+    /// A message reached this broker's process.
+    pub(crate) fn on_message(&mut self, ctx: &mut Ctx, from: Node, payload: Payload) {
+        match payload {
+            Payload::Fetch { .. } => {
+                let mut host = host!(self);
+                self.partition.handle_fetch(ctx, &mut host, from, payload);
+            }
+            Payload::FetchResponse { .. } => {
+                let host = host!(self);
+                self.fetcher
+                    .on_response(ctx, &host, &mut self.partition, from, payload);
+            }
+            Payload::Produce {
+                request_id,
+                acks,
+                values,
+                timeout_ms,
+                producer,
+            } => {
+                let host = host!(self);
+                self.partition.handle_produce(
+                    ctx, &host, from, request_id, acks, values, timeout_ms, producer,
+                );
+            }
+            Payload::ConsumerFetch {
+                request_id,
+                offset,
+                max_records,
+            } => {
+                let host = host!(self);
+                self.partition.handle_consumer_fetch(
+                    ctx,
+                    &host,
+                    from,
+                    request_id,
+                    offset,
+                    max_records,
+                );
+            }
+            Payload::BrokerRegistrationResponse { broker_epoch } => {
+                if broker_epoch < 0 {
+                    return; // refused: the Register timer tries again
+                }
+                self.broker_epoch = broker_epoch;
+                self.registered = true;
+                self.set_timer(ctx, 0, BrokerTimer::Heartbeat);
+            }
+            Payload::BrokerHeartbeatResponse {
+                should_shut_down: true,
+                ..
+            } if self.shutting_down => self.finish_shutdown(ctx),
+            // BrokerLifecycleManager in PENDING_CONTROLLED_SHUTDOWN: "If this is the first
+            // pending controlled shutdown response we got, schedule our next heartbeat a
+            // little bit sooner than we usually would" (50 ms).
+            Payload::BrokerHeartbeatResponse {
+                in_controlled_shutdown: true,
+                should_shut_down: false,
+                ..
+            } if self.shutting_down && !self.got_controlled_shutdown_response => {
+                self.got_controlled_shutdown_response = true;
+                self.set_timer(ctx, 50, BrokerTimer::HeartbeatOnce);
+            }
+            Payload::AlterPartitionResponse {
+                request_id,
+                top_error,
+                result,
+            } => self.on_alter_partition_response(ctx, request_id, top_error, result),
+            Payload::Metadata { image } => self.apply_metadata(ctx, image),
+            Payload::ConnectionReset {
+                request: Outstanding::Fetch { fetch_id },
+            } => {
+                let host = host!(self);
+                self.fetcher
+                    .on_disconnected(ctx, &host, &mut self.partition, from, fetch_id);
+            }
+            _ => {}
+        }
+    }
+
+    /// One of this process's timers fired.
+    pub(crate) fn on_timer(&mut self, ctx: &mut Ctx, timer: BrokerTimer) {
+        match timer {
+            BrokerTimer::SendFetch { generation } => {
+                let host = host!(self);
+                self.fetcher
+                    .send_fetch(ctx, &host, &mut self.partition, generation);
+            }
+            BrokerTimer::FetchTimeout { fetch_id } => {
+                let host = host!(self);
+                self.fetcher
+                    .on_timeout(ctx, &host, &mut self.partition, fetch_id);
+            }
+            BrokerTimer::HeldFetchExpire { fetch_id } => {
+                let host = host!(self);
+                self.partition.expire_held_fetch(ctx, &host, fetch_id);
+            }
+            BrokerTimer::IsrExpiration { generation } => {
+                if generation != self.isr_expiration_generation {
+                    return; // scheduled at an earlier replica.lag.time.max.ms
+                }
+                let mut host = host!(self);
+                self.partition.maybe_shrink_isr(ctx, &mut host);
+                let period = isr_expiration_period(ctx);
+                self.set_timer(ctx, period, BrokerTimer::IsrExpiration { generation });
+            }
+            BrokerTimer::HwCheckpoint => {
+                self.checkpoint_high_watermark();
+                let interval = ctx.config.replica_high_watermark_checkpoint_interval_ms;
+                self.set_timer(ctx, interval, BrokerTimer::HwCheckpoint);
+            }
+            BrokerTimer::HeartbeatOnce => self.send_heartbeat(ctx),
+            BrokerTimer::Heartbeat => {
+                self.send_heartbeat(ctx);
+                let interval = ctx.config.broker_heartbeat_interval_ms;
+                self.set_timer(ctx, interval, BrokerTimer::Heartbeat);
+            }
+            BrokerTimer::ProduceExpire { request_id } => {
+                let host = host!(self);
+                self.partition.expire_produce(ctx, &host, request_id);
+            }
+            BrokerTimer::Register => {
+                if !self.registered {
+                    let payload = Payload::BrokerRegistration {
+                        previous_broker_epoch: self.registering_with_previous_epoch,
+                        incarnation: self.incarnation,
+                    };
+                    ctx.send(Node::Broker(self.id), Node::Controller, payload);
+                    let interval = ctx.config.broker_heartbeat_interval_ms;
+                    self.set_timer(ctx, interval, BrokerTimer::Register);
+                }
+            }
+            BrokerTimer::ShutdownTimeout => {
+                if self.shutting_down {
+                    self.finish_shutdown(ctx);
+                }
+            }
+            BrokerTimer::AlterPartitionTimeout { request_id } => {
+                self.on_alter_partition_timeout(ctx, request_id)
+            }
+            BrokerTimer::AlterPartitionRetry => host!(self).propagate_alter_partition(ctx),
+        }
+    }
+
+    /// The cluster forms at time 0: the broker applies the first metadata image and starts
+    /// its periodic tasks and its heartbeat (each at a phase drawn from the seeded generator:
+    /// brokers start at different moments).
+    pub(crate) fn form(&mut self, ctx: &mut Ctx, image: MetadataImage) {
+        self.apply_metadata(ctx, image);
+        self.start_tasks(ctx);
+        let max_phase = ctx.config.broker_heartbeat_interval_ms - 1;
+        let heartbeat = host!(self).timer(BrokerTimer::Heartbeat);
+        ctx.set_timer_with_phase(max_phase, heartbeat);
+    }
+
+    /// A new process starts with incarnation `incarnation`: log recovery from the files (the
+    /// HW comes back from replication-offset-checkpoint), the periodic tasks, and the
+    /// registration (an unclean one unless the last process left its clean-shutdown epoch).
+    pub(crate) fn start(&mut self, ctx: &mut Ctx, incarnation: u32) {
+        debug_assert!(
+            incarnation > self.incarnation && !self.registered && self.metadata.is_none(),
+            "a new process, with only the files of the last"
+        );
+        self.incarnation = incarnation;
+        let log = &mut self.partition.log;
+        let hw = log.hw_checkpoint.unwrap_or(0);
+        log.update_high_watermark(hw);
+        self.registering_with_previous_epoch = self.clean_shutdown_epoch;
+        self.clean_shutdown_epoch = -1;
+        self.start_tasks(ctx);
+        self.set_timer(ctx, 0, BrokerTimer::Register);
+        let log = &self.partition.log;
+        ctx.emit(Event::BrokerStarted {
+            broker: self.id,
+            tp: ctx.tp.clone(),
+            log_end_offset: log.log_end_offset(),
+            high_watermark: log.high_watermark,
+        });
+    }
+
+    /// SIGTERM to a running process: controlled shutdown begins (BrokerLifecycleManager
+    /// beginControlledShutdown: the next heartbeat asks for it at once).
+    pub(crate) fn on_sigterm(&mut self, ctx: &mut Ctx) {
+        debug_assert!(!self.shutting_down);
+        self.shutting_down = true;
+        self.send_heartbeat(ctx);
+        let timeout = ctx.config.broker_session_timeout_ms;
+        self.set_timer(ctx, timeout, BrokerTimer::ShutdownTimeout);
+    }
+
+    /// The process ended (kill -9, a lost disk, a finished shutdown): what it held in memory
+    /// is gone; the files (the log, the checkpoints, the clean-shutdown epoch) stay.
+    pub(crate) fn lose_memory(&mut self) {
+        self.partition.role = Role::None;
+        self.metadata = None;
+        self.registered = false;
+        self.alter_partition = AlterPartitionManager::default();
+        self.shutting_down = false;
+        self.got_controlled_shutdown_response = false;
+    }
+
+    /// The disk is replaced by an empty one: the log, its checkpoints and the clean-shutdown
+    /// epoch are gone.
+    pub(crate) fn lose_disk(&mut self) {
+        self.partition.log.wipe();
+        self.clean_shutdown_epoch = -1;
+    }
+
+    /// Each fetch now takes `ms` longer on this broker's machine.
+    pub(crate) fn set_slow(&mut self, ms: u64) {
+        self.fetcher.slow_ms = ms;
+    }
+
+    /// replica.lag.time.max.ms changed: drop the isr-expiration task scheduled at the old
+    /// period and start one at the new period, as if the process had been restarted with
+    /// the new value (`Sim::restart_isr_expiration_tasks` says why).
+    pub(crate) fn restart_isr_expiration(&mut self, ctx: &mut Ctx) {
+        self.isr_expiration_generation += 1;
+        self.schedule_isr_expiration(ctx);
+    }
+
+    // ---- BrokerLifecycleManager and ReplicaManager ------------------------------------
+
+    fn set_timer(&self, ctx: &mut Ctx, delay: u64, timer: BrokerTimer) {
+        let at = ctx.now + delay;
+        ctx.set_timer(
+            at,
+            crate::effect::Scheduled::Broker {
+                broker: self.id,
+                incarnation: self.incarnation,
+                timer,
+            },
+        );
+    }
+
+    fn start_tasks(&mut self, ctx: &mut Ctx) {
+        // ReplicaManager.startup schedules isr-expiration and highwatermark-checkpoint with an
+        // initial delay of 0, from the broker's own start. Brokers start at different moments,
+        // so each task's phase is drawn from the seeded generator.
+        self.schedule_isr_expiration(ctx);
+        let cp = ctx.config.replica_high_watermark_checkpoint_interval_ms;
+        let checkpoint = host!(self).timer(BrokerTimer::HwCheckpoint);
+        ctx.set_timer_with_phase(cp - 1, checkpoint);
+    }
+
+    /// Schedules the broker's isr-expiration task under its current generation, first run at
+    /// a phase drawn from the seeded generator (as at a broker's start).
+    fn schedule_isr_expiration(&mut self, ctx: &mut Ctx) {
+        let max_phase = isr_expiration_period(ctx) - 1;
+        let generation = self.isr_expiration_generation;
+        let task = host!(self).timer(BrokerTimer::IsrExpiration { generation });
+        ctx.set_timer_with_phase(max_phase, task);
+    }
+
+    fn send_heartbeat(&self, ctx: &mut Ctx) {
+        if !self.registered {
+            return;
+        }
+        let payload = Payload::BrokerHeartbeat {
+            broker_epoch: self.broker_epoch,
+            want_shut_down: self.shutting_down,
+            metadata_offset: self.metadata.as_ref().map_or(0, |m| m.offset),
+        };
+        ctx.send(Node::Broker(self.id), Node::Controller, payload);
+    }
+
+    /// ReplicaManager.checkpointHighWatermarks: write the HW to replication-offset-checkpoint.
+    pub(crate) fn checkpoint_high_watermark(&mut self) {
+        if self
+            .metadata
+            .as_ref()
+            .is_some_and(|m| m.partition.replicas.contains(&self.id))
+        {
+            let log = &mut self.partition.log;
+            log.hw_checkpoint = Some(log.high_watermark);
+        }
+    }
+
+    /// The controller let this broker go (or it gave up waiting): checkpoint the HW, answer
+    /// what waits, write the clean-shutdown epoch, and exit.
+    fn finish_shutdown(&mut self, ctx: &mut Ctx) {
+        self.checkpoint_high_watermark();
+        let host = host!(self);
+        self.partition.abandon(ctx, &host);
+        self.clean_shutdown_epoch = self.broker_epoch;
+        ctx.emit(Event::BrokerShutDown { broker: self.id });
+        ctx.exit(self.id);
+    }
+
+    /// The broker applies controller metadata: becomes leader or follower
+    /// (ReplicaManager.applyDelta → Partition.makeLeader / makeFollower, then the fetcher).
+    pub(crate) fn apply_metadata(&mut self, ctx: &mut Ctx, image: MetadataImage) {
+        if self
+            .metadata
+            .as_ref()
+            .is_some_and(|m| m.offset >= image.offset)
+        {
+            return;
+        }
+        let p = image.partition.clone();
+        self.metadata = Some(image);
+        if !p.replicas.contains(&self.id) {
+            return;
+        }
+        if p.leader == Some(self.id) {
+            let mut host = host!(self);
+            let partition = &mut self.partition;
+            let same_epoch =
+                matches!(&partition.role, Role::Leader(l) if l.leader_epoch == p.leader_epoch);
+            if same_epoch {
+                partition.apply_partition_update(ctx, &mut host, &p);
+            } else {
+                partition.make_leader(ctx, &mut host, &p);
+            }
+            return;
+        }
+        let host = host!(self);
+        match &mut self.partition.role {
+            Role::Follower(f) if f.leader == p.leader && f.leader_epoch == p.leader_epoch => {
+                f.partition_epoch = p.partition_epoch;
+            }
+            _ => {
+                self.partition.make_follower(ctx, &host, &p);
+                if p.leader.is_some() {
+                    self.fetcher.start(ctx, &host, &mut self.partition);
+                }
+            }
+        }
+        // ReplicaManager.applyLocalFollowersDelta: "During controlled shutdown, replica
+        // with no leaders and replica where this broker is not in the ISR are stopped."
+        if self.shutting_down && (p.leader.is_none() || !p.isr.contains(&self.id)) {
+            self.fetcher.stop(
+                ctx,
+                &host,
+                &mut self.partition,
+                FetcherRemovedReason::ControlledShutdownNotInIsr,
+            );
+        }
+    }
+
+    // ---- DefaultAlterPartitionManager ---------------------------------------------------
+
+    /// No answer to the AlterPartition request within `controller.socket.timeout.ms`: the
+    /// NodeToControllerRequestThread puts it back at the head of its queue
+    /// (`requestQueue.putFirst`) and sends it again.
+    fn on_alter_partition_timeout(&mut self, ctx: &mut Ctx, request_id: u64) {
+        if self.alter_partition.in_flight != Some(request_id) {
+            return;
+        }
+        self.alter_partition.in_flight = None;
+        ctx.emit(Event::AlterPartitionTimedOut {
+            broker: self.id,
+            controller_socket_timeout_ms: ctx.config.controller_socket_timeout_ms,
+        });
+        host!(self).propagate_alter_partition(ctx);
+    }
+
+    /// DefaultAlterPartitionManager's response handler. A top-level STALE_BROKER_EPOCH keeps
+    /// the proposal and retries it 50 ms later; otherwise the proposal leaves
+    /// `unsentIsrUpdates` and its partition result goes to the partition.
+    pub(crate) fn on_alter_partition_response(
+        &mut self,
+        ctx: &mut Ctx,
+        request_id: u64,
+        top_error: ErrorCode,
+        result: AlterPartitionResult,
+    ) {
+        if self.alter_partition.in_flight != Some(request_id) {
+            return; // an answer to a request we already sent again
+        }
+        self.alter_partition.in_flight = None;
+        if top_error != ErrorCode::NONE {
+            ctx.emit(Event::AlterPartitionStaleBrokerEpoch {
+                broker: self.id,
+                broker_epoch: self.broker_epoch,
+            });
+            self.set_timer(
+                ctx,
+                ALTER_PARTITION_RETRY_MS,
+                BrokerTimer::AlterPartitionRetry,
+            );
+            return;
+        }
+        let Some(item) = self.alter_partition.unsent.take() else {
+            return;
+        };
+        let answer = (result.error == ErrorCode::NONE).then_some(&result);
+        let mut host = host!(self);
+        self.partition
+            .handle_alter_partition_result(ctx, &mut host, item, result.error, answer);
+        host.propagate_alter_partition(ctx);
+    }
+}
+
+/// How often the isr-expiration task runs: replica.lag.time.max.ms / 2, as
+/// ReplicaManager.startup schedules it, but never more often than
+/// [`MIN_ISR_EXPIRATION_PERIOD_MS`](crate::config::MIN_ISR_EXPIRATION_PERIOD_MS).
+fn isr_expiration_period(ctx: &Ctx) -> u64 {
+    (ctx.config.replica_lag_time_max_ms / 2).max(crate::config::MIN_ISR_EXPIRATION_PERIOD_MS)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,252 @@
+//! The committed history: the simulator's record of every record that a leader the
+//! controller recognised covered with its high watermark, and of the committed records a
+//! later leader did not have (a loss, with its cause).
+//!
+//! An observer of the brokers' effects (`Observation::HighWatermark`, `NewLeader`): it reads
+//! the nodes and changes none of them. The view draws a replica's record as committed when
+//! it equals the history's record at its offset, which stays true after the leader that
+//! committed it dies.
+
+use crate::controller::Controller;
+use crate::event::{Event, LossCause};
+use crate::log::ReplicaLog;
+use crate::process::Process;
+use crate::record_chunks::RecordChunks;
+use crate::snapshot::Loss;
+use crate::types::{BrokerId, ElectionKind, TimeMs};
+use crate::vec_map::VecMap;
+
+/// `broker`, leading at `leader_epoch`, raised its HW to `high_watermark`: the records of
+/// `log` below it join the history, if this is the leadership the controller recognises. A
+/// zombie (a leader already replaced, thawed or cut off, that still thinks its ISR is what
+/// it last knew) can raise its own HW, but what it "commits" is not the partition's
+/// committed history: letting it in would blame a later clean election for records no real
+/// leader ever committed.
+pub(crate) fn on_high_watermark(
+    committed: &mut RecordChunks,
+    controller: &Controller,
+    broker: BrokerId,
+    leader_epoch: i32,
+    log: &ReplicaLog,
+    high_watermark: u64,
+) {
+    let p = &controller.partition;
+    if p.leader != Some(broker) || p.leader_epoch != leader_epoch {
+        return;
+    }
+    let from = committed.len() as u64;
+    if high_watermark <= from {
+        return;
+    }
+    for r in log.read(from, high_watermark) {
+        committed.push(r);
+    }
+}
+
+/// What [`on_new_leader`] found: committed records the new leader does not hold.
+pub(crate) struct LossFound {
+    /// Set when nothing explains the loss (a clean election lost committed records): an
+    /// engine bug, recorded as a broken invariant before the loss itself.
+    pub violation: Option<String>,
+    pub event: Event,
+    pub loss: Loss,
+}
+
+/// `broker` became leader at `leader_epoch` with `log`: does it hold every committed record?
+/// The records from the first it lacks (or holds with another epoch or value) leave the
+/// history, and the loss names its cause: the last known leader elected (KIP-966), an
+/// unclean election (or a registration still RECOVERING from one), a lost disk; otherwise
+/// it is an engine bug.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn on_new_leader(
+    committed: &mut RecordChunks,
+    controller: &Controller,
+    processes: &VecMap<BrokerId, Process>,
+    broker: BrokerId,
+    leader_epoch: i32,
+    recovering: bool,
+    log: &ReplicaLog,
+    now: TimeMs,
+) -> Option<LossFound> {
+    if leader_epoch != controller.partition.leader_epoch {
+        // A stale image (a broker catching up on metadata after a freeze or a cut): this
+        // leadership is already over; the leader that counts is checked when it starts.
+        return None;
+    }
+    let first_missing = committed.iter().position(|r| {
+        log.record_at(r.offset)
+            .is_none_or(|mine| mine.epoch != r.epoch || mine.value != r.value)
+    })?;
+    let lost = committed.split_off(first_missing);
+    let (first, last) = (lost.first()?, lost.last()?);
+    let kind = controller
+        .elections
+        .iter()
+        .rev()
+        .find(|(epoch, _)| *epoch == leader_epoch)
+        .map(|(_, k)| *k);
+    let mut lost_disks = Vec::new();
+    for (id, p) in processes {
+        if p.disk_lost {
+            lost_disks.push(*id);
+        }
+    }
+    let mut violation = None;
+    let cause = if kind == Some(ElectionKind::LastKnownLeader) {
+        LossCause::LastKnownLeader { broker }
+    } else if recovering || kind == Some(ElectionKind::Unclean) {
+        LossCause::UncleanElection { broker }
+    } else if !lost_disks.is_empty() {
+        LossCause::LostDisk { broker, lost_disks }
+    } else {
+        violation = Some(format!(
+            "committed offsets {}..{} lost by a clean election of broker {broker}",
+            first.offset, last.offset
+        ));
+        LossCause::CleanElection
+    };
+    let loss = Loss {
+        time_ms: now,
+        first_offset: first.offset,
+        last_offset: last.offset,
+        values: lost.iter().map(|r| r.value.clone()).collect(),
+        epochs: lost.iter().map(|r| r.epoch).collect(),
+        cause: cause.to_string(),
+    };
+    let event = Event::CommittedRecordsLost {
+        broker,
+        records: lost,
+        cause,
+    };
+    Some(LossFound {
+        violation,
+        event,
+        loss,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::Scenario;
+    use crate::sim::Sim;
+    use crate::types::ElectionKind;
+
+    /// Broker 1 leads at epoch 0 with two committed records, "a" and "b".
+    fn sim() -> Sim {
+        let s = Scenario::from_json(
+            r#"{"timeline":[{"at":100,"action":"produce","acks":"all","values":["a","b"]}]}"#,
+        )
+        .expect("scenario");
+        let mut sim = Sim::new(&s).expect("sim");
+        sim.advance_to(2_000);
+        sim
+    }
+
+    #[test]
+    fn a_zombie_leader_cannot_add_to_the_committed_history() {
+        // Seeds 52220 and 52893 (and the others of issue 11's list): a thawed leader that the
+        // controller had replaced raised its own HW; recording it made a later clean
+        // election look like a loss of committed records.
+        let mut sim = sim();
+        assert_eq!(sim.committed.len(), 2);
+        // The controller has moved on to broker 2 at epoch 1; broker 1 has not heard.
+        sim.controller.partition.leader = Some(2);
+        sim.controller.partition.leader_epoch = 1;
+        let log = &mut sim.brokers[&1].partition.log;
+        log.append_as_leader(0, &["zombie".to_string()]);
+        log.high_watermark = 3;
+        let b1 = sim.brokers[&1].log();
+        super::on_high_watermark(&mut sim.committed, &sim.controller, 1, 0, b1, 3);
+        assert_eq!(
+            sim.committed.len(),
+            2,
+            "nothing the zombie 'commits' counts"
+        );
+        // The recognised leader's HW does count, and only up to the HW.
+        sim.controller.partition.leader = Some(1);
+        sim.controller.partition.leader_epoch = 0;
+        let b1 = sim.brokers[&1].log();
+        super::on_high_watermark(&mut sim.committed, &sim.controller, 1, 0, b1, 3);
+        assert_eq!(sim.committed.len(), 3);
+        assert_eq!(
+            sim.committed.last().map(|r| r.value.as_str()),
+            Some("zombie")
+        );
+    }
+
+    #[test]
+    fn a_loss_names_its_cause() {
+        // Broker 2's log is emptied and it is made leader of a new epoch: the two committed
+        // records are gone. What the loss says depends on how the controller chose it.
+        let lose = |kind: Option<ElectionKind>, recovering: bool, disk: bool| {
+            let mut sim = sim();
+            sim.brokers[&2].partition.log.wipe();
+            if disk {
+                sim.processes[&3].disk_lost = true;
+            }
+            let p = &mut sim.controller.partition;
+            p.leader = Some(2);
+            p.leader_epoch += 1;
+            let epoch = p.leader_epoch;
+            if let Some(k) = kind {
+                sim.controller.elections.push((epoch, k));
+            }
+            let found = super::on_new_leader(
+                &mut sim.committed,
+                &sim.controller,
+                &sim.processes,
+                2,
+                epoch,
+                recovering,
+                sim.brokers[&2].log(),
+                5_000,
+            )
+            .expect("a loss");
+            assert_eq!(sim.committed.len(), 0, "both left the history");
+            assert_eq!((found.loss.first_offset, found.loss.last_offset), (0, 1));
+            assert_eq!(found.loss.values, ["a", "b"]);
+            (found.loss.cause, found.violation)
+        };
+        let (cause, violation) = lose(Some(ElectionKind::LastKnownLeader), false, false);
+        assert!(
+            cause.contains("last known leader") && violation.is_none(),
+            "{cause}"
+        );
+        let (cause, _) = lose(Some(ElectionKind::Unclean), false, false);
+        assert!(cause.contains("unclean election"), "{cause}");
+        let (cause, _) = lose(Some(ElectionKind::Clean), true, false);
+        assert!(cause.contains("unclean election"), "RECOVERING: {cause}");
+        let (cause, _) = lose(Some(ElectionKind::Clean), false, true);
+        assert!(cause.contains("broker 3 lost its disk"), "{cause}");
+        let (cause, violation) = lose(Some(ElectionKind::Clean), false, false);
+        assert!(cause.contains("engine bug"), "{cause}");
+        assert_eq!(
+            violation.as_deref(),
+            Some("committed offsets 0..1 lost by a clean election of broker 2"),
+            "a clean election that loses committed records is a violation"
+        );
+    }
+
+    #[test]
+    fn a_leader_of_a_stale_epoch_or_holding_everything_loses_nothing() {
+        let mut sim = sim();
+        let epoch = sim.controller.partition.leader_epoch;
+        let check = |sim: &mut Sim, broker, epoch| {
+            super::on_new_leader(
+                &mut sim.committed,
+                &sim.controller,
+                &sim.processes,
+                broker,
+                epoch,
+                false,
+                sim.brokers[&broker].log(),
+                0,
+            )
+            .is_some()
+        };
+        assert!(!check(&mut sim, 2, epoch), "broker 2 holds both records");
+        sim.brokers[&3].partition.log.wipe();
+        assert!(!check(&mut sim, 3, epoch - 1), "an epoch already over");
+        assert_eq!(sim.committed.len(), 2);
+    }
+}
