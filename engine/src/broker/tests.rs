@@ -553,3 +553,704 @@ mod fetch {
         assert!(matches!(sim.brokers[&2].role(), Role::Follower(f) if !f.failed));
     }
 }
+
+/// One broker node alone, over local values: one input, the exact effects in order, and
+/// the state after (openraft's engine tests; Kafka's PartitionTest, ReplicaManagerTest,
+/// AbstractFetcherThreadTest and BrokerLifecycleManagerTest check the same rules with a
+/// mocked log, scheduler and channel). Timings are Kafka's defaults: replica.lag.time.max.ms
+/// 30000, replica.fetch.wait.max.ms 500, replica.socket.timeout.ms 30000,
+/// controller.socket.timeout.ms 30000, the HW checkpoint every 5000 ms, a heartbeat every
+/// 2000 ms, broker.session.timeout.ms 9000.
+mod driven_alone {
+    use super::*;
+    use crate::client::PRODUCER;
+    use crate::controller::Controller;
+    use crate::effect::{Effect, Locals, Observation, Scheduled};
+    use crate::event::OutOfSyncReplica;
+    use crate::log::BatchProducer;
+    use crate::network::AlterPartitionResult;
+    use crate::record::{Record, NO_PRODUCER_EPOCH, NO_PRODUCER_ID, NO_SEQUENCE};
+    use crate::snapshot::TruncationRecord;
+    use crate::types::{Acks, TimeMs, TopicPartition};
+    use crate::Config;
+
+    /// Broker `id` and what a Ctx borrows, at time `now`.
+    struct Node1 {
+        broker: Broker,
+        now: TimeMs,
+        locals: Locals,
+    }
+
+    /// The controller's first image of a cluster of brokers 1..=3 (epochs 0, 1, 2), the
+    /// topic "t" with replicas [1, 2, 3], leader 1, ISR `isr`, as `Sim::new` builds it.
+    fn image(isr: &[BrokerId], min_isr: u32) -> MetadataImage {
+        let mut c = Controller::new(PartitionRegistration::new(vec![1, 2, 3], Some(1)), min_isr);
+        for id in 1..=3 {
+            c.register_at_start(id);
+        }
+        c.partition.isr = isr.to_vec();
+        c.append(0, "TopicRecord", String::new());
+        c.image()
+    }
+
+    use crate::controller::PartitionRegistration;
+
+    impl Node1 {
+        /// Broker `id` formed at time 0 from `image` (its effects taken).
+        fn formed(id: BrokerId, image: MetadataImage) -> Node1 {
+            let mut n = Node1 {
+                broker: Broker::new(id, i64::from(id - 1)),
+                now: 0,
+                locals: Locals::new(Config::default(), "t", 100),
+            };
+            n.run(|b, ctx| b.form(ctx, image));
+            n
+        }
+
+        fn run(&mut self, f: impl FnOnce(&mut Broker, &mut Ctx<'_>)) -> Vec<Effect> {
+            let mut ctx = self.locals.ctx(self.now);
+            f(&mut self.broker, &mut ctx);
+            self.locals.take()
+        }
+
+        fn message(&mut self, from: Node, payload: Payload) -> Vec<Effect> {
+            self.run(|b, ctx| b.on_message(ctx, from, payload))
+        }
+
+        fn timer(&mut self, timer: BrokerTimer) -> Vec<Effect> {
+            self.run(|b, ctx| b.on_timer(ctx, timer))
+        }
+
+        fn leader(&self) -> &LeaderState {
+            self.broker.partition.leader_state().expect("leads")
+        }
+    }
+
+    fn tp() -> TopicPartition {
+        TopicPartition {
+            topic: "t".into(),
+            partition: 0,
+        }
+    }
+
+    fn timer(b: BrokerId, at: TimeMs, timer: BrokerTimer) -> Effect {
+        Effect::SetTimer {
+            at,
+            scheduled: Scheduled::Broker {
+                broker: b,
+                incarnation: 0,
+                timer,
+            },
+        }
+    }
+
+    fn phased(b: BrokerId, at: TimeMs, max_phase: TimeMs, timer: BrokerTimer) -> Effect {
+        Effect::SetTimerWithPhase {
+            at,
+            max_phase,
+            scheduled: Scheduled::Broker {
+                broker: b,
+                incarnation: 0,
+                timer,
+            },
+        }
+    }
+
+    fn send(from: BrokerId, to: Node, payload: Payload) -> Effect {
+        Effect::Send {
+            from: Node::Broker(from),
+            to,
+            payload,
+        }
+    }
+
+    /// A follower's Fetch as RemoteLeaderEndPoint.buildFetch writes it.
+    fn fetch(fetch_id: u64, replica: BrokerId, offset: u64) -> Payload {
+        Payload::Fetch {
+            fetch_id,
+            replica_id: replica,
+            broker_epoch: i64::from(replica - 1),
+            fetch_offset: offset,
+            log_start_offset: 0,
+            current_leader_epoch: 0,
+            last_fetched_epoch: (offset > 0).then_some(0),
+        }
+    }
+
+    fn record(offset: u64, value: &str) -> Record {
+        Record {
+            offset,
+            epoch: 0,
+            batch_base: 0,
+            value: value.into(),
+            producer_id: NO_PRODUCER_ID,
+            producer_epoch: NO_PRODUCER_EPOCH,
+            sequence: NO_SEQUENCE,
+        }
+    }
+
+    /// ReplicaManager.applyDelta → Partition.makeLeader, then ReplicaManager.startup's
+    /// isr-expiration (every replica.lag.time.max.ms / 2) and highwatermark-checkpoint
+    /// tasks and BrokerLifecycleManager's heartbeat, each first run at a drawn phase within
+    /// its period.
+    #[test]
+    fn a_broker_formed_as_leader_becomes_leader_and_starts_its_tasks() {
+        let mut n = Node1 {
+            broker: Broker::new(1, 0),
+            now: 0,
+            locals: Locals::new(Config::default(), "t", 100),
+        };
+        let effects = n.run(|b, ctx| b.form(ctx, image(&[1, 2, 3], 1)));
+        assert_eq!(
+            effects,
+            [
+                Effect::Emit(Event::BecameLeader {
+                    broker: 1,
+                    tp: tp(),
+                    leader_epoch: 0,
+                    start_offset: 0,
+                    partition_epoch: 0,
+                    high_watermark: 0,
+                    isr: vec![1, 2, 3],
+                    under_min_isr: false,
+                    previous_leader: None,
+                    previous_leader_epoch: -1,
+                }),
+                Effect::Observe(Observation::NewLeader {
+                    broker: 1,
+                    leader_epoch: 0,
+                    recovering: false,
+                }),
+                phased(1, 0, 14_999, BrokerTimer::IsrExpiration { generation: 0 }),
+                phased(1, 0, 4_999, BrokerTimer::HwCheckpoint),
+                phased(1, 0, 1_999, BrokerTimer::Heartbeat),
+            ]
+        );
+        // Partition.makeLeader: the followers' LEOs are unknown until they fetch.
+        let l = n.leader();
+        assert_eq!(l.isr_state, IsrState::Committed { isr: vec![1, 2, 3] });
+        assert!(l.remote.values().all(|r| r.log_end_offset.is_none()));
+        assert_eq!(n.broker.log().epoch_cache.checkpoint_line(), "0 1 0 0");
+    }
+
+    /// An acks=all produce waits in the purgatory (DelayedProduce) until the HW reaches its
+    /// requiredOffset; the HW is the smallest LEO over the ISR, learned from the followers'
+    /// fetch offsets (Partition.maybeIncrementLeaderHW); a fetch at the log end is held
+    /// (DelayedFetch) up to replica.fetch.wait.max.ms.
+    #[test]
+    fn an_acks_all_write_is_answered_when_the_last_isr_member_fetches_past_it() {
+        let mut n = Node1::formed(1, image(&[1, 2, 3], 1));
+        n.now = 1_000;
+        let produce = Payload::Produce {
+            request_id: 7,
+            acks: Acks::All,
+            values: vec!["a".into(), "b".into()],
+            timeout_ms: 30_000,
+            producer: BatchProducer::default(),
+        };
+        assert_eq!(
+            n.message(PRODUCER, produce),
+            [
+                Effect::Observe(Observation::LeaderAppend {
+                    broker: 1,
+                    first: 0,
+                    last: 1
+                }),
+                timer(1, 31_000, BrokerTimer::ProduceExpire { request_id: 7 }),
+            ],
+            "the followers' LEOs are unknown: the HW cannot move"
+        );
+        // Broker 2 fetches from 0: it gets both records; the HW stays at 0.
+        n.now = 1_010;
+        assert_eq!(
+            n.message(Node::Broker(2), fetch(20, 2, 0)),
+            [send(
+                1,
+                Node::Broker(2),
+                Payload::FetchResponse {
+                    fetch_id: 20,
+                    error: ErrorCode::NONE,
+                    high_watermark: 0,
+                    leader_log_start_offset: 0,
+                    records: n.broker.log().read(0, 2),
+                    diverging_epoch: None,
+                    leader_log_end_offset: 2,
+                }
+            )]
+        );
+        // Broker 3 already has both (it fetches from 2): nothing new for it, so the fetch
+        // is held; broker 2's LEO is still 0, so the HW stays.
+        n.now = 1_020;
+        assert_eq!(
+            n.message(Node::Broker(3), fetch(30, 3, 2)),
+            [timer(
+                1,
+                1_520,
+                BrokerTimer::HeldFetchExpire { fetch_id: 30 }
+            )]
+        );
+        assert_eq!(n.broker.log().high_watermark, 0);
+        // Broker 2 fetches from 2: every ISR member has both records. The HW moves to 2, the
+        // write is answered, and this fetch is held too.
+        n.now = 1_030;
+        assert_eq!(
+            n.message(Node::Broker(2), fetch(21, 2, 2)),
+            [
+                Effect::Observe(Observation::HighWatermark {
+                    broker: 1,
+                    leader_epoch: 0,
+                    high_watermark: 2
+                }),
+                send(
+                    1,
+                    PRODUCER,
+                    Payload::ProduceResponse {
+                        request_id: 7,
+                        error: ErrorCode::NONE,
+                        base_offset: Some(0),
+                        last_offset: Some(1)
+                    }
+                ),
+                timer(1, 1_530, BrokerTimer::HeldFetchExpire { fetch_id: 21 }),
+            ]
+        );
+        assert!(n.leader().purgatory.is_empty());
+        assert_eq!(n.leader().held_fetches.len(), 2);
+        // The held fetch expires with what there is: nothing, and the new HW.
+        n.now = 1_520;
+        assert_eq!(
+            n.timer(BrokerTimer::HeldFetchExpire { fetch_id: 30 }),
+            [send(
+                1,
+                Node::Broker(3),
+                Payload::FetchResponse {
+                    fetch_id: 30,
+                    error: ErrorCode::NONE,
+                    high_watermark: 2,
+                    leader_log_start_offset: 0,
+                    records: vec![],
+                    diverging_epoch: None,
+                    leader_log_end_offset: 2,
+                }
+            )]
+        );
+    }
+
+    /// Partition.appendRecordsToLeader: "Avoid writing to leader if there are not enough
+    /// insync replicas to make it safe": acks=all with the ISR below min.insync.replicas is
+    /// refused with NOT_ENOUGH_REPLICAS and nothing is written; acks=1 is written and
+    /// answered at once, though the HW cannot move while the ISR is under the minimum.
+    #[test]
+    fn under_min_isr_acks_all_is_refused_and_acks_1_is_written() {
+        let mut n = Node1::formed(1, image(&[1], 2));
+        let produce = |acks| Payload::Produce {
+            request_id: 9,
+            acks,
+            values: vec!["x".into()],
+            timeout_ms: 30_000,
+            producer: BatchProducer::default(),
+        };
+        assert_eq!(
+            n.message(PRODUCER, produce(Acks::All)),
+            [send(
+                1,
+                PRODUCER,
+                Payload::ProduceResponse {
+                    request_id: 9,
+                    error: ErrorCode::NOT_ENOUGH_REPLICAS,
+                    base_offset: None,
+                    last_offset: None
+                }
+            )]
+        );
+        assert_eq!(n.broker.log().log_end_offset(), 0, "nothing written");
+        assert_eq!(
+            n.message(PRODUCER, produce(Acks::One)),
+            [
+                Effect::Observe(Observation::LeaderAppend {
+                    broker: 1,
+                    first: 0,
+                    last: 0
+                }),
+                send(
+                    1,
+                    PRODUCER,
+                    Payload::ProduceResponse {
+                        request_id: 9,
+                        error: ErrorCode::NONE,
+                        base_offset: Some(0),
+                        last_offset: Some(0)
+                    }
+                ),
+            ]
+        );
+        assert_eq!(
+            n.broker.log().high_watermark,
+            0,
+            "isUnderMinIsr: the HW stays"
+        );
+    }
+
+    /// The isr-expiration task (Partition.maybeShrinkIsr): a follower that has not caught up
+    /// within replica.lag.time.max.ms leaves the ISR through an AlterPartition request
+    /// (PendingShrinkIsr until the controller answers, the request sent again after
+    /// controller.socket.timeout.ms); the answer commits the new ISR.
+    #[test]
+    fn the_isr_expiration_task_shrinks_a_silent_follower_out_through_alter_partition() {
+        let mut n = Node1::formed(1, image(&[1, 2, 3], 1));
+        // Broker 2 fetches at the log end at 20 s (caught up then); broker 3 never fetches.
+        n.now = 20_000;
+        n.message(Node::Broker(2), fetch(20, 2, 0));
+        n.now = 30_000;
+        assert_eq!(
+            n.timer(BrokerTimer::IsrExpiration { generation: 0 }),
+            [timer(
+                1,
+                45_000,
+                BrokerTimer::IsrExpiration { generation: 0 }
+            )],
+            "30 000 ms since broker 3 was last caught up (the election): not more"
+        );
+        n.now = 30_001;
+        assert_eq!(
+            n.timer(BrokerTimer::IsrExpiration { generation: 0 }),
+            [
+                Effect::Emit(Event::IsrShrinking {
+                    broker: 1,
+                    tp: tp(),
+                    isr: vec![1, 2, 3],
+                    new_isr: vec![1, 2],
+                    high_watermark: 0,
+                    log_end_offset: 0,
+                    out_of_sync: vec![OutOfSyncReplica {
+                        broker: 3,
+                        log_end_offset: None,
+                        last_caught_up_time_ms: 0,
+                    }],
+                }),
+                send(
+                    1,
+                    Node::Controller,
+                    Payload::AlterPartition {
+                        request_id: 101,
+                        broker_epoch: 0,
+                        leader_epoch: 0,
+                        partition_epoch: 0,
+                        new_isr: vec![(1, 0), (2, 1)],
+                    }
+                ),
+                timer(
+                    1,
+                    60_001,
+                    BrokerTimer::AlterPartitionTimeout { request_id: 101 }
+                ),
+                timer(1, 45_001, BrokerTimer::IsrExpiration { generation: 0 }),
+            ]
+        );
+        assert_eq!(
+            n.leader().isr_state,
+            IsrState::PendingShrink {
+                isr: vec![1, 2, 3],
+                out_of_sync: vec![3],
+                proposal: 100
+            }
+        );
+        // A task of an earlier replica.lag.time.max.ms does nothing.
+        n.broker.isr_expiration_generation = 1;
+        assert_eq!(n.timer(BrokerTimer::IsrExpiration { generation: 0 }), []);
+        // The controller's answer commits [1, 2] at partition epoch 1.
+        n.now = 30_050;
+        let answer = Payload::AlterPartitionResponse {
+            request_id: 101,
+            top_error: ErrorCode::NONE,
+            result: AlterPartitionResult {
+                error: ErrorCode::NONE,
+                leader: Some(1),
+                leader_epoch: 0,
+                partition_epoch: 1,
+                isr: vec![1, 2],
+            },
+        };
+        assert_eq!(
+            n.message(Node::Controller, answer.clone()),
+            [Effect::Emit(Event::IsrUpdated {
+                broker: 1,
+                tp: tp(),
+                isr: vec![1, 2],
+                under_min_isr: false,
+                partition_epoch: 1,
+            })]
+        );
+        assert_eq!(
+            n.leader().isr_state,
+            IsrState::Committed { isr: vec![1, 2] }
+        );
+        assert_eq!(n.broker.alter_partition, AlterPartitionManager::default());
+        assert_eq!(
+            n.message(Node::Controller, answer),
+            [],
+            "an answer to no request in flight is dropped"
+        );
+    }
+
+    /// ReplicaManager.applyDelta → makeFollower, then the fetcher (ReplicaFetcherThread)
+    /// sends one Fetch at a time, as RemoteLeaderEndPoint.buildFetch writes it, appends what
+    /// comes back and takes min(leader HW, own LEO) as its HW; on a slow machine the next
+    /// fetch waits.
+    #[test]
+    fn a_follower_fetches_appends_and_follows_the_leaders_high_watermark() {
+        let mut n = Node1::formed(2, image(&[1, 2, 3], 1));
+        assert!(matches!(
+            n.broker.role(),
+            Role::Follower(f) if f.leader == Some(1) && f.generation == 1
+        ));
+        assert_eq!(
+            n.timer(BrokerTimer::SendFetch { generation: 1 }),
+            [
+                send(2, Node::Broker(1), fetch(2, 2, 0)),
+                timer(2, 30_000, BrokerTimer::FetchTimeout { fetch_id: 2 }),
+            ]
+        );
+        assert_eq!(
+            n.timer(BrokerTimer::SendFetch { generation: 1 }),
+            [],
+            "one fetch in flight"
+        );
+        n.now = 40;
+        n.run(|b, _| b.set_slow(250));
+        let response = Payload::FetchResponse {
+            fetch_id: 2,
+            error: ErrorCode::NONE,
+            high_watermark: 1,
+            leader_log_start_offset: 0,
+            records: vec![record(0, "a"), record(1, "b")],
+            diverging_epoch: None,
+            leader_log_end_offset: 2,
+        };
+        assert_eq!(
+            n.message(Node::Broker(3), response.clone()),
+            [],
+            "not from the leader: dropped"
+        );
+        assert_eq!(
+            n.message(Node::Broker(1), response),
+            [timer(2, 290, BrokerTimer::SendFetch { generation: 3 })]
+        );
+        let log = n.broker.log();
+        assert_eq!((log.log_end_offset(), log.high_watermark), (2, 1));
+        // No answer within replica.socket.timeout.ms: back off replica.fetch.backoff.ms.
+        n.now = 290;
+        n.timer(BrokerTimer::SendFetch { generation: 3 });
+        n.now = 30_290;
+        assert_eq!(
+            n.timer(BrokerTimer::FetchTimeout { fetch_id: 4 }),
+            [
+                Effect::Emit(Event::FetchTimedOut {
+                    broker: 2,
+                    leader: Some(1),
+                    replica_socket_timeout_ms: 30_000,
+                }),
+                timer(2, 31_290, BrokerTimer::SendFetch { generation: 5 }),
+            ]
+        );
+    }
+
+    /// AbstractFetcherThread.truncateToEpochEndOffsets with the leader's divergingEpoch
+    /// (article 000, example 3: the follower's epoch-0 records past the leader's end of
+    /// epoch 0 are thrown away, truncationOffset = min(leader end, follower end, LEO)).
+    #[test]
+    fn a_diverging_epoch_truncates_the_followers_log_and_fetches_again() {
+        let mut n = Node1::formed(2, image(&[1, 2, 3], 1));
+        n.timer(BrokerTimer::SendFetch { generation: 1 });
+        let records: Vec<Record> = (0..4).map(|o| record(o, &format!("r{o}"))).collect();
+        n.broker.partition.log.append_as_follower(&records);
+        n.now = 50;
+        let response = Payload::FetchResponse {
+            fetch_id: 2,
+            error: ErrorCode::NONE,
+            high_watermark: 2,
+            leader_log_start_offset: 0,
+            records: vec![],
+            diverging_epoch: Some((0, 2)),
+            leader_log_end_offset: 2,
+        };
+        assert_eq!(
+            n.message(Node::Broker(1), response),
+            [
+                Effect::Emit(Event::TruncatingToEpochEndOffset {
+                    broker: 2,
+                    leader: 1,
+                    tp: tp(),
+                    offset: 2,
+                    leader_epoch: 0,
+                    end_offset: 2,
+                }),
+                Effect::Emit(Event::LogTruncated {
+                    broker: 2,
+                    tp: tp(),
+                    to_offset: 2,
+                    below_high_watermark: None,
+                }),
+                Effect::Emit(Event::RecordsThrownAway {
+                    broker: 2,
+                    first_offset: 2,
+                    last_offset: 3,
+                    records: records[2..].to_vec(),
+                    below_high_watermark: false,
+                }),
+                Effect::Observe(Observation::Truncated(TruncationRecord {
+                    time_ms: 50,
+                    broker: 2,
+                    to_offset: 2,
+                    removed: records[2..].to_vec(),
+                    below_high_watermark: None,
+                })),
+                timer(2, 50, BrokerTimer::SendFetch { generation: 3 }),
+            ]
+        );
+        assert_eq!(n.broker.log().log_end_offset(), 2);
+        assert_eq!(n.locals.metrics.truncations, 1);
+    }
+
+    /// Controlled shutdown (BrokerLifecycleManager.beginControlledShutdown): the next
+    /// heartbeat asks to shut down; when the controller says SHUTDOWN_NOW the broker answers
+    /// what waits with NOT_LEADER_OR_FOLLOWER, checkpoints its HW, writes its broker epoch
+    /// as the clean-shutdown marker (KIP-966: the next registration is then a clean one)
+    /// and exits.
+    #[test]
+    fn a_controlled_shutdown_answers_what_waits_writes_its_epoch_and_exits() {
+        let mut n = Node1::formed(1, image(&[1, 2, 3], 1));
+        let produce = Payload::Produce {
+            request_id: 7,
+            acks: Acks::All,
+            values: vec!["a".into()],
+            timeout_ms: 30_000,
+            producer: BatchProducer::default(),
+        };
+        n.message(PRODUCER, produce);
+        n.now = 1_000;
+        assert_eq!(
+            n.run(|b, ctx| b.on_sigterm(ctx)),
+            [
+                send(
+                    1,
+                    Node::Controller,
+                    Payload::BrokerHeartbeat {
+                        broker_epoch: 0,
+                        want_shut_down: true,
+                        metadata_offset: 3,
+                    }
+                ),
+                timer(1, 10_000, BrokerTimer::ShutdownTimeout),
+            ]
+        );
+        n.now = 1_100;
+        let shut_down_now = Payload::BrokerHeartbeatResponse {
+            fenced: false,
+            in_controlled_shutdown: true,
+            should_shut_down: true,
+        };
+        assert_eq!(
+            n.message(Node::Controller, shut_down_now),
+            [
+                send(
+                    1,
+                    PRODUCER,
+                    Payload::ProduceResponse {
+                        request_id: 7,
+                        error: ErrorCode::NOT_LEADER_OR_FOLLOWER,
+                        base_offset: None,
+                        last_offset: None,
+                    }
+                ),
+                Effect::Emit(Event::BrokerShutDown { broker: 1 }),
+                Effect::Exit { broker: 1 },
+            ]
+        );
+        assert_eq!(n.broker.clean_shutdown_epoch, n.broker.broker_epoch);
+        assert_eq!(n.broker.log().hw_checkpoint, Some(0));
+    }
+
+    /// A new process recovers from the files (the HW from replication-offset-checkpoint),
+    /// starts its tasks, and registers with the broker epoch its last process left
+    /// (BrokerLifecycleManagerTest.testSuccessfulRegistration: the request is sent again
+    /// until answered; the answer's broker epoch is kept and heartbeats begin).
+    #[test]
+    fn a_restarted_process_recovers_its_hw_and_registers_with_its_previous_epoch() {
+        let mut n = Node1::formed(2, image(&[1, 2, 3], 1));
+        let records: Vec<Record> = (0..4).map(|o| record(o, &format!("r{o}"))).collect();
+        let log = &mut n.broker.partition.log;
+        log.append_as_follower(&records);
+        log.update_high_watermark(4);
+        log.hw_checkpoint = Some(3);
+        n.broker.clean_shutdown_epoch = 5;
+        n.run(|b, _| b.lose_memory());
+        assert_eq!(*n.broker.role(), Role::None);
+        assert!(!n.broker.registered && n.broker.metadata.is_none());
+        n.now = 7_000;
+        let start = n.run(|b, ctx| b.start(ctx, 2));
+        let timer2 = |at, t| Effect::SetTimer {
+            at,
+            scheduled: Scheduled::Broker {
+                broker: 2,
+                incarnation: 2,
+                timer: t,
+            },
+        };
+        let phased2 = |max_phase, t| Effect::SetTimerWithPhase {
+            at: 7_000,
+            max_phase,
+            scheduled: Scheduled::Broker {
+                broker: 2,
+                incarnation: 2,
+                timer: t,
+            },
+        };
+        assert_eq!(
+            start,
+            [
+                phased2(14_999, BrokerTimer::IsrExpiration { generation: 0 }),
+                phased2(4_999, BrokerTimer::HwCheckpoint),
+                timer2(7_000, BrokerTimer::Register),
+                Effect::Emit(Event::BrokerStarted {
+                    broker: 2,
+                    tp: tp(),
+                    log_end_offset: 4,
+                    high_watermark: 3,
+                }),
+            ]
+        );
+        assert_eq!(n.broker.clean_shutdown_epoch, -1, "read once");
+        assert_eq!(
+            n.timer(BrokerTimer::Register),
+            [
+                send(
+                    2,
+                    Node::Controller,
+                    Payload::BrokerRegistration {
+                        previous_broker_epoch: 5,
+                        incarnation: 2,
+                    }
+                ),
+                timer2(9_000, BrokerTimer::Register),
+            ]
+        );
+        assert_eq!(
+            n.message(
+                Node::Controller,
+                Payload::BrokerRegistrationResponse { broker_epoch: -1 }
+            ),
+            [],
+            "refused: the Register timer tries again"
+        );
+        assert_eq!(
+            n.message(
+                Node::Controller,
+                Payload::BrokerRegistrationResponse { broker_epoch: 42 }
+            ),
+            [timer2(7_000, BrokerTimer::Heartbeat)]
+        );
+        assert_eq!((n.broker.registered, n.broker.broker_epoch), (true, 42));
+        assert_eq!(n.timer(BrokerTimer::Register), [], "registered: no more");
+    }
+}
