@@ -31,7 +31,7 @@ pub mod record_chunks;
 pub mod rewind;
 pub mod rng;
 pub mod scenario;
-mod scenario_json;
+pub mod scenario_json;
 pub mod share;
 pub mod sim;
 pub mod snapshot;

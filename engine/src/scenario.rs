@@ -460,13 +460,13 @@ impl Scenario {
         // function in the shipped wasm.
         let v = crate::json::parse(text)
             .map_err(|e| ScenarioError::new("scenario", format!("not a valid scenario: {e}")))?;
-        let s = crate::scenario_json::scenario(&v)?;
+        let s = crate::scenario_json::read_scenario(&v)?;
         s.validate()?;
         Ok(s)
     }
 
     pub fn to_json_pretty(&self) -> String {
-        crate::json::scenario(self, true)
+        crate::scenario_json::scenario(self, true)
     }
 
     /// The replica list: `assignment`, or 1..=replication_factor (default: all brokers).
