@@ -1,5 +1,8 @@
 //! Scenario files: a versioned JSON format holding configs, brokers, the replica assignment,
 //! the seed and a timeline of timed actions. Documented in `docs/scenario-format.md`.
+//!
+//! This module holds the scenario's types and their validation; `scenario_json.rs` reads
+//! and writes their JSON (`Scenario::from_json`, `Scenario::to_json_pretty`).
 
 use serde::{Deserialize, Serialize};
 
@@ -447,28 +450,6 @@ impl Action {
 }
 
 impl Scenario {
-    /// Parses and validates a scenario from JSON.
-    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
-        if text.len() > 4 * 1024 * 1024 {
-            return Err(ScenarioError::new(
-                "scenario",
-                "a scenario may be at most 4 MiB of JSON",
-            ));
-        }
-        // Parsed into a `Value` (`json::parse`, as serde_json would), then read by hand
-        // (`scenario_json`): serde's derived reader for the timeline was the largest
-        // function in the shipped wasm.
-        let v = crate::json::parse(text)
-            .map_err(|e| ScenarioError::new("scenario", format!("not a valid scenario: {e}")))?;
-        let s = crate::scenario_json::read_scenario(&v)?;
-        s.validate()?;
-        Ok(s)
-    }
-
-    pub fn to_json_pretty(&self) -> String {
-        crate::scenario_json::scenario(self, true)
-    }
-
     /// The replica list: `assignment`, or 1..=replication_factor (default: all brokers).
     pub fn replicas(&self) -> Vec<BrokerId> {
         if !self.assignment.is_empty() {

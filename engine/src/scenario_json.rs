@@ -1,5 +1,6 @@
-//! A scenario's JSON by hand: reading one from parsed JSON (`json::Value`), and writing
-//! one ([`scenario`]) with `json`'s writer.
+//! A scenario's JSON by hand: `Scenario::from_json` (JSON text parsed into a `json::Value`,
+//! read from it, then validated) and `Scenario::to_json_pretty` and [`scenario`] (written
+//! with `json`'s writer). `scenario.rs` holds the scenario's types and their validation.
 //!
 //! `Scenario::from_json` reads through here instead of serde's derived `Deserialize`: the
 //! derived code for the timeline (an internally tagged `Action` flattened into
@@ -29,6 +30,30 @@ use crate::types::Acks;
 
 type Obj = Map;
 type R<T> = Result<T, ScenarioError>;
+
+impl Scenario {
+    /// Parses and validates a scenario from JSON.
+    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        if text.len() > 4 * 1024 * 1024 {
+            return Err(ScenarioError::new(
+                "scenario",
+                "a scenario may be at most 4 MiB of JSON",
+            ));
+        }
+        // Parsed into a `Value` (`json::parse`, as serde_json would), then read by hand
+        // (`scenario_json`): serde's derived reader for the timeline was the largest
+        // function in the shipped wasm.
+        let v = crate::json::parse(text)
+            .map_err(|e| ScenarioError::new("scenario", format!("not a valid scenario: {e}")))?;
+        let s = read_scenario(&v)?;
+        s.validate()?;
+        Ok(s)
+    }
+
+    pub fn to_json_pretty(&self) -> String {
+        scenario(self, true)
+    }
+}
 
 // The small helpers below that are marked `#[inline(never)]` are called from dozens of
 // field reads; inlined, each call carried its own copy of a map lookup or of the path's
@@ -269,7 +294,7 @@ const SCENARIO_FIELDS: &[&str] = &[
 ];
 
 /// Reads a scenario (not yet validated: `Scenario::validate` checks ranges and limits).
-pub(crate) fn read_scenario(v: &Value) -> R<Scenario> {
+fn read_scenario(v: &Value) -> R<Scenario> {
     let obj = object("", v, "struct Scenario")?;
     known_fields("", obj, SCENARIO_FIELDS)?;
     let mut s = Scenario::default();
