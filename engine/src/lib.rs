@@ -8,6 +8,7 @@
 //! [`Sim::step`] one event or [`Sim::advance_to`] a time, take a [`Snapshot`], and read the
 //! trace with [`Sim::trace_since`].
 
+pub mod check;
 pub mod client;
 pub mod config;
 pub mod controller;

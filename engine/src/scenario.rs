@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::config::{Config, MAX_BROKERS};
-use crate::error::ScenarioError;
+use crate::error::{check_broker, indexed, member, ScenarioError, MAX_TEXT_LEN};
 use crate::expect::{Expectation, MAX_EXPECTATIONS};
 use crate::types::{Acks, BrokerId};
 
@@ -18,7 +18,6 @@ pub const MAX_TIMELINE_ACTIONS: usize = 10_000;
 pub const MAX_VALUES_PER_PRODUCE: usize = 10_000;
 pub const MAX_VALUE_LEN: usize = 64;
 pub const MAX_TIME_MS: u64 = 24 * 3600 * 1000;
-pub const MAX_TEXT_LEN: usize = 500;
 pub const MAX_TOPIC_LEN: usize = 64;
 
 fn default_version() -> u32 {
@@ -307,42 +306,6 @@ impl Clone for Action {
 
 /// ProduceSpec under the `produce` action (serde needs a named struct inside the tag).
 pub type ProduceSpecAcks = ProduceSpec;
-
-/// `name[i]`, the path of a list's item (out of line, as [`member`]).
-#[inline(never)]
-pub(crate) fn indexed(name: &str, i: usize) -> String {
-    format!("{name}[{i}]")
-}
-
-/// `field.name`, the path of a member. Out of line: validation names members in a dozen
-/// places, and each `format!` built its arguments in place.
-#[inline(never)]
-pub(crate) fn member(field: &str, name: &str) -> String {
-    format!("{field}.{name}")
-}
-
-/// Checks a broker id that a scenario names in `field` (and its member `name`, if any)
-/// against the cluster's size. One function for the assignment, the actions and the
-/// expectations, so the message's code is in the wasm once.
-pub(crate) fn check_broker(
-    b: BrokerId,
-    brokers: u32,
-    field: &str,
-    name: &str,
-) -> Result<(), ScenarioError> {
-    if b != 0 && b <= brokers {
-        return Ok(());
-    }
-    let field = if name.is_empty() {
-        field.to_string()
-    } else {
-        member(field, name)
-    };
-    Err(ScenarioError::new(
-        field,
-        format!("broker must be one of 1..={brokers}, got {b}"),
-    ))
-}
 
 impl Action {
     /// Checks the action against the cluster: broker ids in range, sizes within limits.

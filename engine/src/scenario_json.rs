@@ -19,11 +19,11 @@
 //! (`tests/json.rs` checks it against serde_json).
 
 use crate::config::{Config, Slot};
-use crate::error::{quoted, ScenarioError};
+use crate::error::{indexed, quoted, ScenarioError};
 use crate::expect::{Expectation, LeaderExpect, NoLeader};
 use crate::json::{Map, Number, Value, Writer};
 use crate::scenario::{
-    indexed, AcksOrDefault, Action, ControllerName, Endpoint, LinkLatency, ProduceSpec, Scenario,
+    AcksOrDefault, Action, ControllerName, Endpoint, LinkLatency, ProduceSpec, Scenario,
     TimedAction,
 };
 use crate::types::Acks;
