@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::{Config, MAX_BROKERS};
 use crate::error::{check_broker, indexed, member, ScenarioError, MAX_TEXT_LEN};
 use crate::expect::{Expectation, MAX_EXPECTATIONS};
+use crate::sort::stable_order;
 use crate::types::{Acks, BrokerId};
 
 /// The current scenario format version.
@@ -131,6 +132,24 @@ pub struct TimedAction {
     pub at: u64,
     #[serde(flatten)]
     pub action: Action,
+}
+
+/// Sorts timeline actions by time, actions at one time in their listed order.
+pub fn sort_timeline(actions: &mut [TimedAction]) {
+    let keys: Vec<u64> = actions.iter().map(|a| a.at).collect();
+    let mut order = stable_order(&keys);
+    // Put the action `order[k]` at `k`, one cycle of the permutation at a time; a done
+    // place is marked by `order[k] == k`.
+    for k in 0..order.len() {
+        let mut j = k;
+        while order[j] != k {
+            let next = order[j];
+            actions.swap(j, next);
+            order[j] = j;
+            j = next;
+        }
+        order[j] = j;
+    }
 }
 
 /// What a producer sends.
@@ -585,6 +604,25 @@ mod tests {
         );
         let back = Scenario::from_json(&s.to_json_pretty()).unwrap();
         assert_eq!(back, s);
+    }
+
+    #[test]
+    fn sorts_timelines_stably() {
+        let mut rng = crate::rng::Rng::new(4);
+        for n in 0..40 {
+            let mut timeline: Vec<TimedAction> = (0..n)
+                .map(|i| TimedAction {
+                    at: rng.below_or_equal(5),
+                    action: Action::Note {
+                        text: i.to_string(),
+                    },
+                })
+                .collect();
+            let mut expected = timeline.clone();
+            expected.sort_by_key(|a| a.at);
+            sort_timeline(&mut timeline);
+            assert_eq!(timeline, expected);
+        }
     }
 
     #[test]

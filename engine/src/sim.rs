@@ -271,7 +271,7 @@ impl Sim {
         // Timeline actions run in time order (listed order within one time), each after every
         // event at its time, exactly as a person's input applied at that moment would.
         let mut timeline = scenario.timeline.clone();
-        crate::sort::sort_timeline(&mut timeline);
+        crate::scenario::sort_timeline(&mut timeline);
         let mut sim = Sim {
             now: 0,
             config,

@@ -489,7 +489,7 @@ impl Playground {
                 at,
                 action: a.clone(),
             }));
-        watermark_engine::sort::sort_timeline(&mut s.timeline);
+        watermark_engine::scenario::sort_timeline(&mut s.timeline);
         s.end_ms = Some(self.live.now().max(s.end_ms.unwrap_or(0)));
         s.off_script_ms = self.first_input_ms();
         s
