@@ -14,8 +14,8 @@
 
 use crate::vec_map::VecMap;
 
-use crate::controller::{LeaderRecoveryState, PartitionRegistration};
 use crate::event::{Event, LossCause};
+use crate::metadata::{LeaderRecoveryState, PartitionRegistration};
 use crate::sim::{Role, Sim};
 use crate::snapshot::Loss;
 use crate::types::BrokerId;

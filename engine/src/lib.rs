@@ -23,6 +23,7 @@ pub mod inflate;
 pub mod invariants;
 pub mod json;
 pub mod log;
+pub mod metadata;
 pub mod network;
 pub mod partition;
 pub mod presets;

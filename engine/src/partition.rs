@@ -5,11 +5,11 @@
 
 use crate::vec_map::VecMap;
 
-use crate::controller::PartitionRegistration;
 use crate::effect::BrokerTimer;
 use crate::event::{Event, OutOfSyncReplica};
 use crate::fetcher::FollowerState;
 use crate::log::BatchProducer;
+use crate::metadata::PartitionRegistration;
 use crate::network::Payload;
 use crate::producer_state::ClientBatch;
 use crate::sim::{Role, Sim};

@@ -11,14 +11,15 @@ use std::sync::Arc;
 
 use crate::client::{Consumer, Producer};
 use crate::config::Config;
-use crate::controller::{Controller, PartitionRegistration};
+use crate::controller::Controller;
 use crate::effect::Effect;
 use crate::effect::{BrokerTimer, ControllerTimer, Scheduled};
 use crate::error::ScenarioError;
 use crate::event::{ElectionType, Event, Signal, SignalOutcome, Tool};
 use crate::fetcher::FollowerState;
 use crate::log::ReplicaLog;
-use crate::network::{Message, MetadataImage, Network, Outstanding, Payload};
+use crate::metadata::{MetadataImage, PartitionRegistration};
+use crate::network::{Message, Network, Outstanding, Payload};
 use crate::partition::LeaderState;
 use crate::record_chunks::RecordChunks;
 use crate::rng::Rng;
