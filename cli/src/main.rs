@@ -159,7 +159,7 @@ fn check(rest: &[String], out: &mut dyn Write) -> Result<ExitCode, String> {
                 continue;
             }
         };
-        let (outcomes, violations) = watermark_engine::expect::check_with_violations(scenario)
+        let (outcomes, violations) = watermark_engine::check::check_with_violations(scenario)
             .map_err(|e| format!("{name}: {e}"))?;
         let not_met = outcomes.iter().filter(|o| !o.met()).count();
         let n = outcomes.len();

@@ -22,7 +22,8 @@ use crate::effect::{BrokerTimer, Ctx};
 use crate::event::{Event, FetcherRemovedReason};
 use crate::fetcher::ReplicaFetcher;
 use crate::log::ReplicaLog;
-use crate::network::{AlterPartitionResult, MetadataImage, Outstanding, Payload};
+use crate::metadata::MetadataImage;
+use crate::network::{AlterPartitionResult, Outstanding, Payload};
 use crate::partition::{AlterPartitionManager, Host, Partition, Role, ALTER_PARTITION_RETRY_MS};
 use crate::types::{BrokerId, ErrorCode, Node};
 

@@ -7,6 +7,8 @@
 //! maybeUpdateRecordElr, maybeUpdateLastKnownLeader) and ReplicationControlManager
 //! (generateLeaderAndIsrUpdates, handleBrokerFenced, handleBrokerUnfenced,
 //! handleBrokerInControlledShutdown, handleBrokerUncleanShutdown, alterPartition).
+//!
+//! The registrations it keeps and the image it sends brokers are `metadata.rs`'s types.
 
 use std::fmt::Write;
 
@@ -14,23 +16,12 @@ use crate::vec_map::VecMap;
 
 use crate::effect::{ControllerTimer, Ctx, Scheduled};
 use crate::event::{BrokerControl, Event, Ineligible};
-use crate::network::{MetadataImage, Payload};
+use crate::metadata::{
+    BrokerRegistration, LeaderRecoveryState, MetadataImage, PartitionRegistration,
+};
+use crate::network::Payload;
 use crate::types::ElectionKind;
 use crate::types::{ids_where, BrokerId, ErrorCode, Ids, Node, TimeMs};
-
-/// BrokerRegistration as the controller keeps it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BrokerRegistration {
-    /// The broker epoch: the offset of its RegisterBrokerRecord.
-    pub epoch: i64,
-    pub fenced: bool,
-    pub in_controlled_shutdown: bool,
-    /// The incarnation of the process that registered (a retried registration from the same
-    /// process is not a restart).
-    pub incarnation: u32,
-    /// The metadata offset of this broker's controlled-shutdown records, while in it.
-    pub controlled_shutdown_offset: Option<u64>,
-}
 
 /// BrokerControlState: what the controller grants a broker at a heartbeat.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,41 +30,6 @@ pub enum BrokerControlState {
     Unfenced,
     ControlledShutdown,
     ShutdownNow,
-}
-
-/// LeaderRecoveryState: RECOVERING after an unclean election until the leader has recovered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LeaderRecoveryState {
-    Recovered,
-    Recovering,
-}
-
-/// PartitionRegistration: the controller's record of one partition.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PartitionRegistration {
-    pub replicas: Vec<BrokerId>,
-    pub isr: Vec<BrokerId>,
-    pub elr: Vec<BrokerId>,
-    pub last_known_elr: Vec<BrokerId>,
-    pub leader: Option<BrokerId>,
-    pub leader_epoch: i32,
-    pub partition_epoch: i32,
-    pub leader_recovery_state: LeaderRecoveryState,
-}
-
-impl PartitionRegistration {
-    pub fn new(replicas: Vec<BrokerId>, leader: Option<BrokerId>) -> Self {
-        PartitionRegistration {
-            isr: replicas.clone(),
-            replicas,
-            elr: vec![],
-            last_known_elr: vec![],
-            leader,
-            leader_epoch: 0,
-            partition_epoch: 0,
-            leader_recovery_state: LeaderRecoveryState::Recovered,
-        }
-    }
 }
 
 /// PartitionChangeBuilder.Election.

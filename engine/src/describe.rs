@@ -3,8 +3,8 @@
 use std::fmt::Write;
 
 use crate::broker::Broker;
-use crate::controller::PartitionRegistration;
 use crate::log::ReplicaLog;
+use crate::metadata::PartitionRegistration;
 use crate::process::Process;
 use crate::types::{BrokerId, Ids, TopicPartition};
 use crate::vec_map::VecMap;

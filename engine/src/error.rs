@@ -1,8 +1,18 @@
 //! Errors a caller can cause: a bad config, a bad scenario, an input that names an unknown
 //! broker. Each names the field at fault and what was allowed. Engine bugs are assertions,
 //! never values of these types.
+//!
+//! Also what the scenario's and the expectations' validation share to build them: the
+//! paths of fields (`member`, `indexed`), the broker-id check (`check_broker`) and
+//! the longest text a scenario may hold ([`MAX_TEXT_LEN`]).
 
 use std::fmt;
+
+use crate::types::BrokerId;
+
+/// Longest text a scenario may hold: a title, a note, an expectation's texts (a
+/// description may be four times as long).
+pub const MAX_TEXT_LEN: usize = 500;
 
 /// A config value outside its allowed range, or an unknown config.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,6 +65,42 @@ impl From<ConfigError> for ScenarioError {
             message: e.message,
         }
     }
+}
+
+/// `name[i]`, the path of a list's item (out of line, as [`member`]).
+#[inline(never)]
+pub(crate) fn indexed(name: &str, i: usize) -> String {
+    format!("{name}[{i}]")
+}
+
+/// `field.name`, the path of a member. Out of line: validation names members in a dozen
+/// places, and each `format!` built its arguments in place.
+#[inline(never)]
+pub(crate) fn member(field: &str, name: &str) -> String {
+    format!("{field}.{name}")
+}
+
+/// Checks a broker id that a scenario names in `field` (and its member `name`, if any)
+/// against the cluster's size. One function for the assignment, the actions and the
+/// expectations, so the message's code is in the wasm once.
+pub(crate) fn check_broker(
+    b: BrokerId,
+    brokers: u32,
+    field: &str,
+    name: &str,
+) -> Result<(), ScenarioError> {
+    if b != 0 && b <= brokers {
+        return Ok(());
+    }
+    let field = if name.is_empty() {
+        field.to_string()
+    } else {
+        member(field, name)
+    };
+    Err(ScenarioError::new(
+        field,
+        format!("broker must be one of 1..={brokers}, got {b}"),
+    ))
 }
 
 /// `s` in double quotes, as `format!("{s:?}")` writes it for the text people type: quotes,

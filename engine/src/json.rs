@@ -1,5 +1,6 @@
 //! JSON text in and out without serde's machinery: a reader that builds a [`Value`] and a
-//! writer for scenarios and values.
+//! writer of JSON text (`Writer`). Plain JSON only: it knows nothing of scenarios, which
+//! `scenario_json` reads from a [`Value`] and writes with this `Writer`.
 //!
 //! The playground ships as WebAssembly, and serde_json's `Deserializer` and `Serializer`
 //! (with serde's derived `Serialize` for the scenario, monomorphized once for compact and
@@ -10,23 +11,18 @@
 //!   gives the same value (numbers included: it computes floats the way serde_json does
 //!   without its `float_roundtrip` feature) and the same error messages with the same line
 //!   and column;
-//! - [`scenario`] writes a scenario as `serde_json::to_string` (compact) or
-//!   `to_string_pretty` would with the derived `Serialize`: the same fields in the same
-//!   order, so share links keep their bytes;
+//! - the `Writer` writes as serde_json's compact or pretty formatter does: with it,
+//!   `scenario_json::scenario` writes a scenario as `serde_json::to_string` (compact) or
+//!   `to_string_pretty` would with the derived `Serialize`;
 //! - [`value_text`] writes a [`Value`] as serde_json's `Display` does.
 //!
 //! [`Value`] is the engine's own, not serde_json's: with it, serde_json leaves the shipped
 //! wasm (its `Value`'s equality and number formatting, and its map's B-tree code).
 //!
-//! `tests/json.rs` checks all three against serde_json.
+//! `tests/json.rs` checks the reader, the scenario writer and `value_text` against
+//! serde_json.
 
 use std::fmt;
-
-use crate::config::{Config, Slot};
-use crate::expect::{Expectation, LeaderExpect};
-use crate::scenario::{Action, Endpoint, ProduceSpec, Scenario, TimedAction};
-use crate::scenario_json::CONFIG_FIELDS;
-use crate::types::Acks;
 
 // ---------------------------------------------------------------------------------------
 // Values
@@ -706,8 +702,8 @@ fn pow10(n: u32) -> f64 {
 // Writing
 
 /// JSON text as serde_json's compact or pretty formatter writes it.
-struct Writer {
-    out: String,
+pub(crate) struct Writer {
+    pub(crate) out: String,
     pretty: bool,
     indent: usize,
     /// Nothing written yet in the innermost array or object.
@@ -715,7 +711,7 @@ struct Writer {
 }
 
 impl Writer {
-    fn new(pretty: bool) -> Writer {
+    pub(crate) fn new(pretty: bool) -> Writer {
         Writer {
             out: String::new(),
             pretty,
@@ -723,12 +719,12 @@ impl Writer {
             empty: true,
         }
     }
-    fn open(&mut self, c: char) {
+    pub(crate) fn open(&mut self, c: char) {
         self.out.push(c);
         self.indent += 1;
         self.empty = true;
     }
-    fn close(&mut self, c: char) {
+    pub(crate) fn close(&mut self, c: char) {
         self.indent -= 1;
         if !self.empty {
             self.newline();
@@ -745,7 +741,7 @@ impl Writer {
         }
     }
     /// Before an array item.
-    fn item(&mut self) {
+    pub(crate) fn item(&mut self) {
         if !self.empty {
             self.out.push(',');
         }
@@ -753,7 +749,7 @@ impl Writer {
         self.empty = false;
     }
     /// Before an object member's value.
-    fn key(&mut self, k: &str) -> &mut Self {
+    pub(crate) fn key(&mut self, k: &str) -> &mut Self {
         self.item();
         self.str(k);
         self.out.push(':');
@@ -762,7 +758,7 @@ impl Writer {
         }
         self
     }
-    fn str(&mut self, s: &str) {
+    pub(crate) fn str(&mut self, s: &str) {
         self.out.push('"');
         for c in s.chars() {
             match c {
@@ -785,25 +781,25 @@ impl Writer {
         }
         self.out.push('"');
     }
-    fn u64(&mut self, n: u64) {
+    pub(crate) fn u64(&mut self, n: u64) {
         self.out.push_str(&n.to_string());
     }
-    fn bool(&mut self, b: bool) {
+    pub(crate) fn bool(&mut self, b: bool) {
         self.out.push_str(if b { "true" } else { "false" });
     }
-    fn opt_u64(&mut self, n: Option<u64>) {
+    pub(crate) fn opt_u64(&mut self, n: Option<u64>) {
         match n {
             Some(n) => self.u64(n),
             None => self.out.push_str("null"),
         }
     }
-    fn opt_str(&mut self, s: Option<&str>) {
+    pub(crate) fn opt_str(&mut self, s: Option<&str>) {
         match s {
             Some(s) => self.str(s),
             None => self.out.push_str("null"),
         }
     }
-    fn ids(&mut self, ids: &[u32]) {
+    pub(crate) fn ids(&mut self, ids: &[u32]) {
         self.open('[');
         for &id in ids {
             self.item();
@@ -811,7 +807,7 @@ impl Writer {
         }
         self.close(']');
     }
-    fn value(&mut self, v: &Value) {
+    pub(crate) fn value(&mut self, v: &Value) {
         match v {
             Value::Null => self.out.push_str("null"),
             Value::Bool(b) => self.bool(*b),
@@ -834,223 +830,6 @@ impl Writer {
             }
         }
     }
-    fn endpoint(&mut self, e: Endpoint) {
-        match e {
-            Endpoint::Broker(id) => self.u64(id.into()),
-            Endpoint::Controller(_) => self.str("controller"),
-        }
-    }
-
-    fn scenario(&mut self, s: &Scenario) {
-        self.open('{');
-        self.key("version").u64(s.version.into());
-        self.key("title").str(&s.title);
-        self.key("description").str(&s.description);
-        self.key("source").str(&s.source);
-        self.key("topic").str(&s.topic);
-        self.key("brokers").u64(s.brokers.into());
-        self.key("assignment").ids(&s.assignment);
-        self.key("replication_factor")
-            .opt_u64(s.replication_factor.map(u64::from));
-        self.key("seed").u64(s.seed);
-        self.key("config").config(&s.config);
-        self.key("links").open('[');
-        for l in &s.links {
-            self.item();
-            self.open('{');
-            self.key("a").endpoint(l.a);
-            self.key("b").endpoint(l.b);
-            self.key("latency_ms").u64(l.latency_ms);
-            self.close('}');
-        }
-        self.close(']');
-        self.key("timeline").open('[');
-        for t in &s.timeline {
-            self.item();
-            self.timed_action(t);
-        }
-        self.close(']');
-        self.key("end_ms").opt_u64(s.end_ms);
-        if !s.expect.is_empty() {
-            self.key("expect").open('[');
-            for e in &s.expect {
-                self.item();
-                self.expectation(e);
-            }
-            self.close(']');
-        }
-        if let Some(t) = s.off_script_ms {
-            self.key("off_script_ms").u64(t);
-        }
-        self.close('}');
-    }
-
-    /// In [`CONFIG_FIELDS`] order, which is `Config`'s; `enable.idempotence` only when
-    /// set and `max.in.flight.requests.per.connection` only when not the default, as the
-    /// derived `Serialize` skips them.
-    fn config(&mut self, c: &Config) {
-        self.open('{');
-        let mut c = c.clone();
-        for &name in CONFIG_FIELDS {
-            match c.slot(name) {
-                Some(Slot::U32(&mut n)) => {
-                    if !(name == "max.in.flight.requests.per.connection"
-                        && n == crate::config::DEFAULT_MAX_IN_FLIGHT)
-                    {
-                        self.key(name).u64(n.into());
-                    }
-                }
-                Some(Slot::U64(&mut n)) => self.key(name).u64(n),
-                Some(Slot::Bool(&mut b) | Slot::OptBool(&mut Some(b))) => self.key(name).bool(b),
-                Some(Slot::OptBool(&mut None)) | None => {}
-            }
-        }
-        self.close('}');
-    }
-
-    fn timed_action(&mut self, t: &TimedAction) {
-        self.open('{');
-        self.key("at").u64(t.at);
-        let (tag, broker) = match &t.action {
-            Action::Produce(_) => ("produce", None),
-            Action::Consume { .. } => ("consume", None),
-            Action::Freeze { broker } => ("freeze", Some(*broker)),
-            Action::Thaw { broker } => ("thaw", Some(*broker)),
-            Action::Kill { broker } => ("kill", Some(*broker)),
-            Action::Stop { broker } => ("stop", Some(*broker)),
-            Action::Start { broker } => ("start", Some(*broker)),
-            Action::Slow { broker, .. } => ("slow", Some(*broker)),
-            Action::Cut { .. } => ("cut", None),
-            Action::Heal { .. } => ("heal", None),
-            Action::LoseDisk { broker } => ("lose_disk", Some(*broker)),
-            Action::SetConfig { .. } => ("set_config", None),
-            Action::ElectPreferred => ("elect_preferred", None),
-            Action::ElectUnclean => ("elect_unclean", None),
-            Action::Describe => ("describe", None),
-            Action::Offsets => ("offsets", None),
-            Action::Epochs => ("epochs", None),
-            Action::Checkpoints => ("checkpoints", None),
-            Action::DumpLog { broker } => ("dump_log", Some(*broker)),
-            Action::Note { .. } => ("note", None),
-            Action::CancelProduce => ("cancel_produce", None),
-        };
-        self.key("action").str(tag);
-        if let Some(b) = broker {
-            self.key("broker").u64(b.into());
-        }
-        match &t.action {
-            Action::Produce(p) => self.produce(p),
-            Action::Consume {
-                max_records,
-                from_beginning,
-            } => {
-                self.key("max_records").opt_u64(max_records.map(u64::from));
-                self.key("from_beginning").bool(*from_beginning);
-            }
-            Action::Slow { ms, .. } => self.key("ms").u64(*ms),
-            Action::Cut { a, b } | Action::Heal { a, b } => {
-                self.key("a").endpoint(*a);
-                self.key("b").endpoint(*b);
-            }
-            Action::SetConfig { name, value } => {
-                self.key("name").str(name);
-                self.key("value").value(value);
-            }
-            Action::Note { text } => self.key("text").str(text),
-            _ => {}
-        }
-        self.close('}');
-    }
-
-    fn produce(&mut self, p: &ProduceSpec) {
-        self.key("acks").str(match p.acks.0 {
-            Acks::Zero => "0",
-            Acks::One => "1",
-            Acks::All => "all",
-        });
-        self.key("values").open('[');
-        for v in &p.values {
-            self.item();
-            self.str(v);
-        }
-        self.close(']');
-        self.key("prefix").opt_str(p.prefix.as_deref());
-        self.key("count").opt_u64(p.count.map(u64::from));
-        self.key("start").opt_u64(p.start.map(u64::from));
-        self.key("one_by_one").bool(p.one_by_one);
-        self.key("retries").opt_u64(p.retries.map(u64::from));
-        self.key("to").opt_u64(p.to.map(u64::from));
-    }
-
-    fn expectation(&mut self, e: &Expectation) {
-        self.open('{');
-        self.key("at").u64(e.at);
-        if !e.label.is_empty() {
-            self.key("label").str(&e.label);
-        }
-        if let Some(v) = e.since {
-            self.key("since").u64(v);
-        }
-        if let Some(v) = &e.describe {
-            self.key("describe").str(v);
-        }
-        if let Some(v) = e.leader {
-            let w = self.key("leader");
-            match v {
-                LeaderExpect::Broker(id) => w.u64(id.into()),
-                LeaderExpect::None(_) => w.str("none"),
-            }
-        }
-        if let Some(v) = &e.isr {
-            self.key("isr").ids(v);
-        }
-        if let Some(v) = &e.elr {
-            self.key("elr").ids(v);
-        }
-        if let Some(v) = e.broker {
-            self.key("broker").u64(v.into());
-        }
-        if let Some(v) = e.leo {
-            self.key("leo").u64(v);
-        }
-        if let Some(v) = e.hw {
-            self.key("hw").u64(v);
-        }
-        for (k, v) in [
-            ("offsets", &e.offsets),
-            ("produce", &e.produce),
-            ("error", &e.error),
-        ] {
-            if let Some(v) = v {
-                self.key(k).str(v);
-            }
-        }
-        if let Some(v) = e.loss {
-            self.key("loss").bool(v);
-        }
-        if let Some([a, b]) = e.lost {
-            self.key("lost").open('[');
-            self.item();
-            self.u64(a);
-            self.item();
-            self.u64(b);
-            self.close(']');
-        }
-        for (k, v) in [("caption", &e.caption), ("line", &e.line)] {
-            if let Some(v) = v {
-                self.key(k).str(v);
-            }
-        }
-        self.close('}');
-    }
-}
-
-/// A scenario's JSON text: as `serde_json::to_string_pretty` (`pretty`) or `to_string`
-/// writes it with the derived `Serialize`.
-pub fn scenario(s: &Scenario, pretty: bool) -> String {
-    let mut w = Writer::new(pretty);
-    w.scenario(s);
-    w.out
 }
 
 /// A value's JSON text, as serde_json's `Display` (compact) writes it.

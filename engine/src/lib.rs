@@ -9,6 +9,7 @@
 //! trace with [`Sim::trace_since`].
 
 pub mod broker;
+pub mod check;
 pub mod client;
 pub mod config;
 pub mod controller;
@@ -24,6 +25,7 @@ pub mod inflate;
 pub mod invariants;
 pub mod json;
 pub mod log;
+pub mod metadata;
 pub mod network;
 pub mod partition;
 pub mod presets;
@@ -34,7 +36,7 @@ pub mod record_chunks;
 pub mod rewind;
 pub mod rng;
 pub mod scenario;
-mod scenario_json;
+pub mod scenario_json;
 pub mod share;
 pub mod sim;
 pub mod snapshot;

@@ -8,21 +8,10 @@
 
 use crate::vec_map::{VecMap, VecSet};
 
-use crate::controller::{BrokerRegistration, PartitionRegistration};
+use crate::metadata::MetadataImage;
 use crate::record::Record;
 use crate::types::link;
 use crate::types::{Acks, BrokerId, ErrorCode, MessageKind, Node, TimeMs};
-
-/// The metadata a broker learns from the controller's metadata log.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MetadataImage {
-    /// Offset of the last metadata record included.
-    pub offset: u64,
-    pub partition: PartitionRegistration,
-    pub brokers: VecMap<BrokerId, BrokerRegistration>,
-    /// The topic config `min.insync.replicas` (a ConfigRecord in the metadata log).
-    pub min_insync_replicas: u32,
-}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Payload {

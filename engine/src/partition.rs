@@ -11,11 +11,11 @@
 use crate::vec_map::VecMap;
 
 use crate::config::Config;
-use crate::controller::PartitionRegistration;
 use crate::effect::{BrokerTimer, Ctx, Observation, Scheduled};
 use crate::event::{Event, OutOfSyncReplica};
 use crate::log::{BatchProducer, ReplicaLog};
-use crate::network::{MetadataImage, Payload};
+use crate::metadata::{MetadataImage, PartitionRegistration};
+use crate::network::Payload;
 use crate::producer_state::ClientBatch;
 use crate::types::{ids_where, Acks, BrokerId, ErrorCode, Node, TimeMs};
 
@@ -475,8 +475,7 @@ impl Partition {
         ctx.observe(Observation::NewLeader {
             broker: host.id,
             leader_epoch: p.leader_epoch,
-            recovering: p.leader_recovery_state
-                == crate::controller::LeaderRecoveryState::Recovering,
+            recovering: p.leader_recovery_state == crate::metadata::LeaderRecoveryState::Recovering,
         });
         self.maybe_increment_hw(ctx, host);
     }

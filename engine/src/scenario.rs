@@ -1,11 +1,15 @@
 //! Scenario files: a versioned JSON format holding configs, brokers, the replica assignment,
 //! the seed and a timeline of timed actions. Documented in `docs/scenario-format.md`.
+//!
+//! This module holds the scenario's types and their validation; `scenario_json.rs` reads
+//! and writes their JSON (`Scenario::from_json`, `Scenario::to_json_pretty`).
 
 use serde::{Deserialize, Serialize};
 
 use crate::config::{Config, MAX_BROKERS};
-use crate::error::ScenarioError;
+use crate::error::{check_broker, indexed, member, ScenarioError, MAX_TEXT_LEN};
 use crate::expect::{Expectation, MAX_EXPECTATIONS};
+use crate::sort::stable_order;
 use crate::types::{Acks, BrokerId};
 
 /// The current scenario format version.
@@ -15,7 +19,6 @@ pub const MAX_TIMELINE_ACTIONS: usize = 10_000;
 pub const MAX_VALUES_PER_PRODUCE: usize = 10_000;
 pub const MAX_VALUE_LEN: usize = 64;
 pub const MAX_TIME_MS: u64 = 24 * 3600 * 1000;
-pub const MAX_TEXT_LEN: usize = 500;
 pub const MAX_TOPIC_LEN: usize = 64;
 
 fn default_version() -> u32 {
@@ -129,6 +132,24 @@ pub struct TimedAction {
     pub at: u64,
     #[serde(flatten)]
     pub action: Action,
+}
+
+/// Sorts timeline actions by time, actions at one time in their listed order.
+pub fn sort_timeline(actions: &mut [TimedAction]) {
+    let keys: Vec<u64> = actions.iter().map(|a| a.at).collect();
+    let mut order = stable_order(&keys);
+    // Put the action `order[k]` at `k`, one cycle of the permutation at a time; a done
+    // place is marked by `order[k] == k`.
+    for k in 0..order.len() {
+        let mut j = k;
+        while order[j] != k {
+            let next = order[j];
+            actions.swap(j, next);
+            order[j] = j;
+            j = next;
+        }
+        order[j] = j;
+    }
 }
 
 /// What a producer sends.
@@ -305,42 +326,6 @@ impl Clone for Action {
 /// ProduceSpec under the `produce` action (serde needs a named struct inside the tag).
 pub type ProduceSpecAcks = ProduceSpec;
 
-/// `name[i]`, the path of a list's item (out of line, as [`member`]).
-#[inline(never)]
-pub(crate) fn indexed(name: &str, i: usize) -> String {
-    format!("{name}[{i}]")
-}
-
-/// `field.name`, the path of a member. Out of line: validation names members in a dozen
-/// places, and each `format!` built its arguments in place.
-#[inline(never)]
-pub(crate) fn member(field: &str, name: &str) -> String {
-    format!("{field}.{name}")
-}
-
-/// Checks a broker id that a scenario names in `field` (and its member `name`, if any)
-/// against the cluster's size. One function for the assignment, the actions and the
-/// expectations, so the message's code is in the wasm once.
-pub(crate) fn check_broker(
-    b: BrokerId,
-    brokers: u32,
-    field: &str,
-    name: &str,
-) -> Result<(), ScenarioError> {
-    if b != 0 && b <= brokers {
-        return Ok(());
-    }
-    let field = if name.is_empty() {
-        field.to_string()
-    } else {
-        member(field, name)
-    };
-    Err(ScenarioError::new(
-        field,
-        format!("broker must be one of 1..={brokers}, got {b}"),
-    ))
-}
-
 impl Action {
     /// Checks the action against the cluster: broker ids in range, sizes within limits.
     pub fn validate(&self, field: &str, brokers: u32) -> Result<(), ScenarioError> {
@@ -447,28 +432,6 @@ impl Action {
 }
 
 impl Scenario {
-    /// Parses and validates a scenario from JSON.
-    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
-        if text.len() > 4 * 1024 * 1024 {
-            return Err(ScenarioError::new(
-                "scenario",
-                "a scenario may be at most 4 MiB of JSON",
-            ));
-        }
-        // Parsed into a `Value` (`json::parse`, as serde_json would), then read by hand
-        // (`scenario_json`): serde's derived reader for the timeline was the largest
-        // function in the shipped wasm.
-        let v = crate::json::parse(text)
-            .map_err(|e| ScenarioError::new("scenario", format!("not a valid scenario: {e}")))?;
-        let s = crate::scenario_json::scenario(&v)?;
-        s.validate()?;
-        Ok(s)
-    }
-
-    pub fn to_json_pretty(&self) -> String {
-        crate::json::scenario(self, true)
-    }
-
     /// The replica list: `assignment`, or 1..=replication_factor (default: all brokers).
     pub fn replicas(&self) -> Vec<BrokerId> {
         if !self.assignment.is_empty() {
@@ -641,6 +604,25 @@ mod tests {
         );
         let back = Scenario::from_json(&s.to_json_pretty()).unwrap();
         assert_eq!(back, s);
+    }
+
+    #[test]
+    fn sorts_timelines_stably() {
+        let mut rng = crate::rng::Rng::new(4);
+        for n in 0..40 {
+            let mut timeline: Vec<TimedAction> = (0..n)
+                .map(|i| TimedAction {
+                    at: rng.below_or_equal(5),
+                    action: Action::Note {
+                        text: i.to_string(),
+                    },
+                })
+                .collect();
+            let mut expected = timeline.clone();
+            expected.sort_by_key(|a| a.at);
+            sort_timeline(&mut timeline);
+            assert_eq!(timeline, expected);
+        }
     }
 
     #[test]

@@ -1,4 +1,6 @@
-//! Reading a scenario from parsed JSON (`json::Value`) by hand.
+//! A scenario's JSON by hand: `Scenario::from_json` (JSON text parsed into a `json::Value`,
+//! read from it, then validated) and `Scenario::to_json_pretty` and [`scenario`] (written
+//! with `json`'s writer). `scenario.rs` holds the scenario's types and their validation.
 //!
 //! `Scenario::from_json` reads through here instead of serde's derived `Deserialize`: the
 //! derived code for the timeline (an internally tagged `Action` flattened into
@@ -10,19 +12,48 @@
 //! (`tests/scenario_json.rs` checks both readers against each other on the presets, the
 //! saved links and mutated JSON); its messages are serde's, prefixed by the path of the
 //! field at fault. The derives stay for Rust callers (and as the reference).
+//!
+//! [`scenario`] (and `Scenario::to_json_pretty`) writes a scenario as
+//! `serde_json::to_string` (compact) or `to_string_pretty` would with the derived
+//! `Serialize`: the same fields in the same order, so share links keep their bytes
+//! (`tests/json.rs` checks it against serde_json).
 
 use crate::config::{Config, Slot};
-use crate::error::{quoted, ScenarioError};
+use crate::error::{indexed, quoted, ScenarioError};
 use crate::expect::{Expectation, LeaderExpect, NoLeader};
-use crate::json::{Map, Number, Value};
+use crate::json::{Map, Number, Value, Writer};
 use crate::scenario::{
-    indexed, AcksOrDefault, Action, ControllerName, Endpoint, LinkLatency, ProduceSpec, Scenario,
+    AcksOrDefault, Action, ControllerName, Endpoint, LinkLatency, ProduceSpec, Scenario,
     TimedAction,
 };
 use crate::types::Acks;
 
 type Obj = Map;
 type R<T> = Result<T, ScenarioError>;
+
+impl Scenario {
+    /// Parses and validates a scenario from JSON.
+    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        if text.len() > 4 * 1024 * 1024 {
+            return Err(ScenarioError::new(
+                "scenario",
+                "a scenario may be at most 4 MiB of JSON",
+            ));
+        }
+        // Parsed into a `Value` (`json::parse`, as serde_json would), then read by hand
+        // (`scenario_json`): serde's derived reader for the timeline was the largest
+        // function in the shipped wasm.
+        let v = crate::json::parse(text)
+            .map_err(|e| ScenarioError::new("scenario", format!("not a valid scenario: {e}")))?;
+        let s = read_scenario(&v)?;
+        s.validate()?;
+        Ok(s)
+    }
+
+    pub fn to_json_pretty(&self) -> String {
+        scenario(self, true)
+    }
+}
 
 // The small helpers below that are marked `#[inline(never)]` are called from dozens of
 // field reads; inlined, each call carried its own copy of a map lookup or of the path's
@@ -263,7 +294,7 @@ const SCENARIO_FIELDS: &[&str] = &[
 ];
 
 /// Reads a scenario (not yet validated: `Scenario::validate` checks ranges and limits).
-pub(crate) fn scenario(v: &Value) -> R<Scenario> {
+fn read_scenario(v: &Value) -> R<Scenario> {
     let obj = object("", v, "struct Scenario")?;
     known_fields("", obj, SCENARIO_FIELDS)?;
     let mut s = Scenario::default();
@@ -625,4 +656,227 @@ fn timed_action(path: &str, v: &Value) -> R<TimedAction> {
         }
     };
     Ok(TimedAction { at: at_ms, action })
+}
+
+// ---------------------------------------------------------------------------------------
+// Writing
+
+/// A scenario's JSON text: as `serde_json::to_string_pretty` (`pretty`) or `to_string`
+/// writes it with the derived `Serialize`.
+pub fn scenario(s: &Scenario, pretty: bool) -> String {
+    let mut w = Writer::new(pretty);
+    w.scenario(s);
+    w.out
+}
+
+impl Writer {
+    fn endpoint(&mut self, e: Endpoint) {
+        match e {
+            Endpoint::Broker(id) => self.u64(id.into()),
+            Endpoint::Controller(_) => self.str("controller"),
+        }
+    }
+
+    fn scenario(&mut self, s: &Scenario) {
+        self.open('{');
+        self.key("version").u64(s.version.into());
+        self.key("title").str(&s.title);
+        self.key("description").str(&s.description);
+        self.key("source").str(&s.source);
+        self.key("topic").str(&s.topic);
+        self.key("brokers").u64(s.brokers.into());
+        self.key("assignment").ids(&s.assignment);
+        self.key("replication_factor")
+            .opt_u64(s.replication_factor.map(u64::from));
+        self.key("seed").u64(s.seed);
+        self.key("config").config(&s.config);
+        self.key("links").open('[');
+        for l in &s.links {
+            self.item();
+            self.open('{');
+            self.key("a").endpoint(l.a);
+            self.key("b").endpoint(l.b);
+            self.key("latency_ms").u64(l.latency_ms);
+            self.close('}');
+        }
+        self.close(']');
+        self.key("timeline").open('[');
+        for t in &s.timeline {
+            self.item();
+            self.timed_action(t);
+        }
+        self.close(']');
+        self.key("end_ms").opt_u64(s.end_ms);
+        if !s.expect.is_empty() {
+            self.key("expect").open('[');
+            for e in &s.expect {
+                self.item();
+                self.expectation(e);
+            }
+            self.close(']');
+        }
+        if let Some(t) = s.off_script_ms {
+            self.key("off_script_ms").u64(t);
+        }
+        self.close('}');
+    }
+
+    /// In [`CONFIG_FIELDS`] order, which is `Config`'s; `enable.idempotence` only when
+    /// set and `max.in.flight.requests.per.connection` only when not the default, as the
+    /// derived `Serialize` skips them.
+    fn config(&mut self, c: &Config) {
+        self.open('{');
+        let mut c = c.clone();
+        for &name in CONFIG_FIELDS {
+            match c.slot(name) {
+                Some(Slot::U32(&mut n)) => {
+                    if !(name == "max.in.flight.requests.per.connection"
+                        && n == crate::config::DEFAULT_MAX_IN_FLIGHT)
+                    {
+                        self.key(name).u64(n.into());
+                    }
+                }
+                Some(Slot::U64(&mut n)) => self.key(name).u64(n),
+                Some(Slot::Bool(&mut b) | Slot::OptBool(&mut Some(b))) => self.key(name).bool(b),
+                Some(Slot::OptBool(&mut None)) | None => {}
+            }
+        }
+        self.close('}');
+    }
+
+    fn timed_action(&mut self, t: &TimedAction) {
+        self.open('{');
+        self.key("at").u64(t.at);
+        let (tag, broker) = match &t.action {
+            Action::Produce(_) => ("produce", None),
+            Action::Consume { .. } => ("consume", None),
+            Action::Freeze { broker } => ("freeze", Some(*broker)),
+            Action::Thaw { broker } => ("thaw", Some(*broker)),
+            Action::Kill { broker } => ("kill", Some(*broker)),
+            Action::Stop { broker } => ("stop", Some(*broker)),
+            Action::Start { broker } => ("start", Some(*broker)),
+            Action::Slow { broker, .. } => ("slow", Some(*broker)),
+            Action::Cut { .. } => ("cut", None),
+            Action::Heal { .. } => ("heal", None),
+            Action::LoseDisk { broker } => ("lose_disk", Some(*broker)),
+            Action::SetConfig { .. } => ("set_config", None),
+            Action::ElectPreferred => ("elect_preferred", None),
+            Action::ElectUnclean => ("elect_unclean", None),
+            Action::Describe => ("describe", None),
+            Action::Offsets => ("offsets", None),
+            Action::Epochs => ("epochs", None),
+            Action::Checkpoints => ("checkpoints", None),
+            Action::DumpLog { broker } => ("dump_log", Some(*broker)),
+            Action::Note { .. } => ("note", None),
+            Action::CancelProduce => ("cancel_produce", None),
+        };
+        self.key("action").str(tag);
+        if let Some(b) = broker {
+            self.key("broker").u64(b.into());
+        }
+        match &t.action {
+            Action::Produce(p) => self.produce(p),
+            Action::Consume {
+                max_records,
+                from_beginning,
+            } => {
+                self.key("max_records").opt_u64(max_records.map(u64::from));
+                self.key("from_beginning").bool(*from_beginning);
+            }
+            Action::Slow { ms, .. } => self.key("ms").u64(*ms),
+            Action::Cut { a, b } | Action::Heal { a, b } => {
+                self.key("a").endpoint(*a);
+                self.key("b").endpoint(*b);
+            }
+            Action::SetConfig { name, value } => {
+                self.key("name").str(name);
+                self.key("value").value(value);
+            }
+            Action::Note { text } => self.key("text").str(text),
+            _ => {}
+        }
+        self.close('}');
+    }
+
+    fn produce(&mut self, p: &ProduceSpec) {
+        self.key("acks").str(match p.acks.0 {
+            Acks::Zero => "0",
+            Acks::One => "1",
+            Acks::All => "all",
+        });
+        self.key("values").open('[');
+        for v in &p.values {
+            self.item();
+            self.str(v);
+        }
+        self.close(']');
+        self.key("prefix").opt_str(p.prefix.as_deref());
+        self.key("count").opt_u64(p.count.map(u64::from));
+        self.key("start").opt_u64(p.start.map(u64::from));
+        self.key("one_by_one").bool(p.one_by_one);
+        self.key("retries").opt_u64(p.retries.map(u64::from));
+        self.key("to").opt_u64(p.to.map(u64::from));
+    }
+
+    fn expectation(&mut self, e: &Expectation) {
+        self.open('{');
+        self.key("at").u64(e.at);
+        if !e.label.is_empty() {
+            self.key("label").str(&e.label);
+        }
+        if let Some(v) = e.since {
+            self.key("since").u64(v);
+        }
+        if let Some(v) = &e.describe {
+            self.key("describe").str(v);
+        }
+        if let Some(v) = e.leader {
+            let w = self.key("leader");
+            match v {
+                LeaderExpect::Broker(id) => w.u64(id.into()),
+                LeaderExpect::None(_) => w.str("none"),
+            }
+        }
+        if let Some(v) = &e.isr {
+            self.key("isr").ids(v);
+        }
+        if let Some(v) = &e.elr {
+            self.key("elr").ids(v);
+        }
+        if let Some(v) = e.broker {
+            self.key("broker").u64(v.into());
+        }
+        if let Some(v) = e.leo {
+            self.key("leo").u64(v);
+        }
+        if let Some(v) = e.hw {
+            self.key("hw").u64(v);
+        }
+        for (k, v) in [
+            ("offsets", &e.offsets),
+            ("produce", &e.produce),
+            ("error", &e.error),
+        ] {
+            if let Some(v) = v {
+                self.key(k).str(v);
+            }
+        }
+        if let Some(v) = e.loss {
+            self.key("loss").bool(v);
+        }
+        if let Some([a, b]) = e.lost {
+            self.key("lost").open('[');
+            self.item();
+            self.u64(a);
+            self.item();
+            self.u64(b);
+            self.close(']');
+        }
+        for (k, v) in [("caption", &e.caption), ("line", &e.line)] {
+            if let Some(v) = v {
+                self.key(k).str(v);
+            }
+        }
+        self.close('}');
+    }
 }

@@ -106,7 +106,7 @@ pub fn base64url_decode(text: &str) -> Result<Vec<u8>, ShareError> {
 
 /// Packs a scenario into a link payload (`w1.…`).
 pub fn encode(scenario: &Scenario) -> String {
-    let json = crate::json::scenario(scenario, false).into_bytes();
+    let json = crate::scenario_json::scenario(scenario, false).into_bytes();
     let packed = crate::deflate::deflate(&json);
     format!("{CURRENT_PREFIX}{}", base64url_encode(&packed))
 }

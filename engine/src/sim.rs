@@ -12,10 +12,11 @@ use std::sync::Arc;
 use crate::broker::Broker;
 use crate::client::{Consumer, PartitionLeader, Producer, CONSUMER, PRODUCER};
 use crate::config::Config;
-use crate::controller::{Controller, PartitionRegistration};
+use crate::controller::Controller;
 use crate::effect::{node_ctx, ClientTimer, ControllerTimer, Effect, Observation, Scheduled};
 use crate::error::ScenarioError;
 use crate::event::{ElectionType, Event, Signal, SignalOutcome, Tool};
+use crate::metadata::PartitionRegistration;
 use crate::network::{Message, Network, Outstanding, Payload};
 use crate::partition::Role;
 use crate::process::Process;
@@ -194,7 +195,7 @@ impl Sim {
         // Timeline actions run in time order (listed order within one time), each after every
         // event at its time, exactly as a person's input applied at that moment would.
         let mut timeline = scenario.timeline.clone();
-        crate::sort::sort_timeline(&mut timeline);
+        crate::scenario::sort_timeline(&mut timeline);
         let mut sim = Sim {
             now: 0,
             config,

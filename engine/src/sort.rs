@@ -1,8 +1,8 @@
 //! The engine's sorting, by two small functions instead of `sort_by_key`/`sort_unstable`:
 //! each of those brings core's driftsort or quicksort with its small-sort networks for its
-//! element type and key (3 to 4 kB of wasm per call site).
+//! element type and key (3 to 4 kB of wasm per call site). A timeline is put in order with
+//! [`stable_order`] by `scenario::sort_timeline`.
 
-use crate::scenario::TimedAction;
 use crate::types::BrokerId;
 
 /// The indices `0..keys.len()` in the order of their keys, equal keys in index order (a
@@ -37,24 +37,6 @@ pub fn stable_order(keys: &[u64]) -> Vec<usize> {
     order
 }
 
-/// Sorts timeline actions by time, actions at one time in their listed order.
-pub fn sort_timeline(actions: &mut [TimedAction]) {
-    let keys: Vec<u64> = actions.iter().map(|a| a.at).collect();
-    let mut order = stable_order(&keys);
-    // Put the action `order[k]` at `k`, one cycle of the permutation at a time; a done
-    // place is marked by `order[k] == k`.
-    for k in 0..order.len() {
-        let mut j = k;
-        while order[j] != k {
-            let next = order[j];
-            actions.swap(j, next);
-            order[j] = j;
-            j = next;
-        }
-        order[j] = j;
-    }
-}
-
 /// Broker ids in ascending order.
 pub fn sorted_ids(ids: &[BrokerId]) -> Vec<BrokerId> {
     let keys: Vec<u64> = ids.iter().map(|&b| u64::from(b)).collect();
@@ -65,7 +47,6 @@ pub fn sorted_ids(ids: &[BrokerId]) -> Vec<BrokerId> {
 mod tests {
     use super::*;
     use crate::rng::Rng;
-    use crate::scenario::Action;
 
     #[test]
     fn orders_as_a_stable_sort_does() {
@@ -79,22 +60,7 @@ mod tests {
     }
 
     #[test]
-    fn sorts_timelines_stably_and_ids() {
-        let mut rng = Rng::new(4);
-        for n in 0..40 {
-            let mut timeline: Vec<TimedAction> = (0..n)
-                .map(|i| TimedAction {
-                    at: rng.below_or_equal(5),
-                    action: Action::Note {
-                        text: i.to_string(),
-                    },
-                })
-                .collect();
-            let mut expected = timeline.clone();
-            expected.sort_by_key(|a| a.at);
-            sort_timeline(&mut timeline);
-            assert_eq!(timeline, expected);
-        }
+    fn sorts_ids() {
         assert_eq!(sorted_ids(&[3, 1, 2, 1]), vec![1, 1, 2, 3]);
     }
 }

@@ -1,13 +1,15 @@
 //! `watermark_engine::json` reads and writes JSON without serde's machinery, to keep it out
-//! of the shipped wasm. These tests hold it to serde_json as the reference: the same
-//! `Value` and the same error message (line and column included) for valid, truncated and
-//! mutated texts, and the same bytes for every scenario written compact and pretty.
+//! of the shipped wasm; `watermark_engine::scenario_json` writes scenarios with it. These
+//! tests hold them to serde_json as the reference: the same `Value` and the same error
+//! message (line and column included) for valid, truncated and mutated texts, and the same
+//! bytes for every scenario written compact and pretty.
 #![cfg(not(target_arch = "wasm32"))]
 
 use serde_json::{json, Value};
 use watermark_engine::json;
 use watermark_engine::presets::{preset, PRESETS};
 use watermark_engine::rng::Rng;
+use watermark_engine::scenario_json;
 use watermark_engine::share;
 use watermark_engine::Scenario;
 
@@ -225,9 +227,12 @@ fn parses_numbers_as_serde_json_does() {
 }
 
 fn same_text(s: &Scenario) {
-    assert_eq!(json::scenario(s, false), serde_json::to_string(s).unwrap());
     assert_eq!(
-        json::scenario(s, true),
+        scenario_json::scenario(s, false),
+        serde_json::to_string(s).unwrap()
+    );
+    assert_eq!(
+        scenario_json::scenario(s, true),
         serde_json::to_string_pretty(s).unwrap()
     );
 }

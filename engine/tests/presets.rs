@@ -449,7 +449,7 @@ fn every_preset_meets_the_expectations_it_carries() {
             p.name
         );
         let (outcomes, violations) =
-            watermark_engine::expect::check_with_violations(&scenario).expect("runs");
+            watermark_engine::check::check_with_violations(&scenario).expect("runs");
         assert!(violations.is_empty(), "{}: {violations:?}", p.name);
         let failed: Vec<String> = outcomes
             .iter()

@@ -33,7 +33,7 @@ fn preset_links_are_no_longer_than_miniz_level_9() {
     let (mut ours_total, mut miniz_total) = (0, 0);
     for p in PRESETS {
         let s = preset(p.name).expect("preset");
-        let json = watermark_engine::json::scenario(&s, false);
+        let json = watermark_engine::scenario_json::scenario(&s, false);
         round_trips(json.as_bytes(), p.name);
         let ours = encode(&s).len();
         let miniz = format!(

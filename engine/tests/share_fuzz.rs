@@ -288,7 +288,7 @@ fn random_scenarios_round_trip_exactly_through_links() {
         let packed = watermark_engine::share::base64url_decode(&link[3..]).expect("base64url");
         assert_eq!(
             miniz_oxide::inflate::decompress_to_vec(&packed).expect("miniz_oxide inflates it"),
-            watermark_engine::json::scenario(&s, false).into_bytes(),
+            watermark_engine::scenario_json::scenario(&s, false).into_bytes(),
             "case {i}"
         );
     }

@@ -2,8 +2,8 @@
 //! clock. Plain Rust (no signals, no DOM), so it is tested natively; the app publishes its
 //! state to signals (web/src/state.rs).
 
+use watermark_engine::check::{evaluate, Outcome};
 use watermark_engine::event::{Event, ProduceOutcome};
-use watermark_engine::expect::{evaluate, Outcome};
 use watermark_engine::rewind::Rewind;
 use watermark_engine::types::TimeMs;
 use watermark_engine::{Action, Config, Scenario, ScenarioError, Sim, TimedAction};
@@ -323,7 +323,7 @@ impl Playground {
     /// Sets the scenario's title (what the page's title, a share link and an embed show).
     pub fn set_title(&mut self, title: &str) -> Result<(), ScenarioError> {
         let title = title.trim();
-        let max = watermark_engine::scenario::MAX_TEXT_LEN;
+        let max = watermark_engine::error::MAX_TEXT_LEN;
         if title.chars().count() > max {
             return Err(ScenarioError::new(
                 "title",
@@ -489,7 +489,7 @@ impl Playground {
                 at,
                 action: a.clone(),
             }));
-        watermark_engine::sort::sort_timeline(&mut s.timeline);
+        watermark_engine::scenario::sort_timeline(&mut s.timeline);
         s.end_ms = Some(self.live.now().max(s.end_ms.unwrap_or(0)));
         s.off_script_ms = self.first_input_ms();
         s
@@ -705,7 +705,7 @@ mod tests {
         assert!(q.without_caption(99).is_err());
         let field = |r: Result<(Playground, usize), ScenarioError>| r.err().map(|e| e.field);
         assert_eq!(field(p.with_caption(0, "  ")).as_deref(), Some("caption"));
-        let long = "x".repeat(watermark_engine::scenario::MAX_TEXT_LEN + 1);
+        let long = "x".repeat(watermark_engine::error::MAX_TEXT_LEN + 1);
         assert_eq!(
             field(p.with_caption(0, &long)).as_deref(),
             Some("caption.text")
@@ -783,7 +783,7 @@ mod tests {
         }
         assert_eq!(
             p.outcomes().iter().flatten().cloned().collect::<Vec<_>>(),
-            watermark_engine::expect::check(&scenario).unwrap(),
+            watermark_engine::check::check(&scenario).unwrap(),
             "the same outcomes as a straight run"
         );
         // Acting in the past forgets what came after; the new future is checked anew.

@@ -593,7 +593,7 @@ mod driven_alone {
         c.image()
     }
 
-    use crate::controller::PartitionRegistration;
+    use crate::metadata::PartitionRegistration;
 
     impl Node1 {
         /// Broker `id` formed at time 0 from `image` (its effects taken).

@@ -1,0 +1,537 @@
+//! Checking a scenario's expectations (`expect.rs`) against its simulation: [`check`] runs
+//! a scenario and evaluates each of its expectations at its time (`watermark check`, the
+//! preset tests), and the playground calls [`evaluate`] on the simulation it shows.
+//!
+//! Evaluating one is a pure function of the simulation at its time ([`evaluate`]); nothing
+//! is traced, so a scenario's transcript is the same with or without expectations.
+
+use std::fmt::Write;
+
+use serde::Serialize;
+
+use crate::error::{quoted, ScenarioError};
+use crate::event::{Event, TraceKind};
+use crate::expect::{Expectation, LeaderExpect};
+use crate::scenario::Scenario;
+use crate::sim::Sim;
+use crate::sort::{sorted_ids, stable_order};
+use crate::trace::format_time;
+use crate::types::{join_ids, BrokerId, TimeMs};
+
+/// One check that did not hold.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Mismatch {
+    /// What was checked, e.g. `hw of broker 1` or `describe`.
+    pub what: String,
+    pub expected: String,
+    pub got: String,
+}
+
+/// An expectation and how it went.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Outcome {
+    /// Its position in the scenario's `expect` list.
+    pub index: usize,
+    pub at: TimeMs,
+    pub label: String,
+    /// Empty when it was met.
+    pub mismatches: Vec<Mismatch>,
+}
+
+impl Outcome {
+    pub fn met(&self) -> bool {
+        self.mismatches.is_empty()
+    }
+
+    /// A readable account: `expect[3] at 16.150s ("HW 12"): hw of broker 1: expected 12,
+    /// got 17`, one mismatch per line.
+    pub fn account(&self) -> String {
+        let label = if self.label.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", quoted(&self.label))
+        };
+        let head = format!(
+            "expect[{}] at {}{label}",
+            self.index,
+            format_time(self.at).trim_start()
+        );
+        if self.met() {
+            return format!("{head}: met");
+        }
+        let mut out = format!("{head}: NOT MET");
+        for m in &self.mismatches {
+            let _ = write!(
+                out,
+                "\n    {}: expected {}, got {}",
+                m.what, m.expected, m.got
+            );
+        }
+        out
+    }
+}
+
+fn ids(v: &[BrokerId]) -> String {
+    if v.is_empty() {
+        "(empty)".to_string()
+    } else {
+        join_ids(v)
+    }
+}
+
+/// Whether `text` begins with `prefix` as whole words (the next character, if any, is a
+/// space).
+fn starts_with_words(text: &str, prefix: &str) -> bool {
+    text.strip_prefix(prefix)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
+}
+
+/// Checks `e` against the simulation, which must have run to `e.at` (every event at or
+/// before it processed, none after). Returns what did not hold; empty means met.
+pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
+    let mut out = vec![];
+    let mut check = |what: String, expected: String, got: String| {
+        if expected != got {
+            out.push(Mismatch {
+                what,
+                expected,
+                got,
+            });
+        }
+    };
+    let p = &sim.controller.partition;
+    if let Some(d) = &e.describe {
+        check(
+            "describe".into(),
+            d.clone(),
+            crate::describe::describe_line(&sim.tp, &sim.controller.partition),
+        );
+    }
+    if let Some(l) = e.leader {
+        let show = |l: Option<BrokerId>| l.map_or("none".to_string(), |b| b.to_string());
+        let expected = match l {
+            LeaderExpect::Broker(b) => Some(b),
+            LeaderExpect::None(_) => None,
+        };
+        check("leader".into(), show(expected), show(p.leader));
+    }
+    if let Some(isr) = &e.isr {
+        check(
+            "isr".into(),
+            ids(&sorted_ids(isr)),
+            ids(&sorted_ids(&p.isr)),
+        );
+    }
+    if let Some(elr) = &e.elr {
+        check(
+            "elr".into(),
+            ids(&sorted_ids(elr)),
+            ids(&sorted_ids(&p.elr)),
+        );
+    }
+    if e.leo.is_some() || e.hw.is_some() {
+        let who = e.broker.or(p.leader);
+        let name = match e.broker {
+            Some(b) => format!("broker {b}"),
+            None => "the leader".to_string(),
+        };
+        let log = who.and_then(|b| sim.brokers.get(&b)).map(|b| b.log());
+        let missing = || match who {
+            None => "no leader".to_string(),
+            Some(b) => format!("no broker {b}"),
+        };
+        if let Some(leo) = e.leo {
+            let got = log.map_or_else(missing, |l| l.log_end_offset().to_string());
+            check(format!("leo of {name}"), leo.to_string(), got);
+        }
+        if let Some(hw) = e.hw {
+            let got = log.map_or_else(missing, |l| l.high_watermark.to_string());
+            check(format!("hw of {name}"), hw.to_string(), got);
+        }
+    }
+    if let Some(o) = &e.offsets {
+        check("offsets".into(), o.clone(), sim.offsets_line());
+    }
+    let losses = sim.losses();
+    if let Some(loss) = e.loss {
+        let show = |l: bool| if l { "a loss" } else { "no loss" }.to_string();
+        check("loss".into(), show(loss), show(!losses.is_empty()));
+    }
+    if let Some([first, last]) = e.lost {
+        let found = losses
+            .iter()
+            .any(|l| l.first_offset == first && l.last_offset == last);
+        if !found {
+            let got = if losses.is_empty() {
+                "no loss".to_string()
+            } else {
+                // Written in place, not a `String` per loss collected and joined.
+                let mut got = String::new();
+                for (i, l) in losses.iter().enumerate() {
+                    if i > 0 {
+                        got.push_str("; ");
+                    }
+                    let _ = write!(got, "offsets {}..={}", l.first_offset, l.last_offset);
+                }
+                got
+            };
+            check("lost".into(), format!("offsets {first}..={last}"), got);
+        }
+    }
+    let since = e.since.unwrap_or(0);
+    let window = sim.trace.between(since, e.at);
+    let window = || window.iter().copied();
+    let span = format!("{}..={} ms", since, e.at);
+    // What the window held of a kind, newest last, for the account of a failure.
+    let seen = |lines: Vec<String>, none: &str| -> String {
+        if lines.is_empty() {
+            return format!("{none} in {span}");
+        }
+        let n = lines.len();
+        let mut out = if n > 3 {
+            format!("{} more, then ", n - 3)
+        } else {
+            String::new()
+        };
+        // The last three, written in place (not collected and joined).
+        for (i, line) in lines[n.saturating_sub(3)..].iter().enumerate() {
+            if i > 0 {
+                out.push_str(" | ");
+            }
+            out.push_str(line);
+        }
+        out
+    };
+    // Loops, not filtered iterators collected (each collect's body compiled twice).
+    let produced = || {
+        let mut lines = vec![];
+        for t in window() {
+            if t.kind() == TraceKind::Produce {
+                lines.push(format!("{} at {} ms", quoted(&t.text()), t.time_ms));
+            }
+        }
+        lines
+    };
+    if let Some(want) = &e.produce {
+        let hit =
+            window().any(|t| t.kind() == TraceKind::Produce && starts_with_words(&t.text(), want));
+        if !hit {
+            check(
+                "produce".into(),
+                format!("{} in {span}", quoted(want)),
+                seen(produced(), "no produce result"),
+            );
+        }
+    }
+    if let Some(code) = &e.error {
+        let hit =
+            window().any(|t| t.kind() == TraceKind::Produce && t.event().produce_failed_with(code));
+        if !hit {
+            check(
+                "error".into(),
+                format!("{code} in {span}"),
+                seen(produced(), "no produce result"),
+            );
+        }
+    }
+    if let Some(want) = &e.caption {
+        let notes = || {
+            window().filter_map(|t| match t.event() {
+                Event::Caption { text } => Some(text.as_str()),
+                _ => None,
+            })
+        };
+        if !notes().any(|n| n.starts_with(want.as_str())) {
+            let mut got = vec![];
+            for n in notes() {
+                got.push(quoted(&n.chars().take(40).collect::<String>()));
+            }
+            check(
+                "caption".into(),
+                format!("one beginning {} by {} ms", quoted(want), e.at),
+                seen(got, "no caption"),
+            );
+        }
+    }
+    if let Some(want) = &e.line {
+        if !window().any(|t| t.text().contains(want.as_str())) {
+            check(
+                "line".into(),
+                format!("a line containing {} in {span}", quoted(want)),
+                "none".to_string(),
+            );
+        }
+    }
+    out
+}
+
+/// Runs the scenario and checks each of its expectations at its time. The outcomes come
+/// in the order of the `expect` list.
+pub fn check(scenario: &Scenario) -> Result<Vec<Outcome>, ScenarioError> {
+    check_with_violations(scenario).map(|(o, _)| o)
+}
+
+/// [`check`], and the invariant violations of the run (to its end), which should be none.
+pub fn check_with_violations(
+    scenario: &Scenario,
+) -> Result<(Vec<Outcome>, Vec<String>), ScenarioError> {
+    let mut sim = Sim::new(scenario)?;
+    sim.check_invariants = true;
+    // Evaluated in time order (stable: expectations at the same time keep their order),
+    // reported in list order.
+    let times: Vec<u64> = scenario.expect.iter().map(|e| e.at).collect();
+    let mut mismatches = vec![Vec::new(); times.len()];
+    for i in stable_order(&times) {
+        let e = &scenario.expect[i];
+        sim.advance_to(e.at);
+        mismatches[i] = evaluate(&sim, e);
+    }
+    let outcomes = scenario
+        .expect
+        .iter()
+        .zip(mismatches)
+        .enumerate()
+        .map(|(index, (e, mismatches))| Outcome {
+            index,
+            at: e.at,
+            label: e.label.clone(),
+            mismatches,
+        })
+        .collect();
+    sim.advance_to(scenario.end_ms());
+    Ok((outcomes, sim.violations().to_vec()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::MAX_TEXT_LEN;
+    use crate::expect::MAX_EXPECTATIONS;
+
+    fn scenario(expect: &str) -> Result<Scenario, ScenarioError> {
+        Scenario::from_json(&format!(
+            r#"{{"brokers":3,"config":{{"replica.lag.time.max.ms":2000,"min.insync.replicas":2,
+                          "broker.session.timeout.ms":4000,"broker.heartbeat.interval.ms":1000}},
+                "timeline":[
+                  {{"at":0,"action":"produce","acks":"all","prefix":"a-","count":4}},
+                  {{"at":1000,"action":"note","text":"Step 1. Four records."}},
+                  {{"at":1000,"action":"freeze","broker":3}},
+                  {{"at":1500,"action":"produce","acks":"1","values":["b"]}},
+                  {{"at":6000,"action":"stop","broker":2}},
+                  {{"at":6500,"action":"produce","acks":"all","values":["c"],"retries":0}},
+                  {{"at":9000,"action":"kill","broker":1}}],
+                "end_ms":14000,
+                "expect":{expect}}}"#
+        ))
+    }
+
+    fn outcomes(expect: &str) -> Vec<Outcome> {
+        check(&scenario(expect).expect("valid")).expect("runs")
+    }
+
+    #[test]
+    fn met_expectations_have_no_mismatches() {
+        let o = outcomes(
+            r#"[{"at":500,"describe":"Topic: rep Partition: 0 Leader: 1 Replicas: 1,2,3 Isr: 1,2,3 Elr: LastKnownElr:"},
+                {"at":500,"leader":1,"isr":[3,2,1],"elr":[],"leo":4,"hw":4,"offsets":"rep:0:4"},
+                {"at":500,"produce":"acks=all -> ok, offsets=0..3"},
+                {"at":1000,"caption":"Step 1."},
+                {"at":1600,"broker":3,"leo":4,"hw":4},
+                {"at":1600,"broker":1,"leo":5,"hw":4,"loss":false},
+                {"at":4000,"isr":[1,2],"hw":5},
+                {"at":7000,"since":6000,"error":"NOT_ENOUGH_REPLICAS"},
+                {"at":14000,"leader":"none","since":9000,"line":"Fencing broker 1"},
+                {"at":1000,"broker":1,"leo":4}]"#,
+        );
+        for o in &o {
+            assert!(o.met(), "{}", o.account());
+        }
+        assert_eq!(o.len(), 10);
+        // Out of order in the list, checked at its own time, reported in list order.
+        assert_eq!((o[9].index, o[9].at), (9, 1000));
+    }
+
+    #[test]
+    fn unmet_expectations_say_expected_got_and_when() {
+        let o = outcomes(
+            r#"[{"at":500,"label":"all in sync","leader":2,"isr":[1,2],"hw":3},
+                {"at":1600,"broker":3,"leo":5},
+                {"at":1000,"since":600,"produce":"acks=all -> ok"},
+                {"at":1000,"caption":"Step 2."},
+                {"at":14000,"error":"REQUEST_TIMED_OUT","loss":true,"lost":[0,3]},
+                {"at":14000,"describe":"nope","offsets":"rep:0:4","line":"no such line"}]"#,
+        );
+        assert!(o.iter().all(|o| !o.met()));
+        let a = o[0].account();
+        assert!(
+            a.starts_with("expect[0] at 0.500s (\"all in sync\"): NOT MET"),
+            "{a}"
+        );
+        assert!(a.contains("leader: expected 2, got 1"), "{a}");
+        assert!(a.contains("isr: expected 1,2, got 1,2,3"), "{a}");
+        assert!(a.contains("hw of the leader: expected 3, got 4"), "{a}");
+        assert!(o[1]
+            .account()
+            .contains("leo of broker 3: expected 5, got 4"));
+        assert!(
+            o[2].account()
+                .contains("no produce result in 600..=1000 ms"),
+            "{}",
+            o[2].account()
+        );
+        assert!(
+            o[3].account().contains("\"Step 1. Four records.\""),
+            "{}",
+            o[3].account()
+        );
+        let a = o[4].account();
+        assert!(
+            a.contains("error: expected REQUEST_TIMED_OUT in 0..=14000 ms, got \"acks=all -> ok"),
+            "{a}"
+        );
+        assert!(
+            a.contains("\"acks=all -> NOT_ENOUGH_REPLICAS\" at 6502 ms"),
+            "{a}"
+        );
+        assert!(a.contains("loss: expected a loss, got no loss"), "{a}");
+        assert!(
+            a.contains("lost: expected offsets 0..=3, got no loss"),
+            "{a}"
+        );
+        let a = o[5].account();
+        assert!(a.contains("describe: expected nope, got Topic: rep"), "{a}");
+        assert!(
+            a.contains("offsets: expected rep:0:4, got kafka-get-offsets.sh: LEADER_NOT_AVAILABLE"),
+            "{a}"
+        );
+        assert!(
+            a.contains("line: expected a line containing \"no such line\""),
+            "{a}"
+        );
+    }
+
+    #[test]
+    fn produce_matches_whole_words_and_error_codes_exactly() {
+        assert!(starts_with_words(
+            "acks=1 -> ok, offset=4",
+            "acks=1 -> ok, offset=4"
+        ));
+        assert!(starts_with_words(
+            "acks=all -> ok, offset=17 (waited 9 ms)",
+            "acks=all -> ok, offset=17"
+        ));
+        assert!(!starts_with_words(
+            "acks=1 -> ok, offset=42",
+            "acks=1 -> ok, offset=4"
+        ));
+        use crate::event::ProduceOutcome;
+        use crate::types::{Acks, ErrorCode, TopicPartition};
+        let result = |acks, outcome| Event::ProduceResult { acks, outcome };
+        let error = |error, written_at| ProduceOutcome::Error { error, written_at };
+        let nerr = result(Acks::All, error(ErrorCode::NOT_ENOUGH_REPLICAS, None));
+        assert!(nerr.produce_failed_with("NOT_ENOUGH_REPLICAS"));
+        assert!(!nerr.produce_failed_with("NOT_ENOUGH_REPLICAS_AFTER_APPEND"));
+        let after = result(
+            Acks::All,
+            error(ErrorCode::NOT_ENOUGH_REPLICAS_AFTER_APPEND, Some(3)),
+        );
+        assert!(after.produce_failed_with("NOT_ENOUGH_REPLICAS_AFTER_APPEND"));
+        assert!(!after.produce_failed_with("NOT_ENOUGH_REPLICAS"));
+        let expired = result(
+            Acks::One,
+            ProduceOutcome::Expired {
+                records: 1,
+                tp: TopicPartition {
+                    topic: "t".into(),
+                    partition: 0,
+                },
+                elapsed_ms: 120_000,
+            },
+        );
+        assert!(expired.produce_failed_with("TimeoutException"));
+        assert_eq!(expired.produce_error(), Some(ErrorCode::DELIVERY_TIMEOUT));
+        let ok = result(
+            Acks::One,
+            ProduceOutcome::Ok {
+                offsets: Some((3, 3)),
+                waited_ms: 4,
+            },
+        );
+        assert_eq!(ok.to_string(), "acks=1 -> ok, offset=3");
+        assert!(!ok.produce_failed_with("ok"));
+        assert_eq!(ok.produce_error(), None);
+        let sent = result(Acks::Zero, ProduceOutcome::Sent { records: 1 });
+        assert!(!sent.produce_failed_with("sent"));
+        assert_eq!(sent.produce_error(), None);
+    }
+
+    #[test]
+    fn checking_does_not_change_the_run() {
+        let s = scenario(r#"[{"at":700,"hw":4},{"at":3000,"isr":[1,2]},{"at":9400,"leo":5}]"#)
+            .expect("valid");
+        let mut stepped = Sim::new(&s).expect("sim");
+        for at in [700, 3000, 9400, 14000] {
+            stepped.advance_to(at);
+        }
+        let straight = crate::run(&s, true).expect("runs");
+        assert_eq!(stepped.transcript(), straight.transcript());
+        assert_eq!(stepped.snapshot(), straight.snapshot());
+    }
+
+    #[test]
+    fn bad_expectations_name_the_field_and_range() {
+        let field = |expect: &str| scenario(expect).expect_err("invalid").field;
+        assert_eq!(field(r#"[{"at":14001,"hw":1}]"#), "expect[0].at");
+        assert!(scenario(r#"[{"at":14001,"hw":1}]"#)
+            .unwrap_err()
+            .message
+            .contains("0..=14000"));
+        assert_eq!(field(r#"[{"at":5}]"#), "expect[0]");
+        assert_eq!(
+            field(r#"[{"at":5,"hw":1},{"at":5,"leader":4}]"#),
+            "expect[1].leader"
+        );
+        assert_eq!(field(r#"[{"at":5,"isr":[1,9]}]"#), "expect[0].isr[1]");
+        assert_eq!(field(r#"[{"at":5,"elr":[2,2]}]"#), "expect[0].elr[1]");
+        assert_eq!(field(r#"[{"at":5,"broker":2}]"#), "expect[0].broker");
+        assert_eq!(field(r#"[{"at":5,"broker":0,"hw":1}]"#), "expect[0].broker");
+        assert_eq!(
+            field(r#"[{"at":5,"since":6,"line":"x"}]"#),
+            "expect[0].since"
+        );
+        assert_eq!(field(r#"[{"at":5,"lost":[3,2]}]"#), "expect[0].lost");
+        assert_eq!(
+            field(r#"[{"at":5,"error":"not a code"}]"#),
+            "expect[0].error"
+        );
+        assert_eq!(field(r#"[{"at":5,"caption":""}]"#), "expect[0].caption");
+        let long = "x".repeat(MAX_TEXT_LEN + 1);
+        assert_eq!(
+            field(&format!(r#"[{{"at":5,"line":"{long}"}}]"#)),
+            "expect[0].line"
+        );
+        // Unknown checks and wrong types are rejected by the parser, naming the field.
+        let e = scenario(r#"[{"at":5,"hwm":1}]"#).unwrap_err();
+        assert_eq!(e.field, "expect[0]");
+        assert!(e.message.starts_with("unknown field `hwm`"), "{e}");
+        let e = scenario(r#"[{"at":5,"leader":"nobody"}]"#).unwrap_err();
+        assert_eq!(e.field, "expect[0].leader");
+        assert!(
+            e.message.contains(r#"expected a broker id or "none""#),
+            "{e}"
+        );
+        let e = scenario(r#"[{"at":5,"lost":[1]}]"#).unwrap_err();
+        assert_eq!(
+            (e.field.as_str(), e.message.as_str()),
+            (
+                "expect[0].lost",
+                "invalid length 1, expected an array of length 2"
+            )
+        );
+        let many: Vec<String> = (0..=MAX_EXPECTATIONS)
+            .map(|_| r#"{"at":1,"hw":0}"#.to_string())
+            .collect();
+        let e = scenario(&format!("[{}]", many.join(","))).unwrap_err();
+        assert_eq!(e.field, "expect");
+    }
+}
