@@ -8,49 +8,59 @@
 //! [`Sim::step`] one event or [`Sim::advance_to`] a time, take a [`Snapshot`], and read the
 //! trace with [`Sim::trace_since`].
 
-pub mod broker;
-pub mod check;
-pub mod client;
-pub mod config;
-pub mod controller;
-pub mod deflate;
-pub mod describe;
+// The simulation's inside: the nodes, what passes between them, and the simulator's own
+// parts. Nothing outside the crate reaches them; the view model and the trace are how a
+// caller sees what they do.
+mod broker;
+mod client;
+mod controller;
+mod describe;
 mod effect;
-pub mod error;
-pub mod event;
-pub mod expect;
-pub mod fetcher;
+mod fetcher;
 mod history;
-pub mod inflate;
-pub mod invariants;
-pub mod json;
-pub mod log;
-pub mod metadata;
-pub mod network;
-pub mod partition;
-pub mod presets;
+mod invariants;
+mod log;
+mod metadata;
+mod network;
+mod partition;
 mod process;
-pub mod producer_state;
+mod producer_state;
+mod record_chunks;
+mod sim;
+mod snapshot_build;
+mod vec_map;
+
+// The simulation, built from a scenario; its inputs and what it shows.
+pub mod event;
 pub mod record;
-pub mod record_chunks;
 pub mod rewind;
-pub mod rng;
+pub mod snapshot;
+pub mod trace;
+pub mod types;
+
+// Scenarios: the format, its configs and expectations, the presets, share links.
+pub mod check;
+pub mod config;
+pub mod error;
+pub mod expect;
+pub mod presets;
 pub mod scenario;
 pub mod scenario_json;
 pub mod share;
-pub mod sim;
-pub mod snapshot;
-mod snapshot_build;
+
+// Small tools the format and its callers share: JSON without serde's machinery, the share
+// links' DEFLATE, the seeded generator, sorting without core's sort in the wasm.
+pub mod deflate;
+pub mod inflate;
+pub mod json;
+pub mod rng;
 pub mod sort;
-pub mod trace;
-pub mod types;
-pub mod vec_map;
 
 pub use config::Config;
 pub use error::{ConfigError, ScenarioError};
 pub use event::Event;
 pub use scenario::{Action, Scenario, TimedAction};
-pub use sim::Sim;
+pub use sim::{Sim, ARRIVALS_KEPT_MS, MAX_EVENTS_PER_ADVANCE};
 pub use snapshot::Snapshot;
 pub use trace::TraceEvent;
 

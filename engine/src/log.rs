@@ -174,8 +174,9 @@ impl ReplicaLog {
         self.records.copy_range(start as usize..end as usize)
     }
 
-    /// UnifiedLog.appendAsLeader: assign offsets to a new batch stamped with `epoch`.
-    /// Returns (first offset, last offset).
+    /// UnifiedLog.appendAsLeader: assign offsets to a new batch stamped with `epoch`, with
+    /// no producer fields (tests write logs with it). Returns (first offset, last offset).
+    #[cfg(test)]
     pub fn append_as_leader(&mut self, epoch: i32, values: &[String]) -> (u64, u64) {
         self.append_batch_as_leader(epoch, values, BatchProducer::NONE)
     }

@@ -37,10 +37,6 @@ impl RecordChunks {
         self.chunks.len() * RECORD_CHUNK_LEN + self.tail.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.chunks.is_empty() && self.tail.is_empty()
-    }
-
     /// Appends a record; seals the tail when it makes a whole chunk.
     pub fn push(&mut self, record: Record) {
         self.tail.push(record);
@@ -105,6 +101,7 @@ impl RecordChunks {
     }
 
     /// The sealed chunks, oldest first: what clones share (tests check that they do).
+    #[cfg(test)]
     pub fn sealed_chunks(&self) -> &[Arc<[Record]>] {
         &self.chunks
     }
@@ -210,7 +207,7 @@ mod tests {
     /// Every read agrees with the plain vector, and the layout is the documented one.
     fn assert_same(c: &RecordChunks, v: &[Record]) {
         assert_eq!(c.len(), v.len());
-        assert_eq!(c.is_empty(), v.is_empty());
+        assert_eq!(c.len() == 0, v.is_empty());
         assert_eq!(c.last(), v.last());
         assert!(c.iter().eq(v.iter()));
         assert_eq!(c, &v.iter().cloned().collect::<RecordChunks>());

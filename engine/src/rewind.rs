@@ -18,7 +18,7 @@ use crate::types::TimeMs;
 
 /// Most checkpoints a [`Rewind`] keeps. Each is a whole [`Sim`], but its trace, timeline,
 /// replica logs and committed history share their storage with the other checkpoints (see
-/// [`crate::trace::Trace`] and [`crate::record_chunks::RecordChunks`]): taking one copies at
+/// [`crate::trace::Trace`] and the replica logs' `RecordChunks`): taking one copies at
 /// most 255 records per log and of the committed history and 255 trace events, plus the
 /// rest of the state. It also keeps alive the chunks no other checkpoint holds: trace events
 /// that have since turned over (up to 20 255) and records a truncation replaced.

@@ -1155,25 +1155,10 @@ impl Sim {
         }
     }
 
-    /// The brokers (read-only), for snapshots and read-outs.
-    pub fn broker(&self, id: BrokerId) -> Option<&Broker> {
-        self.brokers.get(&id)
-    }
-
-    pub fn brokers(&self) -> impl Iterator<Item = &Broker> {
-        self.brokers.values()
-    }
-
-    pub fn controller(&self) -> &Controller {
-        &self.controller
-    }
-
-    pub fn in_flight(&self) -> impl Iterator<Item = &Message> {
+    /// What is on the wire and in frozen brokers' socket buffers (tests look).
+    #[cfg(test)]
+    pub(crate) fn in_flight(&self) -> impl Iterator<Item = &Message> {
         self.in_flight.values().chain(self.buffered.values())
-    }
-
-    pub fn metrics(&self) -> &Metrics {
-        &self.metrics
     }
 }
 

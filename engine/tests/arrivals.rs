@@ -3,9 +3,9 @@
 //! destination, dropped at a cut link, or dropped because the process it was sent to is gone.
 #![cfg(not(target_arch = "wasm32"))]
 
-use watermark_engine::sim::ARRIVALS_KEPT_MS;
 use watermark_engine::snapshot::ArrivalOutcome;
 use watermark_engine::types::{MessageKind, Node};
+use watermark_engine::ARRIVALS_KEPT_MS;
 use watermark_engine::{Scenario, Sim};
 
 fn sim(json: &str, record: bool) -> Sim {
