@@ -402,6 +402,14 @@ impl Broker {
             return;
         }
         let p = image.partition.clone();
+        // A newer image never carries an older leader epoch: a broker's view of the
+        // partition's epochs only rises.
+        let known_epoch = match self.role() {
+            Role::Leader(l) => l.leader_epoch,
+            Role::Follower(f) => f.leader_epoch,
+            Role::None => -1,
+        };
+        debug_assert!(p.leader_epoch >= known_epoch, "{p:?} after {known_epoch}");
         self.metadata = Some(image);
         if !p.replicas.contains(&self.id) {
             return;

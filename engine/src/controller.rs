@@ -446,6 +446,23 @@ impl Controller {
         let now = ctx.now;
         let before = self.partition.clone();
         let next = change.next.clone();
+        // What every PartitionChangeRecord keeps true (PartitionRegistration.merge and the
+        // builder): the partition epoch rises by one, the leader epoch never falls, the
+        // leader is in the ISR, and the ISR and ELR are disjoint sets of replicas.
+        debug_assert_eq!(next.partition_epoch, before.partition_epoch + 1, "{next:?}");
+        debug_assert!(next.leader_epoch >= before.leader_epoch, "{next:?}");
+        debug_assert!(
+            next.leader.is_none_or(|l| next.isr.contains(&l)),
+            "{next:?}"
+        );
+        debug_assert!(
+            next.isr
+                .iter()
+                .chain(&next.elr)
+                .all(|r| next.replicas.contains(r))
+                && next.isr.iter().all(|r| !next.elr.contains(r)),
+            "{next:?}"
+        );
         // The changed fields, written into the record's text as they are found (one String,
         // not one per field joined after).
         let mut text = format!(

@@ -428,6 +428,7 @@ impl Partition {
             Role::None => (None, -1),
         };
         debug_assert!(p.leader_epoch > previous_epoch || previous.is_none());
+        debug_assert!(p.isr.contains(&host.id), "a leader is in its ISR: {p:?}");
         let old = match std::mem::replace(&mut self.role, Role::None) {
             Role::Leader(l) => Some(l),
             _ => None,
@@ -809,6 +810,7 @@ impl Partition {
         }
         let new_isr = ids_where(&isr, &|r| !out.contains(&r));
         let new_isr = crate::sort::sorted_ids(&new_isr);
+        debug_assert!(new_isr.contains(&b), "the leader never shrinks itself out");
         let mut out_of_sync = Vec::with_capacity(out.len());
         for r in &out {
             let s = &l.remote[r];
@@ -1148,7 +1150,14 @@ impl Partition {
                 (d.first_offset, d.last_offset)
             }
             ClientBatch::Append => {
+                let leo = self.log.log_end_offset();
                 let appended = self.log.append_batch_as_leader(epoch, &values, producer);
+                // UnifiedLog.appendAsLeader: the batch took the offsets from the old log end,
+                // and the log now ends past it.
+                debug_assert!(
+                    appended.0 == leo && self.log.log_end_offset() == appended.1 + 1,
+                    "{appended:?} at {leo}"
+                );
                 ctx.observe(Observation::LeaderAppend {
                     broker: b,
                     first: appended.0,
