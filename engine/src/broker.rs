@@ -18,6 +18,8 @@
 //! simulator decides whether an input reaches it (a frozen or dead process receives
 //! nothing), and applies its effects.
 
+use std::sync::Arc;
+
 use crate::effect::{BrokerTimer, Ctx};
 use crate::event::{Event, FetcherRemovedReason};
 use crate::fetcher::ReplicaFetcher;
@@ -43,7 +45,7 @@ pub struct Broker {
     /// The broker epoch written at a clean shutdown (-1: none, so the next registration is
     /// an unclean one). A file, as Kafka's clean-shutdown marker.
     pub clean_shutdown_epoch: i64,
-    pub metadata: Option<MetadataImage>,
+    pub metadata: Option<Arc<MetadataImage>>,
     /// In controlled shutdown.
     pub shutting_down: bool,
     /// The controller has answered that this broker is in controlled shutdown.
@@ -66,7 +68,7 @@ macro_rules! host {
             id: $b.id,
             incarnation: $b.incarnation,
             broker_epoch: $b.broker_epoch,
-            metadata: $b.metadata.as_ref(),
+            metadata: $b.metadata.as_deref(),
             alter_partition: &mut $b.alter_partition,
         }
     };
@@ -249,7 +251,7 @@ impl Broker {
     /// The cluster forms at time 0: the broker applies the first metadata image and starts
     /// its periodic tasks and its heartbeat (each at a phase drawn from the seeded generator:
     /// brokers start at different moments).
-    pub(crate) fn form(&mut self, ctx: &mut Ctx, image: MetadataImage) {
+    pub(crate) fn form(&mut self, ctx: &mut Ctx, image: Arc<MetadataImage>) {
         self.apply_metadata(ctx, image);
         self.start_tasks(ctx);
         let max_phase = ctx.config.broker_heartbeat_interval_ms - 1;
@@ -393,7 +395,7 @@ impl Broker {
 
     /// The broker applies controller metadata: becomes leader or follower
     /// (ReplicaManager.applyDelta → Partition.makeLeader / makeFollower, then the fetcher).
-    pub(crate) fn apply_metadata(&mut self, ctx: &mut Ctx, image: MetadataImage) {
+    pub(crate) fn apply_metadata(&mut self, ctx: &mut Ctx, image: Arc<MetadataImage>) {
         if self
             .metadata
             .as_ref()

@@ -546,7 +546,7 @@ impl Controller {
     /// can hear it (up, and registered), as the simulator tells the node (see
     /// `Sim::metadata_audience`).
     pub(crate) fn publish_metadata(&self, ctx: &mut Ctx, audience: &[BrokerId]) {
-        let image = self.image();
+        let image = std::sync::Arc::new(self.image());
         for &b in audience {
             ctx.send(
                 Node::Controller,
@@ -742,7 +742,7 @@ impl Controller {
                         broker_epoch: epoch,
                     },
                 );
-                let image = self.image();
+                let image = std::sync::Arc::new(self.image());
                 ctx.send(Node::Controller, from, Payload::Metadata { image });
             }
             Payload::BrokerHeartbeat {
@@ -780,7 +780,7 @@ impl Controller {
                 );
                 if metadata_offset + 1 < self.next_offset {
                     // The broker is behind (it was cut off, or frozen): it catches up.
-                    let image = self.image();
+                    let image = std::sync::Arc::new(self.image());
                     ctx.send(Node::Controller, from, Payload::Metadata { image });
                 }
             }
@@ -1369,7 +1369,7 @@ mod tests {
         send(
             to,
             Payload::Metadata {
-                image: image.clone(),
+                image: std::sync::Arc::new(image.clone()),
             },
         )
     }

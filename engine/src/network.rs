@@ -6,6 +6,8 @@
 //! link arrive in the order they were sent (FIFO, as on one TCP connection): jitter delays a
 //! message, it never overtakes the one before it.
 
+use std::sync::Arc;
+
 use crate::vec_map::{VecMap, VecSet};
 
 use crate::metadata::MetadataImage;
@@ -98,7 +100,8 @@ pub enum Payload {
     },
     /// The controller's metadata log, as a broker's metadata fetch would deliver it.
     Metadata {
-        image: MetadataImage,
+        /// One image, shared by every broker it is sent to.
+        image: Arc<MetadataImage>,
     },
     /// Not a Kafka message: the peer's operating system resets the connection (RST) because
     /// the process behind it is gone (kill -9, a lost disk, a finished shutdown, or nothing

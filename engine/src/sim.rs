@@ -240,7 +240,7 @@ impl Sim {
             );
         }
         // Brokers apply the initial metadata and start their periodic tasks.
-        let image = sim.controller.image();
+        let image = Arc::new(sim.controller.image());
         let ids: Vec<BrokerId> = sim.brokers.keys().copied().collect();
         for b in &ids {
             sim.brokers[b].form(&mut node_ctx!(sim), image.clone());
@@ -1303,7 +1303,9 @@ mod tests {
             &mut sim,
             Node::Controller,
             Node::Broker(2),
-            Payload::Metadata { image },
+            Payload::Metadata {
+                image: Arc::new(image),
+            },
         );
         sim.flush_effects();
         sim.apply_now(&Action::Kill { broker: 2 }).expect("kill");
@@ -1324,7 +1326,9 @@ mod tests {
             &mut sim,
             Node::Controller,
             Node::Broker(3),
-            Payload::Metadata { image },
+            Payload::Metadata {
+                image: Arc::new(image),
+            },
         );
         sim.flush_effects();
         sim.advance_to(3_000);

@@ -549,7 +549,7 @@ mod fetch {
         let mut image = sim.controller.image();
         image.offset += 1_000;
         image.partition.leader_epoch += 1;
-        on_broker(&mut sim, 2, |b, ctx| b.apply_metadata(ctx, image));
+        on_broker(&mut sim, 2, |b, ctx| b.apply_metadata(ctx, Arc::new(image)));
         assert!(matches!(sim.brokers[&2].role(), Role::Follower(f) if !f.failed));
     }
 }
@@ -603,7 +603,7 @@ mod driven_alone {
                 now: 0,
                 locals: Locals::new(Config::default(), "t", 100),
             };
-            n.run(|b, ctx| b.form(ctx, image));
+            n.run(|b, ctx| b.form(ctx, Arc::new(image)));
             n
         }
 
@@ -700,7 +700,7 @@ mod driven_alone {
             now: 0,
             locals: Locals::new(Config::default(), "t", 100),
         };
-        let effects = n.run(|b, ctx| b.form(ctx, image(&[1, 2, 3], 1)));
+        let effects = n.run(|b, ctx| b.form(ctx, Arc::new(image(&[1, 2, 3], 1))));
         assert_eq!(
             effects,
             [
