@@ -5,8 +5,11 @@
 //! cause them.
 //!
 //! The API is small: build a [`Sim`] from a [`Scenario`], [`Sim::apply_now`] an [`Action`],
-//! [`Sim::step`] one event or [`Sim::advance_to`] a time, take a [`Snapshot`], and read the
-//! trace with [`Sim::trace_since`].
+//! [`Sim::step`] one event or [`Sim::advance_to`] a time, take a [`Snapshot`] (the view
+//! model: plain data, what the playground draws), read the trace of typed [`Event`]s with
+//! [`Sim::trace_since`], and go back in time with [`rewind::Rewind`]. The scenario format
+//! and its tools (configs, expectations and [`check`], presets, share links) are public
+//! too; the nodes and the simulator's parts are not (docs/engine.md, "Shape").
 
 // The simulation's inside: the nodes, what passes between them, and the simulator's own
 // parts. Nothing outside the crate reaches them; the view model and the trace are how a
