@@ -127,20 +127,9 @@ pub(crate) fn on_new_leader(
 
 #[cfg(test)]
 mod tests {
-    use crate::scenario::Scenario;
+    use crate::invariants::tests::sim;
     use crate::sim::Sim;
     use crate::types::ElectionKind;
-
-    /// Broker 1 leads at epoch 0 with two committed records, "a" and "b".
-    fn sim() -> Sim {
-        let s = Scenario::from_json(
-            r#"{"timeline":[{"at":100,"action":"produce","acks":"all","values":["a","b"]}]}"#,
-        )
-        .expect("scenario");
-        let mut sim = Sim::new(&s).expect("sim");
-        sim.advance_to(2_000);
-        sim
-    }
 
     #[test]
     fn a_zombie_leader_cannot_add_to_the_committed_history() {

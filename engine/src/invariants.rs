@@ -199,11 +199,13 @@ pub(crate) fn duplicate_append(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use crate::scenario::Scenario;
     use crate::sim::Sim;
 
-    fn sim() -> Sim {
+    /// Broker 1 leads at epoch 0 with two committed records, "a" and "b" (the observers'
+    /// tests start here too).
+    pub(crate) fn sim() -> Sim {
         let s = Scenario::from_json(
             r#"{"timeline":[{"at":100,"action":"produce","acks":"all","values":["a","b"]}]}"#,
         )

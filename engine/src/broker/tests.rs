@@ -313,6 +313,7 @@ mod alter_partition {
 /// The leader's view of its followers and the fetch-error rules, one situation each.
 mod fetch {
     use super::*;
+    use crate::partition::ReplicaState;
 
     fn sim(json: &str) -> Sim {
         let mut sim = Sim::new(&Scenario::from_json(json).expect("scenario")).expect("sim");
@@ -329,17 +330,18 @@ mod fetch {
         s
     }
 
+    /// What leader `leader` knows of follower `follower`.
+    fn remote(sim: &Sim, leader: BrokerId, follower: BrokerId) -> ReplicaState {
+        let l = sim.brokers[&leader].partition.leader_state();
+        l.expect("leads").remote[&follower].clone()
+    }
+
     #[test]
     fn the_same_leader_at_a_new_epoch_keeps_what_it_knows_of_its_followers() {
         // Partition.makeLeader: isNewLeader = !isLeader; a re-elected leader calls
         // resetReplicaState(isNewLeader = false), keeping LEO, log start and broker epoch.
         let mut sim = replicated();
-        let before = sim.brokers[&1]
-            .partition
-            .leader_state()
-            .expect("leads")
-            .remote[&2]
-            .clone();
+        let before = remote(&sim, 1, 2);
         assert_eq!(before.log_end_offset, Some(3));
         let mut p = sim.controller.partition.clone();
         p.leader_epoch += 1;
@@ -347,11 +349,7 @@ mod fetch {
         on_partition(&mut sim, 1, |part, ctx, host| {
             part.make_leader(ctx, host, &p)
         });
-        let after = &sim.brokers[&1]
-            .partition
-            .leader_state()
-            .expect("leads")
-            .remote[&2];
+        let after = remote(&sim, 1, 2);
         assert_eq!(after.log_end_offset, Some(3));
         assert_eq!(after.broker_epoch, before.broker_epoch);
         assert_eq!(after.last_fetch_leader_log_end_offset, Some(3));
@@ -362,11 +360,7 @@ mod fetch {
         on_partition(&mut sim, 2, |part, ctx, host| {
             part.make_leader(ctx, host, &p)
         });
-        let fresh = &sim.brokers[&2]
-            .partition
-            .leader_state()
-            .expect("leads")
-            .remote[&3];
+        let fresh = remote(&sim, 2, 3);
         assert_eq!(fresh.log_end_offset, None);
         assert_eq!(fresh.broker_epoch, None);
     }
@@ -446,12 +440,7 @@ mod fetch {
         // testFenceFollowerFetchWithStaleBrokerEpoch: NotLeaderOrFollowerException, and the
         // replica state stays as the previous fetch left it.
         let mut sim = replicated();
-        let before = sim.brokers[&1]
-            .partition
-            .leader_state()
-            .expect("leads")
-            .remote[&2]
-            .clone();
+        let before = remote(&sim, 1, 2);
         let stale = sim.brokers[&2].broker_epoch - 1;
         let e = fetch(&mut sim, 1, 2, |p| {
             if let Payload::Fetch { broker_epoch, .. } = p {
@@ -459,14 +448,7 @@ mod fetch {
             }
         });
         assert_eq!(e, ErrorCode::NOT_LEADER_OR_FOLLOWER);
-        assert_eq!(
-            sim.brokers[&1]
-                .partition
-                .leader_state()
-                .expect("leads")
-                .remote[&2],
-            before
-        );
+        assert_eq!(remote(&sim, 1, 2), before);
         // The right epoch is accepted (a fetch from offset 2 is answered with data at once).
         let ok = fetch(&mut sim, 1, 2, |p| {
             if let Payload::Fetch { fetch_offset, .. } = p {
