@@ -81,9 +81,11 @@ fn failed(acks: Acks, error: ErrorCode) -> Event {
     }
 }
 
-/// The acks and offsets of a successful produce result (how long it waited aside); None for
-/// any other event.
-fn written(e: &Event) -> Option<(Acks, Option<(u64, u64)>)> {
+/// The acks and offsets of a successful produce result (how long it waited aside).
+type Written = (Acks, Option<(u64, u64)>);
+
+/// [`Written`] of a successful produce result; None for any other event.
+fn written(e: &Event) -> Option<Written> {
     match e {
         Event::ProduceResult {
             acks,
@@ -91,6 +93,14 @@ fn written(e: &Event) -> Option<(Acks, Option<(u64, u64)>)> {
         } => Some((*acks, *offsets)),
         _ => None,
     }
+}
+
+/// Each produce result, as [`written`] sees it (None for a failure), in order.
+fn written_results(events: &[Timed]) -> Vec<Option<Written>> {
+    produce_results(events)
+        .iter()
+        .map(|(_, e)| written(e))
+        .collect()
 }
 
 /// The lines of `tool`'s output, whole, in order.
@@ -763,19 +773,39 @@ fn lowering_replica_lag_time_max_ms_reschedules_isr_expiration_at_once() {
                             {{"at":5000,"action":"set_config","name":"replica.lag.time.max.ms","value":1000}}],
                 "end_ms":25000}}"#
         );
-        let (sim, lines) = run_lines(&json);
-        let (t, l) = find(&lines, "Shrinking ISR from 1,2,3 to 1,2")
-            .unwrap_or_else(|| panic!("seed {seed}: broker 3 never left the ISR"));
+        let (sim, events) = run(&json);
+        let shrinks = select(&events, |e| matches!(e, Event::IsrShrinking { .. }));
+        let Some((
+            t,
+            Event::IsrShrinking {
+                broker,
+                isr,
+                new_isr,
+                out_of_sync,
+                ..
+            },
+        )) = shrinks.first()
+        else {
+            panic!("seed {seed}: broker 3 never left the ISR")
+        };
+        assert_eq!(
+            (*broker, isr.as_slice(), new_isr.as_slice()),
+            (1, &[1, 2, 3][..], &[1, 2][..]),
+            "seed {seed}"
+        );
+        let out: Vec<u32> = out_of_sync.iter().map(|r| r.broker).collect();
+        assert_eq!(out, [3], "seed {seed}");
         // Broker 3 last caught up before 2000, so it is out of sync as soon as the lag is
         // 1000 ms; the new task (period 500 ms) runs within 500 ms of the change.
         assert!(
             (5000..5500).contains(t),
-            "seed {seed}: shrunk at {t}, want within 500 ms of the change at 5000: {l}"
+            "seed {seed}: shrunk at {t}, want within 500 ms of the change at 5000: {:?}",
+            shrinks[0]
         );
         assert_eq!(
-            run_lines(&json).1,
-            lines,
-            "seed {seed}: the same scenario gives the same transcript"
+            run(&json).1,
+            events,
+            "seed {seed}: the same scenario gives the same events"
         );
         assert!(sim.losses().is_empty());
     }
@@ -804,29 +834,52 @@ const RETRIED_AFTER_TIMEOUTS: &str = r#"{"brokers":3,
                 {"at":8000,"action":"consume","from_beginning":true}],
     "end_ms":9000}"#;
 
+/// The retries of RETRIED_AFTER_TIMEOUTS: its first two attempts timed out in the purgatory.
+fn assert_two_attempts_timed_out(events: &[Timed]) {
+    let retries = watermark_engine::Config::default().retries;
+    let retry = |attempts_left| Event::ProduceRetry {
+        acks: Acks::All,
+        tp: tp("rep"),
+        attempts_left,
+        error: ErrorCode::REQUEST_TIMED_OUT,
+    };
+    assert_eq!(
+        untimed(&produce_retries(events)),
+        [retry(retries - 1), retry(retries - 2)],
+        "two attempts timed out"
+    );
+}
+
+/// The consumer's reads, with their times.
+fn consumer_reads(events: &[Timed]) -> Vec<Timed> {
+    select(events, |e| matches!(e, Event::ConsumerRead { .. }))
+}
+
 #[test]
 fn the_idempotent_producer_stores_a_retried_batch_once() {
     // UnifiedLog.analyzeAndValidateProducerState: a client batch equal to one of the
     // producer's last five (ProducerStateEntry.findDuplicateBatch) is not appended; the
     // response carries the original offsets (UnifiedLogTest.testDuplicateAppends). With
     // enable.idempotence at its default (true) the retries are duplicates of offset 0.
-    let (sim, lines) = run_lines(&RETRIED_AFTER_TIMEOUTS.replace(" IDEMPOTENCE", ""));
+    let (sim, events) = run(&RETRIED_AFTER_TIMEOUTS.replace(" IDEMPOTENCE", ""));
+    assert_two_attempts_timed_out(&events);
     assert_eq!(
-        lines
-            .iter()
-            .filter(|(_, l)| l.contains("Error: REQUEST_TIMED_OUT"))
-            .count(),
-        2,
-        "two attempts timed out"
-    );
-    assert!(
-        find(&lines, "acks=all -> ok, offset=0 (waited").is_some(),
+        written_results(&events),
+        [Some((Acks::All, Some((0, 0))))],
         "the producer gets offset 0"
     );
     for b in 1..=3 {
         assert_eq!(copies(&sim, b, "once"), vec![0], "broker {b}");
     }
-    assert!(find(&lines, "consumer: once (offsets 0..0, position 1)").is_some());
+    assert_eq!(
+        untimed(&consumer_reads(&events)),
+        [Event::ConsumerRead {
+            first_offset: 0,
+            last_offset: 0,
+            values: vec!["once".into()],
+            position: 1,
+        }]
+    );
 }
 
 #[test]
@@ -834,20 +887,28 @@ fn without_idempotence_a_retried_batch_is_stored_again() {
     // enable.idempotence=false: the batch has producerId -1 and no sequence (RecordBatch
     // .NO_PRODUCER_ID), the broker cannot tell a retry, and each attempt is a new append
     // (ENABLE_IDEMPOTENCE_DOC: "producer retries ... may write duplicates").
-    let (sim, lines) = run_lines(
-        &RETRIED_AFTER_TIMEOUTS.replace(" IDEMPOTENCE", r#","enable.idempotence":false"#),
-    );
+    let (sim, events) =
+        run(&RETRIED_AFTER_TIMEOUTS.replace(" IDEMPOTENCE", r#","enable.idempotence":false"#));
+    assert_two_attempts_timed_out(&events);
     assert_eq!(
         copies(&sim, 1, "once"),
         vec![0, 1, 2],
         "three attempts, three copies"
     );
-    assert!(find(&lines, "acks=all -> ok, offset=2 (waited").is_some());
-    assert!(find(
-        &lines,
-        "consumer: once once once (offsets 0..2, position 3)"
-    )
-    .is_some());
+    assert_eq!(
+        written_results(&events),
+        [Some((Acks::All, Some((2, 2))))],
+        "the producer gets the third copy's offset"
+    );
+    assert_eq!(
+        untimed(&consumer_reads(&events)),
+        [Event::ConsumerRead {
+            first_offset: 0,
+            last_offset: 2,
+            values: vec!["once".into(); 3],
+            position: 3,
+        }]
+    );
 }
 
 #[test]
@@ -862,12 +923,20 @@ fn a_new_leader_recognises_a_batch_it_replicated() {
                     {"at":1000,"action":"produce","values":["x"]},
                     {"at":1500,"action":"kill","broker":1}],
         "end_ms":12000}"#;
-    let (sim, lines) = run_lines(&json.replace(" IDEMPOTENCE", ""));
-    assert!(find(&lines, "to 2 using a clean election").is_some());
-    assert!(find(&lines, "acks=all -> ok, offset=0").is_some());
+    let (sim, events) = run(&json.replace(" IDEMPOTENCE", ""));
+    assert_eq!(
+        untimed(&select(&events, |e| matches!(e, Event::NewLeader { .. }))),
+        [Event::NewLeader {
+            tp: tp("rep"),
+            leader: 2,
+            election: Some(ElectionKind::Clean),
+            leader_epoch: 1,
+        }]
+    );
+    assert_eq!(written_results(&events), [Some((Acks::All, Some((0, 0))))]);
     assert_eq!(copies(&sim, 2, "x"), vec![0]);
-    let (sim, lines) = run_lines(&json.replace(" IDEMPOTENCE", r#","enable.idempotence":false"#));
-    assert!(find(&lines, "acks=all -> ok, offset=1").is_some());
+    let (sim, events) = run(&json.replace(" IDEMPOTENCE", r#","enable.idempotence":false"#));
+    assert_eq!(written_results(&events), [Some((Acks::All, Some((1, 1))))]);
     assert_eq!(copies(&sim, 2, "x"), vec![0, 1]);
 }
 
@@ -876,20 +945,41 @@ fn batches_carry_the_producer_id_epoch_and_sequences() {
     // RecordAccumulator.drain assigns each new batch the next sequence of the partition
     // (TransactionManager.sequenceNumber, incrementSequenceNumber by the record count);
     // DumpLogSegments prints them on the batch line.
-    let (sim, lines) = run_lines(
+    let (sim, events) = run(
         r#"{"timeline":[{"at":0,"action":"produce","prefix":"a","count":3},
                         {"at":100,"action":"produce","values":["b1","b2"]},
                         {"at":200,"action":"produce","acks":"1","values":["c1"]},
                         {"at":300,"action":"dump_log","broker":1}]}"#,
     );
-    for line in [
+    let dump: Vec<(Option<u32>, String)> = events
+        .iter()
+        .filter_map(|(_, e)| match e {
+            Event::ToolOutput {
+                tool: Tool::DumpLog,
+                broker,
+                line,
+            } => Some((*broker, line.clone())),
+            _ => None,
+        })
+        .collect();
+    let expected = [
+        "broker 1 log (rep-0, log end offset 6):",
         "  baseOffset: 0 lastOffset: 2 count: 3 baseSequence: 0 lastSequence: 2 producerId: 0 producerEpoch: 0 partitionLeaderEpoch: 0",
+        "    offset 0: a1",
+        "    offset 1: a2",
+        "    offset 2: a3",
         "  baseOffset: 3 lastOffset: 4 count: 2 baseSequence: 3 lastSequence: 4 producerId: 0 producerEpoch: 0 partitionLeaderEpoch: 0",
+        "    offset 3: b1",
+        "    offset 4: b2",
         // acks=1 with enable.idempotence not set: idempotence is off for that produce.
         "  baseOffset: 5 lastOffset: 5 count: 1 baseSequence: -1 lastSequence: -1 producerId: -1 producerEpoch: -1 partitionLeaderEpoch: 0",
-    ] {
-        assert!(lines.iter().any(|(_, l)| l == line), "{line}");
-    }
+        "    offset 5: c1",
+    ];
+    assert_eq!(
+        dump,
+        expected.map(|l| (Some(1), l.to_string())),
+        "kafka-dump-log.sh of broker 1"
+    );
     let snap = sim.snapshot();
     let r = &snap.brokers[1].records[4];
     assert_eq!(
@@ -950,9 +1040,15 @@ fn enable_idempotence_set_true_conflicting_with_acks_or_retries_is_a_config_erro
     )
     .unwrap();
     sim.advance_to(1000);
-    assert!(texts(&sim)
-        .iter()
-        .any(|(_, l)| l.starts_with("acks=1 -> ConfigException: Must set acks to all")));
+    assert_eq!(
+        untimed(&produce_results(&events(&sim))),
+        [Event::ProduceResult {
+            acks: Acks::One,
+            outcome: ProduceOutcome::ConfigException {
+                message: "Must set acks to all (got 1) to use the idempotent producer (enable.idempotence=true)".into(),
+            },
+        }]
+    );
     assert_eq!(sim.snapshot().brokers[0].records.len(), 0);
 }
 
@@ -969,16 +1065,37 @@ fn after_an_unclean_election_the_producer_bumps_its_epoch_and_restarts_at_sequen
     sim.check_invariants = true;
     sim.advance_to(49_000);
     assert!(sim.violations().is_empty(), "{:?}", sim.violations());
-    let lines = texts(&sim);
-    let (t_ooo, _) = find(&lines, "Error: OUT_OF_ORDER_SEQUENCE_NUMBER").expect("out of order");
-    let (t_bump, _) = find(
-        &lines,
-        "[Producer clientId=producer-1] ProducerId set to 0 with epoch 1",
-    )
-    .expect("bump");
+    let events = events(&sim);
+    let retries = produce_retries(&events);
+    let Some((t_ooo, _)) = retries.iter().find(|(_, e)| {
+        matches!(
+            e,
+            Event::ProduceRetry {
+                error: ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER,
+                ..
+            }
+        )
+    }) else {
+        panic!("out of order: {retries:?}")
+    };
+    let bumps = select(&events, |e| matches!(e, Event::ProducerIdSet { .. }));
+    let [(t_bump, bump)] = bumps.as_slice() else {
+        panic!("one bump: {bumps:?}")
+    };
+    assert_eq!(
+        bump,
+        &Event::ProducerIdSet {
+            producer_id: 0,
+            epoch: 1,
+        }
+    );
     assert!(t_bump > t_ooo);
-    assert!(lines.iter().any(|(_, l)| l
-        == "  baseOffset: 10 lastOffset: 14 count: 5 baseSequence: 0 lastSequence: 4 producerId: 0 producerEpoch: 1 partitionLeaderEpoch: 2"));
+    let dump = tool_lines(&events, Tool::DumpLog);
+    assert!(
+        dump.iter().any(|l| l
+            == "  baseOffset: 10 lastOffset: 14 count: 5 baseSequence: 0 lastSequence: 4 producerId: 0 producerEpoch: 1 partitionLeaderEpoch: 2"),
+        "{dump:#?}"
+    );
 }
 
 #[test]
