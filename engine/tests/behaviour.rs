@@ -16,22 +16,6 @@ fn scenario(json: &str) -> Scenario {
     Scenario::from_json(json).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn texts(sim: &Sim) -> Vec<(u64, String)> {
-    sim.trace_events()
-        .map(|e| (e.time_ms, e.text().clone()))
-        .collect()
-}
-
-fn find<'a>(lines: &'a [(u64, String)], needle: &str) -> Option<&'a (u64, String)> {
-    lines.iter().find(|(_, l)| l.contains(needle))
-}
-
-fn run_lines(json: &str) -> (Sim, Vec<(u64, String)>) {
-    let sim = support::run(json);
-    let lines = texts(&sim);
-    (sim, lines)
-}
-
 /// An event of the trace with its simulated time.
 type Timed = (u64, Event);
 
@@ -68,6 +52,17 @@ fn produce_results(events: &[Timed]) -> Vec<Timed> {
 /// The producer's retries (Sender.completeBatch's warning), with their times.
 fn produce_retries(events: &[Timed]) -> Vec<Timed> {
     select(events, |e| matches!(e, Event::ProduceRetry { .. }))
+}
+
+/// The error of each produce retry and failed produce result, with its time.
+fn produce_errors(events: &[Timed]) -> Vec<(u64, ErrorCode)> {
+    events
+        .iter()
+        .filter_map(|(t, e)| match e {
+            Event::ProduceRetry { error, .. } => Some((*t, *error)),
+            e => e.produce_error().map(|error| (*t, error)),
+        })
+        .collect()
 }
 
 /// A produce result that failed with the broker's `error`.
@@ -1133,20 +1128,20 @@ fn max_in_flight_requests_per_connection_holds_the_next_request_back() {
                     {"at":1000,"action":"produce","values":["a"],"retries":0},
                     {"at":1000,"action":"produce","values":["b"],"retries":0}],
         "end_ms":8000}"#;
-    let timeouts = |lines: &[(u64, String)]| -> Vec<u64> {
-        lines
-            .iter()
-            .filter(|(_, l)| l == "acks=all -> REQUEST_TIMED_OUT")
-            .map(|(t, _)| *t)
-            .collect()
-    };
-    let (_, lines) = run_lines(&json.replace(" IN_FLIGHT", ""));
-    assert_eq!(timeouts(&lines), vec![3002, 3002]);
-    let (_, lines) = run_lines(&json.replace(
+    let timed_out = || failed(Acks::All, ErrorCode::REQUEST_TIMED_OUT);
+    let (_, events) = run(&json.replace(" IN_FLIGHT", ""));
+    assert_eq!(
+        produce_results(&events),
+        [(3002, timed_out()), (3002, timed_out())]
+    );
+    let (_, events) = run(&json.replace(
         " IN_FLIGHT",
         r#","max.in.flight.requests.per.connection":1"#,
     ));
-    assert_eq!(timeouts(&lines), vec![3002, 5004]);
+    assert_eq!(
+        produce_results(&events),
+        [(3002, timed_out()), (5004, timed_out())]
+    );
 }
 
 #[test]
@@ -1193,24 +1188,46 @@ fn a_killed_leader_resets_its_connections_so_the_producer_retries_at_once() {
     // the producer's in-flight batch fails with a disconnect (Sender.handleProduceResponse:
     // NETWORK_EXCEPTION, retriable) and is retried after retry.backoff.ms, instead of
     // waiting request.timeout.ms (30000) for an answer that cannot come.
-    let (_, lines) = run_lines(
+    let (_, events) = run(
         r#"{"config":{"min.insync.replicas":2,"sim.network.latency.ms":10},
             "timeline":[{"at":0,"action":"freeze","broker":2},{"at":0,"action":"freeze","broker":3},
                         {"at":1000,"action":"produce","acks":"all","values":["x"]},
                         {"at":2000,"action":"kill","broker":1}],
             "end_ms":5000}"#,
     );
-    let (t, l) = find(&lines, "Error: NETWORK_EXCEPTION").expect("a disconnect");
-    assert_eq!(*t, 2_010, "one latency after the kill: {l}");
+    assert_eq!(
+        produce_retries(&events).first(),
+        Some(&(
+            2_010,
+            Event::ProduceRetry {
+                acks: Acks::All,
+                tp: tp("rep"),
+                attempts_left: watermark_engine::Config::default().retries - 1,
+                error: ErrorCode::NETWORK_EXCEPTION,
+            }
+        )),
+        "a disconnect, one latency after the kill"
+    );
+    let errors = produce_errors(&events);
     assert!(
-        find(&lines, "REQUEST_TIMED_OUT").is_none(),
-        "no request timeout"
+        errors
+            .iter()
+            .all(|(_, e)| *e != ErrorCode::REQUEST_TIMED_OUT),
+        "no request timeout: {errors:?}"
     );
     // The retry goes to the dead broker again (it is still the leader until the controller
     // fences it): nothing listens, so the connection is refused after a round trip.
-    let retries: Vec<u64> = lines
+    let retries: Vec<u64> = produce_retries(&events)
         .iter()
-        .filter(|(_, l)| l.contains("Error: NETWORK_EXCEPTION"))
+        .filter(|(_, e)| {
+            matches!(
+                e,
+                Event::ProduceRetry {
+                    error: ErrorCode::NETWORK_EXCEPTION,
+                    ..
+                }
+            )
+        })
         .map(|(t, _)| *t)
         .collect();
     assert!(retries.len() > 3, "{retries:?}");
@@ -1225,14 +1242,21 @@ fn a_killed_leader_resets_its_connections_so_the_producer_retries_at_once() {
 fn a_frozen_leader_keeps_its_connections_open_so_the_producer_times_out() {
     // SIGSTOP: the process still holds its sockets; nothing resets them, so the producer
     // waits for request.timeout.ms.
-    let (_, lines) = run_lines(
+    let (_, events) = run(
         r#"{"config":{"request.timeout.ms":3000,"broker.session.timeout.ms":60000},
             "timeline":[{"at":1000,"action":"freeze","broker":1},
                         {"at":1000,"action":"produce","acks":"all","values":["x"],"retries":0}],
             "end_ms":6000}"#,
     );
-    assert!(find(&lines, "NETWORK_EXCEPTION").is_none());
-    let (t, _) = find(&lines, "acks=all -> REQUEST_TIMED_OUT").expect("times out");
+    // No disconnect: the one error is the request timeout.
+    let errors = produce_errors(&events);
+    let [(t, ErrorCode::REQUEST_TIMED_OUT)] = errors.as_slice() else {
+        panic!("times out, without a NETWORK_EXCEPTION: {errors:?}")
+    };
+    assert_eq!(
+        untimed(&produce_results(&events)),
+        [failed(Acks::All, ErrorCode::REQUEST_TIMED_OUT)]
+    );
     assert!(*t >= 4_000, "after request.timeout.ms: {t}");
 }
 
@@ -1241,13 +1265,26 @@ fn a_follower_whose_leader_was_killed_learns_it_at_once() {
     // ReplicaFetcherThread: the fetch fails with "Connection to 1 was disconnected before
     // the response was read" as soon as the reset arrives, then backs off
     // replica.fetch.backoff.ms, rather than waiting replica.socket.timeout.ms (30000).
-    let (_, lines) = run_lines(
-        r#"{"config":{"sim.network.latency.ms":10},
-            "timeline":[{"at":2000,"action":"kill","broker":1}],"end_ms":4000}"#,
+    let (_, events) = run(r#"{"config":{"sim.network.latency.ms":10},
+            "timeline":[{"at":2000,"action":"kill","broker":1}],"end_ms":4000}"#);
+    let disconnected = select(&events, |e| {
+        matches!(e, Event::FetchDisconnected { broker: 2, .. })
+    });
+    assert_eq!(
+        disconnected.first(),
+        Some(&(
+            2_010,
+            Event::FetchDisconnected {
+                broker: 2,
+                leader: 1,
+            }
+        )),
+        "{disconnected:?}"
     );
-    let (t, l) = find(&lines, "[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Error in response for fetch request: java.io.IOException: Connection to 1 was disconnected").expect("disconnected");
-    assert_eq!(*t, 2_010, "{l}");
-    assert!(find(&lines, "no response within replica.socket.timeout.ms").is_none());
+    assert_eq!(
+        select(&events, |e| matches!(e, Event::FetchTimedOut { .. })),
+        []
+    );
 }
 
 #[test]
@@ -1257,7 +1294,7 @@ fn a_retried_batch_keeps_its_place_ahead_of_later_batches() {
     // while the head backs off. So with max.in.flight.requests.per.connection=1 a later
     // batch never overtakes a retrying one, even without idempotence: "a" and "b" both get
     // NOT_ENOUGH_REPLICAS until broker 2 is back, and are written in the order sent.
-    let (sim, lines) = run_lines(
+    let (sim, events) = run(
         r#"{"brokers":2,"config":{"min.insync.replicas":2,"enable.idempotence":false,
                 "max.in.flight.requests.per.connection":1},
             "timeline":[{"at":0,"action":"stop","broker":2},
@@ -1268,13 +1305,25 @@ fn a_retried_batch_keeps_its_place_ahead_of_later_batches() {
     );
     // Every retry is "a"'s: "b" is not sent before "a" is written, so the attempts left
     // only go down.
-    let left: Vec<u64> = lines
+    let retries = produce_retries(&events);
+    let left: Vec<(u32, ErrorCode)> = retries
         .iter()
-        .filter_map(|(_, l)| l.split("retrying (").nth(1))
-        .filter_map(|rest| rest.split(' ').next()?.parse().ok())
+        .filter_map(|(_, e)| match e {
+            Event::ProduceRetry {
+                attempts_left,
+                error,
+                ..
+            } => Some((*attempts_left, *error)),
+            _ => None,
+        })
         .collect();
-    assert!(left.len() > 5, "{lines:?}");
-    assert!(left.windows(2).all(|w| w[1] < w[0]), "{left:?}");
+    assert!(left.len() > 5, "{retries:?}");
+    assert!(
+        left.iter()
+            .all(|(_, e)| *e == ErrorCode::NOT_ENOUGH_REPLICAS),
+        "{left:?}"
+    );
+    assert!(left.windows(2).all(|w| w[1].0 < w[0].0), "{left:?}");
     let snap = sim.snapshot();
     let values: Vec<&str> = snap.brokers[0]
         .records
@@ -1304,13 +1353,21 @@ fn a_retried_batch_shows_in_the_snapshot_and_the_retry_and_error_totals() {
     assert_eq!(send.records, 2);
     assert_eq!(send.delivery_deadline_ms, 31_000);
     let (error, at) = send.last_error.expect("retried");
-    assert_eq!(
-        error,
-        watermark_engine::types::ErrorCode::NOT_ENOUGH_REPLICAS
-    );
+    assert_eq!(error, ErrorCode::NOT_ENOUGH_REPLICAS);
     assert!(at <= 3_000);
-    let retries = lines_with(&sim, "retrying (");
-    assert_eq!(send.retries as usize, retries, "one retry per retry line");
+    let retries = produce_retries(&events(&sim));
+    assert!(
+        retries.iter().all(|(_, e)| matches!(
+            e,
+            Event::ProduceRetry {
+                error: ErrorCode::NOT_ENOUGH_REPLICAS,
+                ..
+            }
+        )),
+        "{retries:?}"
+    );
+    let retries = retries.len();
+    assert_eq!(send.retries as usize, retries, "one retry per retry event");
     let m = &snap.metrics.counters;
     assert_eq!(
         m.record_retries,
@@ -1327,12 +1384,6 @@ fn a_retried_batch_shows_in_the_snapshot_and_the_retry_and_error_totals() {
     assert!(snap.sends.is_empty(), "expired");
     let m = &snap.metrics.counters;
     assert_eq!((m.produce_errors, m.record_errors), (1, 2));
-}
-
-fn lines_with(sim: &Sim, needle: &str) -> usize {
-    sim.trace_events()
-        .filter(|e| e.text().contains(needle))
-        .count()
 }
 
 #[test]
@@ -1357,40 +1408,44 @@ fn a_request_to_a_frozen_leader_is_pending_until_request_timeout() {
     let snap = sim.snapshot();
     assert_eq!(
         snap.sends[0].last_error.map(|e| e.0),
-        Some(watermark_engine::types::ErrorCode::REQUEST_TIMED_OUT)
+        Some(ErrorCode::REQUEST_TIMED_OUT)
     );
 }
 
 #[test]
 fn cancel_produce_aborts_the_pending_batches_and_a_new_producer_sends_next() {
     // KafkaProducer.close(Duration.ZERO) → RecordAccumulator.abortIncompleteBatches.
-    let (sim, lines) = run_lines(
-        r#"{"brokers":2,"config":{"min.insync.replicas":2},
+    let (sim, events) = run(r#"{"brokers":2,"config":{"min.insync.replicas":2},
             "timeline":[{"at":0,"action":"stop","broker":2},
                         {"at":1000,"action":"produce","acks":"all","values":["a","b"]},
                         {"at":2000,"action":"cancel_produce"},
                         {"at":3000,"action":"start","broker":2},
                         {"at":9000,"action":"produce","acks":"all","values":["c"]}],
-            "end_ms":15000}"#,
+            "end_ms":15000}"#);
+    let results = produce_results(&events);
+    assert_eq!(
+        results.first(),
+        Some(&(
+            2_000,
+            Event::ProduceResult {
+                acks: Acks::All,
+                outcome: ProduceOutcome::ClosedForcefully { records: 2 },
+            }
+        )),
+        "aborted"
     );
-    let (t, _) = find(
-        &lines,
-        "acks=all -> KafkaException: Producer is closed forcefully. (2 record(s) not delivered)",
-    )
-    .expect("aborted");
-    assert_eq!(*t, 2_000);
+    let retries = produce_retries(&events);
     assert!(
-        !lines
-            .iter()
-            .any(|(t, l)| *t > 2_000 && l.contains("retrying")),
-        "no retry after the close"
+        retries.iter().all(|(t, _)| *t <= 2_000),
+        "no retry after the close: {retries:?}"
     );
     let snap = sim.snapshot();
     assert!(snap.sends.is_empty());
     assert_eq!(snap.metrics.counters.record_errors, 2);
-    assert!(
-        find(&lines, "acks=all -> ok, offset=0").is_some(),
-        "{lines:?}"
+    assert_eq!(
+        written_results(&events),
+        [None, Some((Acks::All, Some((0, 0))))],
+        "{results:?}"
     );
     let c = snap
         .broker(1)
