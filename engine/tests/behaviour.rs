@@ -1,43 +1,140 @@
 //! Behaviour of single rules, each driven through a small scenario and checked against what
-//! Kafka does (the class and method are named beside each test).
+//! Kafka does (the class and method are named beside each test). The checks match the trace's
+//! typed events and their fields (issue 13), not the text of the lines they render as.
 #![cfg(not(target_arch = "wasm32"))]
 
+use watermark_engine::event::{BrokerControl, ProduceOutcome, Tool};
 use watermark_engine::rewind::Rewind;
 use watermark_engine::scenario::{ControllerName, Endpoint};
-use watermark_engine::{Action, Scenario, Sim};
+use watermark_engine::types::{Acks, ElectionKind, ErrorCode};
+use watermark_engine::{Action, Event, Scenario, Sim};
+
+mod support;
+use support::tp;
 
 fn scenario(json: &str) -> Scenario {
     Scenario::from_json(json).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn texts(sim: &Sim) -> Vec<(u64, String)> {
+/// An event of the trace with its simulated time.
+type Timed = (u64, Event);
+
+/// The events of the run with their times, in order.
+fn events(sim: &Sim) -> Vec<Timed> {
     sim.trace_events()
-        .map(|e| (e.time_ms, e.text().clone()))
+        .map(|t| (t.time_ms, t.event().clone()))
         .collect()
 }
 
-fn find<'a>(lines: &'a [(u64, String)], needle: &str) -> Option<&'a (u64, String)> {
-    lines.iter().find(|(_, l)| l.contains(needle))
+/// Runs a scenario to its end with the invariants checked (none may break): the simulation
+/// and its events.
+fn run(json: &str) -> (Sim, Vec<Timed>) {
+    let sim = support::run(json);
+    let events = events(&sim);
+    (sim, events)
 }
 
-fn run(json: &str) -> (Sim, Vec<(u64, String)>) {
-    let sim = watermark_engine::run(&scenario(json), true).unwrap();
-    assert!(sim.violations().is_empty(), "{:?}", sim.violations());
-    let lines = texts(&sim);
-    (sim, lines)
+/// The events `pick` selects, with their times, in order.
+fn select(events: &[Timed], pick: impl Fn(&Event) -> bool) -> Vec<Timed> {
+    events.iter().filter(|(_, e)| pick(e)).cloned().collect()
+}
+
+/// The events without their times.
+fn untimed(events: &[Timed]) -> Vec<Event> {
+    events.iter().map(|(_, e)| e.clone()).collect()
+}
+
+/// The produce results (what the application's callback sees), with their times.
+fn produce_results(events: &[Timed]) -> Vec<Timed> {
+    select(events, |e| matches!(e, Event::ProduceResult { .. }))
+}
+
+/// The producer's retries (Sender.completeBatch's warning), with their times.
+fn produce_retries(events: &[Timed]) -> Vec<Timed> {
+    select(events, |e| matches!(e, Event::ProduceRetry { .. }))
+}
+
+/// The error of each produce retry and failed produce result, with its time.
+fn produce_errors(events: &[Timed]) -> Vec<(u64, ErrorCode)> {
+    events
+        .iter()
+        .filter_map(|(t, e)| match e {
+            Event::ProduceRetry { error, .. } => Some((*t, *error)),
+            e => e.produce_error().map(|error| (*t, error)),
+        })
+        .collect()
+}
+
+/// A produce result that failed with the broker's `error`.
+fn failed(acks: Acks, error: ErrorCode) -> Event {
+    Event::ProduceResult {
+        acks,
+        outcome: ProduceOutcome::Error {
+            error,
+            written_at: None,
+        },
+    }
+}
+
+/// The acks and offsets of a successful produce result (how long it waited aside).
+type Written = (Acks, Option<(u64, u64)>);
+
+/// [`Written`] of a successful produce result; None for any other event.
+fn written(e: &Event) -> Option<Written> {
+    match e {
+        Event::ProduceResult {
+            acks,
+            outcome: ProduceOutcome::Ok { offsets, .. },
+        } => Some((*acks, *offsets)),
+        _ => None,
+    }
+}
+
+/// Each produce result, as [`written`] sees it (None for a failure), in order.
+fn written_results(events: &[Timed]) -> Vec<Option<Written>> {
+    produce_results(events)
+        .iter()
+        .map(|(_, e)| written(e))
+        .collect()
+}
+
+/// The lines of `tool`'s output, whole, in order.
+fn tool_lines(events: &[Timed], tool: Tool) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|(_, e)| match e {
+            Event::ToolOutput { tool: t, line, .. } if *t == tool => Some(line.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The controller's decisions for `broker` (fencing, unfencing, shutdown), with their times.
+fn broker_control(events: &[Timed], broker: u32) -> Vec<(u64, BrokerControl)> {
+    events
+        .iter()
+        .filter_map(|(t, e)| match e {
+            Event::BrokerControl { broker: b, what } if *b == broker => Some((*t, *what)),
+            _ => None,
+        })
+        .collect()
 }
 
 #[test]
 fn acks_all_times_out_with_request_timed_out() {
     // DelayedProduce.onExpiration: the pre-written REQUEST_TIMED_OUT goes out after TimeoutMs
     // (the producer's request.timeout.ms) when the HW never reaches the record.
-    let (_, lines) = run(
+    let (_, events) = run(
         r#"{"brokers":2,"config":{"request.timeout.ms":5000,"replica.lag.time.max.ms":60000,"broker.session.timeout.ms":60000},
             "timeline":[{"at":0,"action":"freeze","broker":2},
                         {"at":1000,"action":"produce","acks":"all","values":["x"],"retries":0}],
             "end_ms":10000}"#,
     );
-    let (t, _) = find(&lines, "acks=all -> REQUEST_TIMED_OUT").expect("times out");
+    let results = produce_results(&events);
+    let [(t, result)] = results.as_slice() else {
+        panic!("one result: {results:?}")
+    };
+    assert_eq!(result, &failed(Acks::All, ErrorCode::REQUEST_TIMED_OUT));
     assert!(
         (6000..=6100).contains(t),
         "at {t}: sent at 1000 + latency, expired 5000 ms later"
@@ -46,24 +143,48 @@ fn acks_all_times_out_with_request_timed_out() {
 
 #[test]
 fn a_write_to_a_follower_is_not_leader_or_follower() {
-    let (_, lines) = run(
+    let (_, events) = run(
         r#"{"timeline":[{"at":100,"action":"produce","acks":"1","values":["x"],"to":2,"retries":0}]}"#,
     );
-    assert!(find(&lines, "acks=1 -> NOT_LEADER_OR_FOLLOWER").is_some());
+    assert_eq!(
+        untimed(&produce_results(&events)),
+        [failed(Acks::One, ErrorCode::NOT_LEADER_OR_FOLLOWER)]
+    );
 }
 
 #[test]
 fn retriable_errors_are_retried_until_the_isr_recovers() {
     // NotEnoughReplicasException is retriable: with the default retries the producer resends
     // every retry.backoff.ms until broker 2 is back in the ISR.
-    let (sim, lines) = run(r#"{"brokers":2,"config":{"min.insync.replicas":2},
+    let (sim, events) = run(r#"{"brokers":2,"config":{"min.insync.replicas":2},
             "timeline":[{"at":0,"action":"stop","broker":2},
                         {"at":1000,"action":"produce","acks":"all","values":["patient"]},
                         {"at":3000,"action":"start","broker":2}],
             "end_ms":20000}"#);
-    assert!(find(&lines, "retrying").is_some(), "it retried");
-    let (t, l) = find(&lines, "acks=all -> ok, offset=0").expect("eventually written once");
-    assert!(*t > 3000, "{l}");
+    let retries = untimed(&produce_retries(&events));
+    assert!(!retries.is_empty(), "it retried");
+    let default_retries = watermark_engine::Config::default().retries;
+    for (i, retry) in retries.iter().enumerate() {
+        assert_eq!(
+            retry,
+            &Event::ProduceRetry {
+                acks: Acks::All,
+                tp: tp("rep"),
+                attempts_left: default_retries - 1 - i as u32,
+                error: ErrorCode::NOT_ENOUGH_REPLICAS,
+            }
+        );
+    }
+    let results = produce_results(&events);
+    let [(t, result)] = results.as_slice() else {
+        panic!("eventually written once: {results:?}")
+    };
+    assert_eq!(
+        written(result),
+        Some((Acks::All, Some((0, 0)))),
+        "{result:?}"
+    );
+    assert!(*t > 3000, "at {t}: {result:?}");
     assert_eq!(
         sim.snapshot().broker(1).unwrap().log_end_offset,
         1,
@@ -76,18 +197,26 @@ fn delivery_timeout_expires_the_batch() {
     // Sender.sendProducerData → RecordAccumulator.expiredBatches: a batch retrying
     // NOT_ENOUGH_REPLICAS expires when delivery.timeout.ms has passed since its creation, at
     // that time (the Sender's poll timeout is the next expiry), with Kafka's message.
-    let (_, lines) = run(
+    let (_, events) = run(
         r#"{"brokers":2,"config":{"min.insync.replicas":2,"delivery.timeout.ms":3000,"request.timeout.ms":2000},
             "timeline":[{"at":0,"action":"stop","broker":2},
                         {"at":1000,"action":"produce","acks":"all","values":["late"]}],
             "end_ms":8000}"#,
     );
-    let expired = (
-        4000,
-        "acks=all -> TimeoutException: Expiring 1 record(s) for rep-0:3000 ms has passed since batch creation"
-            .to_string(),
+    assert_eq!(
+        produce_results(&events),
+        [(
+            4000,
+            Event::ProduceResult {
+                acks: Acks::All,
+                outcome: ProduceOutcome::Expired {
+                    records: 1,
+                    tp: tp("rep"),
+                    elapsed_ms: 3000,
+                },
+            }
+        )]
     );
-    assert_eq!(find(&lines, "TimeoutException"), Some(&expired));
 }
 
 #[test]
@@ -113,7 +242,7 @@ fn a_batch_held_back_by_the_in_flight_limit_expires_on_time_and_its_late_success
     // thaws at 8000, the HW covers "b", and the purgatory answers: the batch the producer
     // reported failed is in the log (ProducerBatch.done: "ProduceResponse returned SUCCEEDED
     // ... after batch ... had already been FAILED"); then "c" goes out.
-    let (sim, lines) = run(
+    let (sim, events) = run(
         r#"{"brokers":2,"config":{"request.timeout.ms":5000,"delivery.timeout.ms":5500,
                 "max.in.flight.requests.per.connection":1,"replica.lag.time.max.ms":60000,
                 "broker.session.timeout.ms":60000},
@@ -124,33 +253,41 @@ fn a_batch_held_back_by_the_in_flight_limit_expires_on_time_and_its_late_success
                         {"at":8000,"action":"thaw","broker":2}],
             "end_ms":12000}"#,
     );
-    let produce: Vec<&(u64, String)> = lines
-        .iter()
-        .filter(|(_, l)| l.starts_with("acks=") || l.starts_with("ProduceResponse"))
-        .collect();
+    let produce = select(&events, |e| {
+        matches!(
+            e,
+            Event::ProduceResult { .. } | Event::ProduceSucceededAfterExpiry { .. }
+        )
+    });
     assert_eq!(produce.len(), 4, "{produce:?}");
     assert_eq!(
-        produce[0],
-        &(6002, "acks=all -> REQUEST_TIMED_OUT".to_string())
+        produce[..2],
+        [
+            (6002, failed(Acks::All, ErrorCode::REQUEST_TIMED_OUT)),
+            (
+                7000,
+                Event::ProduceResult {
+                    acks: Acks::All,
+                    outcome: ProduceOutcome::Expired {
+                        records: 1,
+                        tp: tp("rep"),
+                        elapsed_ms: 5500,
+                    },
+                }
+            ),
+        ]
     );
+    let (t_late, late) = &produce[2];
     assert_eq!(
-        produce[1],
-        &(
-            7000,
-            "acks=all -> TimeoutException: Expiring 1 record(s) for rep-0:5500 ms has passed since batch creation"
-                .to_string()
-        )
+        late,
+        &Event::ProduceSucceededAfterExpiry {
+            tp: tp("rep"),
+            base_offset: Some(1),
+        }
     );
-    assert!(
-        produce[2].1.starts_with(
-            "ProduceResponse returned SUCCEEDED for rep-0 after batch with base offset 1 had already been FAILED"
-        ),
-        "{produce:?}"
-    );
-    let (t_late, _) = produce[2];
     assert!(*t_late > 8000, "{produce:?}");
-    let (t_c, c) = produce[3];
-    assert!(c.starts_with("acks=all -> ok, offset=2"), "{produce:?}");
+    let (t_c, c) = &produce[3];
+    assert_eq!(written(c), Some((Acks::All, Some((2, 2)))), "{produce:?}");
     assert!(t_c > t_late, "c waited for b's request: {produce:?}");
     let snap = sim.snapshot();
     let values: Vec<&str> = snap.brokers[0]
@@ -165,21 +302,24 @@ fn a_batch_held_back_by_the_in_flight_limit_expires_on_time_and_its_late_success
 fn a_frozen_broker_is_fenced_after_the_session_timeout() {
     // broker.session.timeout.ms (9000): heartbeats stop, the controller fences the broker
     // and removes it from the ISR itself (handleBrokerFenced), without the leader's help.
-    let (sim, lines) = run(r#"{"config":{"replica.lag.time.max.ms":600000},
+    let (sim, events) = run(r#"{"config":{"replica.lag.time.max.ms":600000},
             "timeline":[{"at":1000,"action":"freeze","broker":3},{"at":15000,"action":"describe"}],
             "end_ms":15000}"#);
-    let (t, _) = find(
-        &lines,
-        "Fencing broker 3 because its session has timed out.",
-    )
-    .expect("fenced");
+    let fenced = broker_control(&events, 3);
+    let [(t, BrokerControl::SessionTimedOut)] = fenced.as_slice() else {
+        panic!("fenced once, for its session: {fenced:?}")
+    };
     assert!(
         (9000..=11000).contains(t),
         "fenced at {t}: last heartbeat before 1000 + 9000"
     );
-    assert!(find(&lines, "Isr: 1,2 Elr:").is_some());
-    assert!(
-        find(&lines, "Shrinking ISR").is_none(),
+    assert_eq!(
+        tool_lines(&events, Tool::Describe),
+        ["Topic: rep Partition: 0 Leader: 1 Replicas: 1,2,3 Isr: 1,2 Elr: LastKnownElr:"]
+    );
+    assert_eq!(
+        select(&events, |e| matches!(e, Event::IsrShrinking { .. })),
+        [],
         "the leader did not shrink it: lag is 600 s"
     );
     assert_eq!(
@@ -196,36 +336,76 @@ fn controlled_shutdown_moves_leadership_first() {
     // heartbeat, once it leads nothing and every unfenced broker's metadata offset has
     // reached its controlled-shutdown offset (lowestActiveOffset): within a couple of
     // broker.heartbeat.interval.ms (2000), not in the same heartbeat.
-    let (_, lines) = run(
+    let (_, events) = run(
         r#"{"timeline":[{"at":1000,"action":"stop","broker":1},{"at":2000,"action":"describe"},
                         {"at":9000,"action":"start","broker":1}],"end_ms":12000}"#,
     );
-    assert!(find(
-        &lines,
-        "Unfenced broker 1 has requested and been granted a controlled shutdown."
-    )
-    .is_some());
-    let (granted, _) = find(
-        &lines,
-        "The request from broker 1 to shut down has been granted since the lowest active offset",
-    )
-    .expect("granted later");
+    let control = broker_control(&events, 1);
+    let Some((t_controlled, _)) = control
+        .iter()
+        .find(|(_, c)| *c == BrokerControl::ControlledShutdownGranted)
+    else {
+        panic!("granted a controlled shutdown: {control:?}")
+    };
+    let Some((
+        granted,
+        BrokerControl::ShutdownGranted {
+            lowest_active_offset,
+            controlled_shutdown_offset,
+        },
+    )) = control
+        .iter()
+        .find(|(_, c)| matches!(c, BrokerControl::ShutdownGranted { .. }))
+    else {
+        panic!("granted later: {control:?}")
+    };
     assert!(
-        (1_050..=5_100).contains(granted),
+        (1_050..=5_100).contains(granted) && granted > t_controlled,
         "at a later heartbeat: {granted}"
     );
-    assert!(find(
-        &lines,
-        "Topic: rep Partition: 0 Leader: 2 Replicas: 1,2,3 Isr: 2,3 Elr: LastKnownElr:"
-    )
-    .is_some());
-    let (t, _) = find(&lines, "[KafkaServer id=1] shut down completed").expect("stops");
-    let (e, _) = find(&lines, "to 2 using a clean election").expect("elected first");
-    assert!(e <= t);
+    assert!(
+        lowest_active_offset >= controlled_shutdown_offset,
+        "{control:?}"
+    );
+    assert_eq!(
+        tool_lines(&events, Tool::Describe),
+        ["Topic: rep Partition: 0 Leader: 2 Replicas: 1,2,3 Isr: 2,3 Elr: LastKnownElr:"]
+    );
+    let stopped = select(&events, |e| matches!(e, Event::BrokerShutDown { .. }));
+    let [(t, Event::BrokerShutDown { broker: 1 })] = stopped.as_slice() else {
+        panic!("broker 1 stops: {stopped:?}")
+    };
+    let elected = select(&events, |e| matches!(e, Event::NewLeader { .. }));
+    let [(e, leader)] = elected.as_slice() else {
+        panic!("one election: {elected:?}")
+    };
+    assert_eq!(
+        leader,
+        &Event::NewLeader {
+            tp: tp("rep"),
+            leader: 2,
+            election: Some(ElectionKind::Clean),
+            leader_epoch: 1,
+        }
+    );
+    assert!(e <= t, "elected first: {e} > {t}");
     // It wrote its broker epoch on the way out, so its next registration is a clean one
     // (ClusterControlManager.registerBroker compares previousBrokerEpoch with it).
-    assert!(find(&lines, "Broker 1 registered after an unclean shutdown").is_none());
-    assert!(find(&lines, "Registered broker 1").is_some(), "{lines:?}");
+    assert_eq!(
+        select(&events, |e| matches!(
+            e,
+            Event::RegisteredAfterUncleanShutdown { .. }
+        )),
+        []
+    );
+    let registered: Vec<u32> = events
+        .iter()
+        .filter_map(|(_, e)| match e {
+            Event::BrokerRegistered { broker, .. } => Some(*broker),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(registered, [1], "{events:?}");
 }
 
 #[test]
@@ -234,23 +414,24 @@ fn a_follower_that_leads_nothing_is_granted_an_immediate_shutdown() {
     // leaderships: "has requested and been granted an immediate shutdown" → SHUTDOWN_NOW,
     // which processBrokerHeartbeat handles with handleBrokerFenced: out of the ISR and
     // fenced in that one heartbeat, with no controlled-shutdown state in between.
-    let (_, lines) = run(
+    let (_, events) = run(
         r#"{"timeline":[{"at":1000,"action":"stop","broker":3},{"at":1100,"action":"describe"}],"end_ms":3000}"#,
     );
-    let (t, _) = find(
-        &lines,
-        "Unfenced broker 3 has requested and been granted an immediate shutdown.",
-    )
-    .expect("granted");
+    // The heartbeat sent at the SIGTERM, one controller latency later; no controlled
+    // shutdown before it.
     assert_eq!(
-        *t, 1_005,
-        "the heartbeat sent at the SIGTERM, one controller latency later"
+        broker_control(&events, 3),
+        [(1_005, BrokerControl::UnfencedShutdownGranted)]
     );
-    assert!(find(&lines, "granted a controlled shutdown").is_none());
-    assert!(find(&lines, "inControlledShutdown=1").is_none());
-    let (d, _) = find(&lines, "[KafkaServer id=3] shut down completed").expect("stops");
-    assert_eq!(*d, 1_010, "when the heartbeat response arrives");
-    assert!(find(&lines, "Leader: 1 Replicas: 1,2,3 Isr: 1,2 Elr:").is_some());
+    assert_eq!(
+        select(&events, |e| matches!(e, Event::BrokerShutDown { .. })),
+        [(1_010, Event::BrokerShutDown { broker: 3 })],
+        "stops when the heartbeat response arrives"
+    );
+    assert_eq!(
+        tool_lines(&events, Tool::Describe),
+        ["Topic: rep Partition: 0 Leader: 1 Replicas: 1,2,3 Isr: 1,2 Elr: LastKnownElr:"]
+    );
 }
 
 #[test]
@@ -258,7 +439,7 @@ fn a_frozen_leader_comes_back_as_a_follower_and_truncates_its_uncommitted_tail()
     // SIGSTOP the leader right after an acks=1 write only it has: the controller fences it
     // and elects broker 2; after SIGCONT the old leader processes what waited in its socket
     // buffer, learns it is a follower, and truncates the record nobody else has.
-    let (sim, lines) = run(r#"{"config":{"replica.lag.time.max.ms":60000},
+    let (sim, events) = run(r#"{"config":{"replica.lag.time.max.ms":60000},
             "timeline":[{"at":1000,"action":"produce","acks":"all","prefix":"c-","count":3},
                         {"at":2000,"action":"freeze","broker":2},{"at":2000,"action":"freeze","broker":3},
                         {"at":3000,"action":"produce","acks":"1","values":["only-on-1"]},
@@ -267,11 +448,31 @@ fn a_frozen_leader_comes_back_as_a_follower_and_truncates_its_uncommitted_tail()
                         {"at":20000,"action":"thaw","broker":1},
                         {"at":25000,"action":"describe"}],
             "end_ms":25000}"#);
-    assert!(
-        find(&lines, "Leader: 2 Replicas: 1,2,3 Isr: 1,2,3").is_some(),
+    assert_eq!(
+        tool_lines(&events, Tool::Describe),
+        ["Topic: rep Partition: 0 Leader: 2 Replicas: 1,2,3 Isr: 1,2,3 Elr: LastKnownElr:"],
         "broker 1 rejoined"
     );
-    assert!(find(&lines, "broker 1 threw away offsets 3..3: only-on-1").is_some());
+    let thrown: Vec<_> = events
+        .iter()
+        .filter_map(|(_, e)| match e {
+            Event::RecordsThrownAway {
+                broker,
+                first_offset,
+                last_offset,
+                records,
+                below_high_watermark,
+            } => Some((
+                *broker,
+                *first_offset,
+                *last_offset,
+                records.iter().map(|r| r.value.as_str()).collect::<Vec<_>>(),
+                *below_high_watermark,
+            )),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(thrown, [(1, 3, 3, vec!["only-on-1"], false)]);
     let snap = sim.snapshot();
     let values: Vec<&str> = snap
         .broker(1)
@@ -291,7 +492,7 @@ fn a_frozen_leader_comes_back_as_a_follower_and_truncates_its_uncommitted_tail()
 fn a_leader_cut_off_from_the_controller_cannot_shrink_the_isr() {
     // The leader's AlterPartition never reaches the controller: the ISR change stays a
     // proposal and acks=all keeps waiting, until the controller fences the leader.
-    let (_, lines) = run(
+    let (_, events) = run(
         r#"{"config":{"replica.lag.time.max.ms":2000,"broker.session.timeout.ms":20000,"request.timeout.ms":60000},
             "timeline":[{"at":500,"action":"cut","a":1,"b":"controller"},
                         {"at":600,"action":"freeze","broker":3},
@@ -299,50 +500,84 @@ fn a_leader_cut_off_from_the_controller_cannot_shrink_the_isr() {
                         {"at":12000,"action":"describe"}],
             "end_ms":30000}"#,
     );
-    assert!(
-        find(&lines, "Shrinking ISR from 1,2,3 to 1,2").is_some(),
-        "the leader tries"
+    let shrinks: Vec<_> = events
+        .iter()
+        .filter_map(|(_, e)| match e {
+            Event::IsrShrinking {
+                broker,
+                isr,
+                new_isr,
+                ..
+            } => Some((*broker, isr.clone(), new_isr.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        shrinks.first(),
+        Some(&(1, vec![1, 2, 3], vec![1, 2])),
+        "the leader tries: {shrinks:?}"
     );
-    assert!(
-        find(&lines, "ISR updated to 1,2 ").is_none(),
+    assert_eq!(
+        select(&events, |e| matches!(e, Event::IsrUpdated { .. })),
+        [],
         "but is never confirmed"
     );
-    assert!(find(
-        &lines,
-        "Topic: rep Partition: 0 Leader: 1 Replicas: 1,2,3 Isr: 1,2,3"
-    )
-    .is_some());
-    let (t, _) = find(&lines, "Fencing broker 1").expect("the controller fences the leader");
+    assert_eq!(
+        tool_lines(&events, Tool::Describe),
+        ["Topic: rep Partition: 0 Leader: 1 Replicas: 1,2,3 Isr: 1,2,3 Elr: LastKnownElr:"]
+    );
+    let fenced = broker_control(&events, 1);
+    let Some((t, _)) = fenced
+        .iter()
+        .find(|(_, c)| *c == BrokerControl::SessionTimedOut)
+    else {
+        panic!("the controller fences the leader: {fenced:?}")
+    };
     assert!(*t >= 20000);
 }
 
 #[test]
 fn without_elr_the_last_isr_member_stays_in_the_isr() {
-    let (_, lines) = run(
+    let (_, events) = run(
         r#"{"brokers":2,"config":{"eligible.leader.replicas.version":0},
             "timeline":[{"at":0,"action":"stop","broker":2},{"at":1000,"action":"stop","broker":1},
                         {"at":2000,"action":"describe"}],
             "end_ms":3000}"#,
     );
-    assert!(find(
-        &lines,
-        "Topic: rep Partition: 0 Leader: none Replicas: 1,2 Isr: 1 Elr: LastKnownElr:"
-    )
-    .is_some());
+    assert_eq!(
+        tool_lines(&events, Tool::Describe),
+        ["Topic: rep Partition: 0 Leader: none Replicas: 1,2 Isr: 1 Elr: LastKnownElr:"]
+    );
 }
 
 #[test]
 fn a_lost_disk_is_refilled_from_the_leader() {
-    let (sim, lines) = run(
+    let (sim, events) = run(
         r#"{"timeline":[{"at":0,"action":"produce","acks":"all","prefix":"d-","count":20},
                         {"at":1000,"action":"lose_disk","broker":3},
                         {"at":12000,"action":"start","broker":3},
                         {"at":20000,"action":"describe"}],
             "end_ms":20000}"#,
     );
-    assert!(find(&lines, "broker 3 lost its disk").is_some());
-    assert!(find(&lines, "Broker 3 registered after an unclean shutdown").is_some());
-    assert!(find(&lines, "Isr: 1,2,3").is_some());
+    assert_eq!(
+        select(&events, |e| matches!(e, Event::DiskLost { .. })),
+        [(1000, Event::DiskLost { broker: 3 })]
+    );
+    assert_eq!(
+        untimed(&select(&events, |e| matches!(
+            e,
+            Event::RegisteredAfterUncleanShutdown { .. }
+        ))),
+        [Event::RegisteredAfterUncleanShutdown {
+            broker: 3,
+            // Fenced at its session timeout, it had left the ISR already.
+            removed_from_isr_and_elr: false,
+        }]
+    );
+    assert_eq!(
+        tool_lines(&events, Tool::Describe),
+        ["Topic: rep Partition: 0 Leader: 1 Replicas: 1,2,3 Isr: 1,2,3 Elr: LastKnownElr:"]
+    );
     let snap = sim.snapshot();
     assert_eq!(snap.broker(3).unwrap().log_end_offset, 20);
     assert_eq!(snap.broker(3).unwrap().leader_epoch_checkpoint, "0 1 0 0");
@@ -533,19 +768,39 @@ fn lowering_replica_lag_time_max_ms_reschedules_isr_expiration_at_once() {
                             {{"at":5000,"action":"set_config","name":"replica.lag.time.max.ms","value":1000}}],
                 "end_ms":25000}}"#
         );
-        let (sim, lines) = run(&json);
-        let (t, l) = find(&lines, "Shrinking ISR from 1,2,3 to 1,2")
-            .unwrap_or_else(|| panic!("seed {seed}: broker 3 never left the ISR"));
+        let (sim, events) = run(&json);
+        let shrinks = select(&events, |e| matches!(e, Event::IsrShrinking { .. }));
+        let Some((
+            t,
+            Event::IsrShrinking {
+                broker,
+                isr,
+                new_isr,
+                out_of_sync,
+                ..
+            },
+        )) = shrinks.first()
+        else {
+            panic!("seed {seed}: broker 3 never left the ISR")
+        };
+        assert_eq!(
+            (*broker, isr.as_slice(), new_isr.as_slice()),
+            (1, &[1, 2, 3][..], &[1, 2][..]),
+            "seed {seed}"
+        );
+        let out: Vec<u32> = out_of_sync.iter().map(|r| r.broker).collect();
+        assert_eq!(out, [3], "seed {seed}");
         // Broker 3 last caught up before 2000, so it is out of sync as soon as the lag is
         // 1000 ms; the new task (period 500 ms) runs within 500 ms of the change.
         assert!(
             (5000..5500).contains(t),
-            "seed {seed}: shrunk at {t}, want within 500 ms of the change at 5000: {l}"
+            "seed {seed}: shrunk at {t}, want within 500 ms of the change at 5000: {:?}",
+            shrinks[0]
         );
         assert_eq!(
             run(&json).1,
-            lines,
-            "seed {seed}: the same scenario gives the same transcript"
+            events,
+            "seed {seed}: the same scenario gives the same events"
         );
         assert!(sim.losses().is_empty());
     }
@@ -574,29 +829,52 @@ const RETRIED_AFTER_TIMEOUTS: &str = r#"{"brokers":3,
                 {"at":8000,"action":"consume","from_beginning":true}],
     "end_ms":9000}"#;
 
+/// The retries of RETRIED_AFTER_TIMEOUTS: its first two attempts timed out in the purgatory.
+fn assert_two_attempts_timed_out(events: &[Timed]) {
+    let retries = watermark_engine::Config::default().retries;
+    let retry = |attempts_left| Event::ProduceRetry {
+        acks: Acks::All,
+        tp: tp("rep"),
+        attempts_left,
+        error: ErrorCode::REQUEST_TIMED_OUT,
+    };
+    assert_eq!(
+        untimed(&produce_retries(events)),
+        [retry(retries - 1), retry(retries - 2)],
+        "two attempts timed out"
+    );
+}
+
+/// The consumer's reads, with their times.
+fn consumer_reads(events: &[Timed]) -> Vec<Timed> {
+    select(events, |e| matches!(e, Event::ConsumerRead { .. }))
+}
+
 #[test]
 fn the_idempotent_producer_stores_a_retried_batch_once() {
     // UnifiedLog.analyzeAndValidateProducerState: a client batch equal to one of the
     // producer's last five (ProducerStateEntry.findDuplicateBatch) is not appended; the
     // response carries the original offsets (UnifiedLogTest.testDuplicateAppends). With
     // enable.idempotence at its default (true) the retries are duplicates of offset 0.
-    let (sim, lines) = run(&RETRIED_AFTER_TIMEOUTS.replace(" IDEMPOTENCE", ""));
+    let (sim, events) = run(&RETRIED_AFTER_TIMEOUTS.replace(" IDEMPOTENCE", ""));
+    assert_two_attempts_timed_out(&events);
     assert_eq!(
-        lines
-            .iter()
-            .filter(|(_, l)| l.contains("Error: REQUEST_TIMED_OUT"))
-            .count(),
-        2,
-        "two attempts timed out"
-    );
-    assert!(
-        find(&lines, "acks=all -> ok, offset=0 (waited").is_some(),
+        written_results(&events),
+        [Some((Acks::All, Some((0, 0))))],
         "the producer gets offset 0"
     );
     for b in 1..=3 {
         assert_eq!(copies(&sim, b, "once"), vec![0], "broker {b}");
     }
-    assert!(find(&lines, "consumer: once (offsets 0..0, position 1)").is_some());
+    assert_eq!(
+        untimed(&consumer_reads(&events)),
+        [Event::ConsumerRead {
+            first_offset: 0,
+            last_offset: 0,
+            values: vec!["once".into()],
+            position: 1,
+        }]
+    );
 }
 
 #[test]
@@ -604,19 +882,28 @@ fn without_idempotence_a_retried_batch_is_stored_again() {
     // enable.idempotence=false: the batch has producerId -1 and no sequence (RecordBatch
     // .NO_PRODUCER_ID), the broker cannot tell a retry, and each attempt is a new append
     // (ENABLE_IDEMPOTENCE_DOC: "producer retries ... may write duplicates").
-    let (sim, lines) =
+    let (sim, events) =
         run(&RETRIED_AFTER_TIMEOUTS.replace(" IDEMPOTENCE", r#","enable.idempotence":false"#));
+    assert_two_attempts_timed_out(&events);
     assert_eq!(
         copies(&sim, 1, "once"),
         vec![0, 1, 2],
         "three attempts, three copies"
     );
-    assert!(find(&lines, "acks=all -> ok, offset=2 (waited").is_some());
-    assert!(find(
-        &lines,
-        "consumer: once once once (offsets 0..2, position 3)"
-    )
-    .is_some());
+    assert_eq!(
+        written_results(&events),
+        [Some((Acks::All, Some((2, 2))))],
+        "the producer gets the third copy's offset"
+    );
+    assert_eq!(
+        untimed(&consumer_reads(&events)),
+        [Event::ConsumerRead {
+            first_offset: 0,
+            last_offset: 2,
+            values: vec!["once".into(); 3],
+            position: 3,
+        }]
+    );
 }
 
 #[test]
@@ -631,12 +918,20 @@ fn a_new_leader_recognises_a_batch_it_replicated() {
                     {"at":1000,"action":"produce","values":["x"]},
                     {"at":1500,"action":"kill","broker":1}],
         "end_ms":12000}"#;
-    let (sim, lines) = run(&json.replace(" IDEMPOTENCE", ""));
-    assert!(find(&lines, "to 2 using a clean election").is_some());
-    assert!(find(&lines, "acks=all -> ok, offset=0").is_some());
+    let (sim, events) = run(&json.replace(" IDEMPOTENCE", ""));
+    assert_eq!(
+        untimed(&select(&events, |e| matches!(e, Event::NewLeader { .. }))),
+        [Event::NewLeader {
+            tp: tp("rep"),
+            leader: 2,
+            election: Some(ElectionKind::Clean),
+            leader_epoch: 1,
+        }]
+    );
+    assert_eq!(written_results(&events), [Some((Acks::All, Some((0, 0))))]);
     assert_eq!(copies(&sim, 2, "x"), vec![0]);
-    let (sim, lines) = run(&json.replace(" IDEMPOTENCE", r#","enable.idempotence":false"#));
-    assert!(find(&lines, "acks=all -> ok, offset=1").is_some());
+    let (sim, events) = run(&json.replace(" IDEMPOTENCE", r#","enable.idempotence":false"#));
+    assert_eq!(written_results(&events), [Some((Acks::All, Some((1, 1))))]);
     assert_eq!(copies(&sim, 2, "x"), vec![0, 1]);
 }
 
@@ -645,20 +940,41 @@ fn batches_carry_the_producer_id_epoch_and_sequences() {
     // RecordAccumulator.drain assigns each new batch the next sequence of the partition
     // (TransactionManager.sequenceNumber, incrementSequenceNumber by the record count);
     // DumpLogSegments prints them on the batch line.
-    let (sim, lines) = run(
+    let (sim, events) = run(
         r#"{"timeline":[{"at":0,"action":"produce","prefix":"a","count":3},
                         {"at":100,"action":"produce","values":["b1","b2"]},
                         {"at":200,"action":"produce","acks":"1","values":["c1"]},
                         {"at":300,"action":"dump_log","broker":1}]}"#,
     );
-    for line in [
+    let dump: Vec<(Option<u32>, String)> = events
+        .iter()
+        .filter_map(|(_, e)| match e {
+            Event::ToolOutput {
+                tool: Tool::DumpLog,
+                broker,
+                line,
+            } => Some((*broker, line.clone())),
+            _ => None,
+        })
+        .collect();
+    let expected = [
+        "broker 1 log (rep-0, log end offset 6):",
         "  baseOffset: 0 lastOffset: 2 count: 3 baseSequence: 0 lastSequence: 2 producerId: 0 producerEpoch: 0 partitionLeaderEpoch: 0",
+        "    offset 0: a1",
+        "    offset 1: a2",
+        "    offset 2: a3",
         "  baseOffset: 3 lastOffset: 4 count: 2 baseSequence: 3 lastSequence: 4 producerId: 0 producerEpoch: 0 partitionLeaderEpoch: 0",
+        "    offset 3: b1",
+        "    offset 4: b2",
         // acks=1 with enable.idempotence not set: idempotence is off for that produce.
         "  baseOffset: 5 lastOffset: 5 count: 1 baseSequence: -1 lastSequence: -1 producerId: -1 producerEpoch: -1 partitionLeaderEpoch: 0",
-    ] {
-        assert!(lines.iter().any(|(_, l)| l == line), "{line}");
-    }
+        "    offset 5: c1",
+    ];
+    assert_eq!(
+        dump,
+        expected.map(|l| (Some(1), l.to_string())),
+        "kafka-dump-log.sh of broker 1"
+    );
     let snap = sim.snapshot();
     let r = &snap.brokers[1].records[4];
     assert_eq!(
@@ -719,9 +1035,15 @@ fn enable_idempotence_set_true_conflicting_with_acks_or_retries_is_a_config_erro
     )
     .unwrap();
     sim.advance_to(1000);
-    assert!(texts(&sim)
-        .iter()
-        .any(|(_, l)| l.starts_with("acks=1 -> ConfigException: Must set acks to all")));
+    assert_eq!(
+        untimed(&produce_results(&events(&sim))),
+        [Event::ProduceResult {
+            acks: Acks::One,
+            outcome: ProduceOutcome::ConfigException {
+                message: "Must set acks to all (got 1) to use the idempotent producer (enable.idempotence=true)".into(),
+            },
+        }]
+    );
     assert_eq!(sim.snapshot().brokers[0].records.len(), 0);
 }
 
@@ -738,16 +1060,37 @@ fn after_an_unclean_election_the_producer_bumps_its_epoch_and_restarts_at_sequen
     sim.check_invariants = true;
     sim.advance_to(49_000);
     assert!(sim.violations().is_empty(), "{:?}", sim.violations());
-    let lines = texts(&sim);
-    let (t_ooo, _) = find(&lines, "Error: OUT_OF_ORDER_SEQUENCE_NUMBER").expect("out of order");
-    let (t_bump, _) = find(
-        &lines,
-        "[Producer clientId=producer-1] ProducerId set to 0 with epoch 1",
-    )
-    .expect("bump");
+    let events = events(&sim);
+    let retries = produce_retries(&events);
+    let Some((t_ooo, _)) = retries.iter().find(|(_, e)| {
+        matches!(
+            e,
+            Event::ProduceRetry {
+                error: ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER,
+                ..
+            }
+        )
+    }) else {
+        panic!("out of order: {retries:?}")
+    };
+    let bumps = select(&events, |e| matches!(e, Event::ProducerIdSet { .. }));
+    let [(t_bump, bump)] = bumps.as_slice() else {
+        panic!("one bump: {bumps:?}")
+    };
+    assert_eq!(
+        bump,
+        &Event::ProducerIdSet {
+            producer_id: 0,
+            epoch: 1,
+        }
+    );
     assert!(t_bump > t_ooo);
-    assert!(lines.iter().any(|(_, l)| l
-        == "  baseOffset: 10 lastOffset: 14 count: 5 baseSequence: 0 lastSequence: 4 producerId: 0 producerEpoch: 1 partitionLeaderEpoch: 2"));
+    let dump = tool_lines(&events, Tool::DumpLog);
+    assert!(
+        dump.iter().any(|l| l
+            == "  baseOffset: 10 lastOffset: 14 count: 5 baseSequence: 0 lastSequence: 4 producerId: 0 producerEpoch: 1 partitionLeaderEpoch: 2"),
+        "{dump:#?}"
+    );
 }
 
 #[test]
@@ -785,20 +1128,20 @@ fn max_in_flight_requests_per_connection_holds_the_next_request_back() {
                     {"at":1000,"action":"produce","values":["a"],"retries":0},
                     {"at":1000,"action":"produce","values":["b"],"retries":0}],
         "end_ms":8000}"#;
-    let timeouts = |lines: &[(u64, String)]| -> Vec<u64> {
-        lines
-            .iter()
-            .filter(|(_, l)| l == "acks=all -> REQUEST_TIMED_OUT")
-            .map(|(t, _)| *t)
-            .collect()
-    };
-    let (_, lines) = run(&json.replace(" IN_FLIGHT", ""));
-    assert_eq!(timeouts(&lines), vec![3002, 3002]);
-    let (_, lines) = run(&json.replace(
+    let timed_out = || failed(Acks::All, ErrorCode::REQUEST_TIMED_OUT);
+    let (_, events) = run(&json.replace(" IN_FLIGHT", ""));
+    assert_eq!(
+        produce_results(&events),
+        [(3002, timed_out()), (3002, timed_out())]
+    );
+    let (_, events) = run(&json.replace(
         " IN_FLIGHT",
         r#","max.in.flight.requests.per.connection":1"#,
     ));
-    assert_eq!(timeouts(&lines), vec![3002, 5004]);
+    assert_eq!(
+        produce_results(&events),
+        [(3002, timed_out()), (5004, timed_out())]
+    );
 }
 
 #[test]
@@ -845,24 +1188,46 @@ fn a_killed_leader_resets_its_connections_so_the_producer_retries_at_once() {
     // the producer's in-flight batch fails with a disconnect (Sender.handleProduceResponse:
     // NETWORK_EXCEPTION, retriable) and is retried after retry.backoff.ms, instead of
     // waiting request.timeout.ms (30000) for an answer that cannot come.
-    let (_, lines) = run(
+    let (_, events) = run(
         r#"{"config":{"min.insync.replicas":2,"sim.network.latency.ms":10},
             "timeline":[{"at":0,"action":"freeze","broker":2},{"at":0,"action":"freeze","broker":3},
                         {"at":1000,"action":"produce","acks":"all","values":["x"]},
                         {"at":2000,"action":"kill","broker":1}],
             "end_ms":5000}"#,
     );
-    let (t, l) = find(&lines, "Error: NETWORK_EXCEPTION").expect("a disconnect");
-    assert_eq!(*t, 2_010, "one latency after the kill: {l}");
+    assert_eq!(
+        produce_retries(&events).first(),
+        Some(&(
+            2_010,
+            Event::ProduceRetry {
+                acks: Acks::All,
+                tp: tp("rep"),
+                attempts_left: watermark_engine::Config::default().retries - 1,
+                error: ErrorCode::NETWORK_EXCEPTION,
+            }
+        )),
+        "a disconnect, one latency after the kill"
+    );
+    let errors = produce_errors(&events);
     assert!(
-        find(&lines, "REQUEST_TIMED_OUT").is_none(),
-        "no request timeout"
+        errors
+            .iter()
+            .all(|(_, e)| *e != ErrorCode::REQUEST_TIMED_OUT),
+        "no request timeout: {errors:?}"
     );
     // The retry goes to the dead broker again (it is still the leader until the controller
     // fences it): nothing listens, so the connection is refused after a round trip.
-    let retries: Vec<u64> = lines
+    let retries: Vec<u64> = produce_retries(&events)
         .iter()
-        .filter(|(_, l)| l.contains("Error: NETWORK_EXCEPTION"))
+        .filter(|(_, e)| {
+            matches!(
+                e,
+                Event::ProduceRetry {
+                    error: ErrorCode::NETWORK_EXCEPTION,
+                    ..
+                }
+            )
+        })
         .map(|(t, _)| *t)
         .collect();
     assert!(retries.len() > 3, "{retries:?}");
@@ -877,14 +1242,21 @@ fn a_killed_leader_resets_its_connections_so_the_producer_retries_at_once() {
 fn a_frozen_leader_keeps_its_connections_open_so_the_producer_times_out() {
     // SIGSTOP: the process still holds its sockets; nothing resets them, so the producer
     // waits for request.timeout.ms.
-    let (_, lines) = run(
+    let (_, events) = run(
         r#"{"config":{"request.timeout.ms":3000,"broker.session.timeout.ms":60000},
             "timeline":[{"at":1000,"action":"freeze","broker":1},
                         {"at":1000,"action":"produce","acks":"all","values":["x"],"retries":0}],
             "end_ms":6000}"#,
     );
-    assert!(find(&lines, "NETWORK_EXCEPTION").is_none());
-    let (t, _) = find(&lines, "acks=all -> REQUEST_TIMED_OUT").expect("times out");
+    // No disconnect: the one error is the request timeout.
+    let errors = produce_errors(&events);
+    let [(t, ErrorCode::REQUEST_TIMED_OUT)] = errors.as_slice() else {
+        panic!("times out, without a NETWORK_EXCEPTION: {errors:?}")
+    };
+    assert_eq!(
+        untimed(&produce_results(&events)),
+        [failed(Acks::All, ErrorCode::REQUEST_TIMED_OUT)]
+    );
     assert!(*t >= 4_000, "after request.timeout.ms: {t}");
 }
 
@@ -893,11 +1265,26 @@ fn a_follower_whose_leader_was_killed_learns_it_at_once() {
     // ReplicaFetcherThread: the fetch fails with "Connection to 1 was disconnected before
     // the response was read" as soon as the reset arrives, then backs off
     // replica.fetch.backoff.ms, rather than waiting replica.socket.timeout.ms (30000).
-    let (_, lines) = run(r#"{"config":{"sim.network.latency.ms":10},
+    let (_, events) = run(r#"{"config":{"sim.network.latency.ms":10},
             "timeline":[{"at":2000,"action":"kill","broker":1}],"end_ms":4000}"#);
-    let (t, l) = find(&lines, "[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Error in response for fetch request: java.io.IOException: Connection to 1 was disconnected").expect("disconnected");
-    assert_eq!(*t, 2_010, "{l}");
-    assert!(find(&lines, "no response within replica.socket.timeout.ms").is_none());
+    let disconnected = select(&events, |e| {
+        matches!(e, Event::FetchDisconnected { broker: 2, .. })
+    });
+    assert_eq!(
+        disconnected.first(),
+        Some(&(
+            2_010,
+            Event::FetchDisconnected {
+                broker: 2,
+                leader: 1,
+            }
+        )),
+        "{disconnected:?}"
+    );
+    assert_eq!(
+        select(&events, |e| matches!(e, Event::FetchTimedOut { .. })),
+        []
+    );
 }
 
 #[test]
@@ -907,7 +1294,7 @@ fn a_retried_batch_keeps_its_place_ahead_of_later_batches() {
     // while the head backs off. So with max.in.flight.requests.per.connection=1 a later
     // batch never overtakes a retrying one, even without idempotence: "a" and "b" both get
     // NOT_ENOUGH_REPLICAS until broker 2 is back, and are written in the order sent.
-    let (sim, lines) = run(
+    let (sim, events) = run(
         r#"{"brokers":2,"config":{"min.insync.replicas":2,"enable.idempotence":false,
                 "max.in.flight.requests.per.connection":1},
             "timeline":[{"at":0,"action":"stop","broker":2},
@@ -918,13 +1305,25 @@ fn a_retried_batch_keeps_its_place_ahead_of_later_batches() {
     );
     // Every retry is "a"'s: "b" is not sent before "a" is written, so the attempts left
     // only go down.
-    let left: Vec<u64> = lines
+    let retries = produce_retries(&events);
+    let left: Vec<(u32, ErrorCode)> = retries
         .iter()
-        .filter_map(|(_, l)| l.split("retrying (").nth(1))
-        .filter_map(|rest| rest.split(' ').next()?.parse().ok())
+        .filter_map(|(_, e)| match e {
+            Event::ProduceRetry {
+                attempts_left,
+                error,
+                ..
+            } => Some((*attempts_left, *error)),
+            _ => None,
+        })
         .collect();
-    assert!(left.len() > 5, "{lines:?}");
-    assert!(left.windows(2).all(|w| w[1] < w[0]), "{left:?}");
+    assert!(left.len() > 5, "{retries:?}");
+    assert!(
+        left.iter()
+            .all(|(_, e)| *e == ErrorCode::NOT_ENOUGH_REPLICAS),
+        "{left:?}"
+    );
+    assert!(left.windows(2).all(|w| w[1].0 < w[0].0), "{left:?}");
     let snap = sim.snapshot();
     let values: Vec<&str> = snap.brokers[0]
         .records
@@ -954,13 +1353,21 @@ fn a_retried_batch_shows_in_the_snapshot_and_the_retry_and_error_totals() {
     assert_eq!(send.records, 2);
     assert_eq!(send.delivery_deadline_ms, 31_000);
     let (error, at) = send.last_error.expect("retried");
-    assert_eq!(
-        error,
-        watermark_engine::types::ErrorCode::NOT_ENOUGH_REPLICAS
-    );
+    assert_eq!(error, ErrorCode::NOT_ENOUGH_REPLICAS);
     assert!(at <= 3_000);
-    let retries = lines_with(&sim, "retrying (");
-    assert_eq!(send.retries as usize, retries, "one retry per retry line");
+    let retries = produce_retries(&events(&sim));
+    assert!(
+        retries.iter().all(|(_, e)| matches!(
+            e,
+            Event::ProduceRetry {
+                error: ErrorCode::NOT_ENOUGH_REPLICAS,
+                ..
+            }
+        )),
+        "{retries:?}"
+    );
+    let retries = retries.len();
+    assert_eq!(send.retries as usize, retries, "one retry per retry event");
     let m = &snap.metrics.counters;
     assert_eq!(
         m.record_retries,
@@ -977,12 +1384,6 @@ fn a_retried_batch_shows_in_the_snapshot_and_the_retry_and_error_totals() {
     assert!(snap.sends.is_empty(), "expired");
     let m = &snap.metrics.counters;
     assert_eq!((m.produce_errors, m.record_errors), (1, 2));
-}
-
-fn lines_with(sim: &Sim, needle: &str) -> usize {
-    sim.trace_events()
-        .filter(|e| e.text().contains(needle))
-        .count()
 }
 
 #[test]
@@ -1007,38 +1408,44 @@ fn a_request_to_a_frozen_leader_is_pending_until_request_timeout() {
     let snap = sim.snapshot();
     assert_eq!(
         snap.sends[0].last_error.map(|e| e.0),
-        Some(watermark_engine::types::ErrorCode::REQUEST_TIMED_OUT)
+        Some(ErrorCode::REQUEST_TIMED_OUT)
     );
 }
 
 #[test]
 fn cancel_produce_aborts_the_pending_batches_and_a_new_producer_sends_next() {
     // KafkaProducer.close(Duration.ZERO) → RecordAccumulator.abortIncompleteBatches.
-    let (sim, lines) = run(r#"{"brokers":2,"config":{"min.insync.replicas":2},
+    let (sim, events) = run(r#"{"brokers":2,"config":{"min.insync.replicas":2},
             "timeline":[{"at":0,"action":"stop","broker":2},
                         {"at":1000,"action":"produce","acks":"all","values":["a","b"]},
                         {"at":2000,"action":"cancel_produce"},
                         {"at":3000,"action":"start","broker":2},
                         {"at":9000,"action":"produce","acks":"all","values":["c"]}],
             "end_ms":15000}"#);
-    let (t, _) = find(
-        &lines,
-        "acks=all -> KafkaException: Producer is closed forcefully. (2 record(s) not delivered)",
-    )
-    .expect("aborted");
-    assert_eq!(*t, 2_000);
+    let results = produce_results(&events);
+    assert_eq!(
+        results.first(),
+        Some(&(
+            2_000,
+            Event::ProduceResult {
+                acks: Acks::All,
+                outcome: ProduceOutcome::ClosedForcefully { records: 2 },
+            }
+        )),
+        "aborted"
+    );
+    let retries = produce_retries(&events);
     assert!(
-        !lines
-            .iter()
-            .any(|(t, l)| *t > 2_000 && l.contains("retrying")),
-        "no retry after the close"
+        retries.iter().all(|(t, _)| *t <= 2_000),
+        "no retry after the close: {retries:?}"
     );
     let snap = sim.snapshot();
     assert!(snap.sends.is_empty());
     assert_eq!(snap.metrics.counters.record_errors, 2);
-    assert!(
-        find(&lines, "acks=all -> ok, offset=0").is_some(),
-        "{lines:?}"
+    assert_eq!(
+        written_results(&events),
+        [None, Some((Acks::All, Some((0, 0))))],
+        "{results:?}"
     );
     let c = snap
         .broker(1)
