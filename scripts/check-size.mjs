@@ -54,7 +54,14 @@ import { gzipSync, constants } from "node:zlib";
 // (scripts/lib/post-build.mjs), our own DEFLATE encoder, engine loops instead of iterator
 // chains and fewer distinct view types (BENCHMARKS.md, "Shipped size"). So the budget is
 // issue 12's 250 KB. Raise it only with a reason written here.
-const BUDGET_GZIP_BYTES = 250 * 1000;
+// Issue 13 (the engine as nodes, effects and typed events) took main from 246.9 to 249.9 kB;
+// its second size session (branch size) took it to 244.8 kB: the playground's two substring
+// searches written as byte loops, so core's substring searcher and string-slicing panic
+// (with char's Debug and the Unicode printable tables) leave the wasm (BENCHMARKS.md,
+// "Issue 13's second session (size)"). So the budget is that total rounded up to the next
+// 0.1 kB, with no room: whatever grows the shipped size now fails here and must pay for
+// itself or say here why not.
+const BUDGET_GZIP_BYTES = 244_900;
 // The embed loader (web/static/embed.js) is shipped too, but the playground never loads it:
 // documentation pages load it, and it loads the playground in an iframe. So it is not part
 // of the total above; it has a budget of its own, to stay one small script.
