@@ -193,33 +193,6 @@ fn retriable_errors_are_retried_until_the_isr_recovers() {
 }
 
 #[test]
-fn delivery_timeout_expires_the_batch() {
-    // Sender.sendProducerData → RecordAccumulator.expiredBatches: a batch retrying
-    // NOT_ENOUGH_REPLICAS expires when delivery.timeout.ms has passed since its creation, at
-    // that time (the Sender's poll timeout is the next expiry), with Kafka's message.
-    let (_, events) = run(
-        r#"{"brokers":2,"config":{"min.insync.replicas":2,"delivery.timeout.ms":3000,"request.timeout.ms":2000},
-            "timeline":[{"at":0,"action":"stop","broker":2},
-                        {"at":1000,"action":"produce","acks":"all","values":["late"]}],
-            "end_ms":8000}"#,
-    );
-    assert_eq!(
-        produce_results(&events),
-        [(
-            4000,
-            Event::ProduceResult {
-                acks: Acks::All,
-                outcome: ProduceOutcome::Expired {
-                    records: 1,
-                    tp: tp("rep"),
-                    elapsed_ms: 3000,
-                },
-            }
-        )]
-    );
-}
-
-#[test]
 fn delivery_timeout_must_cover_the_request_timeout() {
     // KafkaProducer.configureDeliveryTimeout refuses delivery.timeout.ms below linger.ms +
     // request.timeout.ms (linger.ms is 0 here).
