@@ -1279,17 +1279,7 @@ fn a_retried_batch_keeps_its_place_ahead_of_later_batches() {
     // Every retry is "a"'s: "b" is not sent before "a" is written, so the attempts left
     // only go down.
     let retries = produce_retries(&events);
-    let left: Vec<(u32, ErrorCode)> = retries
-        .iter()
-        .filter_map(|(_, e)| match e {
-            Event::ProduceRetry {
-                attempts_left,
-                error,
-                ..
-            } => Some((*attempts_left, *error)),
-            _ => None,
-        })
-        .collect();
+    let left = support::retries_left(retries.iter().map(|(_, e)| e));
     assert!(left.len() > 5, "{retries:?}");
     assert!(
         left.iter()

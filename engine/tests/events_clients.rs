@@ -197,17 +197,7 @@ fn an_expired_batch_is_a_timeout_result_with_its_age() {
     );
     assert_eq!(e.level(), Level::Error);
     // Every retry before it was NOT_ENOUGH_REPLICAS, counting down.
-    let retries: Vec<(u32, ErrorCode)> = all
-        .iter()
-        .filter_map(|(_, e)| match e {
-            Event::ProduceRetry {
-                attempts_left,
-                error,
-                ..
-            } => Some((*attempts_left, *error)),
-            _ => None,
-        })
-        .collect();
+    let retries = support::retries_left(all.iter().map(|(_, e)| e));
     assert!(!retries.is_empty());
     for (i, (left, error)) in retries.iter().enumerate() {
         assert_eq!(*error, ErrorCode::NOT_ENOUGH_REPLICAS);

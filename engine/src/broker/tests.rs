@@ -149,6 +149,22 @@ mod alter_partition {
         }
     }
 
+    /// Broker 1 with its shrink proposed, its request forgotten by the manager (as when the
+    /// answer for it has just been taken), then the partition given `error` for that
+    /// proposal. Returns the simulation, the state before the answer, and the proposal.
+    fn answered_with(error: ErrorCode) -> (Sim, IsrState, AlterPartitionItem) {
+        let mut sim = sim();
+        let p = until_shrink_proposed(&mut sim);
+        let before = leader(&sim).isr_state.clone();
+        sim.brokers[&1].alter_partition = Default::default();
+        let it = item(p, &sim);
+        let answered = it.clone();
+        on_partition(&mut sim, 1, |p, ctx, host| {
+            p.handle_alter_partition_result(ctx, host, answered, error, None)
+        });
+        (sim, before, it)
+    }
+
     #[test]
     fn an_answer_applies_only_to_the_proposal_it_answers() {
         // Partition.submitAlterPartition: "if (partitionState != proposedIsrState) ...
@@ -192,14 +208,7 @@ mod alter_partition {
             ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
             ErrorCode::NEW_LEADER_ELECTED,
         ] {
-            let mut sim = sim();
-            let p = until_shrink_proposed(&mut sim);
-            let before = leader(&sim).isr_state.clone();
-            sim.brokers[&1].alter_partition = Default::default();
-            let it = item(p, &sim);
-            on_partition(&mut sim, 1, |p, ctx, host| {
-                p.handle_alter_partition_result(ctx, host, it, error, None)
-            });
+            let (mut sim, before, _) = answered_with(error);
             assert_eq!(leader(&sim).isr_state, before, "{error}: stays pending");
             assert_eq!(
                 sim.brokers[&1].alter_partition,
@@ -224,27 +233,14 @@ mod alter_partition {
             ErrorCode::OPERATION_NOT_ATTEMPTED,
             ErrorCode::INELIGIBLE_REPLICA,
         ] {
-            let mut sim = sim();
-            let p = until_shrink_proposed(&mut sim);
-            sim.brokers[&1].alter_partition = Default::default();
-            let it = item(p, &sim);
-            on_partition(&mut sim, 1, |p, ctx, host| {
-                p.handle_alter_partition_result(ctx, host, it, error, None)
-            });
+            let (sim, _, _) = answered_with(error);
             assert_eq!(
                 leader(&sim).isr_state,
                 IsrState::Committed { isr: vec![1, 2, 3] },
                 "{error}"
             );
         }
-        let mut sim = sim();
-        let p = until_shrink_proposed(&mut sim);
-        let before = leader(&sim).isr_state.clone();
-        sim.brokers[&1].alter_partition = Default::default();
-        let it = item(p, &sim);
-        on_partition(&mut sim, 1, |p, ctx, host| {
-            p.handle_alter_partition_result(ctx, host, it.clone(), ErrorCode::NOT_CONTROLLER, None)
-        });
+        let (sim, before, it) = answered_with(ErrorCode::NOT_CONTROLLER);
         assert_eq!(leader(&sim).isr_state, before, "still the same proposal");
         let apm = &sim.brokers[&1].alter_partition;
         assert_eq!(apm.unsent, Some(it), "submitted again, unchanged");

@@ -1,7 +1,7 @@
-//! Shared by the typed-event tests (`events_leader.rs`, `events_clients.rs`).
+//! Shared by the typed-event tests (`events_leader.rs`, `events_clients.rs`, `behaviour.rs`).
 
-use watermark_engine::types::TopicPartition;
-use watermark_engine::{Scenario, Sim};
+use watermark_engine::types::{ErrorCode, TopicPartition};
+use watermark_engine::{Event, Scenario, Sim};
 
 /// Runs a scenario to its end with the invariants checked after every event; none may break.
 pub fn run(json: &str) -> Sim {
@@ -17,4 +17,21 @@ pub fn tp(topic: &str) -> TopicPartition {
         topic: topic.into(),
         partition: 0,
     }
+}
+
+/// The producer's retries in `events`, in order: the attempts left after each and its error.
+#[allow(dead_code)] // not every test binary that includes this module uses it
+pub fn retries_left<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<(u32, ErrorCode)> {
+    let mut out = Vec::new();
+    for e in events {
+        if let Event::ProduceRetry {
+            attempts_left,
+            error,
+            ..
+        } = e
+        {
+            out.push((*attempts_left, *error));
+        }
+    }
+    out
 }
