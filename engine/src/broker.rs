@@ -24,10 +24,11 @@ use crate::effect::{BrokerTimer, Ctx};
 use crate::event::{Event, FetcherRemovedReason};
 use crate::fetcher::ReplicaFetcher;
 use crate::log::ReplicaLog;
-use crate::metadata::MetadataImage;
+use crate::metadata::{MetadataImage, PartitionRegistration};
 use crate::network::{AlterPartitionResult, Outstanding, Payload};
 use crate::partition::{AlterPartitionManager, Host, Partition, Role, ALTER_PARTITION_RETRY_MS};
-use crate::types::{BrokerId, ErrorCode, Node};
+use crate::types::{BrokerId, ErrorCode, Node, Tp};
+use crate::vec_map::VecMap;
 
 /// One broker: its files (the partition's log and the clean-shutdown marker) and the memory
 /// of its running process.
@@ -37,8 +38,9 @@ pub struct Broker {
     /// This process's incarnation (Kafka's incarnation id), given at its start: its
     /// registration carries it, and its timers belong to it.
     pub incarnation: u32,
-    /// The replica: its log (the files) and its role (memory).
-    pub partition: Partition,
+    /// Its replica of each partition: the log (the files) and the role (memory)
+    /// (ReplicaManager.allPartitions).
+    pub partitions: VecMap<Tp, Partition>,
     pub fetcher: ReplicaFetcher,
     pub registered: bool,
     pub broker_epoch: i64,
@@ -61,7 +63,7 @@ pub struct Broker {
 }
 
 /// The [`Host`] a partition's handler gets: the broker's id, incarnation, epoch, metadata
-/// and alter-partition manager, borrowed beside `$b.partition` and `$b.fetcher`.
+/// and alter-partition manager, borrowed beside `$b.partitions` and `$b.fetcher`.
 macro_rules! host {
     ($b:expr) => {
         Host {
@@ -76,12 +78,18 @@ macro_rules! host {
 
 impl Broker {
     /// Broker `id` as the cluster forms at time 0: registered with `broker_epoch`, an empty
-    /// log, no metadata yet.
-    pub(crate) fn new(id: BrokerId, broker_epoch: i64) -> Broker {
+    /// log for each partition of `partitions`, no metadata yet.
+    pub(crate) fn new(
+        id: BrokerId,
+        broker_epoch: i64,
+        partitions: impl Iterator<Item = Tp>,
+    ) -> Broker {
         Broker {
             id,
             incarnation: 0,
-            partition: Partition::new(ReplicaLog::default()),
+            partitions: partitions
+                .map(|tp| (tp, Partition::new(tp, ReplicaLog::default())))
+                .collect(),
             fetcher: ReplicaFetcher::default(),
             registered: true,
             broker_epoch,
@@ -95,12 +103,17 @@ impl Broker {
         }
     }
 
-    pub fn log(&self) -> &ReplicaLog {
-        &self.partition.log
+    /// This broker's replica of `tp` (it holds one of every partition of the cluster).
+    pub fn partition(&self, tp: Tp) -> &Partition {
+        &self.partitions[&tp]
     }
 
-    pub fn role(&self) -> &Role {
-        &self.partition.role
+    pub fn log(&self, tp: Tp) -> &ReplicaLog {
+        &self.partitions[&tp].log
+    }
+
+    pub fn role(&self, tp: Tp) -> &Role {
+        &self.partitions[&tp].role
     }
 
     // ---- entry points ----------------------------------------------------------------
@@ -108,41 +121,51 @@ impl Broker {
     /// A message reached this broker's process.
     pub(crate) fn on_message(&mut self, ctx: &mut Ctx, from: Node, payload: Payload) {
         match payload {
-            Payload::Fetch { .. } => {
+            Payload::Fetch { tp, .. } => {
                 let mut host = host!(self);
-                self.partition.handle_fetch(ctx, &mut host, from, payload);
+                if let Some(partition) = self.partitions.get_mut(&tp) {
+                    partition.handle_fetch(ctx, &mut host, from, payload);
+                }
             }
-            Payload::FetchResponse { .. } => {
+            Payload::FetchResponse { tp, .. } => {
                 let host = host!(self);
-                self.fetcher
-                    .on_response(ctx, &host, &mut self.partition, from, payload);
+                if let Some(partition) = self.partitions.get_mut(&tp) {
+                    self.fetcher
+                        .on_response(ctx, &host, partition, from, payload);
+                }
             }
             Payload::Produce {
                 request_id,
+                tp,
                 acks,
                 values,
                 timeout_ms,
                 producer,
             } => {
                 let host = host!(self);
-                self.partition.handle_produce(
-                    ctx, &host, from, request_id, acks, values, timeout_ms, producer,
-                );
+                if let Some(partition) = self.partitions.get_mut(&tp) {
+                    partition.handle_produce(
+                        ctx, &host, from, request_id, acks, values, timeout_ms, producer,
+                    );
+                }
             }
             Payload::ConsumerFetch {
                 request_id,
+                tp,
                 offset,
                 max_records,
             } => {
                 let host = host!(self);
-                self.partition.handle_consumer_fetch(
-                    ctx,
-                    &host,
-                    from,
-                    request_id,
-                    offset,
-                    max_records,
-                );
+                if let Some(partition) = self.partitions.get_mut(&tp) {
+                    partition.handle_consumer_fetch(
+                        ctx,
+                        &host,
+                        from,
+                        request_id,
+                        offset,
+                        max_records,
+                    );
+                }
             }
             Payload::BrokerRegistrationResponse { broker_epoch } => {
                 if broker_epoch < 0 {
@@ -169,16 +192,19 @@ impl Broker {
             }
             Payload::AlterPartitionResponse {
                 request_id,
+                tp: _,
                 top_error,
                 result,
             } => self.on_alter_partition_response(ctx, request_id, top_error, result),
             Payload::Metadata { image } => self.apply_metadata(ctx, image),
             Payload::ConnectionReset {
-                request: Outstanding::Fetch { fetch_id },
+                request: Outstanding::Fetch { tp, fetch_id },
             } => {
                 let host = host!(self);
-                self.fetcher
-                    .on_disconnected(ctx, &host, &mut self.partition, from, fetch_id);
+                if let Some(partition) = self.partitions.get_mut(&tp) {
+                    self.fetcher
+                        .on_disconnected(ctx, &host, partition, from, fetch_id);
+                }
             }
             _ => {}
         }
@@ -187,26 +213,33 @@ impl Broker {
     /// One of this process's timers fired.
     pub(crate) fn on_timer(&mut self, ctx: &mut Ctx, timer: BrokerTimer) {
         match timer {
-            BrokerTimer::SendFetch { generation } => {
+            BrokerTimer::SendFetch { tp, generation } => {
                 let host = host!(self);
-                self.fetcher
-                    .send_fetch(ctx, &host, &mut self.partition, generation);
+                if let Some(partition) = self.partitions.get_mut(&tp) {
+                    self.fetcher.send_fetch(ctx, &host, partition, generation);
+                }
             }
-            BrokerTimer::FetchTimeout { fetch_id } => {
+            BrokerTimer::FetchTimeout { tp, fetch_id } => {
                 let host = host!(self);
-                self.fetcher
-                    .on_timeout(ctx, &host, &mut self.partition, fetch_id);
+                if let Some(partition) = self.partitions.get_mut(&tp) {
+                    self.fetcher.on_timeout(ctx, &host, partition, fetch_id);
+                }
             }
-            BrokerTimer::HeldFetchExpire { fetch_id } => {
+            BrokerTimer::HeldFetchExpire { tp, fetch_id } => {
                 let host = host!(self);
-                self.partition.expire_held_fetch(ctx, &host, fetch_id);
+                if let Some(partition) = self.partitions.get_mut(&tp) {
+                    partition.expire_held_fetch(ctx, &host, fetch_id);
+                }
             }
             BrokerTimer::IsrExpiration { generation } => {
                 if generation != self.isr_expiration_generation {
                     return; // scheduled at an earlier replica.lag.time.max.ms
                 }
+                // ReplicaManager.maybeShrinkIsr: every partition this broker leads.
                 let mut host = host!(self);
-                self.partition.maybe_shrink_isr(ctx, &mut host);
+                for partition in self.partitions.values_mut() {
+                    partition.maybe_shrink_isr(ctx, &mut host);
+                }
                 let period = isr_expiration_period(ctx);
                 self.set_timer(ctx, period, BrokerTimer::IsrExpiration { generation });
             }
@@ -221,9 +254,11 @@ impl Broker {
                 let interval = ctx.config.broker_heartbeat_interval_ms;
                 self.set_timer(ctx, interval, BrokerTimer::Heartbeat);
             }
-            BrokerTimer::ProduceExpire { request_id } => {
+            BrokerTimer::ProduceExpire { tp, request_id } => {
                 let host = host!(self);
-                self.partition.expire_produce(ctx, &host, request_id);
+                if let Some(partition) = self.partitions.get_mut(&tp) {
+                    partition.expire_produce(ctx, &host, request_id);
+                }
             }
             BrokerTimer::Register => {
                 if !self.registered {
@@ -268,20 +303,24 @@ impl Broker {
             "a new process, with only the files of the last"
         );
         self.incarnation = incarnation;
-        let log = &mut self.partition.log;
-        let hw = log.hw_checkpoint.unwrap_or(0);
-        log.update_high_watermark(hw);
+        for partition in self.partitions.values_mut() {
+            let log = &mut partition.log;
+            let hw = log.hw_checkpoint.unwrap_or(0);
+            log.update_high_watermark(hw);
+        }
         self.registering_with_previous_epoch = self.clean_shutdown_epoch;
         self.clean_shutdown_epoch = -1;
         self.start_tasks(ctx);
         self.set_timer(ctx, 0, BrokerTimer::Register);
-        let log = &self.partition.log;
-        ctx.emit(Event::BrokerStarted {
-            broker: self.id,
-            tp: ctx.tp.clone(),
-            log_end_offset: log.log_end_offset(),
-            high_watermark: log.high_watermark,
-        });
+        for (&tp, partition) in &self.partitions {
+            let log = &partition.log;
+            ctx.emit(Event::BrokerStarted {
+                broker: self.id,
+                tp: ctx.tp_name(tp),
+                log_end_offset: log.log_end_offset(),
+                high_watermark: log.high_watermark,
+            });
+        }
     }
 
     /// SIGTERM to a running process: controlled shutdown begins (BrokerLifecycleManager
@@ -297,7 +336,9 @@ impl Broker {
     /// The process ended (kill -9, a lost disk, a finished shutdown): what it held in memory
     /// is gone; the files (the log, the checkpoints, the clean-shutdown epoch) stay.
     pub(crate) fn lose_memory(&mut self) {
-        self.partition.role = Role::None;
+        for partition in self.partitions.values_mut() {
+            partition.role = Role::None;
+        }
         self.metadata = None;
         self.registered = false;
         self.alter_partition = AlterPartitionManager::default();
@@ -308,7 +349,9 @@ impl Broker {
     /// The disk is replaced by an empty one: the log, its checkpoints and the clean-shutdown
     /// epoch are gone.
     pub(crate) fn lose_disk(&mut self) {
-        self.partition.log.wipe();
+        for partition in self.partitions.values_mut() {
+            partition.log.wipe();
+        }
         self.clean_shutdown_epoch = -1;
     }
 
@@ -371,14 +414,18 @@ impl Broker {
     }
 
     /// ReplicaManager.checkpointHighWatermarks: write the HW to replication-offset-checkpoint.
+    /// Every partition this broker holds a replica of, as its metadata says.
     pub(crate) fn checkpoint_high_watermark(&mut self) {
-        if self
-            .metadata
-            .as_ref()
-            .is_some_and(|m| m.partition.replicas.contains(&self.id))
-        {
-            let log = &mut self.partition.log;
-            log.hw_checkpoint = Some(log.high_watermark);
+        let Some(m) = self.metadata.as_deref() else {
+            return;
+        };
+        for (tp, partition) in self.partitions.iter_mut() {
+            if m.partition(*tp)
+                .is_some_and(|p| p.replicas.contains(&self.id))
+            {
+                let log = &mut partition.log;
+                log.hw_checkpoint = Some(log.high_watermark);
+            }
         }
     }
 
@@ -387,14 +434,17 @@ impl Broker {
     fn finish_shutdown(&mut self, ctx: &mut Ctx) {
         self.checkpoint_high_watermark();
         let host = host!(self);
-        self.partition.abandon(ctx, &host);
+        for partition in self.partitions.values_mut() {
+            partition.abandon(ctx, &host);
+        }
         self.clean_shutdown_epoch = self.broker_epoch;
         ctx.emit(Event::BrokerShutDown { broker: self.id });
         ctx.exit(self.id);
     }
 
-    /// The broker applies controller metadata: becomes leader or follower
-    /// (ReplicaManager.applyDelta → Partition.makeLeader / makeFollower, then the fetcher).
+    /// The broker applies controller metadata: becomes leader or follower of each partition
+    /// (ReplicaManager.applyDelta → Partition.makeLeader / makeFollower, then the fetcher),
+    /// partition by partition in index order.
     pub(crate) fn apply_metadata(&mut self, ctx: &mut Ctx, image: Arc<MetadataImage>) {
         if self
             .metadata
@@ -403,40 +453,48 @@ impl Broker {
         {
             return;
         }
-        let p = image.partition.clone();
+        self.metadata = Some(image.clone());
+        for (tp, p) in &image.partitions {
+            self.apply_partition(ctx, *tp, p);
+        }
+    }
+
+    /// One partition's registration from a newer image.
+    fn apply_partition(&mut self, ctx: &mut Ctx, tp: Tp, p: &PartitionRegistration) {
+        let Some(partition) = self.partitions.get_mut(&tp) else {
+            return;
+        };
         // A newer image never carries an older leader epoch: a broker's view of the
         // partition's epochs only rises.
-        let known_epoch = match self.role() {
+        let known_epoch = match &partition.role {
             Role::Leader(l) => l.leader_epoch,
             Role::Follower(f) => f.leader_epoch,
             Role::None => -1,
         };
         debug_assert!(p.leader_epoch >= known_epoch, "{p:?} after {known_epoch}");
-        self.metadata = Some(image);
         if !p.replicas.contains(&self.id) {
             return;
         }
         if p.leader == Some(self.id) {
             let mut host = host!(self);
-            let partition = &mut self.partition;
             let same_epoch =
                 matches!(&partition.role, Role::Leader(l) if l.leader_epoch == p.leader_epoch);
             if same_epoch {
-                partition.apply_partition_update(ctx, &mut host, &p);
+                partition.apply_partition_update(ctx, &mut host, p);
             } else {
-                partition.make_leader(ctx, &mut host, &p);
+                partition.make_leader(ctx, &mut host, p);
             }
             return;
         }
         let host = host!(self);
-        match &mut self.partition.role {
+        match &mut partition.role {
             Role::Follower(f) if f.leader == p.leader && f.leader_epoch == p.leader_epoch => {
                 f.partition_epoch = p.partition_epoch;
             }
             _ => {
-                self.partition.make_follower(ctx, &host, &p);
+                partition.make_follower(ctx, &host, p);
                 if p.leader.is_some() {
-                    self.fetcher.start(ctx, &host, &mut self.partition);
+                    self.fetcher.start(ctx, &host, partition);
                 }
             }
         }
@@ -446,7 +504,7 @@ impl Broker {
             self.fetcher.stop(
                 ctx,
                 &host,
-                &mut self.partition,
+                partition,
                 FetcherRemovedReason::ControlledShutdownNotInIsr,
             );
         }
@@ -500,8 +558,9 @@ impl Broker {
         };
         let answer = (result.error == ErrorCode::NONE).then_some(&result);
         let mut host = host!(self);
-        self.partition
-            .handle_alter_partition_result(ctx, &mut host, item, result.error, answer);
+        if let Some(partition) = self.partitions.get_mut(&item.tp) {
+            partition.handle_alter_partition_result(ctx, &mut host, item, result.error, answer);
+        }
         host.propagate_alter_partition(ctx);
     }
 }

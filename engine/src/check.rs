@@ -115,12 +115,14 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
             });
         }
     };
-    let p = &sim.controller.partition;
+    // The partition the scenario's expectations speak of: the first (version 1 has one).
+    let tp = sim.view_tp;
+    let p = sim.controller.partition(tp);
     if let Some(d) = &e.describe {
         check(
             "describe".into(),
             d.clone(),
-            crate::describe::describe_line(&sim.tp, &sim.controller.partition),
+            crate::describe::describe_line(sim.topics.name(tp), p),
         );
     }
     if let Some(l) = e.leader {
@@ -151,7 +153,7 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
             Some(b) => format!("broker {b}"),
             None => "the leader".to_string(),
         };
-        let log = who.and_then(|b| sim.brokers.get(&b)).map(|b| b.log());
+        let log = who.and_then(|b| sim.brokers.get(&b)).map(|b| b.log(tp));
         let missing = || match who {
             None => "no leader".to_string(),
             Some(b) => format!("no broker {b}"),

@@ -23,12 +23,20 @@ use crate::network::{Outstanding, Payload};
 use crate::producer_state::increment_sequence;
 use crate::record::{NO_PRODUCER_ID, NO_SEQUENCE};
 use crate::scenario::ProduceSpec;
-use crate::types::{Acks, BrokerId, ErrorCode, Node, TimeMs};
+use crate::types::{Acks, BrokerId, ErrorCode, Node, TimeMs, Tp};
 use crate::vec_map::VecMap;
 
 /// The node of the producer and the consumer.
 pub const PRODUCER: Node = Node::Client(1);
 pub const CONSUMER: Node = Node::Client(2);
+
+/// The partition the clients write and read: the first partition of the first topic.
+/// (Issue 14's step 6 gives each send and read its own partition, by the partitioner or
+/// the partition named.)
+pub const CLIENT_TP: Tp = Tp {
+    topic: 0,
+    partition: 0,
+};
 
 /// Extra time the client waits beyond request.timeout.ms before giving up on its own, so the
 /// broker's REQUEST_TIMED_OUT (from the purgatory) normally arrives first.
@@ -414,7 +422,7 @@ impl Producer {
         // Sender.sendProducerData's message, as Kafka writes it (no space after the colon).
         let outcome = ProduceOutcome::Expired {
             records: attempt.values.len(),
-            tp: ctx.tp.clone(),
+            tp: ctx.tp_name(CLIENT_TP),
             elapsed_ms: now - attempt.created_ms,
         };
         ctx.metrics.produce_errors += 1;
@@ -444,7 +452,7 @@ impl Producer {
                 i.last_acked_sequence = late.last_sequence;
             }
             ctx.emit(Event::ProduceSucceededAfterExpiry {
-                tp: ctx.tp.clone(),
+                tp: ctx.tp_name(CLIENT_TP),
                 base_offset: base,
             });
         } else if idempotent
@@ -586,6 +594,7 @@ impl Producer {
             PRODUCER,
             Node::Broker(target),
             Payload::Produce {
+                tp: CLIENT_TP,
                 request_id,
                 acks,
                 values,
@@ -624,7 +633,7 @@ impl Producer {
         self.requests.remove(&request_id);
         let backoff = ctx.config.retry_backoff_ms;
         let delivery_timeout = ctx.config.delivery_timeout_ms;
-        let tp = ctx.tp.clone();
+        let tp = ctx.tp_name(CLIENT_TP);
         let Some(job) = self.jobs.get_mut(&job_id) else {
             return;
         };
@@ -776,6 +785,7 @@ impl Producer {
             }
             Payload::ProduceResponse {
                 request_id,
+                tp: _,
                 error,
                 base_offset,
                 last_offset,
@@ -805,7 +815,9 @@ impl Consumer {
             self.position = None;
         }
         let Some(leader) = leader else {
-            ctx.emit(Event::ConsumerLeaderNotAvailable { tp: ctx.tp.clone() });
+            ctx.emit(Event::ConsumerLeaderNotAvailable {
+                tp: ctx.tp_name(CLIENT_TP),
+            });
             return;
         };
         let offset = self.position.unwrap_or(leader.log_start_offset);
@@ -822,6 +834,7 @@ impl Consumer {
             CONSUMER,
             Node::Broker(leader.broker),
             Payload::ConsumerFetch {
+                tp: CLIENT_TP,
                 request_id,
                 offset,
                 max_records: max,
@@ -932,6 +945,7 @@ mod tests {
     use super::*;
     use crate::effect::Effect;
     use crate::record::Record;
+    use crate::types::TP0;
     use crate::Config;
 
     /// What a node's handler gets besides its own state, over local values.
@@ -979,6 +993,7 @@ mod tests {
                     from: PRODUCER,
                     to: Node::Broker(2),
                     payload: Payload::Produce {
+                        tp: CLIENT_TP,
                         request_id: 40,
                         acks: Acks::All,
                         values: vec!["a".into(), "b".into()],
@@ -1053,6 +1068,7 @@ mod tests {
         p.on_message(
             &mut h.ctx(now),
             Payload::ProduceResponse {
+                tp: TP0,
                 request_id: 0,
                 error: ErrorCode::NOT_ENOUGH_REPLICAS,
                 base_offset: None,
@@ -1064,7 +1080,7 @@ mod tests {
             vec![
                 Effect::Emit(Event::ProduceRetry {
                     acks: Acks::All,
-                    tp: h.tp.clone(),
+                    tp: h.topics.name(TP0).clone(),
                     attempts_left: 4,
                     error: ErrorCode::NOT_ENOUGH_REPLICAS,
                 }),
@@ -1109,7 +1125,7 @@ mod tests {
         assert_eq!(
             h.take(),
             vec![Effect::Emit(Event::ConsumerLeaderNotAvailable {
-                tp: h.tp.clone()
+                tp: h.topics.name(TP0).clone()
             })]
         );
         assert!(c.requests.is_empty());
@@ -1124,6 +1140,7 @@ mod tests {
                 from: CONSUMER,
                 to: Node::Broker(3),
                 payload: Payload::ConsumerFetch {
+                    tp: CLIENT_TP,
                     request_id: 40,
                     offset: 7,
                     max_records: 2,
@@ -1151,6 +1168,7 @@ mod tests {
             },
         );
         let response = |request_id| Payload::ConsumerFetchResponse {
+            tp: TP0,
             request_id,
             error: ErrorCode::NONE,
             records: vec![record(3, "x"), record(4, "y")],

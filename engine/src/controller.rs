@@ -21,7 +21,7 @@ use crate::metadata::{
 };
 use crate::network::Payload;
 use crate::types::ElectionKind;
-use crate::types::{ids_where, BrokerId, ErrorCode, Ids, Node, TimeMs};
+use crate::types::{ids_where, BrokerId, ErrorCode, Ids, Node, TimeMs, Tp};
 
 /// BrokerControlState: what the controller grants a broker at a heartbeat.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -269,16 +269,19 @@ pub struct Controller {
     pub last_heartbeat_ms: VecMap<BrokerId, TimeMs>,
     /// The metadata offset each broker reported in its last heartbeat.
     pub metadata_offsets: VecMap<BrokerId, u64>,
-    pub partition: PartitionRegistration,
+    /// Every partition's registration (ReplicationControlManager's `topics`, each
+    /// TopicControlInfo's `parts`), by partition.
+    pub partitions: VecMap<Tp, PartitionRegistration>,
     /// The most recent metadata records (bounded); `next_offset` keeps counting.
     pub records: Vec<MetadataRecord>,
     pub next_offset: u64,
-    /// The topic's `min.insync.replicas` as the metadata log holds it (ConfigRecord):
-    /// brokers learn it from the metadata, so a frozen broker learns a change when it runs.
-    pub min_insync_replicas: u32,
-    /// How the controller chose the leader of each leader epoch it elected (newest last,
-    /// bounded), so a loss can name its cause.
-    pub elections: Vec<(i32, ElectionKind)>,
+    /// Each topic's `min.insync.replicas` as the metadata log holds it (ConfigRecord), by
+    /// topic index: brokers learn it from the metadata, so a frozen broker learns a change
+    /// when it runs.
+    pub min_insync_replicas: Vec<u32>,
+    /// How the controller chose the leader of each partition's leader epochs it elected
+    /// (newest last, bounded), so a loss can name its cause.
+    pub elections: Vec<(Tp, i32, ElectionKind)>,
     /// When the controller last elected a leader uncleanly (or the last known leader).
     pub last_unclean_election_at: Option<TimeMs>,
 }
@@ -288,12 +291,15 @@ pub const MAX_METADATA_RECORDS: usize = 500;
 
 impl Controller {
     /// A controller with no broker registered and no record written yet.
-    pub fn new(partition: PartitionRegistration, min_insync_replicas: u32) -> Self {
+    pub fn new(
+        partitions: VecMap<Tp, PartitionRegistration>,
+        min_insync_replicas: Vec<u32>,
+    ) -> Self {
         Controller {
             brokers: VecMap::new(),
             last_heartbeat_ms: VecMap::new(),
             metadata_offsets: VecMap::new(),
-            partition,
+            partitions,
             records: vec![],
             next_offset: 0,
             min_insync_replicas,
@@ -335,10 +341,28 @@ impl Controller {
     pub fn image(&self) -> MetadataImage {
         MetadataImage {
             offset: self.next_offset.saturating_sub(1),
-            partition: self.partition.clone(),
+            partitions: self.partitions.clone(),
             brokers: self.brokers.clone(),
-            min_insync_replicas: self.min_insync_replicas,
+            min_insync_replicas: self.min_insync_replicas.clone(),
         }
+    }
+
+    /// The registration of `tp` (every partition of the topics table has one).
+    pub fn partition(&self, tp: Tp) -> &PartitionRegistration {
+        &self.partitions[&tp]
+    }
+
+    /// Partition.effectiveMinIsr as the controller computes it for `tp`
+    /// (ReplicationControlManager.getTopicEffectiveMinIsr): the topic's
+    /// `min.insync.replicas`, never above the replica count.
+    pub fn min_isr(&self, tp: Tp, replicas: usize) -> usize {
+        let min = self.min_insync_replicas[usize::from(tp.topic)];
+        (min as usize).min(replicas)
+    }
+
+    /// The partitions in index order (a copy of the keys, so a handler can change each).
+    fn partition_keys(&self) -> Vec<Tp> {
+        self.partitions.keys().copied().collect()
     }
 
     pub fn append(&mut self, now: TimeMs, kind: &str, text: String) -> u64 {
@@ -416,15 +440,18 @@ impl Controller {
     /// broker applies it when it reads the metadata (a frozen one, on thaw); then the ELR is
     /// cleared.
     pub(crate) fn on_min_isr_set(&mut self, ctx: &mut Ctx, audience: &[BrokerId]) {
-        self.min_insync_replicas = ctx.config.min_insync_replicas;
-        self.append(
-            ctx.now,
-            "ConfigRecord",
-            format!(
-                "ConfigRecord(resourceType=TOPIC, resourceName={}, name=min.insync.replicas, value={})",
-                ctx.tp.topic, ctx.config.min_insync_replicas
-            ),
-        );
+        let value = ctx.config.min_insync_replicas;
+        for (t, topic) in ctx.topics.topics.iter().enumerate() {
+            self.min_insync_replicas[t] = value;
+            self.append(
+                ctx.now,
+                "ConfigRecord",
+                format!(
+                    "ConfigRecord(resourceType=TOPIC, resourceName={}, name=min.insync.replicas, value={value})",
+                    topic.name
+                ),
+            );
+        }
         self.publish_metadata(ctx, audience);
         self.clear_elr(ctx, audience);
     }
@@ -433,18 +460,19 @@ impl Controller {
     fn apply_change(
         &mut self,
         ctx: &mut Ctx,
+        tp: Tp,
         change: PartitionChange,
         cause: &str,
         audience: &[BrokerId],
     ) {
-        self.record_change(ctx, change, cause);
+        self.record_change(ctx, tp, change, cause);
         self.publish_metadata(ctx, audience);
     }
 
-    /// Writes a PartitionChangeRecord (without pushing metadata yet).
-    fn record_change(&mut self, ctx: &mut Ctx, change: PartitionChange, cause: &str) {
+    /// Writes a PartitionChangeRecord for `tp` (without pushing metadata yet).
+    fn record_change(&mut self, ctx: &mut Ctx, tp: Tp, change: PartitionChange, cause: &str) {
         let now = ctx.now;
-        let before = self.partition.clone();
+        let before = self.partition(tp).clone();
         let next = change.next.clone();
         // What every PartitionChangeRecord keeps true (PartitionRegistration.merge and the
         // builder): the partition epoch rises by one, the leader epoch never falls, the
@@ -465,9 +493,10 @@ impl Controller {
         );
         // The changed fields, written into the record's text as they are found (one String,
         // not one per field joined after).
+        let name = ctx.topics.name(tp);
         let mut text = format!(
             "PartitionChangeRecord({}, partitionId={}",
-            ctx.tp.topic, ctx.tp.partition
+            name.topic, name.partition
         );
         let bare = text.len();
         if next.leader != before.leader {
@@ -502,7 +531,7 @@ impl Controller {
         )
         .ok();
         self.append(now, "PartitionChangeRecord", text);
-        self.partition = next.clone();
+        self.partitions.insert(tp, next.clone());
         if next.isr.len() < before.isr.len() {
             ctx.metrics.isr_shrinks += 1;
         } else if next.isr.len() > before.isr.len() {
@@ -511,8 +540,8 @@ impl Controller {
         if let Some((leader, kind)) = change.new_leader {
             ctx.metrics.elections += 1;
             if let (Some(_), Some(k)) = (leader, kind) {
-                self.elections.push((next.leader_epoch, k));
-                if self.elections.len() > 64 {
+                self.elections.push((tp, next.leader_epoch, k));
+                if self.elections.len() > 64 * self.partitions.len() {
                     self.elections.remove(0);
                 }
             }
@@ -523,7 +552,7 @@ impl Controller {
             {
                 self.last_unclean_election_at = Some(now);
             }
-            let tp = ctx.tp.clone();
+            let tp = ctx.tp_name(tp);
             let leader_epoch = next.leader_epoch;
             ctx.emit(match leader {
                 None => Event::PartitionHasNoLeader {
@@ -558,7 +587,10 @@ impl Controller {
         }
     }
 
-    /// ReplicationControlManager.generateLeaderAndIsrUpdates for our one partition.
+    /// ReplicationControlManager.generateLeaderAndIsrUpdates: one PartitionChangeBuilder run
+    /// per partition the change concerns (Kafka walks `brokersToIsrs`; here every partition,
+    /// in index order, and those it does not concern are skipped), the records written in
+    /// that order, then one metadata push if anything changed.
     fn generate_updates(
         &mut self,
         ctx: &mut Ctx,
@@ -568,7 +600,34 @@ impl Controller {
         cause: ChangeCause,
         audience: &[BrokerId],
     ) {
-        let part = self.partition.clone();
+        let mut changed = false;
+        for tp in self.partition_keys() {
+            changed |= self.generate_update(
+                ctx,
+                tp,
+                broker_to_remove,
+                broker_to_add,
+                broker_with_unclean_shutdown,
+                cause,
+            );
+        }
+        if changed {
+            self.publish_metadata(ctx, audience);
+        }
+    }
+
+    /// generateLeaderAndIsrUpdates for partition `tp`: writes its PartitionChangeRecord, if
+    /// any (true then).
+    fn generate_update(
+        &mut self,
+        ctx: &mut Ctx,
+        tp: Tp,
+        broker_to_remove: Option<BrokerId>,
+        broker_to_add: Option<BrokerId>,
+        broker_with_unclean_shutdown: Option<BrokerId>,
+        cause: ChangeCause,
+    ) -> bool {
+        let part = self.partition(tp);
         let relevant = match cause {
             ChangeCause::BrokerFenced(b) | ChangeCause::ControlledShutdown(b) => {
                 part.isr.contains(&b)
@@ -578,7 +637,7 @@ impl Controller {
             _ => true,
         };
         if !relevant {
-            return;
+            return false;
         }
         let accept = |r: BrokerId| {
             Some(r) != broker_to_remove
@@ -598,36 +657,39 @@ impl Controller {
         let req = ChangeRequest {
             target_isr,
             election,
-            min_isr: ctx.config.effective_min_isr(part.replicas.len()),
+            min_isr: self.min_isr(tp, part.replicas.len()),
             elr_enabled: ctx.config.elr_enabled(),
             unclean_shutdown_replicas: &unclean_shutdown,
             is_acceptable_leader: &accept,
         };
-        if let Some(change) = build_partition_change(&part, &req) {
-            let context = match cause {
-                ChangeCause::BrokerFenced(b) => format!("handleBrokerFenced[{b}]"),
-                ChangeCause::BrokerUnfenced(b) => format!("handleBrokerUnfenced[{b}]"),
-                ChangeCause::ControlledShutdown(b) => format!("enterControlledShutdown[{b}]"),
-                ChangeCause::UncleanShutdown(b) => format!("handleBrokerUncleanShutdown[{b}]"),
-                ChangeCause::ElectUnclean => "electLeaders[UNCLEAN]".to_string(),
-                ChangeCause::PeriodicUnclean => "maybeElectUncleanLeaders".to_string(),
-                ChangeCause::ElectPreferred | ChangeCause::PreferredRebalance => {
-                    "electLeaders[PREFERRED]".to_string()
-                }
-            };
-            self.apply_change(ctx, change, &context, audience);
-        }
+        let Some(change) = build_partition_change(part, &req) else {
+            return false;
+        };
+        let context = match cause {
+            ChangeCause::BrokerFenced(b) => format!("handleBrokerFenced[{b}]"),
+            ChangeCause::BrokerUnfenced(b) => format!("handleBrokerUnfenced[{b}]"),
+            ChangeCause::ControlledShutdown(b) => format!("enterControlledShutdown[{b}]"),
+            ChangeCause::UncleanShutdown(b) => format!("handleBrokerUncleanShutdown[{b}]"),
+            ChangeCause::ElectUnclean => "electLeaders[UNCLEAN]".to_string(),
+            ChangeCause::PeriodicUnclean => "maybeElectUncleanLeaders".to_string(),
+            ChangeCause::ElectPreferred | ChangeCause::PreferredRebalance => {
+                "electLeaders[PREFERRED]".to_string()
+            }
+        };
+        self.record_change(ctx, tp, change, &context);
+        true
     }
 
-    /// ReplicationControlManager.electLeader for kafka-leader-election.sh.
-    pub(crate) fn on_elect_leaders(
+    /// ReplicationControlManager.electLeader for kafka-leader-election.sh, partition `tp`.
+    pub(crate) fn on_elect_leader(
         &mut self,
         ctx: &mut Ctx,
+        tp: Tp,
         election: Election,
         cause: ChangeCause,
         audience: &[BrokerId],
     ) -> ErrorCode {
-        let part = self.partition.clone();
+        let part = self.partition(tp);
         let has_preferred = part.leader == Some(part.replicas[0]);
         if (election == Election::Preferred && has_preferred)
             || (election == Election::Unclean && part.leader.is_some())
@@ -638,19 +700,19 @@ impl Controller {
         let req = ChangeRequest {
             target_isr: part.isr.clone(),
             election,
-            min_isr: ctx.config.effective_min_isr(part.replicas.len()),
+            min_isr: self.min_isr(tp, part.replicas.len()),
             elr_enabled: ctx.config.elr_enabled(),
             unclean_shutdown_replicas: &[],
             is_acceptable_leader: &accept,
         };
-        match build_partition_change(&part, &req) {
+        match build_partition_change(part, &req) {
             Some(change) => {
                 let context = match cause {
                     ChangeCause::PreferredRebalance => "maybeBalancePartitionLeaders",
                     _ if election == Election::Preferred => "electLeaders[PREFERRED]",
                     _ => "electLeaders[UNCLEAN]",
                 };
-                self.apply_change(ctx, change, context, audience);
+                self.apply_change(ctx, tp, change, context, audience);
                 ErrorCode::NONE
             }
             None if election == Election::Preferred => ErrorCode::PREFERRED_LEADER_NOT_AVAILABLE,
@@ -717,8 +779,10 @@ impl Controller {
                 // means the broker did not shut down cleanly (KIP-966).
                 if let Some(prev) = existing.filter(|_| !same_process) {
                     if prev.epoch != previous_broker_epoch {
-                        let p = &self.partition;
-                        let listed = p.isr.contains(&b) || p.elr.contains(&b);
+                        let listed = self
+                            .partitions
+                            .values()
+                            .any(|p| p.isr.contains(&b) || p.elr.contains(&b));
                         ctx.emit(Event::RegisteredAfterUncleanShutdown {
                             broker: b,
                             removed_from_isr_and_elr: listed && ctx.config.elr_enabled(),
@@ -786,6 +850,7 @@ impl Controller {
             }
             Payload::AlterPartition {
                 request_id,
+                tp,
                 broker_epoch,
                 leader_epoch,
                 partition_epoch,
@@ -795,7 +860,7 @@ impl Controller {
                 // clusterControl.checkBrokerEpoch: a stale broker epoch fails the whole
                 // request (a top-level STALE_BROKER_EPOCH) before any partition is looked at.
                 if self.brokers.get(&b).map(|r| r.epoch) != Some(broker_epoch) {
-                    let p = &self.partition;
+                    let p = self.partition(tp);
                     let result = crate::network::AlterPartitionResult {
                         error: ErrorCode::NONE,
                         leader: p.leader,
@@ -808,6 +873,7 @@ impl Controller {
                         from,
                         Payload::AlterPartitionResponse {
                             request_id,
+                            tp,
                             top_error: ErrorCode::STALE_BROKER_EPOCH,
                             result,
                         },
@@ -815,8 +881,8 @@ impl Controller {
                     return;
                 }
                 let (error, changed) =
-                    self.alter_partition(ctx, b, leader_epoch, partition_epoch, &new_isr);
-                let p = &self.partition;
+                    self.alter_partition(ctx, tp, b, leader_epoch, partition_epoch, &new_isr);
+                let p = self.partition(tp);
                 let result = crate::network::AlterPartitionResult {
                     error,
                     leader: p.leader,
@@ -829,6 +895,7 @@ impl Controller {
                     from,
                     Payload::AlterPartitionResponse {
                         request_id,
+                        tp,
                         top_error: ErrorCode::NONE,
                         result,
                     },
@@ -843,33 +910,36 @@ impl Controller {
     }
 
     /// ReplicationControlManager.alterPartition with validateAlterPartitionData.
+    #[allow(clippy::too_many_arguments)]
     fn alter_partition(
         &mut self,
         ctx: &mut Ctx,
+        tp: Tp,
         b: BrokerId,
         leader_epoch: i32,
         partition_epoch: i32,
         new_isr: &[(BrokerId, i64)],
     ) -> (ErrorCode, bool) {
-        let error = self.validate_alter_partition(ctx, b, leader_epoch, partition_epoch, new_isr);
+        let error =
+            self.validate_alter_partition(ctx, tp, b, leader_epoch, partition_epoch, new_isr);
         if error != ErrorCode::NONE {
             return (error, false);
         }
-        let part = self.partition.clone();
+        let part = self.partition(tp);
         let accept = |r: BrokerId| self.is_active(r);
         let req = ChangeRequest {
             target_isr: new_isr.iter().map(|(id, _)| *id).collect(),
             election: Election::Online,
-            min_isr: ctx.config.effective_min_isr(part.replicas.len()),
+            min_isr: self.min_isr(tp, part.replicas.len()),
             elr_enabled: ctx.config.elr_enabled(),
             unclean_shutdown_replicas: &[],
             is_acceptable_leader: &accept,
         };
-        match build_partition_change(&part, &req) {
+        match build_partition_change(part, &req) {
             Some(mut change) => {
                 // An AlterPartition from the leader of an unclean election ends its recovery.
                 change.next.leader_recovery_state = LeaderRecoveryState::Recovered;
-                self.record_change(ctx, change, &format!("alterPartition[{b}]"));
+                self.record_change(ctx, tp, change, &format!("alterPartition[{b}]"));
                 (ErrorCode::NONE, true)
             }
             None => (ErrorCode::NONE, false),
@@ -880,12 +950,13 @@ impl Controller {
     fn validate_alter_partition(
         &mut self,
         ctx: &mut Ctx,
+        tp: Tp,
         b: BrokerId,
         leader_epoch: i32,
         partition_epoch: i32,
         new_isr: &[(BrokerId, i64)],
     ) -> ErrorCode {
-        let part = self.partition.clone();
+        let part = self.partition(tp);
         if leader_epoch > part.leader_epoch || partition_epoch > part.partition_epoch {
             return ErrorCode::NOT_CONTROLLER;
         }
@@ -920,7 +991,7 @@ impl Controller {
         if !ineligible.is_empty() {
             ctx.emit(Event::AlterPartitionIneligible {
                 broker: b,
-                tp: ctx.tp.clone(),
+                tp: ctx.tp_name(tp),
                 ineligible,
                 isr: ids,
             });
@@ -949,7 +1020,7 @@ impl Controller {
         metadata_offset: u64,
         audience: &[BrokerId],
     ) -> BrokerControlState {
-        let has_leaderships = self.partition.leader == Some(b);
+        let has_leaderships = self.partitions.values().any(|p| p.leader == Some(b));
         if reg.fenced {
             if want_shut_down {
                 ctx.emit(Event::BrokerControl {
@@ -1126,29 +1197,28 @@ impl Controller {
     /// Replicas): the ELR's promise (these replicas hold every committed record) was made
     /// under the old minimum.
     fn clear_elr(&mut self, ctx: &mut Ctx, audience: &[BrokerId]) {
-        let part = self.partition.clone();
-        if part.elr.is_empty() && part.last_known_elr.is_empty() {
-            return;
-        }
-        let mut next = part.clone();
-        next.elr.clear();
-        next.last_known_elr.clear();
-        next.partition_epoch += 1;
-        self.apply_change(
-            ctx,
-            PartitionChange {
+        for tp in self.partition_keys() {
+            let part = self.partition(tp);
+            if part.elr.is_empty() && part.last_known_elr.is_empty() {
+                continue;
+            }
+            let mut next = part.clone();
+            next.elr.clear();
+            next.last_known_elr.clear();
+            next.partition_epoch += 1;
+            let change = PartitionChange {
                 next,
                 new_leader: None,
-            },
-            "minIsrConfigUpdate",
-            audience,
-        );
+            };
+            self.apply_change(ctx, tp, change, "minIsrConfigUpdate", audience);
+        }
     }
 
     /// The periodic unclean-election task for leaderless partitions, when
     /// unclean.leader.election.enable is true.
     fn periodic_unclean(&mut self, ctx: &mut Ctx, audience: &[BrokerId]) {
-        if ctx.config.unclean_leader_election_enable && self.partition.leader.is_none() {
+        let leaderless = self.partitions.values().any(|p| p.leader.is_none());
+        if ctx.config.unclean_leader_election_enable && leaderless {
             self.generate_updates(
                 ctx,
                 None,
@@ -1161,17 +1231,21 @@ impl Controller {
     }
 
     /// auto.leader.rebalance.enable: the periodic preferred-leader election
-    /// (maybeBalancePartitionLeaders). With one partition, any leader other than the preferred
-    /// replica is an imbalance above leader.imbalance.per.broker.percentage.
+    /// (maybeBalancePartitionLeaders), for each partition led by another replica than its
+    /// preferred one. (Kafka elects only where a broker's imbalance passes
+    /// leader.imbalance.per.broker.percentage; docs/engine.md lists this simplification.)
     fn preferred_rebalance(&mut self, ctx: &mut Ctx, audience: &[BrokerId]) {
-        let p = &self.partition;
-        if p.leader.is_some() && p.leader != Some(p.replicas[0]) {
-            let _ = self.on_elect_leaders(
-                ctx,
-                Election::Preferred,
-                ChangeCause::PreferredRebalance,
-                audience,
-            );
+        for tp in self.partition_keys() {
+            let p = self.partition(tp);
+            if p.leader.is_some() && p.leader != Some(p.replicas[0]) {
+                let _ = self.on_elect_leader(
+                    ctx,
+                    tp,
+                    Election::Preferred,
+                    ChangeCause::PreferredRebalance,
+                    audience,
+                );
+            }
         }
     }
 }
@@ -1179,6 +1253,7 @@ impl Controller {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::types::TP0;
 
     fn part(replicas: &[u32], isr: &[u32], leader: Option<u32>) -> PartitionRegistration {
         let mut p = PartitionRegistration::new(replicas.to_vec(), leader);
@@ -1324,9 +1399,10 @@ mod tests {
         /// Brokers 1..=3 registered at time 0 (epochs 0, 1, 2) and unfenced, the topic created
         /// with replicas [1, 2, 3], leader 1 and ISR [1, 2, 3] (offset 3), as `Sim::new` does.
         fn new(config: Config) -> Self {
+            let partition = PartitionRegistration::new(vec![1, 2, 3], Some(1));
             let mut c = Controller::new(
-                PartitionRegistration::new(vec![1, 2, 3], Some(1)),
-                config.min_insync_replicas,
+                [(TP0, partition)].into_iter().collect(),
+                vec![config.min_insync_replicas],
             );
             for id in 1..=3 {
                 c.register_at_start(id);
@@ -1437,7 +1513,7 @@ mod tests {
         assert_eq!(n.controller.last_heartbeat_ms[&2], 20_000);
         assert_eq!(n.controller.records[5].kind, "RegisterBrokerRecord");
         assert_eq!(
-            n.controller.partition.isr,
+            n.controller.partitions[&TP0].isr,
             vec![1, 2, 3],
             "a clean restart keeps the ISR"
         );
@@ -1451,7 +1527,7 @@ mod tests {
     fn a_fenced_broker_that_caught_up_is_unfenced() {
         let mut n = Harness::new(Config::default());
         n.controller.brokers.get_mut(&2).unwrap().fenced = true;
-        n.controller.partition.isr = vec![1, 3];
+        n.controller.partitions[&TP0].isr = vec![1, 3];
         n.now = 4_000;
         let heartbeat = |metadata_offset| Payload::BrokerHeartbeat {
             broker_epoch: 1,
@@ -1507,7 +1583,7 @@ mod tests {
             "BrokerRegistrationChangeRecord(brokerId=2, brokerEpoch=1, fenced=UNFENCE)"
         );
         assert_eq!(
-            n.controller.partition.isr,
+            n.controller.partitions[&TP0].isr,
             vec![1, 3],
             "the leader, not the controller, adds it back to the ISR"
         );
@@ -1520,10 +1596,11 @@ mod tests {
     fn an_alter_partition_adding_a_fenced_replica_is_ineligible() {
         let mut n = Harness::new(Config::default());
         n.controller.brokers.get_mut(&3).unwrap().fenced = true;
-        n.controller.partition.isr = vec![1, 2];
-        n.controller.partition.partition_epoch = 1;
-        let before = n.controller.partition.clone();
+        n.controller.partitions[&TP0].isr = vec![1, 2];
+        n.controller.partitions[&TP0].partition_epoch = 1;
+        let before = n.controller.partitions[&TP0].clone();
         let request = Payload::AlterPartition {
+            tp: TP0,
             request_id: 7,
             broker_epoch: 0,
             leader_epoch: 0,
@@ -1536,13 +1613,14 @@ mod tests {
             &[
                 Effect::Emit(Event::AlterPartitionIneligible {
                     broker: 1,
-                    tp: n.locals.tp.clone(),
+                    tp: n.locals.topics.name(TP0).clone(),
                     ineligible: vec![(3, Ineligible::Fenced)],
                     isr: vec![1, 2, 3],
                 }),
                 send(
                     1,
                     Payload::AlterPartitionResponse {
+                        tp: TP0,
                         request_id: 7,
                         top_error: ErrorCode::NONE,
                         result: AlterPartitionResult {
@@ -1556,7 +1634,7 @@ mod tests {
                 ),
             ],
         );
-        assert_eq!(n.controller.partition, before);
+        assert_eq!(n.controller.partitions[&TP0], before);
         assert_eq!(n.controller.next_offset, 4);
         assert_eq!(n.locals.metrics, Metrics::default());
     }
@@ -1580,10 +1658,10 @@ mod tests {
         n.now = 9_000;
         let mut changed = n.controller.image();
         changed.offset = 4;
-        changed.partition.isr = vec![2, 3];
-        changed.partition.leader = Some(2);
-        changed.partition.leader_epoch = 1;
-        changed.partition.partition_epoch = 1;
+        changed.partitions[&TP0].isr = vec![2, 3];
+        changed.partitions[&TP0].leader = Some(2);
+        changed.partitions[&TP0].leader_epoch = 1;
+        changed.partitions[&TP0].partition_epoch = 1;
         let mut fenced = changed.clone();
         fenced.offset = 5;
         fenced.brokers.get_mut(&1).unwrap().fenced = true;
@@ -1597,7 +1675,7 @@ mod tests {
                     what: BrokerControl::SessionTimedOut,
                 }),
                 Effect::Emit(Event::NewLeader {
-                    tp: n.locals.tp.clone(),
+                    tp: n.locals.topics.name(TP0).clone(),
                     leader: 2,
                     election: Some(ElectionKind::Clean),
                     leader_epoch: 1,
@@ -1614,7 +1692,7 @@ mod tests {
             "PartitionChangeRecord(t, partitionId=0, leader=2, isr=[2,3]) leaderEpoch=1 \
              partitionEpoch=1 [handleBrokerFenced[1]]"
         );
-        assert_eq!(n.controller.elections, vec![(1, ElectionKind::Clean)]);
+        assert_eq!(n.controller.elections, vec![(TP0, 1, ElectionKind::Clean)]);
         assert_eq!(
             (n.locals.metrics.elections, n.locals.metrics.isr_shrinks),
             (1, 1)
@@ -1638,7 +1716,7 @@ mod tests {
         for b in [1, 2] {
             n.controller.brokers.get_mut(&b).unwrap().fenced = true;
         }
-        let p = &mut n.controller.partition;
+        let p = &mut n.controller.partitions[&TP0];
         (p.leader, p.isr, p.leader_epoch, p.partition_epoch) = (None, vec![1], 2, 3);
         n.now = 300_000;
         let effects = n.run(|c, ctx| c.on_timer(ctx, ControllerTimer::UncleanElection, &[3]));
@@ -1647,7 +1725,7 @@ mod tests {
             &effects,
             &[
                 Effect::Emit(Event::NewLeader {
-                    tp: n.locals.tp.clone(),
+                    tp: n.locals.topics.name(TP0).clone(),
                     leader: 3,
                     election: Some(ElectionKind::Unclean),
                     leader_epoch: 3,
@@ -1659,13 +1737,16 @@ mod tests {
                 },
             ],
         );
-        let p = &n.controller.partition;
+        let p = &n.controller.partitions[&TP0];
         assert_eq!((p.leader, &p.isr), (Some(3), &vec![3]));
         assert_eq!((p.leader_epoch, p.partition_epoch), (3, 4));
         assert_eq!(p.leader_recovery_state, LeaderRecoveryState::Recovering);
         assert!(p.elr.is_empty());
         assert_eq!(n.controller.last_unclean_election_at, Some(300_000));
-        assert_eq!(n.controller.elections, vec![(3, ElectionKind::Unclean)]);
+        assert_eq!(
+            n.controller.elections,
+            vec![(TP0, 3, ElectionKind::Unclean)]
+        );
         assert!(n.controller.records[4]
             .text
             .ends_with("[maybeElectUncleanLeaders]"));

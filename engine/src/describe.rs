@@ -6,7 +6,7 @@ use crate::broker::Broker;
 use crate::log::ReplicaLog;
 use crate::metadata::PartitionRegistration;
 use crate::process::Process;
-use crate::types::{BrokerId, Ids, TopicPartition};
+use crate::types::{BrokerId, Ids, TopicPartition, Tp};
 use crate::vec_map::VecMap;
 
 /// `kafka-topics.sh --describe`, one partition line, as the controller's metadata says.
@@ -42,6 +42,7 @@ pub fn describe_line(tp: &TopicPartition, p: &PartitionRegistration) -> String {
 /// backwards across a leader change. A broker that does not know yet that it leads answers
 /// NOT_LEADER_OR_FOLLOWER. Both are retriable: the tool retries until it gets an offset.
 pub(crate) fn offsets_line(
+    tp_key: Tp,
     tp: &TopicPartition,
     p: &PartitionRegistration,
     brokers: &VecMap<BrokerId, Broker>,
@@ -54,8 +55,9 @@ pub(crate) fn offsets_line(
     else {
         return format!("kafka-get-offsets.sh: LEADER_NOT_AVAILABLE for {tp}");
     };
-    let hw = b.log().high_watermark;
-    match b.partition.leader_state() {
+    let partition = b.partition(tp_key);
+    let hw = partition.log.high_watermark;
+    match partition.leader_state() {
         Some(l) if l.epoch_start_offset > hw => format!(
             "kafka-get-offsets.sh: OFFSET_NOT_AVAILABLE for {}: the high watermark ({hw}) of leader {} at leader epoch {} is lagging behind the start offset from the beginning of this epoch ({}); the tool retries",
             tp, b.id, l.leader_epoch, l.epoch_start_offset
@@ -70,6 +72,7 @@ pub(crate) fn offsets_line(
 
 /// Each replica's leader-epoch-checkpoint joined on one line: `broker 2: 0 2 0 0 1 10`.
 pub(crate) fn epoch_lines(
+    tp: Tp,
     replicas: &[BrokerId],
     brokers: &VecMap<BrokerId, Broker>,
 ) -> Vec<String> {
@@ -77,7 +80,7 @@ pub(crate) fn epoch_lines(
     for b in crate::sort::sorted_ids(replicas) {
         out.push(format!(
             "broker {b}: {}",
-            brokers[&b].log().epoch_cache.checkpoint_line()
+            brokers[&b].log(tp).epoch_cache.checkpoint_line()
         ));
     }
     out
@@ -85,13 +88,14 @@ pub(crate) fn epoch_lines(
 
 /// Each replica's replication-offset-checkpoint entry: `broker 1: rep 0 18`.
 pub(crate) fn hw_checkpoint_lines(
+    tp_key: Tp,
     tp: &TopicPartition,
     replicas: &[BrokerId],
     brokers: &VecMap<BrokerId, Broker>,
 ) -> Vec<String> {
     let mut out = vec![];
     for b in crate::sort::sorted_ids(replicas) {
-        out.push(match brokers[&b].log().hw_checkpoint {
+        out.push(match brokers[&b].log(tp_key).hw_checkpoint {
             Some(hw) => format!("broker {b}: {} {} {hw}", tp.topic, tp.partition),
             None => format!("broker {b}: (no replication-offset-checkpoint)"),
         });
@@ -149,6 +153,7 @@ mod tests {
     use crate::partition::Role;
     use crate::scenario::Scenario;
     use crate::sim::Sim;
+    use crate::types::TP0;
 
     #[test]
     fn a_new_leader_whose_hw_is_behind_its_epoch_start_answers_offset_not_available() {
@@ -162,7 +167,7 @@ mod tests {
         let mut sim = Sim::new(&s).expect("sim");
         sim.advance_to(2_000);
         assert_eq!(sim.offsets_line(), "rep:0:5");
-        let b = &mut sim.brokers.get_mut(&1).expect("b1").partition;
+        let b = &mut sim.brokers.get_mut(&1).expect("b1").partitions[&TP0];
         b.log.high_watermark = 2;
         if let Role::Leader(l) = &mut b.role {
             l.epoch_start_offset = 5;
@@ -174,10 +179,7 @@ mod tests {
                 && line.contains("(5)"),
             "{line}"
         );
-        sim.brokers
-            .get_mut(&1)
-            .expect("b1")
-            .partition
+        sim.brokers.get_mut(&1).expect("b1").partitions[&TP0]
             .log
             .high_watermark = 5;
         assert_eq!(

@@ -14,9 +14,10 @@
 
 use crate::config::Config;
 use crate::event::Event;
+use crate::metadata::Topics;
 use crate::network::Payload;
 use crate::snapshot::{Metrics, TruncationRecord};
-use crate::types::{BrokerId, Node, TimeMs, TopicPartition};
+use crate::types::{BrokerId, Node, TimeMs, TopicPartition, Tp};
 
 /// One thing a handler asks for. Kept small: one inline payload, event or queue entry.
 #[derive(Debug)]
@@ -58,6 +59,7 @@ pub(crate) enum Observation {
     /// every committed record? `recovering`: the registration's LeaderRecoveryState is
     /// RECOVERING (an unclean election chose it).
     NewLeader {
+        tp: Tp,
         broker: BrokerId,
         leader_epoch: i32,
         recovering: bool,
@@ -65,6 +67,7 @@ pub(crate) enum Observation {
     /// `broker`, leading at `leader_epoch`, raised its HW to `high_watermark`: the records
     /// below it are committed if the controller recognises this leadership.
     HighWatermark {
+        tp: Tp,
         broker: BrokerId,
         leader_epoch: i32,
         high_watermark: u64,
@@ -72,16 +75,17 @@ pub(crate) enum Observation {
     /// `broker` appended offsets `first..=last` as leader (an idempotent batch appears in a
     /// leader's log at most once).
     LeaderAppend {
+        tp: Tp,
         broker: BrokerId,
         first: u64,
         last: u64,
     },
     /// A replica's log was truncated (kept for the view to show the records falling away).
-    Truncated(TruncationRecord),
+    Truncated(Tp, TruncationRecord),
 }
 
 /// What a node's handler has besides its own state (issue 13, step 4): the time, the
-/// cluster's configuration, the partition's name, the cluster-wide metric counters, the
+/// cluster's configuration, the topics table (partition names), the cluster-wide metric counters, the
 /// simulator's request-id counter, and where its effects go. The simulator builds one for a
 /// call with [`node_ctx!`] from its own disjoint fields, so the node can be borrowed mutably
 /// beside it and reaches nothing else: not another node, the network, the queue or the
@@ -89,13 +93,18 @@ pub(crate) enum Observation {
 pub(crate) struct Ctx<'a> {
     pub now: TimeMs,
     pub config: &'a Config,
-    pub tp: &'a TopicPartition,
+    pub topics: &'a Topics,
     pub metrics: &'a mut Metrics,
     pub next_request_id: &'a mut u64,
     pub effects: &'a mut Vec<Effect>,
 }
 
 impl Ctx<'_> {
+    /// The name of partition `tp`, for an event.
+    pub fn tp_name(&self, tp: Tp) -> TopicPartition {
+        self.topics.name(tp).clone()
+    }
+
     /// Asks for `payload` to go from `from` to `to`.
     pub fn send(&mut self, from: Node, to: Node, payload: Payload) {
         self.effects.push(Effect::Send { from, to, payload });
@@ -145,7 +154,7 @@ impl Ctx<'_> {
 #[cfg(test)]
 pub(crate) struct Locals {
     pub config: Config,
-    pub tp: TopicPartition,
+    pub topics: Topics,
     pub metrics: Metrics,
     pub next_request_id: u64,
     pub effects: Vec<Effect>,
@@ -153,14 +162,12 @@ pub(crate) struct Locals {
 
 #[cfg(test)]
 impl Locals {
-    /// Partition 0 of `topic`, no effects yet, request ids from `next_request_id`.
+    /// One topic `topic` of one partition, no effects yet, request ids from
+    /// `next_request_id`.
     pub fn new(config: Config, topic: &str, next_request_id: u64) -> Locals {
         Locals {
             config,
-            tp: TopicPartition {
-                topic: topic.into(),
-                partition: 0,
-            },
+            topics: Topics::new(0, &[(topic.to_string(), 1)]),
             metrics: Metrics::default(),
             next_request_id,
             effects: Vec::new(),
@@ -171,7 +178,7 @@ impl Locals {
         Ctx {
             now,
             config: &self.config,
-            tp: &self.tp,
+            topics: &self.topics,
             metrics: &mut self.metrics,
             next_request_id: &mut self.next_request_id,
             effects: &mut self.effects,
@@ -190,7 +197,7 @@ macro_rules! node_ctx {
         $crate::effect::Ctx {
             now: $sim.now,
             config: &$sim.config,
-            tp: &$sim.tp,
+            topics: &$sim.topics,
             metrics: &mut $sim.metrics,
             next_request_id: &mut $sim.next_request_id,
             effects: &mut $sim.effects,
@@ -203,11 +210,11 @@ pub(crate) use node_ctx;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BrokerTimer {
     /// The fetcher sends its next Fetch (generation guards against stale timers).
-    SendFetch { generation: u64 },
+    SendFetch { tp: Tp, generation: u64 },
     /// replica.socket.timeout.ms passed with no response to this fetch.
-    FetchTimeout { fetch_id: u64 },
+    FetchTimeout { tp: Tp, fetch_id: u64 },
     /// replica.fetch.wait.max.ms passed for a fetch held by the leader.
-    HeldFetchExpire { fetch_id: u64 },
+    HeldFetchExpire { tp: Tp, fetch_id: u64 },
     /// ReplicaManager's isr-expiration task (every replica.lag.time.max.ms / 2). The
     /// generation is the broker's `isr_expiration_generation` when it was scheduled; a change
     /// of replica.lag.time.max.ms bumps it, so the task queued at the old period is stale.
@@ -219,7 +226,7 @@ pub enum BrokerTimer {
     /// One heartbeat out of turn (the periodic one keeps its own schedule).
     HeartbeatOnce,
     /// A DelayedProduce's request timeout.
-    ProduceExpire { request_id: u64 },
+    ProduceExpire { tp: Tp, request_id: u64 },
     /// Give up waiting for the controller during controlled shutdown.
     ShutdownTimeout,
     /// controller.socket.timeout.ms passed with no answer to this AlterPartition request.

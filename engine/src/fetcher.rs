@@ -11,7 +11,7 @@ use crate::event::{Event, FetcherRemovedReason, TruncationReason};
 use crate::network::Payload;
 use crate::partition::{FollowerState, Host, Partition, Role};
 use crate::snapshot::TruncationRecord;
-use crate::types::{BrokerId, ErrorCode, Node};
+use crate::types::{BrokerId, ErrorCode, Node, Tp};
 
 /// A broker's replica fetcher (ReplicaFetcherThread): what it keeps across the partitions
 /// it follows and across leaders.
@@ -74,7 +74,7 @@ impl ReplicaFetcher {
         if log.epoch_cache.entries.is_empty() && log.log_end_offset() > log.high_watermark {
             let hw = log.high_watermark;
             if let Some(t) = log.truncate_to(hw) {
-                record_truncation(ctx, host.id, t, None);
+                record_truncation(ctx, partition.tp, host.id, t, None);
             }
         }
         let generation = self.next_generation();
@@ -83,14 +83,21 @@ impl ReplicaFetcher {
             f.generation = generation;
             f.backing_off_until = None;
         }
-        host.set_timer(ctx, 0, BrokerTimer::SendFetch { generation });
+        host.set_timer(
+            ctx,
+            0,
+            BrokerTimer::SendFetch {
+                tp: partition.tp,
+                generation,
+            },
+        );
     }
 
-    fn schedule(&mut self, ctx: &mut Ctx, host: &Host, f: &mut FollowerState, delay: u64) {
+    fn schedule(&mut self, ctx: &mut Ctx, host: &Host, tp: Tp, f: &mut FollowerState, delay: u64) {
         let generation = self.next_generation();
         f.generation = generation;
         f.backing_off_until = (delay > 0).then_some(ctx.now + delay);
-        host.set_timer(ctx, delay, BrokerTimer::SendFetch { generation });
+        host.set_timer(ctx, delay, BrokerTimer::SendFetch { tp, generation });
     }
 
     /// RemoteLeaderEndPoint.buildFetch and send.
@@ -101,6 +108,7 @@ impl ReplicaFetcher {
         partition: &mut Partition,
         generation: u64,
     ) {
+        let tp = partition.tp;
         let Role::Follower(f) = &mut partition.role else {
             return;
         };
@@ -117,6 +125,7 @@ impl ReplicaFetcher {
             Node::Broker(leader),
             Payload::Fetch {
                 fetch_id,
+                tp,
                 replica_id: host.id,
                 broker_epoch: host.broker_epoch,
                 fetch_offset: log.log_end_offset(),
@@ -128,7 +137,10 @@ impl ReplicaFetcher {
         host.set_timer(
             ctx,
             ctx.config.replica_socket_timeout_ms,
-            BrokerTimer::FetchTimeout { fetch_id },
+            BrokerTimer::FetchTimeout {
+                tp: partition.tp,
+                fetch_id,
+            },
         );
     }
 
@@ -140,6 +152,7 @@ impl ReplicaFetcher {
         partition: &mut Partition,
         fetch_id: u64,
     ) {
+        let tp = partition.tp;
         let Role::Follower(f) = &mut partition.role else {
             return;
         };
@@ -152,7 +165,7 @@ impl ReplicaFetcher {
             leader: f.leader,
             replica_socket_timeout_ms: ctx.config.replica_socket_timeout_ms,
         });
-        self.schedule(ctx, host, f, ctx.config.replica_fetch_backoff_ms);
+        self.schedule(ctx, host, tp, f, ctx.config.replica_fetch_backoff_ms);
     }
 
     /// ReplicaFetcherManager.removeFetcherForPartitions: this follower stops fetching until
@@ -165,6 +178,7 @@ impl ReplicaFetcher {
         reason: FetcherRemovedReason,
     ) {
         let generation = self.next_generation();
+        let tp = partition.tp;
         let Role::Follower(f) = &mut partition.role else {
             return;
         };
@@ -177,7 +191,7 @@ impl ReplicaFetcher {
         f.backing_off_until = None;
         ctx.emit(Event::FetcherRemoved {
             broker: host.id,
-            tp: ctx.tp.clone(),
+            tp: ctx.tp_name(tp),
             reason,
         });
     }
@@ -193,6 +207,7 @@ impl ReplicaFetcher {
         from: Node,
         fetch_id: u64,
     ) {
+        let tp = partition.tp;
         let Role::Follower(f) = &mut partition.role else {
             return;
         };
@@ -205,7 +220,7 @@ impl ReplicaFetcher {
             broker: host.id,
             leader,
         });
-        self.schedule(ctx, host, f, ctx.config.replica_fetch_backoff_ms);
+        self.schedule(ctx, host, tp, f, ctx.config.replica_fetch_backoff_ms);
     }
 
     /// AbstractFetcherThread.processFetchRequest for our one partition.
@@ -219,6 +234,7 @@ impl ReplicaFetcher {
     ) {
         let Payload::FetchResponse {
             fetch_id,
+            tp: _,
             error,
             high_watermark,
             records,
@@ -229,6 +245,7 @@ impl ReplicaFetcher {
         else {
             return;
         };
+        let tp = partition.tp;
         let Role::Follower(f) = &mut partition.role else {
             return;
         };
@@ -247,7 +264,7 @@ impl ReplicaFetcher {
             ctx.emit(Event::FencedLeaderEpoch {
                 broker: host.id,
                 leader,
-                tp: ctx.tp.clone(),
+                tp: ctx.tp_name(partition.tp),
                 leader_epoch: f.leader_epoch,
             });
             return;
@@ -264,7 +281,7 @@ impl ReplicaFetcher {
             return;
         }
         if error != ErrorCode::NONE {
-            self.schedule(ctx, host, f, ctx.config.replica_fetch_backoff_ms);
+            self.schedule(ctx, host, tp, f, ctx.config.replica_fetch_backoff_ms);
             return;
         }
         let log = &mut partition.log;
@@ -276,21 +293,21 @@ impl ReplicaFetcher {
             ctx.emit(Event::TruncatingToEpochEndOffset {
                 broker: host.id,
                 leader,
-                tp: ctx.tp.clone(),
+                tp: ctx.tp_name(partition.tp),
                 offset,
                 leader_epoch: epoch,
                 end_offset: end,
             });
             if let Some(t) = t {
-                record_truncation(ctx, host.id, t, None);
+                record_truncation(ctx, partition.tp, host.id, t, None);
             }
-            self.schedule(ctx, host, f, 0);
+            self.schedule(ctx, host, tp, f, 0);
             return;
         }
         if let Some(first) = records.first() {
             if first.offset != log.log_end_offset() {
                 // Not where we asked (the log changed meanwhile): fetch again.
-                self.schedule(ctx, host, f, 0);
+                self.schedule(ctx, host, tp, f, 0);
                 return;
             }
         }
@@ -302,7 +319,7 @@ impl ReplicaFetcher {
         log.append_as_follower(&records);
         let leo = log.log_end_offset();
         log.update_high_watermark(high_watermark.min(leo));
-        self.schedule(ctx, host, f, self.slow_ms);
+        self.schedule(ctx, host, tp, f, self.slow_ms);
     }
 
     /// AbstractFetcherThread.handleOutOfRangeError → fetchOffsetAndTruncate. The leader's end
@@ -341,6 +358,7 @@ impl ReplicaFetcher {
         if let Some(t) = truncated {
             record_truncation(
                 ctx,
+                partition.tp,
                 host.id,
                 t,
                 Some(TruncationReason::OffsetOutOfRange { leader }),
@@ -351,10 +369,11 @@ impl ReplicaFetcher {
         } else {
             ctx.config.replica_fetch_backoff_ms
         };
+        let tp = partition.tp;
         let Role::Follower(f) = &mut partition.role else {
             return;
         };
-        self.schedule(ctx, host, f, delay);
+        self.schedule(ctx, host, tp, f, delay);
     }
 }
 
@@ -362,6 +381,7 @@ impl ReplicaFetcher {
 /// records falling away).
 fn record_truncation(
     ctx: &mut Ctx,
+    tp: Tp,
     broker: BrokerId,
     t: crate::log::Truncation,
     reason: Option<TruncationReason>,
@@ -371,7 +391,7 @@ fn record_truncation(
     }
     ctx.emit(Event::LogTruncated {
         broker,
-        tp: ctx.tp.clone(),
+        tp: ctx.tp_name(tp),
         to_offset: t.to_offset,
         below_high_watermark: t.below_high_watermark,
     });
@@ -385,13 +405,16 @@ fn record_truncation(
         });
     }
     ctx.metrics.truncations += 1;
-    ctx.observe(Observation::Truncated(TruncationRecord {
-        time_ms: ctx.now,
-        broker,
-        to_offset: t.to_offset,
-        removed: t.removed,
-        below_high_watermark: t.below_high_watermark,
-    }));
+    ctx.observe(Observation::Truncated(
+        tp,
+        TruncationRecord {
+            time_ms: ctx.now,
+            broker,
+            to_offset: t.to_offset,
+            removed: t.removed,
+            below_high_watermark: t.below_high_watermark,
+        },
+    ));
 }
 
 #[cfg(test)]

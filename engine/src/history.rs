@@ -13,7 +13,7 @@ use crate::log::ReplicaLog;
 use crate::process::Process;
 use crate::record_chunks::RecordChunks;
 use crate::snapshot::Loss;
-use crate::types::{BrokerId, ElectionKind, TimeMs};
+use crate::types::{BrokerId, ElectionKind, TimeMs, Tp};
 use crate::vec_map::VecMap;
 
 /// `broker`, leading at `leader_epoch`, raised its HW to `high_watermark`: the records of
@@ -25,12 +25,13 @@ use crate::vec_map::VecMap;
 pub(crate) fn on_high_watermark(
     committed: &mut RecordChunks,
     controller: &Controller,
+    tp: Tp,
     broker: BrokerId,
     leader_epoch: i32,
     log: &ReplicaLog,
     high_watermark: u64,
 ) {
-    let p = &controller.partition;
+    let p = controller.partition(tp);
     if p.leader != Some(broker) || p.leader_epoch != leader_epoch {
         return;
     }
@@ -62,13 +63,14 @@ pub(crate) fn on_new_leader(
     committed: &mut RecordChunks,
     controller: &Controller,
     processes: &VecMap<BrokerId, Process>,
+    tp: Tp,
     broker: BrokerId,
     leader_epoch: i32,
     recovering: bool,
     log: &ReplicaLog,
     now: TimeMs,
 ) -> Option<LossFound> {
-    if leader_epoch != controller.partition.leader_epoch {
+    if leader_epoch != controller.partition(tp).leader_epoch {
         // A stale image (a broker catching up on metadata after a freeze or a cut): this
         // leadership is already over; the leader that counts is checked when it starts.
         return None;
@@ -83,8 +85,8 @@ pub(crate) fn on_new_leader(
         .elections
         .iter()
         .rev()
-        .find(|(epoch, _)| *epoch == leader_epoch)
-        .map(|(_, k)| *k);
+        .find(|(t, epoch, _)| *t == tp && *epoch == leader_epoch)
+        .map(|(_, _, k)| *k);
     let mut lost_disks = Vec::new();
     for (id, p) in processes {
         if p.disk_lost {
@@ -130,6 +132,7 @@ mod tests {
     use crate::invariants::tests::sim;
     use crate::sim::Sim;
     use crate::types::ElectionKind;
+    use crate::types::TP0;
 
     #[test]
     fn a_zombie_leader_cannot_add_to_the_committed_history() {
@@ -137,28 +140,28 @@ mod tests {
         // controller had replaced raised its own HW; recording it made a later clean
         // election look like a loss of committed records.
         let mut sim = sim();
-        assert_eq!(sim.committed.len(), 2);
+        assert_eq!(sim.committed[&TP0].len(), 2);
         // The controller has moved on to broker 2 at epoch 1; broker 1 has not heard.
-        sim.controller.partition.leader = Some(2);
-        sim.controller.partition.leader_epoch = 1;
-        let log = &mut sim.brokers[&1].partition.log;
+        sim.controller.partitions[&TP0].leader = Some(2);
+        sim.controller.partitions[&TP0].leader_epoch = 1;
+        let log = &mut sim.brokers[&1].partitions[&TP0].log;
         log.append_as_leader(0, &["zombie".to_string()]);
         log.high_watermark = 3;
-        let b1 = sim.brokers[&1].log();
-        super::on_high_watermark(&mut sim.committed, &sim.controller, 1, 0, b1, 3);
+        let b1 = sim.brokers[&1].log(TP0);
+        super::on_high_watermark(&mut sim.committed[&TP0], &sim.controller, TP0, 1, 0, b1, 3);
         assert_eq!(
-            sim.committed.len(),
+            sim.committed[&TP0].len(),
             2,
             "nothing the zombie 'commits' counts"
         );
         // The recognised leader's HW does count, and only up to the HW.
-        sim.controller.partition.leader = Some(1);
-        sim.controller.partition.leader_epoch = 0;
-        let b1 = sim.brokers[&1].log();
-        super::on_high_watermark(&mut sim.committed, &sim.controller, 1, 0, b1, 3);
-        assert_eq!(sim.committed.len(), 3);
+        sim.controller.partitions[&TP0].leader = Some(1);
+        sim.controller.partitions[&TP0].leader_epoch = 0;
+        let b1 = sim.brokers[&1].log(TP0);
+        super::on_high_watermark(&mut sim.committed[&TP0], &sim.controller, TP0, 1, 0, b1, 3);
+        assert_eq!(sim.committed[&TP0].len(), 3);
         assert_eq!(
-            sim.committed.last().map(|r| r.value.as_str()),
+            sim.committed[&TP0].last().map(|r| r.value.as_str()),
             Some("zombie")
         );
     }
@@ -169,29 +172,30 @@ mod tests {
         // records are gone. What the loss says depends on how the controller chose it.
         let lose = |kind: Option<ElectionKind>, recovering: bool, disk: bool| {
             let mut sim = sim();
-            sim.brokers[&2].partition.log.wipe();
+            sim.brokers[&2].partitions[&TP0].log.wipe();
             if disk {
                 sim.processes[&3].disk_lost = true;
             }
-            let p = &mut sim.controller.partition;
+            let p = &mut sim.controller.partitions[&TP0];
             p.leader = Some(2);
             p.leader_epoch += 1;
             let epoch = p.leader_epoch;
             if let Some(k) = kind {
-                sim.controller.elections.push((epoch, k));
+                sim.controller.elections.push((TP0, epoch, k));
             }
             let found = super::on_new_leader(
-                &mut sim.committed,
+                &mut sim.committed[&TP0],
                 &sim.controller,
                 &sim.processes,
+                TP0,
                 2,
                 epoch,
                 recovering,
-                sim.brokers[&2].log(),
+                sim.brokers[&2].log(TP0),
                 5_000,
             )
             .expect("a loss");
-            assert_eq!(sim.committed.len(), 0, "both left the history");
+            assert_eq!(sim.committed[&TP0].len(), 0, "both left the history");
             assert_eq!((found.loss.first_offset, found.loss.last_offset), (0, 1));
             assert_eq!(found.loss.values, ["a", "b"]);
             (found.loss.cause, found.violation)
@@ -219,23 +223,24 @@ mod tests {
     #[test]
     fn a_leader_of_a_stale_epoch_or_holding_everything_loses_nothing() {
         let mut sim = sim();
-        let epoch = sim.controller.partition.leader_epoch;
+        let epoch = sim.controller.partitions[&TP0].leader_epoch;
         let check = |sim: &mut Sim, broker, epoch| {
             super::on_new_leader(
-                &mut sim.committed,
+                &mut sim.committed[&TP0],
                 &sim.controller,
                 &sim.processes,
+                TP0,
                 broker,
                 epoch,
                 false,
-                sim.brokers[&broker].log(),
+                sim.brokers[&broker].log(TP0),
                 0,
             )
             .is_some()
         };
         assert!(!check(&mut sim, 2, epoch), "broker 2 holds both records");
-        sim.brokers[&3].partition.log.wipe();
+        sim.brokers[&3].partitions[&TP0].log.wipe();
         assert!(!check(&mut sim, 3, epoch - 1), "an epoch already over");
-        assert_eq!(sim.committed.len(), 2);
+        assert_eq!(sim.committed[&TP0].len(), 2);
     }
 }

@@ -17,16 +17,17 @@ use crate::vec_map::VecMap;
 use crate::broker::Broker;
 use crate::controller::Controller;
 use crate::log::ReplicaLog;
+use crate::metadata::{PartitionRegistration, Topics};
 use crate::partition::Role;
 use crate::process::Process;
-use crate::types::BrokerId;
+use crate::types::{BrokerId, TopicPartition, Tp};
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct InvariantState {
-    pub last_leader_epoch: i32,
-    pub last_partition_epoch: i32,
-    /// (broker, leader epoch) → highest HW seen in that leadership.
-    pub leader_hw: VecMap<(BrokerId, i32), u64>,
+    /// Each partition's (leader epoch, partition epoch) at the last check.
+    pub last_epochs: VecMap<Tp, (i32, i32)>,
+    /// (partition, broker, leader epoch) → highest HW seen in that leadership.
+    pub leader_hw: VecMap<(Tp, BrokerId, i32), u64>,
 }
 
 /// Most violations recorded (the first ones matter).
@@ -43,23 +44,40 @@ impl std::fmt::Display for List<'_> {
 }
 
 impl InvariantState {
-    /// Checks every invariant of the simulation after an event and returns what does not
-    /// hold. It reads the nodes and processes and changes nothing of them: only this
-    /// checker's memory of what it saw (the epochs and each leadership's highest HW), to
-    /// tell a fall.
+    /// Checks every invariant of the simulation after an event, partition by partition, and
+    /// returns what does not hold, each line starting with the partition's name. It reads
+    /// the nodes and processes and changes nothing of them: only this checker's memory of
+    /// what it saw (the epochs and each leadership's highest HW), to tell a fall.
     pub(crate) fn check(
         &mut self,
+        topics: &Topics,
         controller: &Controller,
         brokers: &VecMap<BrokerId, Broker>,
         processes: &VecMap<BrokerId, Process>,
     ) -> Vec<String> {
         let mut found: Vec<String> = vec![];
+        for (&tp, p) in &controller.partitions {
+            let name = topics.name(tp);
+            self.check_partition(tp, name, p, brokers, processes, &mut found);
+        }
+        found
+    }
+
+    fn check_partition(
+        &mut self,
+        tp: Tp,
+        name: &TopicPartition,
+        p: &PartitionRegistration,
+        brokers: &VecMap<BrokerId, Broker>,
+        processes: &VecMap<BrokerId, Process>,
+        found: &mut Vec<String>,
+    ) {
         for b in brokers.values() {
-            let log = b.log();
+            let log = b.log(tp);
             let leo = log.log_end_offset();
             if !(log.log_start_offset <= log.high_watermark && log.high_watermark <= leo) {
                 found.push(format!(
-                    "broker {}: log start {} ≤ HW {} ≤ LEO {} does not hold",
+                    "{name}: broker {}: log start {} ≤ HW {} ≤ LEO {} does not hold",
                     b.id, log.log_start_offset, log.high_watermark, leo
                 ));
             }
@@ -69,16 +87,18 @@ impl InvariantState {
                 .any(|w| w[0].epoch >= w[1].epoch || w[0].start_offset > w[1].start_offset)
             {
                 found.push(format!(
-                    "broker {}: leader-epoch-checkpoint is not ordered: {}",
+                    "{name}: broker {}: leader-epoch-checkpoint is not ordered: {}",
                     b.id,
                     log.epoch_cache.checkpoint_line()
                 ));
             }
         }
-        let p = &controller.partition;
         if let Some(l) = p.leader {
             if !p.isr.contains(&l) {
-                found.push(format!("leader {l} is not in the ISR {}", List(&p.isr)));
+                found.push(format!(
+                    "{name}: leader {l} is not in the ISR {}",
+                    List(&p.isr)
+                ));
             }
         }
         if p.isr
@@ -87,7 +107,7 @@ impl InvariantState {
             .any(|r| !p.replicas.contains(r))
         {
             found.push(format!(
-                "ISR {} or ELR {} outside the replicas {}",
+                "{name}: ISR {} or ELR {} outside the replicas {}",
                 List(&p.isr),
                 List(&p.elr),
                 List(&p.replicas)
@@ -95,42 +115,44 @@ impl InvariantState {
         }
         if p.isr.iter().any(|r| p.elr.contains(r)) {
             found.push(format!(
-                "ISR {} and ELR {} overlap",
+                "{name}: ISR {} and ELR {} overlap",
                 List(&p.isr),
                 List(&p.elr)
             ));
         }
-        if p.leader_epoch < self.last_leader_epoch {
+        let (last_le, last_pe) = self.last_epochs.get(&tp).copied().unwrap_or((0, 0));
+        if p.leader_epoch < last_le {
             found.push(format!(
-                "leader epoch fell from {} to {}",
-                self.last_leader_epoch, p.leader_epoch
+                "{name}: leader epoch fell from {last_le} to {}",
+                p.leader_epoch
             ));
         }
-        if p.partition_epoch < self.last_partition_epoch {
+        if p.partition_epoch < last_pe {
             found.push(format!(
-                "partition epoch fell from {} to {}",
-                self.last_partition_epoch, p.partition_epoch
+                "{name}: partition epoch fell from {last_pe} to {}",
+                p.partition_epoch
             ));
         }
-        let (le, pe) = (p.leader_epoch, p.partition_epoch);
-        self.last_leader_epoch = le;
-        self.last_partition_epoch = pe;
+        self.last_epochs
+            .insert(tp, (p.leader_epoch, p.partition_epoch));
 
         let mut hw_updates = vec![];
         let current = (p.leader, p.leader_epoch);
         for b in brokers.values() {
-            let Role::Leader(l) = b.role() else { continue };
+            let Role::Leader(l) = b.role(tp) else {
+                continue;
+            };
             // Only the leader the controller recognises: a zombie (cut off, not yet told it was
             // replaced) keeps a stale view, and its followers have moved on.
             if !processes[&b.id].is_up() || current != (Some(b.id), l.leader_epoch) {
                 continue;
             }
-            let hw = b.log().high_watermark;
-            let key = (b.id, l.leader_epoch);
+            let hw = b.log(tp).high_watermark;
+            let key = (tp, b.id, l.leader_epoch);
             if let Some(&prev) = self.leader_hw.get(&key) {
                 if hw < prev {
                     found.push(format!(
-                        "leader {} HW fell from {prev} to {hw} in leader epoch {}",
+                        "{name}: leader {} HW fell from {prev} to {hw} in leader epoch {}",
                         b.id, l.leader_epoch
                     ));
                 }
@@ -143,10 +165,10 @@ impl InvariantState {
                 if processes[&m].disk_lost {
                     continue;
                 }
-                let member_leo = mb.log().log_end_offset();
+                let member_leo = mb.log(tp).log_end_offset();
                 if member_leo < hw {
                     found.push(format!(
-                        "leader {} HW {hw} is above ISR member {m}'s LEO {member_leo}",
+                        "{name}: leader {} HW {hw} is above ISR member {m}'s LEO {member_leo}",
                         b.id
                     ));
                 }
@@ -155,7 +177,6 @@ impl InvariantState {
         for (k, v) in hw_updates {
             self.leader_hw.insert(k, v);
         }
-        found
     }
 }
 
@@ -202,6 +223,7 @@ pub(crate) fn duplicate_append(
 pub(crate) mod tests {
     use crate::scenario::Scenario;
     use crate::sim::Sim;
+    use crate::types::TP0;
 
     /// Broker 1 leads at epoch 0 with two committed records, "a" and "b" (the observers'
     /// tests start here too).
@@ -216,7 +238,7 @@ pub(crate) mod tests {
     }
 
     fn check(checker: &mut super::InvariantState, sim: &Sim) -> Vec<String> {
-        checker.check(&sim.controller, &sim.brokers, &sim.processes)
+        checker.check(&sim.topics, &sim.controller, &sim.brokers, &sim.processes)
     }
 
     #[test]
@@ -225,31 +247,31 @@ pub(crate) mod tests {
         let mut checker = super::InvariantState::default();
         assert_eq!(check(&mut checker, &sim), Vec::<String>::new());
         // The leader's HW above an ISR member's LEO, and a leader outside the ISR.
-        sim.brokers[&1].partition.log.high_watermark = 2;
-        sim.brokers[&3].partition.log.truncate_to(1);
-        sim.controller.partition.isr = vec![2, 3];
+        sim.brokers[&1].partitions[&TP0].log.high_watermark = 2;
+        sim.brokers[&3].partitions[&TP0].log.truncate_to(1);
+        sim.controller.partitions[&TP0].isr = vec![2, 3];
         let before = format!("{sim:?}");
         let found = check(&mut checker, &sim);
         assert_eq!(
             found,
             [
-                "leader 1 is not in the ISR [2, 3]",
-                "leader 1 HW 2 is above ISR member 3's LEO 1",
+                "rep-0: leader 1 is not in the ISR [2, 3]",
+                "rep-0: leader 1 HW 2 is above ISR member 3's LEO 1",
             ]
         );
         assert_eq!(format!("{sim:?}"), before, "the check changed nothing");
         // A member whose disk was lost is not held to the HW.
-        sim.controller.partition.isr = vec![1, 2, 3];
+        sim.controller.partitions[&TP0].isr = vec![1, 2, 3];
         sim.processes[&3].disk_lost = true;
         assert_eq!(check(&mut checker, &sim), Vec::<String>::new());
         sim.processes[&3].disk_lost = false;
         // The checker remembers the epochs it saw: a fall is reported.
-        sim.brokers[&3].partition.log.high_watermark = 0;
+        sim.brokers[&3].partitions[&TP0].log.high_watermark = 0;
         let mut checker = super::InvariantState::default();
-        sim.controller.partition.leader_epoch = 4;
+        sim.controller.partitions[&TP0].leader_epoch = 4;
         let _ = check(&mut checker, &sim);
-        sim.controller.partition.leader_epoch = 3;
-        assert!(check(&mut checker, &sim).contains(&"leader epoch fell from 4 to 3".to_string()));
+        sim.controller.partitions[&TP0].leader_epoch = 3;
+        assert!(check(&mut checker, &sim).contains(&"rep-0: leader epoch fell from 4 to 3".to_string()));
     }
 
     #[test]

@@ -7,10 +7,85 @@
 //! The types mirror Kafka's `org.apache.kafka.metadata.BrokerRegistration`,
 //! `org.apache.kafka.metadata.PartitionRegistration` and
 //! `org.apache.kafka.metadata.LeaderRecoveryState`, and `MetadataImage` the part of
-//! `org.apache.kafka.image.MetadataImage` that one partition needs.
+//! `org.apache.kafka.image.MetadataImage` that the brokers' partitions need. [`Topics`] is
+//! the cluster's topics table: names, topic ids and partition counts, which do not change
+//! while a scenario runs.
 
-use crate::types::BrokerId;
+use crate::types::{BrokerId, TopicPartition, Tp};
 use crate::vec_map::VecMap;
+
+/// One topic as TopicRecord creates it: its name, its topic id, and the names of its
+/// partitions (kept ready, since every event that names a partition clones one).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopicInfo {
+    pub name: String,
+    /// The topic id as `Uuid.toString` prints it (22 characters of URL-safe base64).
+    pub id: String,
+    pub partitions: Vec<TopicPartition>,
+}
+
+/// The cluster's topics, in creation order: a [`Tp`]'s `topic` indexes this table.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Topics {
+    pub topics: Vec<TopicInfo>,
+}
+
+/// The stream of the topic-id generator, apart from the simulation's own generator (so that
+/// adding topic ids changed no draw of a run that existed before them).
+const TOPIC_ID_STREAM: u64 = 0x746f_7069_6349_6421;
+
+impl Topics {
+    /// Topics named `names`, with `partitions[i]` partitions each, and topic ids drawn
+    /// deterministically from `seed`. The controller draws a topic id with
+    /// `Uuid.randomUuid()` (ReplicationControlManager.createTopic), which skips the reserved
+    /// ids and any whose string starts with '-' (`Uuid.randomUuid`, "unsafe" ids).
+    pub fn new(seed: u64, topics: &[(String, u32)]) -> Topics {
+        let mut rng = crate::rng::Rng::new(seed ^ TOPIC_ID_STREAM);
+        let mut out = Vec::with_capacity(topics.len());
+        for (name, count) in topics {
+            let id = loop {
+                let mut bytes = [0u8; 16];
+                bytes[..8].copy_from_slice(&rng.next_u64().to_be_bytes());
+                bytes[8..].copy_from_slice(&rng.next_u64().to_be_bytes());
+                // Uuid.ZERO_UUID and Uuid.METADATA_TOPIC_ID (0...01) are reserved.
+                if u128::from_be_bytes(bytes) <= 1 {
+                    continue;
+                }
+                let id = crate::share::base64url_encode(&bytes);
+                if !id.starts_with('-') {
+                    break id;
+                }
+            };
+            let partitions = (0..*count)
+                .map(|partition| TopicPartition {
+                    topic: name.clone(),
+                    partition,
+                })
+                .collect();
+            out.push(TopicInfo {
+                name: name.clone(),
+                id,
+                partitions,
+            });
+        }
+        Topics { topics: out }
+    }
+
+    /// The name of partition `tp`.
+    pub fn name(&self, tp: Tp) -> &TopicPartition {
+        &self.topics[usize::from(tp.topic)].partitions[usize::from(tp.partition)]
+    }
+
+    /// Every partition, topic by topic, in index order.
+    pub fn partitions(&self) -> impl Iterator<Item = Tp> + '_ {
+        self.topics.iter().enumerate().flat_map(|(t, info)| {
+            (0..info.partitions.len()).map(move |p| Tp {
+                topic: t as u16,
+                partition: p as u16,
+            })
+        })
+    }
+}
 
 /// BrokerRegistration as the controller keeps it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,8 +141,22 @@ impl PartitionRegistration {
 pub struct MetadataImage {
     /// Offset of the last metadata record included.
     pub offset: u64,
-    pub partition: PartitionRegistration,
+    /// Every partition's registration (TopicsImage).
+    pub partitions: VecMap<Tp, PartitionRegistration>,
     pub brokers: VecMap<BrokerId, BrokerRegistration>,
-    /// The topic config `min.insync.replicas` (a ConfigRecord in the metadata log).
-    pub min_insync_replicas: u32,
+    /// Each topic's `min.insync.replicas` (its ConfigRecord, or the broker default), by
+    /// topic index.
+    pub min_insync_replicas: Vec<u32>,
+}
+
+impl MetadataImage {
+    /// The registration of `tp`, if the image has it.
+    pub fn partition(&self, tp: Tp) -> Option<&PartitionRegistration> {
+        self.partitions.get(&tp)
+    }
+
+    /// `min.insync.replicas` of `tp`'s topic as this image says.
+    pub fn min_insync_replicas(&self, tp: Tp) -> Option<u32> {
+        self.min_insync_replicas.get(usize::from(tp.topic)).copied()
+    }
 }

@@ -13,13 +13,14 @@ use crate::vec_map::{VecMap, VecSet};
 use crate::metadata::MetadataImage;
 use crate::record::Record;
 use crate::types::link;
-use crate::types::{Acks, BrokerId, ErrorCode, MessageKind, Node, TimeMs};
+use crate::types::{Acks, BrokerId, ErrorCode, MessageKind, Node, TimeMs, Tp};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Payload {
     /// A follower's Fetch (FetchRequest.Builder.forReplica).
     Fetch {
         fetch_id: u64,
+        tp: Tp,
         replica_id: BrokerId,
         broker_epoch: i64,
         fetch_offset: u64,
@@ -29,6 +30,7 @@ pub enum Payload {
     },
     FetchResponse {
         fetch_id: u64,
+        tp: Tp,
         error: ErrorCode,
         high_watermark: u64,
         leader_log_start_offset: u64,
@@ -40,6 +42,7 @@ pub enum Payload {
     },
     Produce {
         request_id: u64,
+        tp: Tp,
         acks: Acks,
         values: Vec<String>,
         timeout_ms: u64,
@@ -48,6 +51,7 @@ pub enum Payload {
     },
     ProduceResponse {
         request_id: u64,
+        tp: Tp,
         error: ErrorCode,
         base_offset: Option<u64>,
         last_offset: Option<u64>,
@@ -55,11 +59,13 @@ pub enum Payload {
     /// A consumer's Fetch (read up to the HW).
     ConsumerFetch {
         request_id: u64,
+        tp: Tp,
         offset: u64,
         max_records: u32,
     },
     ConsumerFetchResponse {
         request_id: u64,
+        tp: Tp,
         error: ErrorCode,
         records: Vec<Record>,
         high_watermark: u64,
@@ -86,6 +92,7 @@ pub enum Payload {
     AlterPartition {
         /// The request's correlation id.
         request_id: u64,
+        tp: Tp,
         broker_epoch: i64,
         leader_epoch: i32,
         partition_epoch: i32,
@@ -94,6 +101,7 @@ pub enum Payload {
     },
     AlterPartitionResponse {
         request_id: u64,
+        tp: Tp,
         /// The response's top-level error (STALE_BROKER_EPOCH from checkBrokerEpoch).
         top_error: ErrorCode,
         result: AlterPartitionResult,
@@ -114,7 +122,7 @@ pub enum Payload {
 /// A request that waits for its response on a connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outstanding {
-    Fetch { fetch_id: u64 },
+    Fetch { tp: Tp, fetch_id: u64 },
     Produce { request_id: u64 },
     ConsumerFetch { request_id: u64 },
 }
@@ -124,7 +132,8 @@ impl Payload {
     /// connection.
     pub fn outstanding(&self) -> Option<Outstanding> {
         match self {
-            Payload::Fetch { fetch_id, .. } => Some(Outstanding::Fetch {
+            Payload::Fetch { fetch_id, tp, .. } => Some(Outstanding::Fetch {
+                tp: *tp,
                 fetch_id: *fetch_id,
             }),
             Payload::Produce {

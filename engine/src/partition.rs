@@ -17,7 +17,7 @@ use crate::log::{BatchProducer, ReplicaLog};
 use crate::metadata::{MetadataImage, PartitionRegistration};
 use crate::network::Payload;
 use crate::producer_state::ClientBatch;
-use crate::types::{ids_where, Acks, BrokerId, ErrorCode, Node, TimeMs};
+use crate::types::{ids_where, Acks, BrokerId, ErrorCode, Node, TimeMs, Tp};
 
 /// ReplicaState: what the leader knows of one follower.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -175,6 +175,7 @@ impl IsrState {
 /// leader has not had a fetch from that member yet).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AlterPartitionItem {
+    pub tp: Tp,
     pub proposal: u64,
     pub leader_epoch: i32,
     pub partition_epoch: i32,
@@ -271,6 +272,8 @@ pub enum Role {
 /// its role (memory).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Partition {
+    /// Which partition this replica is of (Partition.topicPartition).
+    pub tp: Tp,
     pub log: ReplicaLog,
     pub role: Role,
 }
@@ -305,10 +308,11 @@ impl Host<'_> {
 
     /// Partition.effectiveMinIsr: `min.insync.replicas` as this broker's metadata says (the
     /// cluster's configured value before it has any), never above the replica count.
-    pub fn min_isr(&self, config: &Config, replicas: usize) -> usize {
+    pub fn min_isr(&self, config: &Config, tp: Tp, replicas: usize) -> usize {
         let min = self
             .metadata
-            .map_or(config.min_insync_replicas, |m| m.min_insync_replicas);
+            .and_then(|m| m.min_insync_replicas(tp))
+            .unwrap_or(config.min_insync_replicas);
         (min as usize).min(replicas)
     }
 
@@ -348,6 +352,7 @@ impl AlterPartitionManager {
         let request_id = ctx.next_request_id();
         self.in_flight = Some(request_id);
         let payload = Payload::AlterPartition {
+            tp: item.tp,
             request_id,
             broker_epoch,
             leader_epoch: item.leader_epoch,
@@ -376,9 +381,10 @@ impl Host<'_> {
 }
 
 impl Partition {
-    /// A replica with no role yet over `log`.
-    pub fn new(log: ReplicaLog) -> Partition {
+    /// A replica of `tp` with no role yet over `log`.
+    pub fn new(tp: Tp, log: ReplicaLog) -> Partition {
         Partition {
+            tp,
             log,
             role: Role::None,
         }
@@ -460,10 +466,10 @@ impl Partition {
             purgatory,
             high_watermark_at_start: hw,
         }));
-        let under = p.isr.len() < host.min_isr(ctx.config, p.replicas.len());
+        let under = p.isr.len() < host.min_isr(ctx.config, self.tp, p.replicas.len());
         ctx.emit(Event::BecameLeader {
             broker: host.id,
-            tp: ctx.tp.clone(),
+            tp: ctx.tp_name(self.tp),
             leader_epoch: p.leader_epoch,
             start_offset: leo,
             partition_epoch: p.partition_epoch,
@@ -474,6 +480,7 @@ impl Partition {
             previous_leader_epoch: previous_epoch,
         });
         ctx.observe(Observation::NewLeader {
+            tp: self.tp,
             broker: host.id,
             leader_epoch: p.leader_epoch,
             recovering: p.leader_recovery_state == crate::metadata::LeaderRecoveryState::Recovering,
@@ -509,6 +516,7 @@ impl Partition {
                 Node::Broker(host.id),
                 d.client,
                 Payload::ProduceResponse {
+                    tp: self.tp,
                     request_id: d.request_id,
                     error: ErrorCode::NOT_LEADER_OR_FOLLOWER,
                     base_offset: None,
@@ -537,6 +545,7 @@ impl Partition {
     ) {
         let log = &self.log;
         let payload = Payload::FetchResponse {
+            tp: self.tp,
             fetch_id,
             error,
             high_watermark: log.high_watermark,
@@ -558,6 +567,7 @@ impl Partition {
     ) {
         let Payload::Fetch {
             fetch_id,
+            tp: _,
             replica_id,
             broker_epoch,
             fetch_offset,
@@ -617,6 +627,7 @@ impl Partition {
             }
             if epoch < fetch_epoch || end < fetch_offset as i64 {
                 let payload = Payload::FetchResponse {
+                    tp: self.tp,
                     fetch_id,
                     error: ErrorCode::NONE,
                     high_watermark: log.high_watermark,
@@ -670,7 +681,14 @@ impl Partition {
                     deadline_ms: now + wait,
                 });
             }
-            host.set_timer(ctx, wait, BrokerTimer::HeldFetchExpire { fetch_id });
+            host.set_timer(
+                ctx,
+                wait,
+                BrokerTimer::HeldFetchExpire {
+                    tp: self.tp,
+                    fetch_id,
+                },
+            );
         }
     }
 
@@ -688,6 +706,7 @@ impl Partition {
             fetch_offset + crate::config::MAX_RECORDS_PER_FETCH,
         );
         let payload = Payload::FetchResponse {
+            tp: self.tp,
             fetch_id,
             error: ErrorCode::NONE,
             high_watermark: log.high_watermark,
@@ -770,7 +789,7 @@ impl Partition {
         let new_isr = crate::sort::sorted_ids(&new_isr);
         ctx.emit(Event::IsrExpanding {
             broker: host.id,
-            tp: ctx.tp.clone(),
+            tp: ctx.tp_name(self.tp),
             isr: isr.clone(),
             new_isr: new_isr.clone(),
         });
@@ -822,7 +841,7 @@ impl Partition {
         }
         let event = Event::IsrShrinking {
             broker: b,
-            tp: ctx.tp.clone(),
+            tp: ctx.tp_name(self.tp),
             isr: isr.clone(),
             new_isr: new_isr.clone(),
             high_watermark: self.log.high_watermark,
@@ -864,6 +883,7 @@ impl Partition {
             new_isr_with_epochs.push((r, epoch));
         }
         let item = AlterPartitionItem {
+            tp: self.tp,
             proposal,
             leader_epoch: l.leader_epoch,
             partition_epoch: l.partition_epoch,
@@ -900,8 +920,8 @@ impl Partition {
         error: ErrorCode,
         answer: Option<&crate::network::AlterPartitionResult>,
     ) {
-        let tp = ctx.tp.clone();
-        let min_isr = host.min_isr(ctx.config, usize::MAX);
+        let tp = ctx.tp_name(self.tp);
+        let min_isr = host.min_isr(ctx.config, self.tp, usize::MAX);
         let b = host.id;
         let Some(l) = self.leader_mut() else { return };
         if l.isr_state.proposal() != Some(item.proposal) {
@@ -983,7 +1003,7 @@ impl Partition {
         let Role::Leader(l) = &self.role else {
             return false;
         };
-        let min_isr = host.min_isr(ctx.config, l.replicas.len());
+        let min_isr = host.min_isr(ctx.config, self.tp, l.replicas.len());
         // isUnderMinIsr: the HW does not move while the ISR is below min.insync.replicas.
         if l.isr_state.isr().len() < min_isr {
             return false;
@@ -1017,6 +1037,7 @@ impl Partition {
         let moved = self.log.maybe_increment_high_watermark(new_hw);
         if moved {
             ctx.observe(Observation::HighWatermark {
+                tp: self.tp,
                 broker: host.id,
                 leader_epoch,
                 high_watermark: new_hw,
@@ -1032,7 +1053,7 @@ impl Partition {
             return;
         };
         let hw = self.log.high_watermark;
-        let min_isr = host.min_isr(ctx.config, l.replicas.len());
+        let min_isr = host.min_isr(ctx.config, self.tp, l.replicas.len());
         let maximal = l.isr_state.maximal_isr().len();
         let (done, waiting): (Vec<DelayedProduce>, Vec<DelayedProduce>) = l
             .purgatory
@@ -1055,6 +1076,7 @@ impl Partition {
                 Node::Broker(host.id),
                 d.client,
                 Payload::ProduceResponse {
+                    tp: self.tp,
                     request_id: d.request_id,
                     error,
                     base_offset: Some(d.first_offset),
@@ -1075,6 +1097,7 @@ impl Partition {
             Node::Broker(host.id),
             d.client,
             Payload::ProduceResponse {
+                tp: self.tp,
                 request_id,
                 error: ErrorCode::REQUEST_TIMED_OUT,
                 base_offset: None,
@@ -1098,12 +1121,14 @@ impl Partition {
     ) {
         let now = ctx.now;
         let b = host.id;
+        let tp = self.tp;
         let respond = |ctx: &mut Ctx, error: ErrorCode, base: Option<u64>, last: Option<u64>| {
             if acks != Acks::Zero {
                 ctx.send(
                     Node::Broker(b),
                     from,
                     Payload::ProduceResponse {
+                        tp,
                         request_id,
                         error,
                         base_offset: base,
@@ -1116,7 +1141,7 @@ impl Partition {
             respond(ctx, ErrorCode::NOT_LEADER_OR_FOLLOWER, None, None);
             return;
         };
-        let min_isr = host.min_isr(ctx.config, l.replicas.len());
+        let min_isr = host.min_isr(ctx.config, self.tp, l.replicas.len());
         let in_sync = l.isr_state.isr().len();
         if acks == Acks::All && in_sync < min_isr {
             // "Avoid writing to leader if there are not enough insync replicas to make it safe"
@@ -1159,6 +1184,7 @@ impl Partition {
                     "{appended:?} at {leo}"
                 );
                 ctx.observe(Observation::LeaderAppend {
+                    tp: self.tp,
                     broker: b,
                     first: appended.0,
                     last: appended.1,
@@ -1183,7 +1209,14 @@ impl Partition {
                         deadline_ms: now + timeout_ms,
                     });
                 }
-                host.set_timer(ctx, timeout_ms, BrokerTimer::ProduceExpire { request_id });
+                host.set_timer(
+                    ctx,
+                    timeout_ms,
+                    BrokerTimer::ProduceExpire {
+                        tp: self.tp,
+                        request_id,
+                    },
+                );
                 // tryCompleteElseWatch
                 self.try_complete_delayed(ctx, host);
             }
@@ -1212,6 +1245,7 @@ impl Partition {
             )
         };
         let payload = Payload::ConsumerFetchResponse {
+            tp: self.tp,
             request_id,
             error,
             records,
@@ -1239,7 +1273,7 @@ impl Partition {
         let event = match p.leader {
             Some(l) => Event::BecameFollower {
                 broker: host.id,
-                tp: ctx.tp.clone(),
+                tp: ctx.tp_name(self.tp),
                 leader_epoch: p.leader_epoch,
                 start_offset: self.log.log_end_offset(),
                 partition_epoch: p.partition_epoch,
@@ -1249,7 +1283,7 @@ impl Partition {
             },
             None => Event::FollowerWithoutLeader {
                 broker: host.id,
-                tp: ctx.tp.clone(),
+                tp: ctx.tp_name(self.tp),
                 leader_epoch: p.leader_epoch,
             },
         };

@@ -185,6 +185,7 @@ impl Eq for RecordChunks {}
 mod tests {
     use super::*;
     use crate::rng::Rng;
+    use crate::types::TP0;
 
     const N: usize = RECORD_CHUNK_LEN;
 
@@ -376,11 +377,11 @@ mod tests {
             .collect();
         let sim = crate::run(&s, true).unwrap();
         let copy = sim.clone();
-        let histories = std::iter::once((&copy.committed, &sim.committed)).chain(
+        let histories = std::iter::once((&copy.committed[&TP0], &sim.committed[&TP0])).chain(
             copy.brokers
                 .values()
                 .zip(sim.brokers.values())
-                .map(|(a, b)| (&a.log().records, &b.log().records)),
+                .map(|(a, b)| (&a.log(TP0).records, &b.log(TP0).records)),
         );
         for (a, b) in histories {
             assert!(a.len() >= 990 && a.chunks.len() == a.len() / N);

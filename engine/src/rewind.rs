@@ -184,6 +184,7 @@ impl Rewind {
 
 #[cfg(test)]
 mod tests {
+    use crate::types::TP0;
     use std::sync::Arc;
 
     use super::*;
@@ -227,8 +228,8 @@ mod tests {
         let rebuilt = rewind.state_at(250_000);
         let late_checkpoints = rewind.checkpoint_times().filter(|t| *t >= 45_000).count();
         for id in 1..=7 {
-            let live = live.brokers[&id].log().records.sealed_chunks();
-            let past = rebuilt.brokers[&id].log().records.sealed_chunks();
+            let live = live.brokers[&id].log(TP0).records.sealed_chunks();
+            let past = rebuilt.brokers[&id].log(TP0).records.sealed_chunks();
             assert!(
                 past.len() >= 6,
                 "broker {id}: {} chunks at 250 s",

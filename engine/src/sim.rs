@@ -10,13 +10,13 @@ use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 use crate::broker::Broker;
-use crate::client::{Consumer, PartitionLeader, Producer, CONSUMER, PRODUCER};
+use crate::client::{Consumer, PartitionLeader, Producer, CLIENT_TP, CONSUMER, PRODUCER};
 use crate::config::Config;
 use crate::controller::Controller;
 use crate::effect::{node_ctx, ClientTimer, ControllerTimer, Effect, Observation, Scheduled};
 use crate::error::ScenarioError;
 use crate::event::{ElectionType, Event, Signal, SignalOutcome, Tool};
-use crate::metadata::PartitionRegistration;
+use crate::metadata::{PartitionRegistration, Topics};
 use crate::network::{Message, Network, Outstanding, Payload};
 use crate::partition::Role;
 use crate::process::Process;
@@ -26,7 +26,7 @@ use crate::scenario::ProduceSpec;
 use crate::scenario::{Action, Endpoint, Scenario, TimedAction};
 use crate::snapshot::{Arrival, ArrivalOutcome, Loss, Metrics, TruncationRecord};
 use crate::trace::{Trace, TraceEvent};
-use crate::types::{BrokerId, Node, ProcessState, TimeMs, TopicPartition};
+use crate::types::{BrokerId, Node, ProcessState, TimeMs, Tp};
 use crate::vec_map::VecMap;
 
 /// An event in the queue. Ordered by (time, sequence) reversed, so the queue (a max-heap)
@@ -63,7 +63,11 @@ impl Eq for Queued {}
 pub struct Sim {
     pub(crate) now: TimeMs,
     pub(crate) config: Config,
-    pub(crate) tp: TopicPartition,
+    /// The cluster's topics: names, topic ids, partition counts (fixed for the run, so
+    /// clones share them).
+    pub(crate) topics: Arc<Topics>,
+    /// The partition the lane view and the one-partition read-outs show.
+    pub(crate) view_tp: Tp,
     pub(crate) rng: Rng,
     /// The broker nodes, and what the operating system knows of each one's process.
     pub(crate) brokers: VecMap<BrokerId, Broker>,
@@ -90,11 +94,12 @@ pub struct Sim {
     timeline: Arc<[TimedAction]>,
     /// The next timeline action to run.
     timeline_cursor: usize,
-    /// The committed history: records that some leader's HW has covered. Shared with clones,
-    /// as the logs are (it grows as long as they do).
-    pub(crate) committed: RecordChunks,
+    /// Each partition's committed history: records that some leader's HW has covered.
+    /// Shared with clones, as the logs are (it grows as long as they do).
+    pub(crate) committed: VecMap<Tp, RecordChunks>,
     pub(crate) losses: Vec<Loss>,
-    pub(crate) truncations: Vec<TruncationRecord>,
+    /// The last truncations of every partition, oldest first, for the view.
+    pub(crate) truncations: Vec<(Tp, TruncationRecord)>,
     pub(crate) seed: u64,
     pub(crate) violations: Vec<String>,
     pub(crate) events_processed: u64,
@@ -121,7 +126,8 @@ impl Clone for Sim {
         Sim {
             now: self.now,
             config: self.config.clone(),
-            tp: self.tp.clone(),
+            topics: self.topics.clone(),
+            view_tp: self.view_tp,
             rng: self.rng.clone(),
             brokers: self.brokers.clone(),
             processes: self.processes.clone(),
@@ -175,15 +181,20 @@ impl Sim {
         scenario.validate()?;
         let config = scenario.config.clone();
         let replicas = scenario.replicas();
-        let mut controller = Controller::new(
-            PartitionRegistration::new(replicas.clone(), replicas.first().copied()),
-            config.min_insync_replicas,
-        );
+        let topics = Topics::new(scenario.seed, &[(scenario.topic.clone(), 1)]);
+        let mut partitions = VecMap::new();
+        for tp in topics.partitions() {
+            let registration =
+                PartitionRegistration::new(replicas.clone(), replicas.first().copied());
+            partitions.insert(tp, registration);
+        }
+        let min_isr = vec![config.min_insync_replicas; topics.topics.len()];
+        let mut controller = Controller::new(partitions, min_isr);
         let mut brokers = VecMap::new();
         let mut processes = VecMap::new();
         for id in 1..=scenario.brokers {
             let epoch = controller.register_at_start(id);
-            brokers.insert(id, Broker::new(id, epoch));
+            brokers.insert(id, Broker::new(id, epoch, topics.partitions()));
             processes.insert(id, Process::running());
         }
         controller.append(
@@ -192,6 +203,10 @@ impl Sim {
             format!("TopicRecord(name={}) PartitionRecord(partitionId={}, replicas=[{}], isr=[{}], leader={}, leaderEpoch=0, partitionEpoch=0)",
                 scenario.topic, 0, crate::types::Ids(&replicas), crate::types::Ids(&replicas), replicas[0]),
         );
+        let committed = topics
+            .partitions()
+            .map(|tp| (tp, RecordChunks::default()))
+            .collect();
         // Timeline actions run in time order (listed order within one time), each after every
         // event at its time, exactly as a person's input applied at that moment would.
         let mut timeline = scenario.timeline.clone();
@@ -199,10 +214,8 @@ impl Sim {
         let mut sim = Sim {
             now: 0,
             config,
-            tp: TopicPartition {
-                topic: scenario.topic.clone(),
-                partition: 0,
-            },
+            topics: Arc::new(topics),
+            view_tp: Tp::default(),
             rng: Rng::new(scenario.seed),
             brokers,
             processes,
@@ -221,7 +234,7 @@ impl Sim {
             metrics: Metrics::default(),
             timeline: timeline.into(),
             timeline_cursor: 0,
-            committed: RecordChunks::default(),
+            committed,
             losses: vec![],
             truncations: vec![],
             seed: scenario.seed,
@@ -255,7 +268,7 @@ impl Sim {
             Scheduled::Controller(ControllerTimer::PreferredRebalance),
         );
         sim.emit(Event::TopicCreated {
-            topic: sim.tp.topic.clone(),
+            topic: scenario.topic.clone(),
             replicas,
             brokers: scenario.brokers,
             min_insync_replicas: sim.config.min_insync_replicas,
@@ -362,9 +375,12 @@ impl Sim {
         self.events_processed += 1;
         if self.check_invariants {
             // The checker reads the nodes; what it finds is recorded here.
-            let found =
-                self.invariant_state
-                    .check(&self.controller, &self.brokers, &self.processes);
+            let found = self.invariant_state.check(
+                &self.topics,
+                &self.controller,
+                &self.brokers,
+                &self.processes,
+            );
             for what in found {
                 self.record_violation(what);
             }
@@ -479,19 +495,26 @@ impl Sim {
             .on_timer(&mut crate::effect::node_ctx!(self), timer, &audience);
     }
 
-    /// kafka-leader-election.sh.
+    /// kafka-leader-election.sh for every partition (`--all-topic-partitions`), in index
+    /// order: each partition's outcome.
     pub(crate) fn controller_elect(
         &mut self,
         election: crate::controller::Election,
         cause: crate::controller::ChangeCause,
-    ) -> crate::types::ErrorCode {
+    ) -> Vec<(Tp, crate::types::ErrorCode)> {
         let audience = self.metadata_audience();
-        self.controller.on_elect_leaders(
-            &mut crate::effect::node_ctx!(self),
-            election,
-            cause,
-            &audience,
-        )
+        let mut out = Vec::new();
+        for tp in self.topics.partitions() {
+            let error = self.controller.on_elect_leader(
+                &mut crate::effect::node_ctx!(self),
+                tp,
+                election,
+                cause,
+                &audience,
+            );
+            out.push((tp, error));
+        }
+        out
     }
 
     /// kafka-configs.sh set min.insync.replicas (already in `self.config`).
@@ -607,10 +630,13 @@ impl Sim {
         self.flush_effects();
         let mut resets: Vec<(Node, Outstanding)> = vec![];
         for f in self.brokers.values() {
-            if let Role::Follower(fs) = f.role() {
-                if let (Some(fetch_id), Some(leader)) = (fs.in_flight_fetch, fs.leader) {
-                    if leader == b && f.id != b {
-                        resets.push((Node::Broker(f.id), Outstanding::Fetch { fetch_id }));
+            for (&tp, partition) in &f.partitions {
+                if let Role::Follower(fs) = &partition.role {
+                    if let (Some(fetch_id), Some(leader)) = (fs.in_flight_fetch, fs.leader) {
+                        if leader == b && f.id != b {
+                            let request = Outstanding::Fetch { tp, fetch_id };
+                            resets.push((Node::Broker(f.id), request));
+                        }
                     }
                 }
             }
@@ -791,34 +817,39 @@ impl Sim {
     fn observe(&mut self, observation: Observation) {
         match observation {
             Observation::HighWatermark {
+                tp,
                 broker,
                 leader_epoch,
                 high_watermark,
             } => crate::history::on_high_watermark(
-                &mut self.committed,
+                &mut self.committed[&tp],
                 &self.controller,
+                tp,
                 broker,
                 leader_epoch,
-                self.brokers[&broker].log(),
+                self.brokers[&broker].log(tp),
                 high_watermark,
             ),
             Observation::NewLeader {
+                tp,
                 broker,
                 leader_epoch,
                 recovering,
             } => {
                 let found = crate::history::on_new_leader(
-                    &mut self.committed,
+                    &mut self.committed[&tp],
                     &self.controller,
                     &self.processes,
+                    tp,
                     broker,
                     leader_epoch,
                     recovering,
-                    self.brokers[&broker].log(),
+                    self.brokers[&broker].log(tp),
                     self.now,
                 );
                 if let Some(found) = found {
                     if let Some(what) = found.violation {
+                        let what = format!("{}: {what}", self.topics.name(tp));
                         self.record_violation(what);
                     }
                     self.trace.push(self.now, found.event);
@@ -826,22 +857,24 @@ impl Sim {
                 }
             }
             Observation::LeaderAppend {
+                tp,
                 broker,
                 first,
                 last,
             } => {
                 if self.check_invariants {
-                    let log = self.brokers[&broker].log();
+                    let log = self.brokers[&broker].log(tp);
                     if let Some(what) =
                         crate::invariants::duplicate_append(log, broker, first, last)
                     {
+                        let what = format!("{}: {what}", self.topics.name(tp));
                         self.record_violation(what);
                     }
                 }
             }
-            Observation::Truncated(t) => {
-                self.truncations.push(t);
-                if self.truncations.len() > MAX_TRUNCATIONS {
+            Observation::Truncated(tp, t) => {
+                self.truncations.push((tp, t));
+                if self.truncations.len() > MAX_TRUNCATIONS * self.committed.len() {
                     self.truncations.remove(0);
                 }
             }
@@ -871,8 +904,9 @@ impl Sim {
     /// `kafka-get-offsets.sh` now.
     pub(crate) fn offsets_line(&self) -> String {
         crate::describe::offsets_line(
-            &self.tp,
-            &self.controller.partition,
+            self.view_tp,
+            self.topics.name(self.view_tp),
+            self.controller.partition(self.view_tp),
             &self.brokers,
             &self.processes,
         )
@@ -1057,51 +1091,65 @@ impl Sim {
                 }
             }
             Action::ElectPreferred => {
-                let r = self.controller_elect(
+                let results = self.controller_elect(
                     crate::controller::Election::Preferred,
                     crate::controller::ChangeCause::ElectPreferred,
                 );
-                self.emit(Event::LeaderElectionTool {
-                    election: ElectionType::Preferred,
-                    tp: self.tp.clone(),
-                    error: r,
-                });
+                for (tp, error) in results {
+                    self.emit(Event::LeaderElectionTool {
+                        election: ElectionType::Preferred,
+                        tp: self.topics.name(tp).clone(),
+                        error,
+                    });
+                }
             }
             Action::ElectUnclean => {
-                let r = self.controller_elect(
+                let results = self.controller_elect(
                     crate::controller::Election::Unclean,
                     crate::controller::ChangeCause::ElectUnclean,
                 );
-                self.emit(Event::LeaderElectionTool {
-                    election: ElectionType::Unclean,
-                    tp: self.tp.clone(),
-                    error: r,
-                });
+                for (tp, error) in results {
+                    self.emit(Event::LeaderElectionTool {
+                        election: ElectionType::Unclean,
+                        tp: self.topics.name(tp).clone(),
+                        error,
+                    });
+                }
             }
             Action::Describe => {
-                let line = crate::describe::describe_line(&self.tp, &self.controller.partition);
-                self.emit_tool_output(Tool::Describe, None, line);
+                // A line per partition, topic by topic (docs/clusters.md, step 9: the topic
+                // lines and the filters).
+                let topics = self.topics.clone();
+                for tp in topics.partitions() {
+                    let name = topics.name(tp);
+                    let line = crate::describe::describe_line(name, self.controller.partition(tp));
+                    self.emit_tool_output(Tool::Describe, None, line);
+                }
             }
             Action::Offsets => {
                 let line = self.offsets_line();
                 self.emit_tool_output(Tool::GetOffsets, None, line);
             }
             Action::Epochs => {
-                let replicas = &self.controller.partition.replicas;
-                for line in crate::describe::epoch_lines(replicas, &self.brokers) {
+                let tp = self.view_tp;
+                let replicas = &self.controller.partition(tp).replicas;
+                for line in crate::describe::epoch_lines(tp, replicas, &self.brokers) {
                     self.emit_tool_output(Tool::LeaderEpochCheckpoints, None, line);
                 }
             }
             Action::Checkpoints => {
-                let replicas = &self.controller.partition.replicas;
-                for line in crate::describe::hw_checkpoint_lines(&self.tp, replicas, &self.brokers)
+                let tp = self.view_tp;
+                let replicas = &self.controller.partition(tp).replicas;
+                let name = self.topics.name(tp);
+                for line in crate::describe::hw_checkpoint_lines(tp, name, replicas, &self.brokers)
                 {
                     self.emit_tool_output(Tool::HighWatermarkCheckpoints, None, line);
                 }
             }
             Action::DumpLog { broker } => {
-                let log = self.brokers.get(broker).map(Broker::log);
-                for line in crate::describe::dump_log_lines(&self.tp, *broker, log) {
+                let tp = self.view_tp;
+                let log = self.brokers.get(broker).map(|b| b.log(tp));
+                for line in crate::describe::dump_log_lines(self.topics.name(tp), *broker, log) {
                     self.emit_tool_output(Tool::DumpLog, Some(*broker), line);
                 }
             }
@@ -1175,10 +1223,10 @@ impl Sim {
 
     /// The controller's view of the partition's leader, now.
     fn client_leader(&self) -> Option<PartitionLeader> {
-        let broker = self.controller.partition.leader?;
+        let broker = self.controller.partition(CLIENT_TP).leader?;
         Some(PartitionLeader {
             broker,
-            log_start_offset: self.brokers[&broker].log().log_start_offset,
+            log_start_offset: self.brokers[&broker].log(CLIENT_TP).log_start_offset,
         })
     }
 
@@ -1188,7 +1236,7 @@ impl Sim {
     }
 
     pub(crate) fn client_timer(&mut self, t: ClientTimer) {
-        let leader = self.controller.partition.leader;
+        let leader = self.controller.partition(CLIENT_TP).leader;
         let mut ctx = node_ctx!(self);
         self.producer.on_timer(&mut ctx, leader, t);
     }
@@ -1232,10 +1280,10 @@ impl Sim {
     /// rule: it reads what the consumer node read (`Consumer::seen`) and the leader's log, and
     /// remembers what it reported in the simulator (`Sim::consumer_rewrites_reported`).
     fn consumer_check_rewritten(&mut self) {
-        let Some(leader) = self.controller.partition.leader else {
+        let Some(leader) = self.controller.partition(CLIENT_TP).leader else {
             return;
         };
-        let log = self.brokers[&leader].log();
+        let log = self.brokers[&leader].log(CLIENT_TP);
         let mut rewritten = vec![];
         for (&offset, (epoch, value)) in &self.consumer.seen {
             if self.consumer_rewrites_reported.contains(&offset) {
@@ -1280,6 +1328,7 @@ impl Endpoint {
 mod tests {
     use super::*;
     use crate::effect::BrokerTimer;
+    use crate::types::TP0;
 
     /// Asks for a send, as a handler does.
     fn send(sim: &mut Sim, from: Node, to: Node, payload: Payload) {
@@ -1298,7 +1347,7 @@ mod tests {
         sim.advance_to(100);
         let mut image = sim.controller.image();
         image.offset += 1_000;
-        image.partition.leader_epoch = 7;
+        image.partitions[&TP0].leader_epoch = 7;
         send(
             &mut sim,
             Node::Controller,
@@ -1315,13 +1364,13 @@ mod tests {
             sim.brokers[&2]
                 .metadata
                 .as_ref()
-                .is_none_or(|m| m.partition.leader_epoch != 7),
+                .is_none_or(|m| m.partitions[&TP0].leader_epoch != 7),
             "the new process never read what was sent to the old one"
         );
         // The same image sent to the running process is applied.
         let mut image = sim.controller.image();
         image.offset += 2_000;
-        image.partition.leader_epoch = 7;
+        image.partitions[&TP0].leader_epoch = 7;
         send(
             &mut sim,
             Node::Controller,
@@ -1336,7 +1385,7 @@ mod tests {
             sim.brokers[&3]
                 .metadata
                 .as_ref()
-                .map(|m| m.partition.leader_epoch),
+                .map(|m| m.partitions[&TP0].leader_epoch),
             Some(7)
         );
     }

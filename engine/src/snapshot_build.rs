@@ -20,14 +20,15 @@ impl Sim {
     /// only the newest offsets takes this every frame at a cost that does not grow with the
     /// log (a full snapshot of 10 000-record logs takes milliseconds; BENCHMARKS.md).
     pub fn snapshot_tail(&self, max_records: u64) -> Snapshot {
+        let tp = self.view_tp;
         let longest = self
             .brokers
             .values()
-            .map(|b| b.log().log_end_offset())
+            .map(|b| b.log(tp).log_end_offset())
             .max()
             .unwrap_or(0);
         let from = longest.saturating_sub(max_records);
-        let p = &self.controller.partition;
+        let p = self.controller.partition(tp);
         let now = self.now;
         let leader_broker = p.leader.and_then(|l| self.brokers.get(&l));
         // Loops, not mapped iterators collected (a collect over a map's values peels the
@@ -45,7 +46,7 @@ impl Sim {
                 ProcessState::Running if fenced => BrokerState::Fenced,
                 ProcessState::Running => BrokerState::Running,
             };
-            let (role, isr_change) = match b.role() {
+            let (role, isr_change) = match b.role(tp) {
                 Role::Leader(l) => (
                     ReplicaRole::Leader,
                     match &l.isr_state {
@@ -68,10 +69,10 @@ impl Sim {
                 Role::None => (ReplicaRole::None, None),
             };
             let since_caught_up_ms = leader_broker
-                .and_then(|lb| lb.partition.leader_state())
+                .and_then(|lb| lb.partition(tp).leader_state())
                 .and_then(|l| l.remote.get(&b.id))
                 .map(|s| now.saturating_sub(s.last_caught_up_time_ms));
-            let log = b.log();
+            let log = b.log(tp);
             brokers.push(BrokerSnapshot {
                 id: b.id,
                 process,
@@ -108,7 +109,7 @@ impl Sim {
         let mut purgatory = vec![];
         let mut held_fetches = vec![];
         for b in self.brokers.values() {
-            let Some(l) = b.partition.leader_state() else {
+            let Some(l) = b.partition(tp).leader_state() else {
                 continue;
             };
             for d in &l.purgatory {
@@ -159,8 +160,8 @@ impl Sim {
         let lat = &self.metrics.acks_all_latencies_ms;
         Snapshot {
             time_ms: now,
-            topic: self.tp.topic.clone(),
-            partition: self.tp.partition,
+            topic: self.topics.name(tp).topic.clone(),
+            partition: self.topics.name(tp).partition,
             brokers,
             controller: ControllerSnapshot {
                 leader: p.leader,
@@ -175,18 +176,26 @@ impl Sim {
             held_fetches,
             metrics: MetricsSnapshot {
                 under_replicated: p.isr.len() < p.replicas.len(),
-                under_min_isr: p.isr.len() < self.config.effective_min_isr(p.replicas.len()),
+                under_min_isr: p.isr.len() < self.controller.min_isr(tp, p.replicas.len()),
                 offline: p.leader.is_none(),
                 counters: self.metrics.clone(),
                 acks_all_latency_avg_ms: (!lat.is_empty())
                     .then(|| lat.iter().sum::<u64>() / lat.len() as u64),
                 acks_all_latency_max_ms: lat.iter().max().copied(),
             },
-            describe: crate::describe::describe_line(&self.tp, p),
+            describe: crate::describe::describe_line(self.topics.name(tp), p),
             offsets: self.offsets_line(),
             losses: self.losses.clone(),
             violations: self.violations.clone(),
-            truncations: self.truncations.clone(),
+            truncations: {
+                let mut out = Vec::new();
+                for (t, record) in &self.truncations {
+                    if *t == tp {
+                        out.push(record.clone());
+                    }
+                }
+                out
+            },
             consumer_position: self.consumer.position,
             cut_links: self.network.cut.iter().as_slice().to_vec(),
             // Kept in time order: the recent ones are a suffix.
@@ -198,9 +207,9 @@ impl Sim {
             sends,
             committed: {
                 // The history starts at offset 0 (the log start offset stays 0).
-                let len = self.committed.len();
-                self.committed
-                    .copy_range(usize::try_from(from).unwrap_or(len).min(len)..len)
+                let committed = &self.committed[&tp];
+                let len = committed.len();
+                committed.copy_range(usize::try_from(from).unwrap_or(len).min(len)..len)
             },
         }
     }

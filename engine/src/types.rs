@@ -22,6 +22,25 @@ impl fmt::Display for TopicPartition {
     }
 }
 
+/// A partition as the engine names it inside: its topic's index in the cluster's topics
+/// table (creation order) and its partition index. Small and `Copy`, so that maps keyed by
+/// partition, timers and messages stay cheap at hundreds of partitions; the name
+/// ([`TopicPartition`]) comes from the topics table (`metadata::Topics`) where a line is
+/// rendered. Kafka's wire does the same with a topic id and a partition index
+/// (FetchRequestData.FetchTopic.topicId).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Tp {
+    pub topic: u16,
+    pub partition: u16,
+}
+
+/// The first partition of the first topic: a version-1 scenario's one partition (tests).
+#[cfg(test)]
+pub(crate) const TP0: Tp = Tp {
+    topic: 0,
+    partition: 0,
+};
+
 /// An endpoint of the simulated network.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

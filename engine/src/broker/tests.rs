@@ -11,6 +11,7 @@ use crate::effect::node_ctx;
 use crate::partition::{AlterPartitionItem, IsrState, LeaderState};
 use crate::scenario::{Action, ControllerName, Endpoint, Scenario};
 use crate::sim::Sim;
+use crate::types::TP0;
 
 /// Gives broker `b`'s node one input, with a Ctx over the simulator's fields, and applies
 /// its effects (what the simulator's router does).
@@ -29,7 +30,7 @@ fn on_partition<R>(
 ) -> R {
     on_broker(sim, b, |broker, ctx| {
         let mut host = host!(broker);
-        f(&mut broker.partition, ctx, &mut host)
+        f(&mut broker.partitions[&TP0], ctx, &mut host)
     })
 }
 
@@ -38,8 +39,14 @@ fn on_partition<R>(
 fn out_of_range(sim: &mut Sim, leader_end: u64, leader_start: u64) {
     on_broker(sim, 2, |b, ctx| {
         let host = host!(b);
-        b.fetcher
-            .on_out_of_range(ctx, &host, &mut b.partition, 1, leader_end, leader_start)
+        b.fetcher.on_out_of_range(
+            ctx,
+            &host,
+            &mut b.partitions[&TP0],
+            1,
+            leader_end,
+            leader_start,
+        )
     });
 }
 
@@ -67,8 +74,7 @@ mod alter_partition {
     }
 
     fn leader(sim: &Sim) -> &LeaderState {
-        sim.brokers[&1]
-            .partition
+        sim.brokers[&1].partitions[&TP0]
             .leader_state()
             .expect("broker 1 leads")
     }
@@ -130,7 +136,7 @@ mod alter_partition {
             leader(&sim).isr_state,
             IsrState::Committed { isr: vec![1, 2] }
         );
-        assert_eq!(sim.controller.partition.isr, vec![1, 2]);
+        assert_eq!(sim.controller.partitions[&TP0].isr, vec![1, 2]);
         let resends = sim
             .trace_events()
             .filter(|e| e.text().contains("AlterPartition request got no answer"))
@@ -142,6 +148,7 @@ mod alter_partition {
     fn item(proposal: u64, sim: &Sim) -> AlterPartitionItem {
         let l = leader(sim);
         AlterPartitionItem {
+            tp: TP0,
             proposal,
             leader_epoch: l.leader_epoch,
             partition_epoch: l.partition_epoch,
@@ -257,7 +264,7 @@ mod alter_partition {
         let first = until_shrink_proposed(&mut sim);
         // New metadata resets the partition to a committed state (makeLeader with a newer
         // partition epoch) while the first request is still unanswered.
-        if let Role::Leader(l) = &mut sim.brokers[&1].partition.role {
+        if let Role::Leader(l) = &mut sim.brokers[&1].partitions[&TP0].role {
             l.isr_state = IsrState::Committed { isr: vec![1, 2, 3] };
         }
         on_partition(&mut sim, 1, |p, ctx, host| p.maybe_shrink_isr(ctx, host));
@@ -328,7 +335,7 @@ mod fetch {
 
     /// What leader `leader` knows of follower `follower`.
     fn remote(sim: &Sim, leader: BrokerId, follower: BrokerId) -> ReplicaState {
-        let l = sim.brokers[&leader].partition.leader_state();
+        let l = sim.brokers[&leader].partitions[&TP0].leader_state();
         l.expect("leads").remote[&follower].clone()
     }
 
@@ -339,7 +346,7 @@ mod fetch {
         let mut sim = replicated();
         let before = remote(&sim, 1, 2);
         assert_eq!(before.log_end_offset, Some(3));
-        let mut p = sim.controller.partition.clone();
+        let mut p = sim.controller.partitions[&TP0].clone();
         p.leader_epoch += 1;
         p.partition_epoch += 1;
         on_partition(&mut sim, 1, |part, ctx, host| {
@@ -350,7 +357,7 @@ mod fetch {
         assert_eq!(after.broker_epoch, before.broker_epoch);
         assert_eq!(after.last_fetch_leader_log_end_offset, Some(3));
         // A broker that was following becomes a new leader: it knows nothing yet.
-        let mut p = sim.controller.partition.clone();
+        let mut p = sim.controller.partitions[&TP0].clone();
         p.leader = Some(2);
         p.leader_epoch += 2;
         on_partition(&mut sim, 2, |part, ctx, host| {
@@ -371,13 +378,14 @@ mod fetch {
     ) -> ErrorCode {
         let broker = &sim.brokers[&from];
         let mut payload = Payload::Fetch {
+            tp: TP0,
             fetch_id: 999_999,
             replica_id: from,
             broker_epoch: broker.broker_epoch,
-            fetch_offset: broker.log().log_end_offset(),
+            fetch_offset: broker.log(TP0).log_end_offset(),
             log_start_offset: 0,
-            current_leader_epoch: sim.controller.partition.leader_epoch,
-            last_fetched_epoch: broker.log().epoch_cache.latest_epoch(),
+            current_leader_epoch: sim.controller.partitions[&TP0].leader_epoch,
+            last_fetched_epoch: broker.log(TP0).epoch_cache.latest_epoch(),
         };
         f(&mut payload);
         on_partition(sim, to, |p, ctx, host| {
@@ -388,6 +396,7 @@ mod fetch {
             .rev()
             .find_map(|m| match &m.payload {
                 Payload::FetchResponse {
+                    tp: TP0,
                     fetch_id: 999_999,
                     error,
                     ..
@@ -413,7 +422,7 @@ mod fetch {
         // (PartitionTest.testLeaderEpochValidationOnFollower: FENCED for epoch - 1,
         // UNKNOWN for epoch + 1, NOT_LEADER_OR_FOLLOWER for the current epoch).
         let mut sim = replicated();
-        if let Role::Follower(f) = &mut sim.brokers[&2].partition.role {
+        if let Role::Follower(f) = &mut sim.brokers[&2].partitions[&TP0].role {
             f.leader_epoch = 5;
         }
         assert_eq!(
@@ -473,16 +482,16 @@ mod fetch {
         assert_eq!(e, ErrorCode::OFFSET_OUT_OF_RANGE);
         out_of_range(&mut sim, 3, 0);
         assert_eq!(
-            sim.brokers[&2].log().log_end_offset(),
+            sim.brokers[&2].log(TP0).log_end_offset(),
             3,
             "nothing truncated"
         );
         // The leader's log ends below ours: truncate to it (the unclean-election case).
         out_of_range(&mut sim, 1, 0);
-        assert_eq!(sim.brokers[&2].log().log_end_offset(), 1);
+        assert_eq!(sim.brokers[&2].log(TP0).log_end_offset(), 1);
         // The leader's log starts past our end: start over at its log start.
         out_of_range(&mut sim, 9, 5);
-        let log = sim.brokers[&2].log();
+        let log = sim.brokers[&2].log(TP0);
         assert_eq!((log.log_start_offset, log.log_end_offset()), (5, 5));
     }
 
@@ -493,16 +502,18 @@ mod fetch {
         // partitionStates instead of being retried after the backoff).
         let mut sim = replicated();
         // Broker 2's next fetch is answered FENCED_LEADER_EPOCH.
-        while !matches!(sim.brokers[&2].role(), Role::Follower(f) if f.in_flight_fetch.is_some()) {
+        while !matches!(sim.brokers[&2].role(TP0), Role::Follower(f) if f.in_flight_fetch.is_some())
+        {
             assert!(sim.step());
         }
-        let fetch_id = match sim.brokers[&2].role() {
+        let fetch_id = match sim.brokers[&2].role(TP0) {
             Role::Follower(f) => f.in_flight_fetch.expect("in flight"),
             _ => unreachable!("checked above"),
         };
         let response = (
             Node::Broker(1),
             Payload::FetchResponse {
+                tp: TP0,
                 fetch_id,
                 error: ErrorCode::FENCED_LEADER_EPOCH,
                 high_watermark: 3,
@@ -522,13 +533,13 @@ mod fetch {
                 && m.payload.kind() == crate::types::MessageKind::Fetch),
             "no fetch from broker 2 while its partition is failed"
         );
-        assert!(matches!(sim.brokers[&2].role(), Role::Follower(f) if f.failed));
+        assert!(matches!(sim.brokers[&2].role(TP0), Role::Follower(f) if f.failed));
         // Metadata with a new leader epoch re-creates the fetcher.
         let mut image = sim.controller.image();
         image.offset += 1_000;
-        image.partition.leader_epoch += 1;
+        image.partitions[&TP0].leader_epoch += 1;
         on_broker(&mut sim, 2, |b, ctx| b.apply_metadata(ctx, Arc::new(image)));
-        assert!(matches!(sim.brokers[&2].role(), Role::Follower(f) if !f.failed));
+        assert!(matches!(sim.brokers[&2].role(TP0), Role::Follower(f) if !f.failed));
     }
 }
 
@@ -562,11 +573,12 @@ mod driven_alone {
     /// The controller's first image of a cluster of brokers 1..=3 (epochs 0, 1, 2), the
     /// topic "t" with replicas [1, 2, 3], leader 1, ISR `isr`, as `Sim::new` builds it.
     fn image(isr: &[BrokerId], min_isr: u32) -> MetadataImage {
-        let mut c = Controller::new(PartitionRegistration::new(vec![1, 2, 3], Some(1)), min_isr);
+        let partition = PartitionRegistration::new(vec![1, 2, 3], Some(1));
+        let mut c = Controller::new([(TP0, partition)].into_iter().collect(), vec![min_isr]);
         for id in 1..=3 {
             c.register_at_start(id);
         }
-        c.partition.isr = isr.to_vec();
+        c.partitions[&TP0].isr = isr.to_vec();
         c.append(0, "TopicRecord", String::new());
         c.image()
     }
@@ -577,7 +589,7 @@ mod driven_alone {
         /// Broker `id` formed at time 0 from `image` (its effects taken).
         fn formed(id: BrokerId, image: MetadataImage) -> Node1 {
             let mut n = Node1 {
-                broker: Broker::new(id, i64::from(id - 1)),
+                broker: Broker::new(id, i64::from(id - 1), std::iter::once(TP0)),
                 now: 0,
                 locals: Locals::new(Config::default(), "t", 100),
             };
@@ -600,7 +612,7 @@ mod driven_alone {
         }
 
         fn leader(&self) -> &LeaderState {
-            self.broker.partition.leader_state().expect("leads")
+            self.broker.partitions[&TP0].leader_state().expect("leads")
         }
     }
 
@@ -645,6 +657,7 @@ mod driven_alone {
     /// A follower's Fetch as RemoteLeaderEndPoint.buildFetch writes it.
     fn fetch(fetch_id: u64, replica: BrokerId, offset: u64) -> Payload {
         Payload::Fetch {
+            tp: TP0,
             fetch_id,
             replica_id: replica,
             broker_epoch: i64::from(replica - 1),
@@ -674,7 +687,7 @@ mod driven_alone {
     #[test]
     fn a_broker_formed_as_leader_becomes_leader_and_starts_its_tasks() {
         let mut n = Node1 {
-            broker: Broker::new(1, 0),
+            broker: Broker::new(1, 0, std::iter::once(TP0)),
             now: 0,
             locals: Locals::new(Config::default(), "t", 100),
         };
@@ -695,6 +708,7 @@ mod driven_alone {
                     previous_leader_epoch: -1,
                 }),
                 Effect::Observe(Observation::NewLeader {
+                    tp: TP0,
                     broker: 1,
                     leader_epoch: 0,
                     recovering: false,
@@ -708,7 +722,7 @@ mod driven_alone {
         let l = n.leader();
         assert_eq!(l.isr_state, IsrState::Committed { isr: vec![1, 2, 3] });
         assert!(l.remote.values().all(|r| r.log_end_offset.is_none()));
-        assert_eq!(n.broker.log().epoch_cache.checkpoint_line(), "0 1 0 0");
+        assert_eq!(n.broker.log(TP0).epoch_cache.checkpoint_line(), "0 1 0 0");
     }
 
     /// An acks=all produce waits in the purgatory (DelayedProduce) until the HW reaches its
@@ -720,6 +734,7 @@ mod driven_alone {
         let mut n = Node1::formed(1, image(&[1, 2, 3], 1));
         n.now = 1_000;
         let produce = Payload::Produce {
+            tp: TP0,
             request_id: 7,
             acks: Acks::All,
             values: vec!["a".into(), "b".into()],
@@ -730,11 +745,19 @@ mod driven_alone {
             n.message(PRODUCER, produce),
             [
                 Effect::Observe(Observation::LeaderAppend {
+                    tp: TP0,
                     broker: 1,
                     first: 0,
                     last: 1
                 }),
-                timer(1, 31_000, BrokerTimer::ProduceExpire { request_id: 7 }),
+                timer(
+                    1,
+                    31_000,
+                    BrokerTimer::ProduceExpire {
+                        tp: TP0,
+                        request_id: 7
+                    }
+                ),
             ],
             "the followers' LEOs are unknown: the HW cannot move"
         );
@@ -746,11 +769,12 @@ mod driven_alone {
                 1,
                 Node::Broker(2),
                 Payload::FetchResponse {
+                    tp: TP0,
                     fetch_id: 20,
                     error: ErrorCode::NONE,
                     high_watermark: 0,
                     leader_log_start_offset: 0,
-                    records: n.broker.log().read(0, 2),
+                    records: n.broker.log(TP0).read(0, 2),
                     diverging_epoch: None,
                     leader_log_end_offset: 2,
                 }
@@ -764,10 +788,13 @@ mod driven_alone {
             [timer(
                 1,
                 1_520,
-                BrokerTimer::HeldFetchExpire { fetch_id: 30 }
+                BrokerTimer::HeldFetchExpire {
+                    tp: TP0,
+                    fetch_id: 30
+                }
             )]
         );
-        assert_eq!(n.broker.log().high_watermark, 0);
+        assert_eq!(n.broker.log(TP0).high_watermark, 0);
         // Broker 2 fetches from 2: every ISR member has both records. The HW moves to 2, the
         // write is answered, and this fetch is held too.
         n.now = 1_030;
@@ -775,6 +802,7 @@ mod driven_alone {
             n.message(Node::Broker(2), fetch(21, 2, 2)),
             [
                 Effect::Observe(Observation::HighWatermark {
+                    tp: TP0,
                     broker: 1,
                     leader_epoch: 0,
                     high_watermark: 2
@@ -783,13 +811,21 @@ mod driven_alone {
                     1,
                     PRODUCER,
                     Payload::ProduceResponse {
+                        tp: TP0,
                         request_id: 7,
                         error: ErrorCode::NONE,
                         base_offset: Some(0),
                         last_offset: Some(1)
                     }
                 ),
-                timer(1, 1_530, BrokerTimer::HeldFetchExpire { fetch_id: 21 }),
+                timer(
+                    1,
+                    1_530,
+                    BrokerTimer::HeldFetchExpire {
+                        tp: TP0,
+                        fetch_id: 21
+                    }
+                ),
             ]
         );
         assert!(n.leader().purgatory.is_empty());
@@ -797,11 +833,15 @@ mod driven_alone {
         // The held fetch expires with what there is: nothing, and the new HW.
         n.now = 1_520;
         assert_eq!(
-            n.timer(BrokerTimer::HeldFetchExpire { fetch_id: 30 }),
+            n.timer(BrokerTimer::HeldFetchExpire {
+                tp: TP0,
+                fetch_id: 30
+            }),
             [send(
                 1,
                 Node::Broker(3),
                 Payload::FetchResponse {
+                    tp: TP0,
                     fetch_id: 30,
                     error: ErrorCode::NONE,
                     high_watermark: 2,
@@ -822,6 +862,7 @@ mod driven_alone {
     fn under_min_isr_acks_all_is_refused_and_acks_1_is_written() {
         let mut n = Node1::formed(1, image(&[1], 2));
         let produce = |acks| Payload::Produce {
+            tp: TP0,
             request_id: 9,
             acks,
             values: vec!["x".into()],
@@ -834,6 +875,7 @@ mod driven_alone {
                 1,
                 PRODUCER,
                 Payload::ProduceResponse {
+                    tp: TP0,
                     request_id: 9,
                     error: ErrorCode::NOT_ENOUGH_REPLICAS,
                     base_offset: None,
@@ -841,11 +883,12 @@ mod driven_alone {
                 }
             )]
         );
-        assert_eq!(n.broker.log().log_end_offset(), 0, "nothing written");
+        assert_eq!(n.broker.log(TP0).log_end_offset(), 0, "nothing written");
         assert_eq!(
             n.message(PRODUCER, produce(Acks::One)),
             [
                 Effect::Observe(Observation::LeaderAppend {
+                    tp: TP0,
                     broker: 1,
                     first: 0,
                     last: 0
@@ -854,6 +897,7 @@ mod driven_alone {
                     1,
                     PRODUCER,
                     Payload::ProduceResponse {
+                        tp: TP0,
                         request_id: 9,
                         error: ErrorCode::NONE,
                         base_offset: Some(0),
@@ -863,7 +907,7 @@ mod driven_alone {
             ]
         );
         assert_eq!(
-            n.broker.log().high_watermark,
+            n.broker.log(TP0).high_watermark,
             0,
             "isUnderMinIsr: the HW stays"
         );
@@ -910,6 +954,7 @@ mod driven_alone {
                     1,
                     Node::Controller,
                     Payload::AlterPartition {
+                        tp: TP0,
                         request_id: 101,
                         broker_epoch: 0,
                         leader_epoch: 0,
@@ -939,6 +984,7 @@ mod driven_alone {
         // The controller's answer commits [1, 2] at partition epoch 1.
         n.now = 30_050;
         let answer = Payload::AlterPartitionResponse {
+            tp: TP0,
             request_id: 101,
             top_error: ErrorCode::NONE,
             result: AlterPartitionResult {
@@ -979,24 +1025,38 @@ mod driven_alone {
     fn a_follower_fetches_appends_and_follows_the_leaders_high_watermark() {
         let mut n = Node1::formed(2, image(&[1, 2, 3], 1));
         assert!(matches!(
-            n.broker.role(),
+            n.broker.role(TP0),
             Role::Follower(f) if f.leader == Some(1) && f.generation == 1
         ));
         assert_eq!(
-            n.timer(BrokerTimer::SendFetch { generation: 1 }),
+            n.timer(BrokerTimer::SendFetch {
+                tp: TP0,
+                generation: 1
+            }),
             [
                 send(2, Node::Broker(1), fetch(2, 2, 0)),
-                timer(2, 30_000, BrokerTimer::FetchTimeout { fetch_id: 2 }),
+                timer(
+                    2,
+                    30_000,
+                    BrokerTimer::FetchTimeout {
+                        tp: TP0,
+                        fetch_id: 2
+                    }
+                ),
             ]
         );
         assert_eq!(
-            n.timer(BrokerTimer::SendFetch { generation: 1 }),
+            n.timer(BrokerTimer::SendFetch {
+                tp: TP0,
+                generation: 1
+            }),
             [],
             "one fetch in flight"
         );
         n.now = 40;
         n.run(|b, _| b.set_slow(250));
         let response = Payload::FetchResponse {
+            tp: TP0,
             fetch_id: 2,
             error: ErrorCode::NONE,
             high_watermark: 1,
@@ -1012,23 +1072,43 @@ mod driven_alone {
         );
         assert_eq!(
             n.message(Node::Broker(1), response),
-            [timer(2, 290, BrokerTimer::SendFetch { generation: 3 })]
+            [timer(
+                2,
+                290,
+                BrokerTimer::SendFetch {
+                    tp: TP0,
+                    generation: 3
+                }
+            )]
         );
-        let log = n.broker.log();
+        let log = n.broker.log(TP0);
         assert_eq!((log.log_end_offset(), log.high_watermark), (2, 1));
         // No answer within replica.socket.timeout.ms: back off replica.fetch.backoff.ms.
         n.now = 290;
-        n.timer(BrokerTimer::SendFetch { generation: 3 });
+        n.timer(BrokerTimer::SendFetch {
+            tp: TP0,
+            generation: 3,
+        });
         n.now = 30_290;
         assert_eq!(
-            n.timer(BrokerTimer::FetchTimeout { fetch_id: 4 }),
+            n.timer(BrokerTimer::FetchTimeout {
+                tp: TP0,
+                fetch_id: 4
+            }),
             [
                 Effect::Emit(Event::FetchTimedOut {
                     broker: 2,
                     leader: Some(1),
                     replica_socket_timeout_ms: 30_000,
                 }),
-                timer(2, 31_290, BrokerTimer::SendFetch { generation: 5 }),
+                timer(
+                    2,
+                    31_290,
+                    BrokerTimer::SendFetch {
+                        tp: TP0,
+                        generation: 5
+                    }
+                ),
             ]
         );
     }
@@ -1039,11 +1119,15 @@ mod driven_alone {
     #[test]
     fn a_diverging_epoch_truncates_the_followers_log_and_fetches_again() {
         let mut n = Node1::formed(2, image(&[1, 2, 3], 1));
-        n.timer(BrokerTimer::SendFetch { generation: 1 });
+        n.timer(BrokerTimer::SendFetch {
+            tp: TP0,
+            generation: 1,
+        });
         let records: Vec<Record> = (0..4).map(|o| record(o, &format!("r{o}"))).collect();
-        n.broker.partition.log.append_as_follower(&records);
+        n.broker.partitions[&TP0].log.append_as_follower(&records);
         n.now = 50;
         let response = Payload::FetchResponse {
+            tp: TP0,
             fetch_id: 2,
             error: ErrorCode::NONE,
             high_watermark: 2,
@@ -1076,17 +1160,27 @@ mod driven_alone {
                     records: records[2..].to_vec(),
                     below_high_watermark: false,
                 }),
-                Effect::Observe(Observation::Truncated(TruncationRecord {
-                    time_ms: 50,
-                    broker: 2,
-                    to_offset: 2,
-                    removed: records[2..].to_vec(),
-                    below_high_watermark: None,
-                })),
-                timer(2, 50, BrokerTimer::SendFetch { generation: 3 }),
+                Effect::Observe(Observation::Truncated(
+                    TP0,
+                    TruncationRecord {
+                        time_ms: 50,
+                        broker: 2,
+                        to_offset: 2,
+                        removed: records[2..].to_vec(),
+                        below_high_watermark: None,
+                    },
+                )),
+                timer(
+                    2,
+                    50,
+                    BrokerTimer::SendFetch {
+                        tp: TP0,
+                        generation: 3
+                    }
+                ),
             ]
         );
-        assert_eq!(n.broker.log().log_end_offset(), 2);
+        assert_eq!(n.broker.log(TP0).log_end_offset(), 2);
         assert_eq!(n.locals.metrics.truncations, 1);
     }
 
@@ -1099,6 +1193,7 @@ mod driven_alone {
     fn a_controlled_shutdown_answers_what_waits_writes_its_epoch_and_exits() {
         let mut n = Node1::formed(1, image(&[1, 2, 3], 1));
         let produce = Payload::Produce {
+            tp: TP0,
             request_id: 7,
             acks: Acks::All,
             values: vec!["a".into()],
@@ -1135,6 +1230,7 @@ mod driven_alone {
                     1,
                     PRODUCER,
                     Payload::ProduceResponse {
+                        tp: TP0,
                         request_id: 7,
                         error: ErrorCode::NOT_LEADER_OR_FOLLOWER,
                         base_offset: None,
@@ -1146,7 +1242,7 @@ mod driven_alone {
             ]
         );
         assert_eq!(n.broker.clean_shutdown_epoch, n.broker.broker_epoch);
-        assert_eq!(n.broker.log().hw_checkpoint, Some(0));
+        assert_eq!(n.broker.log(TP0).hw_checkpoint, Some(0));
     }
 
     /// A new process recovers from the files (the HW from replication-offset-checkpoint),
@@ -1157,13 +1253,13 @@ mod driven_alone {
     fn a_restarted_process_recovers_its_hw_and_registers_with_its_previous_epoch() {
         let mut n = Node1::formed(2, image(&[1, 2, 3], 1));
         let records: Vec<Record> = (0..4).map(|o| record(o, &format!("r{o}"))).collect();
-        let log = &mut n.broker.partition.log;
+        let log = &mut n.broker.partitions[&TP0].log;
         log.append_as_follower(&records);
         log.update_high_watermark(4);
         log.hw_checkpoint = Some(3);
         n.broker.clean_shutdown_epoch = 5;
         n.run(|b, _| b.lose_memory());
-        assert_eq!(*n.broker.role(), Role::None);
+        assert_eq!(*n.broker.role(TP0), Role::None);
         assert!(!n.broker.registered && n.broker.metadata.is_none());
         n.now = 7_000;
         let start = n.run(|b, ctx| b.start(ctx, 2));
