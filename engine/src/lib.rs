@@ -26,6 +26,7 @@ mod log;
 mod metadata;
 mod network;
 mod partition;
+mod placement;
 mod process;
 mod producer_state;
 mod record_chunks;
