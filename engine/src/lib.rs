@@ -20,6 +20,7 @@ mod controller;
 mod describe;
 mod effect;
 mod fetcher;
+mod hashing;
 mod history;
 mod invariants;
 mod log;
