@@ -27,6 +27,7 @@ mod log;
 mod metadata;
 mod network;
 mod partition;
+mod partitioner;
 mod process;
 mod producer_state;
 mod record_chunks;
