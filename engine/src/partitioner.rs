@@ -23,6 +23,11 @@
 //! partition (`isPartitionChanged`); the engine's producer is one node, so no race happens and
 //! a switch is reported by the call that makes it.
 //!
+//! The load statistics come from the accumulator's queues on each `ready()`
+//! (`partition_load_queue_sizes`, RecordAccumulator.partitionReady), leaving out the
+//! partitions whose leader has not taken a batch for `partitioner.availability.timeout.ms`
+//! (`NodeStats`, RecordAccumulator.updateNodeLatencyStats).
+//!
 //! Randomness comes from [`RandomInt`], the engine's seeded generator in a simulation.
 
 // Wired into the fetcher threads and the producer by issue 14's steps 4 and 6 (docs/clusters.md); until then only its tests use it.
@@ -33,7 +38,8 @@ use std::fmt;
 use crate::error::ConfigError;
 use crate::hashing::{partition_for_key, to_positive};
 use crate::rng::Rng;
-use crate::types::BrokerId;
+use crate::types::{BrokerId, TimeMs};
+use crate::vec_map::VecMap;
 
 /// ProducerConfig's `batch.size` default: 16 KiB, also the bytes a keyless record's sticky
 /// partition takes before the partitioner switches.
@@ -382,6 +388,134 @@ impl BuiltInPartitioner {
         assert!(partition_index < stats.length);
         stats.partition_ids[partition_index]
     }
+}
+
+/// RecordAccumulator.NodeLatencyStats: the last time a leader had batches ready to send, and
+/// the last time the producer could send them to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct NodeLatencyStats {
+    pub ready_time_ms: TimeMs,
+    pub drain_time_ms: TimeMs,
+}
+
+/// RecordAccumulator.nodeStats: each leader's [`NodeLatencyStats`], by broker id.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct NodeStats {
+    by_node: VecMap<BrokerId, NodeLatencyStats>,
+}
+
+impl NodeStats {
+    /// RecordAccumulator.updateNodeLatencyStats, which Sender.sendProducerData calls for each
+    /// leader with batches ready: `can_drain` when the connection could take them (then both
+    /// times move, "this would reset the node latency"), else only the ready time moves, so
+    /// the difference is how long data has waited for the leader. Nothing is kept while
+    /// `partitioner.availability.timeout.ms` is 0 ("Don't bother with updating stats if the
+    /// feature is turned off").
+    pub(crate) fn update_node_latency_stats(
+        &mut self,
+        node: BrokerId,
+        now_ms: TimeMs,
+        can_drain: bool,
+        availability_timeout_ms: u64,
+    ) {
+        if availability_timeout_ms == 0 {
+            return;
+        }
+        // `computeIfAbsent(nodeId, id -> new NodeLatencyStats(nowMs))`: both times now.
+        if !self.by_node.contains_key(&node) {
+            self.by_node.insert(
+                node,
+                NodeLatencyStats {
+                    ready_time_ms: now_ms,
+                    drain_time_ms: now_ms,
+                },
+            );
+        }
+        let stats = &mut self.by_node[&node];
+        if can_drain {
+            stats.drain_time_ms = now_ms;
+        }
+        stats.ready_time_ms = now_ms;
+    }
+
+    pub(crate) fn get(&self, node: BrokerId) -> Option<&NodeLatencyStats> {
+        self.by_node.get(&node)
+    }
+}
+
+/// The queue sizes RecordAccumulator.partitionReady collects for one topic on each
+/// `ready()`, for [`BuiltInPartitioner::update_partition_load_stats`].
+///
+/// `deque_sizes` is the accumulator's queue of each partition, by partition index: `None` while
+/// the accumulator has none for it (no record was ever appended there: its `batches` map has
+/// no entry), else its number of batches. `leaders` as for [`BuiltInPartitioner`].
+///
+/// `None` unless adaptive partitioning is on and every partition has a queue ("We don't do
+/// adaptive partitioning until we scheduled at least a batch for all partitions"). Then one
+/// entry per queue: a partition with a leader takes the next entry; an empty queue keeps the
+/// entry's size as it is; a partition whose leader has waited longer than
+/// `partitioner.availability.timeout.ms` gives its entry back (`--queueSizesIndex`), so the
+/// next partition overwrites it. Kafka walks a `ConcurrentHashMap<Integer, …>` here; holding
+/// every partition 0..n-1 in a table larger than n, it walks them in partition order, as this
+/// does.
+pub(crate) fn partition_load_queue_sizes(
+    deque_sizes: &[Option<u32>],
+    leaders: &[Option<BrokerId>],
+    node_stats: &NodeStats,
+    config: &PartitionerConfig,
+) -> Option<QueueSizes> {
+    assert_eq!(deque_sizes.len(), leaders.len());
+    let mut queues = 0;
+    for deque in deque_sizes {
+        if deque.is_some() {
+            queues += 1;
+        }
+    }
+    // `enableAdaptivePartitioning && batches.size() >=
+    // cluster.partitionsForTopic(topic).size()`.
+    if !config.adaptive_partitioning_enable || queues < leaders.len() {
+        return None;
+    }
+    let mut queue_sizes = vec![0; queues];
+    let mut partition_ids = vec![0; queues];
+    // Kafka's `queueSizesIndex + 1`.
+    let mut length = 0;
+    for (partition, deque) in deque_sizes.iter().enumerate() {
+        let Some(deque_size) = *deque else {
+            continue;
+        };
+        let leader = leaders[partition];
+        // "Advance queueSizesIndex so that we properly index available partitions."
+        if leader.is_some() {
+            length += 1;
+            partition_ids[length - 1] = count(partition);
+        }
+        // "Deques are often empty in this path, esp with large partition counts, so we exit
+        // early if we can."
+        if deque_size == 0 {
+            continue;
+        }
+        // A partition without a leader: its topic is among the unknown-leader topics.
+        let Some(leader) = leader else {
+            continue;
+        };
+        queue_sizes[length - 1] = deque_size;
+        if config.availability_timeout_ms > 0 {
+            // "Check if we want to exclude the partition from the list of available partitions
+            // if the broker hasn't responded for some time."
+            if let Some(stats) = node_stats.get(leader) {
+                let waited_ms = stats.ready_time_ms.saturating_sub(stats.drain_time_ms);
+                if waited_ms > config.availability_timeout_ms {
+                    length -= 1;
+                }
+            }
+        }
+    }
+    Some(QueueSizes {
+        queue_sizes,
+        partition_ids,
+        length,
+    })
 }
 
 /// BuiltInPartitioner.randomPartition: `Utils.toPositive(ThreadLocalRandom.current().nextInt())`,
@@ -764,6 +898,448 @@ mod tests {
         assert_eq!(partitioner.load_stats_range_end(), Some(2));
         partitioner.update_partition_load_stats(None);
         assert_eq!(partitioner.load_stats_range_end(), None);
+    }
+
+    /// DefaultRecordBatch.RECORD_BATCH_OVERHEAD: a batch's header, 61 bytes (8 base offset,
+    /// 4 length, 4 partition leader epoch, 1 magic, 4 CRC, 2 attributes, 4 last offset delta,
+    /// 8 base timestamp, 8 max timestamp, 8 producer id, 2 producer epoch, 4 base sequence,
+    /// 4 records count).
+    const RECORD_BATCH_OVERHEAD: u64 = 61;
+
+    /// A record as the accumulator measures it, uncompressed: its bytes in a batch
+    /// (DefaultRecord.sizeInBytes) and the bytes a new batch's buffer is sized for when the
+    /// record does not fit `batch.size` (AbstractRecords.estimateSizeInBytesUpperBound:
+    /// RECORD_BATCH_OVERHEAD + MAX_RECORD_OVERHEAD 21 + the key, value and headers).
+    #[derive(Clone, Copy)]
+    struct TestRecord {
+        size_bytes: u64,
+        upper_bound_bytes: u64,
+    }
+
+    /// RecordAccumulatorTest's `value`, "value": no key, 5 bytes, no header, at offset and
+    /// timestamp delta 0. Body: attributes 1 + offset delta varint(0) 1 + timestamp delta 1 +
+    /// null key 1 + value length varint(5) 1 + 5 + header count 1 = 11; with its length
+    /// varint(11) 1: 12 bytes. Upper bound 61 + 21 + (1 + 1 + 5 + 1) = 90.
+    const VALUE: TestRecord = TestRecord {
+        size_bytes: 12,
+        upper_bound_bytes: 90,
+    };
+
+    /// A value of 1024 zero bytes, no key: body 1 + 1 + 1 + 1 + varint(1024) 2 (zigzag 2048
+    /// needs 12 bits) + 1024 + 1 = 1031; with varint(1031) 2 (zigzag 2062): 1033 bytes. Upper
+    /// bound 61 + 21 + (1 + 2 + 1024 + 1) = 1110.
+    const VALUE_1024: TestRecord = TestRecord {
+        size_bytes: 1033,
+        upper_bound_bytes: 1110,
+    };
+
+    /// A value of 128 zero bytes, no key: body 1 + 1 + 1 + 1 + varint(128) 2 (zigzag 256 needs
+    /// 9 bits) + 128 + 1 = 135; with varint(135) 2 (zigzag 270): 137 bytes. Upper bound
+    /// 61 + 21 + (1 + 2 + 128 + 1) = 214.
+    const VALUE_128: TestRecord = TestRecord {
+        size_bytes: 137,
+        upper_bound_bytes: 214,
+    };
+
+    /// A batch as MemoryRecordsBuilder counts it, uncompressed.
+    struct TestBatch {
+        /// estimatedBytesWritten: the header and the records.
+        size_bytes: u64,
+        /// The buffer's size.
+        write_limit: u64,
+        records: u32,
+        /// closeForRecordAppends was called.
+        closed: bool,
+    }
+
+    impl TestBatch {
+        /// MemoryRecordsBuilder.isFull.
+        fn is_full(&self) -> bool {
+            self.closed || (self.records > 0 && self.write_limit <= self.size_bytes)
+        }
+
+        /// MemoryRecordsBuilder.hasRoomFor ("We always allow at least one record").
+        fn has_room_for(&self, record: TestRecord) -> bool {
+            !self.is_full()
+                && (self.records == 0 || self.write_limit >= self.size_bytes + record.size_bytes)
+        }
+    }
+
+    /// What RecordAccumulator.append does around the partitioner, for the
+    /// RecordAccumulatorTest cases below (uncompressed, one topic, records of a few batches'
+    /// worth, so each record's size does not depend on its place in the batch). Each
+    /// partition's queue is `None` until the first append picks the partition.
+    struct TestAccumulator {
+        batch_size: u64,
+        deques: Vec<Option<Vec<TestBatch>>>,
+    }
+
+    impl TestAccumulator {
+        fn new(batch_size: u64, partitions: usize) -> Self {
+            TestAccumulator {
+                batch_size,
+                deques: (0..partitions).map(|_| None).collect(),
+            }
+        }
+
+        /// RecordAccumulator.append for a record to `partition`, or (None,
+        /// `RecordMetadata.UNKNOWN_PARTITION`) to the sticky partition: the partition it went
+        /// to (what `AppendCallbacks.setPartition` hears last).
+        fn append(
+            &mut self,
+            partitioner: &mut BuiltInPartitioner,
+            partition: Option<u32>,
+            record: TestRecord,
+            leaders: &[Option<BrokerId>],
+            random: &mut impl RandomInt,
+        ) -> u32 {
+            // "Loop to retry in case we encounter partitioner's race conditions."
+            loop {
+                let (effective, sticky) = match partition {
+                    Some(partition) => (partition, false),
+                    None => (
+                        partitioner
+                            .peek_current_partition_info(leaders, random)
+                            .partition,
+                        true,
+                    ),
+                };
+                let deque = self.deques[effective as usize].get_or_insert_with(Vec::new);
+
+                // Under the queue's lock: the held-back switch, then the last batch.
+                if sticky && partitioner.partition_changed(all_batches_full(deque), leaders, random)
+                {
+                    continue;
+                }
+                if let Some(appended_bytes) = try_append(deque, record) {
+                    if sticky {
+                        let enable_switch = all_batches_full(deque);
+                        partitioner.update_partition_info(
+                            appended_bytes,
+                            enable_switch,
+                            leaders,
+                            random,
+                        );
+                    }
+                    return effective;
+                }
+
+                // A buffer is allocated here; then the lock again.
+                if sticky && partitioner.partition_changed(all_batches_full(deque), leaders, random)
+                {
+                    continue;
+                }
+                let appended_bytes = append_new_batch(deque, record, self.batch_size);
+                if sticky {
+                    let enable_switch = all_batches_full(deque);
+                    partitioner.update_partition_info(
+                        appended_bytes,
+                        enable_switch,
+                        leaders,
+                        random,
+                    );
+                }
+                return effective;
+            }
+        }
+
+        /// Each partition's number of batches, or None without a queue.
+        fn deque_sizes(&self) -> Vec<Option<u32>> {
+            self.deques
+                .iter()
+                .map(|deque| deque.as_ref().map(|batches| count(batches.len())))
+                .collect()
+        }
+    }
+
+    /// RecordAccumulator.allBatchesFull: "Only the last batch may be incomplete".
+    fn all_batches_full(deque: &[TestBatch]) -> bool {
+        deque.last().is_none_or(TestBatch::is_full)
+    }
+
+    /// RecordAccumulator.tryAppend: the bytes appended to the last batch, or None (and the
+    /// batch closed) when the record does not fit.
+    fn try_append(deque: &mut [TestBatch], record: TestRecord) -> Option<u64> {
+        let last = deque.last_mut()?;
+        if !last.has_room_for(record) {
+            last.closed = true;
+            return None;
+        }
+        last.size_bytes += record.size_bytes;
+        last.records += 1;
+        Some(record.size_bytes)
+    }
+
+    /// RecordAccumulator.appendNewBatch: a batch in a buffer of `max(batch.size, the record's
+    /// upper bound)` bytes; the bytes appended are the new batch's estimated size.
+    fn append_new_batch(deque: &mut Vec<TestBatch>, record: TestRecord, batch_size: u64) -> u64 {
+        // "Somebody else found us a batch": not in one node, but Kafka tries.
+        if let Some(appended_bytes) = try_append(deque, record) {
+            return appended_bytes;
+        }
+        let batch = TestBatch {
+            size_bytes: RECORD_BATCH_OVERHEAD + record.size_bytes,
+            write_limit: batch_size.max(record.upper_bound_bytes),
+            records: 1,
+            closed: false,
+        };
+        let appended_bytes = batch.size_bytes;
+        deque.push(batch);
+        appended_bytes
+    }
+
+    /// RecordAccumulatorTest's cluster: partitions 0 and 1 led by node 0, partition 2 by
+    /// node 1.
+    const ACCUMULATOR_LEADERS: [Option<BrokerId>; 3] = [Some(0), Some(0), Some(1)];
+
+    /// RecordAccumulatorTest.testUniformBuiltInPartitioner.
+    #[test]
+    fn test_uniform_built_in_partitioner() {
+        let mut random = Sequential { next: 0 };
+        // batch.size 1024, "note that this is also a "sticky" limit for the partitioner".
+        let batch_size = 1024;
+        let mut partitioner = BuiltInPartitioner::new(batch_size).expect("a valid size");
+        let mut accum = TestAccumulator::new(batch_size, 3);
+        let leaders = ACCUMULATOR_LEADERS;
+
+        // Produce small record, we should switch to first partition.
+        // (A new batch: 61 + 12 = 73 bytes produced.)
+        let partition = accum.append(&mut partitioner, None, VALUE, &leaders, &mut random);
+        assert_eq!(partition, 0);
+        assert_eq!(random.next, 1);
+
+        // Produce large record, we should exceed "sticky" limit, but produce to this partition
+        // as we try to switch after the "sticky" limit is exceeded. The switch is disabled
+        // because of incomplete batch.
+        // (73 + 1033 > 1024 closes the first batch; a new one of 61 + 1033 = 1094 bytes in
+        // a 1110-byte buffer is not full: 73 + 1094 = 1167 produced, past 1024, below 2048.)
+        let partition = accum.append(&mut partitioner, None, VALUE_1024, &leaders, &mut random);
+        assert_eq!(partition, 0);
+        assert_eq!(random.next, 1);
+
+        // Produce large record, we should switch to next partition as we complete previous
+        // batch and exceeded sticky limit.
+        let partition = accum.append(&mut partitioner, None, VALUE_1024, &leaders, &mut random);
+        assert_eq!(partition, 1);
+        assert_eq!(random.next, 2);
+
+        // Produce large record, we should switch to next partition as we complete previous
+        // batch and exceeded sticky limit.
+        let partition = accum.append(&mut partitioner, None, VALUE_1024, &leaders, &mut random);
+        assert_eq!(partition, 2);
+        assert_eq!(random.next, 3);
+
+        // Produce large record, we should switch to next partition as we complete previous
+        // batch and exceeded sticky limit.
+        let partition = accum.append(&mut partitioner, None, VALUE_1024, &leaders, &mut random);
+        assert_eq!(partition, 0);
+        assert_eq!(random.next, 4);
+    }
+
+    /// RecordAccumulatorTest.testAdaptiveBuiltInPartitioner. MockTime's clock is at 1000 ms
+    /// here (Kafka's starts at the wall clock; only differences count).
+    #[test]
+    fn test_adaptive_built_in_partitioner() {
+        // Mock random number generator with just sequential integer.
+        let mut random = Sequential { next: 0 };
+        // Create accumulator with partitioner config to enable adaptive partitioning.
+        let config = PartitionerConfig {
+            batch_size: 128,
+            adaptive_partitioning_enable: true,
+            availability_timeout_ms: 100,
+            ignore_keys: false,
+        };
+        let mut partitioner =
+            BuiltInPartitioner::new(config.sticky_batch_size()).expect("a valid size");
+        let mut accum = TestAccumulator::new(config.batch_size, 3);
+        let mut node_stats = NodeStats::default();
+        let leaders = ACCUMULATOR_LEADERS;
+        let now_ms = 1000;
+
+        let queue_sizes = [1, 7, 2];
+        let mut expected_frequencies = [0u32; 3];
+        for (i, &queue_size) in queue_sizes.iter().enumerate() {
+            // 8 is max(queueSizes) + 1.
+            expected_frequencies[i] = 8 - queue_size;
+            for _ in 0..queue_size {
+                // Add large records to each partition, so that each record creates a batch.
+                // (61 + 137 = 198 bytes in a 214-byte buffer: the next 137 do not fit.)
+                accum.append(
+                    &mut partitioner,
+                    Some(count(i)),
+                    VALUE_128,
+                    &leaders,
+                    &mut random,
+                );
+            }
+            assert_eq!(accum.deque_sizes()[i], Some(queue_size));
+        }
+
+        // Let the accumulator generate the probability tables (`accum.ready`: partitionReady).
+        partitioner.update_partition_load_stats(partition_load_queue_sizes(
+            &accum.deque_sizes(),
+            &leaders,
+            &node_stats,
+            &config,
+        ));
+        // (7 + 1 + 6, worked by hand from the frequencies.)
+        assert_eq!(partitioner.load_stats_range_end(), Some(14));
+
+        // Prime built-in partitioner so that it'd switch on every record, as switching only
+        // happens after the "sticky" limit is exceeded. (198 bytes produced, past 128; the new
+        // batch is incomplete, so the switch waits for the next record.)
+        accum.append(&mut partitioner, None, VALUE_128, &leaders, &mut random);
+
+        // Issue a certain number of partition calls to validate that the partitions would be
+        // distributed with frequencies that are reciprocal to the queue sizes. The number of
+        // iterations is defined by the last element of the cumulative frequency table which
+        // is the sum of all frequencies. We do 2 cycles, just so it's more than 1.
+        let number_of_cycles = 2;
+        let number_of_iterations =
+            partitioner.load_stats_range_end().expect("load stats") * number_of_cycles;
+        let mut frequencies = [0u32; 3];
+        for _ in 0..number_of_iterations {
+            let partition = accum.append(&mut partitioner, None, VALUE_128, &leaders, &mut random);
+            frequencies[partition as usize] += 1;
+        }
+
+        // Verify that frequencies are reciprocal of queue sizes.
+        for (i, frequency) in frequencies.iter().enumerate() {
+            assert_eq!(
+                *frequency,
+                expected_frequencies[i] * number_of_cycles,
+                "Partition {i} was chosen {frequency} times"
+            );
+        }
+
+        // Test that partitions residing on high-latency nodes don't get switched to.
+        node_stats.update_node_latency_stats(0, now_ms - 200, true, config.availability_timeout_ms);
+        node_stats.update_node_latency_stats(0, now_ms, false, config.availability_timeout_ms);
+        partitioner.update_partition_load_stats(partition_load_queue_sizes(
+            &accum.deque_sizes(),
+            &leaders,
+            &node_stats,
+            &config,
+        ));
+
+        // Do one append, because partition gets switched after append.
+        accum.append(&mut partitioner, None, VALUE_128, &leaders, &mut random);
+
+        for _ in 0..10 {
+            let partition = accum.append(&mut partitioner, None, VALUE_128, &leaders, &mut random);
+            assert_eq!(partition, 2);
+        }
+    }
+
+    /// RecordAccumulator.updateNodeLatencyStats: the first call sets both times to now; a
+    /// drain moves both, a ready without a drain only the ready time; with the timeout at 0
+    /// nothing is kept.
+    #[test]
+    fn node_latency_stats_move_as_the_sender_reports() {
+        let mut stats = NodeStats::default();
+        stats.update_node_latency_stats(1, 500, false, 0);
+        assert_eq!(stats.get(1), None);
+
+        stats.update_node_latency_stats(1, 500, false, 100);
+        let both_500 = NodeLatencyStats {
+            ready_time_ms: 500,
+            drain_time_ms: 500,
+        };
+        assert_eq!(stats.get(1), Some(&both_500));
+        stats.update_node_latency_stats(1, 650, false, 100);
+        assert_eq!(
+            stats.get(1),
+            Some(&NodeLatencyStats {
+                ready_time_ms: 650,
+                drain_time_ms: 500
+            })
+        );
+        stats.update_node_latency_stats(1, 700, true, 100);
+        assert_eq!(
+            stats.get(1),
+            Some(&NodeLatencyStats {
+                ready_time_ms: 700,
+                drain_time_ms: 700
+            })
+        );
+        assert_eq!(stats.get(2), None);
+    }
+
+    /// partitionReady's queue sizes: none until every partition has a queue, none with
+    /// adaptive partitioning off; a partition without a leader takes no entry (but counts in
+    /// the arrays' length); an empty queue's entry keeps the size it had.
+    #[test]
+    fn queue_sizes_for_the_load_stats() {
+        let config = PartitionerConfig::default();
+        let stats = NodeStats::default();
+        let leaders = [Some(1), None, Some(2), Some(3)];
+        let some_queues = [Some(2), None, Some(1), Some(4)];
+        assert_eq!(
+            partition_load_queue_sizes(&some_queues, &leaders, &stats, &config),
+            None
+        );
+        let all_queues = [Some(2), Some(5), Some(0), Some(4)];
+        let off = PartitionerConfig {
+            adaptive_partitioning_enable: false,
+            ..config
+        };
+        assert_eq!(
+            partition_load_queue_sizes(&all_queues, &leaders, &stats, &off),
+            None
+        );
+        // Partition 0 takes entry 0 (2 batches); partition 1 has no leader; partition 2
+        // takes entry 1 and its empty queue leaves it 0; partition 3 takes entry 2 (4).
+        assert_eq!(
+            partition_load_queue_sizes(&all_queues, &leaders, &stats, &config),
+            Some(QueueSizes {
+                queue_sizes: vec![2, 0, 4, 0],
+                partition_ids: vec![0, 2, 3, 0],
+                length: 3,
+            })
+        );
+    }
+
+    /// partitionReady with `partitioner.availability.timeout.ms`: a partition whose leader has
+    /// waited longer than the timeout gives its entry back, and the next partition overwrites
+    /// it; a leader that waited exactly the timeout stays. An empty queue after a partition
+    /// left out inherits that partition's size in its entry, as Kafka's arrays do.
+    #[test]
+    fn partitions_on_a_slow_leader_are_left_out_of_the_load_stats() {
+        let config = PartitionerConfig {
+            availability_timeout_ms: 100,
+            ..PartitionerConfig::default()
+        };
+        let mut stats = NodeStats::default();
+        // Broker 1 has waited 150 ms, broker 2 100 ms.
+        stats.update_node_latency_stats(1, 0, true, 100);
+        stats.update_node_latency_stats(1, 150, false, 100);
+        stats.update_node_latency_stats(2, 0, true, 100);
+        stats.update_node_latency_stats(2, 100, false, 100);
+        let leaders = [Some(1), Some(2), Some(1), Some(3)];
+        let queues = [Some(3), Some(6), Some(5), Some(0)];
+        // Partition 0 (broker 1): entry 0 = 3, given back. Partition 1 (broker 2, 100 ms is
+        // not more than 100): entry 0 = 6, kept. Partition 2 (broker 1): entry 1 = 5, given
+        // back. Partition 3 (broker 3, empty queue): entry 1, still 5.
+        let sizes = partition_load_queue_sizes(&queues, &leaders, &stats, &config);
+        assert_eq!(
+            sizes,
+            Some(QueueSizes {
+                queue_sizes: vec![6, 5, 0, 0],
+                partition_ids: vec![1, 3, 0, 0],
+                length: 2,
+            })
+        );
+        // The table: max + 1 = 7; 7 - 6 = 1, then 7 - 5 + 1 = 3. Draws 0 pick partition 1,
+        // 1 and 2 partition 3.
+        let mut partitioner = BuiltInPartitioner::new(1).expect("a valid size");
+        partitioner.update_partition_load_stats(sizes);
+        assert_eq!(partitioner.load_stats_range_end(), Some(3));
+        let mut random = Sequential { next: 0 };
+        let mut chosen = Vec::new();
+        for _ in 0..3 {
+            chosen.push(produce(&mut partitioner, 1, &leaders, &mut random));
+        }
+        assert_eq!(chosen, [1, 3, 3]);
     }
 
     /// KafkaProducerTest.testMetadataWithPartitionOutOfRange: a record for partition 2 is sent
