@@ -192,10 +192,9 @@ impl Broker {
             }
             Payload::AlterPartitionResponse {
                 request_id,
-                tp: _,
                 top_error,
-                result,
-            } => self.on_alter_partition_response(ctx, request_id, top_error, result),
+                partitions,
+            } => self.on_alter_partition_response(ctx, request_id, top_error, partitions),
             Payload::Metadata { image } => self.apply_metadata(ctx, image),
             Payload::ConnectionReset {
                 request: Outstanding::Fetch { tp, fetch_id },
@@ -528,14 +527,14 @@ impl Broker {
     }
 
     /// DefaultAlterPartitionManager's response handler. A top-level STALE_BROKER_EPOCH keeps
-    /// the proposal and retries it 50 ms later; otherwise the proposal leaves
-    /// `unsentIsrUpdates` and its partition result goes to the partition.
+    /// the proposals and retries them 50 ms later; otherwise each answered proposal leaves
+    /// `unsentIsrUpdates` and its result goes to its partition, in the response's order.
     pub(crate) fn on_alter_partition_response(
         &mut self,
         ctx: &mut Ctx,
         request_id: u64,
         top_error: ErrorCode,
-        result: AlterPartitionResult,
+        results: Vec<AlterPartitionResult>,
     ) {
         if self.alter_partition.in_flight != Some(request_id) {
             return; // an answer to a request we already sent again
@@ -553,13 +552,15 @@ impl Broker {
             );
             return;
         }
-        let Some(item) = self.alter_partition.unsent.take() else {
-            return;
-        };
-        let answer = (result.error == ErrorCode::NONE).then_some(&result);
         let mut host = host!(self);
-        if let Some(partition) = self.partitions.get_mut(&item.tp) {
-            partition.handle_alter_partition_result(ctx, &mut host, item, result.error, answer);
+        for result in &results {
+            let Some(item) = host.alter_partition.unsent.remove(&result.tp) else {
+                continue;
+            };
+            let answer = (result.error == ErrorCode::NONE).then_some(result);
+            if let Some(partition) = self.partitions.get_mut(&result.tp) {
+                partition.handle_alter_partition_result(ctx, &mut host, item, result.error, answer);
+            }
         }
         host.propagate_alter_partition(ctx);
     }

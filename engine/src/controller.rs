@@ -850,54 +850,53 @@ impl Controller {
             }
             Payload::AlterPartition {
                 request_id,
-                tp,
                 broker_epoch,
-                leader_epoch,
-                partition_epoch,
-                new_isr,
+                partitions,
             } => {
                 // ReplicationControlManager.alterPartition starts with
                 // clusterControl.checkBrokerEpoch: a stale broker epoch fails the whole
                 // request (a top-level STALE_BROKER_EPOCH) before any partition is looked at.
-                if self.brokers.get(&b).map(|r| r.epoch) != Some(broker_epoch) {
+                let stale = self.brokers.get(&b).map(|r| r.epoch) != Some(broker_epoch);
+                let mut results = Vec::with_capacity(partitions.len());
+                let mut changed = false;
+                for data in &partitions {
+                    let tp = data.tp;
+                    let error = if stale {
+                        ErrorCode::NONE
+                    } else {
+                        let (error, c) = self.alter_partition(
+                            ctx,
+                            tp,
+                            b,
+                            data.leader_epoch,
+                            data.partition_epoch,
+                            &data.new_isr,
+                        );
+                        changed |= c;
+                        error
+                    };
                     let p = self.partition(tp);
-                    let result = crate::network::AlterPartitionResult {
-                        error: ErrorCode::NONE,
+                    results.push(crate::network::AlterPartitionResult {
+                        tp,
+                        error,
                         leader: p.leader,
                         leader_epoch: p.leader_epoch,
                         partition_epoch: p.partition_epoch,
-                        isr: vec![],
-                    };
-                    ctx.send(
-                        Node::Controller,
-                        from,
-                        Payload::AlterPartitionResponse {
-                            request_id,
-                            tp,
-                            top_error: ErrorCode::STALE_BROKER_EPOCH,
-                            result,
-                        },
-                    );
-                    return;
+                        isr: if stale { vec![] } else { p.isr.clone() },
+                    });
                 }
-                let (error, changed) =
-                    self.alter_partition(ctx, tp, b, leader_epoch, partition_epoch, &new_isr);
-                let p = self.partition(tp);
-                let result = crate::network::AlterPartitionResult {
-                    error,
-                    leader: p.leader,
-                    leader_epoch: p.leader_epoch,
-                    partition_epoch: p.partition_epoch,
-                    isr: p.isr.clone(),
+                let top_error = if stale {
+                    ErrorCode::STALE_BROKER_EPOCH
+                } else {
+                    ErrorCode::NONE
                 };
                 ctx.send(
                     Node::Controller,
                     from,
                     Payload::AlterPartitionResponse {
                         request_id,
-                        tp,
-                        top_error: ErrorCode::NONE,
-                        result,
+                        top_error,
+                        partitions: results,
                     },
                 );
                 // The AlterPartition response goes out before brokers see the new metadata.
@@ -1600,12 +1599,14 @@ mod tests {
         n.controller.partitions[&TP0].partition_epoch = 1;
         let before = n.controller.partitions[&TP0].clone();
         let request = Payload::AlterPartition {
-            tp: TP0,
             request_id: 7,
             broker_epoch: 0,
-            leader_epoch: 0,
-            partition_epoch: 1,
-            new_isr: vec![(1, 0), (2, 1), (3, 2)],
+            partitions: vec![crate::network::AlterPartitionData {
+                tp: TP0,
+                leader_epoch: 0,
+                partition_epoch: 1,
+                new_isr: vec![(1, 0), (2, 1), (3, 2)],
+            }],
         };
         let effects = n.run(|c, ctx| c.on_message(ctx, Node::Broker(1), request, &[1, 2, 3]));
         assert_effects(
@@ -1620,16 +1621,16 @@ mod tests {
                 send(
                     1,
                     Payload::AlterPartitionResponse {
-                        tp: TP0,
                         request_id: 7,
                         top_error: ErrorCode::NONE,
-                        result: AlterPartitionResult {
+                        partitions: vec![AlterPartitionResult {
+                            tp: TP0,
                             error: ErrorCode::INELIGIBLE_REPLICA,
                             leader: Some(1),
                             leader_epoch: 0,
                             partition_epoch: 1,
                             isr: vec![1, 2],
-                        },
+                        }],
                     },
                 ),
             ],

@@ -271,7 +271,9 @@ pub(crate) mod tests {
         sim.controller.partitions[&TP0].leader_epoch = 4;
         let _ = check(&mut checker, &sim);
         sim.controller.partitions[&TP0].leader_epoch = 3;
-        assert!(check(&mut checker, &sim).contains(&"rep-0: leader epoch fell from 4 to 3".to_string()));
+        assert!(
+            check(&mut checker, &sim).contains(&"rep-0: leader epoch fell from 4 to 3".to_string())
+        );
     }
 
     #[test]

@@ -89,22 +89,20 @@ pub enum Payload {
         in_controlled_shutdown: bool,
         should_shut_down: bool,
     },
+    /// DefaultAlterPartitionManager's request: every unsent ISR change of the broker's
+    /// partitions, in one request.
     AlterPartition {
         /// The request's correlation id.
         request_id: u64,
-        tp: Tp,
         broker_epoch: i64,
-        leader_epoch: i32,
-        partition_epoch: i32,
-        /// New ISR with each member's broker epoch (BrokerState).
-        new_isr: Vec<(BrokerId, i64)>,
+        partitions: Vec<AlterPartitionData>,
     },
     AlterPartitionResponse {
         request_id: u64,
-        tp: Tp,
         /// The response's top-level error (STALE_BROKER_EPOCH from checkBrokerEpoch).
         top_error: ErrorCode,
-        result: AlterPartitionResult,
+        /// A result per partition of the request, in its order.
+        partitions: Vec<AlterPartitionResult>,
     },
     /// The controller's metadata log, as a broker's metadata fetch would deliver it.
     Metadata {
@@ -229,28 +227,46 @@ impl Payload {
             Payload::BrokerHeartbeatResponse { fenced, should_shut_down, .. } => {
                 format!("BrokerHeartbeatResponse isFenced={fenced} shouldShutDown={should_shut_down}")
             }
-            Payload::AlterPartition { new_isr, partition_epoch, .. } => format!(
-                "AlterPartition newIsr={} partitionEpoch={partition_epoch}",
-                crate::types::Ids(&new_isr.iter().map(|(b, _)| *b).collect::<Vec<_>>())
-            ),
-            Payload::AlterPartitionResponse { top_error, result, .. } => {
-                let error = if *top_error != ErrorCode::NONE { top_error } else { &result.error };
-                format!(
-                    "AlterPartitionResponse error={error} isr={} partitionEpoch={}",
-                    crate::types::Ids(&result.isr),
-                    result.partition_epoch
-                )
-            }
+            Payload::AlterPartition { partitions, .. } => match partitions.as_slice() {
+                [one] => format!(
+                    "AlterPartition newIsr={} partitionEpoch={}",
+                    crate::types::Ids(&one.new_isr.iter().map(|(b, _)| *b).collect::<Vec<_>>()),
+                    one.partition_epoch
+                ),
+                many => format!("AlterPartition for {} partitions", many.len()),
+            },
+            Payload::AlterPartitionResponse { top_error, partitions, .. } => match partitions.as_slice() {
+                [result] => {
+                    let error = if *top_error != ErrorCode::NONE { top_error } else { &result.error };
+                    format!(
+                        "AlterPartitionResponse error={error} isr={} partitionEpoch={}",
+                        crate::types::Ids(&result.isr),
+                        result.partition_epoch
+                    )
+                }
+                many => format!("AlterPartitionResponse error={top_error} for {} partitions", many.len()),
+            },
             Payload::Metadata { image } => format!("metadata up to offset {}", image.offset),
             Payload::ConnectionReset { .. } => "connection reset (RST): the process is gone".to_string(),
         }
     }
 }
 
+/// AlterPartitionRequestData.PartitionData: one partition's proposed ISR.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AlterPartitionData {
+    pub tp: Tp,
+    pub leader_epoch: i32,
+    pub partition_epoch: i32,
+    /// New ISR with each member's broker epoch (BrokerState).
+    pub new_isr: Vec<(BrokerId, i64)>,
+}
+
 /// AlterPartitionResponseData.PartitionData: the partition's error, and on success the state
 /// the controller now holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AlterPartitionResult {
+    pub tp: Tp,
     pub error: ErrorCode,
     pub leader: Option<BrokerId>,
     pub leader_epoch: i32,

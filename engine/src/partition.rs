@@ -182,15 +182,16 @@ pub struct AlterPartitionItem {
     pub new_isr: Vec<(BrokerId, i64)>,
 }
 
-/// DefaultAlterPartitionManager (core/src/main/scala/kafka/server/AlterPartitionManager.scala)
-/// for this broker's one partition: `unsentIsrUpdates` holds the proposal until an answer
-/// for it arrives, and `inflightRequest` allows one AlterPartition request at a time. The
-/// request goes through the NodeToControllerChannelManager, which never gives up on it
+/// DefaultAlterPartitionManager (core/src/main/scala/kafka/server/AlterPartitionManager.scala):
+/// `unsentIsrUpdates` holds each partition's proposal until an answer for it arrives (one
+/// per partition), and `inflightRequest` allows one AlterPartition request at a time, which
+/// carries every proposal unsent when it goes (`maybePropagateIsrChanges`). The request goes
+/// through the NodeToControllerChannelManager, which never gives up on it
 /// (`retryTimeoutMs = Long.MaxValue`): a request with no answer within
 /// `controller.socket.timeout.ms` is sent again.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AlterPartitionManager {
-    pub unsent: Option<AlterPartitionItem>,
+    pub unsent: VecMap<Tp, AlterPartitionItem>,
     /// The correlation id of the request in flight; an answer to any other is dropped, as
     /// the client drops a response on a connection it already gave up.
     pub in_flight: Option<u64>,
@@ -346,18 +347,24 @@ impl AlterPartitionManager {
         if self.in_flight.is_some() {
             return;
         }
-        let Some(item) = self.unsent.clone() else {
+        if self.unsent.is_empty() {
             return;
-        };
+        }
         let request_id = ctx.next_request_id();
         self.in_flight = Some(request_id);
+        let mut partitions = Vec::with_capacity(self.unsent.len());
+        for item in self.unsent.values() {
+            partitions.push(crate::network::AlterPartitionData {
+                tp: item.tp,
+                leader_epoch: item.leader_epoch,
+                partition_epoch: item.partition_epoch,
+                new_isr: item.new_isr.clone(),
+            });
+        }
         let payload = Payload::AlterPartition {
-            tp: item.tp,
             request_id,
             broker_epoch,
-            leader_epoch: item.leader_epoch,
-            partition_epoch: item.partition_epoch,
-            new_isr: item.new_isr,
+            partitions,
         };
         ctx.send(Node::Broker(host_id), Node::Controller, payload);
         let at = ctx.now + ctx.config.controller_socket_timeout_ms;
@@ -896,7 +903,7 @@ impl Partition {
     /// answer (`unsentIsrUpdates.putIfAbsent`); a second one fails at once with
     /// OPERATION_NOT_ATTEMPTED, which the partition treats as a refusal.
     fn submit(&mut self, ctx: &mut Ctx, host: &mut Host, item: AlterPartitionItem) {
-        if host.alter_partition.unsent.is_some() {
+        if host.alter_partition.unsent.contains_key(&self.tp) {
             self.handle_alter_partition_result(
                 ctx,
                 host,
@@ -906,7 +913,7 @@ impl Partition {
             );
             return;
         }
-        host.alter_partition.unsent = Some(item);
+        host.alter_partition.unsent.insert(self.tp, item);
         host.propagate_alter_partition(ctx);
     }
 

@@ -91,7 +91,7 @@ mod alter_partition {
             IsrState::PendingShrink { out_of_sync, .. } if out_of_sync == &vec![3]
         ));
         let apm = &sim.brokers[&1].alter_partition;
-        assert_eq!(apm.unsent.as_ref().map(|i| i.proposal), Some(proposal));
+        assert_eq!(apm.unsent.get(&TP0).map(|i| i.proposal), Some(proposal));
         assert!(apm.in_flight.is_some(), "one request in flight");
         proposal
     }
@@ -250,7 +250,11 @@ mod alter_partition {
         let (sim, before, it) = answered_with(ErrorCode::NOT_CONTROLLER);
         assert_eq!(leader(&sim).isr_state, before, "still the same proposal");
         let apm = &sim.brokers[&1].alter_partition;
-        assert_eq!(apm.unsent, Some(it), "submitted again, unchanged");
+        assert_eq!(
+            apm.unsent.get(&TP0),
+            Some(&it),
+            "submitted again, unchanged"
+        );
         assert!(apm.in_flight.is_some(), "and sent");
     }
 
@@ -275,7 +279,7 @@ mod alter_partition {
         );
         let apm = &sim.brokers[&1].alter_partition;
         assert_eq!(
-            apm.unsent.as_ref().map(|i| i.proposal),
+            apm.unsent.get(&TP0).map(|i| i.proposal),
             Some(first),
             "the first still waits"
         );
@@ -292,6 +296,7 @@ mod alter_partition {
             .in_flight
             .expect("in flight");
         let result = crate::network::AlterPartitionResult {
+            tp: TP0,
             error: ErrorCode::NONE,
             leader: Some(1),
             leader_epoch: 0,
@@ -299,10 +304,10 @@ mod alter_partition {
             isr: vec![],
         };
         on_broker(&mut sim, 1, |b, ctx| {
-            b.on_alter_partition_response(ctx, request, ErrorCode::STALE_BROKER_EPOCH, result)
+            b.on_alter_partition_response(ctx, request, ErrorCode::STALE_BROKER_EPOCH, vec![result])
         });
         let apm = &sim.brokers[&1].alter_partition;
-        assert_eq!(apm.unsent.as_ref().map(|i| i.proposal), Some(p));
+        assert_eq!(apm.unsent.get(&TP0).map(|i| i.proposal), Some(p));
         assert_eq!(apm.in_flight, None);
         let at = sim.now();
         sim.advance_to(at + ALTER_PARTITION_RETRY_MS);
@@ -557,7 +562,7 @@ mod driven_alone {
     use crate::effect::{Effect, Locals, Observation, Scheduled};
     use crate::event::OutOfSyncReplica;
     use crate::log::BatchProducer;
-    use crate::network::AlterPartitionResult;
+    use crate::network::{AlterPartitionData, AlterPartitionResult};
     use crate::record::{Record, NO_PRODUCER_EPOCH, NO_PRODUCER_ID, NO_SEQUENCE};
     use crate::snapshot::TruncationRecord;
     use crate::types::{Acks, TimeMs, TopicPartition};
@@ -954,12 +959,14 @@ mod driven_alone {
                     1,
                     Node::Controller,
                     Payload::AlterPartition {
-                        tp: TP0,
                         request_id: 101,
                         broker_epoch: 0,
-                        leader_epoch: 0,
-                        partition_epoch: 0,
-                        new_isr: vec![(1, 0), (2, 1)],
+                        partitions: vec![AlterPartitionData {
+                            tp: TP0,
+                            leader_epoch: 0,
+                            partition_epoch: 0,
+                            new_isr: vec![(1, 0), (2, 1)],
+                        }],
                     }
                 ),
                 timer(
@@ -984,16 +991,16 @@ mod driven_alone {
         // The controller's answer commits [1, 2] at partition epoch 1.
         n.now = 30_050;
         let answer = Payload::AlterPartitionResponse {
-            tp: TP0,
             request_id: 101,
             top_error: ErrorCode::NONE,
-            result: AlterPartitionResult {
+            partitions: vec![AlterPartitionResult {
+                tp: TP0,
                 error: ErrorCode::NONE,
                 leader: Some(1),
                 leader_epoch: 0,
                 partition_epoch: 1,
                 isr: vec![1, 2],
-            },
+            }],
         };
         assert_eq!(
             n.message(Node::Controller, answer.clone()),
