@@ -25,9 +25,9 @@ use crate::event::{Event, FetcherRemovedReason};
 use crate::fetcher::ReplicaFetcher;
 use crate::log::ReplicaLog;
 use crate::metadata::{MetadataImage, PartitionRegistration};
-use crate::network::{AlterPartitionResult, Outstanding, Payload};
+use crate::network::{AlterPartitionResult, FetchPartition, Outstanding, Payload};
 use crate::partition::{AlterPartitionManager, Host, Partition, Role, ALTER_PARTITION_RETRY_MS};
-use crate::types::{BrokerId, ErrorCode, Node, Tp};
+use crate::types::{BrokerId, ErrorCode, Node, TimeMs, Tp};
 use crate::vec_map::VecMap;
 
 /// One broker: its files (the partition's log and the clean-shutdown marker) and the memory
@@ -55,11 +55,28 @@ pub struct Broker {
     /// DefaultAlterPartitionManager: the proposal waiting for an answer, and the request in
     /// flight. It belongs to the process, not to the partition's role.
     pub alter_partition: AlterPartitionManager,
+    /// The follower fetches this broker holds as a leader, waiting for records
+    /// (the DelayedFetch purgatory), oldest first.
+    pub delayed_fetches: Vec<DelayedFetch>,
     /// The current isr-expiration task: bumped when replica.lag.time.max.ms changes, so the
     /// task scheduled at the old period dies and one at the new period takes its place.
     pub isr_expiration_generation: u64,
     /// The previous broker epoch this process registers with (kept across retries).
     pub registering_with_previous_epoch: i64,
+}
+
+/// A follower's Fetch held by this leader until one of its partitions has records past the
+/// fetch offset or `replica.fetch.wait.max.ms` passes (DelayedFetch).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DelayedFetch {
+    pub fetch_id: u64,
+    pub replica_id: BrokerId,
+    /// Each partition of the request: its fetch offset and the fetch's current leader epoch
+    /// (if this leader moved to a newer epoch meanwhile, the answer is FENCED_LEADER_EPOCH,
+    /// DelayedFetch's "Case E").
+    pub partitions: Vec<(Tp, u64, i32)>,
+    pub since_ms: TimeMs,
+    pub deadline_ms: TimeMs,
 }
 
 /// The [`Host`] a partition's handler gets: the broker's id, incarnation, epoch, metadata
@@ -98,6 +115,7 @@ impl Broker {
             shutting_down: false,
             got_controlled_shutdown_response: false,
             alter_partition: AlterPartitionManager::default(),
+            delayed_fetches: Vec::new(),
             isr_expiration_generation: 0,
             registering_with_previous_epoch: -1,
         }
@@ -121,18 +139,26 @@ impl Broker {
     /// A message reached this broker's process.
     pub(crate) fn on_message(&mut self, ctx: &mut Ctx, from: Node, payload: Payload) {
         match payload {
-            Payload::Fetch { tp, .. } => {
-                let mut host = host!(self);
-                if let Some(partition) = self.partitions.get_mut(&tp) {
-                    partition.handle_fetch(ctx, &mut host, from, payload);
-                }
-            }
-            Payload::FetchResponse { tp, .. } => {
+            Payload::Fetch {
+                fetch_id,
+                replica_id,
+                broker_epoch,
+                partitions,
+                ..
+            } => self.handle_fetch(ctx, from, fetch_id, replica_id, broker_epoch, partitions),
+            Payload::FetchResponse {
+                fetch_id,
+                partitions,
+            } => {
                 let host = host!(self);
-                if let Some(partition) = self.partitions.get_mut(&tp) {
-                    self.fetcher
-                        .on_response(ctx, &host, partition, from, payload);
-                }
+                self.fetcher.on_response(
+                    ctx,
+                    &host,
+                    &mut self.partitions,
+                    from,
+                    fetch_id,
+                    partitions,
+                );
             }
             Payload::Produce {
                 request_id,
@@ -143,10 +169,18 @@ impl Broker {
                 producer,
             } => {
                 let host = host!(self);
-                if let Some(partition) = self.partitions.get_mut(&tp) {
-                    partition.handle_produce(
-                        ctx, &host, from, request_id, acks, values, timeout_ms, producer,
-                    );
+                let Some(partition) = self.partitions.get_mut(&tp) else {
+                    return;
+                };
+                let leo = partition.log.log_end_offset();
+                partition.handle_produce(
+                    ctx, &host, from, request_id, acks, values, timeout_ms, producer,
+                );
+                // ReplicaManager.appendRecords → addCompletePurgatoryAction: the fetches
+                // waiting for this partition's records complete after the request is handled
+                // (KafkaApis: `replicaManager.tryCompleteActions()`).
+                if self.partitions[&tp].log.log_end_offset() > leo {
+                    self.complete_delayed_fetches(ctx, tp);
                 }
             }
             Payload::ConsumerFetch {
@@ -197,13 +231,17 @@ impl Broker {
             } => self.on_alter_partition_response(ctx, request_id, top_error, partitions),
             Payload::Metadata { image } => self.apply_metadata(ctx, image),
             Payload::ConnectionReset {
-                request: Outstanding::Fetch { tp, fetch_id },
+                request:
+                    Outstanding::Fetch {
+                        fetcher_id,
+                        fetch_id,
+                    },
             } => {
+                let Node::Broker(leader) = from else { return };
                 let host = host!(self);
-                if let Some(partition) = self.partitions.get_mut(&tp) {
-                    self.fetcher
-                        .on_disconnected(ctx, &host, partition, from, fetch_id);
-                }
+                let key = (leader, fetcher_id);
+                self.fetcher
+                    .on_disconnected(ctx, &host, &mut self.partitions, key, fetch_id);
             }
             _ => {}
         }
@@ -212,22 +250,35 @@ impl Broker {
     /// One of this process's timers fired.
     pub(crate) fn on_timer(&mut self, ctx: &mut Ctx, timer: BrokerTimer) {
         match timer {
-            BrokerTimer::SendFetch { tp, generation } => {
+            BrokerTimer::SendFetch {
+                leader,
+                fetcher_id,
+                generation,
+            } => {
                 let host = host!(self);
-                if let Some(partition) = self.partitions.get_mut(&tp) {
-                    self.fetcher.send_fetch(ctx, &host, partition, generation);
-                }
+                let key = (leader, fetcher_id);
+                self.fetcher
+                    .send_fetch(ctx, &host, &mut self.partitions, key, generation);
             }
-            BrokerTimer::FetchTimeout { tp, fetch_id } => {
+            BrokerTimer::FetchTimeout {
+                leader,
+                fetcher_id,
+                fetch_id,
+            } => {
                 let host = host!(self);
-                if let Some(partition) = self.partitions.get_mut(&tp) {
-                    self.fetcher.on_timeout(ctx, &host, partition, fetch_id);
-                }
+                let key = (leader, fetcher_id);
+                self.fetcher
+                    .on_timeout(ctx, &host, &mut self.partitions, key, fetch_id);
             }
-            BrokerTimer::HeldFetchExpire { tp, fetch_id } => {
-                let host = host!(self);
-                if let Some(partition) = self.partitions.get_mut(&tp) {
-                    partition.expire_held_fetch(ctx, &host, fetch_id);
+            BrokerTimer::HeldFetchExpire { fetch_id } => {
+                // DelayedFetch.onExpiration: answer with what there is (usually nothing).
+                if let Some(i) = self
+                    .delayed_fetches
+                    .iter()
+                    .position(|d| d.fetch_id == fetch_id)
+                {
+                    let d = self.delayed_fetches.remove(i);
+                    self.answer_delayed_fetch(ctx, d);
                 }
             }
             BrokerTimer::IsrExpiration { generation } => {
@@ -338,6 +389,8 @@ impl Broker {
         for partition in self.partitions.values_mut() {
             partition.role = Role::None;
         }
+        self.fetcher.lose_threads();
+        self.delayed_fetches.clear();
         self.metadata = None;
         self.registered = false;
         self.alter_partition = AlterPartitionManager::default();
@@ -436,6 +489,20 @@ impl Broker {
         for partition in self.partitions.values_mut() {
             partition.abandon(ctx, &host);
         }
+        // The fetches it held are answered NOT_LEADER_OR_FOLLOWER.
+        for d in std::mem::take(&mut self.delayed_fetches) {
+            let mut data = Vec::with_capacity(d.partitions.len());
+            for &(tp, _, _) in &d.partitions {
+                if let Some(p) = self.partitions.get(&tp) {
+                    data.push(p.fetch_error(ErrorCode::NOT_LEADER_OR_FOLLOWER));
+                }
+            }
+            let payload = Payload::FetchResponse {
+                fetch_id: d.fetch_id,
+                partitions: data,
+            };
+            ctx.send(Node::Broker(self.id), Node::Broker(d.replica_id), payload);
+        }
         self.clean_shutdown_epoch = self.broker_epoch;
         ctx.emit(Event::BrokerShutDown { broker: self.id });
         ctx.exit(self.id);
@@ -491,12 +558,22 @@ impl Broker {
                 f.partition_epoch = p.partition_epoch;
             }
             _ => {
+                let was_leader = matches!(partition.role, Role::Leader(_));
                 partition.make_follower(ctx, &host, p);
+                if was_leader {
+                    // The fetches held for this partition go with its leadership (the
+                    // follower's request times out).
+                    self.delayed_fetches
+                        .retain(|d| d.partitions.iter().all(|(t, _, _)| *t != tp));
+                }
                 if p.leader.is_some() {
-                    self.fetcher.start(ctx, &host, partition);
+                    self.fetcher.start(ctx, &host, &mut self.partitions, tp);
                 }
             }
         }
+        let Some(partition) = self.partitions.get_mut(&tp) else {
+            return;
+        };
         // ReplicaManager.applyLocalFollowersDelta: "During controlled shutdown, replica
         // with no leaders and replica where this broker is not in the ISR are stopped."
         if self.shutting_down && (p.leader.is_none() || !p.isr.contains(&self.id)) {
@@ -507,6 +584,87 @@ impl Broker {
                 FetcherRemovedReason::ControlledShutdownNotInIsr,
             );
         }
+    }
+
+    // ---- ReplicaManager.fetchMessages and the DelayedFetch purgatory -------------------
+
+    /// A follower's Fetch (ReplicaManager.fetchMessages): each partition is read as
+    /// Partition.fetchRecords does (updating the follower's fetch state); the answer goes at
+    /// once if any partition has records, an error or a divergence, and otherwise waits in
+    /// the purgatory for records or `replica.fetch.wait.max.ms` (DelayedFetch).
+    fn handle_fetch(
+        &mut self,
+        ctx: &mut Ctx,
+        from: Node,
+        fetch_id: u64,
+        replica_id: BrokerId,
+        broker_epoch: i64,
+        partitions: Vec<FetchPartition>,
+    ) {
+        let Node::Broker(to) = from else { return };
+        let mut host = host!(self);
+        let mut answers = Vec::with_capacity(partitions.len());
+        let mut now_ready = false;
+        for fp in &partitions {
+            let Some(partition) = self.partitions.get_mut(&fp.tp) else {
+                continue;
+            };
+            let (data, ready) =
+                partition.read_for_follower(ctx, &mut host, replica_id, broker_epoch, fp);
+            now_ready |= ready;
+            answers.push(data);
+        }
+        if now_ready {
+            let payload = Payload::FetchResponse {
+                fetch_id,
+                partitions: answers,
+            };
+            ctx.send(Node::Broker(self.id), Node::Broker(to), payload);
+            return;
+        }
+        let wait = ctx.config.replica_fetch_wait_max_ms;
+        let mut held = Vec::with_capacity(partitions.len());
+        for fp in &partitions {
+            held.push((fp.tp, fp.fetch_offset, fp.current_leader_epoch));
+        }
+        self.delayed_fetches.push(DelayedFetch {
+            fetch_id,
+            replica_id,
+            partitions: held,
+            since_ms: ctx.now,
+            deadline_ms: ctx.now + wait,
+        });
+        self.set_timer(ctx, wait, BrokerTimer::HeldFetchExpire { fetch_id });
+    }
+
+    /// Records were appended to `tp`: the held fetches of `tp` whose offset is now below its
+    /// log end complete (DelayedFetch.tryComplete: a follower's fetch reads to LOG_END).
+    fn complete_delayed_fetches(&mut self, ctx: &mut Ctx, tp: Tp) {
+        let leo = self.partitions[&tp].log.log_end_offset();
+        let (ready, waiting): (Vec<DelayedFetch>, Vec<DelayedFetch>) =
+            std::mem::take(&mut self.delayed_fetches)
+                .into_iter()
+                .partition(|d| d.partitions.iter().any(|(t, o, _)| *t == tp && *o < leo));
+        self.delayed_fetches = waiting;
+        for d in ready {
+            self.answer_delayed_fetch(ctx, d);
+        }
+    }
+
+    /// DelayedFetch.onComplete: each partition read again from the purgatory (no fetch-state
+    /// update).
+    fn answer_delayed_fetch(&self, ctx: &mut Ctx, d: DelayedFetch) {
+        let mut data = Vec::with_capacity(d.partitions.len());
+        for &(tp, fetch_offset, leader_epoch) in &d.partitions {
+            if let Some(p) = self.partitions.get(&tp) {
+                data.push(p.read_from_purgatory(fetch_offset, leader_epoch));
+            }
+        }
+        let payload = Payload::FetchResponse {
+            fetch_id: d.fetch_id,
+            partitions: data,
+        };
+        ctx.send(Node::Broker(self.id), Node::Broker(d.replica_id), payload);
     }
 
     // ---- DefaultAlterPartitionManager ---------------------------------------------------

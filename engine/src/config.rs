@@ -37,6 +37,10 @@ fn must_set(what: &str) -> String {
     format!("Must set {what} to use the idempotent producer (enable.idempotence=true)")
 }
 
+fn is_default_fetchers(v: &u32) -> bool {
+    *v == 1
+}
+
 fn is_default_in_flight(v: &u32) -> bool {
     *v == DEFAULT_MAX_IN_FLIGHT
 }
@@ -66,6 +70,13 @@ pub struct Config {
     /// Broker config `replica.fetch.backoff.ms` (default 1000).
     #[serde(rename = "replica.fetch.backoff.ms")]
     pub replica_fetch_backoff_ms: u64,
+    /// `num.replica.fetchers` (default 1): fetcher threads per source broker; a partition
+    /// goes to thread `AbstractFetcherManager.getFetcherId`.
+    #[serde(
+        rename = "num.replica.fetchers",
+        skip_serializing_if = "is_default_fetchers"
+    )]
+    pub num_replica_fetchers: u32,
     /// Broker config `replica.socket.timeout.ms` (default 30000): a follower's fetch that gets
     /// no answer within this time fails and is retried after the backoff.
     #[serde(rename = "replica.socket.timeout.ms")]
@@ -138,6 +149,7 @@ impl Default for Config {
             replica_lag_time_max_ms: 30_000,
             replica_fetch_wait_max_ms: 500,
             replica_fetch_backoff_ms: 1_000,
+            num_replica_fetchers: 1,
             replica_socket_timeout_ms: 30_000,
             controller_socket_timeout_ms: 30_000,
             replica_high_watermark_checkpoint_interval_ms: 5_000,
@@ -213,6 +225,11 @@ pub const RANGES: &[Range] = &[
         name: "replica.fetch.backoff.ms",
         min: 1,
         max: 60_000,
+    },
+    Range {
+        name: "num.replica.fetchers",
+        min: 1,
+        max: 16,
     },
     Range {
         name: "replica.socket.timeout.ms",
@@ -300,6 +317,7 @@ impl Config {
             "replica.lag.time.max.ms" => U64(&mut self.replica_lag_time_max_ms),
             "replica.fetch.wait.max.ms" => U64(&mut self.replica_fetch_wait_max_ms),
             "replica.fetch.backoff.ms" => U64(&mut self.replica_fetch_backoff_ms),
+            "num.replica.fetchers" => U32(&mut self.num_replica_fetchers),
             "replica.socket.timeout.ms" => U64(&mut self.replica_socket_timeout_ms),
             "controller.socket.timeout.ms" => U64(&mut self.controller_socket_timeout_ms),
             "replica.high.watermark.checkpoint.interval.ms" => {

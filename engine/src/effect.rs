@@ -209,12 +209,21 @@ pub(crate) use node_ctx;
 /// Timers that belong to one broker process.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BrokerTimer {
-    /// The fetcher sends its next Fetch (generation guards against stale timers).
-    SendFetch { tp: Tp, generation: u64 },
-    /// replica.socket.timeout.ms passed with no response to this fetch.
-    FetchTimeout { tp: Tp, fetch_id: u64 },
-    /// replica.fetch.wait.max.ms passed for a fetch held by the leader.
-    HeldFetchExpire { tp: Tp, fetch_id: u64 },
+    /// Fetcher thread (`leader`, `fetcher_id`) sends its next Fetch (generation guards
+    /// against stale timers).
+    SendFetch {
+        leader: BrokerId,
+        fetcher_id: u32,
+        generation: u64,
+    },
+    /// replica.socket.timeout.ms passed with no response to this thread's fetch.
+    FetchTimeout {
+        leader: BrokerId,
+        fetcher_id: u32,
+        fetch_id: u64,
+    },
+    /// replica.fetch.wait.max.ms passed for a fetch held by this leader (DelayedFetch).
+    HeldFetchExpire { fetch_id: u64 },
     /// ReplicaManager's isr-expiration task (every replica.lag.time.max.ms / 2). The
     /// generation is the broker's `isr_expiration_generation` when it was scheduled; a change
     /// of replica.lag.time.max.ms bumps it, so the task queued at the old period is stale.

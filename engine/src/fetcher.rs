@@ -1,20 +1,43 @@
-//! The follower side: ReplicaFetcherThread / AbstractFetcherThread. One fetch in flight per
-//! follower; the response's records are appended as the leader wrote them; the follower's HW
-//! is min(leader HW, own LEO); a diverging epoch truncates the log (truncationOffset).
+//! The follower side: ReplicaFetcherManager, ReplicaFetcherThread and AbstractFetcherThread.
 //!
-//! The [`ReplicaFetcher`] is the broker's fetcher thread: it keeps the counter its fetch ids
-//! and timer generations come from, and drives the follower's [`Partition`] (its log and
-//! [`FollowerState`]), which the broker passes in with the [`Host`] it runs on.
+//! A broker runs `num.replica.fetchers` fetcher threads per leader it follows; a partition
+//! goes to thread `AbstractFetcherManager.getFetcherId` of its leader
+//! (`ReplicaFetcherThread-{fetcherId}-{leaderId}`). A thread has one Fetch in flight, carrying
+//! every partition of the thread that is ready (not failed, not backing off); the response's
+//! records are appended as the leader wrote them; a follower's HW is min(leader HW, own LEO);
+//! a diverging epoch truncates the log (truncationOffset). A request that fails (no answer
+//! within `replica.socket.timeout.ms`, a reset connection) backs off every partition in it
+//! (`handlePartitionsWithErrors` → `delayPartitions`); a partition's own error backs off
+//! that partition only.
+//!
+//! The [`ReplicaFetcher`] is the broker's ReplicaFetcherManager: it keeps the threads, the
+//! counter their fetch ids and timer generations come from, and drives each follower's
+//! [`Partition`] (its log and [`FollowerState`]), which the broker passes in with the
+//! [`Host`] it runs on. Which thread a partition belongs to is not stored: it follows from
+//! the partition's leader and its fetcher id.
 
 use crate::effect::{BrokerTimer, Ctx, Observation};
 use crate::event::{Event, FetcherRemovedReason, TruncationReason};
-use crate::network::Payload;
-use crate::partition::{FollowerState, Host, Partition, Role};
+use crate::network::{FetchPartition, FetchPartitionData, Payload};
+use crate::partition::{Host, Partition, Role};
 use crate::snapshot::TruncationRecord;
-use crate::types::{BrokerId, ErrorCode, Node, Tp};
+use crate::types::{BrokerId, ErrorCode, Node, TimeMs, Tp};
+use crate::vec_map::VecMap;
 
-/// A broker's replica fetcher (ReplicaFetcherThread): what it keeps across the partitions
-/// it follows and across leaders.
+/// A fetcher thread: (leader, fetcher id).
+pub(crate) type ThreadKey = (BrokerId, u32);
+
+/// One ReplicaFetcherThread's state across its partitions.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FetcherThread {
+    /// The Fetch in flight (its fetch id), if any: the thread waits for its answer.
+    pub in_flight: Option<u64>,
+    /// Guards SendFetch timers: only the newest generation sends.
+    pub generation: u64,
+}
+
+/// A broker's replica fetchers (ReplicaFetcherManager): the threads, and what it keeps across
+/// the partitions it follows and across leaders.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ReplicaFetcher {
     /// Counter for fetch ids and timer generations (never reset, not even by a restart, so
@@ -23,6 +46,9 @@ pub struct ReplicaFetcher {
     /// Extra time each fetch takes on this broker (a slow disk or a busy machine): the next
     /// fetch after a response waits this long.
     pub slow_ms: u64,
+    /// The fetcher threads by (leader, fetcher id) (`fetcherThreadMap`); a thread lives with
+    /// its process.
+    pub threads: VecMap<ThreadKey, FetcherThread>,
 }
 
 /// AbstractFetcherThread.getOffsetTruncationState for a diverging epoch from the leader.
@@ -66,82 +92,211 @@ impl ReplicaFetcher {
         self.fetch_generation
     }
 
-    /// The fetcher is (re)pointed at the leader: ReplicaManager.initialFetchOffset, then fetch.
-    pub(crate) fn start(&mut self, ctx: &mut Ctx, host: &Host, partition: &mut Partition) {
+    /// The thread that fetches `tp` from `leader`: AbstractFetcherManager.getFetcherId
+    /// (`Utils.abs(31 * topic.hashCode() + partition) % numFetchers`).
+    pub(crate) fn thread_of(ctx: &Ctx, tp: Tp, leader: BrokerId) -> ThreadKey {
+        let name = ctx.topics.name(tp);
+        let fetchers = ctx.config.num_replica_fetchers.max(1);
+        let id = crate::hashing::fetcher_id(&name.topic, name.partition, fetchers);
+        (leader, id)
+    }
+
+    /// `tp` is (re)pointed at its leader (ReplicaFetcherManager.addFetcherForPartitions with
+    /// ReplicaManager.initialFetchOffset): it joins its thread, which fetches at once unless
+    /// a request of other partitions is in flight (the partition then goes in the next one,
+    /// when that answer is in).
+    pub(crate) fn start(
+        &mut self,
+        ctx: &mut Ctx,
+        host: &Host,
+        partitions: &mut VecMap<Tp, Partition>,
+        tp: Tp,
+    ) {
+        let Some(partition) = partitions.get_mut(&tp) else {
+            return;
+        };
         let log = &mut partition.log;
         // A log with no epoch information cannot use the leader's divergence check: it is
         // truncated to its HW first (the TRUNCATING state).
         if log.epoch_cache.entries.is_empty() && log.log_end_offset() > log.high_watermark {
             let hw = log.high_watermark;
             if let Some(t) = log.truncate_to(hw) {
-                record_truncation(ctx, partition.tp, host.id, t, None);
+                record_truncation(ctx, tp, host.id, t, None);
             }
         }
         let generation = self.next_generation();
-        if let Role::Follower(f) = &mut partition.role {
-            f.in_flight_fetch = None;
-            f.generation = generation;
-            f.backing_off_until = None;
+        let Role::Follower(f) = &mut partition.role else {
+            return;
+        };
+        f.in_flight_fetch = None;
+        f.backing_off_until = None;
+        let Some(leader) = f.leader else { return };
+        let key = Self::thread_of(ctx, tp, leader);
+        let in_flight = self.threads.get(&key).and_then(|t| t.in_flight);
+        let others_wait = in_flight.is_some_and(|id| {
+            partitions
+                .values()
+                .any(|p| matches!(&p.role, Role::Follower(f) if f.in_flight_fetch == Some(id)))
+        });
+        if others_wait {
+            return;
         }
+        let thread = self.thread(key);
+        thread.in_flight = None;
+        thread.generation = generation;
         host.set_timer(
             ctx,
             0,
             BrokerTimer::SendFetch {
-                tp: partition.tp,
+                leader: key.0,
+                fetcher_id: key.1,
                 generation,
             },
         );
     }
 
-    fn schedule(&mut self, ctx: &mut Ctx, host: &Host, tp: Tp, f: &mut FollowerState, delay: u64) {
-        let generation = self.next_generation();
-        f.generation = generation;
-        f.backing_off_until = (delay > 0).then_some(ctx.now + delay);
-        host.set_timer(ctx, delay, BrokerTimer::SendFetch { tp, generation });
+    fn thread(&mut self, key: ThreadKey) -> &mut FetcherThread {
+        if !self.threads.contains_key(&key) {
+            self.threads.insert(key, FetcherThread::default());
+        }
+        &mut self.threads[&key]
     }
 
-    /// RemoteLeaderEndPoint.buildFetch and send.
+    /// The thread's next fetch in `delay` ms (a newer generation: older timers die).
+    fn schedule(&mut self, ctx: &mut Ctx, host: &Host, key: ThreadKey, delay: u64) {
+        let generation = self.next_generation();
+        self.thread(key).generation = generation;
+        host.set_timer(
+            ctx,
+            delay,
+            BrokerTimer::SendFetch {
+                leader: key.0,
+                fetcher_id: key.1,
+                generation,
+            },
+        );
+    }
+
+    /// The partitions of thread `key`: followers of its leader with its fetcher id that are
+    /// not failed, in index order.
+    fn members(ctx: &Ctx, partitions: &VecMap<Tp, Partition>, key: ThreadKey) -> Vec<Tp> {
+        let fetchers = ctx.config.num_replica_fetchers.max(1);
+        let mut out = Vec::new();
+        for (tp, p) in partitions {
+            let Role::Follower(f) = &p.role else { continue };
+            if f.failed || f.leader != Some(key.0) {
+                continue;
+            }
+            let name = ctx.topics.name(*tp);
+            if crate::hashing::fetcher_id(&name.topic, name.partition, fetchers) == key.1 {
+                out.push(*tp);
+            }
+        }
+        out
+    }
+
+    /// AbstractFetcherThread.maybeFetch → buildFetch: one Fetch with every partition of the
+    /// thread that is ready; none ready, the thread waits for the first to end its backoff
+    /// (`partitionMapCond.await(fetchBackOffMs)`), or, with none left, idles.
     pub(crate) fn send_fetch(
         &mut self,
         ctx: &mut Ctx,
         host: &Host,
-        partition: &mut Partition,
+        partitions: &mut VecMap<Tp, Partition>,
+        key: ThreadKey,
         generation: u64,
     ) {
-        let tp = partition.tp;
-        let Role::Follower(f) = &mut partition.role else {
-            return;
-        };
-        if f.generation != generation || f.in_flight_fetch.is_some() || f.failed {
+        match self.threads.get(&key) {
+            Some(t) if t.generation == generation && t.in_flight.is_none() => {}
+            _ => return,
+        }
+        let now = ctx.now;
+        let mut ready: Vec<FetchPartition> = Vec::new();
+        let mut next_ready: Option<TimeMs> = None;
+        for tp in Self::members(ctx, partitions, key) {
+            let p = &partitions[&tp];
+            let Role::Follower(f) = &p.role else { continue };
+            if f.in_flight_fetch.is_some() {
+                continue;
+            }
+            match f.backing_off_until {
+                Some(t) if t > now => next_ready = Some(next_ready.map_or(t, |n| n.min(t))),
+                _ => {
+                    let log = &p.log;
+                    ready.push(FetchPartition {
+                        tp,
+                        fetch_offset: log.log_end_offset(),
+                        log_start_offset: log.log_start_offset,
+                        current_leader_epoch: f.leader_epoch,
+                        last_fetched_epoch: log.epoch_cache.latest_epoch(),
+                    });
+                }
+            }
+        }
+        if ready.is_empty() {
+            if let Some(t) = next_ready {
+                self.schedule(ctx, host, key, t - now);
+            }
             return;
         }
-        let Some(leader) = f.leader else { return };
-        let log = &partition.log;
         let fetch_id = self.next_generation();
-        f.in_flight_fetch = Some(fetch_id);
-        f.backing_off_until = None;
+        for fp in &ready {
+            if let Some(Role::Follower(f)) = partitions.get_mut(&fp.tp).map(|p| &mut p.role) {
+                f.in_flight_fetch = Some(fetch_id);
+                f.backing_off_until = None;
+            }
+        }
+        self.thread(key).in_flight = Some(fetch_id);
         ctx.send(
             Node::Broker(host.id),
-            Node::Broker(leader),
+            Node::Broker(key.0),
             Payload::Fetch {
                 fetch_id,
-                tp,
+                fetcher_id: key.1,
                 replica_id: host.id,
                 broker_epoch: host.broker_epoch,
-                fetch_offset: log.log_end_offset(),
-                log_start_offset: log.log_start_offset,
-                current_leader_epoch: f.leader_epoch,
-                last_fetched_epoch: log.epoch_cache.latest_epoch(),
+                partitions: ready,
             },
         );
         host.set_timer(
             ctx,
             ctx.config.replica_socket_timeout_ms,
             BrokerTimer::FetchTimeout {
-                tp: partition.tp,
+                leader: key.0,
+                fetcher_id: key.1,
                 fetch_id,
             },
         );
+    }
+
+    /// The request `fetch_id` of thread `key` failed (no answer, or a reset connection):
+    /// `handlePartitionsWithErrors` delays each of its partitions by
+    /// `replica.fetch.backoff.ms`. False when the thread no longer waits for it, or none of
+    /// its partitions does (they all moved to other threads or leaders: the thread is idle,
+    /// `shutdownIdleFetcherThreads`, and nothing is logged).
+    fn fail_request(
+        &mut self,
+        ctx: &mut Ctx,
+        partitions: &mut VecMap<Tp, Partition>,
+        key: ThreadKey,
+        fetch_id: u64,
+    ) -> bool {
+        match self.threads.get_mut(&key) {
+            Some(t) if t.in_flight == Some(fetch_id) => t.in_flight = None,
+            _ => return false,
+        }
+        let until = ctx.now + ctx.config.replica_fetch_backoff_ms;
+        let mut any = false;
+        for p in partitions.values_mut() {
+            if let Role::Follower(f) = &mut p.role {
+                if f.in_flight_fetch == Some(fetch_id) {
+                    f.in_flight_fetch = None;
+                    f.backing_off_until = Some(until);
+                    any = true;
+                }
+            }
+        }
+        any
     }
 
     /// No response within replica.socket.timeout.ms: the request failed; back off and retry.
@@ -149,51 +304,19 @@ impl ReplicaFetcher {
         &mut self,
         ctx: &mut Ctx,
         host: &Host,
-        partition: &mut Partition,
+        partitions: &mut VecMap<Tp, Partition>,
+        key: ThreadKey,
         fetch_id: u64,
     ) {
-        let tp = partition.tp;
-        let Role::Follower(f) = &mut partition.role else {
-            return;
-        };
-        if f.in_flight_fetch != Some(fetch_id) {
+        if !self.fail_request(ctx, partitions, key, fetch_id) {
             return;
         }
-        f.in_flight_fetch = None;
         ctx.emit(Event::FetchTimedOut {
             broker: host.id,
-            leader: f.leader,
+            leader: Some(key.0),
             replica_socket_timeout_ms: ctx.config.replica_socket_timeout_ms,
         });
-        self.schedule(ctx, host, tp, f, ctx.config.replica_fetch_backoff_ms);
-    }
-
-    /// ReplicaFetcherManager.removeFetcherForPartitions: this follower stops fetching until
-    /// metadata with a new leader epoch starts it again.
-    pub(crate) fn stop(
-        &mut self,
-        ctx: &mut Ctx,
-        host: &Host,
-        partition: &mut Partition,
-        reason: FetcherRemovedReason,
-    ) {
-        let generation = self.next_generation();
-        let tp = partition.tp;
-        let Role::Follower(f) = &mut partition.role else {
-            return;
-        };
-        if f.failed {
-            return;
-        }
-        f.failed = true;
-        f.in_flight_fetch = None;
-        f.generation = generation;
-        f.backing_off_until = None;
-        ctx.emit(Event::FetcherRemoved {
-            broker: host.id,
-            tp: ctx.tp_name(tp),
-            reason,
-        });
+        self.schedule(ctx, host, key, ctx.config.replica_fetch_backoff_ms);
     }
 
     /// The connection to the leader was reset (its process is gone): the fetch fails as a
@@ -203,89 +326,139 @@ impl ReplicaFetcher {
         &mut self,
         ctx: &mut Ctx,
         host: &Host,
-        partition: &mut Partition,
-        from: Node,
+        partitions: &mut VecMap<Tp, Partition>,
+        key: ThreadKey,
         fetch_id: u64,
     ) {
-        let tp = partition.tp;
-        let Role::Follower(f) = &mut partition.role else {
-            return;
-        };
-        if f.in_flight_fetch != Some(fetch_id) || f.leader.map(Node::Broker) != Some(from) {
+        if !self.fail_request(ctx, partitions, key, fetch_id) {
             return;
         }
-        f.in_flight_fetch = None;
-        let leader = f.leader.unwrap_or(0);
         ctx.emit(Event::FetchDisconnected {
             broker: host.id,
-            leader,
+            leader: key.0,
         });
-        self.schedule(ctx, host, tp, f, ctx.config.replica_fetch_backoff_ms);
+        self.schedule(ctx, host, key, ctx.config.replica_fetch_backoff_ms);
     }
 
-    /// AbstractFetcherThread.processFetchRequest for our one partition.
-    pub(crate) fn on_response(
+    /// ReplicaFetcherManager.removeFetcherForPartitions: `tp` stops fetching until metadata
+    /// with a new leader epoch starts it again.
+    pub(crate) fn stop(
         &mut self,
         ctx: &mut Ctx,
         host: &Host,
         partition: &mut Partition,
-        from: Node,
-        payload: Payload,
+        reason: FetcherRemovedReason,
     ) {
-        let Payload::FetchResponse {
-            fetch_id,
-            tp: _,
-            error,
-            high_watermark,
-            records,
-            diverging_epoch,
-            leader_log_end_offset,
-            leader_log_start_offset,
-        } = payload
-        else {
-            return;
-        };
+        let _ = self.next_generation();
         let tp = partition.tp;
         let Role::Follower(f) = &mut partition.role else {
             return;
         };
-        if f.in_flight_fetch != Some(fetch_id) || f.leader.map(Node::Broker) != Some(from) {
-            return; // a response to a fetch we no longer wait for
+        if f.failed {
+            return;
         }
+        f.failed = true;
         f.in_flight_fetch = None;
-        let leader = f.leader.unwrap_or(0);
-        if error == ErrorCode::FENCED_LEADER_EPOCH {
+        f.backing_off_until = None;
+        ctx.emit(Event::FetcherRemoved {
+            broker: host.id,
+            tp: ctx.tp_name(tp),
+            reason,
+        });
+    }
+
+    /// AbstractFetcherThread.processFetchRequest: the answer to thread `from`'s request
+    /// `fetch_id`, partition by partition; then the thread fetches again (after the
+    /// shortest wait any partition asks for).
+    pub(crate) fn on_response(
+        &mut self,
+        ctx: &mut Ctx,
+        host: &Host,
+        partitions: &mut VecMap<Tp, Partition>,
+        from: Node,
+        fetch_id: u64,
+        data: Vec<FetchPartitionData>,
+    ) {
+        let Node::Broker(leader) = from else { return };
+        let Some(key) = self
+            .threads
+            .iter()
+            .find(|(k, t)| k.0 == leader && t.in_flight == Some(fetch_id))
+            .map(|(k, _)| *k)
+        else {
+            return; // a response to a fetch we no longer wait for
+        };
+        self.thread(key).in_flight = None;
+        let mut next: Option<u64> = None;
+        for d in data {
+            let Some(partition) = partitions.get_mut(&d.tp) else {
+                continue;
+            };
+            match &mut partition.role {
+                Role::Follower(f)
+                    if f.in_flight_fetch == Some(fetch_id) && f.leader == Some(leader) =>
+                {
+                    f.in_flight_fetch = None;
+                }
+                _ => continue, // the partition moved on since the request went
+            }
+            let Some(delay) = self.on_partition_data(ctx, host, partition, leader, d) else {
+                continue;
+            };
+            if let Role::Follower(f) = &mut partition.role {
+                f.backing_off_until = (delay > 0).then_some(ctx.now + delay);
+            }
+            next = Some(next.map_or(delay, |n| n.min(delay)));
+        }
+        if let Some(delay) = next {
+            self.schedule(ctx, host, key, delay);
+        }
+    }
+
+    /// One partition's data in a fetch response (processFetchRequest's per-partition
+    /// match). Returns when the partition may fetch again, or None when it left the fetcher.
+    fn on_partition_data(
+        &mut self,
+        ctx: &mut Ctx,
+        host: &Host,
+        partition: &mut Partition,
+        leader: BrokerId,
+        d: FetchPartitionData,
+    ) -> Option<u64> {
+        let tp = partition.tp;
+        if d.error == ErrorCode::FENCED_LEADER_EPOCH {
             // AbstractFetcherThread.onPartitionFenced: the request's epoch is this fetcher's
             // current one (a fetch of an older epoch is dropped above), so "Will await the new
             // LeaderAndIsr state before resuming fetching": markPartitionFailed. Fetching
             // starts again when metadata with a new leader epoch re-creates the fetcher.
+            let Role::Follower(f) = &mut partition.role else {
+                return None;
+            };
             f.failed = true;
             f.backing_off_until = None;
             ctx.emit(Event::FencedLeaderEpoch {
                 broker: host.id,
                 leader,
-                tp: ctx.tp_name(partition.tp),
+                tp: ctx.tp_name(tp),
                 leader_epoch: f.leader_epoch,
             });
-            return;
+            return None;
         }
-        if error == ErrorCode::OFFSET_OUT_OF_RANGE {
-            self.on_out_of_range(
+        if d.error == ErrorCode::OFFSET_OUT_OF_RANGE {
+            return Some(self.on_out_of_range(
                 ctx,
                 host,
                 partition,
                 leader,
-                leader_log_end_offset,
-                leader_log_start_offset,
-            );
-            return;
+                d.leader_log_end_offset,
+                d.leader_log_start_offset,
+            ));
         }
-        if error != ErrorCode::NONE {
-            self.schedule(ctx, host, tp, f, ctx.config.replica_fetch_backoff_ms);
-            return;
+        if d.error != ErrorCode::NONE {
+            return Some(ctx.config.replica_fetch_backoff_ms);
         }
         let log = &mut partition.log;
-        if let Some((epoch, end)) = diverging_epoch {
+        if let Some((epoch, end)) = d.diverging_epoch {
             let leo = log.log_end_offset();
             let follower_end = log.epoch_cache.end_offset_for(epoch, leo);
             let (offset, _complete) = truncation_offset(epoch, end, follower_end, leo);
@@ -293,22 +466,21 @@ impl ReplicaFetcher {
             ctx.emit(Event::TruncatingToEpochEndOffset {
                 broker: host.id,
                 leader,
-                tp: ctx.tp_name(partition.tp),
+                tp: ctx.tp_name(tp),
                 offset,
                 leader_epoch: epoch,
                 end_offset: end,
             });
             if let Some(t) = t {
-                record_truncation(ctx, partition.tp, host.id, t, None);
+                record_truncation(ctx, tp, host.id, t, None);
             }
-            self.schedule(ctx, host, tp, f, 0);
-            return;
+            return Some(0);
         }
+        let records = d.records;
         if let Some(first) = records.first() {
             if first.offset != log.log_end_offset() {
                 // Not where we asked (the log changed meanwhile): fetch again.
-                self.schedule(ctx, host, tp, f, 0);
-                return;
+                return Some(0);
             }
         }
         // The leader reads a contiguous run of its log from the fetch offset.
@@ -318,8 +490,8 @@ impl ReplicaFetcher {
         );
         log.append_as_follower(&records);
         let leo = log.log_end_offset();
-        log.update_high_watermark(high_watermark.min(leo));
-        self.schedule(ctx, host, tp, f, self.slow_ms);
+        log.update_high_watermark(d.high_watermark.min(leo));
+        Some(self.slow_ms)
     }
 
     /// AbstractFetcherThread.handleOutOfRangeError → fetchOffsetAndTruncate. The leader's end
@@ -333,7 +505,7 @@ impl ReplicaFetcher {
     /// When the position does not change (the leader could not place our last fetched epoch
     /// and its log covers ours) the same fetch would get the same answer: the partition is
     /// retried after replica.fetch.backoff.ms instead of at once (Kafka's fetcher retries at
-    /// the speed of a round trip).
+    /// the speed of a round trip). Returns when the partition may fetch again.
     pub(crate) fn on_out_of_range(
         &mut self,
         ctx: &mut Ctx,
@@ -342,7 +514,7 @@ impl ReplicaFetcher {
         leader: BrokerId,
         leader_end: u64,
         leader_start: u64,
-    ) {
+    ) -> u64 {
         let log = &mut partition.log;
         let leo = log.log_end_offset();
         let truncated = if leader_end < leo {
@@ -364,16 +536,16 @@ impl ReplicaFetcher {
                 Some(TruncationReason::OffsetOutOfRange { leader }),
             );
         }
-        let delay = if moved {
+        if moved {
             0
         } else {
             ctx.config.replica_fetch_backoff_ms
-        };
-        let tp = partition.tp;
-        let Role::Follower(f) = &mut partition.role else {
-            return;
-        };
-        self.schedule(ctx, host, tp, f, delay);
+        }
+    }
+
+    /// The process ended: its fetcher threads are gone.
+    pub(crate) fn lose_threads(&mut self) {
+        self.threads = VecMap::new();
     }
 }
 

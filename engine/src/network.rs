@@ -17,28 +17,21 @@ use crate::types::{Acks, BrokerId, ErrorCode, MessageKind, Node, TimeMs, Tp};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Payload {
-    /// A follower's Fetch (FetchRequest.Builder.forReplica).
+    /// A follower's Fetch (FetchRequest.Builder.forReplica): one fetcher thread's request,
+    /// with every partition it fetches from this leader.
     Fetch {
         fetch_id: u64,
-        tp: Tp,
+        /// Not on Kafka's wire: the fetcher thread that sent it. Each ReplicaFetcherThread
+        /// has its own connection to the leader, so this names the connection.
+        fetcher_id: u32,
         replica_id: BrokerId,
         broker_epoch: i64,
-        fetch_offset: u64,
-        log_start_offset: u64,
-        current_leader_epoch: i32,
-        last_fetched_epoch: Option<i32>,
+        partitions: Vec<FetchPartition>,
     },
     FetchResponse {
         fetch_id: u64,
-        tp: Tp,
-        error: ErrorCode,
-        high_watermark: u64,
-        leader_log_start_offset: u64,
-        records: Vec<Record>,
-        /// FetchResponseData.EpochEndOffset (epoch, end offset) when the logs diverged.
-        diverging_epoch: Option<(i32, i64)>,
-        /// The leader's LEO, used for OFFSET_OUT_OF_RANGE handling.
-        leader_log_end_offset: u64,
+        /// A result per partition of the request, in its order.
+        partitions: Vec<FetchPartitionData>,
     },
     Produce {
         request_id: u64,
@@ -117,12 +110,44 @@ pub enum Payload {
     },
 }
 
+/// FetchRequestData.FetchPartition: where a follower fetches one partition from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FetchPartition {
+    pub tp: Tp,
+    pub fetch_offset: u64,
+    pub log_start_offset: u64,
+    pub current_leader_epoch: i32,
+    pub last_fetched_epoch: Option<i32>,
+}
+
+/// FetchResponseData.PartitionData: one partition's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FetchPartitionData {
+    pub tp: Tp,
+    pub error: ErrorCode,
+    pub high_watermark: u64,
+    pub leader_log_start_offset: u64,
+    pub records: Vec<Record>,
+    /// FetchResponseData.EpochEndOffset (epoch, end offset) when the logs diverged.
+    pub diverging_epoch: Option<(i32, i64)>,
+    /// The leader's LEO, used for OFFSET_OUT_OF_RANGE handling.
+    pub leader_log_end_offset: u64,
+}
+
 /// A request that waits for its response on a connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outstanding {
-    Fetch { tp: Tp, fetch_id: u64 },
-    Produce { request_id: u64 },
-    ConsumerFetch { request_id: u64 },
+    /// A fetcher thread's Fetch (the thread: its fetcher id; the leader is the peer).
+    Fetch {
+        fetcher_id: u32,
+        fetch_id: u64,
+    },
+    Produce {
+        request_id: u64,
+    },
+    ConsumerFetch {
+        request_id: u64,
+    },
 }
 
 impl Payload {
@@ -130,8 +155,12 @@ impl Payload {
     /// connection.
     pub fn outstanding(&self) -> Option<Outstanding> {
         match self {
-            Payload::Fetch { fetch_id, tp, .. } => Some(Outstanding::Fetch {
-                tp: *tp,
+            Payload::Fetch {
+                fetch_id,
+                fetcher_id,
+                ..
+            } => Some(Outstanding::Fetch {
+                fetcher_id: *fetcher_id,
                 fetch_id: *fetch_id,
             }),
             Payload::Produce {
@@ -171,25 +200,37 @@ impl Payload {
     /// A one-line summary in Kafka's field names, for labels on the animation.
     pub fn summary(&self) -> String {
         match self {
-            Payload::Fetch { fetch_offset, last_fetched_epoch, current_leader_epoch, replica_id, .. } => format!(
-                "Fetch replicaId={replica_id} fetchOffset={fetch_offset} lastFetchedEpoch={} currentLeaderEpoch={current_leader_epoch}",
-                crate::types::OrNone(*last_fetched_epoch)
-            ),
-            Payload::FetchResponse { error, high_watermark, records, diverging_epoch, .. } => {
-                if let Some((e, o)) = diverging_epoch {
-                    format!("FetchResponse divergingEpoch=(epoch={e}, endOffset={o}) highWatermark={high_watermark}")
-                } else if *error != ErrorCode::NONE {
-                    format!("FetchResponse error={error}")
-                } else if records.is_empty() {
-                    format!("FetchResponse records=0 highWatermark={high_watermark}")
-                } else {
-                    format!(
-                        "FetchResponse records={}..{} highWatermark={high_watermark}",
-                        records[0].offset,
-                        records[records.len() - 1].offset
-                    )
+            Payload::Fetch { partitions, replica_id, .. } => match partitions.as_slice() {
+                [p] => format!(
+                    "Fetch replicaId={replica_id} fetchOffset={} lastFetchedEpoch={} currentLeaderEpoch={}",
+                    p.fetch_offset,
+                    crate::types::OrNone(p.last_fetched_epoch),
+                    p.current_leader_epoch
+                ),
+                many => format!("Fetch replicaId={replica_id} partitions={}", many.len()),
+            },
+            Payload::FetchResponse { partitions, .. } => match partitions.as_slice() {
+                [p] => {
+                    let high_watermark = p.high_watermark;
+                    if let Some((e, o)) = p.diverging_epoch {
+                        format!("FetchResponse divergingEpoch=(epoch={e}, endOffset={o}) highWatermark={high_watermark}")
+                    } else if p.error != ErrorCode::NONE {
+                        format!("FetchResponse error={}", p.error)
+                    } else if p.records.is_empty() {
+                        format!("FetchResponse records=0 highWatermark={high_watermark}")
+                    } else {
+                        format!(
+                            "FetchResponse records={}..{} highWatermark={high_watermark}",
+                            p.records[0].offset,
+                            p.records[p.records.len() - 1].offset
+                        )
+                    }
                 }
-            }
+                many => {
+                    let records: usize = many.iter().map(|p| p.records.len()).sum();
+                    format!("FetchResponse partitions={} records={records}", many.len())
+                }
+            },
             Payload::Produce { acks, values, producer, .. } => {
                 if producer.producer_id == crate::record::NO_PRODUCER_ID {
                     format!("Produce acks={acks} records={}", values.len())

@@ -15,7 +15,7 @@ use crate::effect::{BrokerTimer, Ctx, Observation, Scheduled};
 use crate::event::{Event, OutOfSyncReplica};
 use crate::log::{BatchProducer, ReplicaLog};
 use crate::metadata::{MetadataImage, PartitionRegistration};
-use crate::network::Payload;
+use crate::network::{FetchPartition, FetchPartitionData, Payload};
 use crate::producer_state::ClientBatch;
 use crate::types::{ids_where, Acks, BrokerId, ErrorCode, Node, TimeMs, Tp};
 
@@ -201,19 +201,6 @@ pub struct AlterPartitionManager {
 /// ("retry the request in the near future": `scheduleOnce(..., 50)`).
 pub const ALTER_PARTITION_RETRY_MS: u64 = 50;
 
-/// A follower fetch with no new data, held for up to replica.fetch.wait.max.ms.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HeldFetch {
-    pub fetch_id: u64,
-    pub replica_id: BrokerId,
-    pub fetch_offset: u64,
-    /// The fetch's currentLeaderEpoch: if the leader moved to a newer epoch meanwhile, the
-    /// held fetch completes with FENCED_LEADER_EPOCH (DelayedFetch, "Case E").
-    pub leader_epoch: i32,
-    pub since_ms: TimeMs,
-    pub deadline_ms: TimeMs,
-}
-
 /// A DelayedProduce waiting in the purgatory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DelayedProduce {
@@ -235,7 +222,6 @@ pub struct LeaderState {
     pub isr_state: IsrState,
     pub replicas: Vec<BrokerId>,
     pub remote: VecMap<BrokerId, ReplicaState>,
-    pub held_fetches: Vec<HeldFetch>,
     pub purgatory: Vec<DelayedProduce>,
     /// The HW when this leadership began (the invariant "the leader's HW never falls").
     pub high_watermark_at_start: u64,
@@ -250,8 +236,6 @@ pub struct FollowerState {
     pub partition_epoch: i32,
     /// The fetch in flight, if any (fetch id).
     pub in_flight_fetch: Option<u64>,
-    /// Guards SendFetch timers: only the newest generation sends.
-    pub generation: u64,
     /// replica.fetch.backoff.ms after an error.
     pub backing_off_until: Option<TimeMs>,
     /// Out of the fetcher: fenced by the leader at this leader epoch
@@ -457,9 +441,9 @@ impl Partition {
                 remote.insert(r, ReplicaState::reset(kept, now, leo, p.isr.contains(&r)));
             }
         }
-        let (held_fetches, purgatory) = match old {
-            Some(l) => (l.held_fetches, l.purgatory),
-            None => (vec![], vec![]),
+        let purgatory = match old {
+            Some(l) => l.purgatory,
+            None => vec![],
         };
         let hw = self.log.high_watermark;
         self.role = Role::Leader(Box::new(LeaderState {
@@ -469,7 +453,6 @@ impl Partition {
             isr_state: IsrState::Committed { isr: p.isr.clone() },
             replicas: p.replicas.clone(),
             remote,
-            held_fetches,
             purgatory,
             high_watermark_at_start: hw,
         }));
@@ -517,7 +500,6 @@ impl Partition {
     pub(crate) fn abandon(&mut self, ctx: &mut Ctx, host: &Host) {
         let Some(l) = self.leader_mut() else { return };
         let purgatory = std::mem::take(&mut l.purgatory);
-        let held = std::mem::take(&mut l.held_fetches);
         for d in purgatory {
             ctx.send(
                 Node::Broker(host.id),
@@ -531,125 +513,80 @@ impl Partition {
                 },
             );
         }
-        for h in held {
-            self.send_fetch_error(
-                ctx,
-                host,
-                h.replica_id,
-                h.fetch_id,
-                ErrorCode::NOT_LEADER_OR_FOLLOWER,
-            );
-        }
     }
 
-    fn send_fetch_error(
-        &self,
-        ctx: &mut Ctx,
-        host: &Host,
-        to: BrokerId,
-        fetch_id: u64,
-        error: ErrorCode,
-    ) {
+    /// This partition's answer with `error` and no records.
+    pub(crate) fn fetch_error(&self, error: ErrorCode) -> FetchPartitionData {
         let log = &self.log;
-        let payload = Payload::FetchResponse {
+        FetchPartitionData {
             tp: self.tp,
-            fetch_id,
             error,
             high_watermark: log.high_watermark,
             leader_log_start_offset: log.log_start_offset,
             records: vec![],
             diverging_epoch: None,
             leader_log_end_offset: log.log_end_offset(),
-        };
-        ctx.send(Node::Broker(host.id), Node::Broker(to), payload);
+        }
     }
 
-    /// Partition.fetchRecords for a follower, and the DelayedFetch that holds it.
-    pub(crate) fn handle_fetch(
+    /// Partition.fetchRecords for a follower's fetch of this partition (the first read, which
+    /// updates the follower's fetch state). Returns the partition's answer and whether it is
+    /// one to send at once (an error, a divergence or records: DelayedFetch's bytes), rather
+    /// than one that may wait in the purgatory for records.
+    pub(crate) fn read_for_follower(
         &mut self,
         ctx: &mut Ctx,
         host: &mut Host,
-        from: Node,
-        payload: Payload,
-    ) {
-        let Payload::Fetch {
-            fetch_id,
-            tp: _,
-            replica_id,
-            broker_epoch,
-            fetch_offset,
-            log_start_offset,
-            current_leader_epoch,
-            last_fetched_epoch,
-        } = payload
-        else {
-            return;
-        };
-        let Node::Broker(to) = from else { return };
+        replica_id: BrokerId,
+        broker_epoch: i64,
+        fp: &FetchPartition,
+    ) -> (FetchPartitionData, bool) {
         let now = ctx.now;
+        let fetch_offset = fp.fetch_offset;
         // ReplicaManager.getPartitionOrException: no such partition here.
         let local_epoch = match &self.role {
             Role::Leader(l) => l.leader_epoch,
             Role::Follower(f) => f.leader_epoch,
-            Role::None => {
-                self.send_fetch_error(ctx, host, to, fetch_id, ErrorCode::NOT_LEADER_OR_FOLLOWER);
-                return;
-            }
+            Role::None => return (self.fetch_error(ErrorCode::NOT_LEADER_OR_FOLLOWER), true),
         };
         // Partition.getLocalLog → checkCurrentLeaderEpoch comes first, whether or not this
         // broker leads: an older epoch is fenced, a newer one is not known here yet.
-        if current_leader_epoch < local_epoch {
-            self.send_fetch_error(ctx, host, to, fetch_id, ErrorCode::FENCED_LEADER_EPOCH);
-            return;
+        if fp.current_leader_epoch < local_epoch {
+            return (self.fetch_error(ErrorCode::FENCED_LEADER_EPOCH), true);
         }
-        if current_leader_epoch > local_epoch {
-            self.send_fetch_error(ctx, host, to, fetch_id, ErrorCode::UNKNOWN_LEADER_EPOCH);
-            return;
+        if fp.current_leader_epoch > local_epoch {
+            return (self.fetch_error(ErrorCode::UNKNOWN_LEADER_EPOCH), true);
         }
         let Role::Leader(l) = &self.role else {
-            self.send_fetch_error(ctx, host, to, fetch_id, ErrorCode::NOT_LEADER_OR_FOLLOWER);
-            return;
+            return (self.fetch_error(ErrorCode::NOT_LEADER_OR_FOLLOWER), true);
         };
         // followerReplicaOrThrow: "Replica ... is not recognized as a valid replica".
         if !l.remote.contains_key(&replica_id) {
-            self.send_fetch_error(ctx, host, to, fetch_id, ErrorCode::NOT_LEADER_OR_FOLLOWER);
-            return;
+            return (self.fetch_error(ErrorCode::NOT_LEADER_OR_FOLLOWER), true);
         }
         let log = &self.log;
         let leo = log.log_end_offset();
         // Partition.readRecords: the divergence check on lastFetchedEpoch.
-        if let Some(fetch_epoch) = last_fetched_epoch {
+        if let Some(fetch_epoch) = fp.last_fetched_epoch {
             let (epoch, end) = log.epoch_cache.end_offset_for(fetch_epoch, leo);
             // "Could not determine the end offset of the last fetched epoch": an undefined
             // answer is OFFSET_OUT_OF_RANGE, not a divergence to truncate on.
             if epoch == crate::log::UNDEFINED_EPOCH || end == crate::log::UNDEFINED_EPOCH_OFFSET {
-                self.send_fetch_error(ctx, host, to, fetch_id, ErrorCode::OFFSET_OUT_OF_RANGE);
-                return;
+                return (self.fetch_error(ErrorCode::OFFSET_OUT_OF_RANGE), true);
             }
             // "If fetch offset is less than log start, fail with OffsetOutOfRangeException,
             // regardless of whether epochs are diverging".
             if fetch_offset < log.log_start_offset {
-                self.send_fetch_error(ctx, host, to, fetch_id, ErrorCode::OFFSET_OUT_OF_RANGE);
-                return;
+                return (self.fetch_error(ErrorCode::OFFSET_OUT_OF_RANGE), true);
             }
             if epoch < fetch_epoch || end < fetch_offset as i64 {
-                let payload = Payload::FetchResponse {
-                    tp: self.tp,
-                    fetch_id,
-                    error: ErrorCode::NONE,
-                    high_watermark: log.high_watermark,
-                    leader_log_start_offset: log.log_start_offset,
-                    records: vec![],
-                    diverging_epoch: Some((epoch, end)),
-                    leader_log_end_offset: leo,
-                };
-                ctx.send(Node::Broker(host.id), from, payload);
-                return;
+                let mut data = self.fetch_error(ErrorCode::NONE);
+                data.diverging_epoch = Some((epoch, end));
+                return (data, true);
             }
         }
         if fetch_offset > leo || fetch_offset < log.log_start_offset {
-            self.send_fetch_error(ctx, host, to, fetch_id, ErrorCode::OFFSET_OUT_OF_RANGE);
-            return;
+            return (self.fetch_error(ErrorCode::OFFSET_OUT_OF_RANGE), true);
         }
         // Replica.updateFetchStateOrThrow (KIP-903): a fetch whose broker epoch is older than
         // the alive broker epoch in this leader's metadata is "a stale fetch state update":
@@ -660,110 +597,49 @@ impl Partition {
             .filter(|r| !r.fenced)
             .map(|r| r.epoch);
         if broker_epoch != -1 && cached_epoch.is_some_and(|e| e > broker_epoch) {
-            self.send_fetch_error(ctx, host, to, fetch_id, ErrorCode::NOT_LEADER_OR_FOLLOWER);
-            return;
+            return (self.fetch_error(ErrorCode::NOT_LEADER_OR_FOLLOWER), true);
         }
         // updateFollowerFetchState (only on the first read, not from the purgatory).
         if let Some(l) = self.leader_mut() {
             if let Some(r) = l.remote.get_mut(&replica_id) {
-                r.update_fetch_state(fetch_offset, log_start_offset, now, leo, broker_epoch);
+                r.update_fetch_state(fetch_offset, fp.log_start_offset, now, leo, broker_epoch);
             }
         }
         self.maybe_expand_isr(ctx, host, replica_id);
         if self.maybe_increment_hw(ctx, host) {
             self.try_complete_delayed(ctx, host);
         }
-        if fetch_offset < leo {
-            self.send_fetch_data(ctx, host, to, fetch_id, fetch_offset);
-        } else {
-            // DelayedFetch: nothing new; hold until replica.fetch.wait.max.ms or new records.
-            let wait = ctx.config.replica_fetch_wait_max_ms;
-            if let Some(l) = self.leader_mut() {
-                l.held_fetches.push(HeldFetch {
-                    fetch_id,
-                    replica_id,
-                    fetch_offset,
-                    leader_epoch: current_leader_epoch,
-                    since_ms: now,
-                    deadline_ms: now + wait,
-                });
-            }
-            host.set_timer(
-                ctx,
-                wait,
-                BrokerTimer::HeldFetchExpire {
-                    tp: self.tp,
-                    fetch_id,
-                },
-            );
-        }
+        // DelayedFetch: nothing new (a follower's fetch waits for records past its offset,
+        // LOG_END; a HW rise alone does not release it).
+        (self.fetch_data(fetch_offset), fetch_offset < leo)
     }
 
-    fn send_fetch_data(
-        &self,
-        ctx: &mut Ctx,
-        host: &Host,
-        to: BrokerId,
-        fetch_id: u64,
-        fetch_offset: u64,
-    ) {
+    /// The records from `fetch_offset` (at most MAX_RECORDS_PER_FETCH), with the HW.
+    fn fetch_data(&self, fetch_offset: u64) -> FetchPartitionData {
         let log = &self.log;
         let records = log.read(
             fetch_offset,
             fetch_offset + crate::config::MAX_RECORDS_PER_FETCH,
         );
-        let payload = Payload::FetchResponse {
-            tp: self.tp,
-            fetch_id,
-            error: ErrorCode::NONE,
-            high_watermark: log.high_watermark,
-            leader_log_start_offset: log.log_start_offset,
+        FetchPartitionData {
             records,
-            diverging_epoch: None,
-            leader_log_end_offset: log.log_end_offset(),
-        };
-        ctx.send(Node::Broker(host.id), Node::Broker(to), payload);
-    }
-
-    /// DelayedFetch.onExpiration: answer with what there is (usually nothing).
-    pub(crate) fn expire_held_fetch(&mut self, ctx: &mut Ctx, host: &Host, fetch_id: u64) {
-        let Some(l) = self.leader_mut() else { return };
-        let Some(pos) = l.held_fetches.iter().position(|h| h.fetch_id == fetch_id) else {
-            return;
-        };
-        let h = l.held_fetches.remove(pos);
-        self.answer_held_fetch(ctx, host, h);
-    }
-
-    /// A held fetch completes: with data (or none) at its leader epoch, FENCED_LEADER_EPOCH
-    /// if this leader has moved to a newer epoch since.
-    fn answer_held_fetch(&self, ctx: &mut Ctx, host: &Host, h: HeldFetch) {
-        let epoch = self.leader_state().map(|l| l.leader_epoch);
-        if epoch == Some(h.leader_epoch) {
-            self.send_fetch_data(ctx, host, h.replica_id, h.fetch_id, h.fetch_offset);
-        } else {
-            self.send_fetch_error(
-                ctx,
-                host,
-                h.replica_id,
-                h.fetch_id,
-                ErrorCode::FENCED_LEADER_EPOCH,
-            );
+            ..self.fetch_error(ErrorCode::NONE)
         }
     }
 
-    /// New records: complete held fetches (a follower's DelayedFetch works off LOG_END, so a
-    /// HW rise alone does not release it).
-    fn complete_held_fetches(&mut self, ctx: &mut Ctx, host: &Host) {
-        let leo = self.log.log_end_offset();
-        let Some(l) = self.leader_mut() else { return };
-        let (ready, waiting): (Vec<HeldFetch>, Vec<HeldFetch>) =
-            std::mem::take(&mut l.held_fetches)
-                .into_iter()
-                .partition(|h| h.fetch_offset < leo);
-        l.held_fetches = waiting;
-        for h in ready {
-            self.answer_held_fetch(ctx, host, h);
+    /// DelayedFetch.onComplete's read of this partition (readFromLog from the purgatory: no
+    /// fetch-state update): the records from `fetch_offset` at the fetch's leader epoch, or
+    /// FENCED_LEADER_EPOCH if this leader moved to a newer epoch since ("Case E").
+    pub(crate) fn read_from_purgatory(
+        &self,
+        fetch_offset: u64,
+        leader_epoch: i32,
+    ) -> FetchPartitionData {
+        let epoch = self.leader_state().map(|l| l.leader_epoch);
+        if epoch == Some(leader_epoch) {
+            self.fetch_data(fetch_offset)
+        } else {
+            self.fetch_error(ErrorCode::FENCED_LEADER_EPOCH)
         }
     }
 
@@ -1198,7 +1074,6 @@ impl Partition {
                 });
                 // A leader alone in the ISR moves the HW on its own append.
                 self.maybe_increment_hw(ctx, host);
-                self.complete_held_fetches(ctx, host);
                 appended
             }
         };
@@ -1273,7 +1148,6 @@ impl Partition {
             leader_epoch: p.leader_epoch,
             partition_epoch: p.partition_epoch,
             in_flight_fetch: None,
-            generation: 0,
             backing_off_until: None,
             failed: false,
         });

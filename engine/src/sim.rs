@@ -18,7 +18,6 @@ use crate::error::ScenarioError;
 use crate::event::{ElectionType, Event, Signal, SignalOutcome, Tool};
 use crate::metadata::{PartitionRegistration, Topics};
 use crate::network::{Message, Network, Outstanding, Payload};
-use crate::partition::Role;
 use crate::process::Process;
 use crate::record_chunks::RecordChunks;
 use crate::rng::Rng;
@@ -630,14 +629,13 @@ impl Sim {
         self.flush_effects();
         let mut resets: Vec<(Node, Outstanding)> = vec![];
         for f in self.brokers.values() {
-            for (&tp, partition) in &f.partitions {
-                if let Role::Follower(fs) = &partition.role {
-                    if let (Some(fetch_id), Some(leader)) = (fs.in_flight_fetch, fs.leader) {
-                        if leader == b && f.id != b {
-                            let request = Outstanding::Fetch { tp, fetch_id };
-                            resets.push((Node::Broker(f.id), request));
-                        }
-                    }
+            for (&(leader, fetcher_id), thread) in &f.fetcher.threads {
+                if let (Some(fetch_id), true) = (thread.in_flight, leader == b && f.id != b) {
+                    let request = Outstanding::Fetch {
+                        fetcher_id,
+                        fetch_id,
+                    };
+                    resets.push((Node::Broker(f.id), request));
                 }
             }
         }

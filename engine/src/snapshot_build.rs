@@ -122,14 +122,19 @@ impl Sim {
                     deadline_ms: d.deadline_ms,
                 });
             }
-            for h in &l.held_fetches {
-                held_fetches.push(HeldFetchSnapshot {
-                    leader: b.id,
-                    replica: h.replica_id,
-                    fetch_offset: h.fetch_offset,
-                    since_ms: h.since_ms,
-                    deadline_ms: h.deadline_ms,
-                });
+        }
+        for b in self.brokers.values() {
+            for d in &b.delayed_fetches {
+                if let Some(&(_, fetch_offset, _)) = d.partitions.iter().find(|(t, _, _)| *t == tp)
+                {
+                    held_fetches.push(HeldFetchSnapshot {
+                        leader: b.id,
+                        replica: d.replica_id,
+                        fetch_offset,
+                        since_ms: d.since_ms,
+                        deadline_ms: d.deadline_ms,
+                    });
+                }
             }
         }
         let mut session_deadlines = vec![];

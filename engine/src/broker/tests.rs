@@ -8,6 +8,7 @@
 
 use super::*;
 use crate::effect::node_ctx;
+use crate::network::{FetchPartition, FetchPartitionData};
 use crate::partition::{AlterPartitionItem, IsrState, LeaderState};
 use crate::scenario::{Action, ControllerName, Endpoint, Scenario};
 use crate::sim::Sim;
@@ -383,42 +384,45 @@ mod fetch {
     ) -> ErrorCode {
         let broker = &sim.brokers[&from];
         let mut payload = Payload::Fetch {
-            tp: TP0,
             fetch_id: 999_999,
+            fetcher_id: 0,
             replica_id: from,
             broker_epoch: broker.broker_epoch,
-            fetch_offset: broker.log(TP0).log_end_offset(),
-            log_start_offset: 0,
-            current_leader_epoch: sim.controller.partitions[&TP0].leader_epoch,
-            last_fetched_epoch: broker.log(TP0).epoch_cache.latest_epoch(),
+            partitions: vec![FetchPartition {
+                tp: TP0,
+                fetch_offset: broker.log(TP0).log_end_offset(),
+                log_start_offset: 0,
+                current_leader_epoch: sim.controller.partitions[&TP0].leader_epoch,
+                last_fetched_epoch: broker.log(TP0).epoch_cache.latest_epoch(),
+            }],
         };
         f(&mut payload);
-        on_partition(sim, to, |p, ctx, host| {
-            p.handle_fetch(ctx, host, Node::Broker(from), payload)
+        on_broker(sim, to, |b, ctx| {
+            b.on_message(ctx, Node::Broker(from), payload)
         });
         sim.in_flight
             .values()
             .rev()
             .find_map(|m| match &m.payload {
                 Payload::FetchResponse {
-                    tp: TP0,
                     fetch_id: 999_999,
-                    error,
-                    ..
-                } => Some(*error),
+                    partitions,
+                } => partitions.first().map(|p| p.error),
                 _ => None,
             })
             .expect("answered")
     }
 
-    fn set_epoch(p: &mut Payload, e: i32) {
-        if let Payload::Fetch {
-            current_leader_epoch,
-            ..
-        } = p
-        {
-            *current_leader_epoch = e;
+    /// The one partition of a Fetch.
+    fn partition_of(p: &mut Payload) -> &mut FetchPartition {
+        match p {
+            Payload::Fetch { partitions, .. } => &mut partitions[0],
+            _ => unreachable!("a Fetch"),
         }
+    }
+
+    fn set_epoch(p: &mut Payload, e: i32) {
+        partition_of(p).current_leader_epoch = e;
     }
 
     #[test]
@@ -460,11 +464,7 @@ mod fetch {
         assert_eq!(e, ErrorCode::NOT_LEADER_OR_FOLLOWER);
         assert_eq!(remote(&sim, 1, 2), before);
         // The right epoch is accepted (a fetch from offset 2 is answered with data at once).
-        let ok = fetch(&mut sim, 1, 2, |p| {
-            if let Payload::Fetch { fetch_offset, .. } = p {
-                *fetch_offset = 2;
-            }
-        });
+        let ok = fetch(&mut sim, 1, 2, |p| partition_of(p).fetch_offset = 2);
         assert_eq!(ok, ErrorCode::NONE);
     }
 
@@ -477,12 +477,7 @@ mod fetch {
         // its log.
         let mut sim = replicated();
         let e = fetch(&mut sim, 1, 2, |p| {
-            if let Payload::Fetch {
-                last_fetched_epoch, ..
-            } = p
-            {
-                *last_fetched_epoch = Some(9);
-            }
+            partition_of(p).last_fetched_epoch = Some(9)
         });
         assert_eq!(e, ErrorCode::OFFSET_OUT_OF_RANGE);
         out_of_range(&mut sim, 3, 0);
@@ -518,14 +513,16 @@ mod fetch {
         let response = (
             Node::Broker(1),
             Payload::FetchResponse {
-                tp: TP0,
                 fetch_id,
-                error: ErrorCode::FENCED_LEADER_EPOCH,
-                high_watermark: 3,
-                leader_log_start_offset: 0,
-                records: vec![],
-                diverging_epoch: None,
-                leader_log_end_offset: 3,
+                partitions: vec![FetchPartitionData {
+                    tp: TP0,
+                    error: ErrorCode::FENCED_LEADER_EPOCH,
+                    high_watermark: 3,
+                    leader_log_start_offset: 0,
+                    records: vec![],
+                    diverging_epoch: None,
+                    leader_log_end_offset: 3,
+                }],
             },
         );
         on_broker(&mut sim, 2, |b, ctx| {
@@ -662,14 +659,17 @@ mod driven_alone {
     /// A follower's Fetch as RemoteLeaderEndPoint.buildFetch writes it.
     fn fetch(fetch_id: u64, replica: BrokerId, offset: u64) -> Payload {
         Payload::Fetch {
-            tp: TP0,
             fetch_id,
+            fetcher_id: 0,
             replica_id: replica,
             broker_epoch: i64::from(replica - 1),
-            fetch_offset: offset,
-            log_start_offset: 0,
-            current_leader_epoch: 0,
-            last_fetched_epoch: (offset > 0).then_some(0),
+            partitions: vec![FetchPartition {
+                tp: TP0,
+                fetch_offset: offset,
+                log_start_offset: 0,
+                current_leader_epoch: 0,
+                last_fetched_epoch: (offset > 0).then_some(0),
+            }],
         }
     }
 
@@ -774,14 +774,16 @@ mod driven_alone {
                 1,
                 Node::Broker(2),
                 Payload::FetchResponse {
-                    tp: TP0,
                     fetch_id: 20,
-                    error: ErrorCode::NONE,
-                    high_watermark: 0,
-                    leader_log_start_offset: 0,
-                    records: n.broker.log(TP0).read(0, 2),
-                    diverging_epoch: None,
-                    leader_log_end_offset: 2,
+                    partitions: vec![FetchPartitionData {
+                        tp: TP0,
+                        error: ErrorCode::NONE,
+                        high_watermark: 0,
+                        leader_log_start_offset: 0,
+                        records: n.broker.log(TP0).read(0, 2),
+                        diverging_epoch: None,
+                        leader_log_end_offset: 2,
+                    }],
                 }
             )]
         );
@@ -793,10 +795,7 @@ mod driven_alone {
             [timer(
                 1,
                 1_520,
-                BrokerTimer::HeldFetchExpire {
-                    tp: TP0,
-                    fetch_id: 30
-                }
+                BrokerTimer::HeldFetchExpire { fetch_id: 30 }
             )]
         );
         assert_eq!(n.broker.log(TP0).high_watermark, 0);
@@ -823,37 +822,29 @@ mod driven_alone {
                         last_offset: Some(1)
                     }
                 ),
-                timer(
-                    1,
-                    1_530,
-                    BrokerTimer::HeldFetchExpire {
-                        tp: TP0,
-                        fetch_id: 21
-                    }
-                ),
+                timer(1, 1_530, BrokerTimer::HeldFetchExpire { fetch_id: 21 }),
             ]
         );
         assert!(n.leader().purgatory.is_empty());
-        assert_eq!(n.leader().held_fetches.len(), 2);
+        assert_eq!(n.broker.delayed_fetches.len(), 2);
         // The held fetch expires with what there is: nothing, and the new HW.
         n.now = 1_520;
         assert_eq!(
-            n.timer(BrokerTimer::HeldFetchExpire {
-                tp: TP0,
-                fetch_id: 30
-            }),
+            n.timer(BrokerTimer::HeldFetchExpire { fetch_id: 30 }),
             [send(
                 1,
                 Node::Broker(3),
                 Payload::FetchResponse {
-                    tp: TP0,
                     fetch_id: 30,
-                    error: ErrorCode::NONE,
-                    high_watermark: 2,
-                    leader_log_start_offset: 0,
-                    records: vec![],
-                    diverging_epoch: None,
-                    leader_log_end_offset: 2,
+                    partitions: vec![FetchPartitionData {
+                        tp: TP0,
+                        error: ErrorCode::NONE,
+                        high_watermark: 2,
+                        leader_log_start_offset: 0,
+                        records: vec![],
+                        diverging_epoch: None,
+                        leader_log_end_offset: 2,
+                    }],
                 }
             )]
         );
@@ -1033,11 +1024,17 @@ mod driven_alone {
         let mut n = Node1::formed(2, image(&[1, 2, 3], 1));
         assert!(matches!(
             n.broker.role(TP0),
-            Role::Follower(f) if f.leader == Some(1) && f.generation == 1
+            Role::Follower(f) if f.leader == Some(1)
         ));
         assert_eq!(
+            n.broker.fetcher.threads[&(1, 0)].generation,
+            1,
+            "ReplicaFetcherThread-0-1"
+        );
+        assert_eq!(
             n.timer(BrokerTimer::SendFetch {
-                tp: TP0,
+                leader: 1,
+                fetcher_id: 0,
                 generation: 1
             }),
             [
@@ -1046,7 +1043,8 @@ mod driven_alone {
                     2,
                     30_000,
                     BrokerTimer::FetchTimeout {
-                        tp: TP0,
+                        leader: 1,
+                        fetcher_id: 0,
                         fetch_id: 2
                     }
                 ),
@@ -1054,7 +1052,8 @@ mod driven_alone {
         );
         assert_eq!(
             n.timer(BrokerTimer::SendFetch {
-                tp: TP0,
+                leader: 1,
+                fetcher_id: 0,
                 generation: 1
             }),
             [],
@@ -1063,14 +1062,16 @@ mod driven_alone {
         n.now = 40;
         n.run(|b, _| b.set_slow(250));
         let response = Payload::FetchResponse {
-            tp: TP0,
             fetch_id: 2,
-            error: ErrorCode::NONE,
-            high_watermark: 1,
-            leader_log_start_offset: 0,
-            records: vec![record(0, "a"), record(1, "b")],
-            diverging_epoch: None,
-            leader_log_end_offset: 2,
+            partitions: vec![FetchPartitionData {
+                tp: TP0,
+                error: ErrorCode::NONE,
+                high_watermark: 1,
+                leader_log_start_offset: 0,
+                records: vec![record(0, "a"), record(1, "b")],
+                diverging_epoch: None,
+                leader_log_end_offset: 2,
+            }],
         };
         assert_eq!(
             n.message(Node::Broker(3), response.clone()),
@@ -1083,7 +1084,8 @@ mod driven_alone {
                 2,
                 290,
                 BrokerTimer::SendFetch {
-                    tp: TP0,
+                    leader: 1,
+                    fetcher_id: 0,
                     generation: 3
                 }
             )]
@@ -1093,13 +1095,15 @@ mod driven_alone {
         // No answer within replica.socket.timeout.ms: back off replica.fetch.backoff.ms.
         n.now = 290;
         n.timer(BrokerTimer::SendFetch {
-            tp: TP0,
+            leader: 1,
+            fetcher_id: 0,
             generation: 3,
         });
         n.now = 30_290;
         assert_eq!(
             n.timer(BrokerTimer::FetchTimeout {
-                tp: TP0,
+                leader: 1,
+                fetcher_id: 0,
                 fetch_id: 4
             }),
             [
@@ -1112,7 +1116,8 @@ mod driven_alone {
                     2,
                     31_290,
                     BrokerTimer::SendFetch {
-                        tp: TP0,
+                        leader: 1,
+                        fetcher_id: 0,
                         generation: 5
                     }
                 ),
@@ -1127,21 +1132,24 @@ mod driven_alone {
     fn a_diverging_epoch_truncates_the_followers_log_and_fetches_again() {
         let mut n = Node1::formed(2, image(&[1, 2, 3], 1));
         n.timer(BrokerTimer::SendFetch {
-            tp: TP0,
+            leader: 1,
+            fetcher_id: 0,
             generation: 1,
         });
         let records: Vec<Record> = (0..4).map(|o| record(o, &format!("r{o}"))).collect();
         n.broker.partitions[&TP0].log.append_as_follower(&records);
         n.now = 50;
         let response = Payload::FetchResponse {
-            tp: TP0,
             fetch_id: 2,
-            error: ErrorCode::NONE,
-            high_watermark: 2,
-            leader_log_start_offset: 0,
-            records: vec![],
-            diverging_epoch: Some((0, 2)),
-            leader_log_end_offset: 2,
+            partitions: vec![FetchPartitionData {
+                tp: TP0,
+                error: ErrorCode::NONE,
+                high_watermark: 2,
+                leader_log_start_offset: 0,
+                records: vec![],
+                diverging_epoch: Some((0, 2)),
+                leader_log_end_offset: 2,
+            }],
         };
         assert_eq!(
             n.message(Node::Broker(1), response),
@@ -1181,7 +1189,8 @@ mod driven_alone {
                     2,
                     50,
                     BrokerTimer::SendFetch {
-                        tp: TP0,
+                        leader: 1,
+                        fetcher_id: 0,
                         generation: 3
                     }
                 ),
