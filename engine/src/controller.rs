@@ -279,6 +279,11 @@ pub struct Controller {
     /// topic index: brokers learn it from the metadata, so a frozen broker learns a change
     /// when it runs.
     pub min_insync_replicas: Vec<u32>,
+    /// The topic configs set on each topic (by topic index), which a broker-level change
+    /// does not override: `min.insync.replicas` set on the topic, and
+    /// `unclean.leader.election.enable` set on the topic (None: the broker's value).
+    pub topic_min_isr_set: Vec<bool>,
+    pub topic_unclean: Vec<Option<bool>>,
     /// How the controller chose the leader of each partition's leader epochs it elected
     /// (newest last, bounded), so a loss can name its cause.
     pub elections: Vec<(Tp, i32, ElectionKind)>,
@@ -295,7 +300,10 @@ impl Controller {
         partitions: VecMap<Tp, PartitionRegistration>,
         min_insync_replicas: Vec<u32>,
     ) -> Self {
+        let topics = min_insync_replicas.len();
         Controller {
+            topic_min_isr_set: vec![false; topics],
+            topic_unclean: vec![None; topics],
             brokers: VecMap::new(),
             last_heartbeat_ms: VecMap::new(),
             metadata_offsets: VecMap::new(),
@@ -358,6 +366,13 @@ impl Controller {
     pub fn min_isr(&self, tp: Tp, replicas: usize) -> usize {
         let min = self.min_insync_replicas[usize::from(tp.topic)];
         (min as usize).min(replicas)
+    }
+
+    /// `unclean.leader.election.enable` for `tp`'s topic: the topic's config, else the
+    /// broker's (ConfigurationControlManager resolves a topic config over the broker's).
+    pub fn unclean_enabled(&self, ctx: &Ctx, tp: Tp) -> bool {
+        self.topic_unclean[usize::from(tp.topic)]
+            .unwrap_or(ctx.config.unclean_leader_election_enable)
     }
 
     /// The partitions in index order (a copy of the keys, so a handler can change each).
@@ -442,6 +457,9 @@ impl Controller {
     pub(crate) fn on_min_isr_set(&mut self, ctx: &mut Ctx, audience: &[BrokerId]) {
         let value = ctx.config.min_insync_replicas;
         for (t, topic) in ctx.topics.topics.iter().enumerate() {
+            if self.topic_min_isr_set[t] {
+                continue; // the topic's own config stays
+            }
             self.min_insync_replicas[t] = value;
             self.append(
                 ctx.now,
@@ -649,7 +667,7 @@ impl Controller {
             Some(r) != broker_to_remove && Some(r) != broker_with_unclean_shutdown
         });
         let election =
-            if ctx.config.unclean_leader_election_enable || cause == ChangeCause::ElectUnclean {
+            if self.unclean_enabled(ctx, tp) || cause == ChangeCause::ElectUnclean {
                 Election::Unclean
             } else {
                 Election::Online
@@ -1216,8 +1234,11 @@ impl Controller {
     /// The periodic unclean-election task for leaderless partitions, when
     /// unclean.leader.election.enable is true.
     fn periodic_unclean(&mut self, ctx: &mut Ctx, audience: &[BrokerId]) {
-        let leaderless = self.partitions.values().any(|p| p.leader.is_none());
-        if ctx.config.unclean_leader_election_enable && leaderless {
+        let leaderless = self
+            .partitions
+            .iter()
+            .any(|(tp, p)| p.leader.is_none() && self.unclean_enabled(ctx, *tp));
+        if leaderless {
             self.generate_updates(
                 ctx,
                 None,
