@@ -10,13 +10,17 @@
 //!
 //! It accepts exactly what the derived `Deserialize` accepts and gives the same scenario
 //! (`tests/scenario_json.rs` checks both readers against each other on the presets, the
-//! saved links and mutated JSON); its messages are serde's, prefixed by the path of the
-//! field at fault. The derives stay for Rust callers (and as the reference).
+//! saved links and mutated JSON), but for one thing: a version-2 scenario that has version
+//! 1's `topic`, `assignment` or `replication_factor` at all is refused here, where the
+//! derive cannot tell them at their defaults from absent. Its messages are serde's,
+//! prefixed by the path of the field at fault. The derives stay for Rust callers (and as
+//! the reference).
 //!
 //! [`scenario`] (and `Scenario::to_json_pretty`) writes a scenario as
 //! `serde_json::to_string` (compact) or `to_string_pretty` would with the derived
 //! `Serialize`: the same fields in the same order, so share links keep their bytes
-//! (`tests/json.rs` checks it against serde_json).
+//! (`tests/json.rs` checks it against serde_json). A version-2 scenario leaves out version
+//! 1's topic fields, which the derive writes whatever the version.
 
 use crate::config::{Config, Slot};
 use crate::error::{indexed, quoted, ScenarioError};
