@@ -1,5 +1,9 @@
-//! Scenario files: a versioned JSON format holding configs, brokers, the replica assignment,
-//! the seed and a timeline of timed actions. Documented in `docs/scenario-format.md`.
+//! Scenario files: a versioned JSON format holding configs, brokers, the topics and their
+//! replica assignments, the seed and a timeline of timed actions. Documented in
+//! `docs/scenario-format.md`. Version 1 has one topic of one partition (`topic`,
+//! `assignment`, `replication_factor`); version 2 lists topics with partitions, replication
+//! factors or manual assignments and topic configs (`topics`), and brokers' racks (`racks`).
+//! [`Scenario::topic_specs`] gives the topics the same way for both.
 //!
 //! This module holds the scenario's types and their validation; `scenario_json.rs` reads
 //! and writes their JSON (`Scenario::from_json`, `Scenario::to_json_pretty`).
@@ -7,13 +11,28 @@
 use serde::{Deserialize, Serialize};
 
 use crate::config::{Config, MAX_BROKERS};
-use crate::error::{check_broker, indexed, member, ScenarioError, MAX_TEXT_LEN};
+use crate::error::{check_broker, indexed, member, quoted, ScenarioError, MAX_TEXT_LEN};
 use crate::expect::{Expectation, MAX_EXPECTATIONS};
 use crate::sort::stable_order;
 use crate::types::{Acks, BrokerId};
+use crate::vec_map::VecMap;
 
-/// The current scenario format version.
+/// The version a new scenario gets (`Scenario::default`): version 1, one topic of one
+/// partition.
 pub const FORMAT_VERSION: u32 = 1;
+/// The scenario format versions this build reads and writes.
+pub const FORMAT_VERSIONS: [u32; 2] = [1, 2];
+/// Most topics a version-2 scenario may list.
+pub const MAX_TOPICS: usize = 200;
+/// Most partitions a version-2 scenario may create, over all its topics.
+pub const MAX_PARTITIONS: usize = 200;
+/// Kafka's `num.partitions` default: the partition count of a topic created without one.
+pub const DEFAULT_NUM_PARTITIONS: u32 = 1;
+/// Kafka's `default.replication.factor` default: the replication factor of a topic created
+/// without one (or an assignment).
+pub const DEFAULT_REPLICATION_FACTOR: u32 = 1;
+/// Longest rack name (`broker.rack`).
+pub const MAX_RACK_LEN: usize = 64;
 /// Limits enforced while validating, so no scenario can hang or exhaust the engine.
 pub const MAX_TIMELINE_ACTIONS: usize = 10_000;
 pub const MAX_VALUES_PER_PRODUCE: usize = 10_000;
@@ -45,18 +64,26 @@ pub struct Scenario {
     /// Where the scenario comes from (an article and section).
     #[serde(default)]
     pub source: String,
+    /// The topic (version 1). In version 2 it keeps its default, `rep`, and is not written:
+    /// `topics` names the topics.
     #[serde(default = "default_topic")]
     pub topic: String,
     /// Number of brokers, ids 1..=brokers.
     #[serde(default = "default_brokers")]
     pub brokers: u32,
+    /// `broker.rack` of each broker that has one (version 2); a broker not listed has none.
+    #[serde(default, skip_serializing_if = "VecMap::is_empty")]
+    pub racks: VecMap<BrokerId, String>,
     /// The replica assignment (`--replica-assignment 1:2:3`); the first is the preferred
-    /// leader. Empty means 1..=replication_factor.
+    /// leader. Empty means 1..=replication_factor. Version 1 only.
     #[serde(default)]
     pub assignment: Vec<BrokerId>,
-    /// Used when `assignment` is empty.
+    /// Used when `assignment` is empty. Version 1 only.
     #[serde(default)]
     pub replication_factor: Option<u32>,
+    /// The topics created at time 0, in this order (version 2; version 1 has `topic`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub topics: Vec<NewTopic>,
     #[serde(default)]
     pub seed: u64,
     #[serde(default)]
@@ -90,8 +117,10 @@ impl Default for Scenario {
             source: String::new(),
             topic: default_topic(),
             brokers: 3,
+            racks: VecMap::new(),
             assignment: vec![],
             replication_factor: None,
+            topics: vec![],
             seed: 0,
             config: Config::default(),
             links: vec![],
@@ -101,6 +130,101 @@ impl Default for Scenario {
             off_script_ms: None,
         }
     }
+}
+
+/// A topic a version-2 scenario creates at time 0, as written (`kafka-topics.sh --create`,
+/// Admin's `NewTopic`): a name, then either a partition count and a replication factor (the
+/// controller places the replicas) or a manual assignment, and topic configs. What is left
+/// out stays out, so a written scenario says what its author said;
+/// [`Scenario::topic_specs`] applies the defaults.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewTopic {
+    pub name: String,
+    /// `--partitions`; default `num.partitions`, [`DEFAULT_NUM_PARTITIONS`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partitions: Option<u32>,
+    /// `--replication-factor`; default `default.replication.factor`,
+    /// [`DEFAULT_REPLICATION_FACTOR`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replication_factor: Option<u32>,
+    /// `--replica-assignment`: a replica list per partition, in partition order, each list's
+    /// first broker the preferred leader. Instead of `partitions` and `replication_factor`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assignment: Option<Vec<Vec<BrokerId>>>,
+    /// `--config name=value`: the topic's overrides of the broker configs.
+    #[serde(default, skip_serializing_if = "TopicConfigs::is_empty")]
+    pub configs: TopicConfigs,
+}
+
+impl NewTopic {
+    /// The topic with the defaults applied.
+    pub fn spec(&self) -> TopicSpec {
+        let (partitions, replication_factor) = match &self.assignment {
+            Some(lists) => (
+                lists.len() as u32,
+                lists.first().map_or(0, |l| l.len() as u32),
+            ),
+            None => (
+                self.partitions.unwrap_or(DEFAULT_NUM_PARTITIONS),
+                self.replication_factor
+                    .unwrap_or(DEFAULT_REPLICATION_FACTOR),
+            ),
+        };
+        TopicSpec {
+            name: self.name.clone(),
+            partitions,
+            assignment: self.assignment.clone(),
+            replication_factor,
+            configs: self.configs,
+        }
+    }
+
+    /// How many partitions the topic has: its assignment's, or `partitions` (default 1).
+    pub fn partition_count(&self) -> u32 {
+        match &self.assignment {
+            Some(lists) => lists.len() as u32,
+            None => self.partitions.unwrap_or(DEFAULT_NUM_PARTITIONS),
+        }
+    }
+}
+
+/// A topic's configs (`kafka-topics.sh --create --config`), each overriding the broker's
+/// config of that name for this topic; `None`: not set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopicConfigs {
+    #[serde(
+        rename = "min.insync.replicas",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub min_insync_replicas: Option<u32>,
+    #[serde(
+        rename = "unclean.leader.election.enable",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub unclean_leader_election_enable: Option<bool>,
+}
+
+impl TopicConfigs {
+    pub fn is_empty(&self) -> bool {
+        self.min_insync_replicas.is_none() && self.unclean_leader_election_enable.is_none()
+    }
+}
+
+/// A topic as the simulation creates it, whichever version the scenario is
+/// ([`Scenario::topic_specs`]): the defaults applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopicSpec {
+    pub name: String,
+    pub partitions: u32,
+    /// Each partition's replica list, when the scenario gives them (version 2's
+    /// `assignment`; version 1's one list); `None`: the controller places the replicas.
+    pub assignment: Option<Vec<Vec<BrokerId>>>,
+    pub replication_factor: u32,
+    pub configs: TopicConfigs,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -180,6 +304,12 @@ pub struct ProduceSpec {
     /// Send to this broker instead of the leader (to see NOT_LEADER_OR_FOLLOWER).
     #[serde(default)]
     pub to: Option<BrokerId>,
+    /// The topic to write to (version 2); default: the first topic ([`ProduceSpec::target`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topic: Option<String>,
+    /// The partition to write to (version 2); default 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition: Option<u32>,
 }
 
 /// `acks`, defaulting to Kafka's producer default, `all`.
@@ -204,6 +334,17 @@ impl ProduceSpec {
         }
         v
     }
+
+    /// The partition this produce writes to: `(topic, partition)`, its `topic` or else
+    /// `first_topic` (the scenario's first, [`Scenario::first_topic`]), its `partition` or
+    /// else 0.
+    pub fn target<'a>(&'a self, first_topic: &'a str) -> (&'a str, u32) {
+        target(self.topic.as_deref(), self.partition, first_topic)
+    }
+}
+
+fn target<'a>(topic: Option<&'a str>, partition: Option<u32>, first: &'a str) -> (&'a str, u32) {
+    (topic.unwrap_or(first), partition.unwrap_or(0))
 }
 
 /// Everything a scenario or a person can do.
@@ -217,6 +358,12 @@ pub enum Action {
         max_records: Option<u32>,
         #[serde(default)]
         from_beginning: bool,
+        /// The topic to read (version 2); default: the first topic ([`Action::target`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        topic: Option<String>,
+        /// The partition to read (version 2); default 0.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        partition: Option<u32>,
     },
     /// SIGSTOP.
     Freeze {
@@ -295,12 +442,16 @@ impl Clone for Action {
                 value: value.clone(),
             },
             Action::Note { text } => Action::Note { text: text.clone() },
-            &Action::Consume {
+            Action::Consume {
                 max_records,
                 from_beginning,
+                topic,
+                partition,
             } => Action::Consume {
-                max_records,
-                from_beginning,
+                max_records: *max_records,
+                from_beginning: *from_beginning,
+                topic: topic.clone(),
+                partition: *partition,
             },
             &Action::Freeze { broker } => Action::Freeze { broker },
             &Action::Thaw { broker } => Action::Thaw { broker },
@@ -327,6 +478,30 @@ impl Clone for Action {
 pub type ProduceSpecAcks = ProduceSpec;
 
 impl Action {
+    /// The partition a produce or consume acts on: `(topic, partition)`, its `topic` or else
+    /// `first_topic` (the scenario's first, [`Scenario::first_topic`]), its `partition` or
+    /// else 0. `None` for the other actions.
+    pub fn target<'a>(&'a self, first_topic: &'a str) -> Option<(&'a str, u32)> {
+        match self {
+            Action::Produce(p) => Some(p.target(first_topic)),
+            Action::Consume {
+                topic, partition, ..
+            } => Some(target(topic.as_deref(), *partition, first_topic)),
+            _ => None,
+        }
+    }
+
+    /// The `topic` and `partition` a produce or consume names (not defaulted).
+    fn named_target(&self) -> (Option<&str>, Option<u32>) {
+        match self {
+            Action::Produce(p) => (p.topic.as_deref(), p.partition),
+            Action::Consume {
+                topic, partition, ..
+            } => (topic.as_deref(), *partition),
+            _ => (None, None),
+        }
+    }
+
     /// Checks the action against the cluster: broker ids in range, sizes within limits.
     pub fn validate(&self, field: &str, brokers: u32) -> Result<(), ScenarioError> {
         let broker_ok = |b: BrokerId, name: &str| check_broker(b, brokers, field, name);
@@ -432,7 +607,8 @@ impl Action {
 }
 
 impl Scenario {
-    /// The replica list: `assignment`, or 1..=replication_factor (default: all brokers).
+    /// The replica list of version 1's one partition: `assignment`, or
+    /// 1..=replication_factor (default: all brokers).
     pub fn replicas(&self) -> Vec<BrokerId> {
         if !self.assignment.is_empty() {
             self.assignment.clone()
@@ -445,17 +621,53 @@ impl Scenario {
         }
     }
 
+    /// The topics to create, the same way for every version, defaults applied. Version 1
+    /// gives its one topic of one partition, `topic` with [`Scenario::replicas`] as its
+    /// assignment (what the simulation has always created) and no topic configs; version 2
+    /// gives `topics`, each by [`NewTopic::spec`].
+    pub fn topic_specs(&self) -> Vec<TopicSpec> {
+        if self.version < 2 {
+            let replicas = self.replicas();
+            return vec![TopicSpec {
+                name: self.topic.clone(),
+                partitions: 1,
+                replication_factor: replicas.len() as u32,
+                assignment: Some(vec![replicas]),
+                configs: TopicConfigs::default(),
+            }];
+        }
+        let mut specs = Vec::with_capacity(self.topics.len());
+        for t in &self.topics {
+            specs.push(t.spec());
+        }
+        specs
+    }
+
+    /// The first topic's name, where a produce or consume that names no topic goes:
+    /// version 1's `topic`, or the first of version 2's `topics`.
+    pub fn first_topic(&self) -> &str {
+        match self.topics.first() {
+            Some(t) if self.version >= 2 => &t.name,
+            _ => &self.topic,
+        }
+    }
+
+    /// `broker.rack` of a broker, if it has one.
+    pub fn rack_of(&self, broker: BrokerId) -> Option<&str> {
+        self.racks.get(&broker).map(String::as_str)
+    }
+
     pub fn end_ms(&self) -> u64 {
         self.end_ms
             .unwrap_or_else(|| self.timeline.iter().map(|a| a.at).max().unwrap_or(0) + 5_000)
     }
 
     pub fn validate(&self) -> Result<(), ScenarioError> {
-        if self.version != FORMAT_VERSION {
+        if !FORMAT_VERSIONS.contains(&self.version) {
             return Err(ScenarioError::new(
                 "version",
                 format!(
-                    "this build reads scenario format version {FORMAT_VERSION}, got {}",
+                    "this build reads scenario format versions 1 and 2, got {}",
                     self.version
                 ),
             ));
@@ -466,37 +678,11 @@ impl Scenario {
                 format!("brokers must be in 1..={MAX_BROKERS}, got {}", self.brokers),
             ));
         }
-        if self.topic.is_empty()
-            || self.topic.len() > MAX_TOPIC_LEN
-            || !self
-                .topic
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '-')
-        {
-            return Err(ScenarioError::new(
-                "topic",
-                format!("a topic name is 1..={MAX_TOPIC_LEN} characters of ASCII letters, digits, '.', '_' and '-'"),
-            ));
-        }
-        if let Some(rf) = self.replication_factor {
-            if rf == 0 || rf > self.brokers {
-                return Err(ScenarioError::new(
-                    "replication_factor",
-                    format!(
-                        "replication_factor must be in 1..={} (the broker count), got {rf}",
-                        self.brokers
-                    ),
-                ));
-            }
-        }
-        for (i, &b) in self.assignment.iter().enumerate() {
-            check_broker(b, self.brokers, &indexed("assignment", i), "")?;
-            if self.assignment[..i].contains(&b) {
-                return Err(ScenarioError::new(
-                    indexed("assignment", i),
-                    format!("broker {b} appears twice"),
-                ));
-            }
+        if self.version == 1 {
+            self.validate_version_1_topic()?;
+        } else {
+            self.validate_racks()?;
+            self.validate_topics()?;
         }
         self.config.validate()?;
         if self.timeline.len() > MAX_TIMELINE_ACTIONS {
@@ -517,6 +703,10 @@ impl Scenario {
                 ));
             }
             a.action.validate(&indexed("timeline", i), self.brokers)?;
+            let (topic, partition) = a.action.named_target();
+            if topic.is_some() || partition.is_some() {
+                self.check_target(&indexed("timeline", i), topic, partition)?;
+            }
             if let Action::Produce(p) = &a.action {
                 total_values += p.values.len() as u64 + u64::from(p.count.unwrap_or(0));
                 // enable.idempotence=true set explicitly: a produce that conflicts with it is
@@ -572,6 +762,318 @@ impl Scenario {
         }
         Ok(())
     }
+}
+
+impl Scenario {
+    /// Version 1's topic: `topic`, `replication_factor`, `assignment`; and none of version
+    /// 2's fields.
+    fn validate_version_1_topic(&self) -> Result<(), ScenarioError> {
+        if !self.racks.is_empty() {
+            return Err(needs_version_2("racks"));
+        }
+        if !self.topics.is_empty() {
+            return Err(needs_version_2("topics"));
+        }
+        if !legal_name(&self.topic, MAX_TOPIC_LEN) {
+            return Err(ScenarioError::new(
+                "topic",
+                format!("a topic name is 1..={MAX_TOPIC_LEN} characters of ASCII letters, digits, '.', '_' and '-'"),
+            ));
+        }
+        if let Some(rf) = self.replication_factor {
+            self.check_replication_factor("replication_factor", rf)?;
+        }
+        for (i, &b) in self.assignment.iter().enumerate() {
+            check_broker(b, self.brokers, &indexed("assignment", i), "")?;
+            if self.assignment[..i].contains(&b) {
+                return Err(ScenarioError::new(
+                    indexed("assignment", i),
+                    format!("broker {b} appears twice"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_replication_factor(&self, field: &str, rf: u32) -> Result<(), ScenarioError> {
+        if rf == 0 || rf > self.brokers {
+            return Err(ScenarioError::new(
+                field,
+                format!(
+                    "replication_factor must be in 1..={} (the broker count), got {rf}",
+                    self.brokers
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// `racks`: broker ids of the cluster, rack names of Kafka's topic-name characters.
+    fn validate_racks(&self) -> Result<(), ScenarioError> {
+        for (&b, rack) in self.racks.iter() {
+            let field = member("racks", &b.to_string());
+            check_broker(b, self.brokers, &field, "")?;
+            if !legal_name(rack, MAX_RACK_LEN) {
+                return Err(ScenarioError::new(
+                    field,
+                    format!(
+                        "a rack name is 1..={MAX_RACK_LEN} characters of ASCII letters, digits, '.', '_' and '-', got {}",
+                        quoted(rack)
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Version 2's topics, as the KRaft controller checks a CreateTopics request
+    /// (`ReplicationControlManager.createTopics`, `createTopic`,
+    /// `validateManualPartitionAssignment`); and none of version 1's topic fields.
+    fn validate_topics(&self) -> Result<(), ScenarioError> {
+        if self.topic != default_topic() {
+            return Err(version_1_field("topic"));
+        }
+        if !self.assignment.is_empty() {
+            return Err(version_1_field("assignment"));
+        }
+        if self.replication_factor.is_some() {
+            return Err(version_1_field("replication_factor"));
+        }
+        if self.topics.is_empty() || self.topics.len() > MAX_TOPICS {
+            return Err(ScenarioError::new(
+                "topics",
+                format!(
+                    "a version-2 scenario lists 1..={MAX_TOPICS} topics, got {}",
+                    self.topics.len()
+                ),
+            ));
+        }
+        let mut total = 0usize;
+        for (i, t) in self.topics.iter().enumerate() {
+            let field = indexed("topics", i);
+            self.validate_topic_name(i)?;
+            let count_field = if let Some(lists) = &t.assignment {
+                // createTopic: "A manual partition assignment was specified, but
+                // replication factor (numPartitions) was not set to -1."
+                for (name, given) in [
+                    ("partitions", t.partitions.is_some()),
+                    ("replication_factor", t.replication_factor.is_some()),
+                ] {
+                    if given {
+                        return Err(ScenarioError::new(
+                            member(&field, name),
+                            "a topic has either an assignment or partitions and replication_factor, not both (a manual assignment sets them: one replica list per partition)",
+                        ));
+                    }
+                }
+                self.validate_assignment(&member(&field, "assignment"), lists)?;
+                "assignment"
+            } else {
+                if let Some(p) = t.partitions {
+                    if p == 0 || p as usize > MAX_PARTITIONS {
+                        return Err(ScenarioError::new(
+                            member(&field, "partitions"),
+                            format!("partitions must be in 1..={MAX_PARTITIONS}, got {p}"),
+                        ));
+                    }
+                }
+                if let Some(rf) = t.replication_factor {
+                    self.check_replication_factor(&member(&field, "replication_factor"), rf)?;
+                }
+                "partitions"
+            };
+            total += t.partition_count() as usize;
+            if total > MAX_PARTITIONS {
+                return Err(ScenarioError::new(
+                    member(&field, count_field),
+                    format!("at most {MAX_PARTITIONS} partitions over all topics, got {total} with this topic's"),
+                ));
+            }
+            if let Some(m) = t.configs.min_insync_replicas {
+                // LogConfig: min.insync.replicas is an INT, atLeast(1); Kafka creates a topic
+                // whose value is above its replication factor (acks=all writes then fail
+                // with NOT_ENOUGH_REPLICAS).
+                if m == 0 || m > i32::MAX as u32 {
+                    return Err(ScenarioError::new(
+                        member(&member(&field, "configs"), "min.insync.replicas"),
+                        format!(
+                            "min.insync.replicas must be a whole number in 1..={}, got {m}",
+                            i32::MAX
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Topic.validate (Kafka's legal characters, not `.` or `..`; at most [`MAX_TOPIC_LEN`]
+    /// characters here), and no name twice or colliding with another's.
+    fn validate_topic_name(&self, i: usize) -> Result<(), ScenarioError> {
+        let name = &self.topics[i].name;
+        let field = member(&indexed("topics", i), "name");
+        if !legal_name(name, MAX_TOPIC_LEN) {
+            return Err(ScenarioError::new(
+                field,
+                format!("a topic name is 1..={MAX_TOPIC_LEN} characters of ASCII letters, digits, '.', '_' and '-', got {}", quoted(name)),
+            ));
+        }
+        if name == "." || name == ".." {
+            return Err(ScenarioError::new(
+                field,
+                format!("a topic name cannot be '.' or '..', got {}", quoted(name)),
+            ));
+        }
+        for (j, other) in self.topics[..i].iter().enumerate() {
+            if other.name == *name {
+                return Err(ScenarioError::new(
+                    field,
+                    format!("topic {} is already topics[{j}]", quoted(name)),
+                ));
+            }
+            // Topic.hasCollision: '.' and '_' are one character in metric names, so
+            // ReplicationControlManager.validateNewTopicNames refuses such a pair.
+            if collides(&other.name, name) {
+                return Err(ScenarioError::new(
+                    field,
+                    format!(
+                        "Topic '{name}' collides with existing topic: {} (topics[{j}]): '.' and '_' collide in metric names",
+                        other.name
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A manual assignment, as `validateManualPartitionAssignment` checks each partition's
+    /// replicas (in their listed order here, to name the entry at fault), with its messages.
+    fn validate_assignment(
+        &self,
+        field: &str,
+        lists: &[Vec<BrokerId>],
+    ) -> Result<(), ScenarioError> {
+        if lists.is_empty() || lists.len() > MAX_PARTITIONS {
+            return Err(ScenarioError::new(
+                field,
+                format!(
+                    "a manual assignment lists 1..={MAX_PARTITIONS} partitions (a replica list each), got {}",
+                    lists.len()
+                ),
+            ));
+        }
+        for (p, replicas) in lists.iter().enumerate() {
+            let list_field = indexed(field, p);
+            if replicas.is_empty() {
+                return Err(ScenarioError::new(
+                    list_field,
+                    "The manual partition assignment includes an empty replica list.",
+                ));
+            }
+            for (k, &b) in replicas.iter().enumerate() {
+                if b == 0 || b > self.brokers {
+                    return Err(ScenarioError::new(
+                        indexed(&list_field, k),
+                        format!(
+                            "The manual partition assignment includes broker {b}, but no such broker is registered (brokers are 1..={}).",
+                            self.brokers
+                        ),
+                    ));
+                }
+                if replicas[..k].contains(&b) {
+                    return Err(ScenarioError::new(
+                        indexed(&list_field, k),
+                        format!("The manual partition assignment includes the broker {b} more than once."),
+                    ));
+                }
+            }
+            let first = lists[0].len();
+            if replicas.len() != first {
+                return Err(ScenarioError::new(
+                    list_field,
+                    format!(
+                        "The manual partition assignment includes a partition with {} replica(s), but this is not consistent with previous partitions, which have {first} replica(s).",
+                        replicas.len()
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A produce's or consume's `topic` and `partition`: version 2's, naming a topic of the
+    /// scenario and one of its partitions.
+    fn check_target(
+        &self,
+        field: &str,
+        topic: Option<&str>,
+        partition: Option<u32>,
+    ) -> Result<(), ScenarioError> {
+        if self.version < 2 {
+            return Err(needs_version_2(&member(
+                field,
+                if topic.is_some() {
+                    "topic"
+                } else {
+                    "partition"
+                },
+            )));
+        }
+        let name = topic.unwrap_or(self.first_topic());
+        let Some(t) = self.topics.iter().find(|t| t.name == name) else {
+            return Err(ScenarioError::new(
+                member(field, "topic"),
+                format!(
+                    "topic must be one of the scenario's topics, got {}",
+                    quoted(name)
+                ),
+            ));
+        };
+        let count = t.partition_count();
+        if let Some(p) = partition.filter(|&p| p >= count) {
+            return Err(ScenarioError::new(
+                member(field, "partition"),
+                format!(
+                    "partition must be one of 0..={} (topic {name} has {count}), got {p}",
+                    count - 1
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// 1..=`max` characters, each an ASCII letter or digit, `.`, `_` or `-` (Kafka's
+/// `Topic.LEGAL_CHARS`).
+fn legal_name(name: &str, max: usize) -> bool {
+    !name.is_empty()
+        && name.len() <= max
+        && name
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'.' || c == b'_' || c == b'-')
+}
+
+/// `Topic.hasCollision`: the names are the same once every '.' is a '_'.
+fn collides(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .all(|(x, y)| x == y || ((x == b'.' || x == b'_') && (y == b'.' || y == b'_')))
+}
+
+/// The error for a version-2 field in a version-1 scenario.
+pub(crate) fn needs_version_2(field: &str) -> ScenarioError {
+    let name = field.rsplit('.').next().unwrap_or(field);
+    ScenarioError::new(field, format!("`{name}` needs version 2 (\"version\": 2)"))
+}
+
+/// The error for version 1's `topic`, `assignment` or `replication_factor` in a version-2
+/// scenario.
+pub(crate) fn version_1_field(field: &str) -> ScenarioError {
+    ScenarioError::new(
+        field,
+        format!("version 2 lists topics under `topics`, each with its name and its partitions and replication_factor or assignment; `{field}` is version 1's"),
+    )
 }
 
 #[cfg(test)]
@@ -644,9 +1146,105 @@ mod tests {
         assert_eq!(e.field, "timeline[0].value");
         assert!(Scenario::from_json("{").is_err());
         assert!(Scenario::from_json(r#"{"nonsense":1}"#).is_err());
+        let e = Scenario::from_json(r#"{"version":3}"#).unwrap_err();
+        assert_eq!(e.field, "version");
         assert_eq!(
-            Scenario::from_json(r#"{"version":2}"#).unwrap_err().field,
-            "version"
+            e.message,
+            "this build reads scenario format versions 1 and 2, got 3"
         );
+        // Version 2 reads, and needs its topics.
+        let e = Scenario::from_json(r#"{"version":2}"#).unwrap_err();
+        assert_eq!(e.field, "topics");
+        assert!(e.message.contains("1..=200"), "{e}");
+    }
+
+    #[test]
+    fn topic_specs_are_the_same_view_of_both_versions() {
+        // Version 1: one topic of one partition, replicas as the simulation has always
+        // created them (`replicas`).
+        let v1 =
+            Scenario::from_json(r#"{"topic":"div","brokers":4,"replication_factor":2}"#).unwrap();
+        assert_eq!(
+            v1.topic_specs(),
+            vec![TopicSpec {
+                name: "div".into(),
+                partitions: 1,
+                assignment: Some(vec![vec![1, 2]]),
+                replication_factor: 2,
+                configs: TopicConfigs::default(),
+            }]
+        );
+        let v1 = Scenario::from_json(r#"{"assignment":[3,1]}"#).unwrap();
+        assert_eq!(v1.topic_specs()[0].assignment, Some(vec![vec![3, 1]]));
+        assert_eq!(v1.topic_specs()[0].replication_factor, 2);
+        assert_eq!(v1.first_topic(), "rep");
+        assert_eq!(v1.rack_of(1), None);
+        // Version 2: Kafka's defaults (num.partitions=1, default.replication.factor=1) for
+        // what a topic leaves out; an assignment gives the count and the factor.
+        let v2 = Scenario::from_json(
+            r#"{"version":2,"brokers":4,"racks":{"2":"b","1":"a"},"topics":[
+                {"name":"orders","partitions":6,"replication_factor":3,
+                 "configs":{"min.insync.replicas":2,"unclean.leader.election.enable":true}},
+                {"name":"plain"},
+                {"name":"move","assignment":[[1,2],[2,3],[4,1]]}]}"#,
+        )
+        .unwrap();
+        let specs = v2.topic_specs();
+        assert_eq!(
+            specs[0],
+            TopicSpec {
+                name: "orders".into(),
+                partitions: 6,
+                assignment: None,
+                replication_factor: 3,
+                configs: TopicConfigs {
+                    min_insync_replicas: Some(2),
+                    unclean_leader_election_enable: Some(true),
+                },
+            }
+        );
+        assert_eq!((specs[1].partitions, specs[1].replication_factor), (1, 1));
+        assert_eq!(specs[1].assignment, None);
+        assert_eq!((specs[2].partitions, specs[2].replication_factor), (3, 2));
+        assert_eq!(
+            specs[2].assignment,
+            Some(vec![vec![1, 2], vec![2, 3], vec![4, 1]])
+        );
+        assert_eq!(v2.first_topic(), "orders");
+        assert_eq!(
+            (v2.rack_of(1), v2.rack_of(2), v2.rack_of(3)),
+            (Some("a"), Some("b"), None)
+        );
+    }
+
+    #[test]
+    fn produce_and_consume_targets_default_to_the_first_topic_partition_0() {
+        let s = Scenario::from_json(
+            r#"{"version":2,"topics":[{"name":"a"},{"name":"b","partitions":3}],"timeline":[
+                {"at":0,"action":"produce","values":["x"]},
+                {"at":0,"action":"produce","values":["x"],"topic":"b","partition":2},
+                {"at":0,"action":"produce","values":["x"],"topic":"b"},
+                {"at":0,"action":"consume"},
+                {"at":0,"action":"consume","topic":"b","partition":1},
+                {"at":0,"action":"describe"}]}"#,
+        )
+        .unwrap();
+        let first = s.first_topic();
+        let targets: Vec<_> = s.timeline.iter().map(|a| a.action.target(first)).collect();
+        assert_eq!(
+            targets,
+            vec![
+                Some(("a", 0)),
+                Some(("b", 2)),
+                Some(("b", 0)),
+                Some(("a", 0)),
+                Some(("b", 1)),
+                None
+            ]
+        );
+        let Action::Produce(p) = &s.timeline[1].action else {
+            panic!("a produce")
+        };
+        assert_eq!(p.target(first), ("b", 2));
     }
 }

@@ -10,23 +10,28 @@
 //!
 //! It accepts exactly what the derived `Deserialize` accepts and gives the same scenario
 //! (`tests/scenario_json.rs` checks both readers against each other on the presets, the
-//! saved links and mutated JSON); its messages are serde's, prefixed by the path of the
-//! field at fault. The derives stay for Rust callers (and as the reference).
+//! saved links and mutated JSON), but for one thing: a version-2 scenario that has version
+//! 1's `topic`, `assignment` or `replication_factor` at all is refused here, where the
+//! derive cannot tell them at their defaults from absent. Its messages are serde's,
+//! prefixed by the path of the field at fault. The derives stay for Rust callers (and as
+//! the reference).
 //!
 //! [`scenario`] (and `Scenario::to_json_pretty`) writes a scenario as
 //! `serde_json::to_string` (compact) or `to_string_pretty` would with the derived
 //! `Serialize`: the same fields in the same order, so share links keep their bytes
-//! (`tests/json.rs` checks it against serde_json).
+//! (`tests/json.rs` checks it against serde_json). A version-2 scenario leaves out version
+//! 1's topic fields, which the derive writes whatever the version.
 
 use crate::config::{Config, Slot};
 use crate::error::{indexed, quoted, ScenarioError};
 use crate::expect::{Expectation, LeaderExpect, NoLeader};
 use crate::json::{Map, Number, Value, Writer};
 use crate::scenario::{
-    AcksOrDefault, Action, ControllerName, Endpoint, LinkLatency, ProduceSpec, Scenario,
-    TimedAction,
+    version_1_field, AcksOrDefault, Action, ControllerName, Endpoint, LinkLatency, NewTopic,
+    ProduceSpec, Scenario, TimedAction, TopicConfigs,
 };
 use crate::types::Acks;
+use crate::vec_map::VecMap;
 
 type Obj = Map;
 type R<T> = Result<T, ScenarioError>;
@@ -218,12 +223,16 @@ enum Field<'a> {
     Links(&'a mut Vec<LinkLatency>),
     Timeline(&'a mut Vec<TimedAction>),
     Expect(&'a mut Vec<Expectation>),
+    Racks(&'a mut VecMap<u32, String>),
+    Topics(&'a mut Vec<NewTopic>),
+    TopicConfigs(&'a mut TopicConfigs),
     // Absent or `null`: `None`.
     OptU32(&'a mut Option<u32>),
     OptU64(&'a mut Option<u64>),
     OptBool(&'a mut Option<bool>),
     OptStr(&'a mut Option<String>),
     OptIds(&'a mut Option<Vec<u32>>),
+    OptIdLists(&'a mut Option<Vec<Vec<u32>>>),
     OptLeader(&'a mut Option<LeaderExpect>),
     OptLost(&'a mut Option<[u64; 2]>),
 }
@@ -244,6 +253,7 @@ fn read_fields(path: &str, obj: &Obj, fields: &mut [(&str, Field)]) -> R<()> {
                     | Field::OptBool(_)
                     | Field::OptStr(_)
                     | Field::OptIds(_)
+                    | Field::OptIdLists(_)
                     | Field::OptLeader(_)
                     | Field::OptLost(_)
             )
@@ -263,11 +273,15 @@ fn read_fields(path: &str, obj: &Obj, fields: &mut [(&str, Field)]) -> R<()> {
             Field::Links(x) => **x = list_of(p, v, link)?,
             Field::Timeline(x) => **x = list_of(p, v, timed_action)?,
             Field::Expect(x) => **x = list_of(p, v, expectation)?,
+            Field::Racks(x) => **x = racks(p, v)?,
+            Field::Topics(x) => **x = list_of(p, v, new_topic)?,
+            Field::TopicConfigs(x) => **x = topic_configs(p, v)?,
             Field::OptU32(x) => **x = Some(u32_of(p, v)?),
             Field::OptU64(x) => **x = Some(u64_of(p, v)?),
             Field::OptBool(x) => **x = Some(bool_of(p, v)?),
             Field::OptStr(x) => **x = Some(string_of(p, v)?),
             Field::OptIds(x) => **x = Some(list_of(p, v, u32_of)?),
+            Field::OptIdLists(x) => **x = Some(list_of(p, v, |p, v| list_of(p, v, u32_of))?),
             Field::OptLeader(x) => **x = Some(leader(p, v)?),
             Field::OptLost(x) => **x = Some(offset_pair(p, v)?),
         }
@@ -282,8 +296,10 @@ const SCENARIO_FIELDS: &[&str] = &[
     "source",
     "topic",
     "brokers",
+    "racks",
     "assignment",
     "replication_factor",
+    "topics",
     "seed",
     "config",
     "links",
@@ -308,11 +324,13 @@ fn read_scenario(v: &Value) -> R<Scenario> {
             ("source", Field::Str(&mut s.source)),
             ("topic", Field::Str(&mut s.topic)),
             ("brokers", Field::U32(&mut s.brokers)),
+            ("racks", Field::Racks(&mut s.racks)),
             ("assignment", Field::Ids(&mut s.assignment)),
             (
                 "replication_factor",
                 Field::OptU32(&mut s.replication_factor),
             ),
+            ("topics", Field::Topics(&mut s.topics)),
             ("seed", Field::U64(&mut s.seed)),
             ("config", Field::Config(&mut s.config)),
             ("links", Field::Links(&mut s.links)),
@@ -322,7 +340,98 @@ fn read_scenario(v: &Value) -> R<Scenario> {
             ("off_script_ms", Field::OptU64(&mut s.off_script_ms)),
         ],
     )?;
+    // Version 2 names its topics under `topics`: version 1's topic fields are refused there
+    // when present at all (`Scenario::validate` refuses them when not at their defaults).
+    if s.version == 2 {
+        for name in ["topic", "assignment", "replication_factor"] {
+            if get(obj, name).is_some() {
+                return Err(version_1_field(name));
+            }
+        }
+    }
     Ok(s)
+}
+
+/// `racks`: broker ids (as serde_json reads a `u32` map key: decimal digits, no leading
+/// zero) to rack names.
+fn racks(path: &str, v: &Value) -> R<VecMap<u32, String>> {
+    let obj = object(path, v, "a map")?;
+    let mut out = VecMap::new();
+    for (key, v) in obj.iter() {
+        let p = at(path, key);
+        let digits = key.bytes().all(|b| b.is_ascii_digit());
+        let id = (digits && (key == "0" || !key.starts_with('0')))
+            .then(|| key.parse::<u32>().ok())
+            .flatten()
+            .ok_or_else(|| {
+                fail(
+                    &p,
+                    format!(
+                        "a key of racks is a broker id, such as \"1\", got {}",
+                        quoted(key)
+                    ),
+                )
+            })?;
+        out.insert(id, string_of(&p, v)?);
+    }
+    Ok(out)
+}
+
+const TOPIC_FIELDS: &[&str] = &[
+    "name",
+    "partitions",
+    "replication_factor",
+    "assignment",
+    "configs",
+];
+
+/// One entry of `topics`.
+fn new_topic(path: &str, v: &Value) -> R<NewTopic> {
+    let obj = object(path, v, "struct NewTopic")?;
+    known_fields(path, obj, TOPIC_FIELDS)?;
+    let mut t = NewTopic {
+        name: req(path, obj, "name", string_of)?,
+        ..NewTopic::default()
+    };
+    read_fields(
+        path,
+        obj,
+        &mut [
+            ("partitions", Field::OptU32(&mut t.partitions)),
+            (
+                "replication_factor",
+                Field::OptU32(&mut t.replication_factor),
+            ),
+            ("assignment", Field::OptIdLists(&mut t.assignment)),
+            ("configs", Field::TopicConfigs(&mut t.configs)),
+        ],
+    )?;
+    Ok(t)
+}
+
+/// The topic configs a scenario may set, as `TopicConfigs` serializes them.
+pub(crate) const TOPIC_CONFIG_FIELDS: &[&str] =
+    &["min.insync.replicas", "unclean.leader.election.enable"];
+
+fn topic_configs(path: &str, v: &Value) -> R<TopicConfigs> {
+    let obj = object(path, v, "struct TopicConfigs")?;
+    known_fields(path, obj, TOPIC_CONFIG_FIELDS)?;
+    let mut c = TopicConfigs::default();
+    read_fields(
+        path,
+        obj,
+        &mut [
+            (
+                "min.insync.replicas",
+                Field::OptU32(&mut c.min_insync_replicas),
+            ),
+            (
+                "unclean.leader.election.enable",
+                Field::OptBool(&mut c.unclean_leader_election_enable),
+            ),
+        ],
+    )?;
+    Ok(c)
 }
 
 const EXPECTATION_FIELDS: &[&str] = &[
@@ -498,6 +607,8 @@ const PRODUCE_FIELDS: &[&str] = &[
     "one_by_one",
     "retries",
     "to",
+    "topic",
+    "partition",
 ];
 
 /// A variant's name; serde also takes its index in declaration order (`"action": 1`) for
@@ -584,25 +695,31 @@ fn timed_action(path: &str, v: &Value) -> R<TimedAction> {
                     ("one_by_one", Field::Bool(&mut p.one_by_one)),
                     ("retries", Field::OptU32(&mut p.retries)),
                     ("to", Field::OptU32(&mut p.to)),
+                    ("topic", Field::OptStr(&mut p.topic)),
+                    ("partition", Field::OptU32(&mut p.partition)),
                 ],
             )?;
             Action::Produce(p)
         }
         "consume" => {
-            fields(&["max_records", "from_beginning"])?;
-            let mut max_records = None;
-            let mut from_beginning = false;
+            fields(&["max_records", "from_beginning", "topic", "partition"])?;
+            let (mut max_records, mut from_beginning) = (None, false);
+            let (mut topic, mut partition) = (None, None);
             read_fields(
                 path,
                 obj,
                 &mut [
                     ("max_records", Field::OptU32(&mut max_records)),
                     ("from_beginning", Field::Bool(&mut from_beginning)),
+                    ("topic", Field::OptStr(&mut topic)),
+                    ("partition", Field::OptU32(&mut partition)),
                 ],
             )?;
             Action::Consume {
                 max_records,
                 from_beginning,
+                topic,
+                partition,
             }
         }
         "freeze" => Action::Freeze { broker: broker()? },
@@ -677,17 +794,40 @@ impl Writer {
         }
     }
 
+    /// Version 1's fields as the derived `Serialize` writes them; version 2 leaves out
+    /// version 1's topic fields (`topic`, `assignment`, `replication_factor`), which it
+    /// refuses, and writes `racks` and `topics` (left out when empty, as the derive does).
     fn scenario(&mut self, s: &Scenario) {
+        let version_1 = s.version < 2;
         self.open('{');
         self.key("version").u64(s.version.into());
         self.key("title").str(&s.title);
         self.key("description").str(&s.description);
         self.key("source").str(&s.source);
-        self.key("topic").str(&s.topic);
+        if version_1 {
+            self.key("topic").str(&s.topic);
+        }
         self.key("brokers").u64(s.brokers.into());
-        self.key("assignment").ids(&s.assignment);
-        self.key("replication_factor")
-            .opt_u64(s.replication_factor.map(u64::from));
+        if !s.racks.is_empty() {
+            self.key("racks").open('{');
+            for (id, rack) in s.racks.iter() {
+                self.key(&id.to_string()).str(rack);
+            }
+            self.close('}');
+        }
+        if version_1 {
+            self.key("assignment").ids(&s.assignment);
+            self.key("replication_factor")
+                .opt_u64(s.replication_factor.map(u64::from));
+        }
+        if !s.topics.is_empty() {
+            self.key("topics").open('[');
+            for t in &s.topics {
+                self.item();
+                self.new_topic(t);
+            }
+            self.close(']');
+        }
         self.key("seed").u64(s.seed);
         self.key("config").config(&s.config);
         self.key("links").open('[');
@@ -719,6 +859,47 @@ impl Writer {
             self.key("off_script_ms").u64(t);
         }
         self.close('}');
+    }
+
+    fn new_topic(&mut self, t: &NewTopic) {
+        self.open('{');
+        self.key("name").str(&t.name);
+        if let Some(n) = t.partitions {
+            self.key("partitions").u64(n.into());
+        }
+        if let Some(n) = t.replication_factor {
+            self.key("replication_factor").u64(n.into());
+        }
+        if let Some(lists) = &t.assignment {
+            self.key("assignment").open('[');
+            for replicas in lists {
+                self.item();
+                self.ids(replicas);
+            }
+            self.close(']');
+        }
+        let c = &t.configs;
+        if !c.is_empty() {
+            self.key("configs").open('{');
+            if let Some(n) = c.min_insync_replicas {
+                self.key(TOPIC_CONFIG_FIELDS[0]).u64(n.into());
+            }
+            if let Some(b) = c.unclean_leader_election_enable {
+                self.key(TOPIC_CONFIG_FIELDS[1]).bool(b);
+            }
+            self.close('}');
+        }
+        self.close('}');
+    }
+
+    /// A produce's or consume's `topic` and `partition`, when given.
+    fn target(&mut self, topic: Option<&str>, partition: Option<u32>) {
+        if let Some(t) = topic {
+            self.key("topic").str(t);
+        }
+        if let Some(p) = partition {
+            self.key("partition").u64(p.into());
+        }
     }
 
     /// In [`CONFIG_FIELDS`] order, which is `Config`'s; `enable.idempotence` only when
@@ -779,9 +960,12 @@ impl Writer {
             Action::Consume {
                 max_records,
                 from_beginning,
+                topic,
+                partition,
             } => {
                 self.key("max_records").opt_u64(max_records.map(u64::from));
                 self.key("from_beginning").bool(*from_beginning);
+                self.target(topic.as_deref(), *partition);
             }
             Action::Slow { ms, .. } => self.key("ms").u64(*ms),
             Action::Cut { a, b } | Action::Heal { a, b } => {
@@ -816,6 +1000,7 @@ impl Writer {
         self.key("one_by_one").bool(p.one_by_one);
         self.key("retries").opt_u64(p.retries.map(u64::from));
         self.key("to").opt_u64(p.to.map(u64::from));
+        self.target(p.topic.as_deref(), p.partition);
     }
 
     fn expectation(&mut self, e: &Expectation) {

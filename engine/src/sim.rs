@@ -976,6 +976,7 @@ impl Sim {
             Action::Consume {
                 max_records,
                 from_beginning,
+                ..
             } => self.client_consume(*max_records, *from_beginning),
             Action::Freeze { broker } => {
                 let p = &mut self.processes[broker];

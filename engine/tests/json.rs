@@ -237,20 +237,10 @@ fn same_text(s: &Scenario) {
     );
 }
 
-#[test]
-fn writes_scenarios_as_serde_json_does() {
-    for p in PRESETS {
-        same_text(&preset(p.name).unwrap());
-    }
-    for entry in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/links")).unwrap() {
-        // A title line, then the link.
-        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
-        let link = text.lines().nth(1).unwrap();
-        let s = share::decode(link).unwrap();
-        same_text(&s);
-    }
-    // Every action, every expectation field, every optional config, odd strings and values.
-    let every = json!({
+/// Every action, every expectation field, every optional config, odd strings and values, of
+/// version 1.
+fn every_v1_field() -> Value {
+    json!({
         "version": 1, "title": "q\"uote \\ back\nline\ttab\u{1}\u{1f} é€😀 \u{7f}",
         "topic": "t", "brokers": 4, "assignment": [2, 1, 3], "replication_factor": 3,
         "seed": 18446744073709551615u64,
@@ -284,7 +274,22 @@ fn writes_scenarios_as_serde_json_does() {
             {"at": 6, "leader": "none"}
         ],
         "off_script_ms": 16000
-    });
+    })
+}
+
+#[test]
+fn writes_scenarios_as_serde_json_does() {
+    for p in PRESETS {
+        same_text(&preset(p.name).unwrap());
+    }
+    for entry in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/links")).unwrap() {
+        // A title line, then the link.
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        let link = text.lines().nth(1).unwrap();
+        let s = share::decode(link).unwrap();
+        same_text(&s);
+    }
+    let every = every_v1_field();
     // Read by serde (no validation: the writer must write what it is given).
     let s: Scenario = serde_json::from_value(every).unwrap();
     same_text(&s);
@@ -326,4 +331,115 @@ fn writes_values_as_display_does() {
         },
     });
     same_text(&s);
+}
+
+/// A version-2 scenario with every field of version 2 set.
+const VERSION_2: &str = r#"{"version":2,"title":"clusters","brokers":6,
+    "racks":{"1":"a","2":"a","3":"b","4":"b","5":"c","6":"c"},
+    "topics":[
+        {"name":"orders","partitions":6,"replication_factor":3,
+         "configs":{"min.insync.replicas":2,"unclean.leader.election.enable":false}},
+        {"name":"move","assignment":[[1,2],[2,3]]},
+        {"name":"plain"}],
+    "timeline":[
+        {"at":0,"action":"produce","topic":"orders","partition":2,"prefix":"v","count":10},
+        {"at":900,"action":"consume","topic":"orders","partition":2},
+        {"at":901,"action":"consume"}]}"#;
+
+/// Version 2 is written as the derived `Serialize` writes it, but for version 1's topic
+/// fields (`topic`, `assignment`, `replication_factor`), which version 2 refuses and the
+/// derive cannot leave out by version.
+#[test]
+fn writes_version_2_as_serde_json_does_without_version_1s_topic() {
+    let s = Scenario::from_json(VERSION_2).unwrap();
+    let compact = serde_json::to_string(&s).unwrap();
+    let left_out = compact
+        .replace(r#""topic":"rep","#, "")
+        .replace(r#""assignment":[],"replication_factor":null,"#, "");
+    assert_ne!(left_out, compact);
+    assert_eq!(scenario_json::scenario(&s, false), left_out);
+    let pretty = serde_json::to_string_pretty(&s).unwrap();
+    let left_out = pretty.replace("\n  \"topic\": \"rep\",", "").replace(
+        "\n  \"assignment\": [],\n  \"replication_factor\": null,",
+        "",
+    );
+    assert_ne!(left_out, pretty);
+    assert_eq!(scenario_json::scenario(&s, true), left_out);
+}
+
+/// The bytes of a version-2 scenario: version 1's topic fields left out, `racks` after
+/// `brokers`, `topics` after them; a topic's fields as given, in the order of
+/// `NewTopic`; a produce's and a consume's target last.
+#[test]
+fn writes_version_2_in_this_order() {
+    let s = Scenario::from_json(VERSION_2).unwrap();
+    let text = scenario_json::scenario(&s, false);
+    assert!(
+        text.starts_with(concat!(
+            r#"{"version":2,"title":"clusters","description":"","source":"","brokers":6,"#,
+            r#""racks":{"1":"a","2":"a","3":"b","4":"b","5":"c","6":"c"},"topics":["#,
+            r#"{"name":"orders","partitions":6,"replication_factor":3,"#,
+            r#""configs":{"min.insync.replicas":2,"unclean.leader.election.enable":false}},"#,
+            r#"{"name":"move","assignment":[[1,2],[2,3]]},{"name":"plain"}],"#,
+            r#""seed":0,"config":{"#,
+        )),
+        "{text}"
+    );
+    let timeline = &text[text.find(r#""timeline""#).unwrap()..];
+    assert_eq!(
+        timeline,
+        concat!(
+            r#""timeline":[{"at":0,"action":"produce","acks":"all","values":[],"prefix":"v","#,
+            r#""count":10,"start":null,"one_by_one":false,"retries":null,"to":null,"#,
+            r#""topic":"orders","partition":2},"#,
+            r#"{"at":900,"action":"consume","max_records":null,"from_beginning":false,"#,
+            r#""topic":"orders","partition":2},"#,
+            r#"{"at":901,"action":"consume","max_records":null,"from_beginning":false}],"#,
+            r#""end_ms":null}"#
+        )
+    );
+    // Read back: the same scenario, and written again, the same bytes.
+    let back = Scenario::from_json(&text).unwrap();
+    assert_eq!(back, s);
+    assert_eq!(scenario_json::scenario(&back, false), text);
+    assert_eq!(
+        Scenario::from_json(&s.to_json_pretty())
+            .unwrap()
+            .to_json_pretty(),
+        s.to_json_pretty()
+    );
+}
+
+/// Version 1 is written as before version 2, byte for byte: the files in `tests/format/`
+/// were written by the build before it (commit 4c66d03), compact and pretty.
+#[test]
+fn version_1_is_written_byte_for_byte_as_before_version_2() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/format");
+    let every: Scenario = serde_json::from_value(every_v1_field()).unwrap();
+    let frozen = preset("frozen-follower").unwrap();
+    for (file, text) in [
+        (
+            "v1-every-field.json",
+            scenario_json::scenario(&every, false),
+        ),
+        (
+            "v1-every-field.pretty.json",
+            scenario_json::scenario(&every, true),
+        ),
+        ("v1-frozen-follower.pretty.json", frozen.to_json_pretty()),
+        (
+            "v1-default.json",
+            scenario_json::scenario(&Scenario::default(), false),
+        ),
+    ] {
+        let before = std::fs::read_to_string(dir.join(file)).unwrap();
+        assert_eq!(text, before, "{file}");
+    }
+    // Read and written again: the same bytes.
+    for file in ["v1-frozen-follower.pretty.json", "v1-default.json"] {
+        let before = std::fs::read_to_string(dir.join(file)).unwrap();
+        let s = Scenario::from_json(&before).unwrap();
+        let pretty = file.contains("pretty");
+        assert_eq!(scenario_json::scenario(&s, pretty), before, "{file}");
+    }
 }

@@ -64,3 +64,56 @@ fn expectations_travel_in_links_and_old_links_have_none() {
     assert_eq!(e.field, "expect[0].broker");
     assert!(e.message.contains("1..=3"), "{e}");
 }
+
+/// The JSON a link holds.
+fn saved_json(link: &str) -> String {
+    let payload = link.strip_prefix("w1.").expect("a w1 link");
+    let packed = watermark_engine::share::base64url_decode(payload).expect("base64url");
+    let json = watermark_engine::inflate::inflate(&packed, 1 << 20).expect("inflates");
+    String::from_utf8(json).expect("UTF-8")
+}
+
+#[test]
+fn a_version_2_scenario_travels_in_a_link() {
+    use watermark_engine::share::encode;
+    use watermark_engine::Scenario;
+    let s = Scenario::from_json(
+        r#"{"version":2,"title":"two topics","brokers":6,
+            "racks":{"1":"a","2":"a","3":"b","4":"b","5":"c"},
+            "topics":[{"name":"orders","partitions":6,"replication_factor":3,
+                       "configs":{"min.insync.replicas":2,"unclean.leader.election.enable":true}},
+                      {"name":"move","assignment":[[1,2],[2,3]]}],
+            "timeline":[{"at":0,"action":"produce","topic":"orders","partition":2,"prefix":"v","count":10},
+                        {"at":900,"action":"consume","topic":"move","partition":1}],
+            "expect":[{"at":1000,"leader":1}]}"#,
+    )
+    .expect("valid");
+    let link = encode(&s);
+    let back = decode(&link).expect("opens");
+    assert_eq!(back, s);
+    assert_eq!(encode(&back), link, "written again, the same link");
+    let json = saved_json(&link);
+    assert!(json.contains(r#""topics":[{"name":"orders""#), "{json}");
+    assert!(!json.contains(r#""topic":"rep""#), "{json}");
+    // A link whose version-2 fields are wrong names the field.
+    let mut bad = s.clone();
+    bad.timeline[1].action = watermark_engine::Action::Consume {
+        max_records: None,
+        from_beginning: false,
+        topic: Some("move".into()),
+        partition: Some(2),
+    };
+    let e = decode(&encode(&bad)).expect_err("rejected");
+    assert_eq!(e.field, "timeline[1].partition");
+    assert_eq!(
+        e.message,
+        "partition must be one of 0..=1 (topic move has 2), got 2"
+    );
+    bad = s.clone();
+    bad.racks.insert(9, "z".into());
+    let e = decode(&encode(&bad)).expect_err("rejected");
+    assert_eq!(
+        (e.field.as_str(), e.message.as_str()),
+        ("racks.9", "broker must be one of 1..=6, got 9")
+    );
+}

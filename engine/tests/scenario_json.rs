@@ -28,6 +28,11 @@ fn same(text: &str) -> Result<Scenario, ScenarioError> {
         // their fields in order (`[1, "title"]`); nothing writes scenarios that way, and the
         // reader by hand wants objects.
         (Err(e), Ok(_)) if written_as_array(e) => {}
+        // And: version 2 refuses version 1's `topic`, `assignment` and `replication_factor`
+        // when they are there at all; serde's reader gives them their defaults when absent,
+        // so `Scenario::validate` can refuse them only when they are not the defaults
+        // (`"topic": "rep"`, `"assignment": []`, `"replication_factor": null`).
+        (Err(e), Ok(s)) if s.version == 2 && e.message.starts_with("version 2 lists topics") => {}
         _ => {
             panic!("the readers disagree on {text}:\n by hand: {hand:?}\n by serde: {reference:?}")
         }
@@ -113,6 +118,92 @@ fn full_scenario() -> Value {
             {"at": 0, "leader": "none", "isr": [], "since": null}
         ]
     })
+}
+
+/// Every field of version 2, and every action (with and without a target).
+fn full_scenario_v2() -> Value {
+    let mut timeline = every_action();
+    let targeted = json!([
+        {"at": 30, "action": "produce", "topic": "orders", "partition": 2, "prefix": "v", "count": 10},
+        {"at": 31, "action": "produce", "values": ["x"], "topic": "move"},
+        {"at": 32, "action": "produce", "values": ["y"], "partition": 5, "acks": "1"},
+        {"at": 900, "action": "consume", "topic": "orders", "partition": 2},
+        {"at": 901, "action": "consume", "topic": "move", "partition": 1, "max_records": 3, "from_beginning": true},
+        {"at": 902, "action": "consume", "partition": 0}
+    ]);
+    let items = timeline.as_array_mut().unwrap();
+    items.extend(targeted.as_array().unwrap().iter().cloned());
+    json!({
+        "version": 2, "title": "t", "description": "d", "source": "s",
+        "brokers": 6,
+        "racks": {"1": "a", "2": "a", "3": "b", "4": "b", "10": "x", "5": "zone-c.1_x"},
+        "topics": [
+            {"name": "orders", "partitions": 6, "replication_factor": 3,
+             "configs": {"min.insync.replicas": 2, "unclean.leader.election.enable": false}},
+            {"name": "move", "assignment": [[1, 2], [2, 3]]},
+            {"name": "plain", "configs": {"min.insync.replicas": 9}},
+            {"name": "p.q", "partitions": 2},
+            {"name": "rf", "replication_factor": 6, "configs": {}}
+        ],
+        "seed": 7,
+        "config": {"min.insync.replicas": 2},
+        "links": [{"a": 1, "b": "controller", "latency_ms": 40}],
+        "timeline": timeline,
+        "end_ms": 60000,
+        "off_script_ms": 12,
+        "expect": [{"at": 100, "leader": 1}]
+    })
+}
+
+/// `full_scenario_v2` without the rack of broker 10, which a 6-broker cluster has not.
+fn valid_v2() -> Value {
+    let mut v = full_scenario_v2();
+    v["racks"].as_object_mut().unwrap().remove("10");
+    v
+}
+
+#[test]
+fn every_version_2_field_reads_as_serde_reads_it() {
+    let e = same(&full_scenario_v2().to_string()).unwrap_err();
+    assert_eq!(
+        (e.field.as_str(), e.message.as_str()),
+        ("racks.10", "broker must be one of 1..=6, got 10")
+    );
+    let s = same(&valid_v2().to_string()).expect("valid");
+    assert_eq!(s.version, 2);
+    assert_eq!(s.topics.len(), 5);
+    assert_eq!(s.topics[1].assignment, Some(vec![vec![1, 2], vec![2, 3]]));
+    assert_eq!(s.topics[2].configs.min_insync_replicas, Some(9));
+    assert_eq!(s.rack_of(5), Some("zone-c.1_x"));
+    assert_eq!(s.racks.len(), 5);
+    // Version 1's topic fields keep their defaults.
+    assert_eq!(
+        (s.topic.as_str(), s.assignment.len(), s.replication_factor),
+        ("rep", 0, None)
+    );
+    let first = s.first_topic();
+    let targets: Vec<_> = s.timeline[23..]
+        .iter()
+        .map(|a| a.action.target(first))
+        .collect();
+    assert_eq!(
+        targets,
+        [
+            ("orders", 2),
+            ("move", 0),
+            ("orders", 5),
+            ("orders", 2),
+            ("move", 1),
+            ("orders", 0)
+        ]
+        .map(Some)
+    );
+    // Written back and read again, by hand.
+    assert_eq!(Scenario::from_json(&s.to_json_pretty()).unwrap(), s);
+    assert_eq!(
+        Scenario::from_json(&watermark_engine::scenario_json::scenario(&s, false)).unwrap(),
+        s
+    );
 }
 
 #[test]
@@ -229,8 +320,24 @@ fn odd_value(rng: &mut Rng) -> Value {
 /// Changes one node of `v`: replaces it, or (in an object) removes a key or adds one.
 fn mutate(rng: &mut Rng, v: &mut Value) {
     let keys = [
-        "at", "action", "broker", "a", "b", "ms", "values", "acks", "text", "zzz", "count",
+        "at",
+        "action",
+        "broker",
+        "a",
+        "b",
+        "ms",
+        "values",
+        "acks",
+        "text",
+        "zzz",
+        "count",
         "prefix",
+        "topic",
+        "partition",
+        "name",
+        "partitions",
+        "assignment",
+        "3",
     ];
     let descend = rng.below_or_equal(3) != 0;
     match v {
@@ -267,6 +374,7 @@ fn mutated_scenarios_read_as_serde_reads_them() {
         .map(|p| serde_json::from_str(p.json).unwrap())
         .collect();
     bases.push(full_scenario());
+    bases.push(valid_v2());
     let mut rng = Rng::new(0x5E7DE);
     let (mut ok, mut rejected) = (0, 0);
     for _ in 0..cases {
@@ -282,5 +390,362 @@ fn mutated_scenarios_read_as_serde_reads_them() {
     assert!(
         ok > cases / 20 && rejected > cases / 4,
         "{ok} read, {rejected} rejected"
+    );
+}
+
+/// A version-2 scenario with one change (a JSON pointer set to a value, `None` to remove it):
+/// the error both readers give, as the reader by hand words it.
+fn v2_error(changes: &[(&str, Option<Value>)]) -> (String, String) {
+    let mut v = valid_v2();
+    for (pointer, value) in changes {
+        let (parent, key) = pointer.rsplit_once('/').unwrap();
+        let parent = v.pointer_mut(parent).unwrap_or_else(|| panic!("{pointer}"));
+        match (parent, value) {
+            (Value::Object(map), Some(value)) => {
+                map.insert(key.to_string(), value.clone());
+            }
+            (Value::Object(map), None) => {
+                map.remove(key);
+            }
+            (Value::Array(items), Some(value)) => {
+                items[key.parse::<usize>().unwrap()] = value.clone()
+            }
+            (other, _) => panic!("{pointer}: {other}"),
+        }
+    }
+    let e = same(&v.to_string()).expect_err("rejected");
+    (e.field, e.message)
+}
+
+fn is(field: &str, message: &str) -> (String, String) {
+    (field.to_string(), message.to_string())
+}
+
+const TOPIC_NAME: &str =
+    "a topic name is 1..=64 characters of ASCII letters, digits, '.', '_' and '-', got";
+
+#[test]
+fn version_2_errors_name_the_field_and_range() {
+    let set = |p: &str, v: Value| v2_error(&[(p, Some(v))]);
+    // Versions.
+    assert_eq!(
+        set("/version", json!(3)),
+        is(
+            "version",
+            "this build reads scenario format versions 1 and 2, got 3"
+        )
+    );
+    // Version 1's topic fields, in version 2.
+    let v1_field = |f: &str| {
+        is(
+            f,
+            &format!("version 2 lists topics under `topics`, each with its name and its partitions and replication_factor or assignment; `{f}` is version 1's"),
+        )
+    };
+    assert_eq!(set("/topic", json!("rep")), v1_field("topic"));
+    assert_eq!(set("/topic", json!("orders")), v1_field("topic"));
+    assert_eq!(set("/assignment", json!([1, 2])), v1_field("assignment"));
+    assert_eq!(
+        set("/replication_factor", json!(3)),
+        v1_field("replication_factor")
+    );
+    // Topics: how many.
+    assert_eq!(
+        v2_error(&[("/topics", None)]),
+        is("topics", "a version-2 scenario lists 1..=200 topics, got 0")
+    );
+    assert_eq!(
+        set("/topics", json!([])),
+        is("topics", "a version-2 scenario lists 1..=200 topics, got 0")
+    );
+    let many: Vec<Value> = (0..201).map(|i| json!({"name": format!("t{i}")})).collect();
+    assert_eq!(
+        v2_error(&[
+            ("/topics", Some(json!(many))),
+            ("/timeline", Some(json!([])))
+        ]),
+        is(
+            "topics",
+            "a version-2 scenario lists 1..=200 topics, got 201"
+        )
+    );
+    // Names: Topic.validate, duplicates and collisions.
+    for bad in ["", "a b", "é", &"x".repeat(65)] {
+        assert_eq!(
+            set("/topics/1/name", json!(bad)),
+            is("topics[1].name", &format!("{TOPIC_NAME} {bad:?}"))
+        );
+    }
+    for bad in [".", ".."] {
+        assert_eq!(
+            set("/topics/1/name", json!(bad)),
+            is(
+                "topics[1].name",
+                &format!("a topic name cannot be '.' or '..', got {bad:?}")
+            )
+        );
+    }
+    assert_eq!(
+        set("/topics/2/name", json!("orders")),
+        is("topics[2].name", "topic \"orders\" is already topics[0]")
+    );
+    assert_eq!(
+        set("/topics/4/name", json!("p_q")),
+        is(
+            "topics[4].name",
+            "Topic 'p_q' collides with existing topic: p.q (topics[3]): '.' and '_' collide in metric names"
+        )
+    );
+    assert!(Scenario::from_json(
+        &{
+            let mut v = valid_v2();
+            v["topics"][4]["name"] = json!("p-q");
+            v
+        }
+        .to_string()
+    )
+    .is_ok());
+    // Partitions and replication factor.
+    for p in [0, 201] {
+        assert_eq!(
+            set("/topics/0/partitions", json!(p)),
+            is(
+                "topics[0].partitions",
+                &format!("partitions must be in 1..=200, got {p}")
+            )
+        );
+    }
+    for rf in [0, 7] {
+        assert_eq!(
+            set("/topics/0/replication_factor", json!(rf)),
+            is(
+                "topics[0].replication_factor",
+                &format!("replication_factor must be in 1..=6 (the broker count), got {rf}")
+            )
+        );
+    }
+    assert_eq!(
+        set("/topics/0/partitions", json!(-1)),
+        is(
+            "topics[0].partitions",
+            "invalid value: integer `-1`, expected u32"
+        )
+    );
+    // An assignment, or partitions and a replication factor.
+    let not_both = "a topic has either an assignment or partitions and replication_factor, not both (a manual assignment sets them: one replica list per partition)";
+    assert_eq!(
+        set("/topics/1/partitions", json!(2)),
+        is("topics[1].partitions", not_both)
+    );
+    assert_eq!(
+        set("/topics/1/replication_factor", json!(2)),
+        is("topics[1].replication_factor", not_both)
+    );
+    // validateManualPartitionAssignment, with Kafka's words.
+    assert_eq!(
+        set("/topics/1/assignment", json!([])),
+        is(
+            "topics[1].assignment",
+            "a manual assignment lists 1..=200 partitions (a replica list each), got 0"
+        )
+    );
+    assert_eq!(
+        set("/topics/1/assignment", json!([[1, 2], []])),
+        is(
+            "topics[1].assignment[1]",
+            "The manual partition assignment includes an empty replica list."
+        )
+    );
+    for b in [0, 7] {
+        assert_eq!(
+            set("/topics/1/assignment", json!([[1, 2], [3, b]])),
+            is(
+                "topics[1].assignment[1][1]",
+                &format!("The manual partition assignment includes broker {b}, but no such broker is registered (brokers are 1..=6).")
+            )
+        );
+    }
+    assert_eq!(
+        set("/topics/1/assignment", json!([[1, 2], [3, 3]])),
+        is(
+            "topics[1].assignment[1][1]",
+            "The manual partition assignment includes the broker 3 more than once."
+        )
+    );
+    assert_eq!(
+        set("/topics/1/assignment", json!([[1, 2], [3, 4], [5]])),
+        is(
+            "topics[1].assignment[2]",
+            "The manual partition assignment includes a partition with 1 replica(s), but this is not consistent with previous partitions, which have 2 replica(s)."
+        )
+    );
+    assert_eq!(
+        set("/topics/1/assignment", json!([[1, 2, 3]])),
+        is(
+            "timeline[27].partition",
+            "partition must be one of 0..=0 (topic move has 1), got 1"
+        )
+    );
+    // At most 200 partitions over all topics: the topic that passes the limit is named.
+    assert_eq!(
+        set("/topics/3/partitions", json!(192)),
+        is(
+            "topics[3].partitions",
+            "at most 200 partitions over all topics, got 201 with this topic's"
+        )
+    );
+    let lists: Vec<Value> = (0..195).map(|_| json!([1])).collect();
+    assert_eq!(
+        set("/topics/1/assignment", json!(lists)),
+        is(
+            "topics[1].assignment",
+            "at most 200 partitions over all topics, got 201 with this topic's"
+        )
+    );
+    // Topic configs: Kafka's names and ranges; above the replication factor is allowed.
+    for m in [0u64, 2_147_483_648] {
+        assert_eq!(
+            set("/topics/0/configs/min.insync.replicas", json!(m)),
+            is(
+                "topics[0].configs.min.insync.replicas",
+                &format!("min.insync.replicas must be a whole number in 1..=2147483647, got {m}")
+            )
+        );
+    }
+    assert_eq!(
+        set("/topics/0/configs/retention.ms", json!(1000)),
+        is(
+            "topics[0].configs",
+            "unknown field `retention.ms`, expected one of `min.insync.replicas`, `unclean.leader.election.enable`"
+        )
+    );
+    assert_eq!(
+        set(
+            "/topics/0/configs/unclean.leader.election.enable",
+            json!("true")
+        ),
+        is(
+            "topics[0].configs.unclean.leader.election.enable",
+            "invalid type: string \"true\", expected a boolean"
+        )
+    );
+    // A topic's own fields.
+    assert_eq!(
+        set("/topics/0/replicas", json!([1])),
+        is(
+            "topics[0]",
+            "unknown field `replicas`, expected one of `name`, `partitions`, `replication_factor`, `assignment`, `configs`"
+        )
+    );
+    assert_eq!(
+        v2_error(&[("/topics/2/name", None)]),
+        is("topics[2]", "missing field `name`")
+    );
+    // Racks.
+    assert_eq!(
+        set("/racks/7", json!("a")),
+        is("racks.7", "broker must be one of 1..=6, got 7")
+    );
+    assert_eq!(
+        set("/racks/0", json!("a")),
+        is("racks.0", "broker must be one of 1..=6, got 0")
+    );
+    for key in ["x", "01", "-1", "+1", " 1", "1.0"] {
+        assert_eq!(
+            set(&format!("/racks/{key}"), json!("a")),
+            is(
+                &format!("racks.{key}"),
+                &format!("a key of racks is a broker id, such as \"1\", got {key:?}")
+            )
+        );
+    }
+    for bad in ["", "a b", "ü", &"r".repeat(65)] {
+        assert_eq!(
+            set("/racks/1", json!(bad)),
+            is(
+                "racks.1",
+                &format!("a rack name is 1..=64 characters of ASCII letters, digits, '.', '_' and '-', got {bad:?}")
+            )
+        );
+    }
+    assert_eq!(
+        set("/racks/1", json!(3)),
+        is("racks.1", "invalid type: integer `3`, expected a string")
+    );
+    // Produce and consume targets: a topic of the scenario, one of its partitions.
+    assert_eq!(
+        set("/timeline/23/topic", json!("nope")),
+        is(
+            "timeline[23].topic",
+            "topic must be one of the scenario's topics, got \"nope\""
+        )
+    );
+    assert_eq!(
+        set("/timeline/23/partition", json!(6)),
+        is(
+            "timeline[23].partition",
+            "partition must be one of 0..=5 (topic orders has 6), got 6"
+        )
+    );
+    assert_eq!(
+        set("/timeline/27/partition", json!(2)),
+        is(
+            "timeline[27].partition",
+            "partition must be one of 0..=1 (topic move has 2), got 2"
+        )
+    );
+    // Without a topic, the first topic's partitions.
+    assert_eq!(
+        set("/timeline/25/partition", json!(6)),
+        is(
+            "timeline[25].partition",
+            "partition must be one of 0..=5 (topic orders has 6), got 6"
+        )
+    );
+    assert_eq!(
+        set("/timeline/24/partition", json!(-1)),
+        is(
+            "timeline[24].partition",
+            "invalid value: integer `-1`, expected u32"
+        )
+    );
+}
+
+#[test]
+fn version_1_refuses_version_2_fields() {
+    let v1 = |change: &dyn Fn(&mut Value)| {
+        let mut v = full_scenario();
+        change(&mut v);
+        let e = same(&v.to_string()).expect_err("rejected");
+        (e.field, e.message)
+    };
+    let needs = |f: &str, name: &str| is(f, &format!("`{name}` needs version 2 (\"version\": 2)"));
+    assert_eq!(
+        v1(&|v| v["topics"] = json!([{"name": "orders"}])),
+        needs("topics", "topics")
+    );
+    assert_eq!(
+        v1(&|v| v["racks"] = json!({"1": "a"})),
+        needs("racks", "racks")
+    );
+    assert_eq!(
+        v1(&|v| v["timeline"][0]["topic"] = json!("top.ic-1")),
+        needs("timeline[0].topic", "topic")
+    );
+    assert_eq!(
+        v1(&|v| v["timeline"][0]["partition"] = json!(0)),
+        needs("timeline[0].partition", "partition")
+    );
+    assert_eq!(
+        v1(&|v| v["timeline"][3]["partition"] = json!(0)),
+        needs("timeline[3].partition", "partition")
+    );
+    // Without a version, a scenario is version 1.
+    assert_eq!(
+        v1(&|v| {
+            v.as_object_mut().unwrap().remove("version");
+            v["racks"] = json!({"1": "a"});
+        }),
+        needs("racks", "racks")
     );
 }

@@ -166,6 +166,8 @@ fn random_scenario(rng: &mut Rng) -> watermark_engine::Scenario {
             9 => Action::Consume {
                 max_records: Some(1 + rng.below_or_equal(100) as u32),
                 from_beginning: rng.below_or_equal(1) == 1,
+                topic: None,
+                partition: None,
             },
             10 => Action::ElectUnclean,
             11 => Action::DumpLog { broker: b(rng) },

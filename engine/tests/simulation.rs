@@ -72,6 +72,8 @@ fn random_action(rng: &mut Rng, brokers: u32, n: &mut u32) -> Action {
         40..=45 => Action::Consume {
             max_records: None,
             from_beginning: rng.below_or_equal(3) == 0,
+            topic: None,
+            partition: None,
         },
         46..=51 => Action::Freeze { broker: b },
         52..=59 => Action::Thaw { broker: b },

@@ -760,6 +760,8 @@ mod tests {
                 p.act(&Action::Consume {
                     max_records: None,
                     from_beginning: true,
+                    topic: None,
+                    partition: None,
                 })
                 .unwrap();
             }

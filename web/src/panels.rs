@@ -422,6 +422,8 @@ pub fn Actions(ctx: Ctx) -> impl IntoView {
         let consume = |from_beginning| Action::Consume {
             max_records: None,
             from_beginning,
+            topic: None,
+            partition: None,
         };
         use leptos::wasm_bindgen::JsCast;
         let root = ev
