@@ -666,12 +666,11 @@ impl Controller {
         let target_isr = ids_where(&part.isr, &|r| {
             Some(r) != broker_to_remove && Some(r) != broker_with_unclean_shutdown
         });
-        let election =
-            if self.unclean_enabled(ctx, tp) || cause == ChangeCause::ElectUnclean {
-                Election::Unclean
-            } else {
-                Election::Online
-            };
+        let election = if self.unclean_enabled(ctx, tp) || cause == ChangeCause::ElectUnclean {
+            Election::Unclean
+        } else {
+            Election::Online
+        };
         let req = ChangeRequest {
             target_isr,
             election,

@@ -371,9 +371,13 @@ pub enum Event {
     /// The cluster the scenario starts with.
     TopicCreated {
         topic: String,
+        /// Partition 0's replicas (the one partition of a version-1 scenario).
         replicas: Vec<BrokerId>,
         brokers: u32,
         min_insync_replicas: u32,
+        /// The topic's partition count (left out of the JSON when 1).
+        #[serde(skip_serializing_if = "is_one")]
+        partitions: u32,
     },
 }
 
@@ -1095,14 +1099,30 @@ impl fmt::Display for Event {
                 replicas,
                 brokers,
                 min_insync_replicas,
+                partitions: 1,
             } => write!(
                 f,
                 "Created topic {topic} with replicas {} (leader {}), {brokers} broker(s), min.insync.replicas={min_insync_replicas}",
                 Ids(replicas),
                 OrNone(replicas.first().copied()),
             ),
+            Event::TopicCreated {
+                topic,
+                replicas,
+                brokers,
+                min_insync_replicas,
+                partitions,
+            } => write!(
+                f,
+                "Created topic {topic} with {partitions} partitions, replication factor {}, {brokers} broker(s), min.insync.replicas={min_insync_replicas}",
+                replicas.len(),
+            ),
         }
     }
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }
 
 /// One out-of-sync replica as Partition.maybeShrinkIsr's line lists it.

@@ -76,6 +76,16 @@ impl Topics {
         &self.topics[usize::from(tp.topic)].partitions[usize::from(tp.partition)]
     }
 
+    /// The partition named `topic`-`partition`, if the cluster has it.
+    pub fn find(&self, topic: &str, partition: u32) -> Option<Tp> {
+        let t = self.topics.iter().position(|i| i.name == topic)?;
+        let count = self.topics[t].partitions.len();
+        ((partition as usize) < count).then_some(Tp {
+            topic: t as u16,
+            partition: partition as u16,
+        })
+    }
+
     /// Every partition, topic by topic, in index order.
     pub fn partitions(&self) -> impl Iterator<Item = Tp> + '_ {
         self.topics.iter().enumerate().flat_map(|(t, info)| {

@@ -512,6 +512,7 @@ pub(crate) const CONFIG_FIELDS: &[&str] = &[
     "replica.lag.time.max.ms",
     "replica.fetch.wait.max.ms",
     "replica.fetch.backoff.ms",
+    "num.replica.fetchers",
     "replica.socket.timeout.ms",
     "controller.socket.timeout.ms",
     "replica.high.watermark.checkpoint.interval.ms",
@@ -903,17 +904,18 @@ impl Writer {
     }
 
     /// In [`CONFIG_FIELDS`] order, which is `Config`'s; `enable.idempotence` only when
-    /// set and `max.in.flight.requests.per.connection` only when not the default, as the
-    /// derived `Serialize` skips them.
+    /// set, and `max.in.flight.requests.per.connection` and `num.replica.fetchers` only when
+    /// not the default, as the derived `Serialize` skips them.
     fn config(&mut self, c: &Config) {
         self.open('{');
         let mut c = c.clone();
         for &name in CONFIG_FIELDS {
             match c.slot(name) {
                 Some(Slot::U32(&mut n)) => {
-                    if !(name == "max.in.flight.requests.per.connection"
+                    let default = (name == "max.in.flight.requests.per.connection"
                         && n == crate::config::DEFAULT_MAX_IN_FLIGHT)
-                    {
+                        || (name == "num.replica.fetchers" && n == 1);
+                    if !default {
                         self.key(name).u64(n.into());
                     }
                 }

@@ -25,7 +25,7 @@ use crate::scenario::ProduceSpec;
 use crate::scenario::{Action, Endpoint, Scenario, TimedAction};
 use crate::snapshot::{Arrival, ArrivalOutcome, Loss, Metrics, TruncationRecord};
 use crate::trace::{Trace, TraceEvent};
-use crate::types::{BrokerId, Node, ProcessState, TimeMs, Tp};
+use crate::types::{BrokerId, Node, ProcessState, TimeMs, TopicPartition, Tp};
 use crate::vec_map::VecMap;
 
 /// An event in the queue. Ordered by (time, sequence) reversed, so the queue (a max-heap)
@@ -179,16 +179,33 @@ impl Sim {
     pub fn new(scenario: &Scenario) -> Result<Sim, ScenarioError> {
         scenario.validate()?;
         let config = scenario.config.clone();
-        let replicas = scenario.replicas();
-        let topics = Topics::new(scenario.seed, &[(scenario.topic.clone(), 1)]);
+        let specs = scenario.topic_specs();
+        let mut names = Vec::with_capacity(specs.len());
+        for spec in &specs {
+            names.push((spec.name.clone(), spec.partitions));
+        }
+        let topics = Topics::new(scenario.seed, &names);
+        let assignments = assign_replicas(scenario, &specs)?;
         let mut partitions = VecMap::new();
         for tp in topics.partitions() {
+            let replicas = &assignments[usize::from(tp.topic)][usize::from(tp.partition)];
             let registration =
                 PartitionRegistration::new(replicas.clone(), replicas.first().copied());
             partitions.insert(tp, registration);
         }
-        let min_isr = vec![config.min_insync_replicas; topics.topics.len()];
+        let mut min_isr = Vec::with_capacity(specs.len());
+        for spec in &specs {
+            min_isr.push(
+                spec.configs
+                    .min_insync_replicas
+                    .unwrap_or(config.min_insync_replicas),
+            );
+        }
         let mut controller = Controller::new(partitions, min_isr);
+        for (t, spec) in specs.iter().enumerate() {
+            controller.topic_min_isr_set[t] = spec.configs.min_insync_replicas.is_some();
+            controller.topic_unclean[t] = spec.configs.unclean_leader_election_enable;
+        }
         let mut brokers = VecMap::new();
         let mut processes = VecMap::new();
         for id in 1..=scenario.brokers {
@@ -196,12 +213,25 @@ impl Sim {
             brokers.insert(id, Broker::new(id, epoch, topics.partitions()));
             processes.insert(id, Process::running());
         }
-        controller.append(
-            0,
-            "TopicRecord",
-            format!("TopicRecord(name={}) PartitionRecord(partitionId={}, replicas=[{}], isr=[{}], leader={}, leaderEpoch=0, partitionEpoch=0)",
-                scenario.topic, 0, crate::types::Ids(&replicas), crate::types::Ids(&replicas), replicas[0]),
-        );
+        // ReplicationControlManager.createTopic: a TopicRecord, then a PartitionRecord per
+        // partition (written on one line with the TopicRecord for partition 0).
+        for (t, info) in topics.topics.iter().enumerate() {
+            for (p, replicas) in assignments[t].iter().enumerate() {
+                let ids = crate::types::Ids(replicas);
+                let partition = format!("PartitionRecord(partitionId={p}, replicas=[{ids}], isr=[{ids}], leader={}, leaderEpoch=0, partitionEpoch=0)", replicas[0]);
+                let text = if p == 0 {
+                    format!("TopicRecord(name={}) {partition}", info.name)
+                } else {
+                    format!("{} {partition}", info.name)
+                };
+                let kind = if p == 0 {
+                    "TopicRecord"
+                } else {
+                    "PartitionRecord"
+                };
+                controller.append(0, kind, text);
+            }
+        }
         let committed = topics
             .partitions()
             .map(|tp| (tp, RecordChunks::default()))
@@ -266,12 +296,15 @@ impl Sim {
             crate::config::LEADER_IMBALANCE_CHECK_INTERVAL_MS,
             Scheduled::Controller(ControllerTimer::PreferredRebalance),
         );
-        sim.emit(Event::TopicCreated {
-            topic: scenario.topic.clone(),
-            replicas,
-            brokers: scenario.brokers,
-            min_insync_replicas: sim.config.min_insync_replicas,
-        });
+        for (t, spec) in specs.iter().enumerate() {
+            sim.emit(Event::TopicCreated {
+                topic: spec.name.clone(),
+                replicas: assignments[t][0].clone(),
+                brokers: scenario.brokers,
+                min_insync_replicas: sim.controller.min_insync_replicas[t],
+                partitions: spec.partitions,
+            });
+        }
         sim.flush_effects();
         Ok(sim)
     }
@@ -284,6 +317,36 @@ impl Sim {
 
     pub fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// The cluster's partitions, topic by topic in creation order.
+    pub fn partitions(&self) -> Vec<TopicPartition> {
+        let mut out = Vec::new();
+        for tp in self.topics.partitions() {
+            out.push(self.topics.name(tp).clone());
+        }
+        out
+    }
+
+    /// The partition the lane view ([`Sim::snapshot`]) and the one-partition read-outs
+    /// show (the first, unless chosen).
+    pub fn view_partition(&self) -> &TopicPartition {
+        self.topics.name(self.view_tp)
+    }
+
+    /// Shows partition `topic`-`partition` in the lane view and the one-partition
+    /// read-outs from now on. The run itself does not change.
+    pub fn set_view_partition(&mut self, topic: &str, partition: u32) -> Result<(), ScenarioError> {
+        match self.topics.find(topic, partition) {
+            Some(tp) => {
+                self.view_tp = tp;
+                Ok(())
+            }
+            None => Err(ScenarioError::new(
+                "partition",
+                format!("no partition {topic}-{partition} in this cluster"),
+            )),
+        }
     }
 
     /// The time of the next event, if any.
@@ -1312,6 +1375,46 @@ impl Sim {
             read,
         });
     }
+}
+
+/// The stream of the replica placer's generator, apart from the simulation's own (so that
+/// placing replicas changes no draw of the run).
+const PLACEMENT_STREAM: u64 = 0x706c_6163_6572_2121;
+
+/// Each topic's replica lists: the scenario's assignment where it gives one, else
+/// StripedReplicaPlacer over the registered brokers with their `broker.rack`
+/// (ReplicationControlManager.createTopic → ClusterControlManager.replicaPlacer), the seed
+/// playing the part of the controller's `Random`.
+fn assign_replicas(
+    scenario: &Scenario,
+    specs: &[crate::scenario::TopicSpec],
+) -> Result<Vec<Vec<Vec<BrokerId>>>, ScenarioError> {
+    let mut usable = Vec::new();
+    for id in 1..=scenario.brokers {
+        usable.push(crate::placement::UsableBroker {
+            id,
+            rack: scenario.rack_of(id).map(str::to_string),
+            fenced: false,
+        });
+    }
+    let mut random = Rng::new(scenario.seed ^ PLACEMENT_STREAM);
+    let mut out = Vec::with_capacity(specs.len());
+    for (t, spec) in specs.iter().enumerate() {
+        if let Some(assignment) = &spec.assignment {
+            out.push(assignment.clone());
+            continue;
+        }
+        let placement = crate::placement::PlacementSpec {
+            start_partition: 0,
+            num_partitions: spec.partitions,
+            num_replicas: i16::try_from(spec.replication_factor).unwrap_or(i16::MAX),
+        };
+        let placed = crate::placement::place(&placement, &usable, &mut random).map_err(|e| {
+            ScenarioError::new(format!("topics[{t}].replication_factor"), e.to_string())
+        })?;
+        out.push(placed);
+    }
+    Ok(out)
 }
 
 impl Endpoint {

@@ -5,10 +5,14 @@
 //! A failure prints `seed=N`; rerun one seed with `WATERMARK_SIM_SEED=N cargo test --test
 //! simulation`. Seeds that once failed are kept in `REGRESSIONS`. A long run can be split:
 //! `WATERMARK_SIM_FIRST=N` starts the range at seed N (the regressions run in every part).
+//! Seeds from 1 000 000 run clusters of several topics and partitions
+//! (`WATERMARK_SIM_CLUSTER_SEEDS`, default 200, of them).
 #![cfg(not(target_arch = "wasm32"))]
 
 use watermark_engine::rng::Rng;
-use watermark_engine::scenario::{AcksOrDefault, ControllerName, Endpoint, ProduceSpec};
+use watermark_engine::scenario::{
+    AcksOrDefault, ControllerName, Endpoint, NewTopic, ProduceSpec, TopicConfigs,
+};
 use watermark_engine::types::Acks;
 use watermark_engine::{Action, Config, Scenario, Sim};
 
@@ -25,7 +29,15 @@ const REGRESSIONS: &[u64] = &[
 const FAULT_PHASE_MS: u64 = 90_000;
 const QUIET_PHASE_MS: u64 = 150_000;
 
+/// Seeds at or above this run a cluster (version 2: several topics and partitions, racks,
+/// topic configs, several fetcher threads, writes to every partition); below it, the
+/// one-partition cluster of version 1.
+const CLUSTER_SEEDS_FROM: u64 = 1_000_000;
+
 fn random_scenario(seed: u64) -> Scenario {
+    if seed >= CLUSTER_SEEDS_FROM {
+        return random_cluster(seed);
+    }
     let mut rng = Rng::new(seed ^ 0x5EED_CAFE);
     let brokers = 1 + rng.below_or_equal(4) as u32; // 1..=5
     let rf = 1 + rng.below_or_equal(u64::from(brokers - 1)) as u32;
@@ -49,7 +61,70 @@ fn random_scenario(seed: u64) -> Scenario {
     }
 }
 
-fn random_action(rng: &mut Rng, brokers: u32, n: &mut u32) -> Action {
+/// A random cluster: 2..=6 brokers in up to 3 racks, 1..=3 topics of 1..=4 partitions, each
+/// placed by StripedReplicaPlacer (replication factor 1..=3) or assigned by hand, topic
+/// configs now and then, 1..=3 fetcher threads per leader.
+fn random_cluster(seed: u64) -> Scenario {
+    let mut rng = Rng::new(seed ^ 0xC1A5_7E55);
+    let brokers = 2 + rng.below_or_equal(4) as u32; // 2..=6
+    let mut scenario = random_scenario(seed - CLUSTER_SEEDS_FROM);
+    scenario.version = 2;
+    scenario.brokers = brokers;
+    scenario.replication_factor = None;
+    scenario.config.num_replica_fetchers = 1 + rng.below_or_equal(2) as u32;
+    scenario.config.min_insync_replicas = 1 + rng.below_or_equal(1) as u32;
+    let racks = rng.below_or_equal(3) as u32; // 0: no racks
+    if racks > 0 {
+        for b in 1..=brokers {
+            scenario.racks.insert(b, format!("zone-{}", b % racks));
+        }
+    }
+    let topics = 1 + rng.below_or_equal(2);
+    for t in 0..topics {
+        let partitions = 1 + rng.below_or_equal(3) as u32;
+        let rf = 1 + rng.below_or_equal(u64::from(brokers.min(3) - 1)) as u32;
+        let mut topic = NewTopic {
+            name: format!("t{t}"),
+            partitions: Some(partitions),
+            replication_factor: Some(rf),
+            assignment: None,
+            configs: TopicConfigs::default(),
+        };
+        if rng.below_or_equal(3) == 0 {
+            // By hand: consecutive brokers from a random first one.
+            let first = rng.below_or_equal(u64::from(brokers - 1)) as u32;
+            let lists = (0..partitions)
+                .map(|p| (0..rf).map(|r| 1 + (first + p + r) % brokers).collect())
+                .collect();
+            topic.partitions = None;
+            topic.replication_factor = None;
+            topic.assignment = Some(lists);
+        }
+        if rng.below_or_equal(3) == 0 {
+            let min = 1 + rng.below_or_equal(u64::from(rf - 1)) as u32;
+            topic.configs.min_insync_replicas = Some(min);
+        }
+        if rng.below_or_equal(5) == 0 {
+            topic.configs.unclean_leader_election_enable = Some(rng.below_or_equal(1) == 0);
+        }
+        scenario.topics.push(topic);
+    }
+    scenario
+}
+
+/// Where a produce or consume goes: a random partition of a random topic (clusters), or the
+/// one partition.
+fn random_target(rng: &mut Rng, scenario: &Scenario) -> (Option<String>, Option<u32>) {
+    if scenario.version < 2 {
+        return (None, None);
+    }
+    let topic = &scenario.topics[rng.below_or_equal(scenario.topics.len() as u64 - 1) as usize];
+    let partition = rng.below_or_equal(u64::from(topic.partition_count() - 1)) as u32;
+    (Some(topic.name.clone()), Some(partition))
+}
+
+fn random_action(rng: &mut Rng, scenario: &Scenario, n: &mut u32) -> Action {
+    let brokers = scenario.brokers;
     let b = 1 + rng.below_or_equal(u64::from(brokers - 1)) as u32;
     let other = 1 + rng.below_or_equal(u64::from(brokers - 1)) as u32;
     let endpoint = |x: u32| Endpoint::Broker(x);
@@ -61,20 +136,26 @@ fn random_action(rng: &mut Rng, brokers: u32, n: &mut u32) -> Action {
                 1 => Acks::One,
                 _ => Acks::All,
             };
-            Action::Produce(ProduceSpec {
+            let mut spec = ProduceSpec {
                 acks: AcksOrDefault(acks),
                 prefix: Some(format!("s{n}-")),
                 count: Some(1 + rng.below_or_equal(3) as u32),
                 one_by_one: rng.below_or_equal(1) == 0,
                 ..ProduceSpec::default()
-            })
+            };
+            (spec.topic, spec.partition) = random_target(rng, scenario);
+            Action::Produce(spec)
         }
-        40..=45 => Action::Consume {
-            max_records: None,
-            from_beginning: rng.below_or_equal(3) == 0,
-            topic: None,
-            partition: None,
-        },
+        40..=45 => {
+            let from_beginning = rng.below_or_equal(3) == 0;
+            let (topic, partition) = random_target(rng, scenario);
+            Action::Consume {
+                max_records: None,
+                from_beginning,
+                topic,
+                partition,
+            }
+        }
         46..=51 => Action::Freeze { broker: b },
         52..=59 => Action::Thaw { broker: b },
         60..=63 => Action::Kill { broker: b },
@@ -159,7 +240,7 @@ fn run_phases(seed: u64, sim: &mut Sim) -> Result<(), String> {
     // Fault phase.
     while t < FAULT_PHASE_MS {
         t += 1 + rng.below_or_equal(3_000);
-        let action = random_action(&mut rng, scenario.brokers, &mut n);
+        let action = random_action(&mut rng, &scenario, &mut n);
         sim.advance_to(t);
         let mut actions = vec![action];
         if lag_rng.below_or_equal(24) == 0 {
@@ -202,24 +283,48 @@ fn run_phases(seed: u64, sim: &mut Sim) -> Result<(), String> {
             .map_err(|e| e.to_string())?;
     }
     sim.advance_to(t + 60_000);
-    if sim.snapshot().controller.leader.is_none() {
+    let partitions = sim.partitions();
+    let leaderless = partitions.iter().any(|tp| {
+        sim.set_view_partition(&tp.topic, tp.partition).is_ok()
+            && sim.snapshot().controller.leader.is_none()
+    });
+    if leaderless {
         // Offline with no eligible replica: what an operator would do.
         sim.apply_now(&Action::ElectUnclean)
             .map_err(|e| e.to_string())?;
     }
     sim.advance_to(t + 70_000);
-    sim.apply_now(&Action::Produce(ProduceSpec {
-        acks: AcksOrDefault(Acks::All),
-        values: vec!["quiet".into()],
-        ..ProduceSpec::default()
-    }))
-    .map_err(|e| e.to_string())?;
+    for tp in &partitions {
+        let (topic, partition) = if scenario.version < 2 {
+            (None, None)
+        } else {
+            (Some(tp.topic.clone()), Some(tp.partition))
+        };
+        sim.apply_now(&Action::Produce(ProduceSpec {
+            acks: AcksOrDefault(Acks::All),
+            values: vec!["quiet".into()],
+            topic,
+            partition,
+            ..ProduceSpec::default()
+        }))
+        .map_err(|e| e.to_string())?;
+    }
     sim.advance_to(t + QUIET_PHASE_MS);
     if !sim.violations().is_empty() {
         return Err(format!("{:?}", sim.violations()));
     }
-    // Convergence, as the view model shows it.
-    let snap = sim.snapshot();
+    // Convergence of every partition, as the view model shows it.
+    for tp in &partitions {
+        sim.set_view_partition(&tp.topic, tp.partition)
+            .map_err(|e| e.to_string())?;
+        converged(&sim.snapshot()).map_err(|e| format!("{tp}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// One partition converged: a leader, every replica in the ISR, HW = LEO everywhere, the
+/// same records on every replica.
+fn converged(snap: &watermark_engine::snapshot::Snapshot) -> Result<(), String> {
     let p = &snap.controller;
     let leader = p
         .leader
@@ -286,10 +391,16 @@ fn random_faults_keep_invariants_and_converge() {
                 .ok()
                 .and_then(|s| s.parse().ok())
                 .unwrap_or(500u64);
+            let clusters = std::env::var("WATERMARK_SIM_CLUSTER_SEEDS")
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(200u64);
+            let cluster_first = CLUSTER_SEEDS_FROM + first;
             REGRESSIONS
                 .iter()
                 .copied()
                 .chain(first..first.saturating_add(count))
+                .chain(cluster_first..cluster_first.saturating_add(clusters))
                 .collect()
         }
     };
