@@ -174,6 +174,18 @@ impl Locals {
         }
     }
 
+    /// The topics `topics` (name, partition count), no effects yet.
+    pub fn with_topics(config: Config, topics: &[(&str, u32)], next_request_id: u64) -> Locals {
+        let mut names = Vec::new();
+        for (name, count) in topics {
+            names.push((name.to_string(), *count));
+        }
+        Locals {
+            topics: Topics::new(0, &names),
+            ..Locals::new(config, "t", next_request_id)
+        }
+    }
+
     pub fn ctx(&mut self, now: TimeMs) -> Ctx<'_> {
         Ctx {
             now,

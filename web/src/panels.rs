@@ -995,7 +995,7 @@ pub fn Simplifications() -> impl IntoView {
         <details class="simplifications">
             <summary>"What this simulation simplifies"</summary>
             <ul>
-                <li>"One partition. The KRaft controller is one always-available node with a latency; its Raft quorum is not shown."</li>
+                <li>"The picture shows one partition: a shared cluster's first. The KRaft controller is one always-available node with a latency; its Raft quorum is not shown."</li>
                 <li>"Clients always know the current leader, as if their metadata refreshed instantly."</li>
                 <li>"The idempotent producer has id 0, epoch 0 at once (no InitProducerId); its producer state never expires."</li>
                 <li>"No segments or retention: the log start offset stays 0. A follower fetch carries at most 1 000 records."</li>

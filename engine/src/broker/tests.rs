@@ -1344,3 +1344,268 @@ mod driven_alone {
         assert_eq!(n.timer(BrokerTimer::Register), [], "registered: no more");
     }
 }
+
+/// A broker with several partitions, driven alone: the fetcher threads (one Fetch per thread
+/// with every partition it fetches, partitions spread over `num.replica.fetchers` threads
+/// by AbstractFetcherManager.getFetcherId), the leader's DelayedFetch over the partitions
+/// of a request, and DefaultAlterPartitionManager batching the ISR changes of several
+/// partitions into one request. Expectations from Kafka's rules as the code states them.
+mod many_partitions {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::controller::Controller;
+    use crate::effect::{Effect, Locals, Scheduled};
+    use crate::log::BatchProducer;
+    use crate::metadata::{MetadataImage, PartitionRegistration};
+    use crate::types::{Acks, TimeMs};
+    use crate::Config;
+
+    const T0: Tp = Tp {
+        topic: 0,
+        partition: 0,
+    };
+    const T1: Tp = Tp {
+        topic: 0,
+        partition: 1,
+    };
+
+    /// Topic "t" with partitions 0 and 1, both with replicas [1, 2, 3] led by broker 1, on
+    /// brokers 1..=3 (epochs 0, 1, 2).
+    fn image() -> MetadataImage {
+        let partitions = [T0, T1]
+            .into_iter()
+            .map(|tp| (tp, PartitionRegistration::new(vec![1, 2, 3], Some(1))))
+            .collect();
+        let mut c = Controller::new(partitions, vec![1]);
+        for id in 1..=3 {
+            c.register_at_start(id);
+        }
+        c.append(0, "TopicRecord", String::new());
+        c.image()
+    }
+
+    struct Node {
+        broker: Broker,
+        now: TimeMs,
+        locals: Locals,
+    }
+
+    impl Node {
+        /// Broker `id` with `fetchers` fetcher threads per leader, before the cluster forms.
+        fn unformed(id: BrokerId, fetchers: u32) -> Node {
+            let config = Config {
+                num_replica_fetchers: fetchers,
+                ..Config::default()
+            };
+            Node {
+                broker: Broker::new(id, i64::from(id - 1), [T0, T1].into_iter()),
+                now: 0,
+                locals: Locals::with_topics(config, &[("t", 2)], 100),
+            }
+        }
+
+        /// Broker `id` formed at time 0 from `image()` (its effects taken).
+        fn formed(id: BrokerId, fetchers: u32) -> Node {
+            let mut n = Node::unformed(id, fetchers);
+            n.run(|b, ctx| b.form(ctx, Arc::new(image())));
+            n
+        }
+
+        fn run(&mut self, f: impl FnOnce(&mut Broker, &mut Ctx<'_>)) -> Vec<Effect> {
+            let mut ctx = self.locals.ctx(self.now);
+            f(&mut self.broker, &mut ctx);
+            self.locals.take()
+        }
+
+        /// The Fetch requests among `effects`: (leader, fetcher id, partitions).
+        fn fetches(effects: &[Effect]) -> Vec<(BrokerId, u32, Vec<Tp>)> {
+            let mut out = vec![];
+            for e in effects {
+                if let Effect::Send {
+                    to: crate::types::Node::Broker(to),
+                    payload:
+                        Payload::Fetch {
+                            fetcher_id,
+                            partitions,
+                            ..
+                        },
+                    ..
+                } = e
+                {
+                    out.push((*to, *fetcher_id, partitions.iter().map(|p| p.tp).collect()));
+                }
+            }
+            out
+        }
+
+        /// Fires every SendFetch timer among `effects`, in order; returns what they asked.
+        fn send_fetches(&mut self, effects: &[Effect]) -> Vec<Effect> {
+            let mut out = vec![];
+            for e in effects {
+                if let Effect::SetTimer {
+                    scheduled:
+                        Scheduled::Broker {
+                            timer: t @ BrokerTimer::SendFetch { .. },
+                            ..
+                        },
+                    ..
+                } = e
+                {
+                    let t = t.clone();
+                    out.extend(self.run(|b, ctx| b.on_timer(ctx, t)));
+                }
+            }
+            out
+        }
+    }
+
+    /// AbstractFetcherThread.buildFetch: one thread (num.replica.fetchers=1) fetches both
+    /// partitions from leader 1 in one request.
+    #[test]
+    fn one_thread_fetches_every_partition_in_one_request() {
+        let mut n = Node::unformed(2, 1);
+        let formed = n.run(|b, ctx| b.form(ctx, Arc::new(image())));
+        let sent = n.send_fetches(&formed);
+        assert_eq!(
+            Node::fetches(&sent),
+            [(1, 0, vec![T0, T1])],
+            "ReplicaFetcherThread-0-1 carries t-0 and t-1 in one Fetch"
+        );
+        let threads: Vec<_> = n.broker.fetcher.threads.keys().copied().collect();
+        assert_eq!(threads, [(1, 0)]);
+    }
+
+    /// AbstractFetcherManager.getFetcherId: `Utils.abs(31 * "t".hashCode() + partition) %
+    /// 2`; "t".hashCode() is 116, so t-0 → 3596 % 2 = 0 and t-1 → 3597 % 2 = 1: two threads,
+    /// ReplicaFetcherThread-0-1 and ReplicaFetcherThread-1-1, each with one partition.
+    #[test]
+    fn two_fetcher_threads_split_the_partitions_by_fetcher_id() {
+        let mut n = Node::unformed(2, 2);
+        let formed = n.run(|b, ctx| b.form(ctx, Arc::new(image())));
+        let sent = n.send_fetches(&formed);
+        assert_eq!(Node::fetches(&sent), [(1, 0, vec![T0]), (1, 1, vec![T1])]);
+        let threads: Vec<_> = n.broker.fetcher.threads.keys().copied().collect();
+        assert_eq!(threads, [(1, 0), (1, 1)]);
+    }
+
+    /// ReplicaManager.fetchMessages → DelayedFetch: a fetch of both partitions with nothing
+    /// new waits in the purgatory as one request; records appended to t-1 complete it after
+    /// the produce is handled (addCompletePurgatoryAction), with t-1's records and t-0's
+    /// empty answer in one response.
+    #[test]
+    fn a_held_fetch_of_two_partitions_completes_when_either_gets_records() {
+        let mut n = Node::formed(1, 1);
+        n.now = 1_000;
+        let fetch = Payload::Fetch {
+            fetch_id: 7,
+            fetcher_id: 0,
+            replica_id: 2,
+            broker_epoch: 1,
+            partitions: [T0, T1]
+                .into_iter()
+                .map(|tp| FetchPartition {
+                    tp,
+                    fetch_offset: 0,
+                    log_start_offset: 0,
+                    current_leader_epoch: 0,
+                    last_fetched_epoch: None,
+                })
+                .collect(),
+        };
+        let held = n.run(|b, ctx| b.on_message(ctx, crate::types::Node::Broker(2), fetch));
+        assert!(
+            Node::fetches(&held).is_empty()
+                && !held.iter().any(|e| matches!(e, Effect::Send { .. })),
+            "nothing to answer yet: {held:?}"
+        );
+        assert_eq!(n.broker.delayed_fetches.len(), 1);
+        assert_eq!(n.broker.delayed_fetches[0].partitions.len(), 2);
+        n.now = 1_100;
+        let produce = Payload::Produce {
+            request_id: 9,
+            tp: T1,
+            acks: Acks::One,
+            values: vec!["x".into()],
+            timeout_ms: 30_000,
+            producer: BatchProducer::default(),
+        };
+        let effects = n.run(|b, ctx| b.on_message(ctx, crate::client::PRODUCER, produce));
+        let sends: Vec<&Payload> = effects
+            .iter()
+            .filter_map(|e| match e {
+                Effect::Send { payload, .. } => Some(payload),
+                _ => None,
+            })
+            .collect();
+        assert!(
+            matches!(sends[0], Payload::ProduceResponse { request_id: 9, .. }),
+            "the produce is answered first: {sends:?}"
+        );
+        match sends[1] {
+            Payload::FetchResponse {
+                fetch_id: 7,
+                partitions,
+            } => {
+                assert_eq!(partitions.len(), 2);
+                assert_eq!((partitions[0].tp, partitions[0].records.len()), (T0, 0));
+                assert_eq!((partitions[1].tp, partitions[1].records.len()), (T1, 1));
+            }
+            other => panic!("expected the held fetch's answer, got {other:?}"),
+        }
+        assert!(n.broker.delayed_fetches.is_empty());
+    }
+
+    /// DefaultAlterPartitionManager.maybePropagateIsrChanges: the ISR shrinks of both
+    /// partitions (follower 3 silent past replica.lag.time.max.ms) go in one AlterPartition
+    /// request; the second partition's proposal is not refused because the first's waits.
+    #[test]
+    fn the_isr_changes_of_two_partitions_go_in_one_request() {
+        let mut n = Node::formed(1, 1);
+        n.now = 40_000;
+        let effects = n.run(|b, ctx| b.on_timer(ctx, BrokerTimer::IsrExpiration { generation: 0 }));
+        let requests: Vec<Vec<Tp>> = effects
+            .iter()
+            .filter_map(|e| match e {
+                Effect::Send {
+                    payload: Payload::AlterPartition { partitions, .. },
+                    ..
+                } => Some(partitions.iter().map(|p| p.tp).collect()),
+                _ => None,
+            })
+            .collect();
+        // The first proposal goes at once; the second waits for the request in flight.
+        assert_eq!(requests, [vec![T0]]);
+        assert_eq!(
+            n.broker.alter_partition.unsent.len(),
+            2,
+            "both proposals wait"
+        );
+        // The answer to the first sends the second in the next request.
+        let request_id = n.broker.alter_partition.in_flight.expect("in flight");
+        let answer = Payload::AlterPartitionResponse {
+            request_id,
+            top_error: ErrorCode::NONE,
+            partitions: vec![crate::network::AlterPartitionResult {
+                tp: T0,
+                error: ErrorCode::NONE,
+                leader: Some(1),
+                leader_epoch: 0,
+                partition_epoch: 1,
+                isr: vec![1],
+            }],
+        };
+        let effects = n.run(|b, ctx| b.on_message(ctx, crate::types::Node::Controller, answer));
+        let next: Vec<Vec<Tp>> = effects
+            .iter()
+            .filter_map(|e| match e {
+                Effect::Send {
+                    payload: Payload::AlterPartition { partitions, .. },
+                    ..
+                } => Some(partitions.iter().map(|p| p.tp).collect()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(next, [vec![T1]]);
+    }
+}
