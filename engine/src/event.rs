@@ -1275,6 +1275,8 @@ pub enum Tool {
     HighWatermarkCheckpoints,
     /// `kafka-dump-log.sh` of one broker's segment.
     DumpLog,
+    /// `jstack <pid> | grep ReplicaFetcherThread` on each broker.
+    FetcherThreads,
 }
 
 /// Why committed records are gone.

@@ -543,6 +543,33 @@ impl ReplicaFetcher {
         }
     }
 
+    /// The fetcher threads that have partitions on a broker whose replicas are `partitions`
+    /// (ReplicaFetcherManager.fetcherThreadMap after `shutdownIdleFetcherThreads`): one per
+    /// (leader, fetcher id) among the followers that fetch, in order.
+    pub(crate) fn live_threads(
+        topics: &crate::metadata::Topics,
+        config: &crate::config::Config,
+        partitions: &VecMap<Tp, Partition>,
+    ) -> Vec<ThreadKey> {
+        let fetchers = config.num_replica_fetchers.max(1);
+        let mut out: Vec<ThreadKey> = Vec::new();
+        for (tp, p) in partitions {
+            let Role::Follower(f) = &p.role else { continue };
+            let Some(leader) = f.leader.filter(|_| !f.failed) else {
+                continue;
+            };
+            let name = topics.name(*tp);
+            let key = (
+                leader,
+                crate::hashing::fetcher_id(&name.topic, name.partition, fetchers),
+            );
+            if let Err(at) = out.binary_search(&key) {
+                out.insert(at, key);
+            }
+        }
+        out
+    }
+
     /// The process ended: its fetcher threads are gone.
     pub(crate) fn lose_threads(&mut self) {
         self.threads = VecMap::new();

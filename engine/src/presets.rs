@@ -18,6 +18,10 @@ pub const PRESETS: &[Preset] = &[
         json: include_str!("../presets/acks-walkthrough.json"),
     },
     Preset {
+        name: "fetcher-threads",
+        json: include_str!("../presets/fetcher-threads.json"),
+    },
+    Preset {
         name: "frozen-follower",
         json: include_str!("../presets/frozen-follower.json"),
     },

@@ -417,6 +417,9 @@ pub enum Action {
     Epochs,
     /// Every broker's replication-offset-checkpoint.
     Checkpoints,
+    /// Each broker's replica fetcher threads, as `jstack <pid> | grep ReplicaFetcherThread`
+    /// lists them (article 000, example 1-1).
+    FetcherThreads,
     /// `kafka-dump-log.sh --print-data-log` for one broker.
     DumpLog {
         broker: BrokerId,
@@ -469,6 +472,7 @@ impl Clone for Action {
             Action::Offsets => Action::Offsets,
             Action::Epochs => Action::Epochs,
             Action::Checkpoints => Action::Checkpoints,
+            Action::FetcherThreads => Action::FetcherThreads,
             Action::CancelProduce => Action::CancelProduce,
         }
     }
@@ -600,6 +604,7 @@ impl Action {
             | Action::Offsets
             | Action::Epochs
             | Action::Checkpoints
+            | Action::FetcherThreads
             | Action::CancelProduce => {}
         }
         Ok(())

@@ -594,6 +594,7 @@ pub(crate) const ACTIONS: &[&str] = &[
     "offsets",
     "epochs",
     "checkpoints",
+    "fetcher_threads",
     "dump_log",
     "note",
     "cancel_produce",
@@ -765,6 +766,7 @@ fn timed_action(path: &str, v: &Value) -> R<TimedAction> {
         "offsets" => Action::Offsets,
         "epochs" => Action::Epochs,
         "checkpoints" => Action::Checkpoints,
+        "fetcher_threads" => Action::FetcherThreads,
         "cancel_produce" => Action::CancelProduce,
         other => {
             return Err(fail(
@@ -949,6 +951,7 @@ impl Writer {
             Action::Offsets => ("offsets", None),
             Action::Epochs => ("epochs", None),
             Action::Checkpoints => ("checkpoints", None),
+            Action::FetcherThreads => ("fetcher_threads", None),
             Action::DumpLog { broker } => ("dump_log", Some(*broker)),
             Action::Note { .. } => ("note", None),
             Action::CancelProduce => ("cancel_produce", None),

@@ -1208,6 +1208,47 @@ impl Sim {
                     self.emit_tool_output(Tool::HighWatermarkCheckpoints, None, line);
                 }
             }
+            Action::FetcherThreads => {
+                for b in self.brokers.values() {
+                    let up = self.processes[&b.id].is_up();
+                    let threads = if up {
+                        crate::fetcher::ReplicaFetcher::live_threads(
+                            &self.topics,
+                            &self.config,
+                            &b.partitions,
+                        )
+                    } else {
+                        Vec::new()
+                    };
+                    let mut line = format!("broker {}:", b.id);
+                    for (leader, fetcher_id) in &threads {
+                        line.push_str(&format!(" \"ReplicaFetcherThread-{fetcher_id}-{leader}\""));
+                    }
+                    if !up {
+                        line.push_str(" (no process)");
+                    } else if threads.is_empty() {
+                        // The article's note on a broker without one: what it leads.
+                        let mut led = Vec::new();
+                        for (tp, p) in &b.partitions {
+                            if matches!(p.role, crate::partition::Role::Leader(_)) {
+                                led.push(self.topics.name(*tp).to_string());
+                            }
+                        }
+                        match led.len() {
+                            0 => line.push_str(" (none)"),
+                            1..=3 => {
+                                line.push_str(&format!(" (none: leader of {})", led.join(", ")))
+                            }
+                            n => line.push_str(&format!(" (none: leader of {n} partitions)")),
+                        }
+                    }
+                    self.effects.push(Effect::Emit(Event::ToolOutput {
+                        tool: Tool::FetcherThreads,
+                        broker: Some(b.id),
+                        line,
+                    }));
+                }
+            }
             Action::DumpLog { broker } => {
                 let tp = self.view_tp;
                 let log = self.brokers.get(broker).map(|b| b.log(tp));

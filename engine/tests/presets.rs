@@ -65,6 +65,27 @@ fn waited_ms(line: &str) -> u64 {
 }
 
 #[test]
+fn fetcher_threads_match_article_000_example_1_1() {
+    let r = run("fetcher-threads");
+    // "broker 2: "ReplicaFetcherThread-0-1" / broker 3: "ReplicaFetcherThread-0-1" /
+    // broker 1: (none: leader of rep-0)": one thread per leader and fetcher id on each
+    // follower, none on the leader.
+    r.assert_line(1000, 1000, "broker 2: \"ReplicaFetcherThread-0-1\"");
+    r.assert_line(1000, 1000, "broker 3: \"ReplicaFetcherThread-0-1\"");
+    r.assert_line(1000, 1000, "broker 1: (none: leader of rep-0)");
+    // After the leader moves to broker 2, the follower's thread is named for its new leader
+    // (ReplicaFetcherManager.createFetcherThread: ReplicaFetcherThread-{fetcherId}-{leader}).
+    r.assert_line(
+        6000,
+        6000,
+        "Topic: rep Partition: 0 Leader: 2 Replicas: 1,2,3 Isr: 2,3 Elr: LastKnownElr:",
+    );
+    r.assert_line(6000, 6000, "broker 3: \"ReplicaFetcherThread-0-2\"");
+    r.assert_line(6000, 6000, "broker 2: (none: leader of rep-0)");
+    r.assert_line(6000, 6000, "broker 1: (no process)");
+}
+
+#[test]
 fn frozen_follower_matches_article_000_example_1_2() {
     let r = run("frozen-follower");
     // "=== 3. write 10 records with acks=all / rep:0:10"

@@ -68,6 +68,7 @@ fn covered(a: &Action) {
         | Action::Offsets
         | Action::Epochs
         | Action::Checkpoints
+        | Action::FetcherThreads
         | Action::CancelProduce
         | Action::DumpLog { .. }
         | Action::Note { .. } => {}
@@ -98,7 +99,8 @@ fn every_action() -> Value {
         {"at": 19, "action": "checkpoints"},
         {"at": 20, "action": "dump_log", "broker": 1},
         {"at": 21, "action": "note", "text": "# a caption"},
-        {"at": 22, "action": "cancel_produce"}
+        {"at": 22, "action": "cancel_produce"},
+        {"at": 23, "action": "fetcher_threads"}
     ])
 }
 
@@ -182,7 +184,7 @@ fn every_version_2_field_reads_as_serde_reads_it() {
         ("rep", 0, None)
     );
     let first = s.first_topic();
-    let targets: Vec<_> = s.timeline[23..]
+    let targets: Vec<_> = s.timeline[24..]
         .iter()
         .map(|a| a.action.target(first))
         .collect();
@@ -209,7 +211,7 @@ fn every_version_2_field_reads_as_serde_reads_it() {
 #[test]
 fn every_action_and_field_reads_as_serde_reads_it() {
     let s = same(&full_scenario().to_string()).expect("valid");
-    assert_eq!(s.timeline.len(), 23);
+    assert_eq!(s.timeline.len(), 24);
     for a in &s.timeline {
         covered(&a.action);
     }
@@ -218,7 +220,7 @@ fn every_action_and_field_reads_as_serde_reads_it() {
         .iter()
         .map(|a| serde_json::to_value(&a.action).unwrap()["action"].to_string())
         .collect();
-    assert_eq!(kinds.len(), 21, "one of each action: {kinds:?}");
+    assert_eq!(kinds.len(), 22, "one of each action: {kinds:?}");
     assert_eq!(s.expect.len(), 2);
     assert_eq!(s.expect[0].lost, Some([1, 2]));
     // Written back and read again.
@@ -582,7 +584,7 @@ fn version_2_errors_name_the_field_and_range() {
     assert_eq!(
         set("/topics/1/assignment", json!([[1, 2, 3]])),
         is(
-            "timeline[27].partition",
+            "timeline[28].partition",
             "partition must be one of 0..=0 (topic move has 1), got 1"
         )
     );
@@ -674,38 +676,38 @@ fn version_2_errors_name_the_field_and_range() {
     );
     // Produce and consume targets: a topic of the scenario, one of its partitions.
     assert_eq!(
-        set("/timeline/23/topic", json!("nope")),
+        set("/timeline/24/topic", json!("nope")),
         is(
-            "timeline[23].topic",
+            "timeline[24].topic",
             "topic must be one of the scenario's topics, got \"nope\""
         )
     );
     assert_eq!(
-        set("/timeline/23/partition", json!(6)),
+        set("/timeline/24/partition", json!(6)),
         is(
-            "timeline[23].partition",
+            "timeline[24].partition",
             "partition must be one of 0..=5 (topic orders has 6), got 6"
         )
     );
     assert_eq!(
-        set("/timeline/27/partition", json!(2)),
+        set("/timeline/28/partition", json!(2)),
         is(
-            "timeline[27].partition",
+            "timeline[28].partition",
             "partition must be one of 0..=1 (topic move has 2), got 2"
         )
     );
     // Without a topic, the first topic's partitions.
     assert_eq!(
-        set("/timeline/25/partition", json!(6)),
+        set("/timeline/26/partition", json!(6)),
         is(
-            "timeline[25].partition",
+            "timeline[26].partition",
             "partition must be one of 0..=5 (topic orders has 6), got 6"
         )
     );
     assert_eq!(
-        set("/timeline/24/partition", json!(-1)),
+        set("/timeline/25/partition", json!(-1)),
         is(
-            "timeline[24].partition",
+            "timeline[25].partition",
             "invalid value: integer `-1`, expected u32"
         )
     );

@@ -17,6 +17,7 @@ export const MAX_INFLATED_BYTES = 1 << 20;
 /** Every preset's name and its topic, in the order the page lists them. */
 export const PRESET_TOPICS = {
   "acks-walkthrough": "rep",
+  "fetcher-threads": "rep",
   "frozen-follower": "rep",
   "min-isr-3": "strict",
   "diverged-truncation": "div",

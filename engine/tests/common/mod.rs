@@ -9,6 +9,10 @@ pub const GOLDEN: &[(&str, &str)] = &[
         include_str!("../golden/acks-walkthrough.txt"),
     ),
     (
+        "fetcher-threads",
+        include_str!("../golden/fetcher-threads.txt"),
+    ),
+    (
         "frozen-follower",
         include_str!("../golden/frozen-follower.txt"),
     ),
