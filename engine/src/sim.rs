@@ -1213,9 +1213,11 @@ impl Sim {
 ///
 /// "Clients always know the current leader" is said here and only here: a real client
 /// learns the leader by a Metadata request (and KRaft brokers serve what the controller
-/// published); the playground hands each client call the controller's view of the
+/// published); the playground hands each client call the controller's view of each
 /// partition's leader (and that broker's log start offset) as it is at that very moment, as
-/// if its metadata were refreshed instantly. No client reads another node.
+/// if its metadata were refreshed instantly: the consumer the leader of the partition it
+/// reads, the producer a lookup of the leader of any partition (its batches go to several).
+/// No client reads another node.
 impl Sim {
     // ---- the clients: the simulator's side ----------------------------------------------
 
@@ -1228,15 +1230,18 @@ impl Sim {
         })
     }
 
+    /// A produce action: its records go to the first partition of the first topic for now
+    /// (the scenario's target comes with issue 14's step 6).
     pub(crate) fn client_produce(&mut self, spec: &ProduceSpec) {
         let mut ctx = node_ctx!(self);
-        self.producer.on_produce(&mut ctx, spec);
+        self.producer.on_produce(&mut ctx, spec, CLIENT_TP);
     }
 
     pub(crate) fn client_timer(&mut self, t: ClientTimer) {
-        let leader = self.controller.partition(CLIENT_TP).leader;
+        let partitions = &self.controller.partitions;
+        let leader_of = |tp: Tp| partitions.get(&tp).and_then(|p| p.leader);
         let mut ctx = node_ctx!(self);
-        self.producer.on_timer(&mut ctx, leader, t);
+        self.producer.on_timer(&mut ctx, &leader_of, t);
     }
 
     pub(crate) fn producer_close_now(&mut self) {
