@@ -426,24 +426,29 @@ impl Producer {
     }
 }
 
+/// The consumer, assigned its partitions without a group: as SubscriptionState keeps an
+/// assigned partition's state (TopicPartitionState.position), it keeps a position per
+/// partition, and what it read per partition.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Consumer {
-    /// The next offset to read; None until the first read.
-    pub position: Option<u64>,
-    /// What the consumer read: offset → (leader epoch, value).
-    pub seen: VecMap<u64, (i32, String)>,
+    /// The next offset to read, per partition; a partition has none until its first read.
+    pub positions: VecMap<Tp, u64>,
+    /// What the consumer read, per partition: offset → (leader epoch, value).
+    pub seen: VecMap<Tp, VecMap<u64, (i32, String)>>,
     pub requests: VecMap<u64, ConsumerRequest>,
 }
 
 /// A consumer fetch waiting for its response.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConsumerRequest {
+    /// The partition it reads.
+    pub tp: Tp,
     pub max_records: u32,
     /// The broker it went to.
     pub target: BrokerId,
 }
 
-/// Most records the consumer remembers.
+/// Most records the consumer remembers, over all its partitions.
 pub const MAX_SEEN: usize = 100_000;
 
 /// The producer's handlers: each takes the [`Ctx`] and touches only the producer's state.
@@ -988,30 +993,33 @@ impl Producer {
 }
 
 impl Consumer {
-    /// KafkaConsumer.poll, once: one Fetch to the leader it is told of, from its position (the
-    /// log start offset before the first read, as auto.offset.reset=earliest).
+    /// KafkaConsumer.poll of partition `tp`, once: one Fetch to the partition's leader it is
+    /// told of, from the partition's position (the log start offset before its first read, as
+    /// auto.offset.reset=earliest). `from_beginning`: seekToBeginning of that partition.
     pub(crate) fn on_consume(
         &mut self,
         ctx: &mut Ctx,
         leader: Option<PartitionLeader>,
         max_records: Option<u32>,
         from_beginning: bool,
+        tp: Tp,
     ) {
         if from_beginning {
-            self.position = None;
+            self.positions.remove(&tp);
         }
         let Some(leader) = leader else {
             ctx.emit(Event::ConsumerLeaderNotAvailable {
-                tp: ctx.tp_name(CLIENT_TP),
+                tp: ctx.tp_name(tp),
             });
             return;
         };
-        let offset = self.position.unwrap_or(leader.log_start_offset);
+        let offset = self.position(tp).unwrap_or(leader.log_start_offset);
         let request_id = ctx.next_request_id();
         let max = max_records.unwrap_or(500);
         self.requests.insert(
             request_id,
             ConsumerRequest {
+                tp,
                 max_records: max,
                 target: leader.broker,
             },
@@ -1020,7 +1028,7 @@ impl Consumer {
             CONSUMER,
             Node::Broker(leader.broker),
             Payload::ConsumerFetch {
-                tp: CLIENT_TP,
+                tp,
                 request_id,
                 offset,
                 max_records: max,
@@ -1031,6 +1039,11 @@ impl Consumer {
     /// Whether `request_id` is a fetch the consumer still waits for.
     pub(crate) fn awaits(&self, request_id: u64) -> bool {
         self.requests.contains_key(&request_id)
+    }
+
+    /// The position of partition `tp` (SubscriptionState.position): None until its first read.
+    pub fn position(&self, tp: Tp) -> Option<u64> {
+        self.positions.get(&tp).copied()
     }
 
     /// A message to the consumer: the answer to its fetch, or the reset of its connection.
@@ -1045,42 +1058,64 @@ impl Consumer {
             }
             Payload::ConsumerFetchResponse {
                 request_id,
+                tp,
                 error,
                 records,
                 high_watermark,
                 log_end_offset,
                 ..
             } => {
-                if self.requests.remove(&request_id).is_none() {
+                let Some(request) = self.requests.remove(&request_id) else {
                     return;
-                }
-                self.on_fetch_response(ctx, error, records, high_watermark, log_end_offset);
+                };
+                debug_assert_eq!(tp, request.tp, "a fetch is answered for its partition");
+                self.on_fetch_response(
+                    ctx,
+                    request.tp,
+                    error,
+                    records,
+                    high_watermark,
+                    log_end_offset,
+                );
             }
             _ => {}
         }
     }
 
-    /// The answer to the consumer's fetch: the records move its position past the last one;
-    /// OFFSET_OUT_OF_RANGE moves it to the leader's log end.
+    /// The answer to the consumer's fetch of partition `tp`: the records move that partition's
+    /// position past the last one; OFFSET_OUT_OF_RANGE moves it to the leader's log end
+    /// (auto.offset.reset=latest), as SubscriptionState keeps each partition's own.
     fn on_fetch_response(
         &mut self,
         ctx: &mut Ctx,
+        tp: Tp,
         error: ErrorCode,
         records: Vec<crate::record::Record>,
         hw: u64,
         leo: u64,
     ) {
-        let position = self.position.unwrap_or(0);
+        let position = self.position(tp).unwrap_or(0);
         match error {
             ErrorCode::NONE => {
-                for r in &records {
-                    if self.seen.len() < MAX_SEEN || self.seen.contains_key(&r.offset) {
-                        self.seen.insert(r.offset, (r.epoch, r.value.clone()));
+                let mut seen_count = 0;
+                for seen in self.seen.values() {
+                    seen_count += seen.len();
+                }
+                if !records.is_empty() && !self.seen.contains_key(&tp) {
+                    self.seen.insert(tp, VecMap::default());
+                }
+                if let Some(seen) = self.seen.get_mut(&tp) {
+                    for r in &records {
+                        let known = seen.contains_key(&r.offset);
+                        if seen_count < MAX_SEEN || known {
+                            seen.insert(r.offset, (r.epoch, r.value.clone()));
+                            seen_count += usize::from(!known);
+                        }
                     }
                 }
                 if let (Some(first), Some(last)) = (records.first(), records.last()) {
                     let (first_offset, last_offset) = (first.offset, last.offset);
-                    self.position = Some(last_offset + 1);
+                    self.positions.insert(tp, last_offset + 1);
                     // The values moved out of the records (no copy of them).
                     let mut values = Vec::with_capacity(records.len());
                     for r in records {
@@ -1093,7 +1128,7 @@ impl Consumer {
                         position: last_offset + 1,
                     });
                 } else {
-                    self.position = Some(position);
+                    self.positions.insert(tp, position);
                     ctx.emit(Event::ConsumerNoRecords {
                         high_watermark: hw,
                         position,
@@ -1102,11 +1137,14 @@ impl Consumer {
             }
             ErrorCode::OFFSET_OUT_OF_RANGE => {
                 // The first and last offsets read at or past the log end (no Vec of them).
-                let mut gone = self.seen.range(leo..).map(|(o, _)| *o);
-                let first_gone = gone.next();
-                let last_gone = gone.next_back().or(first_gone);
+                let (mut first_gone, mut last_gone) = (None, None);
+                if let Some(seen) = self.seen.get(&tp) {
+                    let mut gone = seen.range(leo..).map(|(o, _)| *o);
+                    first_gone = gone.next();
+                    last_gone = gone.next_back().or(first_gone);
+                }
                 let gone = first_gone.zip(last_gone);
-                self.position = Some(leo);
+                self.positions.insert(tp, leo);
                 ctx.emit(Event::ConsumerOffsetOutOfRange {
                     position,
                     log_end_offset: leo,
@@ -1307,7 +1345,7 @@ mod tests {
         // auto.offset.reset=earliest: with no position, the consumer starts at the log start.
         let mut h = harness();
         let mut c = Consumer::default();
-        c.on_consume(&mut h.ctx(0), None, None, false);
+        c.on_consume(&mut h.ctx(0), None, None, false, TP0);
         assert_eq!(
             h.take(),
             vec![Effect::Emit(Event::ConsumerLeaderNotAvailable {
@@ -1319,7 +1357,7 @@ mod tests {
             broker: 3,
             log_start_offset: 7,
         };
-        c.on_consume(&mut h.ctx(0), Some(leader), Some(2), false);
+        c.on_consume(&mut h.ctx(0), Some(leader), Some(2), false, TP0);
         assert_eq!(
             h.take(),
             vec![Effect::Send {
@@ -1342,13 +1380,12 @@ mod tests {
         // FetcherTest.testFetchNormal: the records of the response are returned in order and
         // the position moves to the offset after the last one.
         let mut h = harness();
-        let mut c = Consumer {
-            position: Some(3),
-            ..Consumer::default()
-        };
+        let mut c = Consumer::default();
+        c.positions.insert(TP0, 3);
         c.requests.insert(
             9,
             ConsumerRequest {
+                tp: TP0,
                 max_records: 500,
                 target: 1,
             },
@@ -1372,8 +1409,8 @@ mod tests {
                 position: 5,
             })]
         );
-        assert_eq!(c.position, Some(5));
-        assert_eq!(c.seen.get(&4), Some(&(3, "y".to_string())));
+        assert_eq!(c.position(TP0), Some(5));
+        assert_eq!(c.seen[&TP0].get(&4), Some(&(3, "y".to_string())));
         assert!(c.requests.is_empty());
         c.on_message(&mut h.ctx(0), response(9));
         assert_eq!(
@@ -1381,7 +1418,7 @@ mod tests {
             vec![],
             "a response it no longer waits for is ignored"
         );
-        assert_eq!(c.position, Some(5));
+        assert_eq!(c.position(TP0), Some(5));
     }
 
     /// A producer with producer id 15, epoch 5 (as TransactionManagerTest's) and one job per
@@ -2004,5 +2041,94 @@ mod tests {
                 last_acked_sequence: -1,
             }
         );
+    }
+
+    #[test]
+    fn the_consumer_keeps_a_position_per_partition() {
+        // SubscriptionState keeps each assigned partition's state (TopicPartitionState
+        // .position): a fetch of one partition moves only its position, OFFSET_OUT_OF_RANGE
+        // resets only that partition (auto.offset.reset=latest), and seekToBeginning is per
+        // partition.
+        let mut h = two_partitions();
+        let mut c = Consumer::default();
+        let leader = |broker| {
+            Some(PartitionLeader {
+                broker,
+                log_start_offset: 0,
+            })
+        };
+        let fetch = |tp, request_id, offset, broker| Effect::Send {
+            from: CONSUMER,
+            to: Node::Broker(broker),
+            payload: Payload::ConsumerFetch {
+                tp,
+                request_id,
+                offset,
+                max_records: 500,
+            },
+        };
+        c.on_consume(&mut h.ctx(0), leader(1), None, false, P0);
+        c.on_consume(&mut h.ctx(0), leader(2), None, false, P1);
+        assert_eq!(h.take(), vec![fetch(P0, 40, 0, 1), fetch(P1, 41, 0, 2)]);
+        assert_eq!(c.requests[&41].tp, P1);
+
+        let response =
+            |request_id, tp, error, records: Vec<Record>, leo| Payload::ConsumerFetchResponse {
+                request_id,
+                tp,
+                error,
+                records,
+                high_watermark: leo,
+                log_start_offset: 0,
+                log_end_offset: leo,
+            };
+        c.on_message(
+            &mut h.ctx(5),
+            response(
+                40,
+                P0,
+                ErrorCode::NONE,
+                vec![record(0, "a"), record(1, "b"), record(2, "c")],
+                3,
+            ),
+        );
+        assert_eq!((c.position(P0), c.position(P1)), (Some(3), None));
+        c.on_message(
+            &mut h.ctx(5),
+            response(41, P1, ErrorCode::NONE, vec![record(0, "x")], 1),
+        );
+        assert_eq!((c.position(P0), c.position(P1)), (Some(3), Some(1)));
+        assert_eq!(c.seen[&P0].get(&2), Some(&(3, "c".to_string())));
+        assert_eq!(c.seen[&P1].get(&0), Some(&(3, "x".to_string())));
+        assert_eq!(
+            c.seen[&P1].len(),
+            1,
+            "offset 0 of each partition is its own"
+        );
+        h.take();
+
+        c.on_consume(&mut h.ctx(10), leader(1), None, false, P0);
+        c.on_consume(&mut h.ctx(10), leader(2), None, false, P1);
+        assert_eq!(h.take(), vec![fetch(P0, 42, 3, 1), fetch(P1, 43, 1, 2)]);
+
+        // Partition 1's leader now ends at 0: only partition 1 moves to its log end.
+        c.on_message(
+            &mut h.ctx(15),
+            response(43, P1, ErrorCode::OFFSET_OUT_OF_RANGE, vec![], 0),
+        );
+        assert_eq!(
+            h.take(),
+            vec![Effect::Emit(Event::ConsumerOffsetOutOfRange {
+                position: 1,
+                log_end_offset: 0,
+                gone: Some((0, 0)),
+            })]
+        );
+        assert_eq!((c.position(P0), c.position(P1)), (Some(3), Some(0)));
+
+        // seekToBeginning of partition 0 leaves partition 1's position.
+        c.on_consume(&mut h.ctx(20), leader(1), None, true, P0);
+        assert_eq!(h.take(), vec![fetch(P0, 44, 0, 1)]);
+        assert_eq!((c.position(P0), c.position(P1)), (None, Some(0)));
     }
 }
