@@ -276,8 +276,10 @@ impl Producer {
     /// the job's partition: a new batch waits while the partition has batches in flight under
     /// a stale producer id or epoch, or while its sequence is unresolved; a retried batch waits
     /// until it is the partition's first in flight (firstInFlightSequence: "This effectively
-    /// reduces our in flight request count to 1"). Another partition's state holds nothing
-    /// back.
+    /// reduces our in flight request count to 1"). Another partition's sequences hold nothing
+    /// back. (Not modelled: Kafka's drainBatchesForOneNode `break`s out of the node's loop at a
+    /// partition that must stop, and its next drain of that node starts there again, so the
+    /// same leader's other partitions wait with it; here each batch is sent on its own.)
     fn should_stop_draining(&self, job: u64) -> bool {
         let Some(j) = self.jobs.get(&job) else {
             return false;
@@ -1777,7 +1779,8 @@ mod tests {
         // .shouldStopDrainBatchesForPartition stops a new batch only while its own partition
         // hasUnresolvedSequence(tp) (SenderTest
         // .testExpiryOfFirstBatchShouldNotCauseUnresolvedSequencesIfFutureBatchesSucceed, with a
-        // second partition on another broker).
+        // second partition on another broker: on the same broker Kafka's drain loop would stop
+        // at partition 0, see `should_stop_draining`).
         let mut h = two_partitions();
         let mut p = producer_on(&[(P0, 1), (P0, 1)]);
         p.jobs[&0].current.as_mut().unwrap().retries_done = 1; // in retry when it expires
@@ -1838,7 +1841,8 @@ mod tests {
         // firstInFlightSequence, and the partition's deque waits behind it
         // (RecordAccumulator.shouldStopDrainBatchesForPartition, drainBatchesForOneNode). The
         // other partition's deque and sequences are its own (SenderTest
-        // .testIdempotenceWithMultipleInflightsRetriedInOrder, with a second partition).
+        // .testIdempotenceWithMultipleInflightsRetriedInOrder, with a second partition on
+        // another broker: on the same broker Kafka's drain loop would stop at partition 0).
         let mut h = two_partitions();
         let mut p = producer_on(&[(P0, 1), (P0, 1)]);
         p.requests.insert(1, 1);
