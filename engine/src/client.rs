@@ -3,11 +3,14 @@
 //! leader below the HW, keeps a position, and notices when an unclean election rewrote what
 //! it had read.
 //!
-//! The idempotent producer (`enable.idempotence`, on by default): a producer id and epoch,
-//! a sequence number per batch assigned once when the batch is first drained, retries of the
+//! The idempotent producer (`enable.idempotence`, on by default): a producer id and epoch
+//! (one per producer), a sequence number per batch assigned once when the batch is first
+//! drained and counted per partition (each partition's TxnPartitionEntry), retries of the
 //! same batch with the same producer id, epoch and base sequence, and the TransactionManager's
-//! rules for OUT_OF_ORDER_SEQUENCE_NUMBER, unresolved sequences and epoch bumps
-//! (clients/.../producer/internals/{TransactionManager,Sender,RecordAccumulator}.java).
+//! rules for OUT_OF_ORDER_SEQUENCE_NUMBER, unresolved sequences and epoch bumps, each on the
+//! batch's partition (clients/.../producer/internals/{TransactionManager,TxnPartitionMap,
+//! TxnPartitionEntry,Sender,RecordAccumulator}.java). Each produce action's batches go to one
+//! partition, which the simulator names.
 //!
 //! Simplifications (said in the UI): clients always know the controller's current leader, as
 //! if their metadata were refreshed instantly (the router below hands it to each call, the
@@ -24,11 +27,14 @@ use crate::producer_state::increment_sequence;
 use crate::record::{NO_PRODUCER_ID, NO_SEQUENCE};
 use crate::scenario::ProduceSpec;
 use crate::types::{Acks, BrokerId, ErrorCode, Node, TimeMs, Tp};
-use crate::vec_map::VecMap;
+use crate::vec_map::{VecMap, VecSet};
 
 /// The node of the producer and the consumer.
 pub const PRODUCER: Node = Node::Client(1);
 pub const CONSUMER: Node = Node::Client(2);
+
+/// The leader a client knows of a partition (its metadata), handed in by the simulator.
+pub(crate) type LeaderOf<'a> = &'a dyn Fn(Tp) -> Option<BrokerId>;
 
 /// The partition the clients write and read: the first partition of the first topic.
 /// (Issue 14's step 6 gives each send and read its own partition, by the partitioner or
@@ -83,6 +89,9 @@ impl Attempt {
 /// One produce action: its batches, sent one after another.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProduceJob {
+    /// The partition its batches go to (ProducerBatch.topicPartition), resolved by the
+    /// simulator when the records were sent.
+    pub tp: Tp,
     pub acks: Acks,
     pub retries: u32,
     /// Whether this produce's batches are idempotent (`Config::idempotence_for`).
@@ -117,28 +126,67 @@ pub struct Producer {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExpiredRequest {
     pub target: BrokerId,
+    /// The batch's partition (ProducerBatch.topicPartition): its response still reaches that
+    /// partition's TxnPartitionEntry.
+    pub tp: Tp,
     /// The batch's ProducerBatch.lastSequence (NO_SEQUENCE without idempotence).
     pub last_sequence: i32,
     /// `attempts < retries` when it expired: the adjustSequenceNumbers of a later failBatch.
     pub retries_left: bool,
 }
 
-/// TransactionManager for a producer without transactional.id, and its TxnPartitionEntry for
-/// the one partition.
+/// TransactionManager for a producer without transactional.id: the producer's id and epoch
+/// (`producerIdAndEpoch`, one per producer), whether and for which partitions an epoch bump
+/// is asked for, and per partition its `TxnPartitionMap` entry and its unresolved sequence
+/// (`partitionsWithUnresolvedSequences`). The batches in flight of a partition
+/// (TxnPartitionEntry.inflightBatchesBySequence) are not stored twice: they are the jobs of
+/// that partition whose batch has a sequence (`Producer::in_flight_sequences`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Idempotence {
     /// NO_PRODUCER_ID until the first idempotent send.
+    pub producer_id: i64,
+    pub producer_epoch: i16,
+    /// epochBumpRequired.
+    pub epoch_bump_required: bool,
+    /// partitionsToRewriteSequences: the partitions that asked for the bump
+    /// (requestEpochBumpForPartition), whose batches in flight the bump rewrites.
+    pub partitions_to_rewrite: VecSet<Tp>,
+    /// txnPartitionMap: TxnPartitionMap.getOrCreate makes an entry at a partition's first
+    /// drained batch.
+    pub partitions: VecMap<Tp, TxnPartitionEntry>,
+    /// partitionsWithUnresolvedSequences: per partition, the sequence after a batch that
+    /// expired after it was sent, so whether the broker has it is unknown.
+    pub unresolved: VecMap<Tp, i32>,
+}
+
+/// TxnPartitionEntry: the sequence state of one partition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TxnPartitionEntry {
+    /// TxnPartitionEntry.producerIdAndEpoch: the id and epoch the partition's sequences count
+    /// under (ProducerIdAndEpoch.NONE when the entry is made). After an epoch bump that did
+    /// not rewrite this partition it is stale (hasStaleProducerIdAndEpoch) until its batches
+    /// in flight are done and the next batch starts its sequences again.
     pub producer_id: i64,
     pub producer_epoch: i16,
     /// TxnPartitionEntry.nextSequence.
     pub next_sequence: i32,
     /// TxnPartitionEntry.lastAckedSequence (NO_LAST_ACKED_SEQUENCE_NUMBER is -1).
     pub last_acked_sequence: i32,
-    /// partitionsWithUnresolvedSequences: the sequence after a batch that expired after it
-    /// was sent, so whether the broker has it is unknown.
-    pub unresolved: Option<i32>,
-    /// epochBumpRequired.
-    pub epoch_bump_required: bool,
+}
+
+/// TxnPartitionEntry.NO_LAST_ACKED_SEQUENCE_NUMBER.
+const NO_LAST_ACKED_SEQUENCE_NUMBER: i32 = -1;
+
+impl Default for TxnPartitionEntry {
+    /// The TxnPartitionEntry constructor.
+    fn default() -> Self {
+        TxnPartitionEntry {
+            producer_id: NO_PRODUCER_ID,
+            producer_epoch: crate::record::NO_PRODUCER_EPOCH,
+            next_sequence: 0,
+            last_acked_sequence: NO_LAST_ACKED_SEQUENCE_NUMBER,
+        }
+    }
 }
 
 impl Default for Idempotence {
@@ -146,117 +194,166 @@ impl Default for Idempotence {
         Idempotence {
             producer_id: NO_PRODUCER_ID,
             producer_epoch: crate::record::NO_PRODUCER_EPOCH,
-            next_sequence: 0,
-            last_acked_sequence: -1,
-            unresolved: None,
             epoch_bump_required: false,
+            partitions_to_rewrite: VecSet::default(),
+            partitions: VecMap::default(),
+            unresolved: VecMap::default(),
         }
     }
 }
 
 impl Idempotence {
-    /// TransactionManager.markSequenceUnresolved for a batch whose last sequence is `last`.
-    fn mark_sequence_unresolved(&mut self, last: i32) {
+    /// The entry of `tp` as TxnPartitionMap.getOrCreate would give it, read only (a partition
+    /// never drained reads as a new entry).
+    pub fn entry(&self, tp: Tp) -> TxnPartitionEntry {
+        self.partitions.get(&tp).copied().unwrap_or_default()
+    }
+
+    /// TxnPartitionMap.getOrCreate.
+    fn entry_mut(&mut self, tp: Tp) -> &mut TxnPartitionEntry {
+        if !self.partitions.contains_key(&tp) {
+            self.partitions.insert(tp, TxnPartitionEntry::default());
+        }
+        &mut self.partitions[&tp]
+    }
+
+    /// TransactionManager.hasStaleProducerIdAndEpoch: the partition's sequences count under
+    /// another producer id or epoch than the producer's.
+    fn has_stale_producer_id_and_epoch(&self, tp: Tp) -> bool {
+        let e = self.entry(tp);
+        (e.producer_id, e.producer_epoch) != (self.producer_id, self.producer_epoch)
+    }
+
+    /// TransactionManager.markSequenceUnresolved for a batch of `tp` whose last sequence is
+    /// `last`.
+    fn mark_sequence_unresolved(&mut self, tp: Tp, last: i32) {
         let next = last.wrapping_add(1);
-        self.unresolved = Some(self.unresolved.map_or(next, |v| v.max(next)));
+        let sequence = self.unresolved.get(&tp).map_or(next, |&v| v.max(next));
+        self.unresolved.insert(tp, sequence);
     }
 
-    /// TransactionManager.isNextSequence.
-    fn is_next_sequence(&self, sequence: i32) -> bool {
-        i64::from(sequence) - i64::from(self.last_acked_sequence) == 1
+    /// TransactionManager.isNextSequence: `sequence` follows the partition's last acked one.
+    fn is_next_sequence(&self, tp: Tp, sequence: i32) -> bool {
+        i64::from(sequence) - i64::from(self.entry(tp).last_acked_sequence) == 1
     }
 
-    /// TransactionManager.canRetry for OUT_OF_ORDER_SEQUENCE_NUMBER (the idempotent
-    /// producer retries it always; it asks for an epoch bump when the gap is real).
-    fn can_retry_out_of_order(&mut self, a: &Attempt) -> bool {
+    /// TransactionManager.handleCompletedBatch → TxnPartitionMap.maybeUpdateLastAckedSequence:
+    /// the partition's last acked sequence only rises (a partition without an entry keeps
+    /// none).
+    fn maybe_update_last_acked_sequence(&mut self, tp: Tp, sequence: i32) {
+        if let Some(e) = self.partitions.get_mut(&tp) {
+            if sequence > e.last_acked_sequence {
+                e.last_acked_sequence = sequence;
+            }
+        }
+    }
+
+    /// TransactionManager.requestEpochBumpForPartition.
+    fn request_epoch_bump_for_partition(&mut self, tp: Tp) {
+        self.epoch_bump_required = true;
+        self.partitions_to_rewrite.insert(tp);
+    }
+
+    /// TransactionManager.canRetry for OUT_OF_ORDER_SEQUENCE_NUMBER on a batch of `tp` (the
+    /// idempotent producer retries it always; it asks for an epoch bump for the partition when
+    /// the gap is real).
+    fn can_retry_out_of_order(&mut self, tp: Tp, a: &Attempt) -> bool {
         let base = a.batch.map_or(NO_SEQUENCE, |b| b.base_sequence);
-        if self.unresolved.is_none() && (a.sequence_reset || !self.is_next_sequence(base)) {
+        let unresolved = self.unresolved.get(&tp).copied();
+        if unresolved.is_none() && (a.sequence_reset || !self.is_next_sequence(tp, base)) {
             return true;
         }
-        if self.unresolved.is_none() || self.unresolved == Some(base) {
-            self.epoch_bump_required = true;
+        // isNextSequenceForUnresolvedPartition.
+        if unresolved.is_none() || unresolved == Some(base) {
+            self.request_epoch_bump_for_partition(tp);
         }
         true
     }
 }
 
 impl Producer {
-    /// RecordAccumulator.shouldStopDrainBatchesForPartition for the job's current batch: a new
-    /// batch waits while a sequence is unresolved; a retried batch waits until it is the first
-    /// in flight ("This effectively reduces our in flight request count to 1").
+    /// RecordAccumulator.shouldStopDrainBatchesForPartition for the job's current batch, on
+    /// the job's partition: a new batch waits while the partition has batches in flight under
+    /// a stale producer id or epoch, or while its sequence is unresolved; a retried batch waits
+    /// until it is the partition's first in flight (firstInFlightSequence: "This effectively
+    /// reduces our in flight request count to 1"). Another partition's sequences hold nothing
+    /// back. (Not modelled: Kafka's drainBatchesForOneNode `break`s out of the node's loop at a
+    /// partition that must stop, and its next drain of that node starts there again, so the
+    /// same leader's other partitions wait with it; here each batch is sent on its own.)
     fn should_stop_draining(&self, job: u64) -> bool {
-        let Some(a) = self.jobs.get(&job).and_then(|j| j.current.as_ref()) else {
+        let Some(j) = self.jobs.get(&job) else {
             return false;
         };
+        let Some(a) = j.current.as_ref() else {
+            return false;
+        };
+        let tp = j.tp;
         match a.batch {
-            None => self.idempotence.unresolved.is_some(),
+            None => {
+                (self.in_flight_sequences(tp).next().is_some()
+                    && self.idempotence.has_stale_producer_id_and_epoch(tp))
+                    || self.idempotence.unresolved.contains_key(&tp)
+            }
             Some(b) => self
-                .in_flight_sequences()
-                .map(|(_, s)| s)
-                .min()
-                .is_some_and(|first| first != b.base_sequence),
+                .first_in_flight(tp)
+                .is_some_and(|first| first.base_sequence != b.base_sequence),
         }
     }
 
     /// RecordAccumulator.drainBatchesForOneNode takes only the head of the partition's deque
     /// and skips the partition while the head backs off; a retried batch goes back to the head
-    /// (reenqueue). Jobs are appended in the order they were produced, so the job's batch
-    /// waits while an older job's batch is in the accumulator (not in flight): waiting,
+    /// (reenqueue). Jobs are appended in the order they were produced and the deques are per
+    /// partition (RecordAccumulator.getOrCreateDeque), so the job's batch waits while an older
+    /// job's batch for the same partition is in the accumulator (not in flight): waiting,
     /// backing off or without a leader.
     fn behind_an_older_batch(&self, job: u64) -> bool {
+        let Some(tp) = self.jobs.get(&job).map(|j| j.tp) else {
+            return false;
+        };
         self.jobs
             .range(..job)
-            .any(|(_, j)| j.current.as_ref().is_some_and(|a| a.request_id.is_none()))
+            .any(|(_, j)| j.tp == tp && j.current.as_ref().is_some_and(|a| a.request_id.is_none()))
     }
 
-    /// The batches with a sequence that are not yet done: TxnPartitionEntry's
-    /// inflightBatchesBySequence (in flight or waiting to be retried).
-    fn in_flight_sequences(&self) -> impl Iterator<Item = (u64, i32)> + '_ {
-        self.jobs.iter().filter_map(|(&id, j)| {
-            let a = j.current.as_ref()?;
-            Some((id, a.batch?.base_sequence))
+    /// The batches of partition `tp` with a sequence that are not yet done: its
+    /// TxnPartitionEntry's inflightBatchesBySequence (in flight or waiting to be retried), as
+    /// (job, the batch's producer id, epoch and base sequence).
+    fn in_flight_sequences(&self, tp: Tp) -> impl Iterator<Item = (u64, BatchProducer)> + '_ {
+        self.jobs.iter().filter_map(move |(&id, j)| {
+            if j.tp != tp {
+                return None;
+            }
+            Some((id, j.current.as_ref()?.batch?))
         })
     }
 
-    /// TransactionManager.maybeResolveSequences and bumpIdempotentEpochAndResetIdIfNeeded,
-    /// run before each send as Sender.runOnce does. Returns the new producer id and epoch
-    /// when the epoch was bumped.
-    fn resolve_and_bump(&mut self) -> Option<(i64, i16)> {
-        if self.idempotence.unresolved.is_some() && self.in_flight_sequences().next().is_none() {
-            if !self
-                .idempotence
-                .is_next_sequence(self.idempotence.next_sequence)
-            {
-                // "No inflight batches remaining ... Going to bump epoch and reset sequence
-                // numbers."
-                self.idempotence.epoch_bump_required = true;
+    /// TxnPartitionEntry.nextBatchBySequence: the first of the partition's batches in flight in
+    /// PRODUCER_BATCH_COMPARATOR's order (producer id, epoch, base sequence).
+    fn first_in_flight(&self, tp: Tp) -> Option<BatchProducer> {
+        let key = |b: &BatchProducer| (b.producer_id, b.producer_epoch, b.base_sequence);
+        let mut first: Option<BatchProducer> = None;
+        for (_, b) in self.in_flight_sequences(tp) {
+            if first.is_none_or(|f| key(&b) < key(&f)) {
+                first = Some(b);
             }
-            self.idempotence.unresolved = None;
         }
-        if !self.idempotence.epoch_bump_required {
-            return None;
-        }
-        let i = &mut self.idempotence;
-        if i.producer_epoch == i16::MAX {
-            // resetIdempotentProducerId, then a new InitProducerId: the next id.
-            i.producer_id += 1;
-            i.producer_epoch = 0;
-        } else {
-            i.producer_epoch += 1;
-        }
-        i.epoch_bump_required = false;
-        i.unresolved = None;
-        i.last_acked_sequence = -1;
-        // startSequencesAtBeginning: the batches in flight get sequences from 0 under the new
-        // epoch, in their sequence order.
+        first
+    }
+
+    /// TxnPartitionEntry.startSequencesAtBeginning for `tp`: the partition's batches in flight
+    /// get sequences from 0 under the producer's id and epoch, in PRODUCER_BATCH_COMPARATOR's
+    /// order (resetSequenceNumbers), and the entry counts on from there under that id and
+    /// epoch with nothing acked.
+    fn start_sequences_at_beginning(&mut self, tp: Tp) {
         // (By insertion: a handful of batches, and no sort instantiated in the wasm for it.)
-        let mut order: Vec<(i32, u64)> = vec![];
-        for (job, seq) in self.in_flight_sequences() {
+        let key = |b: &BatchProducer| (b.producer_id, b.producer_epoch, b.base_sequence);
+        let mut order: Vec<(BatchProducer, u64)> = vec![];
+        for (job, b) in self.in_flight_sequences(tp) {
             let at = order
                 .iter()
-                .position(|&(s, _)| s > seq)
+                .position(|(o, _)| key(o) > key(&b))
                 .unwrap_or(order.len());
-            order.insert(at, (seq, job));
+            order.insert(at, (b, job));
         }
         let (pid, epoch) = (
             self.idempotence.producer_id,
@@ -265,6 +362,7 @@ impl Producer {
         let mut next = 0i32;
         for (_, job) in order {
             if let Some(a) = self.jobs.get_mut(&job).and_then(|j| j.current.as_mut()) {
+                // ProducerBatch.resetProducerState.
                 a.batch = Some(BatchProducer {
                     producer_id: pid,
                     producer_epoch: epoch,
@@ -274,36 +372,93 @@ impl Producer {
                 next = increment_sequence(next, a.values.len() as u32);
             }
         }
-        self.idempotence.next_sequence = next;
-        Some((pid, epoch))
+        *self.idempotence.entry_mut(tp) = TxnPartitionEntry {
+            producer_id: pid,
+            producer_epoch: epoch,
+            next_sequence: next,
+            last_acked_sequence: NO_LAST_ACKED_SEQUENCE_NUMBER,
+        };
+    }
+
+    /// TransactionManager.maybeResolveSequences and bumpIdempotentEpochAndResetIdIfNeeded,
+    /// run before each send as Sender.runOnce does. Returns the new producer id and epoch
+    /// when the epoch was bumped.
+    fn resolve_and_bump(&mut self) -> Option<(i64, i16)> {
+        // maybeResolveSequences: a partition whose batches in flight are all done is resolved
+        // if its last acked sequence is just before its next one, and asks for a bump if not.
+        let mut index = 0;
+        while let Some((&tp, _)) = self.idempotence.unresolved.iter().nth(index) {
+            if self.in_flight_sequences(tp).next().is_some() {
+                index += 1;
+                continue;
+            }
+            let next = self.idempotence.entry(tp).next_sequence;
+            if !self.idempotence.is_next_sequence(tp, next) {
+                // "No inflight batches remaining for {}, ... Going to bump epoch and reset
+                // sequence numbers."
+                self.idempotence.request_epoch_bump_for_partition(tp);
+            }
+            self.idempotence.unresolved.remove(&tp);
+        }
+        if !self.idempotence.epoch_bump_required {
+            return None;
+        }
+        // bumpIdempotentProducerEpoch.
+        let i = &mut self.idempotence;
+        if i.producer_epoch == i16::MAX {
+            // resetIdempotentProducerId, then a new InitProducerId: the next id.
+            i.producer_id += 1;
+            i.producer_epoch = 0;
+        } else {
+            i.producer_epoch += 1;
+        }
+        // "When the epoch is bumped, rewrite all in-flight sequences for the partition(s) that
+        // triggered the epoch bump": the other partitions keep theirs under the old epoch and
+        // start again at 0 with their next new batch, once none is in flight
+        // (RecordAccumulator.drainBatchesForOneNode → maybeUpdateProducerIdAndEpoch).
+        for tp in std::mem::take(&mut self.idempotence.partitions_to_rewrite) {
+            self.start_sequences_at_beginning(tp);
+            self.idempotence.unresolved.remove(&tp);
+        }
+        self.idempotence.epoch_bump_required = false;
+        Some((
+            self.idempotence.producer_id,
+            self.idempotence.producer_epoch,
+        ))
     }
 }
 
+/// The consumer, assigned its partitions without a group: as SubscriptionState keeps an
+/// assigned partition's state (TopicPartitionState.position), it keeps a position per
+/// partition, and what it read per partition.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Consumer {
-    /// The next offset to read; None until the first read.
-    pub position: Option<u64>,
-    /// What the consumer read: offset → (leader epoch, value).
-    pub seen: VecMap<u64, (i32, String)>,
+    /// The next offset to read, per partition; a partition has none until its first read.
+    pub positions: VecMap<Tp, u64>,
+    /// What the consumer read, per partition: offset → (leader epoch, value).
+    pub seen: VecMap<Tp, VecMap<u64, (i32, String)>>,
     pub requests: VecMap<u64, ConsumerRequest>,
 }
 
 /// A consumer fetch waiting for its response.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConsumerRequest {
+    /// The partition it reads.
+    pub tp: Tp,
     pub max_records: u32,
     /// The broker it went to.
     pub target: BrokerId,
 }
 
-/// Most records the consumer remembers.
+/// Most records the consumer remembers, over all its partitions.
 pub const MAX_SEEN: usize = 100_000;
 
 /// The producer's handlers: each takes the [`Ctx`] and touches only the producer's state.
 impl Producer {
-    /// KafkaProducer.send for each record of a produce action: one job, its batches queued
-    /// (one by one or as one batch), and a send at once.
-    pub(crate) fn on_produce(&mut self, ctx: &mut Ctx, spec: &ProduceSpec) {
+    /// KafkaProducer.send for each record of a produce action, to partition `tp`: one job, its
+    /// batches queued in that partition's deque (one by one or as one batch), and a send at
+    /// once.
+    pub(crate) fn on_produce(&mut self, ctx: &mut Ctx, spec: &ProduceSpec, tp: Tp) {
         let acks = spec.acks.0;
         let retries = spec.retries.unwrap_or(ctx.config.retries);
         let idempotent = match ctx.config.idempotence_for(acks, retries) {
@@ -335,6 +490,7 @@ impl Producer {
         self.jobs.insert(
             id,
             ProduceJob {
+                tp,
                 acks,
                 retries,
                 idempotent,
@@ -349,10 +505,11 @@ impl Producer {
         );
     }
 
-    /// One of the producer's timers fired.
-    pub(crate) fn on_timer(&mut self, ctx: &mut Ctx, leader: Option<BrokerId>, t: ClientTimer) {
+    /// One of the producer's timers fired. `leader_of` is the leader the producer knows of a
+    /// partition (its metadata).
+    pub(crate) fn on_timer(&mut self, ctx: &mut Ctx, leader_of: LeaderOf<'_>, t: ClientTimer) {
         match t {
-            ClientTimer::ProducerSend { job } => self.send_batch(ctx, leader, job),
+            ClientTimer::ProducerSend { job } => self.send_batch(ctx, leader_of, job),
             ClientTimer::ProducerRequestTimeout { job, request_id } => {
                 let current = self
                     .jobs
@@ -398,6 +555,7 @@ impl Producer {
         };
         let acks = job.acks;
         let retries = job.retries;
+        let tp = job.tp;
         let Some(attempt) = job.current.take() else {
             return;
         };
@@ -409,6 +567,7 @@ impl Producer {
                     request_id,
                     ExpiredRequest {
                         target,
+                        tp,
                         last_sequence: attempt.last_sequence(),
                         retries_left: attempt.retries_done < retries,
                     },
@@ -417,12 +576,12 @@ impl Producer {
         }
         if attempt.batch.is_some() && attempt.retries_done > 0 {
             let last = attempt.last_sequence();
-            self.idempotence.mark_sequence_unresolved(last);
+            self.idempotence.mark_sequence_unresolved(tp, last);
         }
         // Sender.sendProducerData's message, as Kafka writes it (no space after the colon).
         let outcome = ProduceOutcome::Expired {
             records: attempt.values.len(),
-            tp: ctx.tp_name(CLIENT_TP),
+            tp: ctx.tp_name(tp),
             elapsed_ms: now - attempt.created_ms,
         };
         ctx.metrics.produce_errors += 1;
@@ -447,18 +606,18 @@ impl Producer {
         };
         let idempotent = late.last_sequence != NO_SEQUENCE;
         if error == ErrorCode::NONE {
-            let i = &mut self.idempotence;
-            if idempotent && late.last_sequence > i.last_acked_sequence {
-                i.last_acked_sequence = late.last_sequence;
+            if idempotent {
+                self.idempotence
+                    .maybe_update_last_acked_sequence(late.tp, late.last_sequence);
             }
             ctx.emit(Event::ProduceSucceededAfterExpiry {
-                tp: ctx.tp_name(CLIENT_TP),
+                tp: ctx.tp_name(late.tp),
                 base_offset: base,
             });
         } else if idempotent
             && (error == ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER || late.retries_left)
         {
-            self.idempotence.epoch_bump_required = true;
+            self.idempotence.request_epoch_bump_for_partition(late.tp);
         }
         self.wake(ctx);
     }
@@ -473,7 +632,7 @@ impl Producer {
         }
     }
 
-    fn send_batch(&mut self, ctx: &mut Ctx, leader: Option<BrokerId>, job_id: u64) {
+    fn send_batch(&mut self, ctx: &mut Ctx, leader_of: LeaderOf<'_>, job_id: u64) {
         if let Some((pid, epoch)) = self.resolve_and_bump() {
             // TransactionManager.setProducerIdAndEpoch's log line.
             ctx.emit(Event::ProducerIdSet {
@@ -518,6 +677,7 @@ impl Producer {
         };
         let acks = job.acks;
         let to = job.to;
+        let tp = job.tp;
         let Some(attempt) = job.current.as_mut() else {
             return;
         };
@@ -529,7 +689,8 @@ impl Producer {
             self.expire_batch(ctx, job_id);
             return;
         }
-        let Some(target) = to.or(leader) else {
+        // Sender.sendProducerData: the partition's leader in the producer's metadata.
+        let Some(target) = to.or_else(|| leader_of(tp)) else {
             // No leader in the metadata: the batch waits (not a retry) and metadata is
             // refreshed after retry.backoff.ms.
             let backoff = ctx.config.retry_backoff_ms;
@@ -556,32 +717,18 @@ impl Producer {
         let idempotent = self.jobs[&job_id].idempotent;
         let stop_draining =
             (idempotent && self.should_stop_draining(job_id)) || self.behind_an_older_batch(job_id);
-        let Some(attempt) = self.jobs.get_mut(&job_id).and_then(|j| j.current.as_mut()) else {
-            return;
-        };
         if in_flight_to_target >= max_in_flight || stop_draining {
             if !self.blocked.contains(&job_id) {
                 self.blocked.push(job_id);
             }
             return;
         }
-        if idempotent && attempt.batch.is_none() {
-            let i = &mut self.idempotence;
-            if i.producer_id == NO_PRODUCER_ID {
-                // InitProducerId, simplified: the first id of a new cluster, epoch 0. (Kafka
-                // logs "ProducerId set to 0 with epoch 0" here; the transcript leaves it out
-                // and shows the id on each batch instead.)
-                i.producer_id = 0;
-                i.producer_epoch = 0;
-            }
-            // RecordAccumulator.drain: setProducerState, then incrementSequenceNumber.
-            attempt.batch = Some(BatchProducer {
-                producer_id: i.producer_id,
-                producer_epoch: i.producer_epoch,
-                base_sequence: i.next_sequence,
-            });
-            i.next_sequence = increment_sequence(i.next_sequence, attempt.values.len() as u32);
+        if idempotent {
+            self.set_producer_state(job_id, tp);
         }
+        let Some(attempt) = self.jobs.get_mut(&job_id).and_then(|j| j.current.as_mut()) else {
+            return;
+        };
         let producer = attempt.batch.unwrap_or(BatchProducer::NONE);
         let request_id = ctx.next_request_id();
         attempt.request_id = Some(request_id);
@@ -594,7 +741,7 @@ impl Producer {
             PRODUCER,
             Node::Broker(target),
             Payload::Produce {
-                tp: CLIENT_TP,
+                tp,
                 request_id,
                 acks,
                 values,
@@ -620,6 +767,51 @@ impl Producer {
         }
     }
 
+    /// RecordAccumulator.drainBatchesForOneNode for an idempotent batch drained for the first
+    /// time (one without a sequence; a retried batch keeps its own): the producer id and epoch,
+    /// the partition's next sequence, and the partition's sequence moves on by the record count.
+    fn set_producer_state(&mut self, job_id: u64, tp: Tp) {
+        let unsequenced = self
+            .jobs
+            .get(&job_id)
+            .and_then(|j| j.current.as_ref())
+            .is_some_and(|a| a.batch.is_none());
+        if !unsequenced {
+            return;
+        }
+        let i = &mut self.idempotence;
+        if i.producer_id == NO_PRODUCER_ID {
+            // InitProducerId, simplified: the first id of a new cluster, epoch 0. (Kafka logs
+            // "ProducerId set to 0 with epoch 0" here; the transcript leaves it out and shows
+            // the id on each batch instead.)
+            i.producer_id = 0;
+            i.producer_epoch = 0;
+        }
+        // TransactionManager.maybeUpdateProducerIdAndEpoch: a partition whose sequences count
+        // under a stale id or epoch, with nothing in flight (shouldStopDrainBatchesForPartition
+        // made sure), starts again at 0 under the producer's. A partition's first batch too:
+        // its entry starts with no producer id (TxnPartitionEntry's constructor).
+        if self.idempotence.has_stale_producer_id_and_epoch(tp)
+            && self.in_flight_sequences(tp).next().is_none()
+        {
+            self.start_sequences_at_beginning(tp);
+        }
+        let Some(attempt) = self.jobs.get_mut(&job_id).and_then(|j| j.current.as_mut()) else {
+            return;
+        };
+        let i = &mut self.idempotence;
+        let entry = i.entry_mut(tp);
+        // ProducerBatch.setProducerState with TransactionManager.sequenceNumber(tp), then
+        // incrementSequenceNumber(tp, recordCount).
+        let base_sequence = entry.next_sequence;
+        entry.next_sequence = increment_sequence(base_sequence, attempt.values.len() as u32);
+        attempt.batch = Some(BatchProducer {
+            producer_id: i.producer_id,
+            producer_epoch: i.producer_epoch,
+            base_sequence,
+        });
+    }
+
     fn result(
         &mut self,
         ctx: &mut Ctx,
@@ -633,10 +825,10 @@ impl Producer {
         self.requests.remove(&request_id);
         let backoff = ctx.config.retry_backoff_ms;
         let delivery_timeout = ctx.config.delivery_timeout_ms;
-        let tp = ctx.tp_name(CLIENT_TP);
         let Some(job) = self.jobs.get_mut(&job_id) else {
             return;
         };
+        let tp = job.tp;
         let acks = job.acks;
         let retries = job.retries;
         let Some(attempt) = job.current.as_mut() else {
@@ -668,10 +860,10 @@ impl Producer {
                 },
             };
             job.current = None;
-            // handleCompletedBatch → maybeUpdateLastAckedSequence.
-            let i = &mut self.idempotence;
-            if idempotent && last_sequence > i.last_acked_sequence {
-                i.last_acked_sequence = last_sequence;
+            // handleCompletedBatch → maybeUpdateLastAckedSequence of the batch's partition.
+            if idempotent {
+                self.idempotence
+                    .maybe_update_last_acked_sequence(tp, last_sequence);
             }
             ctx.metrics.produce_ok += 1;
             if acks == Acks::All {
@@ -683,7 +875,7 @@ impl Producer {
             ctx.emit(Event::ProduceResult { acks, outcome });
         } else if retriable && retries_left && in_time {
             if idempotent && out_of_order {
-                self.idempotence.can_retry_out_of_order(attempt);
+                self.idempotence.can_retry_out_of_order(tp, attempt);
             }
             attempt.retries_done += 1;
             attempt.last_error = Some((error, now));
@@ -691,7 +883,7 @@ impl Producer {
             let attempts_left = retries - attempt.retries_done;
             ctx.emit(Event::ProduceRetry {
                 acks,
-                tp,
+                tp: ctx.tp_name(tp),
                 attempts_left,
                 error,
             });
@@ -703,10 +895,11 @@ impl Producer {
             return;
         } else {
             // handleFailedBatch: OutOfOrderSequenceException, or a failure with retries left
-            // (adjustSequenceNumbers), bumps the idempotent producer's epoch; a batch that
-            // exhausted its retries may or may not be in the log, so its sequence stays.
+            // (adjustSequenceNumbers), asks for an epoch bump for the batch's partition
+            // (requestEpochBumpForPartition); a batch that exhausted its retries may or may not
+            // be in the log, so its sequence stays.
             if idempotent && (out_of_order || retries_left) {
-                self.idempotence.epoch_bump_required = true;
+                self.idempotence.request_epoch_bump_for_partition(tp);
             }
             // A NOT_ENOUGH_REPLICAS_AFTER_APPEND batch is on the leader's log at `base`.
             let written_at = match error {
@@ -802,30 +995,33 @@ impl Producer {
 }
 
 impl Consumer {
-    /// KafkaConsumer.poll, once: one Fetch to the leader it is told of, from its position (the
-    /// log start offset before the first read, as auto.offset.reset=earliest).
+    /// KafkaConsumer.poll of partition `tp`, once: one Fetch to the partition's leader it is
+    /// told of, from the partition's position (the log start offset before its first read, as
+    /// auto.offset.reset=earliest). `from_beginning`: seekToBeginning of that partition.
     pub(crate) fn on_consume(
         &mut self,
         ctx: &mut Ctx,
         leader: Option<PartitionLeader>,
         max_records: Option<u32>,
         from_beginning: bool,
+        tp: Tp,
     ) {
         if from_beginning {
-            self.position = None;
+            self.positions.remove(&tp);
         }
         let Some(leader) = leader else {
             ctx.emit(Event::ConsumerLeaderNotAvailable {
-                tp: ctx.tp_name(CLIENT_TP),
+                tp: ctx.tp_name(tp),
             });
             return;
         };
-        let offset = self.position.unwrap_or(leader.log_start_offset);
+        let offset = self.position(tp).unwrap_or(leader.log_start_offset);
         let request_id = ctx.next_request_id();
         let max = max_records.unwrap_or(500);
         self.requests.insert(
             request_id,
             ConsumerRequest {
+                tp,
                 max_records: max,
                 target: leader.broker,
             },
@@ -834,7 +1030,7 @@ impl Consumer {
             CONSUMER,
             Node::Broker(leader.broker),
             Payload::ConsumerFetch {
-                tp: CLIENT_TP,
+                tp,
                 request_id,
                 offset,
                 max_records: max,
@@ -845,6 +1041,11 @@ impl Consumer {
     /// Whether `request_id` is a fetch the consumer still waits for.
     pub(crate) fn awaits(&self, request_id: u64) -> bool {
         self.requests.contains_key(&request_id)
+    }
+
+    /// The position of partition `tp` (SubscriptionState.position): None until its first read.
+    pub fn position(&self, tp: Tp) -> Option<u64> {
+        self.positions.get(&tp).copied()
     }
 
     /// A message to the consumer: the answer to its fetch, or the reset of its connection.
@@ -859,42 +1060,64 @@ impl Consumer {
             }
             Payload::ConsumerFetchResponse {
                 request_id,
+                tp,
                 error,
                 records,
                 high_watermark,
                 log_end_offset,
                 ..
             } => {
-                if self.requests.remove(&request_id).is_none() {
+                let Some(request) = self.requests.remove(&request_id) else {
                     return;
-                }
-                self.on_fetch_response(ctx, error, records, high_watermark, log_end_offset);
+                };
+                debug_assert_eq!(tp, request.tp, "a fetch is answered for its partition");
+                self.on_fetch_response(
+                    ctx,
+                    request.tp,
+                    error,
+                    records,
+                    high_watermark,
+                    log_end_offset,
+                );
             }
             _ => {}
         }
     }
 
-    /// The answer to the consumer's fetch: the records move its position past the last one;
-    /// OFFSET_OUT_OF_RANGE moves it to the leader's log end.
+    /// The answer to the consumer's fetch of partition `tp`: the records move that partition's
+    /// position past the last one; OFFSET_OUT_OF_RANGE moves it to the leader's log end
+    /// (auto.offset.reset=latest), as SubscriptionState keeps each partition's own.
     fn on_fetch_response(
         &mut self,
         ctx: &mut Ctx,
+        tp: Tp,
         error: ErrorCode,
         records: Vec<crate::record::Record>,
         hw: u64,
         leo: u64,
     ) {
-        let position = self.position.unwrap_or(0);
+        let position = self.position(tp).unwrap_or(0);
         match error {
             ErrorCode::NONE => {
-                for r in &records {
-                    if self.seen.len() < MAX_SEEN || self.seen.contains_key(&r.offset) {
-                        self.seen.insert(r.offset, (r.epoch, r.value.clone()));
+                let mut seen_count = 0;
+                for seen in self.seen.values() {
+                    seen_count += seen.len();
+                }
+                if !records.is_empty() && !self.seen.contains_key(&tp) {
+                    self.seen.insert(tp, VecMap::default());
+                }
+                if let Some(seen) = self.seen.get_mut(&tp) {
+                    for r in &records {
+                        let known = seen.contains_key(&r.offset);
+                        if seen_count < MAX_SEEN || known {
+                            seen.insert(r.offset, (r.epoch, r.value.clone()));
+                            seen_count += usize::from(!known);
+                        }
                     }
                 }
                 if let (Some(first), Some(last)) = (records.first(), records.last()) {
                     let (first_offset, last_offset) = (first.offset, last.offset);
-                    self.position = Some(last_offset + 1);
+                    self.positions.insert(tp, last_offset + 1);
                     // The values moved out of the records (no copy of them).
                     let mut values = Vec::with_capacity(records.len());
                     for r in records {
@@ -907,7 +1130,7 @@ impl Consumer {
                         position: last_offset + 1,
                     });
                 } else {
-                    self.position = Some(position);
+                    self.positions.insert(tp, position);
                     ctx.emit(Event::ConsumerNoRecords {
                         high_watermark: hw,
                         position,
@@ -916,11 +1139,14 @@ impl Consumer {
             }
             ErrorCode::OFFSET_OUT_OF_RANGE => {
                 // The first and last offsets read at or past the log end (no Vec of them).
-                let mut gone = self.seen.range(leo..).map(|(o, _)| *o);
-                let first_gone = gone.next();
-                let last_gone = gone.next_back().or(first_gone);
+                let (mut first_gone, mut last_gone) = (None, None);
+                if let Some(seen) = self.seen.get(&tp) {
+                    let mut gone = seen.range(leo..).map(|(o, _)| *o);
+                    first_gone = gone.next();
+                    last_gone = gone.next_back().or(first_gone);
+                }
                 let gone = first_gone.zip(last_gone);
-                self.position = Some(leo);
+                self.positions.insert(tp, leo);
                 ctx.emit(Event::ConsumerOffsetOutOfRange {
                     position,
                     log_end_offset: leo,
@@ -973,12 +1199,12 @@ mod tests {
             values: vec!["a".into(), "b".into()],
             ..ProduceSpec::default()
         };
-        p.on_produce(&mut h.ctx(1_000), &spec);
+        p.on_produce(&mut h.ctx(1_000), &spec, TP0);
         assert_eq!(h.take(), vec![producer_send(0)], "a send at once");
 
         p.on_timer(
             &mut h.ctx(1_000),
-            Some(2),
+            &|_| Some(2),
             ClientTimer::ProducerSend { job: 0 },
         );
         let deadline = 1_000 + request_deadline_ms(&h.config);
@@ -1016,7 +1242,7 @@ mod tests {
         );
         assert_eq!(h.next_request_id, 41);
         assert_eq!(p.requests.get(&40), Some(&0));
-        assert_eq!(p.idempotence.next_sequence, 2);
+        assert_eq!(p.idempotence.entry(TP0).next_sequence, 2);
         let a = p.jobs[&0].current.as_ref().unwrap();
         assert_eq!((a.request_id, a.target), (Some(40), Some(2)));
     }
@@ -1031,11 +1257,11 @@ mod tests {
             values: vec!["a".into()],
             ..ProduceSpec::default()
         };
-        p.on_produce(&mut h.ctx(1_000), &spec);
+        p.on_produce(&mut h.ctx(1_000), &spec, TP0);
         h.take();
         p.on_timer(
             &mut h.ctx(1_000),
-            None,
+            &|_| None,
             ClientTimer::ProducerSend { job: 0 },
         );
         assert_eq!(
@@ -1121,7 +1347,7 @@ mod tests {
         // auto.offset.reset=earliest: with no position, the consumer starts at the log start.
         let mut h = harness();
         let mut c = Consumer::default();
-        c.on_consume(&mut h.ctx(0), None, None, false);
+        c.on_consume(&mut h.ctx(0), None, None, false, TP0);
         assert_eq!(
             h.take(),
             vec![Effect::Emit(Event::ConsumerLeaderNotAvailable {
@@ -1133,7 +1359,7 @@ mod tests {
             broker: 3,
             log_start_offset: 7,
         };
-        c.on_consume(&mut h.ctx(0), Some(leader), Some(2), false);
+        c.on_consume(&mut h.ctx(0), Some(leader), Some(2), false, TP0);
         assert_eq!(
             h.take(),
             vec![Effect::Send {
@@ -1156,13 +1382,12 @@ mod tests {
         // FetcherTest.testFetchNormal: the records of the response are returned in order and
         // the position moves to the offset after the last one.
         let mut h = harness();
-        let mut c = Consumer {
-            position: Some(3),
-            ..Consumer::default()
-        };
+        let mut c = Consumer::default();
+        c.positions.insert(TP0, 3);
         c.requests.insert(
             9,
             ConsumerRequest {
+                tp: TP0,
                 max_records: 500,
                 target: 1,
             },
@@ -1186,8 +1411,8 @@ mod tests {
                 position: 5,
             })]
         );
-        assert_eq!(c.position, Some(5));
-        assert_eq!(c.seen.get(&4), Some(&(3, "y".to_string())));
+        assert_eq!(c.position(TP0), Some(5));
+        assert_eq!(c.seen[&TP0].get(&4), Some(&(3, "y".to_string())));
         assert!(c.requests.is_empty());
         c.on_message(&mut h.ctx(0), response(9));
         assert_eq!(
@@ -1195,21 +1420,35 @@ mod tests {
             vec![],
             "a response it no longer waits for is ignored"
         );
-        assert_eq!(c.position, Some(5));
+        assert_eq!(c.position(TP0), Some(5));
     }
 
     /// A producer with producer id 15, epoch 5 (as TransactionManagerTest's) and one job per
-    /// batch of `counts` records, each with the next sequences (writeIdempotentBatchWithValue).
+    /// batch of `counts` records to the one partition, each with the next sequences
+    /// (writeIdempotentBatchWithValue).
     fn producer(counts: &[usize]) -> Producer {
+        let mut batches = Vec::new();
+        for &n in counts {
+            batches.push((TP0, n));
+        }
+        producer_on(&batches)
+    }
+
+    /// The same with each batch's partition and record count: each partition counts its own
+    /// sequences (TxnPartitionEntry.nextSequence).
+    fn producer_on(batches: &[(Tp, usize)]) -> Producer {
         let mut p = Producer::default();
         p.idempotence.producer_id = 15;
         p.idempotence.producer_epoch = 5;
-        for (job, &n) in counts.iter().enumerate() {
-            let base = p.idempotence.next_sequence;
-            p.idempotence.next_sequence = increment_sequence(base, n as u32);
+        for (job, &(tp, n)) in batches.iter().enumerate() {
+            let entry = p.idempotence.entry_mut(tp);
+            (entry.producer_id, entry.producer_epoch) = (15, 5);
+            let base = entry.next_sequence;
+            entry.next_sequence = increment_sequence(base, n as u32);
             p.jobs.insert(
                 job as u64,
                 ProduceJob {
+                    tp,
                     acks: Acks::All,
                     retries: 5,
                     idempotent: true,
@@ -1234,20 +1473,25 @@ mod tests {
                 },
             );
         }
+        p.next_job = batches.len() as u64;
+        p.next_batch = batches.len() as u64;
         p
     }
 
     /// The batch of `job` times out after it was sent: its sequence is unresolved, and it is
     /// done (handleFailedBatch with adjustSequenceNumbers false).
     fn expire(p: &mut Producer, job: u64) {
+        let tp = p.jobs[&job].tp;
         let last = p.jobs[&job].current.as_ref().unwrap().last_sequence();
-        p.idempotence.mark_sequence_unresolved(last);
+        p.idempotence.mark_sequence_unresolved(tp, last);
         p.jobs.remove(&job);
     }
 
+    /// The batch of `job` is acknowledged (handleCompletedBatch).
     fn complete(p: &mut Producer, job: u64) {
+        let tp = p.jobs[&job].tp;
         let last = p.jobs[&job].current.as_ref().unwrap().last_sequence();
-        p.idempotence.last_acked_sequence = p.idempotence.last_acked_sequence.max(last);
+        p.idempotence.maybe_update_last_acked_sequence(tp, last);
         p.jobs.remove(&job);
     }
 
@@ -1261,14 +1505,17 @@ mod tests {
             None,
             "not while batches are in flight"
         );
-        assert!(p.idempotence.unresolved.is_some());
+        assert!(p.idempotence.unresolved.contains_key(&TP0));
         p.jobs.remove(&1); // fails with a timeout, retries exhausted
         assert_eq!(p.resolve_and_bump(), None);
         complete(&mut p, 2);
         assert_eq!(p.resolve_and_bump(), None, "sequence 2 acked: 3 is next");
-        assert_eq!(p.idempotence.unresolved, None);
+        assert_eq!(p.idempotence.unresolved.get(&TP0), None);
         assert_eq!(
-            (p.idempotence.producer_epoch, p.idempotence.next_sequence),
+            (
+                p.idempotence.producer_epoch,
+                p.idempotence.entry(TP0).next_sequence
+            ),
             (5, 3)
         );
     }
@@ -1280,12 +1527,12 @@ mod tests {
         expire(&mut p, 0);
         complete(&mut p, 1);
         assert_eq!(p.resolve_and_bump(), None);
-        assert!(p.idempotence.unresolved.is_some());
+        assert!(p.idempotence.unresolved.contains_key(&TP0));
         p.jobs.remove(&2);
         assert_eq!(p.resolve_and_bump(), Some((15, 6)));
-        assert_eq!(p.idempotence.unresolved, None);
-        assert_eq!(p.idempotence.next_sequence, 0);
-        assert_eq!(p.idempotence.last_acked_sequence, -1);
+        assert_eq!(p.idempotence.unresolved.get(&TP0), None);
+        assert_eq!(p.idempotence.entry(TP0).next_sequence, 0);
+        assert_eq!(p.idempotence.entry(TP0).last_acked_sequence, -1);
     }
 
     #[test]
@@ -1293,7 +1540,7 @@ mod tests {
         // TxnPartitionEntry.startSequencesAtBeginning, in sequence order.
         let mut p = producer(&[2, 3, 1]);
         p.jobs.remove(&0);
-        p.idempotence.epoch_bump_required = true;
+        p.idempotence.request_epoch_bump_for_partition(TP0);
         assert_eq!(p.resolve_and_bump(), Some((15, 6)));
         let seq = |p: &Producer, j: u64| p.jobs[&j].current.as_ref().unwrap().batch.unwrap();
         assert_eq!(
@@ -1302,7 +1549,7 @@ mod tests {
         );
         assert_eq!(seq(&p, 2).base_sequence, 3);
         assert!(p.jobs[&2].current.as_ref().unwrap().sequence_reset);
-        assert_eq!(p.idempotence.next_sequence, 4);
+        assert_eq!(p.idempotence.entry(TP0).next_sequence, 4);
     }
 
     #[test]
@@ -1328,5 +1575,564 @@ mod tests {
             "not while a sequence is unresolved"
         );
         assert!(!p.should_stop_draining(1), "sequence 1 is now first");
+    }
+
+    // ---- two partitions: each keeps its own sequences (TxnPartitionMap) -----------------
+
+    const P0: Tp = Tp {
+        topic: 0,
+        partition: 0,
+    };
+    const P1: Tp = Tp {
+        topic: 0,
+        partition: 1,
+    };
+
+    /// Topic "t" with two partitions, request ids from 40.
+    fn two_partitions() -> Harness {
+        let mut h = Harness::new(Config::default(), "t", 40);
+        h.topics = crate::metadata::Topics::new(0, &[("t".into(), 2)]);
+        h
+    }
+
+    /// Partition 0 is led by broker 1, partition 1 by broker 2.
+    fn leaders(tp: Tp) -> Option<BrokerId> {
+        match tp.partition {
+            0 => Some(1),
+            1 => Some(2),
+            _ => None,
+        }
+    }
+
+    fn one_record(value: &str) -> ProduceSpec {
+        ProduceSpec {
+            values: vec![value.into()],
+            ..ProduceSpec::default()
+        }
+    }
+
+    /// What a send of a new batch (`batch`, job `job`) asks for at `now`: its expiry timer,
+    /// the Produce to `broker` and its request timeout.
+    fn first_send(
+        h: &Harness,
+        now: TimeMs,
+        (job, batch, request_id): (u64, u64, u64),
+        (tp, broker): (Tp, BrokerId),
+        values: &[&str],
+        producer: BatchProducer,
+    ) -> Vec<Effect> {
+        let mut effects = vec![Effect::SetTimer {
+            at: now + h.config.delivery_timeout_ms,
+            scheduled: Scheduled::Client(ClientTimer::ProducerExpire { job, batch }),
+        }];
+        effects.extend(resend(
+            h,
+            now,
+            (job, request_id),
+            (tp, broker),
+            values,
+            producer,
+        ));
+        effects
+    }
+
+    /// What a send of a batch that exists already asks for: the Produce and its timeout.
+    fn resend(
+        h: &Harness,
+        now: TimeMs,
+        (job, request_id): (u64, u64),
+        (tp, broker): (Tp, BrokerId),
+        values: &[&str],
+        producer: BatchProducer,
+    ) -> Vec<Effect> {
+        vec![
+            Effect::Send {
+                from: PRODUCER,
+                to: Node::Broker(broker),
+                payload: Payload::Produce {
+                    tp,
+                    request_id,
+                    acks: Acks::All,
+                    values: values.iter().map(|v| v.to_string()).collect(),
+                    timeout_ms: h.config.request_timeout_ms,
+                    producer,
+                },
+            },
+            Effect::SetTimer {
+                at: now + request_deadline_ms(&h.config),
+                scheduled: Scheduled::Client(ClientTimer::ProducerRequestTimeout {
+                    job,
+                    request_id,
+                }),
+            },
+        ]
+    }
+
+    fn idempotent(producer_id: i64, producer_epoch: i16, base_sequence: i32) -> BatchProducer {
+        BatchProducer {
+            producer_id,
+            producer_epoch,
+            base_sequence,
+        }
+    }
+
+    /// KafkaProducer.send to `tp` and the send it schedules at once.
+    fn produce_and_send(
+        p: &mut Producer,
+        h: &mut Harness,
+        now: TimeMs,
+        spec: &ProduceSpec,
+        tp: Tp,
+    ) {
+        p.on_produce(&mut h.ctx(now), spec, tp);
+        let job = p.next_job - 1;
+        assert_eq!(
+            h.take(),
+            vec![Effect::SetTimer {
+                at: now,
+                scheduled: Scheduled::Client(ClientTimer::ProducerSend { job }),
+            }]
+        );
+        p.on_timer(&mut h.ctx(now), &leaders, ClientTimer::ProducerSend { job });
+    }
+
+    fn produce_response(request_id: u64, tp: Tp, error: ErrorCode, offset: Option<u64>) -> Payload {
+        Payload::ProduceResponse {
+            request_id,
+            tp,
+            error,
+            base_offset: offset,
+            last_offset: offset,
+        }
+    }
+
+    #[test]
+    fn each_partition_counts_its_own_sequences_from_0() {
+        // TransactionManager.sequenceNumber(tp) is TxnPartitionMap.getOrCreate(tp).nextSequence:
+        // a partition's entry is made at its first drained batch and starts at 0
+        // (TxnPartitionEntry's constructor); incrementSequenceNumber(tp, recordCount) moves
+        // only that partition on (SenderTest
+        // .testEpochBumpOnOutOfOrderSequenceForNextBatchWhenThereIsNoBatchInFlight: "Partition
+        // 1 - State is lazily initialized"). Each batch goes to its own partition's leader.
+        let mut h = two_partitions();
+        let mut p = Producer::default();
+        let two = ProduceSpec {
+            values: vec!["a".into(), "b".into()],
+            ..ProduceSpec::default()
+        };
+        produce_and_send(&mut p, &mut h, 1_000, &two, P0);
+        assert_eq!(
+            h.take(),
+            first_send(
+                &h,
+                1_000,
+                (0, 0, 40),
+                (P0, 1),
+                &["a", "b"],
+                idempotent(0, 0, 0)
+            )
+        );
+        produce_and_send(&mut p, &mut h, 1_000, &one_record("c"), P1);
+        assert_eq!(
+            h.take(),
+            first_send(&h, 1_000, (1, 1, 41), (P1, 2), &["c"], idempotent(0, 0, 0)),
+            "partition 1 starts at 0 too"
+        );
+        produce_and_send(&mut p, &mut h, 1_000, &one_record("d"), P0);
+        assert_eq!(
+            h.take(),
+            first_send(&h, 1_000, (2, 2, 42), (P0, 1), &["d"], idempotent(0, 0, 2)),
+            "partition 0 counts on after its own two records"
+        );
+        let three = ProduceSpec {
+            values: vec!["e".into(), "f".into(), "g".into()],
+            ..ProduceSpec::default()
+        };
+        produce_and_send(&mut p, &mut h, 1_000, &three, P1);
+        assert_eq!(
+            h.take(),
+            first_send(
+                &h,
+                1_000,
+                (3, 3, 43),
+                (P1, 2),
+                &["e", "f", "g"],
+                idempotent(0, 0, 1)
+            ),
+        );
+        assert_eq!(p.idempotence.entry(P0).next_sequence, 3);
+        assert_eq!(p.idempotence.entry(P1).next_sequence, 4);
+
+        // handleCompletedBatch → maybeUpdateLastAckedSequence of the batch's partition only.
+        p.on_message(
+            &mut h.ctx(1_010),
+            produce_response(43, P1, ErrorCode::NONE, Some(7)),
+        );
+        assert_eq!(p.idempotence.entry(P1).last_acked_sequence, 3);
+        assert_eq!(p.idempotence.entry(P0).last_acked_sequence, -1);
+    }
+
+    #[test]
+    fn an_unresolved_sequence_holds_back_only_its_own_partition() {
+        // TransactionManager.markSequenceUnresolved keeps the sequence per partition
+        // (partitionsWithUnresolvedSequences), and RecordAccumulator
+        // .shouldStopDrainBatchesForPartition stops a new batch only while its own partition
+        // hasUnresolvedSequence(tp) (SenderTest
+        // .testExpiryOfFirstBatchShouldNotCauseUnresolvedSequencesIfFutureBatchesSucceed, with a
+        // second partition on another broker: on the same broker Kafka's drain loop would stop
+        // at partition 0, see `should_stop_draining`).
+        let mut h = two_partitions();
+        let mut p = producer_on(&[(P0, 1), (P0, 1)]);
+        p.jobs[&0].current.as_mut().unwrap().retries_done = 1; // in retry when it expires
+        p.requests.insert(0, 0);
+        p.requests.insert(1, 1);
+        let expiry = p.jobs[&0].current.as_ref().unwrap().created_ms + h.config.delivery_timeout_ms;
+        p.on_timer(
+            &mut h.ctx(expiry),
+            &leaders,
+            ClientTimer::ProducerExpire { job: 0, batch: 0 },
+        );
+        h.take();
+        assert_eq!(p.idempotence.unresolved.get(&P0), Some(&1));
+        assert_eq!(p.idempotence.unresolved.get(&P1), None);
+
+        // A new batch for partition 0 waits, with no sequence taken.
+        produce_and_send(&mut p, &mut h, expiry, &one_record("x"), P0);
+        assert_eq!(
+            h.take(),
+            vec![Effect::SetTimer {
+                at: expiry + h.config.delivery_timeout_ms,
+                scheduled: Scheduled::Client(ClientTimer::ProducerExpire { job: 2, batch: 2 }),
+            }]
+        );
+        assert_eq!(p.blocked, vec![2]);
+        assert_eq!(p.jobs[&2].current.as_ref().unwrap().batch, None);
+
+        // Partition 1's batch goes at once, from its own sequence 0 (and the send wakes the
+        // waiting batches to look again: the accumulator's heads changed).
+        produce_and_send(&mut p, &mut h, expiry, &one_record("y"), P1);
+        let mut expected = first_send(
+            &h,
+            expiry,
+            (3, 3, 40),
+            (P1, 2),
+            &["y"],
+            idempotent(15, 5, 0),
+        );
+        expected.push(Effect::SetTimer {
+            at: expiry,
+            scheduled: Scheduled::Client(ClientTimer::ProducerSend { job: 2 }),
+        });
+        assert_eq!(h.take(), expected);
+        p.on_timer(
+            &mut h.ctx(expiry),
+            &leaders,
+            ClientTimer::ProducerSend { job: 2 },
+        );
+        assert_eq!(h.take(), vec![], "partition 0's batch still waits");
+        assert_eq!(p.blocked, vec![2]);
+    }
+
+    #[test]
+    fn an_out_of_order_retry_holds_back_only_its_own_partition() {
+        // TransactionManager.canRetry: OUT_OF_ORDER_SEQUENCE_NUMBER for a batch that is not the
+        // partition's next (its base sequence is not lastAckedSequence(tp) + 1) is retried
+        // without an epoch bump; the retry waits until it is its partition's
+        // firstInFlightSequence, and the partition's deque waits behind it
+        // (RecordAccumulator.shouldStopDrainBatchesForPartition, drainBatchesForOneNode). The
+        // other partition's deque and sequences are its own (SenderTest
+        // .testIdempotenceWithMultipleInflightsRetriedInOrder, with a second partition on
+        // another broker: on the same broker Kafka's drain loop would stop at partition 0).
+        let mut h = two_partitions();
+        let mut p = producer_on(&[(P0, 1), (P0, 1)]);
+        p.requests.insert(1, 1);
+        p.on_message(
+            &mut h.ctx(1_000),
+            produce_response(1, P0, ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER, None),
+        );
+        let backoff = h.config.retry_backoff_ms;
+        assert_eq!(
+            h.take(),
+            vec![
+                Effect::Emit(Event::ProduceRetry {
+                    acks: Acks::All,
+                    tp: h.topics.name(P0).clone(),
+                    attempts_left: 4,
+                    error: ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER,
+                }),
+                Effect::SetTimer {
+                    at: 1_000 + backoff,
+                    scheduled: Scheduled::Client(ClientTimer::ProducerSend { job: 1 }),
+                },
+            ]
+        );
+        assert!(
+            !p.idempotence.epoch_bump_required,
+            "sequence 0 may still land"
+        );
+        let now = 1_000 + backoff;
+        p.on_timer(
+            &mut h.ctx(now),
+            &leaders,
+            ClientTimer::ProducerSend { job: 1 },
+        );
+        assert_eq!(h.take(), vec![], "sequence 1 waits for sequence 0");
+        produce_and_send(&mut p, &mut h, now, &one_record("x"), P0);
+        assert_eq!(
+            h.take(),
+            vec![Effect::SetTimer {
+                at: now + h.config.delivery_timeout_ms,
+                scheduled: Scheduled::Client(ClientTimer::ProducerExpire { job: 2, batch: 2 }),
+            }],
+            "a new batch of partition 0 waits behind the retry"
+        );
+        assert_eq!(p.blocked, vec![1, 2]);
+
+        produce_and_send(&mut p, &mut h, now, &one_record("y"), P1);
+        let mut expected = first_send(&h, now, (3, 3, 40), (P1, 2), &["y"], idempotent(15, 5, 0));
+        for job in [1, 2] {
+            expected.push(Effect::SetTimer {
+                at: now,
+                scheduled: Scheduled::Client(ClientTimer::ProducerSend { job }),
+            });
+        }
+        assert_eq!(h.take(), expected, "partition 1 drains at once");
+        for job in [1, 2] {
+            p.on_timer(&mut h.ctx(now), &leaders, ClientTimer::ProducerSend { job });
+        }
+        assert_eq!(h.take(), vec![], "partition 0's batches still wait");
+        assert_eq!(p.blocked, vec![1, 2]);
+    }
+
+    #[test]
+    fn an_epoch_bump_rewrites_the_partition_that_asked_and_the_others_restart_when_drained() {
+        // TransactionManager.bumpIdempotentProducerEpoch: "rewrite all in-flight sequences
+        // for the partition(s) that triggered the epoch bump" (partitionsToRewriteSequences,
+        // TxnPartitionEntry.startSequencesAtBeginning); another partition keeps its batches in
+        // flight under the old epoch and sequences, its new batches wait while it has any
+        // (shouldStopDrainBatchesForPartition: hasInflightBatches && hasStaleProducerIdAndEpoch),
+        // and its next new batch starts at 0 under the new epoch
+        // (maybeUpdateProducerIdAndEpoch, KAFKA-12152). TransactionManagerTest
+        // .testHealthyPartitionRetriesDuringEpochBump, with OUT_OF_ORDER_SEQUENCE_NUMBER for
+        // the gap as SenderTest.testEpochBumpOnOutOfOrderSequenceForNextBatchWhenBatchInFlightFails.
+        let mut h = two_partitions();
+        let mut p = producer_on(&[(P0, 1), (P0, 1), (P1, 1), (P1, 1)]);
+        for job in [2, 3] {
+            p.jobs[&job].current.as_mut().unwrap().target = Some(2);
+        }
+        complete(&mut p, 0);
+        complete(&mut p, 2);
+        p.requests.insert(1, 1);
+        p.requests.insert(3, 3);
+
+        // Partition 0's sequence 1 follows its acked 0: the gap is real, partition 0 asks for
+        // a bump.
+        p.on_message(
+            &mut h.ctx(1_000),
+            produce_response(1, P0, ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER, None),
+        );
+        h.take();
+        assert!(p.idempotence.epoch_bump_required);
+        let now = 1_000 + h.config.retry_backoff_ms;
+        p.on_timer(
+            &mut h.ctx(now),
+            &leaders,
+            ClientTimer::ProducerSend { job: 1 },
+        );
+        let mut expected = vec![Effect::Emit(Event::ProducerIdSet {
+            producer_id: 15,
+            epoch: 6,
+        })];
+        expected.extend(resend(
+            &h,
+            now,
+            (1, 40),
+            (P0, 1),
+            &["v0"],
+            idempotent(15, 6, 0),
+        ));
+        assert_eq!(
+            h.take(),
+            expected,
+            "partition 0 restarts at 0 under epoch 6"
+        );
+        assert!(p.jobs[&1].current.as_ref().unwrap().sequence_reset);
+        assert_eq!(
+            p.idempotence.entry(P0),
+            TxnPartitionEntry {
+                producer_id: 15,
+                producer_epoch: 6,
+                next_sequence: 1,
+                last_acked_sequence: -1,
+            }
+        );
+        // Partition 1 did not ask: its batch in flight keeps epoch 5, sequence 1.
+        let p1 = p.jobs[&3].current.as_ref().unwrap();
+        assert_eq!(
+            (p1.batch, p1.sequence_reset),
+            (Some(idempotent(15, 5, 1)), false)
+        );
+        assert_eq!(
+            p.idempotence.entry(P1),
+            TxnPartitionEntry {
+                producer_id: 15,
+                producer_epoch: 5,
+                next_sequence: 2,
+                last_acked_sequence: 0,
+            }
+        );
+
+        // A new batch of partition 1 waits while partition 1 has a batch of epoch 5 in flight.
+        produce_and_send(&mut p, &mut h, now, &one_record("z"), P1);
+        assert_eq!(
+            h.take(),
+            vec![Effect::SetTimer {
+                at: now + h.config.delivery_timeout_ms,
+                scheduled: Scheduled::Client(ClientTimer::ProducerExpire { job: 4, batch: 4 }),
+            }]
+        );
+        assert_eq!(p.blocked, vec![4]);
+
+        // Epoch 5's batch is acked (handleCompletedBatch: partition 1's last acked moves on,
+        // still under epoch 5); the waiting batch is woken.
+        p.on_message(
+            &mut h.ctx(now + 5),
+            produce_response(3, P1, ErrorCode::NONE, Some(1)),
+        );
+        assert_eq!(
+            h.take(),
+            vec![
+                Effect::Emit(Event::ProduceResult {
+                    acks: Acks::All,
+                    outcome: ProduceOutcome::Ok {
+                        offsets: Some((1, 1)),
+                        waited_ms: now + 5,
+                    },
+                }),
+                Effect::SetTimer {
+                    at: now + 5,
+                    scheduled: Scheduled::Client(ClientTimer::ProducerSend { job: 3 }),
+                },
+                Effect::SetTimer {
+                    at: now + 5,
+                    scheduled: Scheduled::Client(ClientTimer::ProducerSend { job: 4 }),
+                },
+            ]
+        );
+        assert_eq!(p.idempotence.entry(P1).last_acked_sequence, 1);
+        p.on_timer(
+            &mut h.ctx(now + 5),
+            &leaders,
+            ClientTimer::ProducerSend { job: 3 },
+        );
+        assert_eq!(h.take(), vec![], "job 3 is done");
+        p.on_timer(
+            &mut h.ctx(now + 5),
+            &leaders,
+            ClientTimer::ProducerSend { job: 4 },
+        );
+        assert_eq!(
+            h.take(),
+            resend(&h, now + 5, (4, 41), (P1, 2), &["z"], idempotent(15, 6, 0)),
+            "partition 1's next batch starts at 0 under epoch 6"
+        );
+        assert_eq!(
+            p.idempotence.entry(P1),
+            TxnPartitionEntry {
+                producer_id: 15,
+                producer_epoch: 6,
+                next_sequence: 1,
+                last_acked_sequence: -1,
+            }
+        );
+    }
+
+    #[test]
+    fn the_consumer_keeps_a_position_per_partition() {
+        // SubscriptionState keeps each assigned partition's state (TopicPartitionState
+        // .position): a fetch of one partition moves only its position, OFFSET_OUT_OF_RANGE
+        // resets only that partition (auto.offset.reset=latest), and seekToBeginning is per
+        // partition.
+        let mut h = two_partitions();
+        let mut c = Consumer::default();
+        let leader = |broker| {
+            Some(PartitionLeader {
+                broker,
+                log_start_offset: 0,
+            })
+        };
+        let fetch = |tp, request_id, offset, broker| Effect::Send {
+            from: CONSUMER,
+            to: Node::Broker(broker),
+            payload: Payload::ConsumerFetch {
+                tp,
+                request_id,
+                offset,
+                max_records: 500,
+            },
+        };
+        c.on_consume(&mut h.ctx(0), leader(1), None, false, P0);
+        c.on_consume(&mut h.ctx(0), leader(2), None, false, P1);
+        assert_eq!(h.take(), vec![fetch(P0, 40, 0, 1), fetch(P1, 41, 0, 2)]);
+        assert_eq!(c.requests[&41].tp, P1);
+
+        let response =
+            |request_id, tp, error, records: Vec<Record>, leo| Payload::ConsumerFetchResponse {
+                request_id,
+                tp,
+                error,
+                records,
+                high_watermark: leo,
+                log_start_offset: 0,
+                log_end_offset: leo,
+            };
+        c.on_message(
+            &mut h.ctx(5),
+            response(
+                40,
+                P0,
+                ErrorCode::NONE,
+                vec![record(0, "a"), record(1, "b"), record(2, "c")],
+                3,
+            ),
+        );
+        assert_eq!((c.position(P0), c.position(P1)), (Some(3), None));
+        c.on_message(
+            &mut h.ctx(5),
+            response(41, P1, ErrorCode::NONE, vec![record(0, "x")], 1),
+        );
+        assert_eq!((c.position(P0), c.position(P1)), (Some(3), Some(1)));
+        assert_eq!(c.seen[&P0].get(&2), Some(&(3, "c".to_string())));
+        assert_eq!(c.seen[&P1].get(&0), Some(&(3, "x".to_string())));
+        assert_eq!(
+            c.seen[&P1].len(),
+            1,
+            "offset 0 of each partition is its own"
+        );
+        h.take();
+
+        c.on_consume(&mut h.ctx(10), leader(1), None, false, P0);
+        c.on_consume(&mut h.ctx(10), leader(2), None, false, P1);
+        assert_eq!(h.take(), vec![fetch(P0, 42, 3, 1), fetch(P1, 43, 1, 2)]);
+
+        // Partition 1's leader now ends at 0: only partition 1 moves to its log end.
+        c.on_message(
+            &mut h.ctx(15),
+            response(43, P1, ErrorCode::OFFSET_OUT_OF_RANGE, vec![], 0),
+        );
+        assert_eq!(
+            h.take(),
+            vec![Effect::Emit(Event::ConsumerOffsetOutOfRange {
+                position: 1,
+                log_end_offset: 0,
+                gone: Some((0, 0)),
+            })]
+        );
+        assert_eq!((c.position(P0), c.position(P1)), (Some(3), Some(0)));
+
+        // seekToBeginning of partition 0 leaves partition 1's position.
+        c.on_consume(&mut h.ctx(20), leader(1), None, true, P0);
+        assert_eq!(h.take(), vec![fetch(P0, 44, 0, 1)]);
+        assert_eq!((c.position(P0), c.position(P1)), (None, Some(0)));
     }
 }

@@ -84,9 +84,10 @@ pub struct Sim {
     pub(crate) next_request_id: u64,
     pub(crate) producer: Producer,
     pub(crate) consumer: Consumer,
-    /// The offsets whose rewrite the engine's oracle told the consumer's reader of
-    /// (`Sim::consumer_check_rewritten`): the simulator's memory, not the consumer's.
-    pub(crate) consumer_rewrites_reported: crate::vec_map::VecSet<u64>,
+    /// The offsets (each with its partition) whose rewrite the engine's oracle told the
+    /// consumer's reader of (`Sim::consumer_check_rewritten`): the simulator's memory, not the
+    /// consumer's.
+    pub(crate) consumer_rewrites_reported: crate::vec_map::VecSet<(Tp, u64)>,
     pub(crate) trace: Trace,
     pub(crate) metrics: Metrics,
     /// The scenario's timeline, sorted by time; never changes, so clones share it.
@@ -1318,30 +1319,42 @@ impl Sim {
 ///
 /// "Clients always know the current leader" is said here and only here: a real client
 /// learns the leader by a Metadata request (and KRaft brokers serve what the controller
-/// published); the playground hands each client call the controller's view of the
+/// published); the playground hands each client call the controller's view of each
 /// partition's leader (and that broker's log start offset) as it is at that very moment, as
-/// if its metadata were refreshed instantly. No client reads another node.
+/// if its metadata were refreshed instantly: the consumer the leader of the partition it
+/// reads, the producer a lookup of the leader of any partition (its batches go to several).
+/// No client reads another node.
 impl Sim {
     // ---- the clients: the simulator's side ----------------------------------------------
 
-    /// The controller's view of the partition's leader, now.
-    fn client_leader(&self) -> Option<PartitionLeader> {
-        let broker = self.controller.partition(CLIENT_TP).leader?;
+    /// The controller's view of partition `tp`'s leader, now.
+    fn client_leader(&self, tp: Tp) -> Option<PartitionLeader> {
+        let broker = self.controller.partitions.get(&tp)?.leader?;
+        let log_start_offset = self
+            .brokers
+            .get(&broker)?
+            .partitions
+            .get(&tp)?
+            .log
+            .log_start_offset;
         Some(PartitionLeader {
             broker,
-            log_start_offset: self.brokers[&broker].log(CLIENT_TP).log_start_offset,
+            log_start_offset,
         })
     }
 
+    /// A produce action: its records go to the first partition of the first topic for now
+    /// (the scenario's target comes with issue 14's step 6).
     pub(crate) fn client_produce(&mut self, spec: &ProduceSpec) {
         let mut ctx = node_ctx!(self);
-        self.producer.on_produce(&mut ctx, spec);
+        self.producer.on_produce(&mut ctx, spec, CLIENT_TP);
     }
 
     pub(crate) fn client_timer(&mut self, t: ClientTimer) {
-        let leader = self.controller.partition(CLIENT_TP).leader;
+        let partitions = &self.controller.partitions;
+        let leader_of = |tp: Tp| partitions.get(&tp).and_then(|p| p.leader);
         let mut ctx = node_ctx!(self);
-        self.producer.on_timer(&mut ctx, leader, t);
+        self.producer.on_timer(&mut ctx, &leader_of, t);
     }
 
     pub(crate) fn producer_close_now(&mut self) {
@@ -1349,11 +1362,13 @@ impl Sim {
         self.producer.on_close(&mut ctx);
     }
 
+    /// A consume action: it reads the first partition of the first topic for now.
     pub(crate) fn client_consume(&mut self, max_records: Option<u32>, from_beginning: bool) {
-        let leader = self.client_leader();
+        let tp = CLIENT_TP;
+        let leader = self.client_leader(tp);
         let mut ctx = node_ctx!(self);
         self.consumer
-            .on_consume(&mut ctx, leader, max_records, from_beginning);
+            .on_consume(&mut ctx, leader, max_records, from_beginning, tp);
     }
 
     /// Delivers a message to the client node it was sent to.
@@ -1380,41 +1395,52 @@ impl Sim {
     /// The engine sees every log: it tells the consumer's reader when offsets it already read
     /// now hold other records on the leader (after an unclean election), even though a real
     /// consumer would not notice until it read them again. An observer, not the consumer's
-    /// rule: it reads what the consumer node read (`Consumer::seen`) and the leader's log, and
-    /// remembers what it reported in the simulator (`Sim::consumer_rewrites_reported`).
+    /// rule: it reads what the consumer node read of each partition (`Consumer::seen`) and
+    /// that partition's leader's log, and remembers what it reported in the simulator
+    /// (`Sim::consumer_rewrites_reported`).
     fn consumer_check_rewritten(&mut self) {
-        let Some(leader) = self.controller.partition(CLIENT_TP).leader else {
-            return;
-        };
-        let log = self.brokers[&leader].log(CLIENT_TP);
-        let mut rewritten = vec![];
-        for (&offset, (epoch, value)) in &self.consumer.seen {
-            if self.consumer_rewrites_reported.contains(&offset) {
+        for (&tp, seen) in &self.consumer.seen {
+            let Some(leader) = self.controller.partitions.get(&tp).and_then(|p| p.leader) else {
                 continue;
-            }
-            if let Some(r) = log.record_at(offset) {
-                if r.epoch != *epoch || r.value != *value {
-                    rewritten.push((offset, r.value.clone(), value.clone()));
+            };
+            let Some(partition) = self
+                .brokers
+                .get(&leader)
+                .and_then(|b| b.partitions.get(&tp))
+            else {
+                continue;
+            };
+            let log = &partition.log;
+            let mut rewritten = vec![];
+            for (&offset, (epoch, value)) in seen {
+                if self.consumer_rewrites_reported.contains(&(tp, offset)) {
+                    continue;
+                }
+                if let Some(r) = log.record_at(offset) {
+                    if r.epoch != *epoch || r.value != *value {
+                        rewritten.push((offset, r.value.clone(), value.clone()));
+                    }
                 }
             }
+            if rewritten.is_empty() {
+                continue;
+            }
+            let (first, last) = (rewritten[0].0, rewritten[rewritten.len() - 1].0);
+            // Both lists in one loop (not two Vecs collected).
+            let (mut now, mut read) = (Vec::new(), Vec::new());
+            for (o, n, b) in rewritten {
+                self.consumer_rewrites_reported.insert((tp, o));
+                now.push(n);
+                read.push(b);
+            }
+            let event = Event::ConsumerReadRewritten {
+                first_offset: first,
+                last_offset: last,
+                now,
+                read,
+            };
+            self.effects.push(Effect::Emit(event));
         }
-        if rewritten.is_empty() {
-            return;
-        }
-        let (first, last) = (rewritten[0].0, rewritten[rewritten.len() - 1].0);
-        // Both lists in one loop (not two Vecs collected).
-        let (mut now, mut read) = (Vec::new(), Vec::new());
-        for (o, n, b) in rewritten {
-            self.consumer_rewrites_reported.insert(o);
-            now.push(n);
-            read.push(b);
-        }
-        self.emit(Event::ConsumerReadRewritten {
-            first_offset: first,
-            last_offset: last,
-            now,
-            read,
-        });
     }
 }
 

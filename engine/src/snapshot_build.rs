@@ -201,7 +201,7 @@ impl Sim {
                 }
                 out
             },
-            consumer_position: self.consumer.position,
+            consumer_position: self.consumer.position(tp),
             cut_links: self.network.cut.iter().as_slice().to_vec(),
             // Kept in time order: the recent ones are a suffix.
             arrivals: self.arrivals[self
