@@ -36,14 +36,6 @@ pub const CONSUMER: Node = Node::Client(2);
 /// The leader a client knows of a partition (its metadata), handed in by the simulator.
 pub(crate) type LeaderOf<'a> = &'a dyn Fn(Tp) -> Option<BrokerId>;
 
-/// The partition the clients write and read: the first partition of the first topic.
-/// (Issue 14's step 6 gives each send and read its own partition, by the partitioner or
-/// the partition named.)
-pub const CLIENT_TP: Tp = Tp {
-    topic: 0,
-    partition: 0,
-};
-
 /// Extra time the client waits beyond request.timeout.ms before giving up on its own, so the
 /// broker's REQUEST_TIMED_OUT (from the purgatory) normally arrives first.
 const CLIENT_TIMEOUT_SLACK_MS: u64 = 50;
@@ -1219,7 +1211,7 @@ mod tests {
                     from: PRODUCER,
                     to: Node::Broker(2),
                     payload: Payload::Produce {
-                        tp: CLIENT_TP,
+                        tp: TP0,
                         request_id: 40,
                         acks: Acks::All,
                         values: vec!["a".into(), "b".into()],
@@ -1366,7 +1358,7 @@ mod tests {
                 from: CONSUMER,
                 to: Node::Broker(3),
                 payload: Payload::ConsumerFetch {
-                    tp: CLIENT_TP,
+                    tp: TP0,
                     request_id: 40,
                     offset: 7,
                     max_records: 2,

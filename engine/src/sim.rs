@@ -10,7 +10,7 @@ use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 use crate::broker::Broker;
-use crate::client::{Consumer, PartitionLeader, Producer, CLIENT_TP, CONSUMER, PRODUCER};
+use crate::client::{Consumer, PartitionLeader, Producer, CONSUMER, PRODUCER};
 use crate::config::Config;
 use crate::controller::Controller;
 use crate::effect::{node_ctx, ClientTimer, ControllerTimer, Effect, Observation, Scheduled};
@@ -1036,12 +1036,18 @@ impl Sim {
         action.validate("action", self.brokers.len() as u32)?;
         let now = self.now;
         match action {
-            Action::Produce(spec) => self.client_produce(spec),
+            Action::Produce(spec) => {
+                let tp = self.target(action)?;
+                self.client_produce(spec, tp);
+            }
             Action::Consume {
                 max_records,
                 from_beginning,
                 ..
-            } => self.client_consume(*max_records, *from_beginning),
+            } => {
+                let tp = self.target(action)?;
+                self.client_consume(*max_records, *from_beginning, tp);
+            }
             Action::Freeze { broker } => {
                 let p = &mut self.processes[broker];
                 if p.state == ProcessState::Running {
@@ -1345,9 +1351,22 @@ impl Sim {
 
     /// A produce action: its records go to the first partition of the first topic for now
     /// (the scenario's target comes with issue 14's step 6).
-    pub(crate) fn client_produce(&mut self, spec: &ProduceSpec) {
+    /// The partition a produce or consume names (`topic`, `partition`), or the first
+    /// topic's partition 0.
+    fn target(&self, action: &Action) -> Result<Tp, ScenarioError> {
+        let first = &self.topics.topics[0].name;
+        let (topic, partition) = action.target(first).unwrap_or((first, 0));
+        self.topics.find(topic, partition).ok_or_else(|| {
+            ScenarioError::new(
+                "action.partition",
+                format!("no partition {topic}-{partition} in this cluster"),
+            )
+        })
+    }
+
+    pub(crate) fn client_produce(&mut self, spec: &ProduceSpec, tp: Tp) {
         let mut ctx = node_ctx!(self);
-        self.producer.on_produce(&mut ctx, spec, CLIENT_TP);
+        self.producer.on_produce(&mut ctx, spec, tp);
     }
 
     pub(crate) fn client_timer(&mut self, t: ClientTimer) {
@@ -1363,8 +1382,12 @@ impl Sim {
     }
 
     /// A consume action: it reads the first partition of the first topic for now.
-    pub(crate) fn client_consume(&mut self, max_records: Option<u32>, from_beginning: bool) {
-        let tp = CLIENT_TP;
+    pub(crate) fn client_consume(
+        &mut self,
+        max_records: Option<u32>,
+        from_beginning: bool,
+        tp: Tp,
+    ) {
         let leader = self.client_leader(tp);
         let mut ctx = node_ctx!(self);
         self.consumer
