@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ConfigError;
 
-/// Most brokers a cluster may have (ids 1..=9).
-pub const MAX_BROKERS: u32 = 9;
+/// Most brokers a cluster may have (ids 1..=12; issue 14 sizes clusters up to 12).
+pub const MAX_BROKERS: u32 = 12;
 
 /// `leader.imbalance.check.interval.seconds` (300) in ms: how often the controller looks for
 /// partitions whose leader is not the preferred replica (`auto.leader.rebalance.enable`,

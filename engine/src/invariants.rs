@@ -56,6 +56,13 @@ impl InvariantState {
         processes: &VecMap<BrokerId, Process>,
     ) -> Vec<String> {
         let mut found: Vec<String> = vec![];
+        // Every replica's log, broker by broker (a walk of each broker's partitions, not a
+        // lookup per partition: at 100 partitions on 12 brokers this runs after every event).
+        for b in brokers.values() {
+            for (&tp, part) in &b.partitions {
+                check_log(topics.name(tp), b.id, &part.log, &mut found);
+            }
+        }
         for (&tp, p) in &controller.partitions {
             let name = topics.name(tp);
             self.check_partition(tp, name, p, brokers, processes, &mut found);
@@ -72,27 +79,6 @@ impl InvariantState {
         processes: &VecMap<BrokerId, Process>,
         found: &mut Vec<String>,
     ) {
-        for b in brokers.values() {
-            let log = b.log(tp);
-            let leo = log.log_end_offset();
-            if !(log.log_start_offset <= log.high_watermark && log.high_watermark <= leo) {
-                found.push(format!(
-                    "{name}: broker {}: log start {} ≤ HW {} ≤ LEO {} does not hold",
-                    b.id, log.log_start_offset, log.high_watermark, leo
-                ));
-            }
-            let entries = &log.epoch_cache.entries;
-            if entries
-                .windows(2)
-                .any(|w| w[0].epoch >= w[1].epoch || w[0].start_offset > w[1].start_offset)
-            {
-                found.push(format!(
-                    "{name}: broker {}: leader-epoch-checkpoint is not ordered: {}",
-                    b.id,
-                    log.epoch_cache.checkpoint_line()
-                ));
-            }
-        }
         if let Some(l) = p.leader {
             if !p.isr.contains(&l) {
                 found.push(format!(
@@ -133,50 +119,70 @@ impl InvariantState {
                 p.partition_epoch
             ));
         }
-        self.last_epochs
-            .insert(tp, (p.leader_epoch, p.partition_epoch));
+        if (last_le, last_pe) != (p.leader_epoch, p.partition_epoch) {
+            self.last_epochs
+                .insert(tp, (p.leader_epoch, p.partition_epoch));
+        }
 
-        let mut hw_updates = vec![];
-        let current = (p.leader, p.leader_epoch);
-        for b in brokers.values() {
-            let Role::Leader(l) = b.role(tp) else {
+        // Only the leader the controller recognises: a zombie (cut off, not yet told it was
+        // replaced) keeps a stale view, and its followers have moved on.
+        let Some(leader) = p.leader else { return };
+        let Some(b) = brokers.get(&leader) else {
+            return;
+        };
+        let Some(part) = b.partitions.get(&tp) else {
+            return;
+        };
+        let Role::Leader(l) = &part.role else { return };
+        if l.leader_epoch != p.leader_epoch || !processes[&leader].is_up() {
+            return;
+        }
+        let hw = part.log.high_watermark;
+        let key = (tp, leader, l.leader_epoch);
+        if let Some(&prev) = self.leader_hw.get(&key) {
+            if hw < prev {
+                found.push(format!(
+                    "{name}: leader {leader} HW fell from {prev} to {hw} in leader epoch {}",
+                    l.leader_epoch
+                ));
+            }
+        }
+        for &m in l.isr_state.isr() {
+            let Some(mb) = brokers.get(&m) else {
                 continue;
             };
-            // Only the leader the controller recognises: a zombie (cut off, not yet told it was
-            // replaced) keeps a stale view, and its followers have moved on.
-            if !processes[&b.id].is_up() || current != (Some(b.id), l.leader_epoch) {
+            if processes[&m].disk_lost {
                 continue;
             }
-            let hw = b.log(tp).high_watermark;
-            let key = (tp, b.id, l.leader_epoch);
-            if let Some(&prev) = self.leader_hw.get(&key) {
-                if hw < prev {
-                    found.push(format!(
-                        "{name}: leader {} HW fell from {prev} to {hw} in leader epoch {}",
-                        b.id, l.leader_epoch
-                    ));
-                }
-            }
-            hw_updates.push((key, hw));
-            for &m in l.isr_state.isr() {
-                let Some(mb) = brokers.get(&m) else {
-                    continue;
-                };
-                if processes[&m].disk_lost {
-                    continue;
-                }
-                let member_leo = mb.log(tp).log_end_offset();
-                if member_leo < hw {
-                    found.push(format!(
-                        "{name}: leader {} HW {hw} is above ISR member {m}'s LEO {member_leo}",
-                        b.id
-                    ));
-                }
+            let member_leo = mb.partitions.get(&tp).map_or(0, |x| x.log.log_end_offset());
+            if member_leo < hw {
+                found.push(format!(
+                    "{name}: leader {leader} HW {hw} is above ISR member {m}'s LEO {member_leo}"
+                ));
             }
         }
-        for (k, v) in hw_updates {
-            self.leader_hw.insert(k, v);
-        }
+        self.leader_hw.insert(key, hw);
+    }
+}
+
+/// One replica's log: log start ≤ HW ≤ LEO, and its leader-epoch-checkpoint ordered.
+fn check_log(name: &TopicPartition, broker: BrokerId, log: &ReplicaLog, found: &mut Vec<String>) {
+    let leo = log.log_end_offset();
+    if !(log.log_start_offset <= log.high_watermark && log.high_watermark <= leo) {
+        found.push(format!(
+            "{name}: broker {broker}: log start {} ≤ HW {} ≤ LEO {} does not hold",
+            log.log_start_offset, log.high_watermark, leo
+        ));
+    }
+    let entries = &log.epoch_cache.entries;
+    if entries
+        .windows(2)
+        .any(|w| w[0].epoch >= w[1].epoch || w[0].start_offset > w[1].start_offset)
+    {
+        found.push(format!(
+            "{name}: broker {broker}: leader-epoch-checkpoint is not ordered: {}",
+            log.epoch_cache.checkpoint_line()
+        ));
     }
 }
 

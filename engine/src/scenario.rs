@@ -1134,9 +1134,9 @@ mod tests {
 
     #[test]
     fn errors_name_the_field_and_range() {
-        let e = Scenario::from_json(r#"{"brokers":12}"#).unwrap_err();
+        let e = Scenario::from_json(r#"{"brokers":13}"#).unwrap_err();
         assert_eq!(e.field, "brokers");
-        assert!(e.message.contains("1..=9"));
+        assert!(e.message.contains("1..=12"));
         let e = Scenario::from_json(r#"{"timeline":[{"at":5,"action":"kill","broker":4}]}"#)
             .unwrap_err();
         assert_eq!(e.field, "timeline[0].broker");

@@ -4,7 +4,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-/// A broker's node id (1..=9).
+/// A broker's node id (1..=12).
 pub type BrokerId = u32;
 /// Simulated time in milliseconds since the scenario started.
 pub type TimeMs = u64;

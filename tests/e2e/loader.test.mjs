@@ -136,7 +136,7 @@ test("the loader turns every kind of block into an embed and shows errors in pla
   const texts = await errors.evaluateAll((els) => els.map((e) => e.querySelector("p").textContent));
   assert.match(texts[0], /^Watermark cannot show this scenario: the scenario is not valid JSON \(/);
   assert.ok(await errors.nth(0).locator("#bad-json").isVisible(), "the broken block stays readable");
-  assert.equal(texts[1], "Watermark cannot show this scenario: This link could not be opened (brokers: brokers must be in 1..=9, got 50).");
+  assert.equal(texts[1], "Watermark cannot show this scenario: This link could not be opened (brokers: brokers must be in 1..=12, got 50).");
   assert.equal(texts[2], "Watermark cannot show this scenario: data-watermark is not a Watermark link (#s=w1.…)");
   assert.equal(texts[3], 'Watermark cannot show this scenario: the scenario must be a JSON object ({ "version": 1, … })');
   for (let i = 0; i < 4; i++) assert.equal(await errors.nth(i).getAttribute("role"), "alert");

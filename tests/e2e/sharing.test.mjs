@@ -518,7 +518,7 @@ test("a scenario exported as JSON imports into a fresh page; a bad file is refus
 
   // Bad files: the notice says why, and the scenario stays.
   const bad = [
-    ["brokers.json", '{"brokers": 50}', "Not imported: brokers: brokers must be in 1..=9, got 50"],
+    ["brokers.json", '{"brokers": 50}', "Not imported: brokers: brokers must be in 1..=12, got 50"],
     ["text.json", "hello", "Not imported: scenario: not a valid scenario: expected value at line 1 column 1"],
     ["version.json", '{"version": 7}', /^Not imported: version: /],
   ];
