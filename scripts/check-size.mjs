@@ -61,7 +61,17 @@ import { gzipSync, constants } from "node:zlib";
 // "Issue 13's second session (size)"). So the budget is that total rounded up to the next
 // 0.1 kB, with no room: whatever grows the shipped size now fails here and must pay for
 // itself or say here why not.
-const BUDGET_GZIP_BYTES = 244_900;
+// Issue 14's first session (many topics and partitions) took it to 266.6 kB, measured commit
+// by commit (BENCHMARKS.md, "Issue 14's first session"): partitions keyed in every map and
+// the topics table (+5.6), AlterPartition batched (+0.7), fetcher threads and the
+// DelayedFetch purgatory (+1.9), format version 2 with StripedReplicaPlacer and per-topic
+// configs in Sim::new (+9.6), the fetcher-threads read-out and preset (+1.4), the clients'
+// state per partition (+2.6). It did not pay for itself: the engine now runs what the
+// playground cannot show yet, and issue 14's own "within the size budget of that day"
+// expects the budget to move with it. So the budget is that total rounded up to the next
+// 0.1 kB, again with no room; paying it back is on the issue (a size session before the
+// playground's overview adds its own).
+const BUDGET_GZIP_BYTES = 266_700;
 // The embed loader (web/static/embed.js) is shipped too, but the playground never loads it:
 // documentation pages load it, and it loads the playground in an iframe. So it is not part
 // of the total above; it has a budget of its own, to stay one small script.

@@ -130,7 +130,7 @@ fn damaged_links_fail_with_the_decoders_error() {
     let o = watermark(&["decode", &watermark_engine::share::encode(&bad)]);
     assert!(!o.status.success());
     assert!(
-        stderr(&o).contains("brokers: brokers must be in 1..=9, got 50"),
+        stderr(&o).contains("brokers: brokers must be in 1..=12, got 50"),
         "{}",
         stderr(&o)
     );
@@ -145,11 +145,11 @@ fn bad_files_and_arguments_are_clear_errors() {
         "{}",
         stderr(&o)
     );
-    let file = temp_file("bad.json", r#"{"brokers":12}"#);
+    let file = temp_file("bad.json", r#"{"brokers":13}"#);
     let o = watermark(&["link", file.to_str().expect("UTF-8")]);
     assert!(!o.status.success());
     assert!(
-        stderr(&o).contains("brokers must be in 1..=9, got 12"),
+        stderr(&o).contains("brokers must be in 1..=12, got 13"),
         "{}",
         stderr(&o)
     );
