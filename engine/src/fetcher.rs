@@ -308,15 +308,12 @@ impl ReplicaFetcher {
         key: ThreadKey,
         fetch_id: u64,
     ) {
-        if !self.fail_request(ctx, partitions, key, fetch_id) {
-            return;
-        }
-        ctx.emit(Event::FetchTimedOut {
+        let event = Event::FetchTimedOut {
             broker: host.id,
             leader: Some(key.0),
             replica_socket_timeout_ms: ctx.config.replica_socket_timeout_ms,
-        });
-        self.schedule(ctx, host, key, ctx.config.replica_fetch_backoff_ms);
+        };
+        self.on_request_failed(ctx, host, partitions, key, fetch_id, event);
     }
 
     /// The connection to the leader was reset (its process is gone): the fetch fails as a
@@ -330,13 +327,28 @@ impl ReplicaFetcher {
         key: ThreadKey,
         fetch_id: u64,
     ) {
+        let event = Event::FetchDisconnected {
+            broker: host.id,
+            leader: key.0,
+        };
+        self.on_request_failed(ctx, host, partitions, key, fetch_id, event);
+    }
+
+    /// A request that failed as a whole: its partitions back off, `event` says why, and the
+    /// thread fetches again after replica.fetch.backoff.ms.
+    fn on_request_failed(
+        &mut self,
+        ctx: &mut Ctx,
+        host: &Host,
+        partitions: &mut VecMap<Tp, Partition>,
+        key: ThreadKey,
+        fetch_id: u64,
+        event: Event,
+    ) {
         if !self.fail_request(ctx, partitions, key, fetch_id) {
             return;
         }
-        ctx.emit(Event::FetchDisconnected {
-            broker: host.id,
-            leader: key.0,
-        });
+        ctx.emit(event);
         self.schedule(ctx, host, key, ctx.config.replica_fetch_backoff_ms);
     }
 

@@ -1564,16 +1564,7 @@ mod many_partitions {
         let mut n = Node::formed(1, 1);
         n.now = 40_000;
         let effects = n.run(|b, ctx| b.on_timer(ctx, BrokerTimer::IsrExpiration { generation: 0 }));
-        let requests: Vec<Vec<Tp>> = effects
-            .iter()
-            .filter_map(|e| match e {
-                Effect::Send {
-                    payload: Payload::AlterPartition { partitions, .. },
-                    ..
-                } => Some(partitions.iter().map(|p| p.tp).collect()),
-                _ => None,
-            })
-            .collect();
+        let requests = alter_partition_requests(&effects);
         // The first proposal goes at once; the second waits for the request in flight.
         assert_eq!(requests, [vec![T0]]);
         assert_eq!(
@@ -1596,7 +1587,12 @@ mod many_partitions {
             }],
         };
         let effects = n.run(|b, ctx| b.on_message(ctx, crate::types::Node::Controller, answer));
-        let next: Vec<Vec<Tp>> = effects
+        assert_eq!(alter_partition_requests(&effects), [vec![T1]]);
+    }
+
+    /// The partitions of each AlterPartition request among `effects`.
+    fn alter_partition_requests(effects: &[Effect]) -> Vec<Vec<Tp>> {
+        effects
             .iter()
             .filter_map(|e| match e {
                 Effect::Send {
@@ -1605,7 +1601,6 @@ mod many_partitions {
                 } => Some(partitions.iter().map(|p| p.tp).collect()),
                 _ => None,
             })
-            .collect();
-        assert_eq!(next, [vec![T1]]);
+            .collect()
     }
 }
