@@ -192,7 +192,7 @@ test("a host page drives an embed through postMessage, and the embed leaves the 
   const errors = [
     [{ type: "load", link: "w9.AAAA" }, /^version: the link's format "w9" is not one this build reads/],
     [{ type: "load", link: "w1.!!!!" }, /^encoding: character 1 of the link is not base64url$/],
-    [{ type: "load", scenario: { brokers: 50 } }, /^brokers: brokers must be in 1\.\.=9, got 50$/],
+    [{ type: "load", scenario: { brokers: 50 } }, /^brokers: brokers must be in 1\.\.=12, got 50$/],
     [{ type: "load" }, /^load needs link \(a w1\. payload\) or scenario/],
     [{ type: "seek", time_ms: "soon" }, /^seek needs time_ms/],
     [{ type: "rewind" }, /^unknown message type: use play, pause, seek or load$/],

@@ -339,7 +339,7 @@ test("a damaged, oversized, hostile or out-of-range link opens the default scena
       new RegExp(`\\(link: the scenario in the link is \\d+ characters long; the limit is ${MAX_LINK_CHARS}\\)`),
     ],
     ["a zip bomb", bomb, /\(compression: the scenario inflates to more than 1048576 bytes\)/],
-    ["50 brokers", encodeScenario({ brokers: 50 }), /\(brokers: brokers must be in 1\.\.=9, got 50\)/],
+    ["50 brokers", encodeScenario({ brokers: 50 }), /\(brokers: brokers must be in 1\.\.=12, got 50\)/],
     ["not JSON", packBytes("not json"), /\(scenario: not a valid scenario: /],
   ];
   for (const [what, payload, reason] of cases) {
