@@ -7,9 +7,6 @@
 //! `>>>` is a shift of the same bits as a `u32`. Each value a test expects comes from Kafka's
 //! own tests or is worked by hand in the test's comments.
 
-// Wired into the fetcher threads and the producer by issue 14's steps 4 and 6 (docs/clusters.md); until then only its tests use it.
-#![cfg_attr(not(test), allow(dead_code))]
-
 /// Utils.murmur2: the 32-bit murmur2 hash of `data`, with Kafka's seed `0x9747b28c`.
 pub(crate) fn murmur2(data: &[u8]) -> i32 {
     let length = data.len();

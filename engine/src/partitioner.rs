@@ -30,7 +30,8 @@
 //!
 //! Randomness comes from [`RandomInt`], the engine's seeded generator in a simulation.
 
-// Wired into the fetcher threads and the producer by issue 14's steps 4 and 6 (docs/clusters.md); until then only its tests use it.
+// Wired into the producer by issue 14's step 6 (docs/clusters.md: keys and keyless records);
+// until then only its tests use it.
 #![cfg_attr(not(test), allow(dead_code))]
 
 use std::fmt;

@@ -17,7 +17,8 @@
 //! placements hold here literally. For that the port draws in Kafka's order, including the
 //! order in which Kafka's `HashMap` of racks hands the racks out ([`java_hash_map_order`]).
 
-// Wired into the controller by issue 14's step 3 (docs/clusters.md); until then only its tests use it.
+// Sim::new places topics with it; a few accessors (BrokerList::size, RackList::rack_names and
+// the names they read) exist for the tests transcribed from Kafka's, as Kafka's do.
 #![cfg_attr(not(test), allow(dead_code))]
 
 use std::cmp::Ordering;
