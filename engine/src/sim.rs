@@ -1196,8 +1196,18 @@ impl Sim {
                 }
             }
             Action::Offsets => {
-                let line = self.offsets_line();
-                self.emit_tool_output(Tool::GetOffsets, None, line);
+                // kafka-get-offsets.sh without --topic: a line per partition, topic by topic.
+                let topics = self.topics.clone();
+                for tp in topics.partitions() {
+                    let line = crate::describe::offsets_line(
+                        tp,
+                        topics.name(tp),
+                        self.controller.partition(tp),
+                        &self.brokers,
+                        &self.processes,
+                    );
+                    self.emit_tool_output(Tool::GetOffsets, None, line);
+                }
             }
             Action::Epochs => {
                 let tp = self.view_tp;
@@ -1207,11 +1217,25 @@ impl Sim {
                 }
             }
             Action::Checkpoints => {
-                let tp = self.view_tp;
-                let replicas = &self.controller.partition(tp).replicas;
-                let name = self.topics.name(tp);
-                for line in crate::describe::hw_checkpoint_lines(tp, name, replicas, &self.brokers)
-                {
+                // Each broker's replication-offset-checkpoint holds every partition it has a
+                // replica of: broker by broker, partition by partition.
+                let topics = self.topics.clone();
+                let mut lines = Vec::new();
+                for b in self.brokers.keys() {
+                    for tp in topics.partitions() {
+                        let replicas = &self.controller.partition(tp).replicas;
+                        if replicas.contains(b) {
+                            let name = topics.name(tp);
+                            lines.extend(crate::describe::hw_checkpoint_lines(
+                                tp,
+                                name,
+                                &[*b],
+                                &self.brokers,
+                            ));
+                        }
+                    }
+                }
+                for line in lines {
                     self.emit_tool_output(Tool::HighWatermarkCheckpoints, None, line);
                 }
             }

@@ -1,0 +1,156 @@
+//! A cluster of several topics and partitions (scenario format version 2), run end to end:
+//! the replicas placed (StripedReplicaPlacer, rack-aware) or assigned, writes to the
+//! partition named, the read-outs per partition as Kafka's tools print them, a broker's
+//! failure handled partition by partition, and the same bytes on every run.
+#![cfg(not(target_arch = "wasm32"))]
+
+use watermark_engine::{Scenario, Sim};
+
+const CLUSTER: &str = r#"{
+  "version": 2, "brokers": 4, "seed": 7,
+  "racks": {"1": "a", "2": "a", "3": "b", "4": "b"},
+  "config": {"num.replica.fetchers": 2},
+  "topics": [
+    {"name": "orders", "partitions": 4, "replication_factor": 3,
+     "configs": {"min.insync.replicas": 2}},
+    {"name": "move", "assignment": [[1, 2], [2, 3]]}
+  ],
+  "timeline": [
+    {"at": 100, "action": "produce", "topic": "orders", "partition": 2, "prefix": "v", "count": 5},
+    {"at": 1000, "action": "offsets"},
+    {"at": 1000, "action": "describe"},
+    {"at": 1000, "action": "fetcher_threads"},
+    {"at": 2000, "action": "kill", "broker": 1},
+    {"at": 20000, "action": "describe"},
+    {"at": 20000, "action": "offsets"},
+    {"at": 20000, "action": "checkpoints"}
+  ],
+  "end_ms": 21000
+}"#;
+
+fn run() -> Sim {
+    let scenario = Scenario::from_json(CLUSTER).expect("a valid version-2 scenario");
+    let sim = watermark_engine::run(&scenario, true).expect("runs");
+    assert!(sim.violations().is_empty(), "{:?}", sim.violations());
+    sim
+}
+
+/// The tool lines at `t` that start with `prefix`.
+fn lines_at(sim: &Sim, t: u64, prefix: &str) -> Vec<String> {
+    sim.trace_events()
+        .filter(|e| e.time_ms == t && e.text().starts_with(prefix))
+        .map(|e| e.text().clone())
+        .collect()
+}
+
+/// `Topic: T Partition: P Leader: L Replicas: R Isr: I ...` → (replicas, isr, leader).
+fn describe_fields(line: &str) -> (Vec<u32>, Vec<u32>, Option<u32>) {
+    let field = |name: &str| {
+        let start = line.find(name).expect(name) + name.len();
+        line[start..].split(' ').next().unwrap_or("").to_string()
+    };
+    let ids = |s: String| -> Vec<u32> { s.split(',').filter_map(|x| x.parse().ok()).collect() };
+    (
+        ids(field("Replicas: ")),
+        ids(field("Isr: ")),
+        field("Leader: ").parse().ok(),
+    )
+}
+
+#[test]
+fn replicas_are_placed_rack_aware_or_as_assigned() {
+    let sim = run();
+    let before = lines_at(&sim, 1000, "Topic: ");
+    assert_eq!(before.len(), 6, "a line per partition: {before:?}");
+    for line in &before[..4] {
+        let (replicas, isr, leader) = describe_fields(line);
+        // StripedReplicaPlacer: three distinct brokers, over both racks (min(RF, racks) = 2),
+        // the first the leader, all in sync at the start.
+        let mut distinct = replicas.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 3, "{line}");
+        assert!(
+            replicas.iter().any(|b| *b <= 2) && replicas.iter().any(|b| *b >= 3),
+            "{line}"
+        );
+        assert_eq!(leader, replicas.first().copied(), "{line}");
+        assert_eq!(isr, replicas, "{line}");
+    }
+    // The manual assignment, as given.
+    assert!(before[4].starts_with("Topic: move Partition: 0 Leader: 1 Replicas: 1,2 Isr: 1,2"));
+    assert!(before[5].starts_with("Topic: move Partition: 1 Leader: 2 Replicas: 2,3 Isr: 2,3"));
+}
+
+#[test]
+fn writes_reach_the_partition_named_and_offsets_are_per_partition() {
+    let sim = run();
+    // kafka-get-offsets.sh without --topic: topic:partition:offset for every partition.
+    assert_eq!(
+        lines_at(&sim, 1000, "orders:")
+            .into_iter()
+            .chain(lines_at(&sim, 1000, "move:"))
+            .collect::<Vec<_>>(),
+        [
+            "orders:0:0",
+            "orders:1:0",
+            "orders:2:5",
+            "orders:3:0",
+            "move:0:0",
+            "move:1:0"
+        ]
+    );
+    // acks=all under the topic's min.insync.replicas=2: answered.
+    assert!(sim
+        .trace_events()
+        .any(|e| e.text().starts_with("acks=all -> ok, offsets=0..4")));
+}
+
+#[test]
+fn each_follower_runs_a_fetcher_thread_per_leader_and_fetcher_id() {
+    let sim = run();
+    let threads = lines_at(&sim, 1000, "broker ");
+    assert_eq!(threads.len(), 4, "{threads:?}");
+    for line in &threads {
+        let (broker, names) = line.split_once(": ").expect("broker N: ...");
+        let me: u32 = broker["broker ".len()..].parse().expect("an id");
+        for name in names.split(' ').filter(|n| n.starts_with('"')) {
+            // ReplicaFetcherThread-{fetcherId}-{leaderId}: fetcher ids 0 and 1
+            // (num.replica.fetchers=2), never a thread fetching from itself.
+            let parts: Vec<&str> = name.trim_matches('"').split('-').collect();
+            assert_eq!(parts[0], "ReplicaFetcherThread", "{line}");
+            let (id, leader): (u32, u32) = (parts[1].parse().unwrap(), parts[2].parse().unwrap());
+            assert!(id < 2 && leader != me, "{line}");
+        }
+    }
+}
+
+#[test]
+fn a_failed_broker_leaves_every_isr_and_its_leaderships_move() {
+    let sim = run();
+    let after = lines_at(&sim, 20000, "Topic: ");
+    assert_eq!(after.len(), 6);
+    for line in &after {
+        let (replicas, isr, leader) = describe_fields(line);
+        // handleBrokerFenced walks every partition with broker 1 in its ISR.
+        assert!(!isr.contains(&1), "{line}");
+        // A partition whose only other replica is alive gets a leader from its ISR.
+        if replicas.iter().any(|r| *r != 1) {
+            let l = leader.expect("a leader");
+            assert!(l != 1 && isr.contains(&l), "{line}");
+        }
+    }
+    // The records written to orders-2 are still there.
+    assert!(lines_at(&sim, 20000, "orders:2:5").len() == 1);
+    // Each broker's replication-offset-checkpoint lists the partitions it holds.
+    let checkpoints = lines_at(&sim, 20000, "broker ");
+    assert!(
+        checkpoints.iter().any(|l| l == "broker 3: move 1 0"),
+        "{checkpoints:?}"
+    );
+}
+
+#[test]
+fn a_cluster_runs_to_the_same_bytes_every_time() {
+    assert_eq!(run().transcript(), run().transcript());
+}
