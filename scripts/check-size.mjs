@@ -70,8 +70,10 @@ import { gzipSync, constants } from "node:zlib";
 // playground cannot show yet, and issue 14's own "within the size budget of that day"
 // expects the budget to move with it. So the budget is that total rounded up to the next
 // 0.1 kB, again with no room; paying it back is on the issue (a size session before the
-// playground's overview adds its own).
-const BUDGET_GZIP_BYTES = 266_700;
+// playground's overview adds its own). Then `offsets` and `checkpoints` over every partition
+// (kafka-get-offsets.sh without --topic, each replica's checkpoint entry) took it to
+// 266.8 kB, and the budget with it.
+const BUDGET_GZIP_BYTES = 266_800;
 // The embed loader (web/static/embed.js) is shipped too, but the playground never loads it:
 // documentation pages load it, and it loads the playground in an iframe. So it is not part
 // of the total above; it has a budget of its own, to stay one small script.

@@ -1217,26 +1217,16 @@ impl Sim {
                 }
             }
             Action::Checkpoints => {
-                // Each broker's replication-offset-checkpoint holds every partition it has a
-                // replica of: broker by broker, partition by partition.
+                // Each replica's replication-offset-checkpoint entry, partition by partition.
                 let topics = self.topics.clone();
-                let mut lines = Vec::new();
-                for b in self.brokers.keys() {
-                    for tp in topics.partitions() {
-                        let replicas = &self.controller.partition(tp).replicas;
-                        if replicas.contains(b) {
-                            let name = topics.name(tp);
-                            lines.extend(crate::describe::hw_checkpoint_lines(
-                                tp,
-                                name,
-                                &[*b],
-                                &self.brokers,
-                            ));
-                        }
+                for tp in topics.partitions() {
+                    let replicas = &self.controller.partition(tp).replicas;
+                    let name = topics.name(tp);
+                    for line in
+                        crate::describe::hw_checkpoint_lines(tp, name, replicas, &self.brokers)
+                    {
+                        self.emit_tool_output(Tool::HighWatermarkCheckpoints, None, line);
                     }
-                }
-                for line in lines {
-                    self.emit_tool_output(Tool::HighWatermarkCheckpoints, None, line);
                 }
             }
             Action::FetcherThreads => {
