@@ -38,6 +38,7 @@ mod vec_map;
 
 // The simulation, built from a scenario; its inputs and what it shows.
 pub mod event;
+pub mod overview;
 pub mod record;
 pub mod rewind;
 pub mod snapshot;

@@ -7,9 +7,26 @@ use crate::snapshot::{
     BrokerSnapshot, BrokerState, ControllerSnapshot, HeldFetchSnapshot, IsrChange, MessageSnapshot,
     MetricsSnapshot, PurgatoryEntry, ReplicaRole, SendSnapshot, Snapshot,
 };
-use crate::types::ProcessState;
+use crate::types::{BrokerId, ProcessState};
 
 impl Sim {
+    /// Broker `id`'s process, what its lane says of it, and whether the controller has it
+    /// fenced (or not registered).
+    pub(crate) fn broker_state(&self, id: BrokerId) -> (ProcessState, BrokerState, bool) {
+        let fenced = self.controller.brokers.get(&id).is_none_or(|r| r.fenced);
+        let process = self.processes[&id].state;
+        let shutting_down = self.brokers.get(&id).is_some_and(|b| b.shutting_down);
+        let state = match process {
+            ProcessState::Frozen => BrokerState::Frozen,
+            ProcessState::Killed => BrokerState::Killed,
+            ProcessState::Stopped => BrokerState::Stopped,
+            ProcessState::Running if shutting_down => BrokerState::ShuttingDown,
+            ProcessState::Running if fenced => BrokerState::Fenced,
+            ProcessState::Running => BrokerState::Running,
+        };
+        (process, state, fenced)
+    }
+
     /// Everything needed to draw this moment.
     pub fn snapshot(&self) -> Snapshot {
         self.snapshot_tail(u64::MAX)
@@ -35,17 +52,7 @@ impl Sim {
         // first item: its code twice).
         let mut brokers = Vec::new();
         for b in self.brokers.values() {
-            let reg = self.controller.brokers.get(&b.id);
-            let fenced = reg.is_none_or(|r| r.fenced);
-            let process = self.processes[&b.id].state;
-            let state = match process {
-                ProcessState::Frozen => BrokerState::Frozen,
-                ProcessState::Killed => BrokerState::Killed,
-                ProcessState::Stopped => BrokerState::Stopped,
-                ProcessState::Running if b.shutting_down => BrokerState::ShuttingDown,
-                ProcessState::Running if fenced => BrokerState::Fenced,
-                ProcessState::Running => BrokerState::Running,
-            };
+            let (process, state, fenced) = self.broker_state(b.id);
             let (role, isr_change) = match b.role(tp) {
                 Role::Leader(l) => (
                     ReplicaRole::Leader,

@@ -13,6 +13,7 @@ use crate::geometry;
 use crate::lane_menu::LaneMenus;
 use crate::legend::Legend;
 use crate::model::{default_scenario, Playground};
+use crate::overview::ClusterOverview;
 use crate::panels::{narration, Actions, Alarms, Readouts, Settings, Simplifications, TimeBar};
 use crate::session;
 use crate::share_ui::{self, SessionPanel};
@@ -258,6 +259,7 @@ pub fn App() -> impl IntoView {
                 <section class="stage" aria-label="Simulation">
                     <Walkthrough ctx=ctx />
                     <TimeBar ctx=ctx />
+                    <ClusterOverview ctx=ctx />
                     // Each lane's faults are in its menu; produce and consume sit right under
                     // the picture, so acting never scrolls it away.
                     <LaneMenus ctx=ctx>

@@ -7,6 +7,7 @@ mod geometry;
 mod lane_menu;
 mod legend;
 mod model;
+mod overview;
 mod panels;
 mod session;
 mod share_ui;

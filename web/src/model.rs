@@ -99,6 +99,9 @@ pub struct Playground {
     /// happened replaces it (a slider moved step by step by the keyboard is one change, to
     /// the value it settles on).
     last_config: Option<(String, TimeMs, u64)>,
+    /// The partition the lanes show, when the person chose one (the cluster overview):
+    /// kept on every state the playground shows, the past rebuilt from checkpoints included.
+    viewed: Option<(String, u32)>,
 }
 
 impl Playground {
@@ -126,6 +129,7 @@ impl Playground {
             expect_passed: 0,
             outcomes,
             last_config: None,
+            viewed: None,
         };
         // Nothing runs yet, not even the events at 0 (the page shows the moment before them);
         // an expectation at 0 is checked when the run first moves.
@@ -369,7 +373,7 @@ impl Playground {
                 if target >= view.now() {
                     self.rewind.advance(view, target);
                 } else {
-                    self.view = Some(self.rewind.state_at(target));
+                    self.view = Some(self.past(target));
                 }
                 return;
             }
@@ -420,12 +424,39 @@ impl Playground {
             .map(|a| a.at)
     }
 
+    /// The state at `t` rebuilt from the checkpoints, showing the chosen partition.
+    fn past(&self, t: TimeMs) -> Sim {
+        let mut sim = self.rewind.state_at(t);
+        self.keep_view(&mut sim);
+        sim
+    }
+
+    /// Makes `sim` show the partition the person chose (a checkpoint shows the one chosen
+    /// when it was taken).
+    fn keep_view(&self, sim: &mut Sim) {
+        if let Some((topic, partition)) = &self.viewed {
+            // The same cluster: the partition is there.
+            let _ = sim.set_view_partition(topic, *partition);
+        }
+    }
+
+    /// Shows partition `topic`-`partition` in the lanes, now and at every moment scrubbed to.
+    pub fn set_view_partition(&mut self, topic: &str, partition: u32) -> Result<(), ScenarioError> {
+        self.live.set_view_partition(topic, partition)?;
+        self.viewed = Some((topic.to_string(), partition));
+        if let Some(mut v) = self.view.take() {
+            self.keep_view(&mut v);
+            self.view = Some(v);
+        }
+        Ok(())
+    }
+
     /// Shows the state at time `t` (clamped to what has been simulated).
     pub fn seek(&mut self, t: TimeMs) {
         if t >= self.live.now() {
             self.view = None;
         } else {
-            self.view = Some(self.rewind.state_at(t));
+            self.view = Some(self.past(t));
         }
     }
 
@@ -441,7 +472,8 @@ impl Playground {
             if *name == last && untouched {
                 // The same setting again at the same moment: undo the previous change first.
                 action.validate("action", self.scenario.brokers)?;
-                if let Some(sim) = self.rewind.undo_last_input() {
+                if let Some(mut sim) = self.rewind.undo_last_input() {
+                    self.keep_view(&mut sim);
                     self.live = sim;
                     self.marker_cursor = self.marker_cursor.min(self.live.trace_next_seq());
                 }

@@ -223,22 +223,27 @@ pub fn Settings(ctx: Ctx, undo: crate::undo::Undo) -> impl IntoView {
         })
     };
     let of = move |f: fn(&crate::state::Status) -> u64| Signal::derive(move || status.with(f));
-    let warnings = move || {
-        status
-            .with(|s| geometry::config_warnings(s.replication_factor, s.config.min_insync_replicas))
-    };
+    // For the topic the lanes show: its replication factor, and its own min.insync.replicas
+    // where it overrides the broker's (version 2).
+    let warnings =
+        move || status.with(|s| geometry::config_warnings(s.replication_factor, s.min_isr()));
     let calc = move || {
-        status.with(|s| {
-            geometry::replication_calculator(s.replication_factor, s.config.min_insync_replicas)
-        })
+        status.with(|s| geometry::replication_calculator(s.replication_factor, s.min_isr()))
     };
+    let v2 = crate::panels::flag(Box::new(move || status.with(|s| !s.topic.is_empty())));
     view! {
         <section class="settings" aria-labelledby="settings-h">
             <h2 id="settings-h">"Cluster"</h2>
-            {slider("Brokers ", "Brokers", (1, 1), Signal::stored(9), of(|s| s.brokers.into()), Callback::new(on_brokers))}
-            {slider("Replication factor ", "Replication factor", (1, 1), of(|s| s.brokers.into()),
-                of(|s| s.replication_factor.into()), Callback::new(on_rf))}
-            <p class="hint">"Changing brokers or the replication factor starts a new cluster (Undo brings the session back)."</p>
+            // A version-2 cluster's topics have their own replica lists: the two sliders that
+            // build a one-topic cluster would not change them, so they give way to its facts.
+            // Hidden, not removed (a view built and removed is code of its own).
+            <p class="topic-facts" prop:hidden=move || !v2.get()>{move || status.with(|s| topic_facts(s))}</p>
+            <div class="cluster-sliders" prop:hidden=move || v2.get()>
+                {slider("Brokers ", "Brokers", (1, 1), Signal::stored(9), of(|s| s.brokers.into()), Callback::new(on_brokers))}
+                {slider("Replication factor ", "Replication factor", (1, 1), of(|s| s.brokers.into()),
+                    of(|s| s.replication_factor.into()), Callback::new(on_rf))}
+                <p class="hint">"Changing brokers or the replication factor starts a new cluster (Undo brings the session back)."</p>
+            </div>
             // Above the replication factor no acks=all write can ever succeed: the slider
             // stops there (or at the value a scenario set, so it never shows a false one).
             {slider("<code>min.insync.replicas</code> ", "min.insync.replicas", (1, 1),
@@ -270,6 +275,18 @@ pub fn Settings(ctx: Ctx, undo: crate::undo::Undo) -> impl IntoView {
             </details>
         </section>
     }
+}
+
+/// What the settings say of a version-2 cluster and the topic the lanes show.
+fn topic_facts(s: &crate::state::Status) -> String {
+    let min = match s.topic_min_isr {
+        Some(m) => format!("its own min.insync.replicas={m} (a topic config: the slider below sets the brokers', which it overrides)"),
+        None => format!("the brokers' min.insync.replicas={}", s.config.min_insync_replicas),
+    };
+    format!(
+        "{} brokers. Topic {} (shown below): replication factor {}, {min}. The calculator speaks of this topic; choose another partition in the cluster overview to see its topic.",
+        s.brokers, s.topic, s.replication_factor
+    )
 }
 
 /// A slider for a millisecond setting of the config: `range` is (min, step). A function,

@@ -45,7 +45,20 @@ pub struct Status {
     pub expect: Vec<ExpectMark>,
     pub config: Config,
     pub brokers: u32,
+    /// The replication factor of the topic the lanes show.
     pub replication_factor: u32,
+    /// A version-2 cluster: the topic the lanes show (the settings speak of it), and its
+    /// own `min.insync.replicas` when it overrides the broker's. Empty for version 1.
+    pub topic: String,
+    pub topic_min_isr: Option<u32>,
+}
+
+impl Status {
+    /// `min.insync.replicas` as the shown topic has it: its own, else the broker's.
+    pub fn min_isr(&self) -> u32 {
+        self.topic_min_isr
+            .unwrap_or(self.config.min_insync_replicas)
+    }
 }
 
 /// What identifies the shown state apart from the clock: it changes when an event runs, a
@@ -128,6 +141,18 @@ fn clock_of(pg: &Playground) -> Clock {
 
 fn status_of(pg: &Playground) -> Status {
     let sim = pg.current();
+    let scenario = pg.scenario();
+    let (mut replication_factor, mut topic, mut topic_min_isr) =
+        (scenario.replicas().len() as u32, String::new(), None);
+    if scenario.version >= 2 {
+        let shown = &sim.view_partition().topic;
+        if let Some(t) = scenario.topics.iter().find(|t| t.name == *shown) {
+            let spec = t.spec();
+            replication_factor = spec.replication_factor;
+            topic = spec.name;
+            topic_min_isr = spec.configs.min_insync_replicas;
+        }
+    }
     Status {
         playing: pg.playing,
         speed: pg.speed(),
@@ -135,8 +160,10 @@ fn status_of(pg: &Playground) -> Status {
         markers: pg.markers().to_vec(),
         expect: pg.expect_marks(),
         config: sim.config().clone(),
-        brokers: pg.scenario().brokers,
-        replication_factor: pg.scenario().replicas().len() as u32,
+        brokers: scenario.brokers,
+        replication_factor,
+        topic,
+        topic_min_isr,
     }
 }
 

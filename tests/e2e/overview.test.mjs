@@ -1,0 +1,128 @@
+// The cluster overview (issue 14): brokers as columns grouped by rack, partitions as rows,
+// each replica's state; the describe filters; choosing a partition shows it in the lanes, and
+// it stays chosen when the reader scrubs back. The cluster is the issue's largest: 12 brokers
+// in three racks and 200 partitions, with replica lists the test writes itself, so what each
+// filter must list is worked out here from Kafka's rules, not read from the page.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { useApp } from "../lib/harness.mjs";
+import { describe, openFresh, poll, setRange, shareHash, waitForText } from "../lib/ui.mjs";
+
+const app = useApp();
+
+const BROKERS = 12;
+const rackOf = (b) => `z${b % 3}`;
+// Partition p of a topic starting at `first`: brokers first+p, +1, +2 (mod 12), 1-based.
+const assignment = (count, first) =>
+  Array.from({ length: count }, (_, p) => [0, 1, 2].map((k) => ((first + p + k) % BROKERS) + 1));
+const TOPICS = [
+  { name: "orders", assignment: assignment(120, 0), configs: { "min.insync.replicas": 2 } },
+  { name: "clicks", assignment: assignment(80, 5) },
+];
+const KILLED = 5;
+
+function scenario(timeline, endMs) {
+  const racks = {};
+  for (let b = 1; b <= BROKERS; b++) racks[String(b)] = rackOf(b);
+  return { version: 2, brokers: BROKERS, racks, topics: TOPICS, timeline, end_ms: endMs, title: "overview" };
+}
+
+const overview = (page) => page.getByRole("region", { name: "Cluster overview" });
+const rowNames = (page) =>
+  overview(page).locator("tbody th[scope=row] button").evaluateAll((bs) => bs.map((b) => b.textContent));
+
+test("every partition is a row and every broker a column, grouped by rack", async () => {
+  const { page } = await openFresh(app, `/${shareHash(scenario([], 1000))}`);
+  const o = overview(page);
+  await o.waitFor();
+  const names = await rowNames(page);
+  assert.equal(names.length, 200);
+  assert.deepEqual(names.slice(0, 2), ["orders-0", "orders-1"]);
+  assert.equal(names[120], "clicks-0");
+  // Racks in name order, each over its four brokers; brokers by id within a rack.
+  const racks = await o.locator("thead th.rack").evaluateAll((ths) => ths.map((t) => [t.textContent, t.colSpan]));
+  assert.deepEqual(racks, [["rack z0", 4], ["rack z1", 4], ["rack z2", 4]]);
+  const cols = await o.locator("thead th.broker-col").evaluateAll((ths) => ths.map((t) => t.firstChild.textContent));
+  assert.deepEqual(cols, ["3", "6", "9", "12", "1", "4", "7", "10", "2", "5", "8", "11"]);
+  // orders-7 = [8, 9, 10]: led by 8, the others in sync; empty cells elsewhere.
+  const row = o.locator("tbody tr", { has: page.getByRole("button", { name: "orders-7", exact: true }) });
+  const cells = await row.locator("td:not(.marks)").evaluateAll((tds) => tds.map((t) => t.textContent));
+  const expected = cols.map((b) => ({ 8: "lead", 9: "isr", 10: "isr" })[b] ?? "");
+  assert.deepEqual(cells, expected);
+  await app.screenshot(page, "overview-200-partitions");
+});
+
+test("the filters list what kafka-topics.sh --describe lists after a broker is lost", async () => {
+  // Broker 5 killed at 1 s; by 20 s the controller has fenced it (broker.session.timeout.ms,
+  // 9 s) and taken it out of every ISR, electing new leaders where it led.
+  const { page } = await openFresh(app, `/?t=20000${shareHash(scenario([{ at: 1000, action: "kill", broker: KILLED }], 20_000))}`);
+  const o = overview(page);
+  await o.waitFor();
+  const withKilled = [];
+  const atMin = [];
+  for (const t of TOPICS) {
+    t.assignment.forEach((replicas, p) => {
+      if (!replicas.includes(KILLED)) return;
+      withKilled.push(`${t.name}-${p}`);
+      // ISR 2 of 3: at the minimum where it is 2 (orders), above it where it is 1 (clicks).
+      if (t.configs) atMin.push(`${t.name}-${p}`);
+    });
+  }
+  const filter = o.getByRole("combobox", { name: "Which partitions to list" });
+  const listed = async (option) => {
+    await filter.selectOption({ label: option });
+    return rowNames(page);
+  };
+  await poll(async () => (await listed("--under-replicated-partitions")).length === withKilled.length, {
+    message: "the ISRs have not shrunk",
+  });
+  assert.deepEqual(await listed("--under-replicated-partitions"), withKilled);
+  assert.deepEqual(await listed("--at-min-isr-partitions"), atMin);
+  assert.deepEqual(await listed("--under-min-isr-partitions"), []);
+  assert.deepEqual(await listed("--unavailable-partitions"), []);
+  assert.equal(await o.getByText("No partition matches this filter.").isVisible(), true);
+  assert.equal((await listed("all partitions")).length, 200);
+  await o.getByText(`200 partitions: ${withKilled.length} under-replicated, 0 under min ISR, ${atMin.length} at min ISR, 0 unavailable`).waitFor();
+  // The killed broker's column says so, and so does each of its replicas.
+  assert.equal(await o.locator("thead th.broker-col", { hasText: /^5killed$/ }).count(), 1);
+  assert.equal(await o.locator("td.r-off").count(), withKilled.length);
+  await app.screenshot(page, "overview-broker-lost");
+});
+
+test("choosing a partition shows it in the lanes, and it stays chosen in the past", async () => {
+  const { page } = await openFresh(app, `/?t=20000${shareHash(scenario([{ at: 1000, action: "kill", broker: KILLED }], 20_000))}`);
+  const o = overview(page);
+  await o.waitFor();
+  await poll(async () => /Topic: orders\s+Partition: 0\s/.test(await describe(page).textContent()));
+  // clicks-0 = [6, 7, 8]: untouched by broker 5.
+  const choose = page.getByRole("button", { name: "clicks-0", exact: true });
+  await choose.click();
+  await poll(async () => /^Topic: clicks\s+Partition: 0\s+Leader: 6\s+Replicas: 6,7,8\s+Isr: 6,7,8/.test(await describe(page).textContent()), {
+    message: "the lanes do not show clicks-0",
+  });
+  assert.equal(await choose.getAttribute("aria-pressed"), "true");
+  await o.getByText("The lanes below show clicks-0.").waitFor();
+  // The settings speak of the shown topic: clicks has no min.insync.replicas of its own, so
+  // the brokers' 1 applies (RF 3: two may fail and writes go on, none may be lost for ever).
+  const facts = page.locator(".settings .topic-facts");
+  await waitForText(facts, /Topic clicks \(shown below\): replication factor 3, the brokers' min\.insync\.replicas=1\./);
+  assert.equal(await page.getByTestId("can-fail").textContent(), "2");
+  assert.equal(await page.getByTestId("can-lose").textContent(), "0");
+  assert.equal(await page.getByRole("slider", { name: "Replication factor", exact: true }).count(), 0, "no slider that would not change the topics");
+  // orders-4 = [5, 6, 7]: broker 5 led it; at 20 s broker 6 does, with 5 out of the ISR.
+  await page.getByRole("button", { name: "orders-4", exact: true }).click();
+  await poll(async () => /^Topic: orders\s+Partition: 4\s+Leader: 6\s+Replicas: 5,6,7\s+Isr: 6,7/.test(await describe(page).textContent()), {
+    message: "the lanes do not show orders-4 after the election",
+  });
+  // orders has its own minimum of 2: one may fail, one may be lost.
+  await waitForText(facts, /Topic orders \(shown below\): replication factor 3, its own min\.insync\.replicas=2 \(a topic config/);
+  assert.equal(await page.getByTestId("can-fail").textContent(), "1");
+  assert.equal(await page.getByTestId("can-lose").textContent(), "1");
+  // Back to 0.5 s (before the kill), rebuilt from a checkpoint: still orders-4, led by 5.
+  await setRange(page, "Timeline", 500);
+  await poll(async () => /^Topic: orders\s+Partition: 4\s+Leader: 5\s+Replicas: 5,6,7\s+Isr: 5,6,7/.test(await describe(page).textContent()), {
+    message: "scrubbing back lost the chosen partition",
+  });
+  assert.equal(await page.getByRole("button", { name: "orders-4", exact: true }).getAttribute("aria-pressed"), "true");
+});

@@ -1,0 +1,392 @@
+//! The cluster overview: brokers as columns grouped by their `broker.rack`, partitions as
+//! rows, each replica's state in its broker's column, and the marks `kafka-topics.sh
+//! --describe` filters by. Shown when the cluster has more than one partition; choosing a
+//! partition shows it in the lanes below.
+//!
+//! The table is one piece of markup, built from [`Overview`] by a pure function (tested
+//! natively) and set only when it changed: the overview changes when an ISR, a leader or a
+//! broker's state does, not with every fetch, and 200 partitions by 12 brokers are 2 400
+//! cells (docs/ui.md, "The cluster overview").
+
+use leptos::prelude::*;
+use watermark_engine::overview::{Overview, PartitionRow, ReplicaState};
+use watermark_engine::types::BrokerId;
+
+use crate::state::Ctx;
+
+/// Which partitions the table lists: TopicCommand's describe filters (all, then
+/// `--under-replicated-partitions`, `--under-min-isr-partitions`, `--at-min-isr-partitions`,
+/// `--unavailable-partitions`), in the order of the select's options, whose value is the index.
+pub const FILTERS: [&str; 5] = [
+    "all",
+    "under-replicated",
+    "under-min-isr",
+    "at-min-isr",
+    "unavailable",
+];
+
+/// Whether `row` passes the filter named `filter` (a key of [`FILTERS`]).
+pub fn passes(row: &PartitionRow, filter: &str) -> bool {
+    match filter {
+        "under-replicated" => row.under_replicated(),
+        "under-min-isr" => row.under_min_isr(),
+        "at-min-isr" => row.at_min_isr(),
+        "unavailable" => row.unavailable(),
+        _ => true,
+    }
+}
+
+/// The brokers (`brokers` in id order) in column order: by rack name, brokers without a
+/// rack last, by id within a rack; each with its rack. An insertion by hand, not a sort: a
+/// dozen brokers, and no sort's code in the wasm.
+pub fn columns(
+    brokers: &[BrokerId],
+    rack_of: impl Fn(BrokerId) -> Option<String>,
+) -> Vec<(BrokerId, Option<String>)> {
+    let mut cols: Vec<(BrokerId, Option<String>)> = Vec::new();
+    for &b in brokers {
+        let rack = rack_of(b);
+        // Before the first column of a later rack: the ids stay in order within a rack.
+        let at = cols
+            .iter()
+            .position(|c| (rack.is_none(), &rack) < (c.1.is_none(), &c.1))
+            .unwrap_or(cols.len());
+        cols.insert(at, (b, rack));
+    }
+    cols
+}
+
+/// The word a replica's cell shows, and its class.
+fn cell_word(state: ReplicaState, in_elr: bool) -> (&'static str, &'static str) {
+    match state {
+        ReplicaState::Leader => ("lead", "r-leader"),
+        ReplicaState::InSync => ("isr", "r-isr"),
+        ReplicaState::OutOfSync if in_elr => ("elr", "r-elr"),
+        ReplicaState::OutOfSync => ("out", "r-out"),
+        ReplicaState::Offline => ("off", "r-off"),
+    }
+}
+
+/// The table's markup: a header row of racks (when any broker has one), a header row of
+/// brokers with their state, then one row per partition that passes `filter`. Topic and
+/// rack names need no escaping: the scenario reader accepts only Kafka's legal characters
+/// for them (Topic.validate). Returns the markup and how many rows it lists.
+pub fn table_markup(
+    o: &Overview,
+    cols: &[(BrokerId, Option<String>)],
+    filter: &str,
+) -> (String, usize) {
+    let mut m = String::from("<table class=\"overview-table\"><thead>");
+    if cols.iter().any(|c| c.1.is_some()) {
+        m.push_str("<tr><th></th>");
+        let mut i = 0;
+        while i < cols.len() {
+            let rack = &cols[i].1;
+            let span = cols[i..].iter().take_while(|c| c.1 == *rack).count();
+            m.push_str(&format!(
+                "<th class=\"rack\" colspan=\"{span}\" scope=\"colgroup\">{}</th>",
+                rack.as_deref()
+                    .map_or("no rack".to_string(), |r| format!("rack {r}"))
+            ));
+            i += span;
+        }
+        m.push_str("<th></th></tr>");
+    }
+    m.push_str("<tr><th scope=\"col\">partition</th>");
+    for (b, _) in cols {
+        let state = o
+            .brokers
+            .iter()
+            .find(|(id, _)| id == b)
+            .map_or("", |(_, s)| s.label());
+        m.push_str(&format!(
+            "<th scope=\"col\" class=\"broker-col\" title=\"broker {b}: {state}\">{b}<small>{state}</small></th>"
+        ));
+    }
+    m.push_str("<th scope=\"col\">marks</th></tr></thead><tbody>");
+    let mut shown = 0;
+    for row in &o.partitions {
+        if !passes(row, filter) {
+            continue;
+        }
+        shown += 1;
+        let name = row.name();
+        let viewed = if row.viewed { " class=\"viewed\"" } else { "" };
+        m.push_str(&format!(
+            "<tr{viewed}><th scope=\"row\"><button data-tp=\"{}:{}\" aria-pressed=\"{}\" title=\"Show {name} in the lanes\">{name}</button></th>",
+            row.topic, row.partition, row.viewed
+        ));
+        for (b, _) in cols {
+            match row.replicas.iter().position(|c| c.broker == *b) {
+                Some(at) => {
+                    let c = &row.replicas[at];
+                    let (word, class) = cell_word(c.state, c.in_elr);
+                    let mut facts = c.state.label().to_string();
+                    if at == 0 {
+                        facts.push_str(", preferred leader");
+                    }
+                    match (c.state, c.in_isr, c.in_elr) {
+                        (ReplicaState::Offline, true, _) => {
+                            facts.push_str(", still in the ISR until fenced")
+                        }
+                        (ReplicaState::Offline | ReplicaState::OutOfSync, false, true) => {
+                            facts.push_str(", in the ELR")
+                        }
+                        _ => {}
+                    }
+                    m.push_str(&format!(
+                        "<td class=\"{class}\" title=\"{name} on broker {b}: {facts}\">{word}</td>"
+                    ));
+                }
+                None => m.push_str("<td></td>"),
+            }
+        }
+        let mut marks = vec![];
+        if row.unavailable() {
+            marks.push("unavailable");
+        }
+        if row.under_min_isr() {
+            marks.push("under min ISR");
+        } else if row.at_min_isr() {
+            marks.push("at min ISR");
+        }
+        if row.under_replicated() {
+            marks.push("under-replicated");
+        }
+        m.push_str(&format!(
+            "<td class=\"marks\">{}</td></tr>",
+            marks.join(", ")
+        ));
+    }
+    m.push_str("</tbody></table>");
+    (m, shown)
+}
+
+/// The counts line above the table: how many partitions, and how many of each mark.
+pub fn counts_line(o: &Overview) -> String {
+    let n = |f: &str| o.partitions.iter().filter(|r| passes(r, f)).count();
+    format!(
+        "{} partitions: {} under-replicated, {} under min ISR, {} at min ISR, {} unavailable",
+        o.partitions.len(),
+        n("under-replicated"),
+        n("under-min-isr"),
+        n("at-min-isr"),
+        n("unavailable")
+    )
+}
+
+/// Everything the overview shows but its filter: the counts, which partition the lanes
+/// show, and the table (of the rows that pass `filter`, or a line saying none does). Empty
+/// for a cluster of one partition, which the lanes show whole.
+pub fn overview_markup(o: &Overview, cols: &[(BrokerId, Option<String>)], filter: &str) -> String {
+    if o.partitions.len() < 2 {
+        return String::new();
+    }
+    let viewed = o
+        .partitions
+        .iter()
+        .find(|r| r.viewed)
+        .map(|r| format!("The lanes below show {}. ", r.name()))
+        .unwrap_or_default();
+    let (table, shown) = table_markup(o, cols, filter);
+    let empty = if shown == 0 {
+        "<p class=\"overview-empty\">No partition matches this filter.</p>"
+    } else {
+        ""
+    };
+    format!(
+        "<p class=\"overview-counts\">{}</p><p class=\"overview-note\">{viewed}Choose a partition to show it there. \
+         Each cell is that broker's replica as the controller's metadata has it: \
+         <b class=\"r-leader\">lead</b> leader, <b class=\"r-isr\">isr</b> in-sync follower, \
+         <b class=\"r-out\">out</b> out-of-sync follower, <b class=\"r-elr\">elr</b> out of sync but an eligible leader (KIP-966), \
+         <b class=\"r-off\">off</b> its broker is killed, stopped or fenced.</p>\
+         <div class=\"overview-scroll\">{table}</div>{empty}",
+        counts_line(o)
+    )
+}
+
+#[component]
+pub fn ClusterOverview(ctx: Ctx) -> impl IntoView {
+    let snap = ctx.snap;
+    // The filter's index in FILTERS: a u64, the type of another signal (each signal type is
+    // code of its own).
+    let filter = RwSignal::new(0u64);
+    // Built when the shown state changes, and set only when it changed: the overview
+    // changes when an ISR, a leader or a broker's state does. One memo of a String, the
+    // type of others of the page.
+    let markup = Memo::new(move |_| {
+        snap.track();
+        let f = FILTERS[filter.get() as usize % FILTERS.len()];
+        ctx.pg.with_value(|pg| {
+            let o = pg.current().overview();
+            let ids: Vec<BrokerId> = o.brokers.iter().map(|b| b.0).collect();
+            let cols = columns(&ids, |b| pg.scenario().rack_of(b).map(str::to_string));
+            overview_markup(&o, &cols, f)
+        })
+    });
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        use leptos::wasm_bindgen::JsCast;
+        let tp = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|t| t.closest("[data-tp]").ok().flatten())
+            .and_then(|b| b.get_attribute("data-tp"));
+        // `topic:partition`; a topic name has no `:` (Topic.validate).
+        let Some((topic, p)) = tp.as_deref().and_then(|tp| tp.rsplit_once(':')) else {
+            return;
+        };
+        let done = ctx.with_pg(|pg| pg.set_view_partition(topic, p.parse().unwrap_or(0)));
+        if let Some(Err(e)) = done {
+            ctx.notice.set(Some(format!("Not done: {e}")));
+        }
+    };
+    let on_change = move |ev: leptos::ev::Event| {
+        filter.set(event_target_value(&ev).parse().unwrap_or(0));
+    };
+    view! {
+        // Hidden, not removed, for a cluster of one partition; the heading and the filter
+        // are static markup, the rest one piece of markup (a view built and removed, or
+        // written as elements, is code of its own). Clicks and changes bubble to the section.
+        <section class="overview" aria-label="Cluster overview" prop:hidden=move || markup.with(String::is_empty)
+            on:click=on_click on:change=on_change>
+            <div class="overview-head" inner_html=HEAD></div>
+            <div inner_html=move || markup.get()></div>
+        </section>
+    }
+}
+
+/// The overview's heading and its filter, whose option values index [`FILTERS`].
+const HEAD: &str =
+    "<h2>Cluster overview</h2><label>Show <select aria-label=\"Which partitions to list\">\
+    <option value=\"0\">all partitions</option>\
+    <option value=\"1\">--under-replicated-partitions</option>\
+    <option value=\"2\">--under-min-isr-partitions</option>\
+    <option value=\"3\">--at-min-isr-partitions</option>\
+    <option value=\"4\">--unavailable-partitions</option></select></label>";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use watermark_engine::Scenario;
+
+    fn sim_of(timeline: &str, end_ms: u64) -> watermark_engine::Sim {
+        let s = Scenario::from_json(&format!(
+            r#"{{"version":2,"brokers":4,"racks":{{"1":"b","2":"a","3":"b","4":"a"}},
+                "topics":[{{"name":"a","assignment":[[1,2,3],[2,3,4]],
+                            "configs":{{"min.insync.replicas":2}}}},
+                          {{"name":"b","assignment":[[4,1]]}}],
+                "timeline":{timeline},"end_ms":{end_ms}}}"#
+        ))
+        .unwrap();
+        watermark_engine::run(&s, true).unwrap()
+    }
+
+    #[test]
+    fn one_partition_has_no_overview() {
+        let s = Scenario::from_json(r#"{"brokers":3}"#).unwrap();
+        let sim = watermark_engine::run(&s, true).unwrap();
+        assert_eq!(
+            overview_markup(&sim.overview(), &columns(&[1, 2, 3], |_| None), "all"),
+            ""
+        );
+        let two = sim_of("[]", 100);
+        let m = overview_markup(
+            &two.overview(),
+            &columns(&[1, 2, 3, 4], s_rack),
+            "unavailable",
+        );
+        assert!(
+            m.starts_with("<p class=\"overview-counts\">3 partitions: "),
+            "{m}"
+        );
+        assert!(m.contains("The lanes below show a-0. "));
+        assert!(m.ends_with("<p class=\"overview-empty\">No partition matches this filter.</p>"));
+    }
+
+    #[test]
+    fn columns_go_by_rack_then_id_with_rackless_brokers_last() {
+        let racks = |b: BrokerId| match b {
+            1 | 3 => Some("b".to_string()),
+            2 => Some("a".to_string()),
+            _ => None,
+        };
+        let cols: Vec<BrokerId> = columns(&[1, 2, 3, 4, 5], racks)
+            .iter()
+            .map(|c| c.0)
+            .collect();
+        assert_eq!(cols, [2, 1, 3, 4, 5]);
+    }
+
+    #[test]
+    fn the_table_has_a_row_per_partition_and_a_cell_per_replica_in_its_brokers_column() {
+        let s = sim_of("[]", 100);
+        let o = s.overview();
+        let cols = columns(&[1, 2, 3, 4], s_rack);
+        let (m, shown) = table_markup(&o, &cols, "all");
+        assert_eq!(shown, 3);
+        assert!(m.contains(r#"<th class="rack" colspan="2" scope="colgroup">rack a</th><th class="rack" colspan="2" scope="colgroup">rack b</th>"#), "{m}");
+        // Columns 2, 4 (rack a), 1, 3 (rack b). a-1 = [2,3,4], led by 2.
+        let a1 = m
+            .split("<tr")
+            .find(|r| r.contains(">a-1</button>"))
+            .unwrap();
+        let cells: Vec<&str> = a1
+            .split("<td")
+            .skip(1)
+            .map(|c| &c[c.find('>').unwrap() + 1..c.find("</td>").unwrap()])
+            .collect();
+        assert_eq!(cells, ["lead", "isr", "", "isr", ""]);
+        assert!(a1.contains("a-1 on broker 2: leader, preferred leader"));
+        assert!(m.contains(
+            r#"<tr class="viewed"><th scope="row"><button data-tp="a:0" aria-pressed="true""#
+        ));
+        assert_eq!(
+            counts_line(&o),
+            "3 partitions: 0 under-replicated, 0 under min ISR, 0 at min ISR, 0 unavailable"
+        );
+    }
+
+    fn s_rack(b: BrokerId) -> Option<String> {
+        Some(if b.is_multiple_of(2) { "a" } else { "b" }.to_string())
+    }
+
+    #[test]
+    fn the_filters_are_the_describe_flags() {
+        // Broker 4 killed at 1 s and fenced by 20 s: a-1 and b-0 lose a replica.
+        let s = sim_of(r#"[{"at":1000,"action":"kill","broker":4}]"#, 20_000);
+        let o = s.overview();
+        let cols = columns(&[1, 2, 3, 4], s_rack);
+        let rows = |f: &str| -> Vec<String> {
+            let (m, shown) = table_markup(&o, &cols, f);
+            let names: Vec<String> = m
+                .split("</button>")
+                .filter_map(|p| p.rsplit('>').next().map(str::to_string))
+                .filter(|n| n.contains('-'))
+                .collect();
+            assert_eq!(names.len(), shown);
+            names
+        };
+        assert_eq!(rows("under-replicated"), ["a-1", "b-0"]);
+        assert_eq!(rows("at-min-isr"), ["a-1", "b-0"]);
+        assert!(rows("under-min-isr").is_empty());
+        assert!(rows("unavailable").is_empty());
+        assert_eq!(rows("all").len(), 3);
+        let (m, _) = table_markup(&o, &cols, "all");
+        let b0 = m
+            .split("<tr")
+            .find(|r| r.contains(">b-0</button>"))
+            .unwrap();
+        assert!(
+            b0.contains(
+                r#"<td class="r-off" title="b-0 on broker 4: offline, preferred leader">off</td>"#
+            ),
+            "{b0}"
+        );
+        assert!(b0.contains("at min ISR, under-replicated"));
+        assert!(m.contains(r#"title="broker 4: killed">4<small>killed</small>"#));
+        assert_eq!(
+            counts_line(&o),
+            "3 partitions: 2 under-replicated, 0 under min ISR, 2 at min ISR, 0 unavailable"
+        );
+    }
+}
