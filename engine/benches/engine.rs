@@ -2,7 +2,7 @@
 //! time to rebuild the state at any moment of a 10-minute, 10 000-record scenario (what the
 //! UI's scrubbing needs: under 16 ms) and of a 15-minute 7-broker session recorded the way
 //! the playground records it, and the cost of one checkpoint (`Sim::clone`) once the trace
-//! is full.
+//! is full; and issue 14's 12-broker, 100-partition cluster for a simulated minute.
 //!
 //! Run: `cargo bench -p watermark-engine --bench engine`. Figures go in BENCHMARKS.md.
 
@@ -12,7 +12,7 @@ use watermark_engine::Sim;
 
 #[path = "../tests/common/workloads.rs"]
 mod workloads;
-use workloads::{busy_seven_brokers, fault_heavy, steady, ten_minutes};
+use workloads::{busy_seven_brokers, cluster, fault_heavy, steady, ten_minutes};
 
 fn events_per_second(c: &mut Criterion) {
     let mut g = c.benchmark_group("events");
@@ -95,8 +95,28 @@ fn ui_session(c: &mut Criterion) {
     g.finish();
 }
 
+/// Issue 14's cluster (12 brokers, 3 racks, 100 partitions at RF 3, steady acks=all
+/// writes): one simulated minute, without and with every invariant checked after every
+/// event (the playground checks them). The goal is 10 minutes in under 1 s.
+fn cluster_minute(c: &mut Criterion) {
+    let scenario = cluster(1);
+    let mut g = c.benchmark_group("cluster_12x100");
+    g.sample_size(10);
+    for (name, check) in [("run_60s", false), ("run_60s_invariants", true)] {
+        g.bench_with_input(BenchmarkId::new(name, "12 brokers"), &scenario, |b, s| {
+            b.iter(|| {
+                watermark_engine::run(s, check)
+                    .expect("runs")
+                    .events_processed()
+            })
+        });
+    }
+    g.finish();
+}
+
 criterion_group!(
     benches,
+    cluster_minute,
     events_per_second,
     rebuild_at_any_moment,
     ui_session

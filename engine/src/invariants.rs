@@ -20,14 +20,35 @@ use crate::log::ReplicaLog;
 use crate::metadata::{PartitionRegistration, Topics};
 use crate::partition::Role;
 use crate::process::Process;
-use crate::types::{BrokerId, TopicPartition, Tp};
+use crate::types::{BrokerId, Tp};
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct InvariantState {
-    /// Each partition's (leader epoch, partition epoch) at the last check.
-    pub last_epochs: VecMap<Tp, (i32, i32)>,
-    /// (partition, broker, leader epoch) → highest HW seen in that leadership.
-    pub leader_hw: VecMap<(Tp, BrokerId, i32), u64>,
+    /// Each partition's (leader epoch, partition epoch) at its last check, by the
+    /// partition's position among the controller's (partitions are only ever added, in key
+    /// order, so a position keeps its partition).
+    pub last_epochs: Vec<(i32, i32)>,
+    /// Each partition's current leadership as last checked: (leader, leader epoch, the
+    /// highest HW seen in it). Epochs only rise (checked), so an earlier leadership never
+    /// comes back and the current one is all there is to remember.
+    pub leader_hw: Vec<Option<(BrokerId, i32, u64)>>,
+}
+
+/// What an event may have changed, and so what the checker must look at again after it.
+/// A node's handler changes only its own state (docs/engine.md, "Shape"): a broker's
+/// partitions, or the controller's registrations; the simulator's own operations (the
+/// timeline's actions and faults) may change anything. What an event did not change was
+/// checked when it last changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Scope {
+    /// A timeline action or fault: everything.
+    All,
+    /// The controller ran: every registration, no log.
+    Controller,
+    /// This broker ran: its logs, and the partitions it is a replica of or holds data for.
+    Broker(BrokerId),
+    /// A client ran: nothing the checker reads.
+    Nothing,
 }
 
 /// Most violations recorded (the first ones matter).
@@ -50,39 +71,81 @@ impl InvariantState {
     /// what it saw (the epochs and each leadership's highest HW), to tell a fall.
     pub(crate) fn check(
         &mut self,
+        scope: Scope,
         topics: &Topics,
         controller: &Controller,
         brokers: &VecMap<BrokerId, Broker>,
         processes: &VecMap<BrokerId, Process>,
     ) -> Vec<String> {
         let mut found: Vec<String> = vec![];
-        // Every replica's log, broker by broker (a walk of each broker's partitions, not a
-        // lookup per partition: at 100 partitions on 12 brokers this runs after every event).
-        for b in brokers.values() {
-            for (&tp, part) in &b.partitions {
-                check_log(topics.name(tp), b.id, &part.log, &mut found);
-            }
+        let n = controller.partitions.len();
+        if self.last_epochs.len() < n {
+            self.last_epochs.resize(n, (0, 0));
+            self.leader_hw.resize(n, None);
         }
-        for (&tp, p) in &controller.partitions {
-            let name = topics.name(tp);
-            self.check_partition(tp, name, p, brokers, processes, &mut found);
+        match scope {
+            Scope::Nothing => {}
+            Scope::All | Scope::Controller => {
+                // Every replica's log, broker by broker (a walk of each broker's
+                // partitions, not a lookup per partition).
+                if scope == Scope::All {
+                    for b in brokers.values() {
+                        for (&tp, part) in &b.partitions {
+                            check_log(topics, tp, b.id, &part.log, &mut found);
+                        }
+                    }
+                }
+                for (i, (&tp, p)) in controller.partitions.iter().enumerate() {
+                    self.check_partition(i, tp, topics, p, brokers, processes, &mut found);
+                }
+            }
+            Scope::Broker(id) => {
+                let Some(b) = brokers.get(&id) else {
+                    return found;
+                };
+                // A broker holds every partition, as the controller does: the same keys in
+                // the same order, so the i-th of one is the i-th of the other (looked up
+                // otherwise).
+                for (i, (&tp, part)) in b.partitions.iter().enumerate() {
+                    check_log(topics, tp, id, &part.log, &mut found);
+                    let Some(p) = controller.partitions.get_near(i, &tp) else {
+                        continue;
+                    };
+                    if covers(id, part, p) {
+                        let i = match controller.partitions.iter().nth(i) {
+                            Some((k, _)) if *k == tp => i,
+                            _ => controller
+                                .partitions
+                                .keys()
+                                .position(|k| *k == tp)
+                                .unwrap_or(i),
+                        };
+                        self.check_partition(i, tp, topics, p, brokers, processes, &mut found);
+                    }
+                }
+            }
         }
         found
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn check_partition(
         &mut self,
+        i: usize,
         tp: Tp,
-        name: &TopicPartition,
+        topics: &Topics,
         p: &PartitionRegistration,
         brokers: &VecMap<BrokerId, Broker>,
         processes: &VecMap<BrokerId, Process>,
         found: &mut Vec<String>,
     ) {
+        // Named only when something is wrong (a lookup per partition after every event).
+        let name = || topics.name(tp);
         if let Some(l) = p.leader {
             if !p.isr.contains(&l) {
                 found.push(format!(
-                    "{name}: leader {l} is not in the ISR {}",
+                    "{}: leader {l} is not in the ISR {}",
+                    name(),
                     List(&p.isr)
                 ));
             }
@@ -93,7 +156,8 @@ impl InvariantState {
             .any(|r| !p.replicas.contains(r))
         {
             found.push(format!(
-                "{name}: ISR {} or ELR {} outside the replicas {}",
+                "{}: ISR {} or ELR {} outside the replicas {}",
+                name(),
                 List(&p.isr),
                 List(&p.elr),
                 List(&p.replicas)
@@ -101,77 +165,232 @@ impl InvariantState {
         }
         if p.isr.iter().any(|r| p.elr.contains(r)) {
             found.push(format!(
-                "{name}: ISR {} and ELR {} overlap",
+                "{}: ISR {} and ELR {} overlap",
+                name(),
                 List(&p.isr),
                 List(&p.elr)
             ));
         }
-        let (last_le, last_pe) = self.last_epochs.get(&tp).copied().unwrap_or((0, 0));
+        let (last_le, last_pe) = self.last_epochs[i];
         if p.leader_epoch < last_le {
             found.push(format!(
-                "{name}: leader epoch fell from {last_le} to {}",
+                "{}: leader epoch fell from {last_le} to {}",
+                name(),
                 p.leader_epoch
             ));
         }
         if p.partition_epoch < last_pe {
             found.push(format!(
-                "{name}: partition epoch fell from {last_pe} to {}",
+                "{}: partition epoch fell from {last_pe} to {}",
+                name(),
                 p.partition_epoch
             ));
         }
-        if (last_le, last_pe) != (p.leader_epoch, p.partition_epoch) {
-            self.last_epochs
-                .insert(tp, (p.leader_epoch, p.partition_epoch));
-        }
+        self.last_epochs[i] = (p.leader_epoch, p.partition_epoch);
 
         // Only the leader the controller recognises: a zombie (cut off, not yet told it was
         // replaced) keeps a stale view, and its followers have moved on.
         let Some(leader) = p.leader else { return };
-        let Some(b) = brokers.get(&leader) else {
+        // Brokers are numbered 1..: broker b is the (b-1)-th.
+        let Some(b) = brokers.get_near(leader as usize - 1, &leader) else {
             return;
         };
-        let Some(part) = b.partitions.get(&tp) else {
+        let Some(part) = b.partitions.get_near(i, &tp) else {
             return;
         };
         let Role::Leader(l) = &part.role else { return };
-        if l.leader_epoch != p.leader_epoch || !processes[&leader].is_up() {
+        let up = processes
+            .get_near(leader as usize - 1, &leader)
+            .is_some_and(Process::is_up);
+        if l.leader_epoch != p.leader_epoch || !up {
             return;
         }
         let hw = part.log.high_watermark;
-        let key = (tp, leader, l.leader_epoch);
-        if let Some(&prev) = self.leader_hw.get(&key) {
-            if hw < prev {
+        let current = (leader, l.leader_epoch);
+        if let Some((b, e, prev)) = self.leader_hw[i] {
+            if (b, e) == current && hw < prev {
                 found.push(format!(
-                    "{name}: leader {leader} HW fell from {prev} to {hw} in leader epoch {}",
+                    "{}: leader {leader} HW fell from {prev} to {hw} in leader epoch {}",
+                    name(),
                     l.leader_epoch
                 ));
             }
         }
         for &m in l.isr_state.isr() {
-            let Some(mb) = brokers.get(&m) else {
+            let Some(mb) = brokers.get_near(m as usize - 1, &m) else {
                 continue;
             };
-            if processes[&m].disk_lost {
+            if processes
+                .get_near(m as usize - 1, &m)
+                .is_some_and(|p| p.disk_lost)
+            {
                 continue;
             }
-            let member_leo = mb.partitions.get(&tp).map_or(0, |x| x.log.log_end_offset());
+            let member_leo = mb
+                .partitions
+                .get_near(i, &tp)
+                .map_or(0, |x| x.log.log_end_offset());
             if member_leo < hw {
                 found.push(format!(
-                    "{name}: leader {leader} HW {hw} is above ISR member {m}'s LEO {member_leo}"
+                    "{}: leader {leader} HW {hw} is above ISR member {m}'s LEO {member_leo}",
+                    name(),
                 ));
             }
         }
-        self.leader_hw.insert(key, hw);
+        self.leader_hw[i] = Some((current.0, current.1, hw));
+    }
+}
+
+/// Whether a partition's check must run again after broker `id` ran, given its replica
+/// `part` and the registration `p`. The check reads the leader's HW and the ISR members'
+/// LEOs: a broker with no role and no data there changed neither.
+fn covers(id: BrokerId, part: &crate::partition::Partition, p: &PartitionRegistration) -> bool {
+    let idle = matches!(part.role, Role::None) && part.log.log_end_offset() == 0;
+    !idle || p.replicas.contains(&id)
+}
+
+/// What the checker reads, as numbers to compare before and after an event: each
+/// registration, each replica (its log's offsets and epochs, its role), each process.
+/// `Sim::verify_invariant_scope` uses it to check that an event changed nothing outside
+/// the [`Scope`] the checker looked at again.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Digest {
+    registrations: Vec<u64>,
+    replicas: Vec<(BrokerId, Tp, u64)>,
+    processes: Vec<(BrokerId, u64)>,
+}
+
+/// FNV-1a over words: enough to tell a change.
+fn fnv(words: impl IntoIterator<Item = u64>) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for w in words {
+        h = (h ^ w).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+impl Digest {
+    pub(crate) fn of(
+        controller: &Controller,
+        brokers: &VecMap<BrokerId, Broker>,
+        processes: &VecMap<BrokerId, Process>,
+    ) -> Digest {
+        let ids = |l: &[BrokerId]| l.iter().map(|&b| u64::from(b)).collect::<Vec<_>>();
+        let mut registrations = vec![];
+        for p in controller.partitions.values() {
+            let mut w = vec![
+                u64::from(p.leader.unwrap_or(0)),
+                p.leader_epoch as u64,
+                p.partition_epoch as u64,
+            ];
+            for l in [&p.replicas, &p.isr, &p.elr] {
+                w.push(l.len() as u64);
+                w.extend(ids(l));
+            }
+            registrations.push(fnv(w));
+        }
+        let mut replicas = vec![];
+        for b in brokers.values() {
+            for (&tp, part) in &b.partitions {
+                let log = &part.log;
+                let mut w = vec![
+                    log.log_start_offset,
+                    log.high_watermark,
+                    log.log_end_offset(),
+                ];
+                for e in &log.epoch_cache.entries {
+                    w.extend([e.epoch as u64, e.start_offset]);
+                }
+                match &part.role {
+                    Role::None => w.push(0),
+                    Role::Follower(_) => w.push(1),
+                    Role::Leader(l) => {
+                        w.extend([2, l.leader_epoch as u64]);
+                        w.extend(ids(l.isr_state.isr()));
+                    }
+                }
+                replicas.push((b.id, tp, fnv(w)));
+            }
+        }
+        let mut procs = vec![];
+        for (&id, p) in processes {
+            procs.push((id, fnv([u64::from(p.is_up()), u64::from(p.disk_lost)])));
+        }
+        Digest {
+            registrations,
+            replicas,
+            processes: procs,
+        }
+    }
+
+    /// What changed from `self` to `after` that the checker did not look at again after an
+    /// event of `scope`: each a line naming the partition or broker.
+    pub(crate) fn outside(
+        &self,
+        after: &Digest,
+        scope: Scope,
+        topics: &Topics,
+        controller: &Controller,
+        brokers: &VecMap<BrokerId, Broker>,
+    ) -> Vec<String> {
+        let mut out = vec![];
+        if scope == Scope::All {
+            return out;
+        }
+        if scope != Scope::Controller {
+            for (i, (tp, _)) in controller.partitions.iter().enumerate() {
+                if self.registrations.get(i) != after.registrations.get(i) {
+                    out.push(format!(
+                        "{}: registration changed after a {scope:?} event",
+                        topics.name(*tp)
+                    ));
+                }
+            }
+        }
+        for (i, &(b, tp, d)) in self.replicas.iter().enumerate() {
+            if after.replicas.get(i) == Some(&(b, tp, d)) {
+                continue;
+            }
+            let checked = match scope {
+                Scope::Broker(x) if x == b => {
+                    match (
+                        brokers.get(&b).and_then(|br| br.partitions.get(&tp)),
+                        controller.partitions.get(&tp),
+                    ) {
+                        (Some(part), Some(p)) => covers(b, part, p),
+                        _ => true,
+                    }
+                }
+                _ => false,
+            };
+            if !checked {
+                out.push(format!(
+                    "{}: broker {b}'s replica changed after a {scope:?} event",
+                    topics.name(tp)
+                ));
+            }
+        }
+        for (i, &(b, d)) in self.processes.iter().enumerate() {
+            if after.processes.get(i) != Some(&(b, d)) && scope != Scope::Broker(b) {
+                out.push(format!(
+                    "broker {b}'s process changed after a {scope:?} event"
+                ));
+            }
+        }
+        out
     }
 }
 
 /// One replica's log: log start ≤ HW ≤ LEO, and its leader-epoch-checkpoint ordered.
-fn check_log(name: &TopicPartition, broker: BrokerId, log: &ReplicaLog, found: &mut Vec<String>) {
+fn check_log(topics: &Topics, tp: Tp, broker: BrokerId, log: &ReplicaLog, found: &mut Vec<String>) {
     let leo = log.log_end_offset();
     if !(log.log_start_offset <= log.high_watermark && log.high_watermark <= leo) {
         found.push(format!(
-            "{name}: broker {broker}: log start {} ≤ HW {} ≤ LEO {} does not hold",
-            log.log_start_offset, log.high_watermark, leo
+            "{}: broker {broker}: log start {} ≤ HW {} ≤ LEO {} does not hold",
+            topics.name(tp),
+            log.log_start_offset,
+            log.high_watermark,
+            leo
         ));
     }
     let entries = &log.epoch_cache.entries;
@@ -180,7 +399,8 @@ fn check_log(name: &TopicPartition, broker: BrokerId, log: &ReplicaLog, found: &
         .any(|w| w[0].epoch >= w[1].epoch || w[0].start_offset > w[1].start_offset)
     {
         found.push(format!(
-            "{name}: broker {broker}: leader-epoch-checkpoint is not ordered: {}",
+            "{}: broker {broker}: leader-epoch-checkpoint is not ordered: {}",
+            topics.name(tp),
             log.epoch_cache.checkpoint_line()
         ));
     }
@@ -244,7 +464,13 @@ pub(crate) mod tests {
     }
 
     fn check(checker: &mut super::InvariantState, sim: &Sim) -> Vec<String> {
-        checker.check(&sim.topics, &sim.controller, &sim.brokers, &sim.processes)
+        checker.check(
+            super::Scope::All,
+            &sim.topics,
+            &sim.controller,
+            &sim.brokers,
+            &sim.processes,
+        )
     }
 
     #[test]

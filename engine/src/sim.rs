@@ -105,6 +105,11 @@ pub struct Sim {
     pub(crate) events_processed: u64,
     /// Check invariants after every event (tests and the UI turn this on).
     pub check_invariants: bool,
+    /// With `check_invariants`: also check, after every event, that it changed nothing
+    /// outside what the checker looked at again (`invariants::Scope`). For tests: it
+    /// compares digests of the whole state twice per event.
+    #[doc(hidden)]
+    pub verify_invariant_scope: bool,
     /// Keep what became of each message that left the wire in the last
     /// [`ARRIVALS_KEPT_MS`] (the playground turns this on, to draw a message's path for a
     /// moment after it arrived: a 40 ms flight is two frames at 1×). Off, nothing is kept
@@ -153,6 +158,7 @@ impl Clone for Sim {
             violations: self.violations.clone(),
             events_processed: self.events_processed,
             check_invariants: self.check_invariants,
+            verify_invariant_scope: self.verify_invariant_scope,
             record_arrivals: self.record_arrivals,
             arrivals: self.arrivals.clone(),
             invariant_state: self.invariant_state.clone(),
@@ -271,6 +277,7 @@ impl Sim {
             violations: vec![],
             events_processed: 0,
             check_invariants: false,
+            verify_invariant_scope: false,
             record_arrivals: false,
             arrivals: Default::default(),
             invariant_state: Default::default(),
@@ -421,6 +428,10 @@ impl Sim {
             .timeline
             .get(self.timeline_cursor)
             .map(|a| a.at.max(self.now));
+        let mut scope = crate::invariants::Scope::All;
+        let before = (self.check_invariants && self.verify_invariant_scope).then(|| {
+            crate::invariants::Digest::of(&self.controller, &self.brokers, &self.processes)
+        });
         match (next_event, next_action) {
             // An action at time t runs after every event at t.
             (Some(at), Some(action_at)) if action_at < at => self.run_timeline_action(),
@@ -430,6 +441,7 @@ impl Sim {
                     return false;
                 };
                 self.now = q.at;
+                scope = self.scope_of(&q.event);
                 self.dispatch(q.event);
             }
             (None, None) => return false,
@@ -437,8 +449,10 @@ impl Sim {
         self.flush_effects();
         self.events_processed += 1;
         if self.check_invariants {
-            // The checker reads the nodes; what it finds is recorded here.
+            // The checker reads the nodes; what it finds is recorded here. After a node's
+            // event it looks again only at what that node may have changed.
             let found = self.invariant_state.check(
+                scope,
                 &self.topics,
                 &self.controller,
                 &self.brokers,
@@ -448,7 +462,41 @@ impl Sim {
                 self.record_violation(what);
             }
         }
+        if let Some(before) = before {
+            let after =
+                crate::invariants::Digest::of(&self.controller, &self.brokers, &self.processes);
+            for what in before.outside(&after, scope, &self.topics, &self.controller, &self.brokers)
+            {
+                self.record_violation(what);
+            }
+        }
         true
+    }
+
+    /// What an event can change, for the invariant checker: the node that runs it (a
+    /// message to a client, or a client's timer, changes nothing it reads).
+    fn scope_of(&self, event: &Scheduled) -> crate::invariants::Scope {
+        use crate::invariants::Scope;
+        let to = match event {
+            Scheduled::Deliver { message_id } => {
+                match self
+                    .in_flight
+                    .get(message_id)
+                    .or(self.buffered.get(message_id))
+                {
+                    Some(m) => m.to,
+                    None => return Scope::All,
+                }
+            }
+            Scheduled::Broker { broker, .. } => Node::Broker(*broker),
+            Scheduled::Controller(_) => Node::Controller,
+            Scheduled::Client(_) => return Scope::Nothing,
+        };
+        match to {
+            Node::Broker(b) => Scope::Broker(b),
+            Node::Controller => Scope::Controller,
+            Node::Client(_) => Scope::Nothing,
+        }
     }
 
     fn run_timeline_action(&mut self) {

@@ -97,6 +97,15 @@ impl<K, V> VecMap<K, V> {
 }
 
 impl<K: Ord, V> VecMap<K, V> {
+    /// The value of `key`, looked for first at position `at` (where it is when two maps
+    /// hold the same keys and `at` is its position in the other), then searched.
+    pub fn get_near(&self, at: usize, key: &K) -> Option<&V> {
+        match self.entries.get(at) {
+            Some((k, v)) if k == key => Some(v),
+            _ => self.get(key),
+        }
+    }
+
     pub fn get(&self, key: &K) -> Option<&V> {
         let i = search(&self.entries, key).ok()?;
         Some(&self.entries[i].1)

@@ -230,6 +230,9 @@ fn run_seed_inner(seed: u64) -> Result<(), (String, Box<Sim>)> {
 fn run_phases(seed: u64, sim: &mut Sim) -> Result<(), String> {
     let scenario = random_scenario(seed);
     sim.check_invariants = true;
+    // And that each event changed nothing the checker did not look at again (it checks only
+    // what the node that ran may have changed).
+    sim.verify_invariant_scope = true;
     let mut rng = Rng::new(seed);
     // A second generator moves the replica.lag.time.max.ms slider now and then (0..=60000 in
     // steps of 500, as the UI does), so the isr-expiration task is rescheduled mid-run under

@@ -1,7 +1,8 @@
 //! Timing of the engine compiled to WebAssembly, with the JavaScript host's
 //! `performance.now()`: events per second, the time to rebuild any moment of a
 //! 10-minute, 10 000-record scenario, and the cost of one checkpoint (`Sim::clone`) of a
-//! 7-broker simulation whose trace is full. Ignored by default (timings are measurements, not
+//! 7-broker simulation whose trace is full, and issue 14's 12-broker, 100-partition cluster
+//! for 10 simulated minutes. Ignored by default (timings are measurements, not
 //! assertions); run with
 //! `cargo test -p watermark-engine --release --target wasm32-unknown-unknown --test wasm_bench -- --include-ignored`.
 #![cfg(target_arch = "wasm32")]
@@ -47,6 +48,19 @@ fn timings() {
         log(&format!(
             "wasm events/{name}: {events} events in {ms:.2} ms = {:.0} events/s",
             events as f64 / ms * 1000.0
+        ));
+    }
+    // Issue 14's cluster for 10 simulated minutes (the goal: under 3 s in wasm), without
+    // and with the invariants the playground checks.
+    let cluster = workloads::cluster(10);
+    for check in [false, true] {
+        let t0 = now();
+        let events = watermark_engine::run(&cluster, check)
+            .expect("runs")
+            .events_processed();
+        log(&format!(
+            "wasm cluster 12 brokers x 100 partitions, 10 min, invariants {check}: {events} events in {:.0} ms",
+            now() - t0
         ));
     }
     let scenario = workloads::ten_minutes();

@@ -118,3 +118,29 @@ fn seven_brokers_for_15_minutes(timeline: Vec<TimedAction>) -> Scenario {
         ..Scenario::default()
     }
 }
+
+/// Issue 14's cluster (docs/clusters.md, step 12): 12 brokers in racks z0, z1, z2 (broker b
+/// in `z{b % 3}`), 10 topics of 10 partitions at RF 3 and `min.insync.replicas` 2, placed by
+/// StripedReplicaPlacer; a 10-record `acks=all` batch every 100 ms to the next partition in
+/// turn, for `minutes` simulated minutes.
+pub fn cluster(minutes: u64) -> Scenario {
+    let racks: serde_json::Map<String, serde_json::Value> = (1..=12)
+        .map(|b| (b.to_string(), serde_json::json!(format!("z{}", b % 3))))
+        .collect();
+    let topics: Vec<serde_json::Value> = (0..10)
+        .map(|t| {
+            serde_json::json!({"name": format!("t{t}"), "partitions": 10, "replication_factor": 3,
+                               "configs": {"min.insync.replicas": 2}})
+        })
+        .collect();
+    let end = minutes * 60_000;
+    let timeline: Vec<serde_json::Value> = (0..end / 100)
+        .map(|n| {
+            serde_json::json!({"at": n * 100, "action": "produce", "acks": "all", "prefix": "v",
+                               "count": 10, "topic": format!("t{}", (n / 10) % 10), "partition": n % 10})
+        })
+        .collect();
+    let json = serde_json::json!({"version": 2, "brokers": 12, "racks": racks, "topics": topics,
+                                  "timeline": timeline, "end_ms": end});
+    Scenario::from_json(&json.to_string()).expect("the cluster workload reads")
+}
