@@ -32,6 +32,12 @@ pub struct InvariantState {
     /// highest HW seen in it). Epochs only rise (checked), so an earlier leadership never
     /// comes back and the current one is all there is to remember.
     pub leader_hw: Vec<Option<(BrokerId, i32, u64)>>,
+    /// Each replica's [`fingerprint`] at its last check, by broker position and partition
+    /// position: after a broker's event, a replica whose fingerprint did not change is not
+    /// looked at again (its checks read nothing else that event could have changed).
+    pub fingerprints: Vec<Vec<u64>>,
+    /// The replicas the last check looked at, for `Digest::outside`.
+    pub checked: Vec<(BrokerId, Tp)>,
 }
 
 /// What an event may have changed, and so what the checker must look at again after it.
@@ -83,15 +89,23 @@ impl InvariantState {
             self.last_epochs.resize(n, (0, 0));
             self.leader_hw.resize(n, None);
         }
+        if self.fingerprints.len() < brokers.len() {
+            self.fingerprints.resize(brokers.len(), vec![]);
+        }
+        self.checked.clear();
         match scope {
             Scope::Nothing => {}
             Scope::All | Scope::Controller => {
                 // Every replica's log, broker by broker (a walk of each broker's
                 // partitions, not a lookup per partition).
                 if scope == Scope::All {
-                    for b in brokers.values() {
-                        for (&tp, part) in &b.partitions {
+                    for (at, b) in brokers.values().enumerate() {
+                        let prints = &mut self.fingerprints[at];
+                        prints.resize(b.partitions.len(), 0);
+                        for (i, (&tp, part)) in b.partitions.iter().enumerate() {
                             check_log(topics, tp, b.id, &part.log, &mut found);
+                            prints[i] = fingerprint(part);
+                            self.checked.push((b.id, tp));
                         }
                     }
                 }
@@ -106,23 +120,34 @@ impl InvariantState {
                 // A broker holds every partition, as the controller does: the same keys in
                 // the same order, so the i-th of one is the i-th of the other (looked up
                 // otherwise).
+                let at = brokers.keys().position(|k| *k == id).unwrap_or(0);
+                let mut prints = std::mem::take(&mut self.fingerprints[at]);
+                prints.resize(b.partitions.len(), 0);
                 for (i, (&tp, part)) in b.partitions.iter().enumerate() {
+                    // Not looked at again: a replica whose state this event left as it was
+                    // when last checked (nothing else its checks read can have changed in a
+                    // broker's event).
+                    let print = fingerprint(part);
+                    if print == prints[i] {
+                        continue;
+                    }
+                    prints[i] = print;
+                    self.checked.push((id, tp));
                     check_log(topics, tp, id, &part.log, &mut found);
                     let Some(p) = controller.partitions.get_near(i, &tp) else {
                         continue;
                     };
-                    if covers(id, part, p) {
-                        let i = match controller.partitions.iter().nth(i) {
-                            Some((k, _)) if *k == tp => i,
-                            _ => controller
-                                .partitions
-                                .keys()
-                                .position(|k| *k == tp)
-                                .unwrap_or(i),
-                        };
-                        self.check_partition(i, tp, topics, p, brokers, processes, &mut found);
-                    }
+                    let i = match controller.partitions.iter().nth(i) {
+                        Some((k, _)) if *k == tp => i,
+                        _ => controller
+                            .partitions
+                            .keys()
+                            .position(|k| *k == tp)
+                            .unwrap_or(i),
+                    };
+                    self.check_partition(i, tp, topics, p, brokers, processes, &mut found);
                 }
+                self.fingerprints[at] = prints;
             }
         }
         found
@@ -241,12 +266,39 @@ impl InvariantState {
     }
 }
 
-/// Whether a partition's check must run again after broker `id` ran, given its replica
-/// `part` and the registration `p`. The check reads the leader's HW and the ISR members'
-/// LEOs: a broker with no role and no data there changed neither.
-fn covers(id: BrokerId, part: &crate::partition::Partition, p: &PartitionRegistration) -> bool {
-    let idle = matches!(part.role, Role::None) && part.log.log_end_offset() == 0;
-    !idle || p.replicas.contains(&id)
+/// What the checks read of one replica, as one number: its log's start, HW and end, its
+/// epochs, its role with the leader's epoch and ISR. Zero for a replica with no role and an
+/// empty log (what a broker holds for the partitions it is not a replica of), which is what
+/// a replica not checked yet is taken to be.
+fn fingerprint(part: &crate::partition::Partition) -> u64 {
+    let log = &part.log;
+    let leo = log.log_end_offset();
+    let role = match &part.role {
+        Role::None => 0,
+        Role::Follower(_) => 1,
+        Role::Leader(_) => 2,
+    };
+    if role == 0 && leo == 0 && log.high_watermark == 0 && log.epoch_cache.entries.is_empty() {
+        return 0;
+    }
+    let mut h = mix(
+        mix(
+            mix(mix(FNV_OFFSET, role), log.log_start_offset),
+            log.high_watermark,
+        ),
+        leo,
+    );
+    for e in &log.epoch_cache.entries {
+        h = mix(mix(h, e.epoch as u64), e.start_offset);
+    }
+    if let Role::Leader(l) = &part.role {
+        h = mix(h, l.leader_epoch as u64);
+        for &m in l.isr_state.isr() {
+            h = mix(h, u64::from(m));
+        }
+    }
+    // Never 0: that is the idle replica's.
+    h | 1
 }
 
 /// What the checker reads, as numbers to compare before and after an event: each
@@ -260,11 +312,19 @@ pub(crate) struct Digest {
     processes: Vec<(BrokerId, u64)>,
 }
 
-/// FNV-1a over words: enough to tell a change.
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// One step of FNV-1a over words: enough to tell a change.
+#[inline]
+fn mix(h: u64, w: u64) -> u64 {
+    (h ^ w).wrapping_mul(0x0000_0100_0000_01b3)
+}
+
+/// FNV-1a over words.
 fn fnv(words: impl IntoIterator<Item = u64>) -> u64 {
-    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    let mut h = FNV_OFFSET;
     for w in words {
-        h = (h ^ w).wrapping_mul(0x0000_0100_0000_01b3);
+        h = mix(h, w);
     }
     h
 }
@@ -324,14 +384,16 @@ impl Digest {
     }
 
     /// What changed from `self` to `after` that the checker did not look at again after an
-    /// event of `scope`: each a line naming the partition or broker.
+    /// event of `scope` (`checked`: the replicas it looked at): each a line naming the
+    /// partition or broker. A broker's own process may change in its event (it exits): that
+    /// only makes checks skip its replicas.
     pub(crate) fn outside(
         &self,
         after: &Digest,
         scope: Scope,
         topics: &Topics,
         controller: &Controller,
-        brokers: &VecMap<BrokerId, Broker>,
+        checked: &[(BrokerId, Tp)],
     ) -> Vec<String> {
         let mut out = vec![];
         if scope == Scope::All {
@@ -351,19 +413,7 @@ impl Digest {
             if after.replicas.get(i) == Some(&(b, tp, d)) {
                 continue;
             }
-            let checked = match scope {
-                Scope::Broker(x) if x == b => {
-                    match (
-                        brokers.get(&b).and_then(|br| br.partitions.get(&tp)),
-                        controller.partitions.get(&tp),
-                    ) {
-                        (Some(part), Some(p)) => covers(b, part, p),
-                        _ => true,
-                    }
-                }
-                _ => false,
-            };
-            if !checked {
+            if !checked.contains(&(b, tp)) {
                 out.push(format!(
                     "{}: broker {b}'s replica changed after a {scope:?} event",
                     topics.name(tp)

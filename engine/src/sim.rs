@@ -465,8 +465,9 @@ impl Sim {
         if let Some(before) = before {
             let after =
                 crate::invariants::Digest::of(&self.controller, &self.brokers, &self.processes);
-            for what in before.outside(&after, scope, &self.topics, &self.controller, &self.brokers)
-            {
+            let checked = &self.invariant_state.checked;
+            let outside = before.outside(&after, scope, &self.topics, &self.controller, checked);
+            for what in outside {
                 self.record_violation(what);
             }
         }

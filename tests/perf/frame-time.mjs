@@ -5,7 +5,7 @@
 //   trunk build --release
 //   node tests/perf/frame-time.mjs [--seconds 10] [--speeds 0,1,10,100] [--records 300]
 //                                  [--latency 40] [--loads 5] [--css CSS] [--wasm-top N]
-//                                  [--cpu-throttle N]
+//                                  [--cpu-throttle N] [--cluster]
 //
 // For each speed it opens dist/ on a share link (7 brokers, RF 7, latency 40 ms, 300
 // single-record produce actions spread over the measured window, ?autoplay=1), sets the
@@ -61,6 +61,10 @@ const WASM_TOP = Number(option("wasm-top", 0));
 // Emulation.setCPUThrottlingRate): a stand-in for a slower machine, which shows differences
 // that a fast one absorbs in its idle time. Raster and compositor threads are not slowed.
 const THROTTLE = Number(option("cpu-throttle", 1));
+// --cluster: issue 14's cluster instead (12 brokers in racks z0..z2, 10 topics of 10
+// partitions at RF 3, min.insync.replicas 2, the RECORDS produce actions round-robin over
+// the partitions): the cluster overview drawn above the lanes of one partition.
+const CLUSTER = process.argv.includes("--cluster");
 /** A frame counts as late when it took over 16.7 ms by more than vsync jitter (10%). */
 const LATE_MS = 16.7 * 1.1;
 
@@ -75,6 +79,32 @@ const sliderPosition = (speed) => Math.round((Math.log10(speed / 0.1) / 3) * 100
 function scenarioFor(speed) {
   const span = Math.max(1, speed) * (SECONDS + 8) * 1000;
   const step = Math.max(1, Math.floor(span / RECORDS));
+  if (CLUSTER) {
+    const racks = {};
+    for (let b = 1; b <= 12; b++) racks[String(b)] = `z${b % 3}`;
+    return {
+      version: 2,
+      title: `Frame-time load: 12 brokers, 100 partitions at RF 3, ${RECORDS} records, latency ${LATENCY} ms`,
+      brokers: 12,
+      racks,
+      topics: Array.from({ length: 10 }, (_, t) => ({
+        name: `t${t}`,
+        partitions: 10,
+        replication_factor: 3,
+        configs: { "min.insync.replicas": 2 },
+      })),
+      config: { "sim.network.latency.ms": LATENCY, "sim.controller.latency.ms": LATENCY },
+      timeline: Array.from({ length: RECORDS }, (_, i) => ({
+        at: i * step,
+        action: "produce",
+        acks: i % 2 === 0 ? "all" : "1",
+        values: [`r${i}`],
+        topic: `t${Math.floor(i / 10) % 10}`,
+        partition: i % 10,
+      })),
+      end_ms: span + 60_000,
+    };
+  }
   return {
     version: 1,
     title: `Frame-time load: 7 brokers, RF 7, ${RECORDS} records, latency ${LATENCY} ms`,
@@ -505,7 +535,11 @@ const context = await launchBrowser();
 try {
   const chromium = execFileSync(CHROMIUM_PATH, ["--version"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
   console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model.trim()}); ${chromium}, headless, --disable-gpu; window 1024×640`);
-  console.log(`load: 7 brokers, RF 7, latency ${LATENCY} ms, ${RECORDS} single-record produce actions over each window; ${SECONDS} s per speed`);
+  console.log(
+    CLUSTER
+      ? `load: 12 brokers in 3 racks, 100 partitions at RF 3, latency ${LATENCY} ms, ${RECORDS} single-record produce actions over each window; ${SECONDS} s per speed`
+      : `load: 7 brokers, RF 7, latency ${LATENCY} ms, ${RECORDS} single-record produce actions over each window; ${SECONDS} s per speed`,
+  );
   if (CSS) console.log(`extra stylesheet: ${CSS}`);
   if (THROTTLE > 1) console.log(`main thread slowed ${THROTTLE}× (CDP Emulation.setCPUThrottlingRate)`);
   console.log(`load average before: ${loadavg().map((x) => x.toFixed(1)).join(" ")}\n`);
