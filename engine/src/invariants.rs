@@ -305,6 +305,7 @@ fn fingerprint(part: &crate::partition::Partition) -> u64 {
 /// registration, each replica (its log's offsets and epochs, its role), each process.
 /// `Sim::verify_invariant_scope` uses it to check that an event changed nothing outside
 /// the [`Scope`] the checker looked at again.
+#[cfg(not(target_arch = "wasm32"))]
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Digest {
     registrations: Vec<u64>,
@@ -321,6 +322,7 @@ fn mix(h: u64, w: u64) -> u64 {
 }
 
 /// FNV-1a over words.
+#[cfg(not(target_arch = "wasm32"))]
 fn fnv(words: impl IntoIterator<Item = u64>) -> u64 {
     let mut h = FNV_OFFSET;
     for w in words {
@@ -329,6 +331,7 @@ fn fnv(words: impl IntoIterator<Item = u64>) -> u64 {
     h
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl Digest {
     pub(crate) fn of(
         controller: &Controller,

@@ -429,6 +429,8 @@ impl Sim {
             .get(self.timeline_cursor)
             .map(|a| a.at.max(self.now));
         let mut scope = crate::invariants::Scope::All;
+        // Tests only: not in the wasm the playground ships.
+        #[cfg(not(target_arch = "wasm32"))]
         let before = (self.check_invariants && self.verify_invariant_scope).then(|| {
             crate::invariants::Digest::of(&self.controller, &self.brokers, &self.processes)
         });
@@ -462,6 +464,7 @@ impl Sim {
                 self.record_violation(what);
             }
         }
+        #[cfg(not(target_arch = "wasm32"))]
         if let Some(before) = before {
             let after =
                 crate::invariants::Digest::of(&self.controller, &self.brokers, &self.processes);

@@ -214,15 +214,30 @@ pub fn ClusterOverview(ctx: Ctx) -> impl IntoView {
     // Built when the shown state changes, and set only when it changed: the overview
     // changes when an ISR, a leader or a broker's state does. One memo of a String, the
     // type of others of the page.
-    let markup = Memo::new(move |_| {
+    // What the markup was last built from: while it stays the same (most frames: fetches
+    // move no ISR), the markup is not built again.
+    type Built = (Overview, Vec<(BrokerId, Option<String>)>, u64);
+    let built = StoredValue::new_local(None::<Built>);
+    let markup = Memo::new(move |prev: Option<&String>| {
         snap.track();
-        let f = FILTERS[filter.get() as usize % FILTERS.len()];
-        ctx.pg.with_value(|pg| {
+        let f = filter.get();
+        let (o, cols) = ctx.pg.with_value(|pg| {
             let o = pg.current().overview();
             let ids: Vec<BrokerId> = o.brokers.iter().map(|b| b.0).collect();
             let cols = columns(&ids, |b| pg.scenario().rack_of(b).map(str::to_string));
-            overview_markup(&o, &cols, f)
-        })
+            (o, cols)
+        });
+        if let Some(prev) = prev {
+            if built.with_value(|b| {
+                b.as_ref()
+                    .is_some_and(|b| b.0 == o && b.1 == cols && b.2 == f)
+            }) {
+                return prev.clone();
+            }
+        }
+        let m = overview_markup(&o, &cols, FILTERS[f as usize % FILTERS.len()]);
+        built.set_value(Some((o, cols, f)));
+        m
     });
     let on_click = move |ev: leptos::ev::MouseEvent| {
         use leptos::wasm_bindgen::JsCast;
