@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { useApp } from "../lib/harness.mjs";
-import { describe, openFresh, poll, setRange, shareHash, waitForText } from "../lib/ui.mjs";
+import { describe, notice, offsets, openFresh, pause, play, poll, setRange, shareHash, waitForText } from "../lib/ui.mjs";
 
 const app = useApp();
 
@@ -125,4 +125,48 @@ test("choosing a partition shows it in the lanes, and it stays chosen in the pas
     message: "scrubbing back lost the chosen partition",
   });
   assert.equal(await page.getByRole("button", { name: "orders-4", exact: true }).getAttribute("aria-pressed"), "true");
+});
+
+test("the cluster sliders build topics, partitions and racks; Produce writes to the partition the lanes show", async () => {
+  const { page } = await openFresh(app, "/");
+  const o = overview(page);
+  assert.equal(await o.isVisible(), false, "one partition: no overview");
+  await setRange(page, "Brokers", 6);
+  await waitForText(notice(page), /Started a new cluster: 6 broker\(s\), replication factor 3\./);
+  await setRange(page, "Racks", 3);
+  await waitForText(notice(page), /Started a new cluster: 6 broker\(s\) in 3 rack\(s\), 1 topic\(s\) of 1 partition\(s\), replication factor 3\./);
+  await setRange(page, "Partitions per topic", 4);
+  await setRange(page, "Topics", 2);
+  await waitForText(notice(page), /6 broker\(s\) in 3 rack\(s\), 2 topic\(s\) of 4 partition\(s\), replication factor 3\./);
+  await o.waitFor();
+  assert.deepEqual(await rowNames(page), ["rep-0", "rep-1", "rep-2", "rep-3", "orders-0", "orders-1", "orders-2", "orders-3"]);
+  // Brokers 1 and 4 in rack a, 2 and 5 in b, 3 and 6 in c; every partition has a replica in
+  // each rack (StripedReplicaPlacer).
+  const racks = await o.locator("thead th.rack").evaluateAll((ths) => ths.map((t) => [t.textContent, t.colSpan]));
+  assert.deepEqual(racks, [["rack a", 2], ["rack b", 2], ["rack c", 2]]);
+  const cols = await o.locator("thead th.broker-col").evaluateAll((ths) => ths.map((t) => t.firstChild.textContent));
+  assert.deepEqual(cols, ["1", "4", "2", "5", "3", "6"]);
+  for (const row of await o.locator("tbody tr").all()) {
+    const cells = await row.locator("td:not(.marks)").evaluateAll((tds) => tds.map((t) => t.textContent !== ""));
+    for (let r = 0; r < 3; r++) assert.equal(cells[2 * r] + cells[2 * r + 1], 1, "one replica per rack");
+  }
+  // The sliders read back the cluster they built.
+  assert.equal(await page.getByRole("slider", { name: "Partitions per topic", exact: true }).inputValue(), "4");
+  assert.equal(await page.getByRole("slider", { name: "Racks", exact: true }).inputValue(), "3");
+
+  // Show rep-2 and write three records there: only rep-2's end offset moves.
+  await page.getByRole("button", { name: "rep-2", exact: true }).click();
+  await waitForText(page.locator("#actions-h"), /Produce and consume to rep-2/);
+  await page.getByLabel("Records", { exact: true }).fill("3");
+  await page.getByRole("button", { name: "Produce", exact: true }).click();
+  await play(page);
+  await waitForText(offsets(page), /rep:2:3/);
+  await pause(page);
+  // The read-outs speak of the shown partition: the others are still empty.
+  for (const other of ["rep-0", "rep-3", "orders-2"]) {
+    await page.getByRole("button", { name: other, exact: true }).click();
+    const [topic, p] = other.split("-");
+    await waitForText(offsets(page), new RegExp(`^${topic}:${p}:0$`));
+  }
+  await app.screenshot(page, "overview-built-by-sliders");
 });

@@ -50,6 +50,146 @@ pub struct ExpectMark {
     pub text: String,
 }
 
+/// A cluster the settings' sliders build: brokers, how many racks they are spread over
+/// (broker b in rack `RACKS[(b - 1) % racks]`; 0: no `broker.rack`), topics of the same
+/// partition count and replication factor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shape {
+    pub brokers: u32,
+    pub racks: u32,
+    pub topics: u32,
+    pub partitions: u32,
+    pub replication_factor: u32,
+}
+
+/// The racks' names, in the order brokers are spread over them.
+pub const RACKS: [&str; 3] = ["a", "b", "c"];
+/// The names of the topics after the first (which keeps the scenario's).
+const TOPIC_NAMES: [&str; 10] = [
+    "orders", "payments", "clicks", "events", "logs", "metrics", "users", "carts", "views", "audit",
+];
+/// Most topics and partitions per topic the sliders offer (at most 200 partitions in all,
+/// the engine's limit).
+pub const MAX_SHAPE_TOPICS: u32 = 10;
+pub const MAX_SHAPE_PARTITIONS: u32 = 20;
+
+/// The shape of `s` when the sliders could have built it: a version-1 scenario (one topic
+/// of one partition), or a version-2 one whose topics all have the same partition count and
+/// replication factor and no manual assignment, with the sliders' racks. None for any
+/// other (a preset's or a link's own topics), whose facts the settings state instead.
+pub fn shape_of(s: &Scenario) -> Option<Shape> {
+    if s.version < 2 {
+        return Some(Shape {
+            brokers: s.brokers,
+            racks: 0,
+            topics: 1,
+            partitions: 1,
+            replication_factor: s.replicas().len() as u32,
+        });
+    }
+    let first = s.topics.first()?.spec();
+    // How many of the sliders' racks the brokers use (b-1 mod racks picks each).
+    let racks = RACKS
+        .iter()
+        .filter(|r| s.racks.values().any(|v| v == *r))
+        .count() as u32;
+    let racks_fit = if s.racks.is_empty() {
+        true
+    } else {
+        s.racks.len() as u32 == s.brokers
+            && (1..=s.brokers)
+                .all(|b| s.rack_of(b) == Some(RACKS[((b - 1) % racks.max(1)) as usize]))
+    };
+    let uniform = s.topics.iter().all(|t| {
+        let spec = t.spec();
+        t.assignment.is_none()
+            && spec.partitions == first.partitions
+            && spec.replication_factor == first.replication_factor
+    });
+    (racks_fit
+        && uniform
+        && s.topics.len() as u32 <= MAX_SHAPE_TOPICS
+        && first.partitions <= MAX_SHAPE_PARTITIONS)
+        .then_some(Shape {
+            brokers: s.brokers,
+            racks: if s.racks.is_empty() { 0 } else { racks },
+            topics: s.topics.len() as u32,
+            partitions: first.partitions,
+            replication_factor: first.replication_factor,
+        })
+}
+
+/// A new cluster of `shape`, keeping `base`'s title, configs and seed (its timeline and
+/// expectations belong to the old cluster). One topic of one partition without racks is a
+/// version-1 scenario, as before; anything else is version 2. The first topic keeps
+/// `base`'s first topic's name (and its topic configs).
+pub fn scenario_for(shape: Shape, base: &Scenario) -> Scenario {
+    let brokers = shape
+        .brokers
+        .clamp(1, watermark_engine::config::MAX_BROKERS);
+    let rf = shape.replication_factor.clamp(1, brokers);
+    let mut s = base.clone();
+    s.brokers = brokers;
+    s.timeline = vec![];
+    s.expect = vec![];
+    s.assignment = vec![];
+    s.off_script_ms = None;
+    let first =
+        base.topics
+            .first()
+            .cloned()
+            .unwrap_or_else(|| watermark_engine::scenario::NewTopic {
+                name: base.topic.clone(),
+                ..Default::default()
+            });
+    let topics = shape.topics.clamp(1, MAX_SHAPE_TOPICS);
+    let partitions = shape.partitions.clamp(1, MAX_SHAPE_PARTITIONS);
+    let racks = shape.racks.min(RACKS.len() as u32);
+    if topics == 1 && partitions == 1 && racks == 0 {
+        s.version = 1;
+        s.topic = first.name;
+        s.topics = vec![];
+        s.racks = Default::default();
+        s.replication_factor = Some(rf);
+        return s;
+    }
+    s.version = 2;
+    s.topic = watermark_engine::Scenario::default().topic;
+    s.replication_factor = None;
+    s.racks = Default::default();
+    if racks > 0 {
+        for b in 1..=brokers {
+            s.racks
+                .insert(b, RACKS[((b - 1) % racks) as usize].to_string());
+        }
+    }
+    let mut names = vec![first.name.clone()];
+    for n in TOPIC_NAMES {
+        if names.len() as u32 == topics {
+            break;
+        }
+        if n != first.name {
+            names.push(n.to_string());
+        }
+    }
+    s.topics = names
+        .into_iter()
+        .enumerate()
+        .map(|(i, name)| watermark_engine::scenario::NewTopic {
+            name,
+            partitions: Some(partitions),
+            replication_factor: Some(rf),
+            assignment: None,
+            configs: if i == 0 {
+                first.configs
+            } else {
+                Default::default()
+            },
+        })
+        .collect();
+    s
+}
+
 /// The scenario a fresh playground starts with: three brokers, replication factor 3,
 /// min.insync.replicas=2, with latencies large enough to watch messages travel.
 /// The default scenario's title: the page keeps its own name ("Watermark") for it.
@@ -589,6 +729,122 @@ fn without_met(text: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod shape_tests {
+    use super::*;
+
+    #[test]
+    fn the_sliders_cluster_of_one_partition_is_a_version_1_scenario() {
+        let base = default_scenario();
+        assert_eq!(
+            shape_of(&base),
+            Some(Shape {
+                brokers: 3,
+                racks: 0,
+                topics: 1,
+                partitions: 1,
+                replication_factor: 3
+            })
+        );
+        let s = scenario_for(
+            Shape {
+                brokers: 5,
+                racks: 0,
+                topics: 1,
+                partitions: 1,
+                replication_factor: 2,
+            },
+            &base,
+        );
+        assert_eq!(s.version, 1);
+        assert_eq!(
+            (s.brokers, s.replication_factor, s.topic.as_str()),
+            (5, Some(2), "rep")
+        );
+        assert_eq!(
+            shape_of(&s),
+            Some(Shape {
+                brokers: 5,
+                racks: 0,
+                topics: 1,
+                partitions: 1,
+                replication_factor: 2
+            })
+        );
+    }
+
+    #[test]
+    fn more_topics_partitions_or_racks_make_a_version_2_cluster_that_reads_back() {
+        let base = default_scenario();
+        let shape = Shape {
+            brokers: 12,
+            racks: 3,
+            topics: 4,
+            partitions: 6,
+            replication_factor: 3,
+        };
+        let s = scenario_for(shape, &base);
+        assert_eq!(s.version, 2);
+        let names: Vec<&str> = s.topics.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["rep", "orders", "payments", "clicks"]);
+        assert_eq!(s.rack_of(1), Some("a"));
+        assert_eq!(s.rack_of(2), Some("b"));
+        assert_eq!(s.rack_of(3), Some("c"));
+        assert_eq!(s.rack_of(4), Some("a"));
+        assert_eq!(shape_of(&s), Some(shape));
+        // It is a valid scenario, with 24 partitions, three replicas each over three racks.
+        let sim = watermark_engine::run(&s, true).expect("runs");
+        let o = sim.overview();
+        assert_eq!(o.partitions.len(), 24);
+        for row in &o.partitions {
+            let mut racks: Vec<Option<&str>> =
+                row.replicas.iter().map(|c| s.rack_of(c.broker)).collect();
+            racks.sort();
+            racks.dedup();
+            assert_eq!(
+                racks.len(),
+                3,
+                "{} spans every rack (StripedReplicaPlacer)",
+                row.name()
+            );
+        }
+        // Back to one partition: version 1 again.
+        let one = scenario_for(
+            Shape {
+                brokers: 3,
+                racks: 0,
+                topics: 1,
+                partitions: 1,
+                replication_factor: 3,
+            },
+            &s,
+        );
+        assert_eq!(one.version, 1);
+        assert!(one.topics.is_empty() && one.racks.is_empty());
+        assert!(watermark_engine::run(&one, true).is_ok());
+    }
+
+    #[test]
+    fn a_cluster_the_sliders_could_not_build_has_no_shape() {
+        let shape = Shape {
+            brokers: 4,
+            racks: 2,
+            topics: 2,
+            partitions: 3,
+            replication_factor: 2,
+        };
+        let mut s = scenario_for(shape, &default_scenario());
+        assert_eq!(shape_of(&s), Some(shape), "two racks read back");
+        s.topics[1].partitions = Some(4);
+        assert_eq!(shape_of(&s), None, "topics of different partition counts");
+        let p = watermark_engine::presets::preset("fetcher-threads").unwrap();
+        assert_eq!(
+            shape_of(&p).is_some(),
+            p.version < 2 || p.topics.iter().all(|t| t.assignment.is_none())
+        );
+    }
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ use watermark_engine::types::Acks;
 use watermark_engine::Action;
 
 use crate::geometry;
+use crate::model::Shape;
 use crate::state::Ctx;
 
 fn set_config(ctx: Ctx, name: &str, value: Value) {
@@ -185,37 +186,38 @@ pub fn TimeBar(ctx: Ctx) -> impl IntoView {
 #[component]
 pub fn Settings(ctx: Ctx, undo: crate::undo::Undo) -> impl IntoView {
     let status = ctx.status;
-    let restart = move |brokers: u32, rf: u32| {
-        let mut s = ctx.pg.with_value(|pg| pg.scenario().clone());
-        s.brokers = brokers;
-        s.assignment = vec![];
-        s.replication_factor = Some(rf.min(brokers).max(1));
+    // A slider of the cluster's shape: a new cluster of the shape with its value (Undo
+    // brings the old session back). Shown only where the sliders could have built the
+    // cluster (`model::shape_of`).
+    let restart = move |set: fn(&mut Shape, u32), v: String| {
+        let Some(mut shape) = status.with_untracked(|s| s.shape) else {
+            return;
+        };
+        set(&mut shape, v.parse().unwrap_or(1));
+        let mut s = ctx
+            .pg
+            .with_value(|pg| crate::model::scenario_for(shape, pg.scenario()));
         s.config = status.with_untracked(|st| st.config.clone());
-        s.timeline = vec![];
-        // A new cluster: what the old scenario expected no longer applies.
-        s.expect = vec![];
-        let start = move || {
-            ctx.restart(
-                s,
-                format!(
-                    "Started a new cluster: {brokers} broker(s), replication factor {}.",
-                    rf.min(brokers).max(1)
-                ),
+        let rf = s.topic_specs().first().map_or(1, |t| t.replication_factor);
+        let note = if s.version < 2 {
+            format!(
+                "Started a new cluster: {} broker(s), replication factor {rf}.",
+                s.brokers
+            )
+        } else {
+            let racks = crate::model::shape_of(&s).map_or(0, |sh| sh.racks);
+            format!(
+                "Started a new cluster: {} broker(s) in {} rack(s), {} topic(s) of {} partition(s), replication factor {rf}.",
+                s.brokers,
+                racks,
+                s.topics.len(),
+                s.topic_specs().first().map_or(1, |t| t.partitions)
             )
         };
         // A session with actions can be brought back (the Undo bar).
-        undo.discarding(ctx, start);
+        undo.discarding(ctx, move || ctx.restart(s, note));
     };
-    let on_brokers = move |v: String| {
-        let n: u32 = v.parse().unwrap_or(3);
-        let rf = status.with_untracked(|s| s.replication_factor);
-        restart(n.clamp(1, 9), rf);
-    };
-    let on_rf = move |v: String| {
-        let rf: u32 = v.parse().unwrap_or(3);
-        let b = status.with_untracked(|s| s.brokers);
-        restart(b, rf);
-    };
+    let shaped = move |set: fn(&mut Shape, u32)| Callback::new(move |v: String| restart(set, v));
     let number = move |name: &'static str| {
         Callback::new(move |v: String| {
             let v: u64 = v.parse().unwrap_or(0);
@@ -238,11 +240,18 @@ pub fn Settings(ctx: Ctx, undo: crate::undo::Undo) -> impl IntoView {
             // build a one-topic cluster would not change them, so they give way to its facts.
             // Hidden, not removed (a view built and removed is code of its own).
             <p class="topic-facts" prop:hidden=move || !v2.get()>{move || status.with(|s| topic_facts(s))}</p>
-            <div class="cluster-sliders" prop:hidden=move || v2.get()>
-                {slider("Brokers ", "Brokers", (1, 1), Signal::stored(9), of(|s| s.brokers.into()), Callback::new(on_brokers))}
+            <div class="cluster-sliders" prop:hidden=move || status.with(|s| s.shape.is_none())>
+                {slider("Brokers ", "Brokers", (1, 1), Signal::stored(u64::from(watermark_engine::config::MAX_BROKERS)),
+                    of(|s| s.brokers.into()), shaped(|sh, v| sh.brokers = v))}
+                {slider("Racks (<code>broker.rack</code>) ", "Racks", (0, 1), Signal::stored(crate::model::RACKS.len() as u64),
+                    of(|s| s.shape.map_or(0, |sh| sh.racks).into()), shaped(|sh, v| sh.racks = v))}
+                {slider("Topics ", "Topics", (1, 1), Signal::stored(u64::from(crate::model::MAX_SHAPE_TOPICS)),
+                    of(|s| s.shape.map_or(1, |sh| sh.topics).into()), shaped(|sh, v| sh.topics = v))}
+                {slider("Partitions per topic ", "Partitions per topic", (1, 1), Signal::stored(u64::from(crate::model::MAX_SHAPE_PARTITIONS)),
+                    of(|s| s.shape.map_or(1, |sh| sh.partitions).into()), shaped(|sh, v| sh.partitions = v))}
                 {slider("Replication factor ", "Replication factor", (1, 1), of(|s| s.brokers.into()),
-                    of(|s| s.replication_factor.into()), Callback::new(on_rf))}
-                <p class="hint">"Changing brokers or the replication factor starts a new cluster (Undo brings the session back)."</p>
+                    of(|s| s.replication_factor.into()), shaped(|sh, v| sh.replication_factor = v))}
+                <p class="hint">"Changing any of these starts a new cluster (Undo brings the session back). More than one partition, or racks, shows the cluster overview."</p>
             </div>
             // Above the replication factor no acks=all write can ever succeed: the slider
             // stops there (or at the value a scenario set, so it never shows a false one).
@@ -283,8 +292,13 @@ fn topic_facts(s: &crate::state::Status) -> String {
         Some(m) => format!("its own min.insync.replicas={m} (a topic config: the slider below sets the brokers', which it overrides)"),
         None => format!("the brokers' min.insync.replicas={}", s.config.min_insync_replicas),
     };
+    let own = if s.shape.is_none() {
+        " Its topics are this scenario's own, so the sliders that build a cluster are hidden; Reset brings them back."
+    } else {
+        ""
+    };
     format!(
-        "{} brokers. Topic {} (shown below): replication factor {}, {min}. The calculator speaks of this topic; choose another partition in the cluster overview to see its topic.",
+        "{} brokers. Topic {} (shown below): replication factor {}, {min}. The calculator speaks of this topic; choose another partition in the cluster overview to see its topic.{own}",
         s.brokers, s.topic, s.replication_factor
     )
 }
@@ -401,6 +415,17 @@ pub(crate) fn clicked_act(ev: &leptos::ev::MouseEvent) -> Option<String> {
         .and_then(|b| b.get_attribute("data-act"))
 }
 
+/// Where Produce and Consume go: in a version-2 cluster, the partition the lanes show (the
+/// one the reader watches); a version-1 scenario has one, and its actions name none (so
+/// its links stay as they were).
+fn target(ctx: Ctx) -> (Option<String>, Option<u32>) {
+    if ctx.status.with_untracked(|s| s.topic.is_empty()) {
+        return (None, None);
+    }
+    ctx.snap
+        .with_untracked(|s| (Some(s.topic.clone()), Some(s.partition)))
+}
+
 #[component]
 pub fn Actions(ctx: Ctx) -> impl IntoView {
     let next = StoredValue::new(1u32);
@@ -423,11 +448,14 @@ pub fn Actions(ctx: Ctx) -> impl IntoView {
         } else {
             prefix.trim().chars().take(40).collect()
         };
+        let (topic, partition) = target(ctx);
         ctx.act(Action::Produce(ProduceSpec {
             acks: AcksOrDefault(acks),
             prefix: Some(format!("{prefix}-")),
             start: Some(start),
             count: Some(n),
+            topic,
+            partition,
             ..ProduceSpec::default()
         }));
     };
@@ -436,11 +464,14 @@ pub fn Actions(ctx: Ctx) -> impl IntoView {
     // which costs far less wasm than a view with a handler each (docs/ui.md, "Controls as
     // markup").
     let on_click = move |ev: leptos::ev::MouseEvent| {
-        let consume = |from_beginning| Action::Consume {
-            max_records: None,
-            from_beginning,
-            topic: None,
-            partition: None,
+        let consume = |from_beginning| {
+            let (topic, partition) = target(ctx);
+            Action::Consume {
+                max_records: None,
+                from_beginning,
+                topic,
+                partition,
+            }
         };
         use leptos::wasm_bindgen::JsCast;
         let root = ev
@@ -463,7 +494,11 @@ pub fn Actions(ctx: Ctx) -> impl IntoView {
     };
     view! {
         <section class="actions" aria-labelledby="actions-h" on:click=on_click>
-            <h2 id="actions-h">"Produce and consume"</h2>
+            <h2 id="actions-h">"Produce and consume"{move || if ctx.status.with(|st| st.topic.is_empty()) {
+                String::new()
+            } else {
+                ctx.snap.with(|s| format!(" to {}-{}", s.topic, s.partition))
+            }}</h2>
             <div class="produce">
                 <label>"Value " <input type="text" aria-label="Value" maxlength="40" value="v" /></label>
                 <label>"Records " <input type="number" min="1" max="1000" aria-label="Records" value="1" /></label>

@@ -51,6 +51,8 @@ pub struct Status {
     /// own `min.insync.replicas` when it overrides the broker's. Empty for version 1.
     pub topic: String,
     pub topic_min_isr: Option<u32>,
+    /// The cluster's shape, when the settings' sliders could have built it.
+    pub shape: Option<crate::model::Shape>,
 }
 
 impl Status {
@@ -164,6 +166,7 @@ fn status_of(pg: &Playground) -> Status {
         replication_factor,
         topic,
         topic_min_isr,
+        shape: crate::model::shape_of(scenario),
     }
 }
 
