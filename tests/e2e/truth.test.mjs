@@ -137,7 +137,8 @@ test("a slider moved step by step with the keyboard logs one config change, the 
   await min.focus();
   // 2 → 1 → 2 → 3, one change event per key.
   for (const key of ["ArrowLeft", "ArrowRight", "ArrowRight"]) await page.keyboard.press(key);
-  await waitForText(page.locator(".settings output").nth(2), /^3$/);
+  // The slider's own value, beside it.
+  await waitForText(min.locator("xpath=following-sibling::output[1]"), /^3$/);
   await poll(async () => (await changes("min.insync.replicas").count()) > 0);
   const lines = await changes("min.insync.replicas").allTextContents();
   assert.equal(lines.length, 1, lines.join("\n"));
