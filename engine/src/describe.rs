@@ -3,9 +3,12 @@
 use std::fmt::Write;
 
 use crate::broker::Broker;
+use crate::config::Config;
+use crate::controller::Controller;
 use crate::log::ReplicaLog;
-use crate::metadata::PartitionRegistration;
+use crate::metadata::{PartitionRegistration, TopicInfo, Topics};
 use crate::process::Process;
+use crate::scenario::DescribeSpec;
 use crate::types::{BrokerId, Ids, TopicPartition, Tp};
 use crate::vec_map::VecMap;
 
@@ -32,6 +35,121 @@ pub fn describe_line(tp: &TopicPartition, p: &PartitionRegistration) -> String {
         }
     }
     out
+}
+
+/// `kafka-topics.sh --describe` as TopicCommand.describeTopic prints it for a version-2
+/// scenario: for every topic (or `--topic`'s), sorted by name as the tool lists them
+/// (`getTopics`: `allTopics.stream().sorted()`), the topic line, then its partition lines.
+/// With a filter, only the partitions one of the filters selects and no topic line
+/// (DescribeOptions: `describeConfigs` is false when any filter is given). Fields are
+/// joined with spaces, not the tool's tabs, and a partition line has no leading tab
+/// (docs/engine.md, "Describe lines").
+pub(crate) fn describe_lines(
+    spec: &DescribeSpec,
+    topics: &Topics,
+    controller: &Controller,
+    config: &Config,
+) -> Vec<String> {
+    let filtered = spec.filters().contains(&true);
+    let mut order: Vec<usize> = (0..topics.topics.len()).collect();
+    order.sort_by(|a, b| topics.topics[*a].name.cmp(&topics.topics[*b].name));
+    let mut out = Vec::new();
+    for t in order {
+        let info = &topics.topics[t];
+        if spec.topic.as_ref().is_some_and(|name| *name != info.name) {
+            continue;
+        }
+        let first = controller.partition(Tp {
+            topic: t as u16,
+            partition: 0,
+        });
+        if !filtered {
+            out.push(topic_line(
+                info,
+                first.replicas.len(),
+                controller,
+                config,
+                t,
+            ));
+        }
+        // PartitionDescription.minIsrCount: the topic's configured min.insync.replicas
+        // (DescribeConfigs' value, not capped at the replication factor).
+        let min_isr = controller.min_insync_replicas[t] as usize;
+        for p in 0..info.partitions.len() {
+            let tp = Tp {
+                topic: t as u16,
+                partition: p as u16,
+            };
+            let reg = controller.partition(tp);
+            // Admin.describeCluster's nodes: the live brokers (registered, unfenced).
+            let live = |b: BrokerId| controller.brokers.get(&b).is_some_and(|r| !r.fenced);
+            if !filtered || selected(spec, reg, min_isr, live) {
+                out.push(describe_line(&info.partitions[p], reg));
+            }
+        }
+    }
+    out
+}
+
+/// TopicDescription.printDescription: `Topic: X TopicId: ID PartitionCount: N
+/// ReplicationFactor: R Configs: k=v,...`. The replication factor is the first partition's
+/// (getReplicationFactor). Configs lists the entries that are not `isDefault()`: a config
+/// whose source is the topic's own or the broker's (static or dynamic) is not a default
+/// (ConfigHelper.createTopicConfigEntry). Of the engine's two topic configs,
+/// `min.insync.replicas` is listed when the topic sets it or its value is not Kafka's
+/// default 1, and `unclean.leader.election.enable` when the topic sets it or the broker's
+/// is true; in the client `Config`'s HashMap order (min.insync.replicas hashes first).
+pub(crate) fn topic_line(
+    info: &TopicInfo,
+    replication_factor: usize,
+    controller: &Controller,
+    config: &Config,
+    t: usize,
+) -> String {
+    let mut configs = Vec::new();
+    let min_isr = controller.min_insync_replicas[t];
+    if controller.topic_min_isr_set[t] || min_isr != 1 {
+        configs.push(format!("min.insync.replicas={min_isr}"));
+    }
+    match controller.topic_unclean[t] {
+        Some(v) => configs.push(format!("unclean.leader.election.enable={v}")),
+        None if config.unclean_leader_election_enable => {
+            configs.push("unclean.leader.election.enable=true".into())
+        }
+        None => {}
+    }
+    // An empty value leaves its name alone, as describe_line's empty lists do.
+    let mut line = format!(
+        "Topic: {} TopicId: {} PartitionCount: {} ReplicationFactor: {replication_factor} Configs:",
+        info.name,
+        info.id,
+        info.partitions.len(),
+    );
+    if !configs.is_empty() {
+        line.push(' ');
+        line.push_str(&configs.join(","));
+    }
+    line
+}
+
+/// Whether any filter of `spec` selects partition `p` (DescribeOptions.shouldPrintTopicPartition),
+/// with `min_isr` its topic's configured `min.insync.replicas` and `live` the brokers
+/// Admin.describeCluster lists.
+pub(crate) fn selected(
+    spec: &DescribeSpec,
+    p: &PartitionRegistration,
+    min_isr: usize,
+    live: impl Fn(BrokerId) -> bool,
+) -> bool {
+    let isr = p.isr.len();
+    // PartitionDescription.isUnderReplicated: getReplicationFactor - isr.size > 0;
+    // isUnderMinIsr: !hasLeader || isr.size < minIsrCount; isAtMinIsrPartitions:
+    // minIsrCount == isr.size; hasUnavailablePartitions: !hasLeader || the leader is not
+    // a live broker.
+    (spec.under_replicated_partitions && p.replicas.len() > isr)
+        || (spec.under_min_isr_partitions && (p.leader.is_none() || isr < min_isr))
+        || (spec.at_min_isr_partitions && isr == min_isr)
+        || (spec.unavailable_partitions && !p.leader.is_some_and(live))
 }
 
 /// `kafka-get-offsets.sh`: ListOffsets(LATEST), read-uncommitted, answers the leader's HW.
