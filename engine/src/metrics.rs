@@ -123,3 +123,310 @@ pub(crate) fn kafka_metrics(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::broker::DelayedFetch;
+    use crate::partition::{DelayedProduce, FollowerState, IsrState, LeaderState};
+    use crate::scenario::Scenario;
+    use crate::types::{Node, Tp};
+
+    fn tp(partition: u16) -> Tp {
+        Tp {
+            topic: 0,
+            partition,
+        }
+    }
+
+    fn leader(replicas: &[u32], isr_state: IsrState) -> Role {
+        Role::Leader(Box::new(LeaderState {
+            leader_epoch: 0,
+            partition_epoch: 0,
+            epoch_start_offset: 0,
+            isr_state,
+            replicas: replicas.to_vec(),
+            remote: VecMap::new(),
+            purgatory: Vec::new(),
+            high_watermark_at_start: 0,
+        }))
+    }
+
+    fn committed(isr: &[u32]) -> IsrState {
+        IsrState::Committed { isr: isr.to_vec() }
+    }
+
+    fn follower(lag: Option<u64>, failed: bool) -> Role {
+        Role::Follower(FollowerState {
+            leader: Some(2),
+            leader_epoch: 0,
+            partition_epoch: 0,
+            in_flight_fetch: None,
+            backing_off_until: None,
+            failed,
+            lag,
+        })
+    }
+
+    fn produce(request_id: u64) -> DelayedProduce {
+        DelayedProduce {
+            request_id,
+            client: Node::Broker(9),
+            first_offset: 0,
+            required_offset: 1,
+            created_ms: 0,
+            deadline_ms: 30_000,
+        }
+    }
+
+    /// Broker 1 holding partitions 0..roles.len() of one topic with these roles.
+    fn broker(roles: Vec<Role>) -> Broker {
+        let mut b = Broker::new(1, 0, (0..roles.len() as u16).map(tp));
+        for (i, role) in roles.into_iter().enumerate() {
+            b.partitions[&tp(i as u16)].role = role;
+        }
+        b
+    }
+
+    fn config(min_isr: u32) -> Config {
+        Config {
+            min_insync_replicas: min_isr,
+            ..Config::default()
+        }
+    }
+
+    #[test]
+    fn under_replicated_counts_the_led_partitions_whose_committed_isr_is_short() {
+        // PartitionTest.testUnderReplicatedPartitionsCorrectSemantics: ISR 2 of 3 replicas
+        // is under-replicated, all 3 is not.
+        let m = broker_metrics(
+            &config(1),
+            &broker(vec![leader(&[1, 2, 3], committed(&[1, 2]))]),
+        );
+        assert_eq!(m.under_replicated_partitions, 1);
+        let m = broker_metrics(
+            &config(1),
+            &broker(vec![leader(&[1, 2, 3], committed(&[1, 2, 3]))]),
+        );
+        assert_eq!(m.under_replicated_partitions, 0);
+        // partitionState.isr is the committed ISR: a pending expand to all three still
+        // counts; a follower's partition never does (isLeader).
+        let pending = IsrState::PendingExpand {
+            isr: vec![1, 2],
+            new_in_sync: 3,
+            proposal: 1,
+        };
+        let m = broker_metrics(
+            &config(1),
+            &broker(vec![leader(&[1, 2, 3], pending), follower(Some(0), false)]),
+        );
+        assert_eq!(m.under_replicated_partitions, 1);
+    }
+
+    #[test]
+    fn under_and_at_min_isr_compare_the_isr_with_the_effective_minimum() {
+        // PartitionTest.testAtMinIsr: min.insync.replicas 1 (the default), ISR [leader] of 3.
+        let m = broker_metrics(
+            &config(1),
+            &broker(vec![leader(&[1, 2, 3], committed(&[1]))]),
+        );
+        assert_eq!(
+            (
+                m.at_min_isr_partition_count,
+                m.under_min_isr_partition_count
+            ),
+            (1, 0)
+        );
+        // PartitionTest.testIsUnderMinIsr: min 2, ISR of two: not under (at it); ISR of one:
+        // under.
+        let m = broker_metrics(
+            &config(2),
+            &broker(vec![leader(&[1, 2], committed(&[1, 2]))]),
+        );
+        assert_eq!(
+            (
+                m.at_min_isr_partition_count,
+                m.under_min_isr_partition_count
+            ),
+            (1, 0)
+        );
+        let m = broker_metrics(&config(2), &broker(vec![leader(&[1, 2], committed(&[1]))]));
+        assert_eq!(
+            (
+                m.at_min_isr_partition_count,
+                m.under_min_isr_partition_count
+            ),
+            (0, 1)
+        );
+        // effectiveMinIsr: min 3 over two replicas counts as 2, so a full ISR is at it.
+        let m = broker_metrics(
+            &config(3),
+            &broker(vec![leader(&[1, 2], committed(&[1, 2]))]),
+        );
+        assert_eq!(
+            (
+                m.at_min_isr_partition_count,
+                m.under_min_isr_partition_count
+            ),
+            (1, 0)
+        );
+    }
+
+    #[test]
+    fn counts_lag_and_purgatories_of_a_hand_built_broker() {
+        let mut b = broker(vec![
+            leader(&[1, 2, 3], committed(&[1, 2, 3])),
+            leader(&[1, 2, 3], committed(&[1, 2])),
+            follower(Some(7), false),
+            // markPartitionFailed unregisters its lag.
+            follower(Some(30), true),
+            follower(None, false),
+            Role::None,
+        ]);
+        if let Role::Leader(l) = &mut b.partitions[&tp(1)].role {
+            l.purgatory = vec![produce(1), produce(2)];
+        }
+        b.delayed_fetches.push(DelayedFetch {
+            fetch_id: 1,
+            replica_id: 2,
+            partitions: vec![(tp(0), 0, 0), (tp(1), 0, 0)],
+            since_ms: 0,
+            deadline_ms: 500,
+        });
+        b.meters.isr_shrinks = 4;
+        let m = broker_metrics(&config(1), &b);
+        assert_eq!(
+            m,
+            BrokerMetrics {
+                broker: 1,
+                running: true,
+                under_replicated_partitions: 1,
+                under_min_isr_partition_count: 0,
+                at_min_isr_partition_count: 0,
+                // allPartitions: the five it hosts (a failed follower's too), not the one
+                // it has no role for.
+                partition_count: 5,
+                leader_count: 2,
+                isr_shrinks: 4,
+                isr_expands: 0,
+                failed_produce_requests: 0,
+                replica_fetcher_max_lag: 7,
+                produce_purgatory_size: 2,
+                // A DelayedFetch is watched under each of its two partitions.
+                fetch_purgatory_size: 2,
+            }
+        );
+    }
+
+    /// Kafka's metrics at the end of a scenario.
+    fn metrics_of(json: &str) -> KafkaMetrics {
+        let s = Scenario::from_json(json).expect("scenario");
+        crate::run(&s, true).expect("runs").kafka_metrics()
+    }
+
+    #[test]
+    fn isr_shrinks_and_expands_are_marked_on_the_leader_when_the_controller_accepts() {
+        // A frozen follower is shrunk out by its leader's isr-expiration task and expanded
+        // back after it thaws: one of each on broker 1 (AlterPartitionListener), none on the
+        // others. A controller-side ISR change (a fenced broker) marks no broker's meter.
+        let m = metrics_of(
+            r#"{"brokers": 3, "config": {"replica.lag.time.max.ms": 1000},
+              "timeline": [{"at": 100, "action": "freeze", "broker": 3},
+                           {"at": 200, "action": "produce", "values": ["a"], "acks": "1"},
+                           {"at": 4000, "action": "thaw", "broker": 3}],
+              "end_ms": 8000}"#,
+        );
+        let shrinks: Vec<u64> = m.brokers.iter().map(|b| b.isr_shrinks).collect();
+        let expands: Vec<u64> = m.brokers.iter().map(|b| b.isr_expands).collect();
+        assert_eq!((shrinks, expands), (vec![1, 0, 0], vec![1, 0, 0]));
+        assert_eq!((m.cluster.isr_shrinks, m.cluster.isr_expands), (1, 1));
+        let m = metrics_of(
+            r#"{"brokers": 3, "timeline": [{"at": 100, "action": "kill", "broker": 3}],
+              "end_ms": 15000}"#,
+        );
+        assert_eq!(m.cluster.isr_shrinks, 0, "the controller shrank it: {m:?}");
+        assert!(!m.brokers[2].running);
+        assert_eq!(m.cluster.under_replicated_partitions, 1);
+    }
+
+    #[test]
+    fn failed_produce_requests_count_not_enough_replicas_but_not_not_leader() {
+        // ReplicaManager.appendToLocalLog: NotEnoughReplicasException marks
+        // failedProduceRequestRate; NOT_LEADER_OR_FOLLOWER is a known error and does not.
+        let m = metrics_of(
+            r#"{"brokers": 3, "config": {"min.insync.replicas": 3, "retries": 0},
+              "timeline": [{"at": 100, "action": "kill", "broker": 3},
+                           {"at": 15000, "action": "produce", "values": ["a"]},
+                           {"at": 15100, "action": "produce", "values": ["b"], "acks": "1", "to": 2}],
+              "end_ms": 16000}"#,
+        );
+        assert_eq!(
+            (
+                m.brokers[0].failed_produce_requests,
+                m.brokers[1].failed_produce_requests
+            ),
+            (1, 0),
+            "{m:?}"
+        );
+    }
+
+    #[test]
+    fn unclean_elections_and_offline_partitions() {
+        // UncleanLeaderElectionTest.verifyUncleanLeaderElectionEnabled: RF 2, the follower
+        // shut down (count 0), then the leader, and the follower started: it is elected
+        // uncleanly, count 1. Without a leader in between, OfflinePartitionsCount is 1.
+        let script = |end: u64| {
+            format!(
+                r#"{{"brokers": 2, "config": {{"unclean.leader.election.enable": true}},
+                  "timeline": [{{"at": 100, "action": "produce", "values": ["first"]}},
+                               {{"at": 1000, "action": "stop", "broker": 2}},
+                               {{"at": 6000, "action": "produce", "values": ["second"]}},
+                               {{"at": 7000, "action": "stop", "broker": 1}},
+                               {{"at": 12000, "action": "start", "broker": 2}}],
+                  "end_ms": {end}}}"#
+            )
+        };
+        let m = metrics_of(&script(6500));
+        assert_eq!(
+            (m.unclean_leader_elections, m.offline_partitions_count),
+            (0, 0)
+        );
+        let m = metrics_of(&script(11000));
+        assert_eq!(
+            (m.unclean_leader_elections, m.offline_partitions_count),
+            (0, 1)
+        );
+        let m = metrics_of(&script(30000));
+        assert_eq!(
+            (m.unclean_leader_elections, m.offline_partitions_count),
+            (1, 0),
+            "{m:?}"
+        );
+        // One election of a leader: broker 2's at 12 s (broker 1 led from the topic's
+        // creation, which is no election; losing it is a change to no leader).
+        assert_eq!(m.leader_elections, 1);
+    }
+
+    #[test]
+    fn the_read_out_prints_one_line_per_broker_and_the_cluster() {
+        let m = metrics_of(
+            r#"{"brokers": 2, "timeline": [{"at": 100, "action": "kill", "broker": 2}],
+              "end_ms": 15000}"#,
+        );
+        assert_eq!(
+            m.lines(Some("UnderReplicatedPartitions")),
+            [
+                "kafka.server:type=ReplicaManager,name=UnderReplicatedPartitions broker=1 Value=1",
+                "kafka.server:type=ReplicaManager,name=UnderReplicatedPartitions broker=2 (not running)",
+                "kafka.server:type=ReplicaManager,name=UnderReplicatedPartitions cluster Value=1",
+            ]
+        );
+        assert_eq!(
+            m.lines(Some("UncleanLeaderElectionsPerSec")),
+            ["kafka.controller:type=ControllerStats,name=UncleanLeaderElectionsPerSec controller Count=0"]
+        );
+        // Every metric: three lines for each of the broker's eleven, one for each of the
+        // controller's three.
+        assert_eq!(m.lines(None).len(), 11 * 3 + 3);
+    }
+}

@@ -60,7 +60,8 @@ fn describe_fields(line: &str) -> (Vec<u32>, Vec<u32>, Option<u32>) {
 #[test]
 fn replicas_are_placed_rack_aware_or_as_assigned() {
     let sim = run();
-    // kafka-topics.sh --describe: the topics sorted by name (TopicService.getTopics), each
+    // kafka-topics.sh --describe: the topics in the tool's order (its HashMap puts both
+    // names in one bucket, so sorted by name, as TopicService.getTopics lists them), each
     // with its topic line (the topic's own min.insync.replicas among its Configs), then a
     // line per partition.
     let all = lines_at(&sim, 1000, "Topic: ");
