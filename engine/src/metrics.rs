@@ -88,6 +88,8 @@ pub(crate) fn kafka_metrics(
     let mut out = KafkaMetrics {
         unclean_leader_elections: counters.unclean_leader_elections,
         leader_elections: counters.leader_elections,
+        record_error_total: counters.record_errors,
+        record_retry_total: counters.record_retries,
         ..KafkaMetrics::default()
     };
     let c = &mut out.cluster;
@@ -426,7 +428,11 @@ mod tests {
             ["kafka.controller:type=ControllerStats,name=UncleanLeaderElectionsPerSec controller Count=0"]
         );
         // Every metric: three lines for each of the broker's eleven, one for each of the
-        // controller's three.
-        assert_eq!(m.lines(None).len(), 11 * 3 + 3);
+        // controller's three and the producer's two.
+        assert_eq!(m.lines(None).len(), 11 * 3 + 3 + 2);
+        assert_eq!(
+            m.lines(Some("record-error-total")),
+            ["kafka.producer:type=producer-metrics,client-id=producer-1 record-error-total=0"]
+        );
     }
 }

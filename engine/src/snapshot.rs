@@ -250,6 +250,11 @@ pub struct KafkaMetrics {
     pub unclean_leader_elections: u64,
     /// `kafka.controller:type=ControllerStats,name=LeaderElectionRateAndTimeMs` (Count).
     pub leader_elections: u64,
+    /// The producer's `record-error-total` and `record-retry-total`
+    /// (`kafka.producer:type=producer-metrics,client-id=producer-1`): over the run, every
+    /// producer's.
+    pub record_error_total: u64,
+    pub record_retry_total: u64,
 }
 
 /// One broker's metrics: gauges as their `Value`, meters as their `Count` (events since
@@ -272,15 +277,17 @@ pub struct BrokerMetrics {
     pub fetch_purgatory_size: u64,
 }
 
-/// Whether a metric is a gauge (JMX attribute `Value`) or a meter or timer (`Count`).
+/// Whether a metric is a gauge (JMX attribute `Value`), a meter or timer (`Count`), or a
+/// client's cumulative metric (the attribute is its name: `record-error-total`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MetricKind {
     Gauge,
     Meter,
+    Total,
 }
 
 /// Each metric's short name and MBean, in [`BrokerMetrics::values`] order, then the
-/// controller's three ([`KafkaMetrics::controller_values`] order).
+/// controller's three and the producer's two ([`KafkaMetrics::controller_values`] order).
 pub const KAFKA_METRICS: &[(&str, &str, MetricKind)] = &[
     (
         "UnderReplicatedPartitions",
@@ -352,6 +359,16 @@ pub const KAFKA_METRICS: &[(&str, &str, MetricKind)] = &[
         "kafka.controller:type=ControllerStats,name=LeaderElectionRateAndTimeMs",
         MetricKind::Meter,
     ),
+    (
+        "record-error-total",
+        "kafka.producer:type=producer-metrics,client-id=producer-1",
+        MetricKind::Total,
+    ),
+    (
+        "record-retry-total",
+        "kafka.producer:type=producer-metrics,client-id=producer-1",
+        MetricKind::Total,
+    ),
 ];
 
 /// How many of [`KAFKA_METRICS`] are a broker's.
@@ -377,18 +394,22 @@ impl BrokerMetrics {
 }
 
 impl KafkaMetrics {
-    /// The controller's values, in [`KAFKA_METRICS`] order after the brokers'.
-    pub fn controller_values(&self) -> [u64; 3] {
+    /// The controller's and the producer's values, in [`KAFKA_METRICS`] order after the
+    /// brokers'.
+    pub fn controller_values(&self) -> [u64; 5] {
         [
             self.offline_partitions_count,
             self.unclean_leader_elections,
             self.leader_elections,
+            self.record_error_total,
+            self.record_retry_total,
         ]
     }
 
     /// The read-out of the `metrics` action: a line per metric and broker (and one per
     /// controller metric), `MBEAN broker=ID Value=N` for a gauge, `... Count=N` for a meter;
-    /// `name` (a short name of [`KAFKA_METRICS`]) keeps that metric's lines only. A broker
+    /// a producer metric `MBEAN record-error-total=N`; `name` (a short name of
+    /// [`KAFKA_METRICS`]) keeps that metric's lines only. A broker
     /// that is not running answers nothing (`broker=3 (not running)`); the cluster-wide
     /// line (`cluster`) sums the running brokers' (`MaxLag`: the largest).
     pub fn lines(&self, name: Option<&str>) -> Vec<String> {
@@ -400,6 +421,11 @@ impl KafkaMetrics {
             let attribute = match kind {
                 MetricKind::Gauge => "Value",
                 MetricKind::Meter => "Count",
+                MetricKind::Total => {
+                    let v = self.controller_values()[i - BROKER_METRICS];
+                    out.push(format!("{mbean} {short}={v}"));
+                    continue;
+                }
             };
             if i >= BROKER_METRICS {
                 let v = self.controller_values()[i - BROKER_METRICS];

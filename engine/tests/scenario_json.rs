@@ -840,7 +840,7 @@ fn describe_and_metrics_fields_read_as_serde_reads_them() {
     assert_eq!(field, "timeline[0].name");
     assert!(
         message.starts_with("name must be one of UnderReplicatedPartitions, ")
-            && message.ends_with(", LeaderElectionRateAndTimeMs, got \"Nope\""),
+            && message.ends_with(", record-retry-total, got \"Nope\""),
         "{message}"
     );
 }
