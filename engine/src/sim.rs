@@ -272,7 +272,7 @@ impl Sim {
             losses: vec![],
             truncations: vec![],
             seed: scenario.seed,
-            format_version: scenario.version.into(),
+            format_version: scenario.version,
             violations: vec![],
             events_processed: 0,
             check_invariants: false,

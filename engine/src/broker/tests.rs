@@ -1126,8 +1126,9 @@ mod driven_alone {
     }
 
     /// The metrics a broker keeps as it works (metrics.rs): FetcherLagMetrics.lag, set by
-    /// AbstractFetcherThread.processFetchRequest to "Math.max(0L, partitionData.highWatermark
-    /// - nextOffset)", which MaxLag reports; and failedProduceRequestRate, marked by
+    /// AbstractFetcherThread.processFetchRequest to `Math.max(0L,
+    /// partitionData.highWatermark - nextOffset)`, which MaxLag reports; and
+    /// failedProduceRequestRate, marked by
     /// ReplicaManager.appendToLocalLog for an OutOfOrderSequenceException (not one of the
     /// errors it calls known, as NOT_LEADER_OR_FOLLOWER is).
     #[test]
