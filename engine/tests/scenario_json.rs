@@ -261,7 +261,14 @@ fn the_presets_read_as_serde_reads_them() {
     for p in PRESETS {
         same(p.json).unwrap_or_else(|e| panic!("{}: {e}", p.name));
         let s = preset(p.name).unwrap();
-        same(&serde_json::to_string(&s).unwrap()).unwrap();
+        // serde's derived writer writes version 1's `topic`, which version 2 refuses: a
+        // version-2 preset is written by hand, as `Scenario::to_json_pretty` does.
+        let text = if s.version < 2 {
+            serde_json::to_string(&s).unwrap()
+        } else {
+            watermark_engine::scenario_json::scenario(&s, false)
+        };
+        same(&text).unwrap();
     }
 }
 
