@@ -299,7 +299,9 @@ fn describe_filters_and_metrics_print_as_the_tools_do() {
     );
     // --metrics: every metric after the transcript, at the end time.
     assert!(out.ends_with(
-        "[  15.000s] kafka.controller:type=ControllerStats,name=LeaderElectionRateAndTimeMs controller Count=0\n"
+        "[  15.000s] kafka.controller:type=ControllerStats,name=LeaderElectionRateAndTimeMs controller Count=0\n\
+         [  15.000s] kafka.producer:type=producer-metrics,client-id=producer-1 record-error-total=0\n\
+         [  15.000s] kafka.producer:type=producer-metrics,client-id=producer-1 record-retry-total=0\n"
     ), "{out}");
     assert!(out.contains(
         "[  15.000s] kafka.server:type=ReplicaManager,name=LeaderCount cluster Value=2\n"
