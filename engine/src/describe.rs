@@ -101,13 +101,21 @@ pub(crate) fn topic_order(topics: &Topics) -> Vec<usize> {
     while n > capacity * 3 / 4 {
         capacity *= 2;
     }
-    let mut order: Vec<(usize, &str, usize)> = Vec::with_capacity(n);
-    for (t, info) in topics.topics.iter().enumerate() {
+    // The key: the bucket, then the name's rank among the names (counted, not sorted: at
+    // most 200 topics, and no string sort in the wasm; `sort::stable_order` sorts keys).
+    let mut keys = Vec::with_capacity(n);
+    for info in &topics.topics {
         let h = crate::hashing::java_string_hash(&info.name) as u32;
-        order.push((((h ^ (h >> 16)) as usize) & (capacity - 1), &info.name, t));
+        let bucket = u64::from(h ^ (h >> 16)) & (capacity as u64 - 1);
+        let mut rank = 0;
+        for other in &topics.topics {
+            if other.name < info.name {
+                rank += 1;
+            }
+        }
+        keys.push(bucket << 16 | rank);
     }
-    order.sort_unstable();
-    order.into_iter().map(|(_, _, t)| t).collect()
+    crate::sort::stable_order(&keys)
 }
 
 /// TopicDescription.printDescription: `Topic: X TopicId: ID PartitionCount: N
@@ -125,28 +133,24 @@ pub(crate) fn topic_line(
     config: &Config,
     t: usize,
 ) -> String {
-    let mut configs = Vec::new();
-    let min_isr = controller.min_insync_replicas[t];
-    if controller.topic_min_isr_set[t] || min_isr != 1 {
-        configs.push(format!("min.insync.replicas={min_isr}"));
-    }
-    match controller.topic_unclean[t] {
-        Some(v) => configs.push(format!("unclean.leader.election.enable={v}")),
-        None if config.unclean_leader_election_enable => {
-            configs.push("unclean.leader.election.enable=true".into())
-        }
-        None => {}
-    }
-    // An empty value leaves its name alone, as describe_line's empty lists do.
     let mut line = format!(
         "Topic: {} TopicId: {} PartitionCount: {} ReplicationFactor: {replication_factor} Configs:",
         info.name,
         info.id,
         info.partitions.len(),
     );
-    if !configs.is_empty() {
-        line.push(' ');
-        line.push_str(&configs.join(","));
+    // An empty value leaves its name alone, as describe_line's empty lists do; entries are
+    // joined by commas.
+    let mut separator = " ";
+    let min_isr = controller.min_insync_replicas[t];
+    if controller.topic_min_isr_set[t] || min_isr != 1 {
+        let _ = write!(line, "{separator}min.insync.replicas={min_isr}");
+        separator = ",";
+    }
+    let unclean = controller.topic_unclean[t];
+    if unclean.is_some() || config.unclean_leader_election_enable {
+        let v = unclean.unwrap_or(true);
+        let _ = write!(line, "{separator}unclean.leader.election.enable={v}");
     }
     line
 }

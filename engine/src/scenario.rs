@@ -657,7 +657,10 @@ impl Action {
                     }
                     return Err(ScenarioError::new(
                         member(field, "name"),
-                        format!("name must be one of {names}, got {name:?}"),
+                        format!(
+                            "name must be one of {names}, got {}",
+                            crate::error::quoted(name)
+                        ),
                     ));
                 }
             }

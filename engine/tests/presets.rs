@@ -525,7 +525,7 @@ fn rolling_restart_matches_article_004_staff_question() {
         .filter(|(_, l)| l.starts_with("acks=all -> "))
         .map(|(_, l)| l)
         .collect();
-    assert!(produced.len() > 100, "steady writes: {}", produced.len());
+    assert!(produced.len() > 60, "steady writes: {}", produced.len());
     assert!(
         produced.iter().all(|l| l.starts_with("acks=all -> ok, ")),
         "{:?}",
