@@ -2,8 +2,8 @@
 //! Kafka's own tools, each line prefixed by the simulated time.
 //!
 //! ```text
-//! watermark run FILE [--json] [--all]
-//! watermark run --preset NAME [--json] [--all]
+//! watermark run FILE [--json] [--all] [--metrics]
+//! watermark run --preset NAME [--json] [--all] [--metrics]
 //! watermark presets
 //! watermark link FILE [--base URL]
 //! watermark link --preset NAME [--base URL]
@@ -19,8 +19,8 @@ use watermark_engine::presets::PRESETS;
 use watermark_engine::{Scenario, TraceEvent};
 
 const USAGE: &str = "usage:
-  watermark run FILE [--json] [--all]         run a scenario file
-  watermark run --preset NAME [--json] [--all] run a built-in preset
+  watermark run FILE [--json] [--all] [--metrics]         run a scenario file
+  watermark run --preset NAME [--json] [--all] [--metrics] run a built-in preset
   watermark presets                            list the built-in presets
   watermark link FILE [--base URL]             print the share link of a scenario file
   watermark link --preset NAME [--base URL]    print the share link of a preset
@@ -30,6 +30,8 @@ const USAGE: &str = "usage:
 
 --json  print the transcript as JSON lines
 --all   also print broker lifecycle lines (becoming leader or follower, starting)
+--metrics  after the transcript, Kafka's metrics at the end of the run, per broker and
+        cluster-wide (as the `metrics` action prints them; with --json one JSON object)
 --base  the playground's address: print URL#s=w1.... instead of the bare payload w1....
 LINK    a whole link (https://.../#s=w1....), its fragment (#s=w1....) or the payload (w1....)";
 
@@ -60,6 +62,7 @@ fn run(args: &[String], out: &mut dyn Write) -> Result<ExitCode, String> {
             let rest = &args[1..];
             let json = rest.iter().any(|a| a == "--json");
             let all = rest.iter().any(|a| a == "--all");
+            let metrics = rest.iter().any(|a| a == "--metrics");
             let positional: Vec<&String> = rest.iter().filter(|a| !a.starts_with("--")).collect();
             let scenario = if let Some(i) = rest.iter().position(|a| a == "--preset") {
                 let name = rest
@@ -81,6 +84,18 @@ fn run(args: &[String], out: &mut dyn Write) -> Result<ExitCode, String> {
                     .map_err(io)?;
                 } else {
                     writeln!(out, "{}", e.line()).map_err(io)?;
+                }
+            }
+            if metrics {
+                let m = sim.kafka_metrics();
+                if json {
+                    let v = serde_json::json!({ "time_ms": sim.now(), "metrics": m });
+                    writeln!(out, "{v}").map_err(io)?;
+                } else {
+                    let t = watermark_engine::trace::format_time(sim.now());
+                    for line in m.lines(None) {
+                        writeln!(out, "[{t}] {line}").map_err(io)?;
+                    }
                 }
             }
             if sim.violations().is_empty() {

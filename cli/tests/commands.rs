@@ -237,3 +237,87 @@ fn check_passes_on_every_preset_file_and_explains_a_failure() {
     );
     assert!(out.contains("ok.json: 1 expectation, all met"), "{out}");
 }
+
+#[test]
+fn describe_filters_and_metrics_print_as_the_tools_do() {
+    // A version-2 cluster with one broker stopped: the describe action's topic line and its
+    // filters, the metrics action, and `run --metrics` in text and JSON.
+    let file = temp_file(
+        "readouts.json",
+        r#"{"version": 2, "brokers": 3, "seed": 3,
+          "topics": [{"name": "orders", "assignment": [[1, 2, 3], [2, 3, 1]],
+                      "configs": {"min.insync.replicas": 2}}],
+          "timeline": [
+            {"at": 1000, "action": "describe", "topic": "orders"},
+            {"at": 1000, "action": "stop", "broker": 3},
+            {"at": 15000, "action": "describe", "under_replicated_partitions": true},
+            {"at": 15000, "action": "describe", "at_min_isr_partitions": true, "topic": "orders"},
+            {"at": 15000, "action": "describe", "unavailable_partitions": true},
+            {"at": 15000, "action": "metrics", "name": "UnderReplicatedPartitions"}],
+          "end_ms": 15000}"#,
+    );
+    let path = file.to_str().expect("UTF-8");
+    let o = watermark(&["run", path, "--metrics"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let at = |t: &str| -> Vec<&str> {
+        out.lines()
+            .filter_map(|l| l.strip_prefix(t))
+            .map(str::trim_start)
+            .collect()
+    };
+    let first = at("[   1.000s]");
+    assert!(
+        first[0].starts_with("Topic: orders TopicId: ")
+            && first[0].ends_with(
+                " PartitionCount: 2 ReplicationFactor: 3 Configs: min.insync.replicas=2"
+            ),
+        "{first:?}"
+    );
+    assert_eq!(
+        &first[1..3],
+        [
+            "Topic: orders Partition: 0 Leader: 1 Replicas: 1,2,3 Isr: 1,2,3 Elr: LastKnownElr:",
+            "Topic: orders Partition: 1 Leader: 2 Replicas: 2,3,1 Isr: 2,3,1 Elr: LastKnownElr:"
+        ]
+    );
+    // Broker 3 left both ISRs (controlled shutdown): both partitions are under-replicated
+    // and at min ISR (2 of min 2), none unavailable; no topic line under a filter.
+    let later: Vec<&str> = at("[  15.000s]");
+    assert_eq!(
+        &later[..7],
+        [
+            "Topic: orders Partition: 0 Leader: 1 Replicas: 1,2,3 Isr: 1,2 Elr: LastKnownElr:",
+            "Topic: orders Partition: 1 Leader: 2 Replicas: 2,3,1 Isr: 2,1 Elr: LastKnownElr:",
+            "Topic: orders Partition: 0 Leader: 1 Replicas: 1,2,3 Isr: 1,2 Elr: LastKnownElr:",
+            "Topic: orders Partition: 1 Leader: 2 Replicas: 2,3,1 Isr: 2,1 Elr: LastKnownElr:",
+            "kafka.server:type=ReplicaManager,name=UnderReplicatedPartitions broker=1 Value=1",
+            "kafka.server:type=ReplicaManager,name=UnderReplicatedPartitions broker=2 Value=1",
+            "kafka.server:type=ReplicaManager,name=UnderReplicatedPartitions broker=3 (not running)",
+        ],
+        "{out}"
+    );
+    // --metrics: every metric after the transcript, at the end time.
+    assert!(out.ends_with(
+        "[  15.000s] kafka.controller:type=ControllerStats,name=LeaderElectionRateAndTimeMs controller Count=0\n\
+         [  15.000s] kafka.producer:type=producer-metrics,client-id=producer-1 record-error-total=0\n\
+         [  15.000s] kafka.producer:type=producer-metrics,client-id=producer-1 record-retry-total=0\n"
+    ), "{out}");
+    assert!(out.contains(
+        "[  15.000s] kafka.server:type=ReplicaManager,name=LeaderCount cluster Value=2\n"
+    ));
+
+    let o = watermark(&["run", path, "--json", "--metrics"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json = stdout(&o);
+    let last: serde_json::Value =
+        serde_json::from_str(json.lines().last().expect("lines")).expect("JSON");
+    assert_eq!(last["time_ms"], 15000);
+    assert_eq!(last["metrics"]["cluster"]["under_replicated_partitions"], 2);
+    assert_eq!(last["metrics"]["brokers"][2]["running"], false);
+    // The metrics action's lines are read-outs in the JSON transcript too.
+    assert!(
+        json.lines().any(|l| l.contains(r#""tool":"metrics""#)),
+        "{json}"
+    );
+}

@@ -26,7 +26,9 @@ use crate::fetcher::ReplicaFetcher;
 use crate::log::ReplicaLog;
 use crate::metadata::{MetadataImage, PartitionRegistration};
 use crate::network::{AlterPartitionResult, FetchPartition, Outstanding, Payload};
-use crate::partition::{AlterPartitionManager, Host, Partition, Role, ALTER_PARTITION_RETRY_MS};
+use crate::partition::{
+    AlterPartitionManager, BrokerMeters, Host, Partition, Role, ALTER_PARTITION_RETRY_MS,
+};
 use crate::types::{BrokerId, ErrorCode, Node, TimeMs, Tp};
 use crate::vec_map::VecMap;
 
@@ -63,6 +65,8 @@ pub struct Broker {
     pub isr_expiration_generation: u64,
     /// The previous broker epoch this process registers with (kept across retries).
     pub registering_with_previous_epoch: i64,
+    /// The process's meters (`metrics.rs`): gone with its memory.
+    pub meters: BrokerMeters,
 }
 
 /// A follower's Fetch held by this leader until one of its partitions has records past the
@@ -89,6 +93,7 @@ macro_rules! host {
             broker_epoch: $b.broker_epoch,
             metadata: $b.metadata.as_deref(),
             alter_partition: &mut $b.alter_partition,
+            meters: &mut $b.meters,
         }
     };
 }
@@ -118,6 +123,7 @@ impl Broker {
             delayed_fetches: Vec::new(),
             isr_expiration_generation: 0,
             registering_with_previous_epoch: -1,
+            meters: BrokerMeters::default(),
         }
     }
 
@@ -168,13 +174,13 @@ impl Broker {
                 timeout_ms,
                 producer,
             } => {
-                let host = host!(self);
+                let mut host = host!(self);
                 let Some(partition) = self.partitions.get_mut(&tp) else {
                     return;
                 };
                 let leo = partition.log.log_end_offset();
                 partition.handle_produce(
-                    ctx, &host, from, request_id, acks, values, timeout_ms, producer,
+                    ctx, &mut host, from, request_id, acks, values, timeout_ms, producer,
                 );
                 // ReplicaManager.appendRecords → addCompletePurgatoryAction: the fetches
                 // waiting for this partition's records complete after the request is handled
@@ -396,6 +402,7 @@ impl Broker {
         self.alter_partition = AlterPartitionManager::default();
         self.shutting_down = false;
         self.got_controlled_shutdown_response = false;
+        self.meters = BrokerMeters::default();
     }
 
     /// The disk is replaced by an empty one: the log, its checkpoints and the clean-shutdown

@@ -557,6 +557,16 @@ impl Controller {
         }
         if let Some((leader, kind)) = change.new_leader {
             ctx.metrics.elections += 1;
+            if let Some(l) = leader {
+                // LeaderElectionRateAndTimeMs counts the elections of a leader (metrics.rs);
+                // ControllerMetricsChanges.handlePartitionChange counts an election unclean
+                // when PartitionRegistration.electionWasClean is false: the new leader was
+                // not in the previous ISR (an ELR or last-known-leader election too).
+                ctx.metrics.leader_elections += 1;
+                if !before.isr.contains(&l) {
+                    ctx.metrics.unclean_leader_elections += 1;
+                }
+            }
             if let (Some(_), Some(k)) = (leader, kind) {
                 self.elections.push((tp, next.leader_epoch, k));
                 if self.elections.len() > 64 * self.partitions.len() {

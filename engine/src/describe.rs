@@ -3,9 +3,12 @@
 use std::fmt::Write;
 
 use crate::broker::Broker;
+use crate::config::Config;
+use crate::controller::Controller;
 use crate::log::ReplicaLog;
-use crate::metadata::PartitionRegistration;
+use crate::metadata::{PartitionRegistration, TopicInfo, Topics};
 use crate::process::Process;
+use crate::scenario::DescribeSpec;
 use crate::types::{BrokerId, Ids, TopicPartition, Tp};
 use crate::vec_map::VecMap;
 
@@ -32,6 +35,144 @@ pub fn describe_line(tp: &TopicPartition, p: &PartitionRegistration) -> String {
         }
     }
     out
+}
+
+/// `kafka-topics.sh --describe` as TopicCommand.describeTopic prints it for a version-2
+/// scenario: for every topic (or `--topic`'s), in the tool's order ([`topic_order`]), the
+/// topic line, then its partition lines.
+/// With a filter, only the partitions one of the filters selects and no topic line
+/// (DescribeOptions: `describeConfigs` is false when any filter is given). Fields are
+/// joined with spaces, not the tool's tabs, and a partition line has no leading tab
+/// (docs/engine.md, "Describe lines").
+pub(crate) fn describe_lines(
+    spec: &DescribeSpec,
+    topics: &Topics,
+    controller: &Controller,
+    config: &Config,
+) -> Vec<String> {
+    let filtered = spec.filters().contains(&true);
+    let mut out = Vec::new();
+    for t in topic_order(topics) {
+        let info = &topics.topics[t];
+        if spec.topic.as_ref().is_some_and(|name| *name != info.name) {
+            continue;
+        }
+        let first = controller.partition(Tp {
+            topic: t as u16,
+            partition: 0,
+        });
+        if !filtered {
+            out.push(topic_line(
+                info,
+                first.replicas.len(),
+                controller,
+                config,
+                t,
+            ));
+        }
+        // PartitionDescription.minIsrCount: the topic's configured min.insync.replicas
+        // (DescribeConfigs' value, not capped at the replication factor).
+        let min_isr = controller.min_insync_replicas[t] as usize;
+        for p in 0..info.partitions.len() {
+            let tp = Tp {
+                topic: t as u16,
+                partition: p as u16,
+            };
+            let reg = controller.partition(tp);
+            // Admin.describeCluster's nodes: the live brokers (registered, unfenced).
+            let live = |b: BrokerId| controller.brokers.get(&b).is_some_and(|r| !r.fenced);
+            if !filtered || selected(spec, reg, min_isr, live) {
+                out.push(describe_line(&info.partitions[p], reg));
+            }
+        }
+    }
+    out
+}
+
+/// The order TopicCommand prints the topics in. It asks for them sorted by name
+/// (`getTopics`), but `describeTopics(...).allTopicNames()` hands them back in a
+/// `new HashMap<>(n)` (DescribeTopicsResult.all), which the tool iterates: by bucket,
+/// `(h ^ (h >>> 16)) & (capacity - 1)` of the name's String.hashCode, the capacity
+/// `tableSizeFor(n)` doubled while `n` passes three quarters of it (HashMap.resize); names
+/// in one bucket stay in the order they were put, sorted.
+pub(crate) fn topic_order(topics: &Topics) -> Vec<usize> {
+    let n = topics.topics.len();
+    let mut capacity = n.max(1).next_power_of_two();
+    while n > capacity * 3 / 4 {
+        capacity *= 2;
+    }
+    // The key: the bucket, then the name's rank among the names (counted, not sorted: at
+    // most 200 topics, and no string sort in the wasm; `sort::stable_order` sorts keys).
+    let mut keys = Vec::with_capacity(n);
+    for info in &topics.topics {
+        let h = crate::hashing::java_string_hash(&info.name) as u32;
+        let bucket = u64::from(h ^ (h >> 16)) & (capacity as u64 - 1);
+        let mut rank = 0;
+        for other in &topics.topics {
+            if other.name < info.name {
+                rank += 1;
+            }
+        }
+        keys.push(bucket << 16 | rank);
+    }
+    crate::sort::stable_order(&keys)
+}
+
+/// TopicDescription.printDescription: `Topic: X TopicId: ID PartitionCount: N
+/// ReplicationFactor: R Configs: k=v,...`. The replication factor is the first partition's
+/// (getReplicationFactor). Configs lists the entries that are not `isDefault()`: a config
+/// whose source is the topic's own or the broker's (static or dynamic) is not a default
+/// (ConfigHelper.createTopicConfigEntry). Of the engine's two topic configs,
+/// `min.insync.replicas` is listed when the topic sets it or its value is not Kafka's
+/// default 1, and `unclean.leader.election.enable` when the topic sets it or the broker's
+/// is true; in the client `Config`'s HashMap order (min.insync.replicas hashes first).
+pub(crate) fn topic_line(
+    info: &TopicInfo,
+    replication_factor: usize,
+    controller: &Controller,
+    config: &Config,
+    t: usize,
+) -> String {
+    let mut line = format!(
+        "Topic: {} TopicId: {} PartitionCount: {} ReplicationFactor: {replication_factor} Configs:",
+        info.name,
+        info.id,
+        info.partitions.len(),
+    );
+    // An empty value leaves its name alone, as describe_line's empty lists do; entries are
+    // joined by commas.
+    let mut separator = " ";
+    let min_isr = controller.min_insync_replicas[t];
+    if controller.topic_min_isr_set[t] || min_isr != 1 {
+        let _ = write!(line, "{separator}min.insync.replicas={min_isr}");
+        separator = ",";
+    }
+    let unclean = controller.topic_unclean[t];
+    if unclean.is_some() || config.unclean_leader_election_enable {
+        let v = unclean.unwrap_or(true);
+        let _ = write!(line, "{separator}unclean.leader.election.enable={v}");
+    }
+    line
+}
+
+/// Whether any filter of `spec` selects partition `p` (DescribeOptions.shouldPrintTopicPartition),
+/// with `min_isr` its topic's configured `min.insync.replicas` and `live` the brokers
+/// Admin.describeCluster lists.
+pub(crate) fn selected(
+    spec: &DescribeSpec,
+    p: &PartitionRegistration,
+    min_isr: usize,
+    live: impl Fn(BrokerId) -> bool,
+) -> bool {
+    let isr = p.isr.len();
+    // PartitionDescription.isUnderReplicated: getReplicationFactor - isr.size > 0;
+    // isUnderMinIsr: !hasLeader || isr.size < minIsrCount; isAtMinIsrPartitions:
+    // minIsrCount == isr.size; hasUnavailablePartitions: !hasLeader || the leader is not
+    // a live broker.
+    (spec.under_replicated_partitions && p.replicas.len() > isr)
+        || (spec.under_min_isr_partitions && (p.leader.is_none() || isr < min_isr))
+        || (spec.at_min_isr_partitions && isr == min_isr)
+        || (spec.unavailable_partitions && !p.leader.is_some_and(live))
 }
 
 /// `kafka-get-offsets.sh`: ListOffsets(LATEST), read-uncommitted, answers the leader's HW.
@@ -150,10 +291,214 @@ pub(crate) fn dump_log_lines(
 
 #[cfg(test)]
 mod tests {
+    use super::{selected, topic_order};
+    use crate::event::Tool;
+    use crate::metadata::{PartitionRegistration, Topics};
     use crate::partition::Role;
-    use crate::scenario::Scenario;
+    use crate::scenario::{DescribeSpec, Scenario};
     use crate::sim::Sim;
     use crate::types::TP0;
+
+    fn registration(leader: Option<u32>, replicas: &[u32], isr: &[u32]) -> PartitionRegistration {
+        let mut p = PartitionRegistration::new(replicas.to_vec(), leader);
+        p.isr = isr.to_vec();
+        p
+    }
+
+    fn spec(filters: [bool; 4]) -> DescribeSpec {
+        DescribeSpec {
+            topic: None,
+            under_replicated_partitions: filters[0],
+            under_min_isr_partitions: filters[1],
+            at_min_isr_partitions: filters[2],
+            unavailable_partitions: filters[3],
+        }
+    }
+
+    #[test]
+    fn each_filter_selects_as_topic_command_does() {
+        const UNDER_REPLICATED: [bool; 4] = [true, false, false, false];
+        const UNDER_MIN_ISR: [bool; 4] = [false, true, false, false];
+        const AT_MIN_ISR: [bool; 4] = [false, false, true, false];
+        const UNAVAILABLE: [bool; 4] = [false, false, false, true];
+        let live = |b: u32| b != 9;
+        // Every broker in sync: no filter selects it (min.insync.replicas 2 of 3).
+        let full = registration(Some(1), &[1, 2, 3], &[1, 2, 3]);
+        for f in [UNDER_REPLICATED, UNDER_MIN_ISR, AT_MIN_ISR, UNAVAILABLE] {
+            assert!(!selected(&spec(f), &full, 2, live), "{f:?}");
+        }
+        // testDescribeUnderReplicatedPartitions: RF 6 with one broker down, ISR 5.
+        let five_of_six = registration(Some(2), &[1, 2, 3, 4, 5, 6], &[2, 3, 4, 5, 6]);
+        assert!(selected(&spec(UNDER_REPLICATED), &five_of_six, 1, live));
+        // testDescribeUnderMinIsrPartitionsMixed: min 6 selects it, the default 1 not.
+        assert!(selected(&spec(UNDER_MIN_ISR), &five_of_six, 6, live));
+        assert!(!selected(&spec(UNDER_MIN_ISR), &five_of_six, 1, live));
+        // ... and an offline partition is under min ISR whatever its ISR (!hasLeader).
+        let offline = registration(None, &[1], &[1]);
+        assert!(selected(&spec(UNDER_MIN_ISR), &offline, 1, live));
+        // testDescribeAtMinIsrPartitions: min 4, two of six down: ISR 4 == 4.
+        let four_of_six = registration(Some(3), &[1, 2, 3, 4, 5, 6], &[3, 4, 5, 6]);
+        assert!(selected(&spec(AT_MIN_ISR), &four_of_six, 4, live));
+        assert!(!selected(&spec(AT_MIN_ISR), &four_of_six, 3, live));
+        // minIsrCount is the configured value, not capped at the replication factor: a
+        // topic with min 4 over three replicas is never "at" it, always under it.
+        assert!(!selected(&spec(AT_MIN_ISR), &full, 4, live));
+        assert!(selected(&spec(UNDER_MIN_ISR), &full, 4, live));
+        // testDescribeUnavailablePartitions: no leader, or a leader not among the live
+        // brokers.
+        assert!(selected(&spec(UNAVAILABLE), &offline, 1, live));
+        let dead_leader = registration(Some(9), &[9, 1], &[9, 1]);
+        assert!(selected(&spec(UNAVAILABLE), &dead_leader, 1, live));
+        assert!(!selected(&spec(UNAVAILABLE), &full, 1, live));
+        // Several filters: a partition any of them selects (shouldPrintTopicPartition ORs).
+        assert!(
+            selected(&spec([true, false, false, true]), &offline, 1, live) && {
+                let p = registration(Some(1), &[1, 2], &[1]);
+                selected(&spec([true, false, false, true]), &p, 1, live)
+            }
+        );
+    }
+
+    #[test]
+    fn topics_come_in_the_order_of_the_tools_hash_map() {
+        // testDescribeUnderMinIsrPartitionsMixed expects under-min-isr-topic before
+        // offline-topic though the tool sorts the names: HashMap(4) has 8 buckets,
+        // not-under-min-isr-topic hashes to 0, under-min-isr-topic to 1, offline-topic to 6,
+        // fully-replicated-topic to 7 (String.hashCode, spread by h ^ h >>> 16).
+        let topics = Topics::new(
+            0,
+            &[
+                ("under-min-isr-topic".into(), 1),
+                ("not-under-min-isr-topic".into(), 1),
+                ("offline-topic".into(), 1),
+                ("fully-replicated-topic".into(), 1),
+            ],
+        );
+        assert_eq!(topic_order(&topics), [1, 0, 2, 3]);
+        // Names in one bucket keep the tool's sorted order: one topic (1 bucket), and "b"
+        // (98) and "a" (97) in 2 buckets (HashMap(2): tableSizeFor 2, doubled to 4 as 2 > 1).
+        let two = Topics::new(0, &[("b".into(), 1), ("a".into(), 1)]);
+        assert_eq!(topic_order(&two), [1, 0]);
+    }
+
+    /// The describe lines at `t`.
+    fn describe_at(sim: &Sim, t: u64) -> Vec<String> {
+        sim.trace_events()
+            .filter(|e| e.time_ms == t)
+            .filter(|e| {
+                matches!(
+                    e.event(),
+                    crate::event::Event::ToolOutput {
+                        tool: Tool::Describe,
+                        ..
+                    }
+                )
+            })
+            .map(|e| e.text().clone())
+            .collect()
+    }
+
+    #[test]
+    fn the_tools_output_with_and_without_filters() {
+        // testDescribeUnderMinIsrPartitionsMixed, its brokers 0..5 as 1..6: broker 1 shuts
+        // down; --under-min-isr-partitions prints under-min-isr-topic's partition, then
+        // offline-topic's, and no topic line. Without a filter each topic has its line.
+        let s = Scenario::from_json(
+            r#"{"version": 2, "brokers": 6, "topics": [
+                {"name": "under-min-isr-topic", "replication_factor": 6, "configs": {"min.insync.replicas": 6}},
+                {"name": "not-under-min-isr-topic", "replication_factor": 6},
+                {"name": "offline-topic", "assignment": [[1]]},
+                {"name": "fully-replicated-topic", "assignment": [[2, 3, 4]]}],
+              "timeline": [
+                {"at": 1000, "action": "stop", "broker": 1},
+                {"at": 20000, "action": "describe", "under_min_isr_partitions": true},
+                {"at": 20001, "action": "describe", "topic": "offline-topic"},
+                {"at": 20002, "action": "describe", "under_replicated_partitions": true},
+                {"at": 20003, "action": "describe", "unavailable_partitions": true},
+                {"at": 20004, "action": "describe", "at_min_isr_partitions": true},
+                {"at": 20005, "action": "describe", "topic": "fully-replicated-topic",
+                 "under_replicated_partitions": true}],
+              "end_ms": 20010}"#,
+        )
+        .expect("scenario");
+        let sim = crate::run(&s, true).expect("runs");
+        let under_min = describe_at(&sim, 20000);
+        assert_eq!(under_min.len(), 2, "{under_min:?}");
+        assert!(under_min[0].starts_with("Topic: under-min-isr-topic Partition: 0 Leader: "));
+        assert!(under_min[1].starts_with("Topic: offline-topic Partition: 0 Leader: none "));
+        // --topic: the topic line (TopicId, PartitionCount, ReplicationFactor, no Configs
+        // of its own), then its partition.
+        let offline = describe_at(&sim, 20001);
+        let id = &sim.topics.topics[2].id;
+        assert_eq!(
+            offline,
+            [
+                format!("Topic: offline-topic TopicId: {id} PartitionCount: 1 ReplicationFactor: 1 Configs:"),
+                // testDescribeUnavailablePartitions checks "Leader: none\tReplicas: 0\tIsr:";
+                // with ELR (KIP-966) the fenced last member moves to the ELR, as article
+                // 004's lab shows ("Isr:   Elr: 2  LastKnownElr: 2").
+                "Topic: offline-topic Partition: 0 Leader: none Replicas: 1 Isr: Elr: 1 LastKnownElr: 1".into()
+            ]
+        );
+        // Under-replicated: both RF-6 topics (5 of 6 in sync) and the offline one (an empty
+        // ISR of one replica), in the tool's order.
+        let under = describe_at(&sim, 20002);
+        assert_eq!(under.len(), 3, "{under:?}");
+        assert!(under[0].starts_with("Topic: not-under-min-isr-topic Partition: 0"));
+        assert!(under[1].starts_with("Topic: under-min-isr-topic Partition: 0"));
+        assert!(under[2].starts_with("Topic: offline-topic Partition: 0"));
+        // Unavailable: the offline one. At min ISR: none (5 in sync of min 6, or of min 1).
+        assert_eq!(describe_at(&sim, 20003).len(), 1);
+        assert!(describe_at(&sim, 20003)[0].starts_with("Topic: offline-topic Partition: 0"));
+        assert_eq!(describe_at(&sim, 20004), Vec::<String>::new());
+        // A filter with --topic: that topic's selected partitions only (none here).
+        assert_eq!(describe_at(&sim, 20005), Vec::<String>::new());
+    }
+
+    #[test]
+    fn the_topic_line_lists_the_configs_that_are_not_defaults() {
+        // ConfigHelper.createTopicConfigEntry: the topic's own config and the broker's
+        // (server.properties) are both "not default"; the client's HashMap lists
+        // min.insync.replicas before unclean.leader.election.enable.
+        let s = Scenario::from_json(
+            r#"{"version": 2, "brokers": 3, "config": {"min.insync.replicas": 2},
+              "topics": [
+                {"name": "own", "replication_factor": 3,
+                 "configs": {"min.insync.replicas": 1, "unclean.leader.election.enable": true}},
+                {"name": "broker", "partitions": 2, "replication_factor": 2}],
+              "timeline": [{"at": 10, "action": "describe"}], "end_ms": 20}"#,
+        )
+        .expect("scenario");
+        let sim = crate::run(&s, true).expect("runs");
+        let lines = describe_at(&sim, 10);
+        let topic_lines: Vec<&String> = lines.iter().filter(|l| l.contains("TopicId: ")).collect();
+        assert_eq!(topic_lines.len(), 2, "{lines:?}");
+        let own = topic_lines
+            .iter()
+            .find(|l| l.starts_with("Topic: own "))
+            .expect("own");
+        assert!(
+            own.ends_with(
+                " PartitionCount: 1 ReplicationFactor: 3 Configs: min.insync.replicas=1,unclean.leader.election.enable=true"
+            ),
+            "{own}"
+        );
+        let broker = topic_lines
+            .iter()
+            .find(|l| l.starts_with("Topic: broker "))
+            .expect("broker");
+        assert!(
+            broker.ends_with(
+                " PartitionCount: 2 ReplicationFactor: 2 Configs: min.insync.replicas=2"
+            ),
+            "{broker}"
+        );
+        assert_eq!(
+            lines.len(),
+            5,
+            "two topic lines, three partition lines: {lines:?}"
+        );
+    }
 
     #[test]
     fn a_new_leader_whose_hw_is_behind_its_epoch_start_answers_offset_not_available() {

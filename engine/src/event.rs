@@ -1277,6 +1277,8 @@ pub enum Tool {
     DumpLog,
     /// `jstack <pid> | grep ReplicaFetcherThread` on each broker.
     FetcherThreads,
+    /// Kafka's metrics by MBean, per broker (`KafkaMetrics::lines`).
+    Metrics,
 }
 
 /// Why committed records are gone.

@@ -503,6 +503,11 @@ impl ReplicaFetcher {
         log.append_as_follower(&records);
         let leo = log.log_end_offset();
         log.update_high_watermark(d.high_watermark.min(leo));
+        // AbstractFetcherThread.processFetchRequest: "lag = Math.max(0L,
+        // partitionData.highWatermark - nextOffset)", the next offset being our log end.
+        if let Role::Follower(f) = &mut partition.role {
+            f.lag = Some(d.high_watermark.saturating_sub(leo));
+        }
         Some(self.slow_ms)
     }
 
@@ -539,6 +544,12 @@ impl ReplicaFetcher {
             None
         };
         let moved = log.log_end_offset() != leo;
+        // fetchOffsetAndTruncate: the lag is 0 after truncating to the leader's end, else
+        // the leader's end minus the offset to fetch ("initialLag").
+        let lag = leader_end.saturating_sub(log.log_end_offset());
+        if let Role::Follower(f) = &mut partition.role {
+            f.lag = Some(lag);
+        }
         if let Some(t) = truncated {
             record_truncation(
                 ctx,

@@ -25,6 +25,7 @@ mod history;
 mod invariants;
 mod log;
 mod metadata;
+mod metrics;
 mod network;
 mod partition;
 mod partitioner;

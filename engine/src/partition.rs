@@ -242,6 +242,9 @@ pub struct FollowerState {
     /// (AbstractFetcherThread.markPartitionFailed), or removed during controlled shutdown. No
     /// more fetches until metadata brings a new leader epoch.
     pub failed: bool,
+    /// FetcherLagMetrics.lag: the leader's HW in the last fetch response minus the next
+    /// fetch offset (AbstractFetcherThread.processFetchRequest), None before the first one.
+    pub lag: Option<u64>,
 }
 
 /// The replica's role on a broker, as ReplicaManager applies it from metadata.
@@ -273,6 +276,24 @@ pub(crate) struct Host<'a> {
     pub broker_epoch: i64,
     pub metadata: Option<&'a MetadataImage>,
     pub alter_partition: &'a mut AlterPartitionManager,
+    /// The broker's meters (`metrics.rs`).
+    pub meters: &'a mut BrokerMeters,
+}
+
+/// A broker's meters, in its process's memory (a restart counts from 0, as a new JVM's
+/// Yammer meters do): `metrics.rs` reads them with the gauges it computes from state.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BrokerMeters {
+    /// ReplicaManager.isrShrinkRate / isrExpandRate, marked by the AlterPartitionListener
+    /// when the controller accepts this leader's shrink or expand
+    /// (`proposedIsrState.notifyListener` in Partition.handleAlterPartitionUpdate).
+    pub isr_shrinks: u64,
+    pub isr_expands: u64,
+    /// BrokerTopicStats.allTopicsStats.failedProduceRequestRate: an append to a leader that
+    /// failed with an error other than the ones ReplicaManager.appendToLocalLog calls known
+    /// (NOT_LEADER_OR_FOLLOWER, UNKNOWN_TOPIC_OR_PARTITION, record too large, corrupt,
+    /// storage): here NOT_ENOUGH_REPLICAS and the producer-state refusals.
+    pub failed_produce_requests: u64,
 }
 
 impl Host<'_> {
@@ -822,6 +843,12 @@ impl Partition {
                 if a.leader_epoch != l.leader_epoch || a.partition_epoch < l.partition_epoch {
                     return;
                 }
+                // proposedIsrState.notifyListener: markIsrShrink / markIsrExpand.
+                match l.isr_state {
+                    IsrState::PendingShrink { .. } => host.meters.isr_shrinks += 1,
+                    IsrState::PendingExpand { .. } => host.meters.isr_expands += 1,
+                    IsrState::Committed { .. } => {}
+                }
                 l.isr_state = IsrState::Committed { isr: a.isr.clone() };
                 l.partition_epoch = a.partition_epoch;
                 // Partition.isUnderMinIsr, with effectiveMinIsr (never above the replica count).
@@ -994,7 +1021,7 @@ impl Partition {
     pub(crate) fn handle_produce(
         &mut self,
         ctx: &mut Ctx,
-        host: &Host,
+        host: &mut Host,
         from: Node,
         request_id: u64,
         acks: Acks,
@@ -1028,6 +1055,8 @@ impl Partition {
         let in_sync = l.isr_state.isr().len();
         if acks == Acks::All && in_sync < min_isr {
             // "Avoid writing to leader if there are not enough insync replicas to make it safe"
+            // (a NotEnoughReplicasException: failedProduceRequestRate is marked).
+            host.meters.failed_produce_requests += 1;
             respond(ctx, ErrorCode::NOT_ENOUGH_REPLICAS, None, None);
             return;
         }
@@ -1048,6 +1077,7 @@ impl Partition {
         );
         let (first, last) = match check {
             ClientBatch::Reject(error) => {
+                host.meters.failed_produce_requests += 1;
                 respond(ctx, error, None, None);
                 return;
             }
@@ -1150,6 +1180,7 @@ impl Partition {
             in_flight_fetch: None,
             backing_off_until: None,
             failed: false,
+            lag: None,
         });
         let event = match p.leader {
             Some(l) => Event::BecameFollower {

@@ -49,6 +49,14 @@ pub const PRESETS: &[Preset] = &[
         name: "slow-follower",
         json: include_str!("../presets/slow-follower.json"),
     },
+    Preset {
+        name: "slow-broker",
+        json: include_str!("../presets/slow-broker.json"),
+    },
+    Preset {
+        name: "rolling-restart",
+        json: include_str!("../presets/rolling-restart.json"),
+    },
 ];
 
 /// The preset called `name`, parsed.

@@ -409,8 +409,8 @@ pub enum Action {
     ElectPreferred,
     /// `kafka-leader-election.sh --election-type unclean`.
     ElectUnclean,
-    /// `kafka-topics.sh --describe`.
-    Describe,
+    /// `kafka-topics.sh --describe`, with `--topic` and the partition filters (version 2).
+    Describe(DescribeSpec),
     /// `kafka-get-offsets.sh` (the HW).
     Offsets,
     /// Every broker's leader-epoch-checkpoint on one line.
@@ -432,6 +432,54 @@ pub enum Action {
     /// aborts the incomplete batches (each fails with `KafkaException`), and the next
     /// produce comes from a new producer (the next producer id).
     CancelProduce,
+    /// Kafka's metrics by their MBeans, per broker and cluster-wide (`KafkaMetrics::lines`);
+    /// `name` keeps one metric's lines.
+    Metrics {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+    },
+}
+
+/// `kafka-topics.sh --describe`'s options (TopicCommand): `--topic` (one topic; default
+/// every topic) and the partition filters, which print the partitions any of them selects
+/// and no topic line. Version 2 only; version 1's `describe` has none.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DescribeSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topic: Option<String>,
+    /// `--under-replicated-partitions`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub under_replicated_partitions: bool,
+    /// `--under-min-isr-partitions`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub under_min_isr_partitions: bool,
+    /// `--at-min-isr-partitions`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub at_min_isr_partitions: bool,
+    /// `--unavailable-partitions`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unavailable_partitions: bool,
+}
+
+/// The describe action's filter fields, in [`DescribeSpec::filters`] order.
+pub const DESCRIBE_FILTERS: [&str; 4] = [
+    "under_replicated_partitions",
+    "under_min_isr_partitions",
+    "at_min_isr_partitions",
+    "unavailable_partitions",
+];
+
+impl DescribeSpec {
+    /// The filters, in [`DESCRIBE_FILTERS`] order.
+    pub fn filters(&self) -> [bool; 4] {
+        [
+            self.under_replicated_partitions,
+            self.under_min_isr_partitions,
+            self.at_min_isr_partitions,
+            self.unavailable_partitions,
+        ]
+    }
 }
 
 /// Written out, not derived: a derived `clone` is `#[inline]`, so the engine and the web
@@ -468,7 +516,8 @@ impl Clone for Action {
             &Action::DumpLog { broker } => Action::DumpLog { broker },
             Action::ElectPreferred => Action::ElectPreferred,
             Action::ElectUnclean => Action::ElectUnclean,
-            Action::Describe => Action::Describe,
+            Action::Describe(d) => Action::Describe(d.clone()),
+            Action::Metrics { name } => Action::Metrics { name: name.clone() },
             Action::Offsets => Action::Offsets,
             Action::Epochs => Action::Epochs,
             Action::Checkpoints => Action::Checkpoints,
@@ -502,6 +551,7 @@ impl Action {
             Action::Consume {
                 topic, partition, ..
             } => (topic.as_deref(), *partition),
+            Action::Describe(d) => (d.topic.as_deref(), None),
             _ => (None, None),
         }
     }
@@ -598,9 +648,26 @@ impl Action {
                     ));
                 }
             }
+            Action::Metrics { name: Some(name) } => {
+                if !crate::snapshot::KAFKA_METRICS.iter().any(|m| m.0 == name) {
+                    let mut names = String::new();
+                    for (i, m) in crate::snapshot::KAFKA_METRICS.iter().enumerate() {
+                        names.push_str(if i == 0 { "" } else { ", " });
+                        names.push_str(m.0);
+                    }
+                    return Err(ScenarioError::new(
+                        member(field, "name"),
+                        format!(
+                            "name must be one of {names}, got {}",
+                            crate::error::quoted(name)
+                        ),
+                    ));
+                }
+            }
             Action::ElectPreferred
             | Action::ElectUnclean
-            | Action::Describe
+            | Action::Describe(_)
+            | Action::Metrics { name: None }
             | Action::Offsets
             | Action::Epochs
             | Action::Checkpoints
@@ -711,6 +778,14 @@ impl Scenario {
             let (topic, partition) = a.action.named_target();
             if topic.is_some() || partition.is_some() {
                 self.check_target(&indexed("timeline", i), topic, partition)?;
+            }
+            if let (Action::Describe(d), true) = (&a.action, self.version < 2) {
+                if let Some(k) = d.filters().iter().position(|f| *f) {
+                    return Err(needs_version_2(&member(
+                        &indexed("timeline", i),
+                        DESCRIBE_FILTERS[k],
+                    )));
+                }
             }
             if let Action::Produce(p) = &a.action {
                 total_values += p.values.len() as u64 + u64::from(p.count.unwrap_or(0));

@@ -27,8 +27,8 @@ use crate::error::{indexed, quoted, ScenarioError};
 use crate::expect::{Expectation, LeaderExpect, NoLeader};
 use crate::json::{Map, Number, Value, Writer};
 use crate::scenario::{
-    version_1_field, AcksOrDefault, Action, ControllerName, Endpoint, LinkLatency, NewTopic,
-    ProduceSpec, Scenario, TimedAction, TopicConfigs,
+    version_1_field, AcksOrDefault, Action, ControllerName, DescribeSpec, Endpoint, LinkLatency,
+    NewTopic, ProduceSpec, Scenario, TimedAction, TopicConfigs,
 };
 use crate::types::Acks;
 use crate::vec_map::VecMap;
@@ -598,6 +598,7 @@ pub(crate) const ACTIONS: &[&str] = &[
     "dump_log",
     "note",
     "cancel_produce",
+    "metrics",
 ];
 
 const PRODUCE_FIELDS: &[&str] = &[
@@ -762,7 +763,29 @@ fn timed_action(path: &str, v: &Value) -> R<TimedAction> {
         // Unit variants ignore other fields, as serde's internally tagged unit variants do.
         "elect_preferred" => Action::ElectPreferred,
         "elect_unclean" => Action::ElectUnclean,
-        "describe" => Action::Describe,
+        "describe" => {
+            let mut d = DescribeSpec::default();
+            let [a, b, c, e] = crate::scenario::DESCRIBE_FILTERS;
+            fields(&["topic", a, b, c, e])?;
+            read_fields(
+                path,
+                obj,
+                &mut [
+                    ("topic", Field::OptStr(&mut d.topic)),
+                    (a, Field::Bool(&mut d.under_replicated_partitions)),
+                    (b, Field::Bool(&mut d.under_min_isr_partitions)),
+                    (c, Field::Bool(&mut d.at_min_isr_partitions)),
+                    (e, Field::Bool(&mut d.unavailable_partitions)),
+                ],
+            )?;
+            Action::Describe(d)
+        }
+        "metrics" => {
+            fields(&["name"])?;
+            let mut name = None;
+            read_fields(path, obj, &mut [("name", Field::OptStr(&mut name))])?;
+            Action::Metrics { name }
+        }
         "offsets" => Action::Offsets,
         "epochs" => Action::Epochs,
         "checkpoints" => Action::Checkpoints,
@@ -947,7 +970,8 @@ impl Writer {
             Action::SetConfig { .. } => ("set_config", None),
             Action::ElectPreferred => ("elect_preferred", None),
             Action::ElectUnclean => ("elect_unclean", None),
-            Action::Describe => ("describe", None),
+            Action::Describe(_) => ("describe", None),
+            Action::Metrics { .. } => ("metrics", None),
             Action::Offsets => ("offsets", None),
             Action::Epochs => ("epochs", None),
             Action::Checkpoints => ("checkpoints", None),
@@ -982,6 +1006,16 @@ impl Writer {
                 self.key("value").value(value);
             }
             Action::Note { text } => self.key("text").str(text),
+            // Only what was given: a version-1 describe writes no field, as before.
+            Action::Describe(d) => {
+                self.target(d.topic.as_deref(), None);
+                for (name, on) in crate::scenario::DESCRIBE_FILTERS.iter().zip(d.filters()) {
+                    if on {
+                        self.key(name).bool(true);
+                    }
+                }
+            }
+            Action::Metrics { name: Some(n) } => self.key("name").str(n),
             _ => {}
         }
         self.close('}');

@@ -101,6 +101,9 @@ pub struct Sim {
     /// The last truncations of every partition, oldest first, for the view.
     pub(crate) truncations: Vec<(Tp, TruncationRecord)>,
     pub(crate) seed: u64,
+    /// The scenario's format version: a version-1 `describe` prints the one partition's
+    /// line, a version-2 one the tool's output.
+    pub(crate) format_version: u32,
     pub(crate) violations: Vec<String>,
     pub(crate) events_processed: u64,
     /// Check invariants after every event (tests and the UI turn this on).
@@ -155,6 +158,7 @@ impl Clone for Sim {
             losses: self.losses.clone(),
             truncations: self.truncations.clone(),
             seed: self.seed,
+            format_version: self.format_version,
             violations: self.violations.clone(),
             events_processed: self.events_processed,
             check_invariants: self.check_invariants,
@@ -274,6 +278,7 @@ impl Sim {
             losses: vec![],
             truncations: vec![],
             seed: scenario.seed,
+            format_version: scenario.version,
             violations: vec![],
             events_processed: 0,
             check_invariants: false,
@@ -1237,14 +1242,29 @@ impl Sim {
                     });
                 }
             }
-            Action::Describe => {
-                // A line per partition, topic by topic (docs/clusters.md, step 9: the topic
-                // lines and the filters).
-                let topics = self.topics.clone();
-                for tp in topics.partitions() {
-                    let name = topics.name(tp);
-                    let line = crate::describe::describe_line(name, self.controller.partition(tp));
+            Action::Describe(spec) => {
+                // Version 1: the one partition's line, as the articles print it. Version 2:
+                // the tool's whole output, topic lines and filters (describe.rs).
+                let lines = if self.format_version < 2 {
+                    vec![crate::describe::describe_line(
+                        self.topics.name(self.view_tp),
+                        self.controller.partition(self.view_tp),
+                    )]
+                } else {
+                    crate::describe::describe_lines(
+                        spec,
+                        &self.topics,
+                        &self.controller,
+                        &self.config,
+                    )
+                };
+                for line in lines {
                     self.emit_tool_output(Tool::Describe, None, line);
+                }
+            }
+            Action::Metrics { name } => {
+                for line in self.kafka_metrics().lines(name.as_deref()) {
+                    self.emit_tool_output(Tool::Metrics, None, line);
                 }
             }
             Action::Offsets => {

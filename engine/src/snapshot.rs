@@ -229,6 +229,223 @@ pub struct MetricsSnapshot {
     pub counters: Metrics,
     pub acks_all_latency_avg_ms: Option<u64>,
     pub acks_all_latency_max_ms: Option<u64>,
+    /// Kafka's own metrics, per broker and cluster-wide (`metrics.rs`). Not serialized: the
+    /// golden transcripts hash the serialized snapshot (the `metrics` action prints them).
+    #[serde(skip)]
+    pub kafka: KafkaMetrics,
+}
+
+/// Kafka's metrics as an operator graphs them: each broker's, as its JMX shows them, and the
+/// cluster's (the brokers' gauges summed, the largest `MaxLag`, the controller's own).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KafkaMetrics {
+    /// Every broker, by id; a broker whose process is not running answers no JMX query
+    /// (`running` false, its values 0).
+    pub brokers: Vec<BrokerMetrics>,
+    /// Over the running brokers: each gauge and meter summed, `MaxLag` the largest.
+    pub cluster: BrokerMetrics,
+    /// `kafka.controller:type=KafkaController,name=OfflinePartitionsCount`.
+    pub offline_partitions_count: u64,
+    /// `kafka.controller:type=ControllerStats,name=UncleanLeaderElectionsPerSec` (Count).
+    pub unclean_leader_elections: u64,
+    /// `kafka.controller:type=ControllerStats,name=LeaderElectionRateAndTimeMs` (Count).
+    pub leader_elections: u64,
+    /// The producer's `record-error-total` and `record-retry-total`
+    /// (`kafka.producer:type=producer-metrics,client-id=producer-1`): over the run, every
+    /// producer's.
+    pub record_error_total: u64,
+    pub record_retry_total: u64,
+}
+
+/// One broker's metrics: gauges as their `Value`, meters as their `Count` (events since
+/// the process started; a restarted broker counts from 0, as a new JVM does).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BrokerMetrics {
+    /// 0 for the cluster-wide sums.
+    pub broker: BrokerId,
+    pub running: bool,
+    pub under_replicated_partitions: u64,
+    pub under_min_isr_partition_count: u64,
+    pub at_min_isr_partition_count: u64,
+    pub partition_count: u64,
+    pub leader_count: u64,
+    pub isr_shrinks: u64,
+    pub isr_expands: u64,
+    pub failed_produce_requests: u64,
+    pub replica_fetcher_max_lag: u64,
+    pub produce_purgatory_size: u64,
+    pub fetch_purgatory_size: u64,
+}
+
+/// Whether a metric is a gauge (JMX attribute `Value`), a meter or timer (`Count`), or a
+/// client's cumulative metric (the attribute is its name: `record-error-total`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MetricKind {
+    Gauge,
+    Meter,
+    Total,
+}
+
+/// Each metric's short name and MBean, in [`BrokerMetrics::values`] order, then the
+/// controller's three and the producer's two ([`KafkaMetrics::controller_values`] order).
+pub const KAFKA_METRICS: &[(&str, &str, MetricKind)] = &[
+    (
+        "UnderReplicatedPartitions",
+        "kafka.server:type=ReplicaManager,name=UnderReplicatedPartitions",
+        MetricKind::Gauge,
+    ),
+    (
+        "UnderMinIsrPartitionCount",
+        "kafka.server:type=ReplicaManager,name=UnderMinIsrPartitionCount",
+        MetricKind::Gauge,
+    ),
+    (
+        "AtMinIsrPartitionCount",
+        "kafka.server:type=ReplicaManager,name=AtMinIsrPartitionCount",
+        MetricKind::Gauge,
+    ),
+    (
+        "PartitionCount",
+        "kafka.server:type=ReplicaManager,name=PartitionCount",
+        MetricKind::Gauge,
+    ),
+    (
+        "LeaderCount",
+        "kafka.server:type=ReplicaManager,name=LeaderCount",
+        MetricKind::Gauge,
+    ),
+    (
+        "IsrShrinksPerSec",
+        "kafka.server:type=ReplicaManager,name=IsrShrinksPerSec",
+        MetricKind::Meter,
+    ),
+    (
+        "IsrExpandsPerSec",
+        "kafka.server:type=ReplicaManager,name=IsrExpandsPerSec",
+        MetricKind::Meter,
+    ),
+    (
+        "FailedProduceRequestsPerSec",
+        "kafka.server:type=BrokerTopicMetrics,name=FailedProduceRequestsPerSec",
+        MetricKind::Meter,
+    ),
+    (
+        "MaxLag",
+        "kafka.server:type=ReplicaFetcherManager,name=MaxLag,clientId=Replica",
+        MetricKind::Gauge,
+    ),
+    (
+        "PurgatorySize.Produce",
+        "kafka.server:type=DelayedOperationPurgatory,name=PurgatorySize,delayedOperation=Produce",
+        MetricKind::Gauge,
+    ),
+    (
+        "PurgatorySize.Fetch",
+        "kafka.server:type=DelayedOperationPurgatory,name=PurgatorySize,delayedOperation=Fetch",
+        MetricKind::Gauge,
+    ),
+    (
+        "OfflinePartitionsCount",
+        "kafka.controller:type=KafkaController,name=OfflinePartitionsCount",
+        MetricKind::Gauge,
+    ),
+    (
+        "UncleanLeaderElectionsPerSec",
+        "kafka.controller:type=ControllerStats,name=UncleanLeaderElectionsPerSec",
+        MetricKind::Meter,
+    ),
+    (
+        "LeaderElectionRateAndTimeMs",
+        "kafka.controller:type=ControllerStats,name=LeaderElectionRateAndTimeMs",
+        MetricKind::Meter,
+    ),
+    (
+        "record-error-total",
+        "kafka.producer:type=producer-metrics,client-id=producer-1",
+        MetricKind::Total,
+    ),
+    (
+        "record-retry-total",
+        "kafka.producer:type=producer-metrics,client-id=producer-1",
+        MetricKind::Total,
+    ),
+];
+
+/// How many of [`KAFKA_METRICS`] are a broker's.
+pub const BROKER_METRICS: usize = 11;
+
+impl BrokerMetrics {
+    /// The values in [`KAFKA_METRICS`] order.
+    pub fn values(&self) -> [u64; BROKER_METRICS] {
+        [
+            self.under_replicated_partitions,
+            self.under_min_isr_partition_count,
+            self.at_min_isr_partition_count,
+            self.partition_count,
+            self.leader_count,
+            self.isr_shrinks,
+            self.isr_expands,
+            self.failed_produce_requests,
+            self.replica_fetcher_max_lag,
+            self.produce_purgatory_size,
+            self.fetch_purgatory_size,
+        ]
+    }
+}
+
+impl KafkaMetrics {
+    /// The controller's and the producer's values, in [`KAFKA_METRICS`] order after the
+    /// brokers'.
+    pub fn controller_values(&self) -> [u64; 5] {
+        [
+            self.offline_partitions_count,
+            self.unclean_leader_elections,
+            self.leader_elections,
+            self.record_error_total,
+            self.record_retry_total,
+        ]
+    }
+
+    /// The read-out of the `metrics` action: a line per metric and broker (and one per
+    /// controller metric), `MBEAN broker=ID Value=N` for a gauge, `... Count=N` for a meter;
+    /// a producer metric `MBEAN record-error-total=N`; `name` (a short name of
+    /// [`KAFKA_METRICS`]) keeps that metric's lines only. A broker
+    /// that is not running answers nothing (`broker=3 (not running)`); the cluster-wide
+    /// line (`cluster`) sums the running brokers' (`MaxLag`: the largest).
+    pub fn lines(&self, name: Option<&str>) -> Vec<String> {
+        let mut out = Vec::new();
+        for (i, &(short, mbean, kind)) in KAFKA_METRICS.iter().enumerate() {
+            if name.is_some_and(|n| n != short) {
+                continue;
+            }
+            let attribute = match kind {
+                MetricKind::Gauge => "Value",
+                MetricKind::Meter => "Count",
+                MetricKind::Total => {
+                    let v = self.controller_values()[i - BROKER_METRICS];
+                    out.push(format!("{mbean} {short}={v}"));
+                    continue;
+                }
+            };
+            if i >= BROKER_METRICS {
+                let v = self.controller_values()[i - BROKER_METRICS];
+                out.push(format!("{mbean} controller {attribute}={v}"));
+                continue;
+            }
+            for b in &self.brokers {
+                out.push(if b.running {
+                    format!("{mbean} broker={} {attribute}={}", b.broker, b.values()[i])
+                } else {
+                    format!("{mbean} broker={} (not running)", b.broker)
+                });
+            }
+            out.push(format!(
+                "{mbean} cluster {attribute}={}",
+                self.cluster.values()[i]
+            ));
+        }
+        out
+    }
 }
 
 /// Counters for the metrics panel.
@@ -249,6 +466,12 @@ pub struct Metrics {
     pub record_retries: u64,
     #[serde(skip)]
     pub record_errors: u64,
+    /// The controller's UncleanLeaderElectionsPerSec and LeaderElectionRateAndTimeMs counts
+    /// (`metrics.rs`); not serialized either.
+    #[serde(skip)]
+    pub unclean_leader_elections: u64,
+    #[serde(skip)]
+    pub leader_elections: u64,
 }
 
 /// A loss of committed records, reported plainly.

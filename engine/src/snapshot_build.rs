@@ -27,6 +27,17 @@ impl Sim {
         (process, state, fenced)
     }
 
+    /// Kafka's metrics now, per broker and cluster-wide (`metrics.rs`).
+    pub fn kafka_metrics(&self) -> crate::snapshot::KafkaMetrics {
+        crate::metrics::kafka_metrics(
+            &self.config,
+            &self.brokers,
+            &self.processes,
+            &self.controller,
+            &self.metrics,
+        )
+    }
+
     /// Everything needed to draw this moment.
     pub fn snapshot(&self) -> Snapshot {
         self.snapshot_tail(u64::MAX)
@@ -194,6 +205,7 @@ impl Sim {
                 acks_all_latency_avg_ms: (!lat.is_empty())
                     .then(|| lat.iter().sum::<u64>() / lat.len() as u64),
                 acks_all_latency_max_ms: lat.iter().max().copied(),
+                kafka: self.kafka_metrics(),
             },
             describe: crate::describe::describe_line(self.topics.name(tp), p),
             offsets: self.offsets_line(),

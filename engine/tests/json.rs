@@ -279,8 +279,13 @@ fn every_v1_field() -> Value {
 
 #[test]
 fn writes_scenarios_as_serde_json_does() {
+    // The derived `Serialize` writes version 1's fields; a version-2 preset is written only
+    // by hand (its reading back is checked in tests/scenario_json.rs).
     for p in PRESETS {
-        same_text(&preset(p.name).unwrap());
+        let s = preset(p.name).unwrap();
+        if s.version < 2 {
+            same_text(&s);
+        }
     }
     for entry in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/links")).unwrap() {
         // A title line, then the link.

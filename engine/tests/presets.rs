@@ -457,6 +457,129 @@ fn slow_follower_matches_article_004_first_demo() {
     assert!(r.sim.trace_events().any(|e| e.kind() == TraceKind::Isr));
 }
 
+/// Article 004, "One slow follower makes every write slow": while the slow broker is still
+/// in the ISRs, an acks=all write to a partition it follows waits until its leader drops it
+/// (Partition.maybeShrinkIsr after replica.lag.time.max.ms), and a write to a partition it
+/// does not follow does not wait; the metrics show the shrinks and the lag.
+#[test]
+fn slow_broker_matches_article_004_one_slow_follower() {
+    let r = run("slow-broker");
+    let lag_time_ms = 10_000;
+    // The round of writes at 4 s: one record to each of the 8 partitions, offset 1 each.
+    let waits: Vec<(u64, u64)> = r
+        .lines
+        .iter()
+        .filter(|(t, l)| (4000..26000).contains(t) && l.starts_with("acks=all -> ok, offset=1 "))
+        .map(|(t, l)| (*t, waited_ms(l)))
+        .collect();
+    assert_eq!(waits.len(), 8, "{waits:?}");
+    // Broker 3 last caught up at about 2.5 s (its last fetch before it was slowed), so it
+    // leaves an ISR no earlier than 12.5 s: the writes that wait for it waited at least
+    // 12.5 s - 4 s; the writes to partitions 2, 3, 5 and 7 (it leads 2 and holds none of
+    // the others) a round trip.
+    let slow: Vec<u64> = waits.iter().map(|w| w.1).filter(|w| *w >= 8_000).collect();
+    let fast: Vec<u64> = waits.iter().map(|w| w.1).filter(|w| *w < 10).collect();
+    assert_eq!((slow.len(), fast.len()), (4, 4), "{waits:?}");
+    assert!(
+        slow.iter().all(|w| *w <= lag_time_ms + lag_time_ms / 2),
+        "answered once the isr-expiration task (every lag/2) dropped broker 3: {waits:?}"
+    );
+    for p in [0, 1, 4, 6] {
+        let shrink = format!("[Partition orders-{p} broker=");
+        assert!(
+            r.lines.iter().any(|(t, l)| (12_000..=18_000).contains(t)
+                && l.starts_with(&shrink)
+                && l.contains("Out of sync replicas: (brokerId: 3,")),
+            "orders-{p}\n{}",
+            r.dump()
+        );
+    }
+    r.assert_line(
+        20000,
+        20000,
+        "kafka.server:type=ReplicaManager,name=IsrShrinksPerSec cluster Count=4",
+    );
+    // MaxLag, FetcherLagMetrics' rule: orders-1's HW (3002: two records, then 3000) minus
+    // broker 3's next fetch offset after one fetch of at most 1000 records from offset 1.
+    r.assert_line(
+        25000,
+        25000,
+        "kafka.server:type=ReplicaFetcherManager,name=MaxLag,clientId=Replica broker=3 Value=2001",
+    );
+    r.assert_line(
+        50000,
+        50000,
+        "kafka.server:type=ReplicaManager,name=UnderReplicatedPartitions cluster Value=0",
+    );
+}
+
+/// Article 004, "You must restart every broker for an upgrade": one broker at a time, each
+/// stopped cleanly only when no partition is under-replicated, and the next only when it is
+/// back in every ISR; with 3 replicas and a minimum of 2 no acks=all write is refused.
+#[test]
+fn rolling_restart_matches_article_004_staff_question() {
+    let r = run("rolling-restart");
+    let produced: Vec<&String> = r
+        .lines
+        .iter()
+        .filter(|(_, l)| l.starts_with("acks=all -> "))
+        .map(|(_, l)| l)
+        .collect();
+    assert!(produced.len() > 60, "steady writes: {}", produced.len());
+    assert!(
+        produced.iter().all(|l| l.starts_with("acks=all -> ok, ")),
+        "{:?}",
+        produced.iter().find(|l| !l.starts_with("acks=all -> ok, "))
+    );
+    for (i, b) in [1u64, 2, 3].iter().enumerate() {
+        let t0 = 2000 + 12000 * i as u64;
+        // Before the stop: UnderReplicatedPartitions 0 everywhere, and the filtered
+        // describe prints no line at all.
+        r.assert_line(
+            t0,
+            t0,
+            "kafka.server:type=ReplicaManager,name=UnderReplicatedPartitions cluster Value=0",
+        );
+        assert!(
+            !r.lines
+                .iter()
+                .any(|(t, l)| *t == t0 && l.starts_with("Topic: ")),
+            "--under-replicated-partitions printed something at {t0}"
+        );
+        r.assert_line(
+            t0 + 100,
+            t0 + 100,
+            &format!("kill -TERM broker {b} (controlled shutdown)"),
+        );
+        // While it is down, each of the 6 partitions (all hold a replica on it) is
+        // under-replicated on its leader.
+        r.assert_line(
+            t0 + 5000,
+            t0 + 5000,
+            "kafka.server:type=ReplicaManager,name=UnderReplicatedPartitions cluster Value=6",
+        );
+        // Back in every ISR before the next one goes: the 6 partitions' describe lines.
+        let isrs: Vec<&String> = r
+            .lines
+            .iter()
+            .filter(|(t, l)| *t == t0 + 10000 && l.contains(" Partition: "))
+            .map(|(_, l)| l)
+            .collect();
+        assert_eq!(isrs.len(), 6);
+        assert!(isrs.iter().all(|l| l.contains(" Isr: 1,2,3 ")), "{isrs:?}");
+    }
+    r.assert_line(
+        40000,
+        40000,
+        "kafka.producer:type=producer-metrics,client-id=producer-1 record-error-total=0",
+    );
+    r.assert_line(
+        40000,
+        40000,
+        "kafka.controller:type=ControllerStats,name=UncleanLeaderElectionsPerSec controller Count=0",
+    );
+}
+
 /// Each preset's `expect` list holds its article's figures; all must hold, and every preset
 /// has some (the preset files say what they prove; `watermark check --presets` runs the
 /// same check).

@@ -156,7 +156,7 @@ fn faults() -> Vec<(TimeMs, Action)> {
                 ms: 3_000,
             },
         ),
-        (800_000, Action::Describe),
+        (800_000, Action::Describe(Default::default())),
     ]
 }
 

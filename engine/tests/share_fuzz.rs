@@ -171,7 +171,7 @@ fn random_scenario(rng: &mut Rng) -> watermark_engine::Scenario {
             },
             10 => Action::ElectUnclean,
             11 => Action::DumpLog { broker: b(rng) },
-            _ => Action::Describe,
+            _ => Action::Describe(Default::default()),
         };
         timeline.push(TimedAction { at, action });
     }

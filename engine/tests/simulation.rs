@@ -188,7 +188,7 @@ fn random_action(rng: &mut Rng, scenario: &Scenario, n: &mut u32) -> Action {
             name: "min.insync.replicas".into(),
             value: (1 + rng.below_or_equal(u64::from(brokers - 1))).into(),
         },
-        _ => Action::Describe,
+        _ => Action::Describe(Default::default()),
     }
 }
 

@@ -25,6 +25,8 @@ export const PRESET_TOPICS = {
   "unclean-election": "risky2",
   "last-replica-standing": "elr",
   "slow-follower": "rep",
+  "slow-broker": "orders",
+  "rolling-restart": "orders",
 };
 
 /** Packs raw bytes (or text) into a link payload: `w1.` + base64url(deflateRaw(bytes)). */

@@ -1125,6 +1125,77 @@ mod driven_alone {
         );
     }
 
+    /// The metrics a broker keeps as it works (metrics.rs): FetcherLagMetrics.lag, set by
+    /// AbstractFetcherThread.processFetchRequest to `Math.max(0L,
+    /// partitionData.highWatermark - nextOffset)`, which MaxLag reports; and
+    /// failedProduceRequestRate, marked by
+    /// ReplicaManager.appendToLocalLog for an OutOfOrderSequenceException (not one of the
+    /// errors it calls known, as NOT_LEADER_OR_FOLLOWER is).
+    #[test]
+    fn the_fetcher_lag_and_the_failed_produce_meter() {
+        let mut n = Node1::formed(2, image(&[1, 2, 3], 1));
+        n.timer(BrokerTimer::SendFetch {
+            leader: 1,
+            fetcher_id: 0,
+            generation: 1,
+        });
+        let lag = |n: &Node1| {
+            crate::metrics::broker_metrics(&Config::default(), &n.broker).replica_fetcher_max_lag
+        };
+        assert_eq!(lag(&n), 0, "no response yet");
+        n.now = 10;
+        n.message(
+            Node::Broker(1),
+            Payload::FetchResponse {
+                fetch_id: 2,
+                partitions: vec![FetchPartitionData {
+                    tp: TP0,
+                    error: ErrorCode::NONE,
+                    high_watermark: 5,
+                    leader_log_start_offset: 0,
+                    records: vec![record(0, "a"), record(1, "b")],
+                    diverging_epoch: None,
+                    leader_log_end_offset: 6,
+                }],
+            },
+        );
+        assert_eq!(lag(&n), 3, "HW 5, next fetch offset 2");
+
+        let mut n = Node1::formed(1, image(&[1, 2, 3], 1));
+        let produce = |base_sequence| Payload::Produce {
+            tp: TP0,
+            request_id: 9,
+            acks: Acks::One,
+            values: vec!["x".into()],
+            timeout_ms: 30_000,
+            producer: BatchProducer {
+                producer_id: 0,
+                producer_epoch: 0,
+                base_sequence,
+            },
+        };
+        n.message(PRODUCER, produce(0));
+        assert_eq!(n.broker.meters.failed_produce_requests, 0);
+        let out_of_order = n.message(PRODUCER, produce(5));
+        assert!(
+            matches!(
+                &out_of_order[..],
+                [Effect::Send {
+                    payload: Payload::ProduceResponse {
+                        error: ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER,
+                        ..
+                    },
+                    ..
+                }]
+            ),
+            "{out_of_order:?}"
+        );
+        assert_eq!(n.broker.meters.failed_produce_requests, 1);
+        // A new process's meters start at 0.
+        n.broker.lose_memory();
+        assert_eq!(n.broker.meters, crate::partition::BrokerMeters::default());
+    }
+
     /// AbstractFetcherThread.truncateToEpochEndOffsets with the leader's divergingEpoch
     /// (article 000, example 3: the follower's epoch-0 records past the leader's end of
     /// epoch 0 are thrown away, truncationOffset = min(leader end, follower end, LEO)).

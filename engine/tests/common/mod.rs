@@ -34,6 +34,11 @@ pub const GOLDEN: &[(&str, &str)] = &[
         include_str!("../golden/last-replica-standing.txt"),
     ),
     ("slow-follower", include_str!("../golden/slow-follower.txt")),
+    ("slow-broker", include_str!("../golden/slow-broker.txt")),
+    (
+        "rolling-restart",
+        include_str!("../golden/rolling-restart.txt"),
+    ),
 ];
 
 /// The golden text of a preset: its whole transcript, then its final snapshot as readable
