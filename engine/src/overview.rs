@@ -24,6 +24,9 @@ pub struct PartitionRow {
     pub topic: String,
     pub partition: u32,
     pub leader: Option<BrokerId>,
+    /// The leader is among the live brokers as `kafka-topics.sh` learns them
+    /// (Admin.describeCluster: the registered, unfenced brokers), whatever its process.
+    pub leader_live: bool,
     /// The replicas in assignment order (the first is the preferred leader).
     pub replicas: Vec<ReplicaCell>,
     pub isr_size: usize,
@@ -97,15 +100,10 @@ impl PartitionRow {
     }
 
     /// TopicCommand.PartitionDescription.hasUnavailablePartitions: no leader, or the leader
-    /// is not among the live brokers.
+    /// is not among the live brokers (describeCluster's: a killed broker stays live until the
+    /// controller fences it, though its cell already says offline).
     pub fn unavailable(&self) -> bool {
-        match self.leader {
-            None => true,
-            Some(l) => self
-                .replicas
-                .iter()
-                .any(|c| c.broker == l && c.state == ReplicaState::Offline),
-        }
+        self.leader.is_none() || !self.leader_live
     }
 }
 
@@ -147,6 +145,7 @@ impl Sim {
                 topic: name.topic.clone(),
                 partition: name.partition,
                 leader: p.leader,
+                leader_live: p.leader.is_some_and(|l| !self.broker_state(l).2),
                 replicas,
                 isr_size: p.isr.len(),
                 min_insync_replicas: self.controller.min_isr(tp, usize::MAX) as u32,
@@ -217,7 +216,10 @@ mod tests {
         let b0 = &o.partitions[2];
         assert_eq!(b0.replicas[0].state, ReplicaState::Offline);
         assert!(b0.replicas[0].in_isr, "not fenced yet");
-        assert!(b0.unavailable(), "its leader is on a dead broker");
+        assert!(
+            !b0.unavailable(),
+            "the tool counts its leader live until the controller fences it"
+        );
         assert!(!b0.under_replicated(), "the ISR has not shrunk yet");
 
         let sim = cluster(r#"[{"at":1000,"action":"kill","broker":4}]"#, 20_000);
@@ -234,6 +236,16 @@ mod tests {
         assert!(a1.under_replicated() && a1.at_min_isr() && !a1.under_min_isr());
         let a0 = &o.partitions[0];
         assert!(!a0.under_replicated(), "a-0 has no replica on broker 4");
+
+        // Both of b-0's brokers gone: no leader once both are fenced.
+        let sim = cluster(
+            r#"[{"at":1000,"action":"kill","broker":4},{"at":1000,"action":"kill","broker":1}]"#,
+            20_000,
+        );
+        let b0 = &sim.overview().partitions[2];
+        assert_eq!(b0.leader, None);
+        assert!(b0.unavailable() && b0.under_min_isr());
+        assert!(b0.replicas.iter().all(|c| c.state == ReplicaState::Offline));
     }
 
     #[test]
