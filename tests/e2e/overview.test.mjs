@@ -87,6 +87,14 @@ test("the filters list what kafka-topics.sh --describe lists after a broker is l
   // The killed broker's column says so, and so does each of its replicas.
   assert.equal(await o.locator("thead th.broker-col", { hasText: /^5killed$/ }).count(), 1);
   assert.equal(await o.locator("td.r-off").count(), withKilled.length);
+  // Kafka's metrics say the same: UnderReplicatedPartitions over the cluster is every
+  // partition broker 5 held (each counted by its new leader), and broker 5 answers nothing.
+  const metrics = page.getByLabel("Kafka's metrics", { exact: true });
+  const row = metrics.locator("tbody tr", { has: page.locator("th", { hasText: /^UnderReplicatedPartitions$/ }) });
+  const cells = await row.locator("td").allTextContents();
+  assert.equal(cells[0], String(withKilled.length));
+  assert.equal(cells[KILLED], "—", "broker 5's column");
+  assert.equal(cells.slice(1).filter((c) => c !== "—").reduce((a, c) => a + Number(c), 0), withKilled.length);
   await app.screenshot(page, "overview-broker-lost");
 });
 

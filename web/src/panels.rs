@@ -593,6 +593,47 @@ const METRICS: [&str; 11] = [
     "record-error-total",
 ];
 
+/// Kafka's metrics as a table: a row per metric (its short name, the MBean in its title),
+/// the cluster's value, then each broker's (`—` for a broker whose process is not running:
+/// it answers no JMX query). The controller's and the producer's metrics have the cluster's
+/// column only.
+pub fn kafka_metrics_markup(k: &watermark_engine::snapshot::KafkaMetrics) -> String {
+    use watermark_engine::snapshot::{BROKER_METRICS, KAFKA_METRICS};
+    let mut m = String::from(
+        "<table><thead><tr><th scope=\"col\">metric</th><th scope=\"col\">cluster</th>",
+    );
+    for b in &k.brokers {
+        m.push_str(&format!("<th scope=\"col\">broker {}</th>", b.broker));
+    }
+    m.push_str("</tr></thead><tbody>");
+    let cluster = k.cluster.values();
+    let controller = k.controller_values();
+    for (i, (short, mbean, _)) in KAFKA_METRICS.iter().enumerate() {
+        m.push_str(&format!(
+            "<tr><th scope=\"row\" title=\"{mbean}\">{short}</th>"
+        ));
+        if i < BROKER_METRICS {
+            m.push_str(&format!("<td>{}</td>", cluster[i]));
+            for b in &k.brokers {
+                if b.running {
+                    m.push_str(&format!("<td>{}</td>", b.values()[i]));
+                } else {
+                    m.push_str("<td title=\"not running\">—</td>");
+                }
+            }
+        } else {
+            m.push_str(&format!(
+                "<td>{}</td><td colspan=\"{}\"></td>",
+                controller[i - BROKER_METRICS],
+                k.brokers.len()
+            ));
+        }
+        m.push_str("</tr>");
+    }
+    m.push_str("</tbody></table>");
+    m
+}
+
 fn metric_values(m: &watermark_engine::snapshot::MetricsSnapshot) -> [String; 11] {
     let yes = |b: bool| if b { "yes" } else { "no" }.to_string();
     [
@@ -862,6 +903,9 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
     // A `Vec`, the type of another memo of the page (a memo of another type is kilobytes of
     // wasm of its own).
     let metrics = Memo::new(move |_| snap.with(|sn| Vec::from(metric_values(&sn.metrics))));
+    // Kafka's metrics by MBean, per broker and cluster-wide: one piece of markup, set when
+    // it changed.
+    let kafka = Memo::new(move |_| snap.with(|sn| kafka_metrics_markup(&sn.metrics.kafka)));
     // Every line, a run of retries as one (a run is not broken by other kinds of lines, so
     // filtering after collapsing gives what collapsing the filtered lines would).
     let all = Memo::new(move |_| ctx.log.with(|l| rows(l.iter())));
@@ -949,6 +993,8 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
                     <dt>{*k}</dt><dd>{move || metrics.with(|m| m[i].clone())}</dd>
                 }.into_any()).collect_view()}
             </dl>
+            <h3>"Kafka's metrics " <span class="hint">"(JMX: a gauge's Value, a meter's Count since its broker started)"</span></h3>
+            <div class="kafka-metrics" aria-label="Kafka's metrics" inner_html=move || kafka.get()></div>
             <h3>"Event log " <span class="hint">"(newest at the bottom)"</span></h3>
             // Static markup and one change handler (each box carries its kind's index): the
             // boxes are only ever changed by the reader, so nothing else sets them.
@@ -1077,4 +1123,41 @@ pub fn narration(ctx: Ctx) -> String {
             .map(|e| e.line())
             .unwrap_or_default()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use watermark_engine::Scenario;
+
+    #[test]
+    fn kafkas_metrics_table_has_each_brokers_value_and_a_dash_for_one_not_running() {
+        // Broker 3 killed at 1 s, fenced by 20 s: the leader (broker 1) has its one partition
+        // under-replicated, at its minimum of 2 (Partition.isUnderReplicated, isAtMinIsr).
+        let s = Scenario::from_json(
+            r#"{"brokers":3,"config":{"min.insync.replicas":2},
+                "timeline":[{"at":1000,"action":"kill","broker":3}],"end_ms":20000}"#,
+        )
+        .unwrap();
+        let sim = watermark_engine::run(&s, true).unwrap();
+        let m = kafka_metrics_markup(&sim.snapshot().metrics.kafka);
+        assert!(m.starts_with("<table><thead><tr><th scope=\"col\">metric</th><th scope=\"col\">cluster</th><th scope=\"col\">broker 1</th><th scope=\"col\">broker 2</th><th scope=\"col\">broker 3</th></tr>"), "{m}");
+        let row = |name: &str| {
+            let start = m.find(&format!(">{name}</th>")).unwrap();
+            let end = start + m[start..].find("</tr>").unwrap();
+            m[start..end]
+                .split("<td")
+                .skip(1)
+                .map(|c| c[c.find('>').unwrap() + 1..c.find("</td>").unwrap()].to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(row("UnderReplicatedPartitions"), ["1", "1", "0", "—"]);
+        assert_eq!(row("AtMinIsrPartitionCount"), ["1", "1", "0", "—"]);
+        assert_eq!(row("LeaderCount"), ["1", "1", "0", "—"]);
+        assert_eq!(row("PartitionCount"), ["2", "1", "1", "—"]);
+        assert_eq!(row("OfflinePartitionsCount"), ["0", ""]);
+        assert!(
+            m.contains("title=\"kafka.server:type=ReplicaManager,name=UnderReplicatedPartitions\"")
+        );
+    }
 }
