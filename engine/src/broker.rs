@@ -188,6 +188,7 @@ impl Broker {
                 tp,
                 offset,
                 max_records,
+                client_rack,
             } => {
                 let host = host!(self);
                 if let Some(partition) = self.partitions.get_mut(&tp) {
@@ -198,6 +199,7 @@ impl Broker {
                         request_id,
                         offset,
                         max_records,
+                        client_rack.as_deref(),
                     );
                 }
             }
