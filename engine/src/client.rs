@@ -2290,4 +2290,226 @@ mod tests {
         assert_eq!(h.take(), vec![fetch(P0, 44, 0, 1)]);
         assert_eq!((c.position(P0), c.position(P1)), (None, Some(0)));
     }
+
+    /// Follower fetching on the consumer's side (KIP-392): SubscriptionState's preferred
+    /// read replica, AbstractFetch.selectReadReplica and FetchCollector's handling.
+    mod preferred_read_replica {
+        use super::*;
+
+        fn leader_1() -> ConsumerView {
+            ConsumerView {
+                leader: Some(PartitionLeader {
+                    broker: 1,
+                    log_start_offset: 0,
+                }),
+                online: vec![1, 2, 3],
+            }
+        }
+
+        fn view(_: Tp) -> ConsumerView {
+            leader_1()
+        }
+
+        fn fetch(request_id: u64, offset: u64, to: BrokerId) -> Effect {
+            Effect::Send {
+                from: CONSUMER,
+                to: Node::Broker(to),
+                payload: Payload::ConsumerFetch {
+                    tp: TP0,
+                    request_id,
+                    offset,
+                    max_records: 500,
+                    client_rack: Some("b".into()),
+                },
+            }
+        }
+
+        fn response(
+            request_id: u64,
+            error: ErrorCode,
+            records: Vec<Record>,
+            preferred_read_replica: Option<BrokerId>,
+        ) -> Payload {
+            Payload::ConsumerFetchResponse {
+                tp: TP0,
+                request_id,
+                error,
+                records,
+                high_watermark: 2,
+                log_start_offset: 0,
+                log_end_offset: 4,
+                preferred_read_replica,
+            }
+        }
+
+        /// A consumer in rack b at position 0 whose first fetch went to leader 1 (request
+        /// 40), answered with preferred read replica 2 at time 100.
+        fn told_replica_2(h: &mut Harness) -> Consumer {
+            let mut c = Consumer {
+                client_rack: Some("b".into()),
+                ..Consumer::default()
+            };
+            c.on_consume(&mut h.ctx(0), &leader_1(), None, false, TP0);
+            assert_eq!(h.take(), vec![fetch(40, 0, 1)]);
+            c.on_message(
+                &mut h.ctx(100),
+                &view,
+                response(40, ErrorCode::NONE, vec![], Some(2)),
+            );
+            c
+        }
+
+        #[test]
+        fn a_named_replica_is_fetched_from_at_once_and_until_it_expires() {
+            // FetchCollector.updatePartitionState: "Updating preferred read replica for
+            // partition {} to {}, set to expire at {}" (now + metadata.max.age.ms); the poll
+            // goes on, and AbstractFetch.selectReadReplica sends the next Fetch there.
+            let mut h = harness();
+            let mut c = told_replica_2(&mut h);
+            assert_eq!(
+                h.take(),
+                vec![
+                    Effect::Emit(Event::ConsumerPreferredReadReplica {
+                        tp: h.topics.name(TP0).clone(),
+                        leader: 1,
+                        replica: 2,
+                        expires_ms: 300_100,
+                    }),
+                    fetch(41, 0, 2),
+                ]
+            );
+            // The follower's records: the read says where it came from.
+            c.on_message(
+                &mut h.ctx(102),
+                &view,
+                response(41, ErrorCode::NONE, vec![record(0, "x")], None),
+            );
+            assert_eq!(
+                h.take(),
+                vec![Effect::Emit(Event::ConsumerRead {
+                    first_offset: 0,
+                    last_offset: 0,
+                    values: vec!["x".into()],
+                    position: 1,
+                    from: Some(2),
+                })]
+            );
+            // SubscriptionState.preferredReadReplica: still there at the expiry time ...
+            c.on_consume(&mut h.ctx(300_100), &leader_1(), None, false, TP0);
+            assert_eq!(h.take(), vec![fetch(42, 1, 2)]);
+            // ... gone after it ("timeMs > preferredReadReplicaExpireTimeMs"): the leader.
+            c.requests.clear();
+            c.on_consume(&mut h.ctx(300_101), &leader_1(), None, false, TP0);
+            assert_eq!(h.take(), vec![fetch(43, 1, 1)]);
+            assert!(c.preferred_read_replicas.is_empty());
+        }
+
+        #[test]
+        fn offset_out_of_range_from_the_replica_clears_it_without_a_reset() {
+            // FetchCollector.handleInitializeErrors: OFFSET_OUT_OF_RANGE with a preferred
+            // replica to clear is not handled as the leader's ("Unset the preferred read
+            // replica {} for partition {} since we got {} when fetching {}"): the position
+            // stays, and the next fetch goes to the leader.
+            let mut h = harness();
+            let mut c = told_replica_2(&mut h);
+            h.take();
+            c.on_message(
+                &mut h.ctx(110),
+                &view,
+                response(41, ErrorCode::OFFSET_OUT_OF_RANGE, vec![], None),
+            );
+            assert_eq!(
+                h.take(),
+                vec![Effect::Emit(Event::ConsumerReadReplicaUnset {
+                    tp: h.topics.name(TP0).clone(),
+                    replica: 2,
+                    error: Some(ErrorCode::OFFSET_OUT_OF_RANGE),
+                    fetch_offset: 0,
+                })]
+            );
+            assert_eq!(c.position(TP0), None, "no auto.offset.reset");
+            c.on_consume(&mut h.ctx(120), &leader_1(), None, false, TP0);
+            assert_eq!(h.take(), vec![fetch(42, 0, 1)]);
+        }
+
+        #[test]
+        fn other_errors_and_a_reset_connection_clear_it_too() {
+            // FetchUtils.requestMetadataUpdate (NOT_LEADER_OR_FOLLOWER and the like) and
+            // AbstractFetch.handleFetchFailure clear the preferred read replica.
+            let mut h = harness();
+            let mut c = told_replica_2(&mut h);
+            h.take();
+            c.on_message(
+                &mut h.ctx(110),
+                &view,
+                response(41, ErrorCode::NOT_LEADER_OR_FOLLOWER, vec![], None),
+            );
+            let unset = |error| {
+                Effect::Emit(Event::ConsumerReadReplicaUnset {
+                    tp: h.topics.name(TP0).clone(),
+                    replica: 2,
+                    error: Some(error),
+                    fetch_offset: 0,
+                })
+            };
+            let not_leader = unset(ErrorCode::NOT_LEADER_OR_FOLLOWER);
+            let reset = unset(ErrorCode::NETWORK_EXCEPTION);
+            assert_eq!(
+                h.take(),
+                vec![
+                    Effect::Emit(Event::ConsumerError {
+                        error: ErrorCode::NOT_LEADER_OR_FOLLOWER
+                    }),
+                    not_leader,
+                ]
+            );
+            let mut h = harness();
+            let mut c = told_replica_2(&mut h);
+            h.take();
+            c.on_message(
+                &mut h.ctx(110),
+                &view,
+                Payload::ConnectionReset {
+                    request: Outstanding::ConsumerFetch { request_id: 41 },
+                },
+            );
+            assert_eq!(
+                h.take(),
+                vec![
+                    Effect::Emit(Event::ConsumerConnectionReset { target: 2 }),
+                    reset
+                ]
+            );
+            assert!(c.preferred_read_replicas.is_empty());
+        }
+
+        #[test]
+        fn an_offline_replica_is_skipped_for_the_leader() {
+            // AbstractFetch.selectReadReplica: a preferred replica that Cluster.nodeIfOnline
+            // does not give (fenced, KRaftMetadataCache.getOfflineReplicas) is cleared and the
+            // leader is used: "Not fetching from {} for partition {} since it is marked
+            // offline or is missing from our metadata, using the leader instead."
+            let mut h = harness();
+            let mut c = told_replica_2(&mut h);
+            h.take();
+            c.requests.clear();
+            let fenced_2 = ConsumerView {
+                online: vec![1, 3],
+                ..leader_1()
+            };
+            c.on_consume(&mut h.ctx(200), &fenced_2, None, false, TP0);
+            assert_eq!(
+                h.take(),
+                vec![
+                    Effect::Emit(Event::ConsumerReadReplicaUnset {
+                        tp: h.topics.name(TP0).clone(),
+                        replica: 2,
+                        error: None,
+                        fetch_offset: 0,
+                    }),
+                    fetch(42, 0, 1),
+                ]
+            );
+        }
+    }
 }

@@ -1275,6 +1275,62 @@ impl Partition {
 mod tests {
     use super::*;
 
+    /// ReplicaSelectorTest.replicaInfoSet: brokers 0 (rack-a, LEO 4, 0 ms since caught up;
+    /// the leader), 1 (rack-a, 2, 5), 2 (rack-b, 3, 3), 3 (rack-b, 4, 2). The leader is not
+    /// among the views here: findPreferredReadReplica passes it apart (and drops it).
+    fn replica_selector_test_views() -> Vec<ReadReplicaView> {
+        let view = |broker, log_end_offset, time_since_caught_up_ms| ReadReplicaView {
+            broker,
+            log_end_offset,
+            time_since_caught_up_ms,
+        };
+        vec![view(1, 2, 5), view(2, 3, 3), view(3, 4, 2)]
+    }
+
+    fn replica_selector_test_rack(b: BrokerId) -> Option<&'static str> {
+        Some(if b < 2 { "rack-a" } else { "rack-b" })
+    }
+
+    #[test]
+    fn rack_aware_selector_picks_the_most_caught_up_replica_of_the_clients_rack() {
+        // ReplicaSelectorTest.testSameRackSelector: "Expected replica 3 since it is more
+        // caught-up"; "Expect leader when we can't find any nodes in given rack"; "Expect
+        // the leader since it's in rack-a" (the leader is None once dropped).
+        let views = replica_selector_test_views();
+        let select = |rack| select_read_replica(0, &views, replica_selector_test_rack, rack);
+        assert_eq!(select("rack-b"), Some(3));
+        assert_eq!(select("not-a-rack"), None);
+        assert_eq!(select("rack-a"), None);
+        // RackAwareReplicaSelector: no rack id (null or empty) is the leader.
+        assert_eq!(select(""), None);
+    }
+
+    #[test]
+    fn rack_aware_selector_breaks_ties_by_time_since_caught_up_then_broker_id() {
+        // ReplicaView.comparator: LEO, then timeSinceLastCaughtUpMs reversed (the shorter
+        // wins), then the broker id (the higher wins, as `max` takes the last of equals).
+        let view = |broker, time_since_caught_up_ms| ReadReplicaView {
+            broker,
+            log_end_offset: 4,
+            time_since_caught_up_ms,
+        };
+        let rack = |b| Some(if b == 9 { "rack-a" } else { "rack-b" });
+        assert_eq!(
+            select_read_replica(9, &[view(2, 7), view(3, 9)], rack, "rack-b"),
+            Some(2)
+        );
+        assert_eq!(
+            select_read_replica(9, &[view(3, 7), view(2, 7)], rack, "rack-b"),
+            Some(3)
+        );
+        // A leader in no rack is never in the client's.
+        let leader_unracked = |b| (b != 9).then_some("rack-b");
+        assert_eq!(
+            select_read_replica(9, &[view(2, 7)], leader_unracked, "rack-b"),
+            Some(2)
+        );
+    }
+
     fn state(leo: u64, last_fetch: u64, last_leader_leo: u64, caught_up: u64) -> ReplicaState {
         ReplicaState {
             log_end_offset: Some(leo),
