@@ -49,6 +49,10 @@ pub const PRESETS: &[Preset] = &[
         name: "slow-follower",
         json: include_str!("../presets/slow-follower.json"),
     },
+    Preset {
+        name: "zone-outage",
+        json: include_str!("../presets/zone-outage.json"),
+    },
 ];
 
 /// The preset called `name`, parsed.

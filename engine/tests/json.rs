@@ -280,7 +280,12 @@ fn every_v1_field() -> Value {
 #[test]
 fn writes_scenarios_as_serde_json_does() {
     for p in PRESETS {
-        same_text(&preset(p.name).unwrap());
+        // Version 2 is written without version 1's topic fields, which the derived
+        // Serialize writes (docs/scenario-format.md, "Writing"): version 1 only here.
+        let s = preset(p.name).unwrap();
+        if s.version < 2 {
+            same_text(&s);
+        }
     }
     for entry in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/links")).unwrap() {
         // A title line, then the link.

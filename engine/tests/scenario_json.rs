@@ -277,7 +277,14 @@ fn the_presets_read_as_serde_reads_them() {
     for p in PRESETS {
         same(p.json).unwrap_or_else(|e| panic!("{}: {e}", p.name));
         let s = preset(p.name).unwrap();
-        same(&serde_json::to_string(&s).unwrap()).unwrap();
+        // The derived Serialize writes version 1's topic fields, which version 2 refuses: a
+        // version-2 preset is written by the engine's writer (which leaves them out).
+        let written = if s.version < 2 {
+            serde_json::to_string(&s).unwrap()
+        } else {
+            s.to_json_pretty()
+        };
+        same(&written).unwrap();
     }
 }
 

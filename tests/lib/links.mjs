@@ -25,6 +25,7 @@ export const PRESET_TOPICS = {
   "unclean-election": "risky2",
   "last-replica-standing": "elr",
   "slow-follower": "rep",
+  "zone-outage": "orders",
 };
 
 /** Packs raw bytes (or text) into a link payload: `w1.` + base64url(deflateRaw(bytes)). */

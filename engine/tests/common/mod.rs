@@ -34,6 +34,7 @@ pub const GOLDEN: &[(&str, &str)] = &[
         include_str!("../golden/last-replica-standing.txt"),
     ),
     ("slow-follower", include_str!("../golden/slow-follower.txt")),
+    ("zone-outage", include_str!("../golden/zone-outage.txt")),
 ];
 
 /// The golden text of a preset: its whole transcript, then its final snapshot as readable
