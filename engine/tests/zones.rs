@@ -204,11 +204,9 @@ fn a_consumer_reads_from_the_follower_in_its_zone() {
                 assert!(!zone_c.contains(leader) && zone_c.contains(replica));
                 named += 1;
             }
-            Event::ConsumerRead { from, .. } => {
-                if let Some(b) = from {
-                    assert!(zone_c.contains(b));
-                    from_follower += 1;
-                }
+            Event::ConsumerRead { from: Some(b), .. } => {
+                assert!(zone_c.contains(b));
+                from_follower += 1;
             }
             _ => {}
         }
