@@ -462,6 +462,8 @@ pub struct ConsumerRequest {
     pub target: BrokerId,
     /// The fetch offset it asked for.
     pub offset: u64,
+    /// Sent to the partition's preferred read replica rather than its leader.
+    pub to_read_replica: bool,
 }
 
 /// Most records the consumer remembers, over all its partitions.
@@ -1046,6 +1048,7 @@ impl Consumer {
                 max_records: max,
                 target,
                 offset,
+                to_read_replica: target != leader.broker,
             },
         );
         ctx.send(
@@ -1214,11 +1217,8 @@ impl Consumer {
     ) {
         let tp = request.tp;
         let position = self.position(tp).unwrap_or(0);
-        // The broker it read from, when that is its preferred read replica (a follower).
-        let from = self
-            .preferred_read_replicas
-            .get(&tp)
-            .and_then(|&(r, _)| (r == request.target).then_some(r));
+        // The broker it read from, when that was its preferred read replica (a follower).
+        let from = request.to_read_replica.then_some(request.target);
         match error {
             ErrorCode::NONE => {
                 let mut seen_count = 0;
@@ -1538,6 +1538,7 @@ mod tests {
                 max_records: 500,
                 target: 1,
                 offset: 3,
+                to_read_replica: false,
             },
         );
         let response = |request_id| Payload::ConsumerFetchResponse {

@@ -180,8 +180,10 @@ pub(crate) fn selector_class_of(name: Option<&str>) -> Result<bool, String> {
     match name.map(str::trim) {
         None | Some("" | "null") => Ok(false),
         Some(RACK_AWARE_REPLICA_SELECTOR) => Ok(true),
+        // `quoted`, not `{:?}`: str's Debug brings char's escape tables into the wasm.
         Some(other) => Err(format!(
-            "replica.selector.class must be {RACK_AWARE_REPLICA_SELECTOR} or null (the default: consumers read from the leader), got {other:?}"
+            "replica.selector.class must be {RACK_AWARE_REPLICA_SELECTOR} or null (the default: consumers read from the leader), got {}",
+            crate::error::quoted(other)
         )),
     }
 }
