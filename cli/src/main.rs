@@ -303,6 +303,40 @@ mod tests {
     }
 
     #[test]
+    fn run_shows_the_zone_actions_and_the_consumers_reads() {
+        // The zone action's line and each broker's, and a read from a follower, in text ...
+        let (r, out) = run_to_string(&["run", "--preset", "zone-outage"]);
+        assert!(r.is_ok());
+        for line in [
+            "zone lost: kill -9 of every broker in rack b (brokers 3,4)",
+            "kill -9 broker 3",
+            "kill -9 broker 4",
+            "zone back: start every broker in rack b (brokers 3,4)",
+            "Updating preferred read replica for partition orders-0 to 1",
+            "from follower 1, its preferred read replica)",
+        ] {
+            assert!(out.contains(line), "{line}: {out}");
+        }
+        // ... and in JSON, with their typed fields.
+        let (r, out) = run_to_string(&["run", "--preset", "zone-outage", "--json"]);
+        assert!(r.is_ok());
+        let events: Vec<serde_json::Value> = out
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["event"].clone())
+            .collect();
+        assert!(events.iter().any(|e| e["type"] == "zone"
+            && e["action"] == "lose"
+            && e["zone"] == "b"
+            && e["brokers"] == serde_json::json!([3, 4])));
+        assert!(events
+            .iter()
+            .any(|e| e["type"] == "consumer_read" && e["from"] == 1));
+        assert!(events
+            .iter()
+            .any(|e| e["type"] == "consumer_preferred_read_replica" && e["replica"] == 1));
+    }
+
+    #[test]
     fn bad_input_is_a_clear_error() {
         let (r, _) = run_to_string(&["run", "--preset", "nope"]);
         assert!(r.unwrap_err().contains("no preset named"));

@@ -194,6 +194,7 @@ impl Broker {
                 tp,
                 offset,
                 max_records,
+                client_rack,
             } => {
                 let host = host!(self);
                 if let Some(partition) = self.partitions.get_mut(&tp) {
@@ -204,6 +205,7 @@ impl Broker {
                         request_id,
                         offset,
                         max_records,
+                        client_rack.as_deref(),
                     );
                 }
             }

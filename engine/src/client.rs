@@ -430,6 +430,26 @@ pub struct Consumer {
     /// What the consumer read, per partition: offset → (leader epoch, value).
     pub seen: VecMap<Tp, VecMap<u64, (i32, String)>>,
     pub requests: VecMap<u64, ConsumerRequest>,
+    /// `client.rack` (KIP-392), sent in each fetch's ClientMetadata.
+    pub client_rack: Option<String>,
+    /// Each partition's preferred read replica and when it expires
+    /// (SubscriptionState.TopicPartitionState.preferredReadReplica and its expire time).
+    pub preferred_read_replicas: VecMap<Tp, (BrokerId, TimeMs)>,
+}
+
+/// The consumer's `metadata.max.age.ms` default (CommonClientConfigs: 5 minutes): how long
+/// a preferred read replica holds (FetchCollector.updatePartitionState: "set to expire at"
+/// now + `metadata.metadataExpireMs()`).
+pub const METADATA_MAX_AGE_MS: u64 = 300_000;
+
+/// What the consumer is told of a partition when it picks a node to fetch from: its leader
+/// (and the leader's log start offset), and whether a broker is online for it
+/// (`Cluster.nodeIfOnline`: a replica of the partition whose broker is not fenced,
+/// KRaftMetadataCache.getOfflineReplicas).
+pub(crate) struct ConsumerView {
+    pub leader: Option<PartitionLeader>,
+    /// The partition's replicas that are online.
+    pub online: Vec<BrokerId>,
 }
 
 /// A consumer fetch waiting for its response.
@@ -440,6 +460,10 @@ pub struct ConsumerRequest {
     pub max_records: u32,
     /// The broker it went to.
     pub target: BrokerId,
+    /// The fetch offset it asked for.
+    pub offset: u64,
+    /// Sent to the partition's preferred read replica rather than its leader.
+    pub to_read_replica: bool,
 }
 
 /// Most records the consumer remembers, over all its partitions.
@@ -987,13 +1011,15 @@ impl Producer {
 }
 
 impl Consumer {
-    /// KafkaConsumer.poll of partition `tp`, once: one Fetch to the partition's leader it is
-    /// told of, from the partition's position (the log start offset before its first read, as
-    /// auto.offset.reset=earliest). `from_beginning`: seekToBeginning of that partition.
+    /// KafkaConsumer.poll of partition `tp`, once: one Fetch to the node it reads from
+    /// ([`Consumer::select_read_replica`]: the partition's leader it is told of, or its
+    /// preferred read replica), from the partition's position (the log start offset before
+    /// its first read, as auto.offset.reset=earliest). `from_beginning`: seekToBeginning of
+    /// that partition.
     pub(crate) fn on_consume(
         &mut self,
         ctx: &mut Ctx,
-        leader: Option<PartitionLeader>,
+        view: &ConsumerView,
         max_records: Option<u32>,
         from_beginning: bool,
         tp: Tp,
@@ -1001,33 +1027,96 @@ impl Consumer {
         if from_beginning {
             self.positions.remove(&tp);
         }
-        let Some(leader) = leader else {
+        self.fetch(ctx, view, max_records.unwrap_or(500), tp);
+    }
+
+    /// One Fetch of partition `tp` to the node [`Consumer::select_read_replica`] picks.
+    fn fetch(&mut self, ctx: &mut Ctx, view: &ConsumerView, max: u32, tp: Tp) {
+        let Some(leader) = view.leader else {
             ctx.emit(Event::ConsumerLeaderNotAvailable {
                 tp: ctx.tp_name(tp),
             });
             return;
         };
+        let target = self.select_read_replica(ctx, view, tp, leader.broker);
         let offset = self.position(tp).unwrap_or(leader.log_start_offset);
         let request_id = ctx.next_request_id();
-        let max = max_records.unwrap_or(500);
         self.requests.insert(
             request_id,
             ConsumerRequest {
                 tp,
                 max_records: max,
-                target: leader.broker,
+                target,
+                offset,
+                to_read_replica: target != leader.broker,
             },
         );
         ctx.send(
             CONSUMER,
-            Node::Broker(leader.broker),
+            Node::Broker(target),
             Payload::ConsumerFetch {
                 tp,
                 request_id,
                 offset,
                 max_records: max,
+                client_rack: self.client_rack.clone(),
             },
         );
+    }
+
+    /// AbstractFetch.selectReadReplica: the preferred read replica while it has not expired
+    /// (SubscriptionState.preferredReadReplica: `timeMs > expireTimeMs` clears it) and is
+    /// online; one that is not online is cleared ("Note that this condition may happen due
+    /// to stale metadata, so we clear preferred replica and refresh metadata") and the
+    /// leader is used; with none, the leader.
+    fn select_read_replica(
+        &mut self,
+        ctx: &mut Ctx,
+        view: &ConsumerView,
+        tp: Tp,
+        leader: BrokerId,
+    ) -> BrokerId {
+        let Some(&(replica, expires_ms)) = self.preferred_read_replicas.get(&tp) else {
+            return leader;
+        };
+        if ctx.now > expires_ms {
+            self.preferred_read_replicas.remove(&tp);
+            return leader;
+        }
+        if view.online.contains(&replica) {
+            return replica;
+        }
+        self.preferred_read_replicas.remove(&tp);
+        ctx.emit(Event::ConsumerReadReplicaUnset {
+            tp: ctx.tp_name(tp),
+            replica,
+            error: None,
+            fetch_offset: self.position(tp).unwrap_or(0),
+        });
+        leader
+    }
+
+    /// SubscriptionState.clearPreferredReadReplica of `tp`, said in the trace when there
+    /// was one: FetchCollector.handleInitializeErrors after OFFSET_OUT_OF_RANGE ("Unset the
+    /// preferred read replica ... since we got ..."), requestMetadataUpdate after the other
+    /// errors, AbstractFetch.handleFetchFailure after a failed request.
+    fn clear_preferred_read_replica(
+        &mut self,
+        ctx: &mut Ctx,
+        tp: Tp,
+        error: ErrorCode,
+        fetch_offset: u64,
+    ) -> bool {
+        let Some((replica, _)) = self.preferred_read_replicas.remove(&tp) else {
+            return false;
+        };
+        ctx.emit(Event::ConsumerReadReplicaUnset {
+            tp: ctx.tp_name(tp),
+            replica,
+            error: Some(error),
+            fetch_offset,
+        });
+        true
     }
 
     /// Whether `request_id` is a fetch the consumer still waits for.
@@ -1041,13 +1130,27 @@ impl Consumer {
     }
 
     /// A message to the consumer: the answer to its fetch, or the reset of its connection.
-    pub(crate) fn on_message(&mut self, ctx: &mut Ctx, payload: Payload) {
+    /// `view` is what it is told of the partition the message concerns.
+    pub(crate) fn on_message(
+        &mut self,
+        ctx: &mut Ctx,
+        view: &dyn Fn(Tp) -> ConsumerView,
+        payload: Payload,
+    ) {
         match payload {
             Payload::ConnectionReset {
                 request: Outstanding::ConsumerFetch { request_id },
             } => {
                 if let Some(r) = self.requests.remove(&request_id) {
                     ctx.emit(Event::ConsumerConnectionReset { target: r.target });
+                    // AbstractFetch.handleFetchFailure: the session's partitions lose their
+                    // preferred read replica.
+                    self.clear_preferred_read_replica(
+                        ctx,
+                        r.tp,
+                        ErrorCode::NETWORK_EXCEPTION,
+                        r.offset,
+                    );
                 }
             }
             Payload::ConsumerFetchResponse {
@@ -1057,15 +1160,39 @@ impl Consumer {
                 records,
                 high_watermark,
                 log_end_offset,
+                preferred_read_replica,
                 ..
             } => {
                 let Some(request) = self.requests.remove(&request_id) else {
                     return;
                 };
                 debug_assert_eq!(tp, request.tp, "a fetch is answered for its partition");
+                if let (ErrorCode::NONE, Some(replica)) = (error, preferred_read_replica) {
+                    // FetchCollector.updatePartitionState → tryUpdatingPreferredReadReplica:
+                    // a new replica gets a new expiry, the same one keeps its own
+                    // (TopicPartitionState.updatePreferredReadReplica). The answer has no
+                    // records, and the poll goes on: the next Fetch goes to that replica.
+                    let expires_ms = ctx.now + METADATA_MAX_AGE_MS;
+                    let same = self
+                        .preferred_read_replicas
+                        .get(&tp)
+                        .is_some_and(|&(r, _)| r == replica);
+                    if !same {
+                        self.preferred_read_replicas
+                            .insert(tp, (replica, expires_ms));
+                        ctx.emit(Event::ConsumerPreferredReadReplica {
+                            tp: ctx.tp_name(tp),
+                            leader: request.target,
+                            replica,
+                            expires_ms,
+                        });
+                    }
+                    self.fetch(ctx, &view(tp), request.max_records, tp);
+                    return;
+                }
                 self.on_fetch_response(
                     ctx,
-                    request.tp,
+                    &request,
                     error,
                     records,
                     high_watermark,
@@ -1082,13 +1209,16 @@ impl Consumer {
     fn on_fetch_response(
         &mut self,
         ctx: &mut Ctx,
-        tp: Tp,
+        request: &ConsumerRequest,
         error: ErrorCode,
         records: Vec<crate::record::Record>,
         hw: u64,
         leo: u64,
     ) {
+        let tp = request.tp;
         let position = self.position(tp).unwrap_or(0);
+        // The broker it read from, when that was its preferred read replica (a follower).
+        let from = request.to_read_replica.then_some(request.target);
         match error {
             ErrorCode::NONE => {
                 let mut seen_count = 0;
@@ -1120,15 +1250,22 @@ impl Consumer {
                         last_offset,
                         values,
                         position: last_offset + 1,
+                        from,
                     });
                 } else {
                     self.positions.insert(tp, position);
                     ctx.emit(Event::ConsumerNoRecords {
                         high_watermark: hw,
                         position,
+                        from,
                     });
                 }
             }
+            // FetchCollector.handleInitializeErrors: OFFSET_OUT_OF_RANGE from a preferred
+            // read replica only clears it ("If there's no preferred replica to clear, we're
+            // fetching from the leader so handle this error normally").
+            ErrorCode::OFFSET_OUT_OF_RANGE
+                if self.clear_preferred_read_replica(ctx, tp, error, request.offset) => {}
             ErrorCode::OFFSET_OUT_OF_RANGE => {
                 // The first and last offsets read at or past the log end (no Vec of them).
                 let (mut first_gone, mut last_gone) = (None, None);
@@ -1145,7 +1282,12 @@ impl Consumer {
                     gone,
                 });
             }
-            other => ctx.emit(Event::ConsumerError { error: other }),
+            other => {
+                ctx.emit(Event::ConsumerError { error: other });
+                // NOT_LEADER_OR_FOLLOWER and the other errors: requestMetadataUpdate, which
+                // clears the preferred read replica.
+                self.clear_preferred_read_replica(ctx, tp, other, request.offset);
+            }
         }
     }
 }
@@ -1168,6 +1310,18 @@ mod tests {
 
     /// What a node's handler gets besides its own state, over local values.
     type Harness = crate::effect::Locals;
+
+    /// What the consumer is told of a partition: its leader, no replica online.
+    fn told(leader: Option<PartitionLeader>) -> ConsumerView {
+        ConsumerView {
+            leader,
+            online: vec![],
+        }
+    }
+
+    fn untold(_: Tp) -> ConsumerView {
+        told(None)
+    }
 
     fn harness() -> Harness {
         Harness::new(Config::default(), "orders", 40)
@@ -1339,7 +1493,7 @@ mod tests {
         // auto.offset.reset=earliest: with no position, the consumer starts at the log start.
         let mut h = harness();
         let mut c = Consumer::default();
-        c.on_consume(&mut h.ctx(0), None, None, false, TP0);
+        c.on_consume(&mut h.ctx(0), &told(None), None, false, TP0);
         assert_eq!(
             h.take(),
             vec![Effect::Emit(Event::ConsumerLeaderNotAvailable {
@@ -1351,7 +1505,7 @@ mod tests {
             broker: 3,
             log_start_offset: 7,
         };
-        c.on_consume(&mut h.ctx(0), Some(leader), Some(2), false, TP0);
+        c.on_consume(&mut h.ctx(0), &told(Some(leader)), Some(2), false, TP0);
         assert_eq!(
             h.take(),
             vec![Effect::Send {
@@ -1362,6 +1516,7 @@ mod tests {
                     request_id: 40,
                     offset: 7,
                     max_records: 2,
+                    client_rack: None,
                 },
             }]
         );
@@ -1382,6 +1537,8 @@ mod tests {
                 tp: TP0,
                 max_records: 500,
                 target: 1,
+                offset: 3,
+                to_read_replica: false,
             },
         );
         let response = |request_id| Payload::ConsumerFetchResponse {
@@ -1392,8 +1549,9 @@ mod tests {
             high_watermark: 5,
             log_start_offset: 0,
             log_end_offset: 6,
+            preferred_read_replica: None,
         };
-        c.on_message(&mut h.ctx(0), response(9));
+        c.on_message(&mut h.ctx(0), &untold, response(9));
         assert_eq!(
             h.take(),
             vec![Effect::Emit(Event::ConsumerRead {
@@ -1401,12 +1559,13 @@ mod tests {
                 last_offset: 4,
                 values: vec!["x".into(), "y".into()],
                 position: 5,
+                from: None,
             })]
         );
         assert_eq!(c.position(TP0), Some(5));
         assert_eq!(c.seen[&TP0].get(&4), Some(&(3, "y".to_string())));
         assert!(c.requests.is_empty());
-        c.on_message(&mut h.ctx(0), response(9));
+        c.on_message(&mut h.ctx(0), &untold, response(9));
         assert_eq!(
             h.take(),
             vec![],
@@ -2061,10 +2220,11 @@ mod tests {
                 request_id,
                 offset,
                 max_records: 500,
+                client_rack: None,
             },
         };
-        c.on_consume(&mut h.ctx(0), leader(1), None, false, P0);
-        c.on_consume(&mut h.ctx(0), leader(2), None, false, P1);
+        c.on_consume(&mut h.ctx(0), &told(leader(1)), None, false, P0);
+        c.on_consume(&mut h.ctx(0), &told(leader(2)), None, false, P1);
         assert_eq!(h.take(), vec![fetch(P0, 40, 0, 1), fetch(P1, 41, 0, 2)]);
         assert_eq!(c.requests[&41].tp, P1);
 
@@ -2077,9 +2237,11 @@ mod tests {
                 high_watermark: leo,
                 log_start_offset: 0,
                 log_end_offset: leo,
+                preferred_read_replica: None,
             };
         c.on_message(
             &mut h.ctx(5),
+            &untold,
             response(
                 40,
                 P0,
@@ -2091,6 +2253,7 @@ mod tests {
         assert_eq!((c.position(P0), c.position(P1)), (Some(3), None));
         c.on_message(
             &mut h.ctx(5),
+            &untold,
             response(41, P1, ErrorCode::NONE, vec![record(0, "x")], 1),
         );
         assert_eq!((c.position(P0), c.position(P1)), (Some(3), Some(1)));
@@ -2103,13 +2266,14 @@ mod tests {
         );
         h.take();
 
-        c.on_consume(&mut h.ctx(10), leader(1), None, false, P0);
-        c.on_consume(&mut h.ctx(10), leader(2), None, false, P1);
+        c.on_consume(&mut h.ctx(10), &told(leader(1)), None, false, P0);
+        c.on_consume(&mut h.ctx(10), &told(leader(2)), None, false, P1);
         assert_eq!(h.take(), vec![fetch(P0, 42, 3, 1), fetch(P1, 43, 1, 2)]);
 
         // Partition 1's leader now ends at 0: only partition 1 moves to its log end.
         c.on_message(
             &mut h.ctx(15),
+            &untold,
             response(43, P1, ErrorCode::OFFSET_OUT_OF_RANGE, vec![], 0),
         );
         assert_eq!(
@@ -2123,8 +2287,230 @@ mod tests {
         assert_eq!((c.position(P0), c.position(P1)), (Some(3), Some(0)));
 
         // seekToBeginning of partition 0 leaves partition 1's position.
-        c.on_consume(&mut h.ctx(20), leader(1), None, true, P0);
+        c.on_consume(&mut h.ctx(20), &told(leader(1)), None, true, P0);
         assert_eq!(h.take(), vec![fetch(P0, 44, 0, 1)]);
         assert_eq!((c.position(P0), c.position(P1)), (None, Some(0)));
+    }
+
+    /// Follower fetching on the consumer's side (KIP-392): SubscriptionState's preferred
+    /// read replica, AbstractFetch.selectReadReplica and FetchCollector's handling.
+    mod preferred_read_replica {
+        use super::*;
+
+        fn leader_1() -> ConsumerView {
+            ConsumerView {
+                leader: Some(PartitionLeader {
+                    broker: 1,
+                    log_start_offset: 0,
+                }),
+                online: vec![1, 2, 3],
+            }
+        }
+
+        fn view(_: Tp) -> ConsumerView {
+            leader_1()
+        }
+
+        fn fetch(request_id: u64, offset: u64, to: BrokerId) -> Effect {
+            Effect::Send {
+                from: CONSUMER,
+                to: Node::Broker(to),
+                payload: Payload::ConsumerFetch {
+                    tp: TP0,
+                    request_id,
+                    offset,
+                    max_records: 500,
+                    client_rack: Some("b".into()),
+                },
+            }
+        }
+
+        fn response(
+            request_id: u64,
+            error: ErrorCode,
+            records: Vec<Record>,
+            preferred_read_replica: Option<BrokerId>,
+        ) -> Payload {
+            Payload::ConsumerFetchResponse {
+                tp: TP0,
+                request_id,
+                error,
+                records,
+                high_watermark: 2,
+                log_start_offset: 0,
+                log_end_offset: 4,
+                preferred_read_replica,
+            }
+        }
+
+        /// A consumer in rack b at position 0 whose first fetch went to leader 1 (request
+        /// 40), answered with preferred read replica 2 at time 100.
+        fn told_replica_2(h: &mut Harness) -> Consumer {
+            let mut c = Consumer {
+                client_rack: Some("b".into()),
+                ..Consumer::default()
+            };
+            c.on_consume(&mut h.ctx(0), &leader_1(), None, false, TP0);
+            assert_eq!(h.take(), vec![fetch(40, 0, 1)]);
+            c.on_message(
+                &mut h.ctx(100),
+                &view,
+                response(40, ErrorCode::NONE, vec![], Some(2)),
+            );
+            c
+        }
+
+        #[test]
+        fn a_named_replica_is_fetched_from_at_once_and_until_it_expires() {
+            // FetchCollector.updatePartitionState: "Updating preferred read replica for
+            // partition {} to {}, set to expire at {}" (now + metadata.max.age.ms); the poll
+            // goes on, and AbstractFetch.selectReadReplica sends the next Fetch there.
+            let mut h = harness();
+            let mut c = told_replica_2(&mut h);
+            assert_eq!(
+                h.take(),
+                vec![
+                    Effect::Emit(Event::ConsumerPreferredReadReplica {
+                        tp: h.topics.name(TP0).clone(),
+                        leader: 1,
+                        replica: 2,
+                        expires_ms: 300_100,
+                    }),
+                    fetch(41, 0, 2),
+                ]
+            );
+            // The follower's records: the read says where it came from.
+            c.on_message(
+                &mut h.ctx(102),
+                &view,
+                response(41, ErrorCode::NONE, vec![record(0, "x")], None),
+            );
+            assert_eq!(
+                h.take(),
+                vec![Effect::Emit(Event::ConsumerRead {
+                    first_offset: 0,
+                    last_offset: 0,
+                    values: vec!["x".into()],
+                    position: 1,
+                    from: Some(2),
+                })]
+            );
+            // SubscriptionState.preferredReadReplica: still there at the expiry time ...
+            c.on_consume(&mut h.ctx(300_100), &leader_1(), None, false, TP0);
+            assert_eq!(h.take(), vec![fetch(42, 1, 2)]);
+            // ... gone after it ("timeMs > preferredReadReplicaExpireTimeMs"): the leader.
+            c.requests.clear();
+            c.on_consume(&mut h.ctx(300_101), &leader_1(), None, false, TP0);
+            assert_eq!(h.take(), vec![fetch(43, 1, 1)]);
+            assert!(c.preferred_read_replicas.is_empty());
+        }
+
+        #[test]
+        fn offset_out_of_range_from_the_replica_clears_it_without_a_reset() {
+            // FetchCollector.handleInitializeErrors: OFFSET_OUT_OF_RANGE with a preferred
+            // replica to clear is not handled as the leader's ("Unset the preferred read
+            // replica {} for partition {} since we got {} when fetching {}"): the position
+            // stays, and the next fetch goes to the leader.
+            let mut h = harness();
+            let mut c = told_replica_2(&mut h);
+            h.take();
+            c.on_message(
+                &mut h.ctx(110),
+                &view,
+                response(41, ErrorCode::OFFSET_OUT_OF_RANGE, vec![], None),
+            );
+            assert_eq!(
+                h.take(),
+                vec![Effect::Emit(Event::ConsumerReadReplicaUnset {
+                    tp: h.topics.name(TP0).clone(),
+                    replica: 2,
+                    error: Some(ErrorCode::OFFSET_OUT_OF_RANGE),
+                    fetch_offset: 0,
+                })]
+            );
+            assert_eq!(c.position(TP0), None, "no auto.offset.reset");
+            c.on_consume(&mut h.ctx(120), &leader_1(), None, false, TP0);
+            assert_eq!(h.take(), vec![fetch(42, 0, 1)]);
+        }
+
+        #[test]
+        fn other_errors_and_a_reset_connection_clear_it_too() {
+            // FetchUtils.requestMetadataUpdate (NOT_LEADER_OR_FOLLOWER and the like) and
+            // AbstractFetch.handleFetchFailure clear the preferred read replica.
+            let mut h = harness();
+            let mut c = told_replica_2(&mut h);
+            h.take();
+            c.on_message(
+                &mut h.ctx(110),
+                &view,
+                response(41, ErrorCode::NOT_LEADER_OR_FOLLOWER, vec![], None),
+            );
+            let unset = |error| {
+                Effect::Emit(Event::ConsumerReadReplicaUnset {
+                    tp: h.topics.name(TP0).clone(),
+                    replica: 2,
+                    error: Some(error),
+                    fetch_offset: 0,
+                })
+            };
+            let not_leader = unset(ErrorCode::NOT_LEADER_OR_FOLLOWER);
+            let reset = unset(ErrorCode::NETWORK_EXCEPTION);
+            assert_eq!(
+                h.take(),
+                vec![
+                    Effect::Emit(Event::ConsumerError {
+                        error: ErrorCode::NOT_LEADER_OR_FOLLOWER
+                    }),
+                    not_leader,
+                ]
+            );
+            let mut h = harness();
+            let mut c = told_replica_2(&mut h);
+            h.take();
+            c.on_message(
+                &mut h.ctx(110),
+                &view,
+                Payload::ConnectionReset {
+                    request: Outstanding::ConsumerFetch { request_id: 41 },
+                },
+            );
+            assert_eq!(
+                h.take(),
+                vec![
+                    Effect::Emit(Event::ConsumerConnectionReset { target: 2 }),
+                    reset
+                ]
+            );
+            assert!(c.preferred_read_replicas.is_empty());
+        }
+
+        #[test]
+        fn an_offline_replica_is_skipped_for_the_leader() {
+            // AbstractFetch.selectReadReplica: a preferred replica that Cluster.nodeIfOnline
+            // does not give (fenced, KRaftMetadataCache.getOfflineReplicas) is cleared and the
+            // leader is used: "Not fetching from {} for partition {} since it is marked
+            // offline or is missing from our metadata, using the leader instead."
+            let mut h = harness();
+            let mut c = told_replica_2(&mut h);
+            h.take();
+            c.requests.clear();
+            let fenced_2 = ConsumerView {
+                online: vec![1, 3],
+                ..leader_1()
+            };
+            c.on_consume(&mut h.ctx(200), &fenced_2, None, false, TP0);
+            assert_eq!(
+                h.take(),
+                vec![
+                    Effect::Emit(Event::ConsumerReadReplicaUnset {
+                        tp: h.topics.name(TP0).clone(),
+                        replica: 2,
+                        error: None,
+                        fetch_offset: 0,
+                    }),
+                    fetch(42, 0, 1),
+                ]
+            );
+        }
     }
 }

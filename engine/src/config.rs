@@ -138,6 +138,54 @@ pub struct Config {
     /// task of the KRaft controller).
     #[serde(rename = "sim.unclean.election.interval.ms")]
     pub unclean_election_interval_ms: u64,
+    /// Broker config `replica.selector.class` (ReplicationConfigs: default null, no
+    /// selector: consumers read from the leader). `true` is
+    /// `org.apache.kafka.common.replica.RackAwareReplicaSelector` (KIP-392): a leader names a
+    /// follower in the consumer's `client.rack` as its preferred read replica. Written only
+    /// when set.
+    #[serde(
+        rename = "replica.selector.class",
+        skip_serializing_if = "std::ops::Not::not",
+        with = "selector_class"
+    )]
+    pub rack_aware_replica_selector: bool,
+}
+
+/// `replica.selector.class`'s one accepted class (ReplicationConfigs.REPLICA_SELECTOR_CLASS_CONFIG).
+pub const RACK_AWARE_REPLICA_SELECTOR: &str =
+    "org.apache.kafka.common.replica.RackAwareReplicaSelector";
+
+/// `replica.selector.class` as its class name (serde's view of the bool field).
+mod selector_class {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(on: &bool, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(if *on {
+            super::RACK_AWARE_REPLICA_SELECTOR
+        } else {
+            ""
+        })
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+        let name = Option::<String>::deserialize(d)?;
+        super::selector_class_of(name.as_deref()).map_err(serde::de::Error::custom)
+    }
+}
+
+/// `replica.selector.class` from its value: the rack-aware selector, or null (also written
+/// as an empty string or `null`) for none. Kafka would load any class on its classpath; the
+/// simulation knows only this one, so any other name is refused.
+pub(crate) fn selector_class_of(name: Option<&str>) -> Result<bool, String> {
+    match name.map(str::trim) {
+        None | Some("" | "null") => Ok(false),
+        Some(RACK_AWARE_REPLICA_SELECTOR) => Ok(true),
+        // `quoted`, not `{:?}`: str's Debug brings char's escape tables into the wasm.
+        Some(other) => Err(format!(
+            "replica.selector.class must be {RACK_AWARE_REPLICA_SELECTOR} or null (the default: consumers read from the leader), got {}",
+            crate::error::quoted(other)
+        )),
+    }
 }
 
 impl Default for Config {
@@ -165,6 +213,7 @@ impl Default for Config {
             controller_latency_ms: 5,
             network_jitter_ms: 0,
             unclean_election_interval_ms: 300_000,
+            rack_aware_replica_selector: false,
         }
     }
 }
@@ -176,6 +225,8 @@ pub(crate) enum Slot<'a> {
     Bool(&'a mut bool),
     /// `enable.idempotence`: not set, or set to true or false.
     OptBool(&'a mut Option<bool>),
+    /// `replica.selector.class`: the rack-aware selector or none ([`selector_class_of`]).
+    Selector(&'a mut bool),
 }
 
 /// One config's name and allowed range, used for validation and shown by the UI.
@@ -337,6 +388,7 @@ impl Config {
             "sim.controller.latency.ms" => U64(&mut self.controller_latency_ms),
             "sim.network.jitter.ms" => U64(&mut self.network_jitter_ms),
             "sim.unclean.election.interval.ms" => U64(&mut self.unclean_election_interval_ms),
+            "replica.selector.class" => Slot::Selector(&mut self.rack_aware_replica_selector),
             _ => return None,
         })
     }
@@ -346,7 +398,7 @@ impl Config {
         match self.clone().slot(name)? {
             Slot::U32(v) => Some(u64::from(*v)),
             Slot::U64(v) => Some(*v),
-            Slot::Bool(_) | Slot::OptBool(_) => None,
+            Slot::Bool(_) | Slot::OptBool(_) | Slot::Selector(_) => None,
         }
     }
 
@@ -374,6 +426,16 @@ impl Config {
             message: format!("{name} must be true or false, got {as_text}"),
         };
         match slot {
+            Slot::Selector(on) => {
+                let name = match value {
+                    crate::json::Value::Null => None,
+                    _ => Some(as_text.as_str()),
+                };
+                *on = selector_class_of(name).map_err(|message| ConfigError {
+                    field: "replica.selector.class".to_string(),
+                    message,
+                })?;
+            }
             Slot::Bool(b) => *b = flag.ok_or_else(not_flag)?,
             Slot::OptBool(b) => *b = Some(flag.ok_or_else(not_flag)?),
             Slot::U32(_) | Slot::U64(_) => {
@@ -386,7 +448,7 @@ impl Config {
                 match slot {
                     Slot::U32(n) => *n = u32::try_from(v).map_err(|_| bad())?,
                     Slot::U64(n) => *n = v,
-                    Slot::Bool(_) | Slot::OptBool(_) => {}
+                    Slot::Bool(_) | Slot::OptBool(_) | Slot::Selector(_) => {}
                 }
             }
         }

@@ -238,10 +238,35 @@ pub enum Event {
         values: Vec<String>,
         /// The position after the read (`last_offset + 1`).
         position: u64,
+        /// The follower it read from, its preferred read replica (KIP-392); None: the leader.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        from: Option<BrokerId>,
     },
-    /// The consumer's fetch returned nothing: the leader has no records for it below the
+    /// The consumer's fetch returned nothing: the broker has no records for it below the
     /// high watermark.
-    ConsumerNoRecords { high_watermark: u64, position: u64 },
+    ConsumerNoRecords {
+        high_watermark: u64,
+        position: u64,
+        /// The follower it fetched from (its preferred read replica); None: the leader.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        from: Option<BrokerId>,
+    },
+    /// FetchCollector.updatePartitionState: the leader named a preferred read replica
+    /// (KIP-392), which the consumer fetches from until `expires_ms`.
+    ConsumerPreferredReadReplica {
+        tp: TopicPartition,
+        leader: BrokerId,
+        replica: BrokerId,
+        expires_ms: TimeMs,
+    },
+    /// The consumer stopped fetching from its preferred read replica: an error (Some), or
+    /// the replica is offline in its metadata (None; AbstractFetch.selectReadReplica).
+    ConsumerReadReplicaUnset {
+        tp: TopicPartition,
+        replica: BrokerId,
+        error: Option<ErrorCode>,
+        fetch_offset: u64,
+    },
     /// The consumer's fetch failed with OFFSET_OUT_OF_RANGE (Fetcher's
     /// handleOffsetOutOfRange) and auto.offset.reset=latest moved it to the log end.
     ConsumerOffsetOutOfRange {
@@ -326,6 +351,13 @@ pub enum Event {
     Slowed { broker: BrokerId, ms: u64 },
     /// A network link cut or healed.
     Link { a: Node, b: Node, cut: bool },
+    /// A zone action: every broker whose `broker.rack` is `zone` (`brokers`) at once; the
+    /// kills, starts or link cuts it makes follow as their own lines.
+    Zone {
+        zone: String,
+        action: ZoneAction,
+        brokers: Vec<BrokerId>,
+    },
     /// The broker's log and checkpoint files are gone.
     DiskLost { broker: BrokerId },
     /// `kafka-configs.sh --alter --add-config name=value`.
@@ -418,7 +450,9 @@ impl Event {
             | Event::ConsumerOffsetOutOfRange { .. }
             | Event::ConsumerError { .. }
             | Event::ConsumerLeaderNotAvailable { .. }
-            | Event::ConsumerConnectionReset { .. } => TraceKind::Consume,
+            | Event::ConsumerConnectionReset { .. }
+            | Event::ConsumerPreferredReadReplica { .. }
+            | Event::ConsumerReadReplicaUnset { .. } => TraceKind::Consume,
             Event::ConsumerReadRewritten { .. } => TraceKind::Loss,
             // (end of the clients')
             // the controller (controller.rs)
@@ -433,6 +467,7 @@ impl Event {
             | Event::Signal { .. }
             | Event::Slowed { .. }
             | Event::Link { .. }
+            | Event::Zone { .. }
             | Event::DiskLost { .. }
             | Event::ConfigSet { .. }
             | Event::LeaderElectionTool { .. } => TraceKind::Action,
@@ -482,13 +517,15 @@ impl Event {
             Event::ProduceResult { outcome, .. } => outcome.level(),
             Event::ProducerIdSet { .. }
             | Event::ConsumerRead { .. }
-            | Event::ConsumerNoRecords { .. } => Level::Info,
+            | Event::ConsumerNoRecords { .. }
+            | Event::ConsumerPreferredReadReplica { .. } => Level::Info,
             Event::ProduceRetry { .. }
             | Event::ProduceSucceededAfterExpiry { .. }
             | Event::ConsumerOffsetOutOfRange { .. }
             | Event::ConsumerError { .. }
             | Event::ConsumerLeaderNotAvailable { .. }
             | Event::ConsumerConnectionReset { .. }
+            | Event::ConsumerReadReplicaUnset { .. }
             | Event::ConsumerReadRewritten { .. } => Level::Warn,
             // (end of the clients')
             // the controller (controller.rs)
@@ -510,6 +547,7 @@ impl Event {
             Event::Signal { .. }
             | Event::Slowed { .. }
             | Event::Link { .. }
+            | Event::Zone { .. }
             | Event::DiskLost { .. }
             | Event::ConfigSet { .. }
             | Event::LeaderElectionTool { .. }
@@ -557,6 +595,8 @@ impl Event {
             | Event::ConsumerError { .. }
             | Event::ConsumerLeaderNotAvailable { .. }
             | Event::ConsumerConnectionReset { .. }
+            | Event::ConsumerPreferredReadReplica { .. }
+            | Event::ConsumerReadReplicaUnset { .. }
             | Event::ConsumerReadRewritten { .. } => None,
             // (end of the clients')
             // the controller (controller.rs)
@@ -572,6 +612,7 @@ impl Event {
             | Event::Signal { .. }
             | Event::Slowed { .. }
             | Event::Link { .. }
+            | Event::Zone { .. }
             | Event::DiskLost { .. }
             | Event::ConfigSet { .. }
             | Event::LeaderElectionTool { .. }
@@ -842,17 +883,45 @@ impl fmt::Display for Event {
                 last_offset,
                 values,
                 position,
+                from,
             } => {
                 f.write_str("consumer: ")?;
                 write_words(f, values)?;
-                write!(f, " (offsets {first_offset}..{last_offset}, position {position})")
+                write!(f, " (offsets {first_offset}..{last_offset}, position {position}")?;
+                write_from(f, *from)
             }
             Event::ConsumerNoRecords {
                 high_watermark,
                 position,
+                from,
+            } => {
+                write!(
+                    f,
+                    "consumer: no records below the high watermark {high_watermark} (position {position}"
+                )?;
+                write_from(f, *from)
+            }
+            Event::ConsumerPreferredReadReplica {
+                tp,
+                leader,
+                replica,
+                expires_ms,
             } => write!(
                 f,
-                "consumer: no records below the high watermark {high_watermark} (position {position})"
+                "[Consumer clientId=consumer-1] Updating preferred read replica for partition {tp} to {replica}, set to expire at {expires_ms} (named by leader {leader})"
+            ),
+            Event::ConsumerReadReplicaUnset {
+                tp,
+                replica,
+                error: Some(error),
+                fetch_offset,
+            } => write!(
+                f,
+                "[Consumer clientId=consumer-1] Unset the preferred read replica {replica} for partition {tp} since we got {error} when fetching {fetch_offset}"
+            ),
+            Event::ConsumerReadReplicaUnset { tp, replica, .. } => write!(
+                f,
+                "[Consumer clientId=consumer-1] Not fetching from {replica} for partition {tp} since it is marked offline or is missing from our metadata, using the leader instead."
             ),
             Event::ConsumerOffsetOutOfRange {
                 position,
@@ -1033,6 +1102,26 @@ impl fmt::Display for Event {
                 "network: {} the link between {a} and {b}",
                 if *cut { "cut" } else { "healed" }
             ),
+            Event::Zone {
+                zone,
+                action,
+                brokers,
+            } => {
+                f.write_str(match action {
+                    ZoneAction::Lose => "zone lost: kill -9 of every broker in rack ",
+                    ZoneAction::Start => "zone back: start every broker in rack ",
+                    ZoneAction::Cut => "network: cut rack ",
+                    ZoneAction::Heal => "network: heal rack ",
+                })?;
+                write!(f, "{zone} (brokers {}", crate::types::join_ids(brokers))?;
+                f.write_str(match action {
+                    ZoneAction::Cut => {
+                        ") off from the other racks and the controller quorum (its majority is outside the zone)"
+                    }
+                    ZoneAction::Heal => "): links to the other racks and the controller again",
+                    _ => ")",
+                })
+            }
             Event::DiskLost { broker } => write!(
                 f,
                 "broker {broker} lost its disk: its log and checkpoint files are gone (the process is down)"
@@ -1218,6 +1307,17 @@ pub enum BrokerControl {
     },
     /// No heartbeat within broker.session.timeout.ms.
     SessionTimedOut,
+}
+
+/// What a zone action does to its brokers (`lose_zone`, `start_zone`, `cut_zone`,
+/// `heal_zone`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ZoneAction {
+    Lose,
+    Start,
+    Cut,
+    Heal,
 }
 
 /// A signal the operator sends to a broker's process (or its start).
@@ -1414,6 +1514,14 @@ impl ProduceOutcome {
                 "Producer is closed forcefully. ({records} record(s) not delivered)"
             ),
         }
+    }
+}
+
+/// The end of a consumer line: `)`, or the follower it read from and `)`.
+fn write_from(f: &mut fmt::Formatter<'_>, from: Option<BrokerId>) -> fmt::Result {
+    match from {
+        Some(b) => write!(f, ", from follower {b}, its preferred read replica)"),
+        None => f.write_str(")"),
     }
 }
 

@@ -28,6 +28,10 @@ pub struct TopicInfo {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Topics {
     pub topics: Vec<TopicInfo>,
+    /// Each broker's `broker.rack`, as its RegisterBrokerRecord carries it (version 2's
+    /// `racks`). Static for a run, as the topics are, so the handlers read it here
+    /// (`ctx.topics.racks`) rather than from each registration in the image.
+    pub racks: VecMap<BrokerId, String>,
 }
 
 /// The stream of the topic-id generator, apart from the simulation's own generator (so that
@@ -68,7 +72,10 @@ impl Topics {
                 partitions,
             });
         }
-        Topics { topics: out }
+        Topics {
+            topics: out,
+            racks: VecMap::new(),
+        }
     }
 
     /// The name of partition `tp`.

@@ -55,6 +55,8 @@ pub enum Payload {
         tp: Tp,
         offset: u64,
         max_records: u32,
+        /// ClientMetadata's rack: the consumer's `client.rack` (KIP-392).
+        client_rack: Option<String>,
     },
     ConsumerFetchResponse {
         request_id: u64,
@@ -64,6 +66,8 @@ pub enum Payload {
         high_watermark: u64,
         log_start_offset: u64,
         log_end_offset: u64,
+        /// The leader's preferred read replica for the consumer (KIP-392), with no records.
+        preferred_read_replica: Option<BrokerId>,
     },
     BrokerRegistration {
         previous_broker_epoch: i64,
@@ -249,8 +253,12 @@ impl Payload {
                 _ => format!("ProduceResponse error={error}"),
             },
             Payload::ConsumerFetch { offset, .. } => format!("Fetch (consumer) fetchOffset={offset}"),
-            Payload::ConsumerFetchResponse { error, records, high_watermark, .. } => {
-                format!("FetchResponse (consumer) error={error} records={} highWatermark={high_watermark}", records.len())
+            Payload::ConsumerFetchResponse { error, records, high_watermark, preferred_read_replica, .. } => {
+                let mut s = format!("FetchResponse (consumer) error={error} records={} highWatermark={high_watermark}", records.len());
+                if let Some(r) = preferred_read_replica {
+                    s.push_str(&format!(" preferredReadReplica={r}"));
+                }
+                s
             }
             Payload::BrokerRegistration { previous_broker_epoch, .. } => {
                 format!("BrokerRegistration previousBrokerEpoch={previous_broker_epoch}")

@@ -266,6 +266,45 @@ pub struct Partition {
     pub role: Role,
 }
 
+/// A replica as the replica selector sees it (ReplicaView.DefaultReplicaView): its LEO and
+/// the time since it last caught up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ReadReplicaView {
+    pub broker: BrokerId,
+    pub log_end_offset: u64,
+    pub time_since_caught_up_ms: u64,
+}
+
+/// RackAwareReplicaSelector.select over the candidate followers `views` and the leader
+/// `leader`: with no replica in the client's rack, or the leader in it ("Use the leader if
+/// it's in this rack"), the leader (None here: findPreferredReadReplica drops it); else the
+/// most caught-up replica of that rack by ReplicaView.comparator (the highest LEO, then the
+/// shortest time since caught up, then the highest broker id).
+pub(crate) fn select_read_replica<'r>(
+    leader: BrokerId,
+    views: &[ReadReplicaView],
+    rack_of: impl Fn(BrokerId) -> Option<&'r str>,
+    client_rack: &str,
+) -> Option<BrokerId> {
+    if client_rack.is_empty() || rack_of(leader) == Some(client_rack) {
+        return None;
+    }
+    let mut best: Option<&ReadReplicaView> = None;
+    for v in views {
+        if rack_of(v.broker) != Some(client_rack) {
+            continue;
+        }
+        let better = best.is_none_or(|b| {
+            (v.log_end_offset, b.time_since_caught_up_ms, v.broker)
+                > (b.log_end_offset, v.time_since_caught_up_ms, b.broker)
+        });
+        if better {
+            best = Some(v);
+        }
+    }
+    best.map(|v| v.broker)
+}
+
 /// What a partition's handlers read of the broker that hosts it, as Kafka's Partition reads
 /// its `localBrokerId`, the broker epoch, the metadata cache and the alter-partition
 /// manager it submits to.
@@ -1135,7 +1174,20 @@ impl Partition {
         }
     }
 
-    /// A consumer's Fetch: FetchIsolation.HIGH_WATERMARK.
+    /// A consumer's Fetch: FetchIsolation.HIGH_WATERMARK. `client_rack` is the request's
+    /// ClientMetadata rack (`client.rack`).
+    ///
+    /// The leader first asks its replica selector for a preferred read replica
+    /// (ReplicaManager.readFromLocalLog: "If we are the leader, determine the preferred
+    /// read-replica"); when it names a follower, the read is skipped and the answer carries
+    /// that replica, no records, and the leader's offsets. A follower serves the read too
+    /// (a consumer's fetch with ClientMetadata has `fetchOnlyLeader` false, FetchParams),
+    /// bounded by its own HW; a fetch offset past its log end is OFFSET_OUT_OF_RANGE
+    /// (LocalLog.read: "Received request for offset ... but we only have log segments upto"),
+    /// one between its HW and its log end reads nothing (LocalLog.read with
+    /// `maxOffsetMetadata` the HW). Only the leader computes a preferred read replica
+    /// (ReplicaManagerTest.testPreferredReplicaAsFollower).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn handle_consumer_fetch(
         &self,
         ctx: &mut Ctx,
@@ -1144,17 +1196,30 @@ impl Partition {
         request_id: u64,
         offset: u64,
         max: u32,
+        client_rack: Option<&str>,
     ) {
         let log = &self.log;
-        let (error, records) = if !matches!(self.role, Role::Leader(_)) {
+        let mut preferred_read_replica = None;
+        let (error, records) = if matches!(self.role, Role::None) {
             (ErrorCode::NOT_LEADER_OR_FOLLOWER, vec![])
         } else if offset > log.log_end_offset() || offset < log.log_start_offset {
             (ErrorCode::OFFSET_OUT_OF_RANGE, vec![])
         } else {
-            (
-                ErrorCode::NONE,
-                log.read(offset, log.high_watermark.min(offset + u64::from(max))),
-            )
+            preferred_read_replica = match (&self.role, client_rack) {
+                (Role::Leader(l), Some(rack)) if ctx.config.rack_aware_replica_selector => {
+                    self.find_preferred_read_replica(ctx, host, l, offset, rack)
+                }
+                _ => None,
+            };
+            let hw = log.high_watermark;
+            if preferred_read_replica.is_some() || offset >= hw {
+                (ErrorCode::NONE, vec![])
+            } else {
+                (
+                    ErrorCode::NONE,
+                    log.read(offset, hw.min(offset + u64::from(max))),
+                )
+            }
         };
         let payload = Payload::ConsumerFetchResponse {
             tp: self.tp,
@@ -1164,10 +1229,44 @@ impl Partition {
             high_watermark: log.high_watermark,
             log_start_offset: log.log_start_offset,
             log_end_offset: log.log_end_offset(),
+            preferred_read_replica,
         };
         ctx.send(Node::Broker(host.id), from, payload);
     }
 
+    /// ReplicaManager.findPreferredReadReplica: the candidates are the followers in the ISR
+    /// whose log holds the fetch offset (LEO at or past it, log start at or before it: "the
+    /// follower may lag behind" otherwise), each with its LEO and the time since it last
+    /// caught up, and the leader itself (time 0); RackAwareReplicaSelector.select picks
+    /// one; the leader is never sent back ("we don't want to send it out").
+    fn find_preferred_read_replica(
+        &self,
+        ctx: &Ctx,
+        host: &Host,
+        l: &LeaderState,
+        offset: u64,
+        client_rack: &str,
+    ) -> Option<BrokerId> {
+        let mut views = Vec::new();
+        for (&b, r) in l.remote.iter() {
+            let holds = r.log_end_offset.is_some_and(|leo| leo >= offset)
+                && r.log_start_offset.is_none_or(|start| start <= offset);
+            if l.isr_state.isr().contains(&b) && holds {
+                views.push(ReadReplicaView {
+                    broker: b,
+                    log_end_offset: r.log_end_offset.unwrap_or(0),
+                    time_since_caught_up_ms: ctx.now.saturating_sub(r.last_caught_up_time_ms),
+                });
+            }
+        }
+        let racks = &ctx.topics.racks;
+        select_read_replica(
+            host.id,
+            &views,
+            |b| racks.get(&b).map(String::as_str),
+            client_rack,
+        )
+    }
     /// Partition.makeFollower: record the new leader and epoch. (ReplicaManager then points
     /// the fetcher at the new leader: `Broker::apply_metadata`.)
     pub(crate) fn make_follower(&mut self, ctx: &mut Ctx, host: &Host, p: &PartitionRegistration) {
@@ -1206,6 +1305,62 @@ impl Partition {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// ReplicaSelectorTest.replicaInfoSet: brokers 0 (rack-a, LEO 4, 0 ms since caught up;
+    /// the leader), 1 (rack-a, 2, 5), 2 (rack-b, 3, 3), 3 (rack-b, 4, 2). The leader is not
+    /// among the views here: findPreferredReadReplica passes it apart (and drops it).
+    fn replica_selector_test_views() -> Vec<ReadReplicaView> {
+        let view = |broker, log_end_offset, time_since_caught_up_ms| ReadReplicaView {
+            broker,
+            log_end_offset,
+            time_since_caught_up_ms,
+        };
+        vec![view(1, 2, 5), view(2, 3, 3), view(3, 4, 2)]
+    }
+
+    fn replica_selector_test_rack(b: BrokerId) -> Option<&'static str> {
+        Some(if b < 2 { "rack-a" } else { "rack-b" })
+    }
+
+    #[test]
+    fn rack_aware_selector_picks_the_most_caught_up_replica_of_the_clients_rack() {
+        // ReplicaSelectorTest.testSameRackSelector: "Expected replica 3 since it is more
+        // caught-up"; "Expect leader when we can't find any nodes in given rack"; "Expect
+        // the leader since it's in rack-a" (the leader is None once dropped).
+        let views = replica_selector_test_views();
+        let select = |rack| select_read_replica(0, &views, replica_selector_test_rack, rack);
+        assert_eq!(select("rack-b"), Some(3));
+        assert_eq!(select("not-a-rack"), None);
+        assert_eq!(select("rack-a"), None);
+        // RackAwareReplicaSelector: no rack id (null or empty) is the leader.
+        assert_eq!(select(""), None);
+    }
+
+    #[test]
+    fn rack_aware_selector_breaks_ties_by_time_since_caught_up_then_broker_id() {
+        // ReplicaView.comparator: LEO, then timeSinceLastCaughtUpMs reversed (the shorter
+        // wins), then the broker id (the higher wins, as `max` takes the last of equals).
+        let view = |broker, time_since_caught_up_ms| ReadReplicaView {
+            broker,
+            log_end_offset: 4,
+            time_since_caught_up_ms,
+        };
+        let rack = |b| Some(if b == 9 { "rack-a" } else { "rack-b" });
+        assert_eq!(
+            select_read_replica(9, &[view(2, 7), view(3, 9)], rack, "rack-b"),
+            Some(2)
+        );
+        assert_eq!(
+            select_read_replica(9, &[view(3, 7), view(2, 7)], rack, "rack-b"),
+            Some(3)
+        );
+        // A leader in no rack is never in the client's.
+        let leader_unracked = |b| (b != 9).then_some("rack-b");
+        assert_eq!(
+            select_read_replica(9, &[view(2, 7)], leader_unracked, "rack-b"),
+            Some(2)
+        );
+    }
 
     fn state(leo: u64, last_fetch: u64, last_leader_leo: u64, caught_up: u64) -> ReplicaState {
         ReplicaState {

@@ -57,6 +57,10 @@ pub const PRESETS: &[Preset] = &[
         name: "rolling-restart",
         json: include_str!("../presets/rolling-restart.json"),
     },
+    Preset {
+        name: "zone-outage",
+        json: include_str!("../presets/zone-outage.json"),
+    },
 ];
 
 /// The preset called `name`, parsed.

@@ -74,6 +74,10 @@ pub struct Scenario {
     /// `broker.rack` of each broker that has one (version 2); a broker not listed has none.
     #[serde(default, skip_serializing_if = "VecMap::is_empty")]
     pub racks: VecMap<BrokerId, String>,
+    /// The consumer's `client.rack` (version 2): with `replica.selector.class` set to the
+    /// rack-aware selector, a leader sends it to a follower in this rack (KIP-392).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_rack: Option<String>,
     /// The replica assignment (`--replica-assignment 1:2:3`); the first is the preferred
     /// leader. Empty means 1..=replication_factor. Version 1 only.
     #[serde(default)]
@@ -118,6 +122,7 @@ impl Default for Scenario {
             topic: default_topic(),
             brokers: 3,
             racks: VecMap::new(),
+            client_rack: None,
             assignment: vec![],
             replication_factor: None,
             topics: vec![],
@@ -438,6 +443,24 @@ pub enum Action {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         name: Option<String>,
     },
+    // ---- zones (version 2): a rack's brokers at once ----------------------------------
+    /// kill -9 of every broker whose `broker.rack` is `zone`, as `kill` does each.
+    LoseZone {
+        zone: String,
+    },
+    /// Start every broker of `zone` again, as `start` does each.
+    StartZone {
+        zone: String,
+    },
+    /// Cut every link between `zone`'s brokers and the brokers outside it, and their links
+    /// to the controller (the KRaft quorum's majority is outside the zone).
+    CutZone {
+        zone: String,
+    },
+    /// Heal what `cut_zone` cut.
+    HealZone {
+        zone: String,
+    },
 }
 
 /// `kafka-topics.sh --describe`'s options (TopicCommand): `--topic` (one topic; default
@@ -493,6 +516,10 @@ impl Clone for Action {
                 value: value.clone(),
             },
             Action::Note { text } => Action::Note { text: text.clone() },
+            Action::LoseZone { zone } => Action::LoseZone { zone: zone.clone() },
+            Action::StartZone { zone } => Action::StartZone { zone: zone.clone() },
+            Action::CutZone { zone } => Action::CutZone { zone: zone.clone() },
+            Action::HealZone { zone } => Action::HealZone { zone: zone.clone() },
             Action::Consume {
                 max_records,
                 from_beginning,
@@ -540,6 +567,17 @@ impl Action {
             Action::Consume {
                 topic, partition, ..
             } => Some(target(topic.as_deref(), *partition, first_topic)),
+            _ => None,
+        }
+    }
+
+    /// The zone (a rack) a zone action names.
+    pub fn zone(&self) -> Option<&str> {
+        match self {
+            Action::LoseZone { zone }
+            | Action::StartZone { zone }
+            | Action::CutZone { zone }
+            | Action::HealZone { zone } => Some(zone),
             _ => None,
         }
     }
@@ -672,7 +710,11 @@ impl Action {
             | Action::Epochs
             | Action::Checkpoints
             | Action::FetcherThreads
-            | Action::CancelProduce => {}
+            | Action::CancelProduce
+            | Action::LoseZone { .. }
+            | Action::StartZone { .. }
+            | Action::CutZone { .. }
+            | Action::HealZone { .. } => {}
         }
         Ok(())
     }
@@ -775,6 +817,13 @@ impl Scenario {
                 ));
             }
             a.action.validate(&indexed("timeline", i), self.brokers)?;
+            if let Some(zone) = a.action.zone() {
+                let field = member(&indexed("timeline", i), "zone");
+                if self.version < 2 {
+                    return Err(needs_version_2(&field));
+                }
+                zone_brokers(&self.racks, zone).map_err(|m| ScenarioError::new(field, m))?;
+            }
             let (topic, partition) = a.action.named_target();
             if topic.is_some() || partition.is_some() {
                 self.check_target(&indexed("timeline", i), topic, partition)?;
@@ -851,6 +900,9 @@ impl Scenario {
         if !self.racks.is_empty() {
             return Err(needs_version_2("racks"));
         }
+        if self.client_rack.is_some() {
+            return Err(needs_version_2("client_rack"));
+        }
         if !self.topics.is_empty() {
             return Err(needs_version_2("topics"));
         }
@@ -890,6 +942,17 @@ impl Scenario {
 
     /// `racks`: broker ids of the cluster, rack names of Kafka's topic-name characters.
     fn validate_racks(&self) -> Result<(), ScenarioError> {
+        if let Some(rack) = &self.client_rack {
+            if !legal_name(rack, MAX_RACK_LEN) {
+                return Err(ScenarioError::new(
+                    "client_rack",
+                    format!(
+                        "a rack name is 1..={MAX_RACK_LEN} characters of ASCII letters, digits, '.', '_' and '-', got {}",
+                        quoted(rack)
+                    ),
+                ));
+            }
+        }
         for (&b, rack) in self.racks.iter() {
             let field = member("racks", &b.to_string());
             check_broker(b, self.brokers, &field, "")?;
@@ -1142,6 +1205,41 @@ fn collides(a: &str, b: &str) -> bool {
 }
 
 /// The error for a version-2 field in a version-1 scenario.
+/// The brokers of `zone`, those whose `broker.rack` it is, in id order; or the error for a
+/// zone that is no rack of the cluster, naming the racks there are.
+pub(crate) fn zone_brokers(
+    racks: &VecMap<BrokerId, String>,
+    zone: &str,
+) -> Result<Vec<BrokerId>, String> {
+    let mut brokers = Vec::new();
+    let mut names: Vec<&str> = Vec::new();
+    for (&b, rack) in racks.iter() {
+        if rack == zone {
+            brokers.push(b);
+        }
+        // Sorted by insertion (no sort code for a handful of names).
+        let at = names.partition_point(|n| *n < rack.as_str());
+        if names.get(at) != Some(&rack.as_str()) {
+            names.insert(at, rack);
+        }
+    }
+    if brokers.is_empty() {
+        return Err(if names.is_empty() {
+            format!(
+                "zone must be a rack, but no broker has one (`racks`), got {}",
+                quoted(zone)
+            )
+        } else {
+            format!(
+                "zone must be one of the racks {}, got {}",
+                names.join(", "),
+                quoted(zone)
+            )
+        });
+    }
+    Ok(brokers)
+}
+
 pub(crate) fn needs_version_2(field: &str) -> ScenarioError {
     let name = field.rsplit('.').next().unwrap_or(field);
     ScenarioError::new(field, format!("`{name}` needs version 2 (\"version\": 2)"))

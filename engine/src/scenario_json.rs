@@ -297,6 +297,7 @@ const SCENARIO_FIELDS: &[&str] = &[
     "topic",
     "brokers",
     "racks",
+    "client_rack",
     "assignment",
     "replication_factor",
     "topics",
@@ -325,6 +326,7 @@ fn read_scenario(v: &Value) -> R<Scenario> {
             ("topic", Field::Str(&mut s.topic)),
             ("brokers", Field::U32(&mut s.brokers)),
             ("racks", Field::Racks(&mut s.racks)),
+            ("client_rack", Field::OptStr(&mut s.client_rack)),
             ("assignment", Field::Ids(&mut s.assignment)),
             (
                 "replication_factor",
@@ -528,6 +530,7 @@ pub(crate) const CONFIG_FIELDS: &[&str] = &[
     "sim.controller.latency.ms",
     "sim.network.jitter.ms",
     "sim.unclean.election.interval.ms",
+    "replica.selector.class",
 ];
 
 fn config(path: &str, v: &Value) -> R<Config> {
@@ -540,6 +543,13 @@ fn config(path: &str, v: &Value) -> R<Config> {
             Some(Slot::U64(n)) => *n = u64_of(&p, v)?,
             Some(Slot::Bool(b)) => *b = bool_of(&p, v)?,
             Some(Slot::OptBool(b)) => *b = Some(bool_of(&p, v)?),
+            Some(Slot::Selector(on)) => {
+                *on = crate::config::selector_class_of(match v {
+                    Value::Null => None,
+                    v => Some(v.as_str().ok_or_else(|| invalid_type(&p, v, "a string"))?),
+                })
+                .map_err(|m| fail(&p, m))?
+            }
             None => {
                 return Err(fail(
                     path,
@@ -599,6 +609,10 @@ pub(crate) const ACTIONS: &[&str] = &[
     "note",
     "cancel_produce",
     "metrics",
+    "lose_zone",
+    "start_zone",
+    "cut_zone",
+    "heal_zone",
 ];
 
 const PRODUCE_FIELDS: &[&str] = &[
@@ -674,6 +688,10 @@ fn timed_action(path: &str, v: &Value) -> R<TimedAction> {
     let broker = || -> R<u32> {
         fields(&["broker"])?;
         req(path, obj, "broker", u32_of)
+    };
+    let zone = || -> R<String> {
+        fields(&["zone"])?;
+        req(path, obj, "zone", string_of)
     };
     let ends = || -> R<(Endpoint, Endpoint)> {
         fields(&["a", "b"])?;
@@ -791,6 +809,10 @@ fn timed_action(path: &str, v: &Value) -> R<TimedAction> {
         "checkpoints" => Action::Checkpoints,
         "fetcher_threads" => Action::FetcherThreads,
         "cancel_produce" => Action::CancelProduce,
+        "lose_zone" => Action::LoseZone { zone: zone()? },
+        "start_zone" => Action::StartZone { zone: zone()? },
+        "cut_zone" => Action::CutZone { zone: zone()? },
+        "heal_zone" => Action::HealZone { zone: zone()? },
         other => {
             return Err(fail(
                 &tag_path,
@@ -840,6 +862,9 @@ impl Writer {
                 self.key(&id.to_string()).str(rack);
             }
             self.close('}');
+        }
+        if let Some(rack) = &s.client_rack {
+            self.key("client_rack").str(rack);
         }
         if version_1 {
             self.key("assignment").ids(&s.assignment);
@@ -946,7 +971,10 @@ impl Writer {
                 }
                 Some(Slot::U64(&mut n)) => self.key(name).u64(n),
                 Some(Slot::Bool(&mut b) | Slot::OptBool(&mut Some(b))) => self.key(name).bool(b),
-                Some(Slot::OptBool(&mut None)) | None => {}
+                Some(Slot::Selector(&mut true)) => self
+                    .key(name)
+                    .str(crate::config::RACK_AWARE_REPLICA_SELECTOR),
+                Some(Slot::OptBool(&mut None) | Slot::Selector(&mut false)) | None => {}
             }
         }
         self.close('}');
@@ -979,6 +1007,10 @@ impl Writer {
             Action::DumpLog { broker } => ("dump_log", Some(*broker)),
             Action::Note { .. } => ("note", None),
             Action::CancelProduce => ("cancel_produce", None),
+            Action::LoseZone { .. } => ("lose_zone", None),
+            Action::StartZone { .. } => ("start_zone", None),
+            Action::CutZone { .. } => ("cut_zone", None),
+            Action::HealZone { .. } => ("heal_zone", None),
         };
         self.key("action").str(tag);
         if let Some(b) = broker {
@@ -1016,6 +1048,10 @@ impl Writer {
                 }
             }
             Action::Metrics { name: Some(n) } => self.key("name").str(n),
+            Action::LoseZone { zone }
+            | Action::StartZone { zone }
+            | Action::CutZone { zone }
+            | Action::HealZone { zone } => self.key("zone").str(zone),
             _ => {}
         }
         self.close('}');

@@ -10,12 +10,12 @@ use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 use crate::broker::Broker;
-use crate::client::{Consumer, PartitionLeader, Producer, CONSUMER, PRODUCER};
+use crate::client::{Consumer, ConsumerView, PartitionLeader, Producer, CONSUMER, PRODUCER};
 use crate::config::Config;
 use crate::controller::Controller;
 use crate::effect::{node_ctx, ClientTimer, ControllerTimer, Effect, Observation, Scheduled};
 use crate::error::ScenarioError;
-use crate::event::{ElectionType, Event, Signal, SignalOutcome, Tool};
+use crate::event::{ElectionType, Event, Signal, SignalOutcome, Tool, ZoneAction};
 use crate::metadata::{PartitionRegistration, Topics};
 use crate::network::{Message, Network, Outstanding, Payload};
 use crate::process::Process;
@@ -195,7 +195,8 @@ impl Sim {
         for spec in &specs {
             names.push((spec.name.clone(), spec.partitions));
         }
-        let topics = Topics::new(scenario.seed, &names);
+        let mut topics = Topics::new(scenario.seed, &names);
+        topics.racks = scenario.racks.clone();
         let assignments = assign_replicas(scenario, &specs)?;
         let mut partitions = VecMap::new();
         for tp in topics.partitions() {
@@ -268,7 +269,10 @@ impl Sim {
             next_message_id: 0,
             next_request_id: 0,
             producer: Producer::default(),
-            consumer: Consumer::default(),
+            consumer: Consumer {
+                client_rack: scenario.client_rack.clone(),
+                ..Consumer::default()
+            },
             consumer_rewrites_reported: Default::default(),
             trace: Trace::default(),
             metrics: Metrics::default(),
@@ -1351,6 +1355,62 @@ impl Sim {
             }
             Action::Note { text } => self.emit(Event::Caption { text: text.clone() }),
             Action::CancelProduce => self.producer_close_now(),
+            Action::LoseZone { .. }
+            | Action::StartZone { .. }
+            | Action::CutZone { .. }
+            | Action::HealZone { .. } => self.zone_action(action)?,
+        }
+        Ok(())
+    }
+
+    /// A zone action: its line, then `kill`, `start`, `cut` or `heal` for each of the
+    /// zone's brokers, exactly as those actions do them one by one. A zone cut off cuts
+    /// each link from its brokers to the brokers outside it, and to the controller: module
+    /// 04 spreads the KRaft controllers over the three zones, so the quorum's majority is
+    /// outside a cut zone and the zone's brokers lose it (docs/engine.md, simplification
+    /// 17).
+    fn zone_action(&mut self, action: &Action) -> Result<(), ScenarioError> {
+        let zone = action.zone().unwrap_or_default();
+        let brokers = crate::scenario::zone_brokers(&self.topics.racks, zone)
+            .map_err(|m| ScenarioError::new("action.zone", m))?;
+        let what = match action {
+            Action::LoseZone { .. } => ZoneAction::Lose,
+            Action::StartZone { .. } => ZoneAction::Start,
+            Action::CutZone { .. } => ZoneAction::Cut,
+            _ => ZoneAction::Heal,
+        };
+        self.emit(Event::Zone {
+            zone: zone.to_string(),
+            action: what,
+            brokers: brokers.clone(),
+        });
+        let controller = Endpoint::Controller(crate::scenario::ControllerName::Controller);
+        let outside: Vec<BrokerId> = self
+            .brokers
+            .keys()
+            .copied()
+            .filter(|b| !brokers.contains(b))
+            .collect();
+        for &broker in &brokers {
+            let a = Endpoint::Broker(broker);
+            match what {
+                ZoneAction::Lose => self.apply_action(&Action::Kill { broker })?,
+                ZoneAction::Start => self.apply_action(&Action::Start { broker })?,
+                ZoneAction::Cut | ZoneAction::Heal => {
+                    for b in outside
+                        .iter()
+                        .map(|&o| Endpoint::Broker(o))
+                        .chain([controller])
+                    {
+                        let link = if what == ZoneAction::Cut {
+                            Action::Cut { a, b }
+                        } else {
+                            Action::Heal { a, b }
+                        };
+                        self.apply_action(&link)?;
+                    }
+                }
+            }
         }
         Ok(())
     }
@@ -1419,22 +1479,6 @@ impl Sim {
 impl Sim {
     // ---- the clients: the simulator's side ----------------------------------------------
 
-    /// The controller's view of partition `tp`'s leader, now.
-    fn client_leader(&self, tp: Tp) -> Option<PartitionLeader> {
-        let broker = self.controller.partitions.get(&tp)?.leader?;
-        let log_start_offset = self
-            .brokers
-            .get(&broker)?
-            .partitions
-            .get(&tp)?
-            .log
-            .log_start_offset;
-        Some(PartitionLeader {
-            broker,
-            log_start_offset,
-        })
-    }
-
     /// A produce action: its records go to the first partition of the first topic for now
     /// (the scenario's target comes with issue 14's step 6).
     /// The partition a produce or consume names (`topic`, `partition`), or the first
@@ -1474,10 +1518,10 @@ impl Sim {
         from_beginning: bool,
         tp: Tp,
     ) {
-        let leader = self.client_leader(tp);
+        let view = consumer_view(&self.controller, &self.brokers, tp);
         let mut ctx = node_ctx!(self);
         self.consumer
-            .on_consume(&mut ctx, leader, max_records, from_beginning, tp);
+            .on_consume(&mut ctx, &view, max_records, from_beginning, tp);
     }
 
     /// Delivers a message to the client node it was sent to.
@@ -1494,8 +1538,10 @@ impl Sim {
                         self.consumer_check_rewritten();
                     }
                 }
+                let (controller, brokers) = (&self.controller, &self.brokers);
+                let view = |tp| consumer_view(controller, brokers, tp);
                 let mut ctx = node_ctx!(self);
-                self.consumer.on_message(&mut ctx, payload);
+                self.consumer.on_message(&mut ctx, &view, payload);
             }
             _ => {}
         }
@@ -1558,6 +1604,37 @@ impl Sim {
 const PLACEMENT_STREAM: u64 = 0x706c_6163_6572_2121;
 
 /// Each topic's replica lists: the scenario's assignment where it gives one, else
+/// What the consumer is told of partition `tp` now ("clients always know the leader"): the
+/// controller's leader and that broker's log start offset, and the replicas whose brokers
+/// are not fenced (online in its metadata, KRaftMetadataCache.getOfflineReplicas).
+fn consumer_view(
+    controller: &crate::controller::Controller,
+    brokers: &VecMap<BrokerId, Broker>,
+    tp: Tp,
+) -> ConsumerView {
+    let registration = controller.partitions.get(&tp);
+    let leader = registration.and_then(|p| {
+        let broker = p.leader?;
+        let log_start_offset = brokers
+            .get(&broker)?
+            .partitions
+            .get(&tp)?
+            .log
+            .log_start_offset;
+        Some(PartitionLeader {
+            broker,
+            log_start_offset,
+        })
+    });
+    let mut online = Vec::new();
+    for &b in registration.map_or(&[][..], |p| &p.replicas[..]) {
+        if controller.brokers.get(&b).is_some_and(|r| !r.fenced) {
+            online.push(b);
+        }
+    }
+    ConsumerView { leader, online }
+}
+
 /// StripedReplicaPlacer over the registered brokers with their `broker.rack`
 /// (ReplicationControlManager.createTopic → ClusterControlManager.replicaPlacer), the seed
 /// playing the part of the controller's `Random`.

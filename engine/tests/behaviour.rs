@@ -846,6 +846,7 @@ fn the_idempotent_producer_stores_a_retried_batch_once() {
             last_offset: 0,
             values: vec!["once".into()],
             position: 1,
+            from: None,
         }]
     );
 }
@@ -875,6 +876,7 @@ fn without_idempotence_a_retried_batch_is_stored_again() {
             last_offset: 2,
             values: vec!["once".into(); 3],
             position: 3,
+            from: None,
         }]
     );
 }

@@ -142,10 +142,12 @@ fn successful_writes_give_their_offsets_and_the_consumer_reads_them() {
                 last_offset: 4,
                 values: strings(&["a", "b", "c", "d", "e"]),
                 position: 5,
+                from: None,
             },
             &Event::ConsumerNoRecords {
                 high_watermark: 5,
                 position: 5,
+                from: None,
             },
         ]
     );

@@ -580,6 +580,82 @@ fn rolling_restart_matches_article_004_staff_question() {
     );
 }
 
+#[test]
+fn zone_outage_keeps_every_acks_all_write_through_a_lost_zone() {
+    // Module 04, "How do you spread a cluster over three zones?": "With three replicas, each
+    // partition gets one replica in each zone. With a minimum of 2, losing a whole zone
+    // leaves two in-sync replicas, and writes continue."
+    let r = run("zone-outage");
+    let zone_b = ["3", "4"];
+    let at = |t: u64| -> Vec<&String> {
+        r.lines
+            .iter()
+            .filter(|(time, l)| {
+                *time == t && l.starts_with("Topic: ") && l.contains(" Partition: ")
+            })
+            .map(|(_, l)| l)
+            .collect()
+    };
+    let isr = |line: &str| -> Vec<String> {
+        let start = line.find("Isr: ").expect("Isr") + "Isr: ".len();
+        line[start..]
+            .split(' ')
+            .next()
+            .unwrap_or("")
+            .split(',')
+            .map(str::to_string)
+            .collect()
+    };
+    // One replica per zone: racks a (1, 2), b (3, 4), c (5, 6).
+    for line in at(4_000) {
+        assert_eq!(isr(line).len(), 3, "{line}");
+        assert!(
+            isr(line).iter().any(|b| zone_b.contains(&b.as_str())),
+            "{line}"
+        );
+    }
+    // Zone b lost: `--under-replicated-partitions` lists all nine partitions (and, under a
+    // filter, no topic line), each with two in-sync replicas outside zone b.
+    let after = at(20_000);
+    assert_eq!(after.len(), 9);
+    assert!(!r
+        .lines
+        .iter()
+        .any(|(t, l)| *t == 20_000 && l.contains(" TopicId: ")));
+    for line in after {
+        let isr = isr(line);
+        assert_eq!(isr.len(), 2, "{line}");
+        assert!(isr.iter().all(|b| !zone_b.contains(&b.as_str())), "{line}");
+        assert!(
+            !line.contains("Leader: 3 ") && !line.contains("Leader: 4 "),
+            "{line}"
+        );
+    }
+    // Every acks=all write acknowledged: 60 writes, 60 results, all ok, none lost.
+    let results: Vec<&String> = r
+        .lines
+        .iter()
+        .filter(|(_, l)| l.starts_with("acks="))
+        .map(|(_, l)| l)
+        .collect();
+    assert_eq!(results.len(), 60);
+    assert!(
+        results.iter().all(|l| l.starts_with("acks=all -> ok, ")),
+        "{results:?}"
+    );
+    assert!(r.sim.losses().is_empty());
+    // The consumer in zone a reads orders-0 (led by broker 6, zone c) from broker 1.
+    r.assert_line(
+        21_000,
+        21_010,
+        "consumer: o0-1 o0-2 o0-3 o0-4 o0-5 (offsets 0..4, position 5, from follower 1, its preferred read replica)",
+    );
+    // Zone b back in every ISR.
+    for line in at(60_000) {
+        assert_eq!(isr(line).len(), 3, "{line}");
+    }
+}
+
 /// Each preset's `expect` list holds its article's figures; all must hold, and every preset
 /// has some (the preset files say what they prove; `watermark check --presets` runs the
 /// same check).

@@ -72,7 +72,11 @@ fn covered(a: &Action) {
         | Action::FetcherThreads
         | Action::CancelProduce
         | Action::DumpLog { .. }
-        | Action::Note { .. } => {}
+        | Action::Note { .. }
+        | Action::LoseZone { .. }
+        | Action::StartZone { .. }
+        | Action::CutZone { .. }
+        | Action::HealZone { .. } => {}
     }
 }
 
@@ -132,7 +136,11 @@ fn full_scenario_v2() -> Value {
         {"at": 32, "action": "produce", "values": ["y"], "partition": 5, "acks": "1"},
         {"at": 900, "action": "consume", "topic": "orders", "partition": 2},
         {"at": 901, "action": "consume", "topic": "move", "partition": 1, "max_records": 3, "from_beginning": true},
-        {"at": 902, "action": "consume", "partition": 0}
+        {"at": 902, "action": "consume", "partition": 0},
+        {"at": 903, "action": "lose_zone", "zone": "a"},
+        {"at": 904, "action": "start_zone", "zone": "a"},
+        {"at": 905, "action": "cut_zone", "zone": "zone-c.1_x"},
+        {"at": 906, "action": "heal_zone", "zone": "zone-c.1_x"}
     ]);
     let items = timeline.as_array_mut().unwrap();
     items.extend(targeted.as_array().unwrap().iter().cloned());
@@ -140,6 +148,7 @@ fn full_scenario_v2() -> Value {
         "version": 2, "title": "t", "description": "d", "source": "s",
         "brokers": 6,
         "racks": {"1": "a", "2": "a", "3": "b", "4": "b", "10": "x", "5": "zone-c.1_x"},
+        "client_rack": "b",
         "topics": [
             {"name": "orders", "partitions": 6, "replication_factor": 3,
              "configs": {"min.insync.replicas": 2, "unclean.leader.election.enable": false}},
@@ -149,7 +158,8 @@ fn full_scenario_v2() -> Value {
             {"name": "rf", "replication_factor": 6, "configs": {}}
         ],
         "seed": 7,
-        "config": {"min.insync.replicas": 2},
+        "config": {"min.insync.replicas": 2,
+                   "replica.selector.class": "org.apache.kafka.common.replica.RackAwareReplicaSelector"},
         "links": [{"a": 1, "b": "controller", "latency_ms": 40}],
         "timeline": timeline,
         "end_ms": 60000,
@@ -185,7 +195,14 @@ fn every_version_2_field_reads_as_serde_reads_it() {
         ("rep", 0, None)
     );
     let first = s.first_topic();
-    let targets: Vec<_> = s.timeline[24..]
+    assert_eq!(s.client_rack.as_deref(), Some("b"));
+    assert!(s.config.rack_aware_replica_selector);
+    let zones: Vec<_> = s.timeline[30..].iter().map(|a| a.action.zone()).collect();
+    assert_eq!(
+        zones,
+        [Some("a"), Some("a"), Some("zone-c.1_x"), Some("zone-c.1_x")]
+    );
+    let targets: Vec<_> = s.timeline[24..30]
         .iter()
         .map(|a| a.action.target(first))
         .collect();
@@ -682,6 +699,43 @@ fn version_2_errors_name_the_field_and_range() {
         set("/racks/1", json!(3)),
         is("racks.1", "invalid type: integer `3`, expected a string")
     );
+    // Zones: a rack of the cluster, named in the error with the racks there are.
+    for i in 30..34 {
+        assert_eq!(
+            set(&format!("/timeline/{i}/zone"), json!("d")),
+            is(
+                &format!("timeline[{i}].zone"),
+                "zone must be one of the racks a, b, zone-c.1_x, got \"d\""
+            )
+        );
+    }
+    assert_eq!(
+        v2_error(&[("/racks", Some(json!({})))]),
+        is(
+            "timeline[30].zone",
+            "zone must be a rack, but no broker has one (`racks`), got \"a\""
+        )
+    );
+    assert_eq!(
+        set("/timeline/30/broker", json!(1)),
+        is("timeline[30]", "unknown field `broker`, expected `zone`")
+    );
+    // The consumer's client.rack.
+    assert_eq!(
+        set("/client_rack", json!("a b")),
+        is(
+            "client_rack",
+            "a rack name is 1..=64 characters of ASCII letters, digits, '.', '_' and '-', got \"a b\""
+        )
+    );
+    // replica.selector.class: the rack-aware selector or null, nothing else.
+    assert_eq!(
+        set("/config/replica.selector.class", json!("org.apache.kafka.common.replica.LeaderSelector")),
+        is(
+            "config.replica.selector.class",
+            "replica.selector.class must be org.apache.kafka.common.replica.RackAwareReplicaSelector or null (the default: consumers read from the leader), got \"org.apache.kafka.common.replica.LeaderSelector\""
+        )
+    );
     // Produce and consume targets: a topic of the scenario, one of its partitions.
     assert_eq!(
         set("/timeline/24/topic", json!("nope")),
@@ -737,6 +791,14 @@ fn version_1_refuses_version_2_fields() {
     assert_eq!(
         v1(&|v| v["racks"] = json!({"1": "a"})),
         needs("racks", "racks")
+    );
+    assert_eq!(
+        v1(&|v| v["client_rack"] = json!("a")),
+        needs("client_rack", "client_rack")
+    );
+    assert_eq!(
+        v1(&|v| v["timeline"][0] = json!({"at": 0, "action": "lose_zone", "zone": "a"})),
+        needs("timeline[0].zone", "zone")
     );
     assert_eq!(
         v1(&|v| v["timeline"][0]["topic"] = json!("top.ic-1")),

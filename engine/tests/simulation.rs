@@ -109,7 +109,36 @@ fn random_cluster(seed: u64) -> Scenario {
         }
         scenario.topics.push(topic);
     }
+    // Follower fetching (KIP-392), on a generator of its own so that the draws above stay
+    // what they were: the rack-aware selector on the brokers, the consumer in a rack.
+    let mut fetch_rng = Rng::new(seed ^ 0x4B49_5039_3200);
+    if racks > 0 && fetch_rng.below_or_equal(1) == 0 {
+        scenario.config.rack_aware_replica_selector = true;
+        scenario.client_rack = Some(format!(
+            "zone-{}",
+            fetch_rng.below_or_equal(u64::from(racks) - 1)
+        ));
+    }
     scenario
+}
+
+/// A zone fault for a cluster with racks (issue 14, step 8): a zone lost, started again, cut
+/// off or healed; on a generator of its own, so the other faults of a seed stay as they
+/// were.
+fn random_zone_action(rng: &mut Rng, scenario: &Scenario) -> Option<Action> {
+    let mut zones: Vec<&String> = scenario.racks.values().collect();
+    zones.sort_unstable();
+    zones.dedup();
+    if zones.is_empty() || rng.below_or_equal(11) != 0 {
+        return None;
+    }
+    let zone = zones[rng.below_or_equal(zones.len() as u64 - 1) as usize].clone();
+    Some(match rng.below_or_equal(3) {
+        0 => Action::LoseZone { zone },
+        1 => Action::StartZone { zone },
+        2 => Action::CutZone { zone },
+        _ => Action::HealZone { zone },
+    })
 }
 
 /// Where a produce or consume goes: a random partition of a random topic (clusters), or the
@@ -238,6 +267,7 @@ fn run_phases(seed: u64, sim: &mut Sim) -> Result<(), String> {
     // steps of 500, as the UI does), so the isr-expiration task is rescheduled mid-run under
     // faults. Being separate, it leaves each seed's other actions as they were.
     let mut lag_rng = Rng::new(seed ^ 0x1A67_7135);
+    let mut zone_rng = Rng::new(seed ^ 0x0020_13E5);
     let mut t = 0;
     let mut n = 0;
     // Fault phase.
@@ -246,6 +276,7 @@ fn run_phases(seed: u64, sim: &mut Sim) -> Result<(), String> {
         let action = random_action(&mut rng, &scenario, &mut n);
         sim.advance_to(t);
         let mut actions = vec![action];
+        actions.extend(random_zone_action(&mut zone_rng, &scenario));
         if lag_rng.below_or_equal(24) == 0 {
             actions.push(Action::SetConfig {
                 name: "replica.lag.time.max.ms".into(),

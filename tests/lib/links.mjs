@@ -27,6 +27,7 @@ export const PRESET_TOPICS = {
   "slow-follower": "rep",
   "slow-broker": "orders",
   "rolling-restart": "orders",
+  "zone-outage": "orders",
 };
 
 /** Packs raw bytes (or text) into a link payload: `w1.` + base64url(deflateRaw(bytes)). */

@@ -1414,6 +1414,176 @@ mod driven_alone {
         assert_eq!((n.broker.registered, n.broker.broker_epoch), (true, 42));
         assert_eq!(n.timer(BrokerTimer::Register), [], "registered: no more");
     }
+
+    /// Follower fetching (KIP-392), driven on one broker: the leader's preferred read
+    /// replica (ReplicaManager.findPreferredReadReplica with RackAwareReplicaSelector) and a
+    /// follower serving a consumer up to its own HW. Brokers 1, 2, 3 in racks a, b, c.
+    mod follower_fetching {
+        use super::*;
+        use crate::client::CONSUMER;
+
+        /// Broker `id` of the image with ISR `isr`, `replica.selector.class` on or off, the
+        /// racks a, b, c.
+        fn racked(id: BrokerId, isr: &[BrokerId], selector: bool) -> Node1 {
+            let mut n = Node1::formed(id, image(isr, 1));
+            n.locals.config.rack_aware_replica_selector = selector;
+            for (b, rack) in [(1, "a"), (2, "b"), (3, "c")] {
+                n.locals.topics.racks.insert(b, rack.to_string());
+            }
+            n
+        }
+
+        /// Leader 1 with records 0..=3 (acks=1); broker 2 has fetched all four (LEO 4),
+        /// broker 3 one (LEO 1), so the HW is 1.
+        fn leader_with_followers(isr: &[BrokerId], selector: bool) -> Node1 {
+            let mut n = racked(1, isr, selector);
+            n.now = 1_000;
+            n.message(
+                PRODUCER,
+                Payload::Produce {
+                    tp: TP0,
+                    request_id: 7,
+                    acks: Acks::One,
+                    values: vec!["a".into(), "b".into(), "c".into(), "d".into()],
+                    timeout_ms: 30_000,
+                    producer: BatchProducer::default(),
+                },
+            );
+            n.now = 1_100;
+            n.message(Node::Broker(2), fetch(1, 2, 4));
+            n.message(Node::Broker(3), fetch(2, 3, 1));
+            n.now = 1_200;
+            n
+        }
+
+        fn consumer_fetch(offset: u64, rack: Option<&str>) -> Payload {
+            Payload::ConsumerFetch {
+                request_id: 50,
+                tp: TP0,
+                offset,
+                max_records: 500,
+                client_rack: rack.map(str::to_string),
+            }
+        }
+
+        /// The answer broker `from` sends the consumer.
+        fn answer(
+            from: BrokerId,
+            error: ErrorCode,
+            records: Vec<Record>,
+            (high_watermark, log_end_offset): (u64, u64),
+            preferred_read_replica: Option<BrokerId>,
+        ) -> Vec<Effect> {
+            vec![send(
+                from,
+                CONSUMER,
+                Payload::ConsumerFetchResponse {
+                    request_id: 50,
+                    tp: TP0,
+                    error,
+                    records,
+                    high_watermark,
+                    log_start_offset: 0,
+                    log_end_offset,
+                    preferred_read_replica,
+                },
+            )]
+        }
+
+        #[test]
+        fn the_leader_names_a_caught_up_follower_in_the_consumers_rack() {
+            // ReplicaManager.readFromLocalLog: with a preferred read replica "skip the read":
+            // no records, the leader's HW and log end offset; the fetch answers at once
+            // (testFetchShouldReturnImmediatelyWhenPreferredReadReplicaIsDefined).
+            let mut n = leader_with_followers(&[1, 2, 3], true);
+            assert_eq!(n.leader().isr_state.isr(), &[1, 2, 3]);
+            assert_eq!(n.broker.log(TP0).high_watermark, 1);
+            let to_2 = answer(1, ErrorCode::NONE, vec![], (1, 4), Some(2));
+            assert_eq!(n.message(CONSUMER, consumer_fetch(0, Some("b"))), to_2);
+            assert_eq!(n.message(CONSUMER, consumer_fetch(4, Some("b"))), to_2);
+            // Broker 3 holds offset 0 (LEO 1 >= 0) but not offset 2: "the follower may lag
+            // behind", so at 2 there is no candidate in rack c and the leader reads.
+            let to_3 = answer(1, ErrorCode::NONE, vec![], (1, 4), Some(3));
+            assert_eq!(n.message(CONSUMER, consumer_fetch(0, Some("c"))), to_3);
+            assert_eq!(
+                n.message(CONSUMER, consumer_fetch(2, Some("c"))),
+                answer(1, ErrorCode::NONE, vec![], (1, 4), None)
+            );
+        }
+
+        #[test]
+        fn the_leader_reads_itself_in_its_own_rack_an_unknown_rack_or_without_a_selector() {
+            // ReplicaManagerTest.testPreferredReplicaAsLeader: the leader's own rack gives
+            // the leader, which is not sent back (no preferred read replica).
+            let mut n = leader_with_followers(&[1, 2, 3], true);
+            let leader_reads = answer(1, ErrorCode::NONE, vec![record(0, "a")], (1, 4), None);
+            assert_eq!(
+                n.message(CONSUMER, consumer_fetch(0, Some("a"))),
+                leader_reads
+            );
+            // ReplicaSelectorTest: "Expect leader when we can't find any nodes in given rack".
+            assert_eq!(
+                n.message(CONSUMER, consumer_fetch(0, Some("z"))),
+                leader_reads
+            );
+            // No client.rack: the leader.
+            assert_eq!(n.message(CONSUMER, consumer_fetch(0, None)), leader_reads);
+            // replica.selector.class null (the default): ReplicaManager has no selector.
+            let mut n = leader_with_followers(&[1, 2, 3], false);
+            assert_eq!(
+                n.message(CONSUMER, consumer_fetch(0, Some("b"))),
+                leader_reads
+            );
+        }
+
+        #[test]
+        fn a_same_rack_follower_out_of_the_isr_is_no_candidate() {
+            // ReplicaManagerTest.testPreferredReplicaAsLeaderWhenSameRackFollowerIsOutOfIsr:
+            // "PartitionView passed to ReplicaSelector should not contain the follower as
+            // it's not in the ISR", so the leader reads.
+            let mut n = leader_with_followers(&[1, 3], true);
+            assert_eq!(n.leader().isr_state.isr(), &[1, 3]);
+            assert_eq!(
+                n.message(CONSUMER, consumer_fetch(0, Some("b"))),
+                answer(1, ErrorCode::NONE, vec![record(0, "a")], (1, 4), None)
+            );
+        }
+
+        #[test]
+        fn a_follower_serves_a_consumer_up_to_its_own_high_watermark() {
+            // ReplicaManagerTest.testPreferredReplicaAsFollower: a fetch from a follower
+            // succeeds, and "only leader will compute preferred replica". Partition
+            // .fetchRecords with FetchIsolation.HIGH_WATERMARK: the follower's HW bounds the
+            // read; LocalLog.read: an offset between the HW and the log end reads nothing,
+            // one past the log end is OFFSET_OUT_OF_RANGE.
+            let mut n = racked(2, &[1, 2, 3], true);
+            let log = &mut n.broker.partitions[&TP0].log;
+            log.append_as_leader(0, &["a".into(), "b".into(), "c".into(), "d".into()]);
+            log.high_watermark = 2;
+            let read = n.message(CONSUMER, consumer_fetch(0, Some("b")));
+            assert_eq!(
+                read,
+                answer(
+                    2,
+                    ErrorCode::NONE,
+                    vec![record(0, "a"), record(1, "b")],
+                    (2, 4),
+                    None
+                )
+            );
+            for offset in [2, 3, 4] {
+                assert_eq!(
+                    n.message(CONSUMER, consumer_fetch(offset, Some("b"))),
+                    answer(2, ErrorCode::NONE, vec![], (2, 4), None),
+                    "offset {offset}: at or past the HW, within the log"
+                );
+            }
+            assert_eq!(
+                n.message(CONSUMER, consumer_fetch(5, Some("b"))),
+                answer(2, ErrorCode::OFFSET_OUT_OF_RANGE, vec![], (2, 4), None)
+            );
+        }
+    }
 }
 
 /// A broker with several partitions, driven alone: the fetcher threads (one Fetch per thread

@@ -39,6 +39,7 @@ pub const GOLDEN: &[(&str, &str)] = &[
         "rolling-restart",
         include_str!("../golden/rolling-restart.txt"),
     ),
+    ("zone-outage", include_str!("../golden/zone-outage.txt")),
 ];
 
 /// The golden text of a preset: its whole transcript, then its final snapshot as readable

@@ -1,0 +1,221 @@
+//! Racks and zones end to end (issue 14, step 8): a three-zone cluster at replication factor
+//! 3 and `min.insync.replicas` 2 under steady `acks=all` writes, a zone lost or cut off and
+//! brought back, and a consumer reading from a follower in its own zone (KIP-392). The
+//! describe lines are read as `kafka-topics.sh --describe` prints them (as in clusters.rs);
+//! produce results and consumer reads are typed events.
+#![cfg(not(target_arch = "wasm32"))]
+
+use watermark_engine::event::ProduceOutcome;
+use watermark_engine::{Event, Scenario, Sim};
+
+/// Six brokers in zones a (1, 2), b (3, 4), c (5, 6); two topics at RF 3, min ISR 2; an
+/// `acks=all` write to each partition in turn every 250 ms from 100 ms to `writes_until`;
+/// describe at 4 s, 30 s and 80 s; then `actions` (JSON timeline entries).
+fn zones(actions: &str, writes_until: u64, extra: &str) -> Sim {
+    let mut timeline = Vec::new();
+    let partitions = [("orders", 6), ("audit", 3)];
+    let mut i = 0;
+    let mut at = 100;
+    while at <= writes_until {
+        let (topic, count) = partitions[i % 2];
+        let partition = (i / 2) % count;
+        timeline.push(format!(
+            r#"{{"at": {at}, "action": "produce", "acks": "all", "topic": "{topic}", "partition": {partition}, "values": ["w{i}"]}}"#
+        ));
+        i += 1;
+        at += 250;
+    }
+    for t in [4_000, 30_000, 80_000] {
+        timeline.push(format!(r#"{{"at": {t}, "action": "describe"}}"#));
+    }
+    timeline.push(actions.to_string());
+    let text = format!(
+        r#"{{"version": 2, "brokers": 6, "seed": 3,
+        "racks": {{"1": "a", "2": "a", "3": "b", "4": "b", "5": "c", "6": "c"}},
+        {extra}
+        "topics": [
+          {{"name": "orders", "partitions": 6, "replication_factor": 3, "configs": {{"min.insync.replicas": 2}}}},
+          {{"name": "audit", "partitions": 3, "replication_factor": 3, "configs": {{"min.insync.replicas": 2}}}}
+        ],
+        "timeline": [{}],
+        "end_ms": 90000}}"#,
+        timeline.join(",\n")
+    );
+    let scenario = Scenario::from_json(&text).expect("a valid scenario");
+    let sim = watermark_engine::run(&scenario, true).expect("runs");
+    assert!(sim.violations().is_empty(), "{:?}", sim.violations());
+    sim
+}
+
+/// Each describe line at `t`: (replicas, ISR, leader).
+fn describe_at(sim: &Sim, t: u64) -> Vec<(Vec<u32>, Vec<u32>, Option<u32>)> {
+    let lines: Vec<String> = sim
+        .trace_events()
+        .filter(|e| {
+            e.time_ms == t && e.text().starts_with("Topic: ") && e.text().contains(" Partition: ")
+        })
+        .map(|e| e.text().clone())
+        .collect();
+    assert_eq!(lines.len(), 9, "a line per partition at {t}: {lines:?}");
+    let fields = |line: &str| {
+        let field = |name: &str| {
+            let start = line.find(name).expect(name) + name.len();
+            line[start..].split(' ').next().unwrap_or("").to_string()
+        };
+        let ids = |s: String| -> Vec<u32> { s.split(',').filter_map(|x| x.parse().ok()).collect() };
+        (
+            ids(field("Replicas: ")),
+            ids(field("Isr: ")),
+            field("Leader: ").parse().ok(),
+        )
+    };
+    lines.iter().map(|l| fields(l)).collect()
+}
+
+/// The produce results: (acknowledged, failed).
+fn produce_results(sim: &Sim) -> (usize, usize) {
+    let (mut ok, mut failed) = (0, 0);
+    for e in sim.trace_events() {
+        match e.event() {
+            Event::ProduceResult {
+                outcome: ProduceOutcome::Ok { .. },
+                ..
+            } => ok += 1,
+            Event::ProduceResult { .. } => failed += 1,
+            _ => {}
+        }
+    }
+    (ok, failed)
+}
+
+const ZONE_B: [u32; 2] = [3, 4];
+
+#[test]
+fn a_lost_zone_leaves_two_in_sync_replicas_and_acks_all_writes_continue() {
+    // Module 04, "How do you spread a cluster over three zones?": "With three replicas,
+    // each partition gets one replica in each zone. With a minimum of 2, losing a whole zone
+    // leaves two in-sync replicas, and writes continue."
+    let sim = zones(
+        r#"{"at": 5000, "action": "lose_zone", "zone": "b"},
+           {"at": 45000, "action": "start_zone", "zone": "b"}"#,
+        40_000,
+        "",
+    );
+    for (replicas, isr, leader) in describe_at(&sim, 4_000) {
+        // StripedReplicaPlacer with three racks: one replica per zone.
+        let mut racks: Vec<u32> = replicas.iter().map(|b| (b - 1) / 2).collect();
+        racks.sort_unstable();
+        assert_eq!(racks, [0, 1, 2], "{replicas:?}");
+        assert_eq!(isr.len(), 3);
+        assert!(leader.is_some());
+    }
+    for (replicas, isr, leader) in describe_at(&sim, 30_000) {
+        // Under-replicated: the zone's replica left every ISR, the leaders moved out of it.
+        assert_eq!(isr.len(), 2, "{replicas:?} {isr:?}");
+        assert!(isr.iter().all(|b| !ZONE_B.contains(b)), "{isr:?}");
+        assert!(leader.is_some_and(|l| !ZONE_B.contains(&l)), "{leader:?}");
+    }
+    // start_zone: the brokers recover from their logs, catch up and rejoin every ISR.
+    for (replicas, isr, _) in describe_at(&sim, 80_000) {
+        let (mut isr, mut replicas) = (isr.clone(), replicas.clone());
+        isr.sort_unstable();
+        replicas.sort_unstable();
+        assert_eq!(isr, replicas, "back in every ISR");
+    }
+    let (ok, failed) = produce_results(&sim);
+    assert_eq!((ok, failed), (160, 0), "every acks=all write acknowledged");
+    assert!(sim.losses().is_empty(), "{:?}", sim.losses());
+    // The zone action's own line, then a kill -9 per broker.
+    let zone: Vec<&Event> = sim
+        .trace_events()
+        .filter(|e| e.time_ms == 5_000)
+        .map(|e| e.event())
+        .filter(|e| matches!(e, Event::Zone { .. } | Event::Signal { .. }))
+        .collect();
+    assert_eq!(zone.len(), 3, "{zone:?}");
+    assert!(
+        matches!(zone[0], Event::Zone { brokers, .. } if brokers == &ZONE_B.to_vec()),
+        "{zone:?}"
+    );
+}
+
+#[test]
+fn a_cut_zone_leaves_the_isrs_and_rejoins_them_when_healed() {
+    // A zone cut off from the other zones and from the controller quorum (its majority is
+    // in the other two zones): its brokers' heartbeats stop reaching the controller, which
+    // fences them after broker.session.timeout.ms and removes them from every ISR
+    // (ReplicationControlManager.handleBrokerFenced), electing leaders outside the zone for
+    // the partitions they led. Healed, they register their heartbeats again, are unfenced,
+    // catch up and rejoin every ISR (Partition.maybeExpandIsr).
+    let sim = zones(
+        r#"{"at": 5000, "action": "cut_zone", "zone": "a"},
+           {"at": 40000, "action": "heal_zone", "zone": "a"}"#,
+        30_000,
+        "",
+    );
+    let zone_a = [1, 2];
+    let before = describe_at(&sim, 4_000);
+    assert!(
+        before
+            .iter()
+            .any(|(_, _, l)| l.is_some_and(|l| zone_a.contains(&l))),
+        "zone a leads some partitions before the cut"
+    );
+    for (replicas, isr, leader) in describe_at(&sim, 30_000) {
+        assert!(
+            isr.iter().all(|b| !zone_a.contains(b)),
+            "{replicas:?} {isr:?}"
+        );
+        assert!(leader.is_some_and(|l| !zone_a.contains(&l)), "{leader:?}");
+        assert_eq!(isr.len(), 2);
+    }
+    for (replicas, isr, _) in describe_at(&sim, 80_000) {
+        let mut isr = isr.clone();
+        isr.sort_unstable();
+        let mut replicas = replicas.clone();
+        replicas.sort_unstable();
+        assert_eq!(isr, replicas, "back in every ISR");
+    }
+    let (_, failed) = produce_results(&sim);
+    assert_eq!(failed, 0, "acks=all writes outlive the cut (retries)");
+    assert!(sim.losses().is_empty(), "{:?}", sim.losses());
+}
+
+#[test]
+fn a_consumer_reads_from_the_follower_in_its_zone() {
+    // KIP-392: replica.selector.class = RackAwareReplicaSelector on the brokers, client.rack
+    // = c on the consumer. Every partition has a replica in zone c; for one led elsewhere
+    // the leader names that follower, the consumer fetches from it at once and reads up to
+    // its HW.
+    let sim = zones(
+        r#"{"at": 20000, "action": "consume", "topic": "orders", "partition": 0, "from_beginning": true},
+           {"at": 20100, "action": "consume", "topic": "orders", "partition": 1, "from_beginning": true},
+           {"at": 20200, "action": "consume", "topic": "orders", "partition": 2, "from_beginning": true}"#,
+        10_000,
+        r#""client_rack": "c",
+        "config": {"replica.selector.class": "org.apache.kafka.common.replica.RackAwareReplicaSelector"},"#,
+    );
+    let zone_c = [5, 6];
+    let mut named = 0;
+    let mut from_follower = 0;
+    for e in sim.trace_events() {
+        match e.event() {
+            Event::ConsumerPreferredReadReplica {
+                leader, replica, ..
+            } => {
+                assert!(!zone_c.contains(leader) && zone_c.contains(replica));
+                named += 1;
+            }
+            Event::ConsumerRead { from: Some(b), .. } => {
+                assert!(zone_c.contains(b));
+                from_follower += 1;
+            }
+            _ => {}
+        }
+    }
+    assert!(
+        named >= 1,
+        "a leader outside zone c names its follower there"
+    );
+    assert_eq!(from_follower, named, "each named follower is read from");
+}
