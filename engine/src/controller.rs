@@ -59,6 +59,62 @@ pub struct ChangeRequest<'a> {
     /// The LeaderAcceptor: is this broker an acceptable leader (registered, unfenced, not in
     /// controlled shutdown)?
     pub is_acceptable_leader: &'a dyn Fn(BrokerId) -> bool,
+    /// setTargetReplicas / setTargetAdding / setTargetRemoving; None keeps the partition's.
+    pub assignment: Option<Assignment>,
+}
+
+/// A partition's replicas with the reassignment's adding and removing lists, as
+/// PartitionReassignmentReplicas holds them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Assignment {
+    pub replicas: Vec<BrokerId>,
+    pub adding: Vec<BrokerId>,
+    pub removing: Vec<BrokerId>,
+}
+
+impl Assignment {
+    /// The partition's own (the builder's starting point).
+    pub fn of(part: &PartitionRegistration) -> Assignment {
+        Assignment {
+            replicas: part.replicas.clone(),
+            adding: part.adding_replicas.clone(),
+            removing: part.removing_replicas.clone(),
+        }
+    }
+
+    /// PartitionReassignmentReplicas(currentAssignment, targetAssignment): removing is
+    /// current − target and adding target − current, each a TreeSet (ascending); the replicas
+    /// are the target's followed by the removing ones.
+    pub fn reassign(current: &[BrokerId], target: &[BrokerId]) -> Assignment {
+        let removing = crate::sort::sorted_ids(&ids_where(current, &|r| !target.contains(&r)));
+        let adding = crate::sort::sorted_ids(&ids_where(target, &|r| !current.contains(&r)));
+        let mut replicas = target.to_vec();
+        replicas.extend_from_slice(&removing);
+        Assignment {
+            replicas,
+            adding,
+            removing,
+        }
+    }
+
+    /// PartitionReassignmentReplicas.maybeCompleteReassignment: with a reassignment in
+    /// progress, the replicas and ISR it leaves once every target replica is in
+    /// `target_isr` (the removing replicas taken out of both), if it can complete now.
+    pub fn maybe_complete(
+        &self,
+        target_isr: &[BrokerId],
+    ) -> Option<(Vec<BrokerId>, Vec<BrokerId>)> {
+        if self.adding.is_empty() && self.removing.is_empty() {
+            return None;
+        }
+        let keep = |r: BrokerId| !self.removing.contains(&r);
+        let isr = ids_where(target_isr, &keep);
+        let replicas = ids_where(&self.replicas, &keep);
+        if isr.is_empty() || replicas.is_empty() || replicas.iter().any(|r| !isr.contains(r)) {
+            return None;
+        }
+        Some((replicas, isr))
+    }
 }
 
 /// PartitionChangeBuilder.build for one partition. Returns None when nothing changes.
@@ -69,6 +125,20 @@ pub fn build_partition_change(
     let mut target_isr = req.target_isr.clone();
     let mut target_elr = part.elr.clone();
     let mut target_last_known_elr = part.last_known_elr.clone();
+    let mut target = req
+        .assignment
+        .clone()
+        .unwrap_or_else(|| Assignment::of(part));
+
+    // completeReassignmentIfNeeded: every target replica in the ISR ends the reassignment.
+    if let Some((replicas, isr)) = target.maybe_complete(&target_isr) {
+        target = Assignment {
+            replicas,
+            adding: vec![],
+            removing: vec![],
+        };
+        target_isr = isr;
+    }
 
     // maybePopulateTargetElr
     if req.elr_enabled {
@@ -110,12 +180,12 @@ pub fn build_partition_change(
         .is_some_and(|l| is_valid_new_leader(l, &target_isr, &target_elr));
     let (elected, unclean): (Option<BrokerId>, bool) = match req.election {
         Election::Preferred => {
-            let preferred = part.replicas[0];
+            let preferred = target.replicas[0];
             if is_valid_new_leader(preferred, &target_isr, &target_elr) {
                 (Some(preferred), false)
             } else if current_valid {
                 (part.leader, false)
-            } else if let Some(r) = part
+            } else if let Some(r) = target
                 .replicas
                 .iter()
                 .skip(1)
@@ -132,7 +202,7 @@ pub fn build_partition_change(
         Election::Online | Election::Unclean => {
             if current_valid {
                 (part.leader, false)
-            } else if let Some(r) = part
+            } else if let Some(r) = target
                 .replicas
                 .iter()
                 .copied()
@@ -142,7 +212,7 @@ pub fn build_partition_change(
             } else if can_elect_last_known {
                 (Some(part.last_known_elr[0]), true)
             } else if req.election == Election::Unclean {
-                match part
+                match target
                     .replicas
                     .iter()
                     .copied()
@@ -186,6 +256,14 @@ pub fn build_partition_change(
                 recovery = LeaderRecoveryState::Recovering;
             }
         }
+    }
+
+    // triggerLeaderEpochBumpForReplicaReassignmentIfNeeded: a replica list that drops one of
+    // the old replicas bumps the leader epoch (the leader field set to the leader it has).
+    let epoch_bump_only =
+        record_leader.is_none() && part.replicas.iter().any(|r| !target.replicas.contains(r));
+    if epoch_bump_only {
+        record_leader = Some(part.leader);
     }
 
     // maybeUpdateRecordElr
@@ -241,13 +319,26 @@ pub fn build_partition_change(
     if recovery == LeaderRecoveryState::Recovering && record_leader.is_some() {
         next.leader_recovery_state = LeaderRecoveryState::Recovering;
     }
+    // setAssignmentChanges. Kafka would keep a removed replica in the ELR when
+    // min.insync.replicas is above the new replica count (its effective minimum counts the
+    // replicas before the change); the engine keeps the ELR within the replicas
+    // (docs/engine.md, "Where the engine simplifies").
+    if !target.replicas.is_empty() {
+        next.elr.retain(|r| target.replicas.contains(r));
+        next.last_known_elr.retain(|r| target.replicas.contains(r));
+        next.replicas = target.replicas;
+    }
+    next.adding_replicas = target.adding;
+    next.removing_replicas = target.removing;
     if next == *part {
         return None;
     }
     next.partition_epoch += 1;
     Some(PartitionChange {
         next,
-        new_leader: record_leader.map(|l| (l, kind)),
+        new_leader: record_leader
+            .filter(|_| !epoch_bump_only)
+            .map(|l| (l, kind)),
     })
 }
 
@@ -289,6 +380,13 @@ pub struct Controller {
     pub elections: Vec<(Tp, i32, ElectionKind)>,
     /// When the controller last elected a leader uncleanly (or the last known leader).
     pub last_unclean_election_at: Option<TimeMs>,
+    /// The reassignment throttles kafka-reassign-partitions.sh set (dynamic configs, each a
+    /// ConfigRecord; `reassign.rs`): each broker's `leader.replication.throttled.rate` and
+    /// `follower.replication.throttled.rate` (bytes/s), and each topic's (by topic index)
+    /// `leader.replication.throttled.replicas` and `follower.replication.throttled.replicas`.
+    /// Stored and shown, not enforced yet (docs/clusters.md, step 7).
+    pub throttle_rates: VecMap<BrokerId, (u64, u64)>,
+    pub throttled_replicas: VecMap<u16, (String, String)>,
 }
 
 /// Most metadata records kept for the snapshot.
@@ -313,6 +411,8 @@ impl Controller {
             min_insync_replicas,
             elections: vec![],
             last_unclean_election_at: None,
+            throttle_rates: VecMap::new(),
+            throttled_replicas: VecMap::new(),
         }
     }
 
@@ -526,6 +626,17 @@ impl Controller {
         }
         for (name, now_ids, before_ids) in [
             ("isr", &next.isr, &before.isr),
+            ("replicas", &next.replicas, &before.replicas),
+            (
+                "removingReplicas",
+                &next.removing_replicas,
+                &before.removing_replicas,
+            ),
+            (
+                "addingReplicas",
+                &next.adding_replicas,
+                &before.adding_replicas,
+            ),
             ("eligibleLeaderReplicas", &next.elr, &before.elr),
             ("lastKnownElr", &next.last_known_elr, &before.last_known_elr),
         ] {
@@ -678,6 +789,7 @@ impl Controller {
             elr_enabled: ctx.config.elr_enabled(),
             unclean_shutdown_replicas: &unclean_shutdown,
             is_acceptable_leader: &accept,
+            assignment: None,
         };
         let Some(change) = build_partition_change(part, &req) else {
             return false;
@@ -721,6 +833,7 @@ impl Controller {
             elr_enabled: ctx.config.elr_enabled(),
             unclean_shutdown_replicas: &[],
             is_acceptable_leader: &accept,
+            assignment: None,
         };
         match build_partition_change(part, &req) {
             Some(change) => {
@@ -735,6 +848,158 @@ impl Controller {
             None if election == Election::Preferred => ErrorCode::PREFERRED_LEADER_NOT_AVAILABLE,
             None => ErrorCode::ELIGIBLE_LEADERS_NOT_AVAILABLE,
         }
+    }
+
+    /// ReplicationControlManager.alterPartitionReassignments for kafka-reassign-partitions.sh:
+    /// each partition's target replicas (`Some`: changePartitionReassignment) or a cancel
+    /// (`None`: cancelPartitionReassignment), in the order given; the records written
+    /// together (ControllerResult.atomicOf) and pushed once. Each partition's outcome: Ok, or
+    /// the ApiError's code and message.
+    pub(crate) fn on_alter_partition_reassignments(
+        &mut self,
+        ctx: &mut Ctx,
+        targets: &[(Tp, Option<Vec<BrokerId>>)],
+        audience: &[BrokerId],
+    ) -> Vec<Result<(), (ErrorCode, String)>> {
+        let mut out = Vec::with_capacity(targets.len());
+        let mut changed = false;
+        for (tp, target) in targets {
+            let result = match target {
+                Some(t) => self.change_reassignment(ctx, *tp, t),
+                None => self.cancel_reassignment(ctx, *tp),
+            };
+            out.push(result.map(|change| {
+                if let Some(c) = change {
+                    let cause = if target.is_some() {
+                        "alterPartitionReassignments"
+                    } else {
+                        "cancelPartitionReassignment"
+                    };
+                    self.record_change(ctx, *tp, c, cause);
+                    changed = true;
+                }
+            }));
+        }
+        if changed {
+            self.publish_metadata(ctx, audience);
+        }
+        out
+    }
+
+    /// changePartitionReassignment: validateManualPartitionAssignment, then
+    /// PartitionReassignmentReplicas(current, target) into a PartitionChangeBuilder (ONLINE
+    /// election, the ISR as it is), which may complete the reassignment at once (a reorder,
+    /// or removals whose target replicas are all in the ISR).
+    fn change_reassignment(
+        &self,
+        ctx: &Ctx,
+        tp: Tp,
+        target: &[BrokerId],
+    ) -> Result<Option<PartitionChange>, (ErrorCode, String)> {
+        // validateManualPartitionAssignment, over the broker ids in ascending order.
+        let invalid = |m: String| Err((ErrorCode::INVALID_REPLICA_ASSIGNMENT, m));
+        if target.is_empty() {
+            return invalid(
+                "The manual partition assignment includes an empty replica list.".into(),
+            );
+        }
+        let sorted = crate::sort::sorted_ids(target);
+        for (i, &b) in sorted.iter().enumerate() {
+            if !self.brokers.contains_key(&b) {
+                return invalid(format!("The manual partition assignment includes broker {b}, but no such broker is registered."));
+            }
+            if i > 0 && sorted[i - 1] == b {
+                return invalid(format!(
+                    "The manual partition assignment includes the broker {b} more than once."
+                ));
+            }
+        }
+        let part = self.partition(tp);
+        let r = Assignment::reassign(&part.replicas, target);
+        // Only what differs from the partition is set on the builder: an empty adding or
+        // removing list leaves the partition's own.
+        let assignment = Assignment {
+            adding: if r.adding.is_empty() {
+                part.adding_replicas.clone()
+            } else {
+                r.adding
+            },
+            removing: if r.removing.is_empty() {
+                part.removing_replicas.clone()
+            } else {
+                r.removing
+            },
+            replicas: r.replicas,
+        };
+        Ok(self.build_with(ctx, tp, part.isr.clone(), Election::Online, assignment))
+    }
+
+    /// cancelPartitionReassignment: PartitionReassignmentRevert (the replicas and ISR without
+    /// the adding ones; an ISR left empty takes the first remaining replica, which is an
+    /// unclean election and needs unclean.leader.election.enable), built with an UNCLEAN
+    /// election when the topic allows it.
+    fn cancel_reassignment(
+        &self,
+        ctx: &Ctx,
+        tp: Tp,
+    ) -> Result<Option<PartitionChange>, (ErrorCode, String)> {
+        let part = self.partition(tp);
+        if !part.is_reassigning() {
+            return Err((
+                ErrorCode::NO_REASSIGNMENT_IN_PROGRESS,
+                "No partition reassignment is in progress.".into(),
+            ));
+        }
+        let replicas = ids_where(&part.replicas, &|r| !part.adding_replicas.contains(&r));
+        let mut isr = ids_where(&part.isr, &|r| !part.adding_replicas.contains(&r));
+        let unclean_allowed = self.unclean_enabled(ctx, tp);
+        if isr.is_empty() {
+            if !unclean_allowed {
+                let name = ctx.topics.name(tp);
+                return Err((
+                    ErrorCode::INVALID_REPLICA_ASSIGNMENT,
+                    format!("Unable to revert partition assignment for {}:{} because it would require an unclean leader election.", name.topic, name.partition),
+                ));
+            }
+            isr.push(replicas[0]);
+        }
+        let election = if unclean_allowed {
+            Election::Unclean
+        } else {
+            Election::Online
+        };
+        let assignment = Assignment {
+            replicas,
+            adding: vec![],
+            removing: vec![],
+        };
+        Ok(self.build_with(ctx, tp, isr, election, assignment))
+    }
+
+    /// A PartitionChangeBuilder run for `tp` with a new assignment (LeaderAcceptor: active
+    /// brokers).
+    fn build_with(
+        &self,
+        ctx: &Ctx,
+        tp: Tp,
+        target_isr: Vec<BrokerId>,
+        election: Election,
+        assignment: Assignment,
+    ) -> Option<PartitionChange> {
+        let part = self.partition(tp);
+        let accept = |r: BrokerId| self.is_active(r);
+        build_partition_change(
+            part,
+            &ChangeRequest {
+                target_isr,
+                election,
+                min_isr: self.min_isr(tp, part.replicas.len()),
+                elr_enabled: ctx.config.elr_enabled(),
+                unclean_shutdown_replicas: &[],
+                is_acceptable_leader: &accept,
+                assignment: Some(assignment),
+            },
+        )
     }
 
     /// Handles a message delivered to the controller.
@@ -950,13 +1215,24 @@ impl Controller {
             elr_enabled: ctx.config.elr_enabled(),
             unclean_shutdown_replicas: &[],
             is_acceptable_leader: &accept,
+            assignment: None,
         };
         match build_partition_change(part, &req) {
             Some(mut change) => {
                 // An AlterPartition from the leader of an unclean election ends its recovery.
                 change.next.leader_recovery_state = LeaderRecoveryState::Recovered;
+                // "if there is an ongoing partition reassignment and the ISR change completes
+                // it, then the leader may change as part of the changes made during
+                // reassignment cleanup. In this case, we report back NEW_LEADER_ELECTED to the
+                // leader which made the AlterPartition request."
+                let moved = change.next.leader != Some(b);
                 self.record_change(ctx, tp, change, &format!("alterPartition[{b}]"));
-                (ErrorCode::NONE, true)
+                let error = if moved {
+                    ErrorCode::NEW_LEADER_ELECTED
+                } else {
+                    ErrorCode::NONE
+                };
+                (error, true)
             }
             None => (ErrorCode::NONE, false),
         }
@@ -1297,6 +1573,7 @@ mod tests {
                 elr_enabled: true,
                 unclean_shutdown_replicas: &[],
                 is_acceptable_leader: &accept,
+                assignment: None,
             },
         )
     }
@@ -1383,6 +1660,7 @@ mod tests {
                 elr_enabled: false,
                 unclean_shutdown_replicas: &[],
                 is_acceptable_leader: &accept,
+                assignment: None,
             },
         )
         .unwrap();

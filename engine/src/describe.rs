@@ -20,12 +20,20 @@ pub fn describe_line(tp: &TopicPartition, p: &PartitionRegistration) -> String {
         }
         None => out.push_str("none"),
     }
+    // TopicCommand.PartitionDescription: `Adding Replicas:` and `Removing Replicas:` after
+    // the ISR while a reassignment is in progress (ListPartitionReassignments lists it).
+    let reassigning = p.is_reassigning();
     for (name, ids) in [
         (" Replicas:", &p.replicas),
         (" Isr:", &p.isr),
+        (" Adding Replicas:", &p.adding_replicas),
+        (" Removing Replicas:", &p.removing_replicas),
         (" Elr:", &p.elr),
         (" LastKnownElr:", &p.last_known_elr),
     ] {
+        if !reassigning && name.ends_with("ing Replicas:") {
+            continue;
+        }
         out.push_str(name);
         if !ids.is_empty() {
             let _ = write!(out, " {}", Ids(ids));

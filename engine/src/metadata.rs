@@ -121,7 +121,13 @@ pub enum LeaderRecoveryState {
 /// PartitionRegistration: the controller's record of one partition.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PartitionRegistration {
+    /// The replicas; during a reassignment the target replicas followed by those being
+    /// removed (PartitionReassignmentReplicas: target ∪ current).
     pub replicas: Vec<BrokerId>,
+    /// A reassignment in progress: the replicas it adds and those it removes, each in
+    /// ascending order (`addingReplicas`, `removingReplicas`); both empty otherwise.
+    pub adding_replicas: Vec<BrokerId>,
+    pub removing_replicas: Vec<BrokerId>,
     pub isr: Vec<BrokerId>,
     pub elr: Vec<BrokerId>,
     pub last_known_elr: Vec<BrokerId>,
@@ -132,10 +138,17 @@ pub struct PartitionRegistration {
 }
 
 impl PartitionRegistration {
+    /// PartitionReassignmentReplicas.isReassignmentInProgress.
+    pub fn is_reassigning(&self) -> bool {
+        !self.adding_replicas.is_empty() || !self.removing_replicas.is_empty()
+    }
+
     pub fn new(replicas: Vec<BrokerId>, leader: Option<BrokerId>) -> Self {
         PartitionRegistration {
             isr: replicas.clone(),
             replicas,
+            adding_replicas: vec![],
+            removing_replicas: vec![],
             elr: vec![],
             last_known_elr: vec![],
             leader,

@@ -432,6 +432,46 @@ pub enum Action {
     /// aborts the incomplete batches (each fails with `KafkaException`), and the next
     /// produce comes from a new producer (the next producer id).
     CancelProduce,
+    /// `kafka-reassign-partitions.sh --execute --reassignment-json-file F [--throttle B]`
+    /// (version 2).
+    ReassignExecute {
+        reassignment: Reassignment,
+        /// `--throttle`: the inter-broker replication throttle, bytes/s.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        throttle: Option<u64>,
+    },
+    /// `kafka-reassign-partitions.sh --verify --reassignment-json-file F` (version 2).
+    ReassignVerify {
+        reassignment: Reassignment,
+    },
+    /// `kafka-reassign-partitions.sh --cancel --reassignment-json-file F` (version 2).
+    ReassignCancel {
+        reassignment: Reassignment,
+    },
+}
+
+/// A reassignment JSON file (`--reassignment-json-file`), as
+/// ReassignPartitionsCommand.parsePartitionReassignmentData reads it (version 1; no
+/// `log_dirs`: the simulation has one log directory per broker).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reassignment {
+    #[serde(default = "reassignment_version")]
+    pub version: u32,
+    pub partitions: Vec<PartitionReassignment>,
+}
+
+fn reassignment_version() -> u32 {
+    1
+}
+
+/// One entry of a reassignment file: the partition and its target replicas.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PartitionReassignment {
+    pub topic: String,
+    pub partition: u32,
+    pub replicas: Vec<BrokerId>,
 }
 
 /// Written out, not derived: a derived `clone` is `#[inline]`, so the engine and the web
@@ -474,6 +514,19 @@ impl Clone for Action {
             Action::Checkpoints => Action::Checkpoints,
             Action::FetcherThreads => Action::FetcherThreads,
             Action::CancelProduce => Action::CancelProduce,
+            Action::ReassignExecute {
+                reassignment,
+                throttle,
+            } => Action::ReassignExecute {
+                reassignment: reassignment.clone(),
+                throttle: *throttle,
+            },
+            Action::ReassignVerify { reassignment } => Action::ReassignVerify {
+                reassignment: reassignment.clone(),
+            },
+            Action::ReassignCancel { reassignment } => Action::ReassignCancel {
+                reassignment: reassignment.clone(),
+            },
         }
     }
 }
@@ -606,8 +659,23 @@ impl Action {
             | Action::Checkpoints
             | Action::FetcherThreads
             | Action::CancelProduce => {}
+            // Checked with the scenario's topics (`Scenario::check_reassignment`).
+            Action::ReassignExecute { .. }
+            | Action::ReassignVerify { .. }
+            | Action::ReassignCancel { .. } => {}
         }
         Ok(())
+    }
+
+    /// A reassignment action's file and whether it is `--execute`.
+    pub fn reassignment(&self) -> Option<(&Reassignment, bool)> {
+        match self {
+            Action::ReassignExecute { reassignment, .. } => Some((reassignment, true)),
+            Action::ReassignVerify { reassignment } | Action::ReassignCancel { reassignment } => {
+                Some((reassignment, false))
+            }
+            _ => None,
+        }
     }
 }
 
@@ -711,6 +779,20 @@ impl Scenario {
             let (topic, partition) = a.action.named_target();
             if topic.is_some() || partition.is_some() {
                 self.check_target(&indexed("timeline", i), topic, partition)?;
+            }
+            if let Some((r, execute)) = a.action.reassignment() {
+                self.check_reassignment(&indexed("timeline", i), r, execute)?;
+            }
+            if let Action::ReassignExecute {
+                throttle: Some(t), ..
+            } = a.action
+            {
+                if t > i64::MAX as u64 {
+                    return Err(ScenarioError::new(
+                        member(&indexed("timeline", i), "throttle"),
+                        format!("throttle must be in 0..={} bytes/s, got {t}", i64::MAX),
+                    ));
+                }
             }
             if let Action::Produce(p) = &a.action {
                 total_values += p.values.len() as u64 + u64::from(p.count.unwrap_or(0));
@@ -1043,6 +1125,86 @@ impl Scenario {
                     count - 1
                 ),
             ));
+        }
+        Ok(())
+    }
+}
+
+impl Scenario {
+    /// A reassignment file, as kafka-reassign-partitions.sh checks it before it asks the
+    /// cluster anything (parsePartitionReassignmentData, and for `--execute`
+    /// parseExecuteAssignmentArgs and verifyBrokerIds, with their messages), and each
+    /// partition one of the scenario's.
+    fn check_reassignment(
+        &self,
+        field: &str,
+        r: &Reassignment,
+        execute: bool,
+    ) -> Result<(), ScenarioError> {
+        let field = member(field, "reassignment");
+        if self.version < 2 {
+            return Err(needs_version_2(&field));
+        }
+        if r.version != 1 {
+            return Err(ScenarioError::new(
+                member(&field, "version"),
+                format!(
+                    "Not supported version field value {} (the tool reads version 1)",
+                    r.version
+                ),
+            ));
+        }
+        let list = member(&field, "partitions");
+        if r.partitions.len() > MAX_PARTITIONS {
+            return Err(ScenarioError::new(
+                list,
+                format!(
+                    "a reassignment lists at most {MAX_PARTITIONS} partitions, got {}",
+                    r.partitions.len()
+                ),
+            ));
+        }
+        if execute && r.partitions.is_empty() {
+            return Err(ScenarioError::new(
+                list,
+                "Partition reassignment list cannot be empty",
+            ));
+        }
+        for (k, p) in r.partitions.iter().enumerate() {
+            let entry = indexed(&list, k);
+            self.check_target(&entry, Some(&p.topic), Some(p.partition))?;
+            let replicas = member(&entry, "replicas");
+            if execute && p.replicas.is_empty() {
+                return Err(ScenarioError::new(
+                    replicas,
+                    "Partition replica list cannot be empty",
+                ));
+            }
+            if execute {
+                if let Some(j) = r.partitions[..k]
+                    .iter()
+                    .position(|q| q.topic == p.topic && q.partition == p.partition)
+                {
+                    return Err(ScenarioError::new(
+                        entry,
+                        format!("Partition reassignment contains duplicate topic partitions: {}-{} (partitions[{j}])", p.topic, p.partition),
+                    ));
+                }
+            }
+            for (j, &b) in p.replicas.iter().enumerate() {
+                if b == 0 || b > self.brokers {
+                    return Err(ScenarioError::new(
+                        indexed(&replicas, j),
+                        format!("Unknown broker id {b} (brokers are 1..={})", self.brokers),
+                    ));
+                }
+                if execute && p.replicas[..j].contains(&b) {
+                    return Err(ScenarioError::new(
+                        indexed(&replicas, j),
+                        format!("Partition replica lists may not contain duplicate entries: {}-{} contains multiple entries for {b}", p.topic, p.partition),
+                    ));
+                }
+            }
         }
         Ok(())
     }

@@ -28,7 +28,7 @@ use crate::expect::{Expectation, LeaderExpect, NoLeader};
 use crate::json::{Map, Number, Value, Writer};
 use crate::scenario::{
     version_1_field, AcksOrDefault, Action, ControllerName, Endpoint, LinkLatency, NewTopic,
-    ProduceSpec, Scenario, TimedAction, TopicConfigs,
+    PartitionReassignment, ProduceSpec, Reassignment, Scenario, TimedAction, TopicConfigs,
 };
 use crate::types::Acks;
 use crate::vec_map::VecMap;
@@ -598,6 +598,9 @@ pub(crate) const ACTIONS: &[&str] = &[
     "dump_log",
     "note",
     "cancel_produce",
+    "reassign_execute",
+    "reassign_verify",
+    "reassign_cancel",
 ];
 
 const PRODUCE_FIELDS: &[&str] = &[
@@ -768,6 +771,25 @@ fn timed_action(path: &str, v: &Value) -> R<TimedAction> {
         "checkpoints" => Action::Checkpoints,
         "fetcher_threads" => Action::FetcherThreads,
         "cancel_produce" => Action::CancelProduce,
+        "reassign_execute" => {
+            fields(&["reassignment", "throttle"])?;
+            let reassignment = req(path, obj, "reassignment", reassignment)?;
+            let mut throttle = None;
+            read_fields(path, obj, &mut [("throttle", Field::OptU64(&mut throttle))])?;
+            Action::ReassignExecute {
+                reassignment,
+                throttle,
+            }
+        }
+        "reassign_verify" | "reassign_cancel" => {
+            fields(&["reassignment"])?;
+            let reassignment = req(path, obj, "reassignment", reassignment)?;
+            if name == "reassign_verify" {
+                Action::ReassignVerify { reassignment }
+            } else {
+                Action::ReassignCancel { reassignment }
+            }
+        }
         other => {
             return Err(fail(
                 &tag_path,
@@ -776,6 +798,30 @@ fn timed_action(path: &str, v: &Value) -> R<TimedAction> {
         }
     };
     Ok(TimedAction { at: at_ms, action })
+}
+
+/// A reassignment file (`--reassignment-json-file`).
+fn reassignment(path: &str, v: &Value) -> R<Reassignment> {
+    let obj = object(path, v, "struct Reassignment")?;
+    known_fields(path, obj, &["version", "partitions"])?;
+    let mut version = 1;
+    read_fields(path, obj, &mut [("version", Field::U32(&mut version))])?;
+    Ok(Reassignment {
+        version,
+        partitions: req(path, obj, "partitions", |p, v| {
+            list_of(p, v, partition_reassignment)
+        })?,
+    })
+}
+
+fn partition_reassignment(path: &str, v: &Value) -> R<PartitionReassignment> {
+    let obj = object(path, v, "struct PartitionReassignment")?;
+    known_fields(path, obj, &["topic", "partition", "replicas"])?;
+    Ok(PartitionReassignment {
+        topic: req(path, obj, "topic", string_of)?,
+        partition: req(path, obj, "partition", u32_of)?,
+        replicas: req(path, obj, "replicas", |p, v| list_of(p, v, u32_of))?,
+    })
 }
 
 // ---------------------------------------------------------------------------------------
@@ -955,6 +1001,9 @@ impl Writer {
             Action::DumpLog { broker } => ("dump_log", Some(*broker)),
             Action::Note { .. } => ("note", None),
             Action::CancelProduce => ("cancel_produce", None),
+            Action::ReassignExecute { .. } => ("reassign_execute", None),
+            Action::ReassignVerify { .. } => ("reassign_verify", None),
+            Action::ReassignCancel { .. } => ("reassign_cancel", None),
         };
         self.key("action").str(tag);
         if let Some(b) = broker {
@@ -982,8 +1031,37 @@ impl Writer {
                 self.key("value").value(value);
             }
             Action::Note { text } => self.key("text").str(text),
+            Action::ReassignExecute {
+                reassignment,
+                throttle,
+            } => {
+                self.reassignment(reassignment);
+                if let Some(t) = throttle {
+                    self.key("throttle").u64(*t);
+                }
+            }
+            Action::ReassignVerify { reassignment } | Action::ReassignCancel { reassignment } => {
+                self.reassignment(reassignment)
+            }
             _ => {}
         }
+        self.close('}');
+    }
+
+    /// A reassignment file, as the tool writes one (`version`, then `partitions`).
+    fn reassignment(&mut self, r: &Reassignment) {
+        self.key("reassignment").open('{');
+        self.key("version").u64(r.version.into());
+        self.key("partitions").open('[');
+        for p in &r.partitions {
+            self.item();
+            self.open('{');
+            self.key("topic").str(&p.topic);
+            self.key("partition").u64(p.partition.into());
+            self.key("replicas").ids(&p.replicas);
+            self.close('}');
+        }
+        self.close(']');
         self.close('}');
     }
 

@@ -1279,6 +1279,12 @@ impl Sim {
             }
             Action::Note { text } => self.emit(Event::Caption { text: text.clone() }),
             Action::CancelProduce => self.producer_close_now(),
+            Action::ReassignExecute {
+                reassignment,
+                throttle,
+            } => self.reassign_execute(reassignment, *throttle)?,
+            Action::ReassignVerify { reassignment } => self.reassign_verify(reassignment)?,
+            Action::ReassignCancel { reassignment } => self.reassign_cancel(reassignment)?,
         }
         Ok(())
     }
