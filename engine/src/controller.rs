@@ -617,7 +617,9 @@ impl Controller {
             name.topic, name.partition
         );
         let bare = text.len();
-        if next.leader != before.leader {
+        // The leader field is set when it changes, and when a reassignment bumps the leader
+        // epoch of the same leader (triggerLeaderEpochBumpForReplicaReassignmentIfNeeded).
+        if next.leader != before.leader || next.leader_epoch != before.leader_epoch {
             match next.leader {
                 Some(l) => write!(text, ", leader={l}"),
                 None => write!(text, ", leader=none"),
@@ -2049,5 +2051,416 @@ mod tests {
         assert!(n.controller.records[4]
             .text
             .ends_with("[maybeElectUncleanLeaders]"));
+    }
+
+    // ---- reassignment ------------------------------------------------------------------
+
+    fn a(replicas: &[u32], adding: &[u32], removing: &[u32]) -> Assignment {
+        Assignment {
+            replicas: replicas.to_vec(),
+            adding: adding.to_vec(),
+            removing: removing.to_vec(),
+        }
+    }
+
+    /// PartitionReassignmentReplicasTest: testNoneAddedOrRemoved, testAdditions,
+    /// testRemovals, testAdditionsAndRemovals, testRearrangement, and the
+    /// maybeCompleteReassignment cases (testDoesNotCompleteReassignment,
+    /// testDoesNotCompleteReassignmentIfNoneOngoing, testDoesCompleteReassignmentAllNewReplicas,
+    /// testDoesCompleteReassignmentSomeNewReplicas,
+    /// testDoesNotCompleteReassignmentIfIsrDoesNotHaveAllTargetReplicas).
+    #[test]
+    fn partition_reassignment_replicas_as_kafka_computes_them() {
+        assert_eq!(
+            Assignment::reassign(&[3, 2, 1], &[3, 2, 1]),
+            a(&[3, 2, 1], &[], &[])
+        );
+        assert_eq!(
+            Assignment::reassign(&[3, 2, 1], &[3, 6, 2, 1, 5]),
+            a(&[3, 6, 2, 1, 5], &[5, 6], &[])
+        );
+        assert_eq!(
+            Assignment::reassign(&[3, 2, 1, 0], &[3, 1]),
+            a(&[3, 1, 0, 2], &[], &[0, 2])
+        );
+        assert_eq!(
+            Assignment::reassign(&[3, 2, 1, 0], &[7, 3, 1, 9]),
+            a(&[7, 3, 1, 9, 0, 2], &[7, 9], &[0, 2])
+        );
+        assert_eq!(
+            Assignment::reassign(&[3, 2, 1, 0], &[0, 1, 3, 2]),
+            a(&[0, 1, 3, 2], &[], &[])
+        );
+        let moving = Assignment::reassign(&[0, 1, 2], &[3, 4, 5]);
+        assert_eq!(moving.maybe_complete(&[0, 1, 2, 3, 4]), None);
+        assert_eq!(
+            moving.maybe_complete(&[0, 1, 2, 3, 4, 5]),
+            Some((vec![3, 4, 5], vec![3, 4, 5]))
+        );
+        assert_eq!(a(&[0, 1, 2], &[], &[]).maybe_complete(&[0, 1, 2]), None);
+        let some = Assignment::reassign(&[0, 1, 2], &[0, 1, 3]);
+        assert_eq!(
+            some.maybe_complete(&[0, 1, 2, 3]),
+            Some((vec![0, 1, 3], vec![0, 1, 3]))
+        );
+        assert_eq!(some.maybe_complete(&[3]), None);
+    }
+
+    /// PartitionChangeBuilderTest's FOO (replicas 2,1,3, ISR 2,1,3, leader 1, epochs
+    /// 100/200, broker 3 not an acceptable leader, min ISR 2) and BAR (replicas 1,2,3,4 with
+    /// 1 removing and 4 adding, ISR 1,2,3, leader 1).
+    fn foo() -> PartitionRegistration {
+        PartitionRegistration {
+            leader_epoch: 100,
+            partition_epoch: 200,
+            ..part(&[2, 1, 3], &[2, 1, 3], Some(1))
+        }
+    }
+
+    fn bar() -> PartitionRegistration {
+        PartitionRegistration {
+            leader_epoch: 100,
+            partition_epoch: 200,
+            removing_replicas: vec![1],
+            adding_replicas: vec![4],
+            ..part(&[1, 2, 3, 4], &[1, 2, 3], Some(1))
+        }
+    }
+
+    fn build(
+        p: &PartitionRegistration,
+        target_isr: &[u32],
+        assignment: Option<Assignment>,
+    ) -> Option<PartitionChange> {
+        let accept = |r: u32| r != 3;
+        build_partition_change(
+            p,
+            &ChangeRequest {
+                target_isr: target_isr.to_vec(),
+                election: Election::Online,
+                min_isr: 2,
+                elr_enabled: true,
+                unclean_shutdown_replicas: &[],
+                is_acceptable_leader: &accept,
+                assignment,
+            },
+        )
+    }
+
+    /// PartitionChangeBuilderTest.testReassignmentRearrangesReplicas,
+    /// testAddingReplicaReassignment, testRemovingReplicaReassignment,
+    /// testLeaderEpochBumpOnNewReplicaSetDisjoint, testIsrEnlargementCompletesReassignment
+    /// and testRevertReassignment: the registration each record leaves.
+    #[test]
+    fn the_builder_moves_replicas_as_partition_change_builder_does() {
+        // A reorder: only the replicas change; no leader epoch bump.
+        let c = build(
+            &foo(),
+            &[2, 1, 3],
+            Some(Assignment::reassign(&[2, 1, 3], &[3, 2, 1])),
+        )
+        .unwrap();
+        let want = PartitionRegistration {
+            replicas: vec![3, 2, 1],
+            partition_epoch: 201,
+            ..foo()
+        };
+        assert_eq!((c.next, c.new_leader), (want, None));
+        // Adding 4: the replicas 1,2,3,4 with 4 adding, the ISR and leader epoch as they were.
+        let adding = Assignment::reassign(&[2, 1, 3], &[1, 2, 3, 4]);
+        assert_eq!(adding, a(&[1, 2, 3, 4], &[4], &[]));
+        let c = build(&foo(), &[2, 1, 3], Some(adding)).unwrap();
+        assert_eq!(
+            c.next,
+            PartitionRegistration {
+                replicas: vec![1, 2, 3, 4],
+                adding_replicas: vec![4],
+                partition_epoch: 201,
+                ..foo()
+            }
+        );
+        // Removing 3, whose target replicas are all in the ISR: complete at once, 3 out of
+        // the replicas and the ISR, and a new leader epoch for the same leader.
+        let removing = Assignment::reassign(&[2, 1, 3], &[1, 2]);
+        assert_eq!(removing, a(&[1, 2, 3], &[], &[3]));
+        let c = build(&foo(), &[2, 1, 3], Some(removing)).unwrap();
+        assert_eq!(
+            c.next,
+            PartitionRegistration {
+                replicas: vec![1, 2],
+                isr: vec![2, 1],
+                leader_epoch: 101,
+                partition_epoch: 201,
+                ..foo()
+            }
+        );
+        assert_eq!(c.new_leader, None, "the same leader: no election");
+        // A replica set that drops 3 bumps the leader epoch (the record's leader is 1).
+        let c = build(&foo(), &[2, 1, 3], Some(a(&[2, 1, 4], &[], &[]))).unwrap();
+        assert_eq!((c.next.leader, c.next.leader_epoch), (Some(1), 101));
+        // BAR: the ISR growing to 1,2,3,4 completes it; leader 1 was removed, so 2 leads.
+        let c = build(&bar(), &[1, 2, 3, 4], None).unwrap();
+        assert_eq!(
+            c.next,
+            PartitionRegistration {
+                replicas: vec![2, 3, 4],
+                isr: vec![2, 3, 4],
+                leader: Some(2),
+                leader_epoch: 101,
+                partition_epoch: 201,
+                adding_replicas: vec![],
+                removing_replicas: vec![],
+                ..bar()
+            }
+        );
+        assert_eq!(c.new_leader, Some((Some(2), Some(ElectionKind::Clean))));
+        // PartitionReassignmentRevert(BAR): replicas 1,2,3, ISR 1,2,3 (4 was adding).
+        let c = build(&bar(), &[1, 2, 3], Some(a(&[1, 2, 3], &[], &[]))).unwrap();
+        assert_eq!(
+            c.next,
+            PartitionRegistration {
+                replicas: vec![1, 2, 3],
+                leader_epoch: 101,
+                partition_epoch: 201,
+                adding_replicas: vec![],
+                removing_replicas: vec![],
+                ..bar()
+            }
+        );
+    }
+
+    /// PartitionChangeBuilderTest.testStoppedLeaderIsDemotedAfterReassignmentCompletesEvenIfNoNewEligibleLeaders:
+    /// [0, 1] → [2, 3], leader 0; the ISR grows to 0,1,2,3 and no new replica may lead: the
+    /// reassignment completes with no leader (the removed leader is not left leading).
+    #[test]
+    fn a_removed_leader_is_demoted_even_with_no_new_leader() {
+        let p = PartitionRegistration {
+            adding_replicas: vec![2, 3],
+            removing_replicas: vec![0, 1],
+            ..part(&[2, 3, 0, 1], &[0, 1], Some(0))
+        };
+        let accept = |_: u32| false;
+        let c = build_partition_change(
+            &p,
+            &ChangeRequest {
+                target_isr: vec![0, 1, 2, 3],
+                election: Election::Online,
+                min_isr: 2,
+                elr_enabled: false,
+                unclean_shutdown_replicas: &[],
+                is_acceptable_leader: &accept,
+                assignment: None,
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            (c.next.replicas, c.next.isr, c.next.leader),
+            (vec![2, 3], vec![2, 3], None)
+        );
+        assert!(c.next.adding_replicas.is_empty() && c.next.removing_replicas.is_empty());
+        assert_eq!(c.next.leader_epoch, 1);
+    }
+
+    /// Brokers 0..=4 registered and unfenced, then broker 3 fenced; topic foo with four
+    /// partitions (1,2,3,4 / 0,1,2,3 / 4,3,1,0 / 2,3,4,1) and bar with one (4,3,2), each
+    /// ISR without 3 at partition epoch 1: ReplicationControlManagerTest's setup.
+    fn reassign_harness() -> (Controller, crate::effect::Locals) {
+        let lists: [&[u32]; 5] = [
+            &[1, 2, 3, 4],
+            &[0, 1, 2, 3],
+            &[4, 3, 1, 0],
+            &[2, 3, 4, 1],
+            &[4, 3, 2],
+        ];
+        let mut partitions = VecMap::new();
+        for (i, replicas) in lists.iter().enumerate() {
+            let tp = if i < 4 {
+                Tp {
+                    topic: 0,
+                    partition: i as u16,
+                }
+            } else {
+                Tp {
+                    topic: 1,
+                    partition: 0,
+                }
+            };
+            let mut p = PartitionRegistration::new(replicas.to_vec(), Some(replicas[0]));
+            p.isr.retain(|&r| r != 3);
+            p.partition_epoch = 1;
+            partitions.insert(tp, p);
+        }
+        let mut c = Controller::new(partitions, vec![1, 1]);
+        for id in 0..=4 {
+            c.register_at_start(id);
+        }
+        c.brokers.get_mut(&3).unwrap().fenced = true;
+        let locals =
+            crate::effect::Locals::with_topics(Config::default(), &[("foo", 4), ("bar", 1)], 0);
+        (c, locals)
+    }
+
+    /// ReplicationControlManagerTest.testCancelReassignPartitions: foo-0 to 1,2,4 completes at
+    /// once (3 is not in the ISR: replicas and ISR 1,2,4, leader epoch 1); foo-1 to 1,2,3,0 is
+    /// a reorder; foo-2 names unregistered brokers and foo-3 none (INVALID_REPLICA_ASSIGNMENT
+    /// with Kafka's messages); bar-0 to 1,2,3,4,0 adds 0 and 1. Cancelling foo-0 finds no
+    /// reassignment (NO_REASSIGNMENT_IN_PROGRESS); cancelling bar-0 reverts it to 2,3,4 (the
+    /// target's order without the adding replicas), ISR 4,2, with a leader epoch bump.
+    #[test]
+    fn reassignments_and_a_cancel_as_replication_control_manager_test_has_them() {
+        let (mut c, mut locals) = reassign_harness();
+        let foo = |p: u16| Tp {
+            topic: 0,
+            partition: p,
+        };
+        let bar = Tp {
+            topic: 1,
+            partition: 0,
+        };
+        let mut ctx = locals.ctx(0);
+        let results = c.on_alter_partition_reassignments(
+            &mut ctx,
+            &[
+                (foo(0), Some(vec![1, 2, 4])),
+                (foo(1), Some(vec![1, 2, 3, 0])),
+                (foo(2), Some(vec![5, 6, 7])),
+                (foo(3), Some(vec![])),
+                (bar, Some(vec![1, 2, 3, 4, 0])),
+            ],
+            &[0, 1, 2, 4],
+        );
+        let invalid = |m: &str| Err((ErrorCode::INVALID_REPLICA_ASSIGNMENT, m.to_string()));
+        assert_eq!(
+            results,
+            vec![
+                Ok(()),
+                Ok(()),
+                invalid("The manual partition assignment includes broker 5, but no such broker is registered."),
+                invalid("The manual partition assignment includes an empty replica list."),
+                Ok(()),
+            ]
+        );
+        let registration =
+            |replicas: &[u32], isr: &[u32], leader: u32, le: i32, pe: i32| PartitionRegistration {
+                isr: isr.to_vec(),
+                leader_epoch: le,
+                partition_epoch: pe,
+                ..PartitionRegistration::new(replicas.to_vec(), Some(leader))
+            };
+        assert_eq!(
+            c.partitions[&foo(0)],
+            registration(&[1, 2, 4], &[1, 2, 4], 1, 1, 2)
+        );
+        assert_eq!(
+            c.partitions[&foo(1)],
+            registration(&[1, 2, 3, 0], &[0, 1, 2], 0, 0, 2)
+        );
+        assert_eq!(
+            c.partitions[&bar],
+            PartitionRegistration {
+                adding_replicas: vec![0, 1],
+                ..registration(&[1, 2, 3, 4, 0], &[4, 2], 4, 0, 2)
+            }
+        );
+        let records: Vec<&str> = c.records[c.records.len() - 3..]
+            .iter()
+            .map(|r| r.text.as_str())
+            .collect();
+        assert_eq!(
+            records,
+            [
+                "PartitionChangeRecord(foo, partitionId=0, leader=1, replicas=[1,2,4]) leaderEpoch=1 partitionEpoch=2 [alterPartitionReassignments]",
+                "PartitionChangeRecord(foo, partitionId=1, replicas=[1,2,3,0]) leaderEpoch=0 partitionEpoch=2 [alterPartitionReassignments]",
+                "PartitionChangeRecord(bar, partitionId=0, replicas=[1,2,3,4,0], addingReplicas=[0,1]) leaderEpoch=0 partitionEpoch=2 [alterPartitionReassignments]",
+            ]
+        );
+        let image = c.image();
+        let effects = locals.take();
+        assert_effects(
+            &effects,
+            &[
+                metadata(0, &image),
+                metadata(1, &image),
+                metadata(2, &image),
+                metadata(4, &image),
+            ],
+        );
+        let mut ctx = locals.ctx(10);
+        let results =
+            c.on_alter_partition_reassignments(&mut ctx, &[(foo(0), None), (bar, None)], &[4]);
+        assert_eq!(
+            results,
+            vec![
+                Err((
+                    ErrorCode::NO_REASSIGNMENT_IN_PROGRESS,
+                    "No partition reassignment is in progress.".to_string()
+                )),
+                Ok(())
+            ]
+        );
+        assert_eq!(
+            c.partitions[&bar],
+            registration(&[2, 3, 4], &[4, 2], 4, 1, 3)
+        );
+    }
+
+    /// ReplicationControlManager.alterPartition: an ISR expansion that completes a
+    /// reassignment moving the leader off its broker elects another and answers the old
+    /// leader NEW_LEADER_ELECTED; its registration leaves 1 out of the replicas and the ISR.
+    #[test]
+    fn an_alter_partition_completing_a_reassignment_that_moves_the_leader_answers_new_leader_elected(
+    ) {
+        let mut n = Harness::new(Config::default());
+        // 1,2,3 → 2,3,4: 4 adding, 1 removing, leader 1.
+        n.controller.register_at_start(4);
+        let mut ctx = n.locals.ctx(0);
+        let r = n.controller.on_alter_partition_reassignments(
+            &mut ctx,
+            &[(TP0, Some(vec![2, 3, 4]))],
+            &[],
+        );
+        assert_eq!(r, vec![Ok(())]);
+        let p = n.controller.partitions[&TP0].clone();
+        assert_eq!(
+            (
+                &p.replicas,
+                &p.adding_replicas,
+                &p.removing_replicas,
+                p.partition_epoch
+            ),
+            (&vec![2, 3, 4, 1], &vec![4], &vec![1], 1)
+        );
+        n.locals.take();
+        let request = Payload::AlterPartition {
+            request_id: 9,
+            broker_epoch: 0,
+            partitions: vec![crate::network::AlterPartitionData {
+                tp: TP0,
+                leader_epoch: 0,
+                partition_epoch: 1,
+                new_isr: vec![(1, 0), (2, 1), (3, 2), (4, 4)],
+            }],
+        };
+        let effects = n.run(|c, ctx| c.on_message(ctx, Node::Broker(1), request, &[]));
+        let p = n.controller.partitions[&TP0].clone();
+        assert_eq!(
+            (
+                &p.replicas,
+                &p.isr,
+                p.leader,
+                p.leader_epoch,
+                p.partition_epoch
+            ),
+            (&vec![2, 3, 4], &vec![2, 3, 4], Some(2), 1, 2)
+        );
+        assert!(!p.is_reassigning());
+        let Some(Effect::Send {
+            payload: Payload::AlterPartitionResponse { partitions, .. },
+            ..
+        }) = effects.last()
+        else {
+            panic!("{effects:?}")
+        };
+        assert_eq!(partitions[0].error, ErrorCode::NEW_LEADER_ELECTED);
     }
 }

@@ -2,6 +2,9 @@
 //!
 //! - every replica: log start ≤ HW ≤ LEO;
 //! - the leader is in the ISR; ISR and ELR are within the assignment and disjoint;
+//! - a reassignment's adding and removing replicas are distinct replicas, and not all of
+//!   them are removed; a running broker holds no replica (role or log) of a partition its
+//!   metadata no longer gives it;
 //! - leader and partition epochs only rise; every epoch cache is ordered;
 //! - the leader's HW never falls during its leadership, and is never above the LEO of a
 //!   member of its ISR;
@@ -62,6 +65,25 @@ impl InvariantState {
             for (&tp, part) in &b.partitions {
                 check_log(topics.name(tp), b.id, &part.log, &mut found);
             }
+            // A running broker holds nothing of a partition its own metadata does not give
+            // it (ReplicaManager.applyDelta deletes it; a stray log goes at the start): the
+            // image and the broker's partitions list the same keys, so they are walked side
+            // by side.
+            let Some(m) = b.metadata.as_deref().filter(|_| processes[&b.id].is_up()) else {
+                continue;
+            };
+            for ((&tp, reg), part) in m.partitions.iter().zip(b.partitions.values()) {
+                debug_assert_eq!(tp, part.tp);
+                let holds = !matches!(part.role, Role::None) || part.log.log_end_offset() > 0;
+                if holds && !reg.replicas.contains(&b.id) {
+                    found.push(format!(
+                        "{}: broker {} still holds a replica its metadata does not give it (replicas {})",
+                        topics.name(tp),
+                        b.id,
+                        List(&reg.replicas)
+                    ));
+                }
+            }
         }
         for (&tp, p) in &controller.partitions {
             let name = topics.name(tp);
@@ -96,6 +118,23 @@ impl InvariantState {
                 "{name}: ISR {} or ELR {} outside the replicas {}",
                 List(&p.isr),
                 List(&p.elr),
+                List(&p.replicas)
+            ));
+        }
+        // A reassignment's lists (PartitionReassignmentReplicas): adding and removing are
+        // replicas, never both, and some replica stays.
+        let (adding, removing) = (&p.adding_replicas, &p.removing_replicas);
+        if adding
+            .iter()
+            .chain(removing)
+            .any(|r| !p.replicas.contains(r))
+            || adding.iter().any(|r| removing.contains(r))
+            || removing.len() >= p.replicas.len()
+        {
+            found.push(format!(
+                "{name}: adding {} and removing {} do not fit the replicas {}",
+                List(adding),
+                List(removing),
                 List(&p.replicas)
             ));
         }

@@ -365,7 +365,8 @@ pub(crate) fn throttled_replicas(moves: &[PartitionMove], topic: u16, leader: bo
     let mut items: Vec<String> = Vec::new();
     for m in moves.iter().filter(|m| m.tp.topic == topic) {
         let ids = if leader { &m.sources } else { &m.destinations };
-        for b in ids {
+        // calculateFollowerThrottles: "if (!move.sources.contains(destination))".
+        for b in ids.iter().filter(|b| leader || !m.sources.contains(b)) {
             let item = format!("{}:{b}", m.tp.partition);
             let at = items.partition_point(|x| *x < item);
             if items.get(at) != Some(&item) {
@@ -468,5 +469,57 @@ impl Controller {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(partition: u16, sources: &[BrokerId], destinations: &[BrokerId]) -> PartitionMove {
+        PartitionMove {
+            tp: Tp {
+                topic: 0,
+                partition,
+            },
+            sources: sources.to_vec(),
+            destinations: destinations.to_vec(),
+        }
+    }
+
+    /// ReassignPartitionsCommandTest.testCalculateLeaderThrottles / FollowerThrottles: a
+    /// TreeSet<String> per topic, so `10:1` sorts before `2:1`; a destination that is also a
+    /// source is not throttled as a follower.
+    #[test]
+    fn throttled_replicas_are_the_tools_sorted_strings() {
+        let moves = [
+            m(0, &[1, 2], &[3]),
+            m(10, &[1], &[4]),
+            m(2, &[5, 1], &[1, 6]),
+        ];
+        assert_eq!(throttled_replicas(&moves, 0, true), "0:1,0:2,10:1,2:1,2:5");
+        // Broker 1 is a destination of partition 2 and a source too: not a follower throttle.
+        assert_eq!(throttled_replicas(&moves, 0, false), "0:3,10:4,2:6");
+        assert_eq!(
+            throttled_replicas(&moves, 1, true),
+            "",
+            "no move of topic 1"
+        );
+    }
+
+    /// java.util.HashSet<String>'s order, worked by hand: "move".hashCode() = 3357649 =
+    /// 0x333BD1, spread 0x333BD1 ^ 0x33 = 0x333BE2, bucket 2 of 16; "orders" 3286196965,
+    /// bucket 10; "bar" 97299 = 0x17C13, 0x17C13 ^ 0x1 = 0x17C12, bucket 2 (after "move").
+    #[test]
+    fn topics_come_in_java_hash_set_order() {
+        assert_eq!(java_hash_set_order(&["orders", "move"]), vec![1, 0]);
+        assert_eq!(
+            java_hash_set_order(&["move", "bar", "orders"]),
+            vec![0, 1, 2]
+        );
+        assert_eq!(
+            java_hash_set_order(&["orders", "bar", "move"]),
+            vec![1, 2, 0]
+        );
     }
 }
