@@ -322,6 +322,37 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_reassignments_lists_and_a_replica_left_behind_are_found() {
+        let mut sim = sim();
+        let mut checker = super::InvariantState::default();
+        assert_eq!(check(&mut checker, &sim), Vec::<String>::new());
+        // Adding a broker that is not a replica, and removing every replica.
+        let p = &mut sim.controller.partitions[&TP0];
+        p.adding_replicas = vec![4];
+        p.removing_replicas = vec![1, 2, 3];
+        assert_eq!(
+            check(&mut checker, &sim),
+            ["rep-0: adding [4] and removing [1, 2, 3] do not fit the replicas [1, 2, 3]"]
+        );
+        let p = &mut sim.controller.partitions[&TP0];
+        p.adding_replicas = vec![];
+        assert_eq!(
+            check(&mut checker, &sim),
+            ["rep-0: adding [] and removing [1, 2, 3] do not fit the replicas [1, 2, 3]"],
+            "some replica stays"
+        );
+        sim.controller.partitions[&TP0].removing_replicas = vec![];
+        // Broker 3's metadata no longer lists it, but it still follows with its log.
+        let mut image = (**sim.brokers[&3].metadata.as_ref().unwrap()).clone();
+        image.partitions[&TP0].replicas = vec![1, 2];
+        sim.brokers[&3].metadata = Some(std::sync::Arc::new(image));
+        assert_eq!(
+            check(&mut checker, &sim),
+            ["rep-0: broker 3 still holds a replica its metadata does not give it (replicas [1, 2])"]
+        );
+    }
+
+    #[test]
     fn an_idempotent_batch_appended_twice_is_found() {
         // ProducerStateManager keeps a retried batch from being appended again; this checks
         // the check: the same (producerId, epoch, sequence) written at two offsets.
