@@ -1604,3 +1604,142 @@ mod many_partitions {
             .collect()
     }
 }
+
+/// Reassignment on the broker: ReplicaManager.applyDelta with a replica set that drops or
+/// adds this broker, and Partition.updateAssignmentAndIsr on the leader. Broker 1 leads
+/// replicas 1,2 with three committed records; each test gives one broker one metadata image.
+mod reassignment {
+    use super::*;
+    use crate::event::Event;
+
+    fn sim() -> Sim {
+        let s = Scenario::from_json(
+            r#"{"assignment":[1,2],"timeline":[{"at":100,"action":"produce","acks":"all","values":["a","b","c"]}]}"#,
+        )
+        .expect("scenario");
+        let mut sim = Sim::new(&s).expect("sim");
+        sim.advance_to(2_000);
+        sim
+    }
+
+    /// Broker `b`'s image with the partition changed by `f` (and a newer offset).
+    fn image(
+        sim: &Sim,
+        b: BrokerId,
+        f: impl FnOnce(&mut PartitionRegistration),
+    ) -> Arc<MetadataImage> {
+        let mut image = (**sim.brokers[&b].metadata.as_ref().expect("metadata")).clone();
+        image.offset += 1;
+        f(&mut image.partitions[&TP0]);
+        Arc::new(image)
+    }
+
+    fn deleted(sim: &Sim) -> Vec<(BrokerId, bool)> {
+        sim.trace_events()
+            .filter_map(|e| match e.event() {
+                Event::ReplicaDeleted { broker, stray, .. } => Some((*broker, *stray)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// ReplicaManagerTest.testDeltaFollowerToNotReplica: the follower's partition is in the
+    /// delta's deletes; its fetcher stops, the partition and its log are gone.
+    #[test]
+    fn a_follower_dropped_from_the_replicas_deletes_its_replica() {
+        let mut sim = sim();
+        assert_eq!(sim.brokers[&2].log(TP0).log_end_offset(), 3);
+        let image = image(&sim, 2, |p| {
+            (p.replicas, p.isr, p.leader_epoch, p.partition_epoch) = (vec![1, 3], vec![1, 3], 1, 2);
+        });
+        on_broker(&mut sim, 2, |b, ctx| b.apply_metadata(ctx, image));
+        let p = sim.brokers[&2].partition(TP0);
+        assert_eq!(p.role, Role::None);
+        assert_eq!(p.log, ReplicaLog::default(), "the log is deleted");
+        assert_eq!(deleted(&sim), [(2, false)]);
+        assert!(
+            crate::fetcher::ReplicaFetcher::live_threads(
+                &sim.topics,
+                &sim.config,
+                &sim.brokers[&2].partitions
+            )
+            .is_empty(),
+            "no fetcher thread is left"
+        );
+    }
+
+    /// ReplicaManagerTest.testDeltaLeaderToNotReplica: the leader dropped from the replicas
+    /// (a reassignment that moved the leadership to 2) removes its partition too.
+    #[test]
+    fn a_leader_dropped_from_the_replicas_deletes_its_replica() {
+        let mut sim = sim();
+        let image = image(&sim, 1, |p| {
+            (
+                p.replicas,
+                p.isr,
+                p.leader,
+                p.leader_epoch,
+                p.partition_epoch,
+            ) = (vec![2, 3], vec![2, 3], Some(2), 1, 2);
+        });
+        on_broker(&mut sim, 1, |b, ctx| b.apply_metadata(ctx, image));
+        let p = sim.brokers[&1].partition(TP0);
+        assert_eq!((&p.role, p.log.log_end_offset()), (&Role::None, 0));
+        assert_eq!(deleted(&sim), [(1, false)]);
+    }
+
+    /// LogManager.isStrayKraftReplica: a broker that restarts with a log of a partition the
+    /// first image it reads does not give it treats the log as stray.
+    #[test]
+    fn a_log_found_at_a_start_for_a_partition_moved_away_is_stray() {
+        let mut sim = sim();
+        let image = image(&sim, 2, |p| {
+            (p.replicas, p.isr, p.leader_epoch, p.partition_epoch) = (vec![1, 3], vec![1, 3], 1, 2);
+        });
+        on_broker(&mut sim, 2, |b, _| b.lose_memory());
+        assert_eq!(
+            sim.brokers[&2].log(TP0).log_end_offset(),
+            3,
+            "the files stay"
+        );
+        on_broker(&mut sim, 2, |b, ctx| b.apply_metadata(ctx, image));
+        assert_eq!(sim.brokers[&2].log(TP0).log_end_offset(), 0);
+        assert_eq!(deleted(&sim), [(2, true)]);
+    }
+
+    /// Partition.makeLeader at the same leader epoch → updateAssignmentAndIsr: a new replica
+    /// (reassignment's adding 3) joins the leader's followers with ReplicaState.EMPTY (LEO
+    /// unknown, never caught up), so its fetch from offset 0 is served; the others keep
+    /// their state.
+    #[test]
+    fn the_leader_takes_an_adding_replica_into_its_followers() {
+        let mut sim = sim();
+        let follower_2 = sim.brokers[&1]
+            .partition(TP0)
+            .leader_state()
+            .expect("leads")
+            .remote[&2]
+            .clone();
+        let image = image(&sim, 1, |p| {
+            (p.replicas, p.adding_replicas, p.partition_epoch) = (vec![1, 2, 3], vec![3], 1);
+        });
+        on_broker(&mut sim, 1, |b, ctx| b.apply_metadata(ctx, image));
+        let l = sim.brokers[&1]
+            .partition(TP0)
+            .leader_state()
+            .expect("still leads");
+        assert_eq!((l.leader_epoch, l.partition_epoch), (0, 1));
+        assert_eq!(l.replicas, vec![1, 2, 3]);
+        assert_eq!(l.remote[&2], follower_2);
+        let added = &l.remote[&3];
+        assert_eq!(
+            (
+                added.log_end_offset,
+                added.last_caught_up_time_ms,
+                added.broker_epoch
+            ),
+            (None, 0, None)
+        );
+        assert_eq!(deleted(&sim), []);
+    }
+}
