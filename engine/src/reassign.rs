@@ -35,7 +35,8 @@ fn plural(n: usize) -> &'static str {
 }
 
 impl Sim {
-    /// One line the tool printed.
+    /// One line the tool printed (not inlined: a dozen call sites).
+    #[inline(never)]
     fn reassign_line(&mut self, line: String) {
         self.emit(Event::ToolOutput {
             tool: Tool::ReassignPartitions,
@@ -165,8 +166,8 @@ impl Sim {
             .map(|(tp, replicas)| (*tp, Some(replicas.clone())))
             .collect();
         let errors = self.controller_reassign(&request);
-        let tps: Vec<Tp> = targets.iter().map(|(tp, _)| *tp).collect();
         if errors.is_empty() {
+            let tps: Vec<Tp> = targets.iter().map(|(tp, _)| *tp).collect();
             let line = format!(
                 "Successfully started partition reassignment{} for {}",
                 plural(tps.len()),
@@ -175,13 +176,18 @@ impl Sim {
             self.reassign_line(line);
         } else {
             // A TerseException: its message alone.
-            self.reassign_line("Error reassigning partition(s):".to_string());
-            for (tp, message) in errors {
-                let line = format!("{}: {message}", self.topics.name(tp));
-                self.reassign_line(line);
-            }
+            self.error_lines("Error reassigning partition(s):".to_string(), errors);
         }
         Ok(())
+    }
+
+    /// A TerseException's lines: `header`, then each refused partition with its message.
+    fn error_lines(&mut self, header: String, errors: Vec<(Tp, String)>) {
+        self.reassign_line(header);
+        for (tp, message) in errors {
+            let line = format!("{}: {message}", self.topics.name(tp));
+            self.reassign_line(line);
+        }
     }
 
     /// `--verify` (verifyAssignment): each partition's state, then, when no reassignment is
@@ -238,14 +244,11 @@ impl Sim {
             let errors = self.controller_reassign(&cancel);
             if !errors.is_empty() {
                 // A TerseException: the throttles stay.
-                self.reassign_line(format!(
+                let header = format!(
                     "Error cancelling partition reassignment{} for:",
                     plural(errors.len())
-                ));
-                for (tp, message) in errors {
-                    let line = format!("{}: {message}", self.topics.name(tp));
-                    self.reassign_line(line);
-                }
+                );
+                self.error_lines(header, errors);
                 return Ok(());
             }
             let tps: Vec<Tp> = cancel.iter().map(|(tp, _)| *tp).collect();
@@ -367,14 +370,22 @@ pub(crate) fn throttled_replicas(moves: &[PartitionMove], topic: u16, leader: bo
         let ids = if leader { &m.sources } else { &m.destinations };
         // calculateFollowerThrottles: "if (!move.sources.contains(destination))".
         for b in ids.iter().filter(|b| leader || !m.sources.contains(b)) {
-            let item = format!("{}:{b}", m.tp.partition);
+            let item = format!("{}:{b}", u32::from(m.tp.partition));
             let at = items.partition_point(|x| *x < item);
             if items.get(at) != Some(&item) {
                 items.insert(at, item);
             }
         }
     }
-    items.join(",")
+    // Joined by hand: `join` brings a generic copy loop of its own into the wasm.
+    let mut out = String::new();
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(item);
+    }
+    out
 }
 
 /// The iteration order of a `java.util.HashSet<String>` filled with `names` in order (its

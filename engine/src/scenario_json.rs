@@ -773,7 +773,7 @@ fn timed_action(path: &str, v: &Value) -> R<TimedAction> {
         "cancel_produce" => Action::CancelProduce,
         "reassign_execute" => {
             fields(&["reassignment", "throttle"])?;
-            let reassignment = req(path, obj, "reassignment", reassignment)?;
+            let reassignment = reassignment(path, obj)?;
             let mut throttle = None;
             read_fields(path, obj, &mut [("throttle", Field::OptU64(&mut throttle))])?;
             Action::ReassignExecute {
@@ -783,7 +783,7 @@ fn timed_action(path: &str, v: &Value) -> R<TimedAction> {
         }
         "reassign_verify" | "reassign_cancel" => {
             fields(&["reassignment"])?;
-            let reassignment = req(path, obj, "reassignment", reassignment)?;
+            let reassignment = reassignment(path, obj)?;
             if name == "reassign_verify" {
                 Action::ReassignVerify { reassignment }
             } else {
@@ -800,28 +800,50 @@ fn timed_action(path: &str, v: &Value) -> R<TimedAction> {
     Ok(TimedAction { at: at_ms, action })
 }
 
-/// A reassignment file (`--reassignment-json-file`).
-fn reassignment(path: &str, v: &Value) -> R<Reassignment> {
-    let obj = object(path, v, "struct Reassignment")?;
+/// An action's `reassignment`: a reassignment file (`--reassignment-json-file`). Its
+/// members are read by `read_fields` after `required` (no reader generic over their types).
+fn reassignment(action: &str, action_obj: &Obj) -> R<Reassignment> {
+    let path = &at(action, "reassignment");
+    let obj = object(
+        path,
+        required(action, action_obj, "reassignment")?,
+        "struct Reassignment",
+    )?;
     known_fields(path, obj, &["version", "partitions"])?;
-    let mut version = 1;
-    read_fields(path, obj, &mut [("version", Field::U32(&mut version))])?;
-    Ok(Reassignment {
-        version,
-        partitions: req(path, obj, "partitions", |p, v| {
-            list_of(p, v, partition_reassignment)
-        })?,
-    })
-}
-
-fn partition_reassignment(path: &str, v: &Value) -> R<PartitionReassignment> {
-    let obj = object(path, v, "struct PartitionReassignment")?;
-    known_fields(path, obj, &["topic", "partition", "replicas"])?;
-    Ok(PartitionReassignment {
-        topic: req(path, obj, "topic", string_of)?,
-        partition: req(path, obj, "partition", u32_of)?,
-        replicas: req(path, obj, "replicas", |p, v| list_of(p, v, u32_of))?,
-    })
+    let partitions_path = &at(path, "partitions");
+    let list = required(path, obj, "partitions")?;
+    let Value::Array(items) = list else {
+        return Err(invalid_type(partitions_path, list, "a sequence"));
+    };
+    let mut r = Reassignment {
+        version: 1,
+        partitions: Vec::with_capacity(items.len()),
+    };
+    read_fields(path, obj, &mut [("version", Field::U32(&mut r.version))])?;
+    for (i, item) in items.iter().enumerate() {
+        let p = &indexed(partitions_path, i);
+        let obj = object(p, item, "struct PartitionReassignment")?;
+        known_fields(p, obj, &["topic", "partition", "replicas"])?;
+        let mut entry = PartitionReassignment {
+            topic: String::new(),
+            partition: 0,
+            replicas: Vec::new(),
+        };
+        for name in ["topic", "partition", "replicas"] {
+            required(p, obj, name)?;
+        }
+        read_fields(
+            p,
+            obj,
+            &mut [
+                ("topic", Field::Str(&mut entry.topic)),
+                ("partition", Field::U32(&mut entry.partition)),
+                ("replicas", Field::Ids(&mut entry.replicas)),
+            ],
+        )?;
+        r.partitions.push(entry);
+    }
+    Ok(r)
 }
 
 // ---------------------------------------------------------------------------------------
