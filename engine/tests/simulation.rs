@@ -23,9 +23,12 @@ use watermark_engine::{Action, Config, Scenario, Sim};
 /// … lost by a clean election" that no real leader lost: the committed history believed a
 /// zombie leader's HW, and a frozen broker applied a min.insync.replicas change before it
 /// could have read it (52220, 52893).
+/// 1000160: found with issue 14's random reassignments: a follower's fetcher thread whose
+/// request's partitions all moved to other leaders while it was out never fetched the
+/// partition that joined it meanwhile (the thread now fetches again, as doWork does).
 const REGRESSIONS: &[u64] = &[
     18, 21, 71, 236, 648, 750, 1179, 1285, 2657, 2874, 11125, 12885, 15574, 19440, 34987, 52220,
-    52893, 53329, 68830,
+    52893, 53329, 68830, 1000160,
 ];
 
 const FAULT_PHASE_MS: u64 = 90_000;
