@@ -1460,6 +1460,49 @@ mod many_partitions {
         }
     }
 
+    /// AbstractFetcherThread.doWork builds the next fetch from every partition the thread
+    /// holds: t-1 joins thread 0 of leader 3 while its request for t-0 is out (so it waits
+    /// for that answer), then t-0 moves back to leader 1; the answer for t-0 (no longer the
+    /// thread's) still leads to a fetch of t-1 from leader 3 (seed 1000160 of the simulation).
+    #[test]
+    fn a_partition_that_joined_a_thread_is_fetched_after_the_answer_of_partitions_that_left() {
+        let mut n = Node::formed(2, 1);
+        let image_with = |offset: u64, moves: &[(Tp, BrokerId, i32)]| {
+            let mut image = image();
+            image.offset += offset;
+            for &(tp, leader, epoch) in moves {
+                let p = &mut image.partitions[&tp];
+                (p.leader, p.leader_epoch, p.partition_epoch) = (Some(leader), epoch, epoch);
+            }
+            Arc::new(image)
+        };
+        n.now = 100;
+        let a = n.run(|b, ctx| b.apply_metadata(ctx, image_with(1, &[(T0, 3, 1)])));
+        let sent = n.send_fetches(&a);
+        assert_eq!(Node::fetches(&sent), [(3, 0, vec![T0])]);
+        let Some(Effect::Send {
+            payload: Payload::Fetch { fetch_id, .. },
+            ..
+        }) = sent.iter().find(|e| matches!(e, Effect::Send { .. }))
+        else {
+            panic!("{sent:?}")
+        };
+        let fetch_id = *fetch_id;
+        let b = n.run(|b, ctx| b.apply_metadata(ctx, image_with(2, &[(T0, 3, 1), (T1, 3, 1)])));
+        assert!(
+            Node::fetches(&n.send_fetches(&b)).is_empty(),
+            "t-1 waits for the answer of thread 0's request"
+        );
+        let c = n.run(|b, ctx| b.apply_metadata(ctx, image_with(3, &[(T0, 1, 2), (T1, 3, 1)])));
+        n.send_fetches(&c);
+        let answer = Payload::FetchResponse {
+            fetch_id,
+            partitions: vec![n.broker.partition(T0).fetch_error(ErrorCode::NONE)],
+        };
+        let after = n.run(|b, ctx| b.on_message(ctx, crate::types::Node::Broker(3), answer));
+        assert_eq!(Node::fetches(&n.send_fetches(&after)), [(3, 0, vec![T1])]);
+    }
+
     /// AbstractFetcherThread.buildFetch: one thread (num.replica.fetchers=1) fetches both
     /// partitions from leader 1 in one request.
     #[test]
