@@ -9,6 +9,14 @@
 //!
 //! Where the tool prints a blank line (around the rollback JSON, and `--verify`'s empty list
 //! of log-directory moves) the transcript has none: a transcript line is never blank.
+//!
+//! Article 004's Kafka 4.x transcript (lab step 5) quotes three lines, `Successfully started
+//! partition reassignment for move-0`, `Reassignment of partition move-0 is completed.` and
+//! the describe line; they are printed here byte for byte. The article leaves out the tool's
+//! other lines (the rollback file, `Status of partition reassignment:`, the throttle lines),
+//! which are printed as trunk's ReassignPartitionsCommand prints them: no line of the article
+//! differs from the source. Its describe line joins the fields with two spaces and leaves out
+//! `Elr:`; `describe` keeps the one-space line every preset prints (see the preset test).
 
 use crate::controller::Controller;
 use crate::error::ScenarioError;
