@@ -528,14 +528,17 @@ impl Broker {
         {
             return;
         }
+        // The first image this process applies: what its logs hold that the image does not
+        // give it is a stray log (LogManager.isStrayKraftReplica, at the start).
+        let first = self.metadata.is_none();
         self.metadata = Some(image.clone());
         for (tp, p) in &image.partitions {
-            self.apply_partition(ctx, *tp, p);
+            self.apply_partition(ctx, *tp, p, first);
         }
     }
 
     /// One partition's registration from a newer image.
-    fn apply_partition(&mut self, ctx: &mut Ctx, tp: Tp, p: &PartitionRegistration) {
+    fn apply_partition(&mut self, ctx: &mut Ctx, tp: Tp, p: &PartitionRegistration, first: bool) {
         let Some(partition) = self.partitions.get_mut(&tp) else {
             return;
         };
@@ -548,6 +551,14 @@ impl Broker {
         };
         debug_assert!(p.leader_epoch >= known_epoch, "{p:?} after {known_epoch}");
         if !p.replicas.contains(&self.id) {
+            let log = &partition.log;
+            let holds = !matches!(partition.role, Role::None)
+                || log.log_end_offset() > 0
+                || !log.epoch_cache.entries.is_empty()
+                || log.hw_checkpoint.is_some();
+            if holds {
+                self.delete_replica(ctx, tp, p, first);
+            }
             return;
         }
         if p.leader == Some(self.id) {
@@ -593,6 +604,30 @@ impl Broker {
                 FetcherRemovedReason::ControlledShutdownNotInIsr,
             );
         }
+    }
+
+    /// This broker is no longer a replica of `tp`. ReplicaManager.applyDelta: the partition
+    /// is in the delta's deletes (TopicDelta.localChanges: the new registration does not
+    /// list the broker, the previous one did), so stopPartitions stops its fetcher, the
+    /// partition leaves, and its log is deleted (deleteLocalLog); what waits for it as a
+    /// leader is answered NOT_LEADER_OR_FOLLOWER. On the first image after a start the log
+    /// is a stray one (LogManager.isStrayKraftReplica) and is moved aside: in both cases this
+    /// broker holds nothing of `tp` any more.
+    fn delete_replica(&mut self, ctx: &mut Ctx, tp: Tp, p: &PartitionRegistration, stray: bool) {
+        let host = host!(self);
+        let partition = &mut self.partitions[&tp];
+        partition.abandon(ctx, &host);
+        partition.role = Role::None;
+        partition.log.wipe();
+        self.delayed_fetches
+            .retain(|d| d.partitions.iter().all(|(t, _, _)| *t != tp));
+        self.alter_partition.unsent.remove(&tp);
+        ctx.emit(Event::ReplicaDeleted {
+            broker: self.id,
+            tp: ctx.tp_name(tp),
+            replicas: p.replicas.clone(),
+            stray,
+        });
     }
 
     // ---- ReplicaManager.fetchMessages and the DelayedFetch purgatory -------------------

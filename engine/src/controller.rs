@@ -59,6 +59,62 @@ pub struct ChangeRequest<'a> {
     /// The LeaderAcceptor: is this broker an acceptable leader (registered, unfenced, not in
     /// controlled shutdown)?
     pub is_acceptable_leader: &'a dyn Fn(BrokerId) -> bool,
+    /// setTargetReplicas / setTargetAdding / setTargetRemoving; None keeps the partition's.
+    pub assignment: Option<Assignment>,
+}
+
+/// A partition's replicas with the reassignment's adding and removing lists, as
+/// PartitionReassignmentReplicas holds them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Assignment {
+    pub replicas: Vec<BrokerId>,
+    pub adding: Vec<BrokerId>,
+    pub removing: Vec<BrokerId>,
+}
+
+impl Assignment {
+    /// The partition's own (the builder's starting point).
+    pub fn of(part: &PartitionRegistration) -> Assignment {
+        Assignment {
+            replicas: part.replicas.clone(),
+            adding: part.adding_replicas.clone(),
+            removing: part.removing_replicas.clone(),
+        }
+    }
+
+    /// PartitionReassignmentReplicas(currentAssignment, targetAssignment): removing is
+    /// current − target and adding target − current, each a TreeSet (ascending); the replicas
+    /// are the target's followed by the removing ones.
+    pub fn reassign(current: &[BrokerId], target: &[BrokerId]) -> Assignment {
+        let removing = crate::sort::sorted_ids(&ids_where(current, &|r| !target.contains(&r)));
+        let adding = crate::sort::sorted_ids(&ids_where(target, &|r| !current.contains(&r)));
+        let mut replicas = target.to_vec();
+        replicas.extend_from_slice(&removing);
+        Assignment {
+            replicas,
+            adding,
+            removing,
+        }
+    }
+
+    /// PartitionReassignmentReplicas.maybeCompleteReassignment: with a reassignment in
+    /// progress, the replicas and ISR it leaves once every target replica is in
+    /// `target_isr` (the removing replicas taken out of both), if it can complete now.
+    pub fn maybe_complete(
+        &self,
+        target_isr: &[BrokerId],
+    ) -> Option<(Vec<BrokerId>, Vec<BrokerId>)> {
+        if self.adding.is_empty() && self.removing.is_empty() {
+            return None;
+        }
+        let keep = |r: BrokerId| !self.removing.contains(&r);
+        let isr = ids_where(target_isr, &keep);
+        let replicas = ids_where(&self.replicas, &keep);
+        if isr.is_empty() || replicas.is_empty() || replicas.iter().any(|r| !isr.contains(r)) {
+            return None;
+        }
+        Some((replicas, isr))
+    }
 }
 
 /// PartitionChangeBuilder.build for one partition. Returns None when nothing changes.
@@ -69,6 +125,20 @@ pub fn build_partition_change(
     let mut target_isr = req.target_isr.clone();
     let mut target_elr = part.elr.clone();
     let mut target_last_known_elr = part.last_known_elr.clone();
+    let mut target = req
+        .assignment
+        .clone()
+        .unwrap_or_else(|| Assignment::of(part));
+
+    // completeReassignmentIfNeeded: every target replica in the ISR ends the reassignment.
+    if let Some((replicas, isr)) = target.maybe_complete(&target_isr) {
+        target = Assignment {
+            replicas,
+            adding: vec![],
+            removing: vec![],
+        };
+        target_isr = isr;
+    }
 
     // maybePopulateTargetElr
     if req.elr_enabled {
@@ -110,12 +180,12 @@ pub fn build_partition_change(
         .is_some_and(|l| is_valid_new_leader(l, &target_isr, &target_elr));
     let (elected, unclean): (Option<BrokerId>, bool) = match req.election {
         Election::Preferred => {
-            let preferred = part.replicas[0];
+            let preferred = target.replicas[0];
             if is_valid_new_leader(preferred, &target_isr, &target_elr) {
                 (Some(preferred), false)
             } else if current_valid {
                 (part.leader, false)
-            } else if let Some(r) = part
+            } else if let Some(r) = target
                 .replicas
                 .iter()
                 .skip(1)
@@ -132,7 +202,7 @@ pub fn build_partition_change(
         Election::Online | Election::Unclean => {
             if current_valid {
                 (part.leader, false)
-            } else if let Some(r) = part
+            } else if let Some(r) = target
                 .replicas
                 .iter()
                 .copied()
@@ -142,7 +212,7 @@ pub fn build_partition_change(
             } else if can_elect_last_known {
                 (Some(part.last_known_elr[0]), true)
             } else if req.election == Election::Unclean {
-                match part
+                match target
                     .replicas
                     .iter()
                     .copied()
@@ -186,6 +256,14 @@ pub fn build_partition_change(
                 recovery = LeaderRecoveryState::Recovering;
             }
         }
+    }
+
+    // triggerLeaderEpochBumpForReplicaReassignmentIfNeeded: a replica list that drops one of
+    // the old replicas bumps the leader epoch (the leader field set to the leader it has).
+    let epoch_bump_only =
+        record_leader.is_none() && part.replicas.iter().any(|r| !target.replicas.contains(r));
+    if epoch_bump_only {
+        record_leader = Some(part.leader);
     }
 
     // maybeUpdateRecordElr
@@ -241,13 +319,26 @@ pub fn build_partition_change(
     if recovery == LeaderRecoveryState::Recovering && record_leader.is_some() {
         next.leader_recovery_state = LeaderRecoveryState::Recovering;
     }
+    // setAssignmentChanges. Kafka would keep a removed replica in the ELR when
+    // min.insync.replicas is above the new replica count (its effective minimum counts the
+    // replicas before the change); the engine keeps the ELR within the replicas
+    // (docs/engine.md, "Where the engine simplifies").
+    if !target.replicas.is_empty() {
+        next.elr.retain(|r| target.replicas.contains(r));
+        next.last_known_elr.retain(|r| target.replicas.contains(r));
+        next.replicas = target.replicas;
+    }
+    next.adding_replicas = target.adding;
+    next.removing_replicas = target.removing;
     if next == *part {
         return None;
     }
     next.partition_epoch += 1;
     Some(PartitionChange {
         next,
-        new_leader: record_leader.map(|l| (l, kind)),
+        new_leader: record_leader
+            .filter(|_| !epoch_bump_only)
+            .map(|l| (l, kind)),
     })
 }
 
@@ -289,6 +380,13 @@ pub struct Controller {
     pub elections: Vec<(Tp, i32, ElectionKind)>,
     /// When the controller last elected a leader uncleanly (or the last known leader).
     pub last_unclean_election_at: Option<TimeMs>,
+    /// The reassignment throttles kafka-reassign-partitions.sh set (dynamic configs, each a
+    /// ConfigRecord; `reassign.rs`): each broker's `leader.replication.throttled.rate` and
+    /// `follower.replication.throttled.rate` (bytes/s), and each topic's (by topic index)
+    /// `leader.replication.throttled.replicas` and `follower.replication.throttled.replicas`.
+    /// Stored and shown, not enforced yet (docs/clusters.md, step 7).
+    pub throttle_rates: VecMap<BrokerId, (u64, u64)>,
+    pub throttled_replicas: VecMap<u16, (String, String)>,
 }
 
 /// Most metadata records kept for the snapshot.
@@ -313,6 +411,8 @@ impl Controller {
             min_insync_replicas,
             elections: vec![],
             last_unclean_election_at: None,
+            throttle_rates: VecMap::new(),
+            throttled_replicas: VecMap::new(),
         }
     }
 
@@ -517,7 +617,9 @@ impl Controller {
             name.topic, name.partition
         );
         let bare = text.len();
-        if next.leader != before.leader {
+        // The leader field is set when it changes, and when a reassignment bumps the leader
+        // epoch of the same leader (triggerLeaderEpochBumpForReplicaReassignmentIfNeeded).
+        if next.leader != before.leader || next.leader_epoch != before.leader_epoch {
             match next.leader {
                 Some(l) => write!(text, ", leader={l}"),
                 None => write!(text, ", leader=none"),
@@ -526,6 +628,17 @@ impl Controller {
         }
         for (name, now_ids, before_ids) in [
             ("isr", &next.isr, &before.isr),
+            ("replicas", &next.replicas, &before.replicas),
+            (
+                "removingReplicas",
+                &next.removing_replicas,
+                &before.removing_replicas,
+            ),
+            (
+                "addingReplicas",
+                &next.adding_replicas,
+                &before.adding_replicas,
+            ),
             ("eligibleLeaderReplicas", &next.elr, &before.elr),
             ("lastKnownElr", &next.last_known_elr, &before.last_known_elr),
         ] {
@@ -688,6 +801,7 @@ impl Controller {
             elr_enabled: ctx.config.elr_enabled(),
             unclean_shutdown_replicas: &unclean_shutdown,
             is_acceptable_leader: &accept,
+            assignment: None,
         };
         let Some(change) = build_partition_change(part, &req) else {
             return false;
@@ -731,6 +845,7 @@ impl Controller {
             elr_enabled: ctx.config.elr_enabled(),
             unclean_shutdown_replicas: &[],
             is_acceptable_leader: &accept,
+            assignment: None,
         };
         match build_partition_change(part, &req) {
             Some(change) => {
@@ -745,6 +860,158 @@ impl Controller {
             None if election == Election::Preferred => ErrorCode::PREFERRED_LEADER_NOT_AVAILABLE,
             None => ErrorCode::ELIGIBLE_LEADERS_NOT_AVAILABLE,
         }
+    }
+
+    /// ReplicationControlManager.alterPartitionReassignments for kafka-reassign-partitions.sh:
+    /// each partition's target replicas (`Some`: changePartitionReassignment) or a cancel
+    /// (`None`: cancelPartitionReassignment), in the order given; the records written
+    /// together (ControllerResult.atomicOf) and pushed once. Each partition's outcome: Ok, or
+    /// the ApiError's code and message.
+    pub(crate) fn on_alter_partition_reassignments(
+        &mut self,
+        ctx: &mut Ctx,
+        targets: &[(Tp, Option<Vec<BrokerId>>)],
+        audience: &[BrokerId],
+    ) -> Vec<Result<(), (ErrorCode, String)>> {
+        let mut out = Vec::with_capacity(targets.len());
+        let mut changed = false;
+        for (tp, target) in targets {
+            let result = match target {
+                Some(t) => self.change_reassignment(ctx, *tp, t),
+                None => self.cancel_reassignment(ctx, *tp),
+            };
+            out.push(result.map(|change| {
+                if let Some(c) = change {
+                    let cause = if target.is_some() {
+                        "alterPartitionReassignments"
+                    } else {
+                        "cancelPartitionReassignment"
+                    };
+                    self.record_change(ctx, *tp, c, cause);
+                    changed = true;
+                }
+            }));
+        }
+        if changed {
+            self.publish_metadata(ctx, audience);
+        }
+        out
+    }
+
+    /// changePartitionReassignment: validateManualPartitionAssignment, then
+    /// PartitionReassignmentReplicas(current, target) into a PartitionChangeBuilder (ONLINE
+    /// election, the ISR as it is), which may complete the reassignment at once (a reorder,
+    /// or removals whose target replicas are all in the ISR).
+    fn change_reassignment(
+        &self,
+        ctx: &Ctx,
+        tp: Tp,
+        target: &[BrokerId],
+    ) -> Result<Option<PartitionChange>, (ErrorCode, String)> {
+        // validateManualPartitionAssignment, over the broker ids in ascending order.
+        let invalid = |m: String| Err((ErrorCode::INVALID_REPLICA_ASSIGNMENT, m));
+        if target.is_empty() {
+            return invalid(
+                "The manual partition assignment includes an empty replica list.".into(),
+            );
+        }
+        let sorted = crate::sort::sorted_ids(target);
+        for (i, &b) in sorted.iter().enumerate() {
+            if !self.brokers.contains_key(&b) {
+                return invalid(format!("The manual partition assignment includes broker {b}, but no such broker is registered."));
+            }
+            if i > 0 && sorted[i - 1] == b {
+                return invalid(format!(
+                    "The manual partition assignment includes the broker {b} more than once."
+                ));
+            }
+        }
+        let part = self.partition(tp);
+        let r = Assignment::reassign(&part.replicas, target);
+        // Only what differs from the partition is set on the builder: an empty adding or
+        // removing list leaves the partition's own.
+        let assignment = Assignment {
+            adding: if r.adding.is_empty() {
+                part.adding_replicas.clone()
+            } else {
+                r.adding
+            },
+            removing: if r.removing.is_empty() {
+                part.removing_replicas.clone()
+            } else {
+                r.removing
+            },
+            replicas: r.replicas,
+        };
+        Ok(self.build_with(ctx, tp, part.isr.clone(), Election::Online, assignment))
+    }
+
+    /// cancelPartitionReassignment: PartitionReassignmentRevert (the replicas and ISR without
+    /// the adding ones; an ISR left empty takes the first remaining replica, which is an
+    /// unclean election and needs unclean.leader.election.enable), built with an UNCLEAN
+    /// election when the topic allows it.
+    fn cancel_reassignment(
+        &self,
+        ctx: &Ctx,
+        tp: Tp,
+    ) -> Result<Option<PartitionChange>, (ErrorCode, String)> {
+        let part = self.partition(tp);
+        if !part.is_reassigning() {
+            return Err((
+                ErrorCode::NO_REASSIGNMENT_IN_PROGRESS,
+                "No partition reassignment is in progress.".into(),
+            ));
+        }
+        let replicas = ids_where(&part.replicas, &|r| !part.adding_replicas.contains(&r));
+        let mut isr = ids_where(&part.isr, &|r| !part.adding_replicas.contains(&r));
+        let unclean_allowed = self.unclean_enabled(ctx, tp);
+        if isr.is_empty() {
+            if !unclean_allowed {
+                let name = ctx.topics.name(tp);
+                return Err((
+                    ErrorCode::INVALID_REPLICA_ASSIGNMENT,
+                    format!("Unable to revert partition assignment for {}:{} because it would require an unclean leader election.", name.topic, name.partition),
+                ));
+            }
+            isr.push(replicas[0]);
+        }
+        let election = if unclean_allowed {
+            Election::Unclean
+        } else {
+            Election::Online
+        };
+        let assignment = Assignment {
+            replicas,
+            adding: vec![],
+            removing: vec![],
+        };
+        Ok(self.build_with(ctx, tp, isr, election, assignment))
+    }
+
+    /// A PartitionChangeBuilder run for `tp` with a new assignment (LeaderAcceptor: active
+    /// brokers).
+    fn build_with(
+        &self,
+        ctx: &Ctx,
+        tp: Tp,
+        target_isr: Vec<BrokerId>,
+        election: Election,
+        assignment: Assignment,
+    ) -> Option<PartitionChange> {
+        let part = self.partition(tp);
+        let accept = |r: BrokerId| self.is_active(r);
+        build_partition_change(
+            part,
+            &ChangeRequest {
+                target_isr,
+                election,
+                min_isr: self.min_isr(tp, part.replicas.len()),
+                elr_enabled: ctx.config.elr_enabled(),
+                unclean_shutdown_replicas: &[],
+                is_acceptable_leader: &accept,
+                assignment: Some(assignment),
+            },
+        )
     }
 
     /// Handles a message delivered to the controller.
@@ -960,13 +1227,24 @@ impl Controller {
             elr_enabled: ctx.config.elr_enabled(),
             unclean_shutdown_replicas: &[],
             is_acceptable_leader: &accept,
+            assignment: None,
         };
         match build_partition_change(part, &req) {
             Some(mut change) => {
                 // An AlterPartition from the leader of an unclean election ends its recovery.
                 change.next.leader_recovery_state = LeaderRecoveryState::Recovered;
+                // "if there is an ongoing partition reassignment and the ISR change completes
+                // it, then the leader may change as part of the changes made during
+                // reassignment cleanup. In this case, we report back NEW_LEADER_ELECTED to the
+                // leader which made the AlterPartition request."
+                let moved = change.next.leader != Some(b);
                 self.record_change(ctx, tp, change, &format!("alterPartition[{b}]"));
-                (ErrorCode::NONE, true)
+                let error = if moved {
+                    ErrorCode::NEW_LEADER_ELECTED
+                } else {
+                    ErrorCode::NONE
+                };
+                (error, true)
             }
             None => (ErrorCode::NONE, false),
         }
@@ -1307,6 +1585,7 @@ mod tests {
                 elr_enabled: true,
                 unclean_shutdown_replicas: &[],
                 is_acceptable_leader: &accept,
+                assignment: None,
             },
         )
     }
@@ -1393,6 +1672,7 @@ mod tests {
                 elr_enabled: false,
                 unclean_shutdown_replicas: &[],
                 is_acceptable_leader: &accept,
+                assignment: None,
             },
         )
         .unwrap();
@@ -1781,5 +2061,416 @@ mod tests {
         assert!(n.controller.records[4]
             .text
             .ends_with("[maybeElectUncleanLeaders]"));
+    }
+
+    // ---- reassignment ------------------------------------------------------------------
+
+    fn a(replicas: &[u32], adding: &[u32], removing: &[u32]) -> Assignment {
+        Assignment {
+            replicas: replicas.to_vec(),
+            adding: adding.to_vec(),
+            removing: removing.to_vec(),
+        }
+    }
+
+    /// PartitionReassignmentReplicasTest: testNoneAddedOrRemoved, testAdditions,
+    /// testRemovals, testAdditionsAndRemovals, testRearrangement, and the
+    /// maybeCompleteReassignment cases (testDoesNotCompleteReassignment,
+    /// testDoesNotCompleteReassignmentIfNoneOngoing, testDoesCompleteReassignmentAllNewReplicas,
+    /// testDoesCompleteReassignmentSomeNewReplicas,
+    /// testDoesNotCompleteReassignmentIfIsrDoesNotHaveAllTargetReplicas).
+    #[test]
+    fn partition_reassignment_replicas_as_kafka_computes_them() {
+        assert_eq!(
+            Assignment::reassign(&[3, 2, 1], &[3, 2, 1]),
+            a(&[3, 2, 1], &[], &[])
+        );
+        assert_eq!(
+            Assignment::reassign(&[3, 2, 1], &[3, 6, 2, 1, 5]),
+            a(&[3, 6, 2, 1, 5], &[5, 6], &[])
+        );
+        assert_eq!(
+            Assignment::reassign(&[3, 2, 1, 0], &[3, 1]),
+            a(&[3, 1, 0, 2], &[], &[0, 2])
+        );
+        assert_eq!(
+            Assignment::reassign(&[3, 2, 1, 0], &[7, 3, 1, 9]),
+            a(&[7, 3, 1, 9, 0, 2], &[7, 9], &[0, 2])
+        );
+        assert_eq!(
+            Assignment::reassign(&[3, 2, 1, 0], &[0, 1, 3, 2]),
+            a(&[0, 1, 3, 2], &[], &[])
+        );
+        let moving = Assignment::reassign(&[0, 1, 2], &[3, 4, 5]);
+        assert_eq!(moving.maybe_complete(&[0, 1, 2, 3, 4]), None);
+        assert_eq!(
+            moving.maybe_complete(&[0, 1, 2, 3, 4, 5]),
+            Some((vec![3, 4, 5], vec![3, 4, 5]))
+        );
+        assert_eq!(a(&[0, 1, 2], &[], &[]).maybe_complete(&[0, 1, 2]), None);
+        let some = Assignment::reassign(&[0, 1, 2], &[0, 1, 3]);
+        assert_eq!(
+            some.maybe_complete(&[0, 1, 2, 3]),
+            Some((vec![0, 1, 3], vec![0, 1, 3]))
+        );
+        assert_eq!(some.maybe_complete(&[3]), None);
+    }
+
+    /// PartitionChangeBuilderTest's FOO (replicas 2,1,3, ISR 2,1,3, leader 1, epochs
+    /// 100/200, broker 3 not an acceptable leader, min ISR 2) and BAR (replicas 1,2,3,4 with
+    /// 1 removing and 4 adding, ISR 1,2,3, leader 1).
+    fn foo() -> PartitionRegistration {
+        PartitionRegistration {
+            leader_epoch: 100,
+            partition_epoch: 200,
+            ..part(&[2, 1, 3], &[2, 1, 3], Some(1))
+        }
+    }
+
+    fn bar() -> PartitionRegistration {
+        PartitionRegistration {
+            leader_epoch: 100,
+            partition_epoch: 200,
+            removing_replicas: vec![1],
+            adding_replicas: vec![4],
+            ..part(&[1, 2, 3, 4], &[1, 2, 3], Some(1))
+        }
+    }
+
+    fn build(
+        p: &PartitionRegistration,
+        target_isr: &[u32],
+        assignment: Option<Assignment>,
+    ) -> Option<PartitionChange> {
+        let accept = |r: u32| r != 3;
+        build_partition_change(
+            p,
+            &ChangeRequest {
+                target_isr: target_isr.to_vec(),
+                election: Election::Online,
+                min_isr: 2,
+                elr_enabled: true,
+                unclean_shutdown_replicas: &[],
+                is_acceptable_leader: &accept,
+                assignment,
+            },
+        )
+    }
+
+    /// PartitionChangeBuilderTest.testReassignmentRearrangesReplicas,
+    /// testAddingReplicaReassignment, testRemovingReplicaReassignment,
+    /// testLeaderEpochBumpOnNewReplicaSetDisjoint, testIsrEnlargementCompletesReassignment
+    /// and testRevertReassignment: the registration each record leaves.
+    #[test]
+    fn the_builder_moves_replicas_as_partition_change_builder_does() {
+        // A reorder: only the replicas change; no leader epoch bump.
+        let c = build(
+            &foo(),
+            &[2, 1, 3],
+            Some(Assignment::reassign(&[2, 1, 3], &[3, 2, 1])),
+        )
+        .unwrap();
+        let want = PartitionRegistration {
+            replicas: vec![3, 2, 1],
+            partition_epoch: 201,
+            ..foo()
+        };
+        assert_eq!((c.next, c.new_leader), (want, None));
+        // Adding 4: the replicas 1,2,3,4 with 4 adding, the ISR and leader epoch as they were.
+        let adding = Assignment::reassign(&[2, 1, 3], &[1, 2, 3, 4]);
+        assert_eq!(adding, a(&[1, 2, 3, 4], &[4], &[]));
+        let c = build(&foo(), &[2, 1, 3], Some(adding)).unwrap();
+        assert_eq!(
+            c.next,
+            PartitionRegistration {
+                replicas: vec![1, 2, 3, 4],
+                adding_replicas: vec![4],
+                partition_epoch: 201,
+                ..foo()
+            }
+        );
+        // Removing 3, whose target replicas are all in the ISR: complete at once, 3 out of
+        // the replicas and the ISR, and a new leader epoch for the same leader.
+        let removing = Assignment::reassign(&[2, 1, 3], &[1, 2]);
+        assert_eq!(removing, a(&[1, 2, 3], &[], &[3]));
+        let c = build(&foo(), &[2, 1, 3], Some(removing)).unwrap();
+        assert_eq!(
+            c.next,
+            PartitionRegistration {
+                replicas: vec![1, 2],
+                isr: vec![2, 1],
+                leader_epoch: 101,
+                partition_epoch: 201,
+                ..foo()
+            }
+        );
+        assert_eq!(c.new_leader, None, "the same leader: no election");
+        // A replica set that drops 3 bumps the leader epoch (the record's leader is 1).
+        let c = build(&foo(), &[2, 1, 3], Some(a(&[2, 1, 4], &[], &[]))).unwrap();
+        assert_eq!((c.next.leader, c.next.leader_epoch), (Some(1), 101));
+        // BAR: the ISR growing to 1,2,3,4 completes it; leader 1 was removed, so 2 leads.
+        let c = build(&bar(), &[1, 2, 3, 4], None).unwrap();
+        assert_eq!(
+            c.next,
+            PartitionRegistration {
+                replicas: vec![2, 3, 4],
+                isr: vec![2, 3, 4],
+                leader: Some(2),
+                leader_epoch: 101,
+                partition_epoch: 201,
+                adding_replicas: vec![],
+                removing_replicas: vec![],
+                ..bar()
+            }
+        );
+        assert_eq!(c.new_leader, Some((Some(2), Some(ElectionKind::Clean))));
+        // PartitionReassignmentRevert(BAR): replicas 1,2,3, ISR 1,2,3 (4 was adding).
+        let c = build(&bar(), &[1, 2, 3], Some(a(&[1, 2, 3], &[], &[]))).unwrap();
+        assert_eq!(
+            c.next,
+            PartitionRegistration {
+                replicas: vec![1, 2, 3],
+                leader_epoch: 101,
+                partition_epoch: 201,
+                adding_replicas: vec![],
+                removing_replicas: vec![],
+                ..bar()
+            }
+        );
+    }
+
+    /// PartitionChangeBuilderTest.testStoppedLeaderIsDemotedAfterReassignmentCompletesEvenIfNoNewEligibleLeaders:
+    /// [0, 1] → [2, 3], leader 0; the ISR grows to 0,1,2,3 and no new replica may lead: the
+    /// reassignment completes with no leader (the removed leader is not left leading).
+    #[test]
+    fn a_removed_leader_is_demoted_even_with_no_new_leader() {
+        let p = PartitionRegistration {
+            adding_replicas: vec![2, 3],
+            removing_replicas: vec![0, 1],
+            ..part(&[2, 3, 0, 1], &[0, 1], Some(0))
+        };
+        let accept = |_: u32| false;
+        let c = build_partition_change(
+            &p,
+            &ChangeRequest {
+                target_isr: vec![0, 1, 2, 3],
+                election: Election::Online,
+                min_isr: 2,
+                elr_enabled: false,
+                unclean_shutdown_replicas: &[],
+                is_acceptable_leader: &accept,
+                assignment: None,
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            (c.next.replicas, c.next.isr, c.next.leader),
+            (vec![2, 3], vec![2, 3], None)
+        );
+        assert!(c.next.adding_replicas.is_empty() && c.next.removing_replicas.is_empty());
+        assert_eq!(c.next.leader_epoch, 1);
+    }
+
+    /// Brokers 0..=4 registered and unfenced, then broker 3 fenced; topic foo with four
+    /// partitions (1,2,3,4 / 0,1,2,3 / 4,3,1,0 / 2,3,4,1) and bar with one (4,3,2), each
+    /// ISR without 3 at partition epoch 1: ReplicationControlManagerTest's setup.
+    fn reassign_harness() -> (Controller, crate::effect::Locals) {
+        let lists: [&[u32]; 5] = [
+            &[1, 2, 3, 4],
+            &[0, 1, 2, 3],
+            &[4, 3, 1, 0],
+            &[2, 3, 4, 1],
+            &[4, 3, 2],
+        ];
+        let mut partitions = VecMap::new();
+        for (i, replicas) in lists.iter().enumerate() {
+            let tp = if i < 4 {
+                Tp {
+                    topic: 0,
+                    partition: i as u16,
+                }
+            } else {
+                Tp {
+                    topic: 1,
+                    partition: 0,
+                }
+            };
+            let mut p = PartitionRegistration::new(replicas.to_vec(), Some(replicas[0]));
+            p.isr.retain(|&r| r != 3);
+            p.partition_epoch = 1;
+            partitions.insert(tp, p);
+        }
+        let mut c = Controller::new(partitions, vec![1, 1]);
+        for id in 0..=4 {
+            c.register_at_start(id);
+        }
+        c.brokers.get_mut(&3).unwrap().fenced = true;
+        let locals =
+            crate::effect::Locals::with_topics(Config::default(), &[("foo", 4), ("bar", 1)], 0);
+        (c, locals)
+    }
+
+    /// ReplicationControlManagerTest.testCancelReassignPartitions: foo-0 to 1,2,4 completes at
+    /// once (3 is not in the ISR: replicas and ISR 1,2,4, leader epoch 1); foo-1 to 1,2,3,0 is
+    /// a reorder; foo-2 names unregistered brokers and foo-3 none (INVALID_REPLICA_ASSIGNMENT
+    /// with Kafka's messages); bar-0 to 1,2,3,4,0 adds 0 and 1. Cancelling foo-0 finds no
+    /// reassignment (NO_REASSIGNMENT_IN_PROGRESS); cancelling bar-0 reverts it to 2,3,4 (the
+    /// target's order without the adding replicas), ISR 4,2, with a leader epoch bump.
+    #[test]
+    fn reassignments_and_a_cancel_as_replication_control_manager_test_has_them() {
+        let (mut c, mut locals) = reassign_harness();
+        let foo = |p: u16| Tp {
+            topic: 0,
+            partition: p,
+        };
+        let bar = Tp {
+            topic: 1,
+            partition: 0,
+        };
+        let mut ctx = locals.ctx(0);
+        let results = c.on_alter_partition_reassignments(
+            &mut ctx,
+            &[
+                (foo(0), Some(vec![1, 2, 4])),
+                (foo(1), Some(vec![1, 2, 3, 0])),
+                (foo(2), Some(vec![5, 6, 7])),
+                (foo(3), Some(vec![])),
+                (bar, Some(vec![1, 2, 3, 4, 0])),
+            ],
+            &[0, 1, 2, 4],
+        );
+        let invalid = |m: &str| Err((ErrorCode::INVALID_REPLICA_ASSIGNMENT, m.to_string()));
+        assert_eq!(
+            results,
+            vec![
+                Ok(()),
+                Ok(()),
+                invalid("The manual partition assignment includes broker 5, but no such broker is registered."),
+                invalid("The manual partition assignment includes an empty replica list."),
+                Ok(()),
+            ]
+        );
+        let registration =
+            |replicas: &[u32], isr: &[u32], leader: u32, le: i32, pe: i32| PartitionRegistration {
+                isr: isr.to_vec(),
+                leader_epoch: le,
+                partition_epoch: pe,
+                ..PartitionRegistration::new(replicas.to_vec(), Some(leader))
+            };
+        assert_eq!(
+            c.partitions[&foo(0)],
+            registration(&[1, 2, 4], &[1, 2, 4], 1, 1, 2)
+        );
+        assert_eq!(
+            c.partitions[&foo(1)],
+            registration(&[1, 2, 3, 0], &[0, 1, 2], 0, 0, 2)
+        );
+        assert_eq!(
+            c.partitions[&bar],
+            PartitionRegistration {
+                adding_replicas: vec![0, 1],
+                ..registration(&[1, 2, 3, 4, 0], &[4, 2], 4, 0, 2)
+            }
+        );
+        let records: Vec<&str> = c.records[c.records.len() - 3..]
+            .iter()
+            .map(|r| r.text.as_str())
+            .collect();
+        assert_eq!(
+            records,
+            [
+                "PartitionChangeRecord(foo, partitionId=0, leader=1, replicas=[1,2,4]) leaderEpoch=1 partitionEpoch=2 [alterPartitionReassignments]",
+                "PartitionChangeRecord(foo, partitionId=1, replicas=[1,2,3,0]) leaderEpoch=0 partitionEpoch=2 [alterPartitionReassignments]",
+                "PartitionChangeRecord(bar, partitionId=0, replicas=[1,2,3,4,0], addingReplicas=[0,1]) leaderEpoch=0 partitionEpoch=2 [alterPartitionReassignments]",
+            ]
+        );
+        let image = c.image();
+        let effects = locals.take();
+        assert_effects(
+            &effects,
+            &[
+                metadata(0, &image),
+                metadata(1, &image),
+                metadata(2, &image),
+                metadata(4, &image),
+            ],
+        );
+        let mut ctx = locals.ctx(10);
+        let results =
+            c.on_alter_partition_reassignments(&mut ctx, &[(foo(0), None), (bar, None)], &[4]);
+        assert_eq!(
+            results,
+            vec![
+                Err((
+                    ErrorCode::NO_REASSIGNMENT_IN_PROGRESS,
+                    "No partition reassignment is in progress.".to_string()
+                )),
+                Ok(())
+            ]
+        );
+        assert_eq!(
+            c.partitions[&bar],
+            registration(&[2, 3, 4], &[4, 2], 4, 1, 3)
+        );
+    }
+
+    /// ReplicationControlManager.alterPartition: an ISR expansion that completes a
+    /// reassignment moving the leader off its broker elects another and answers the old
+    /// leader NEW_LEADER_ELECTED; its registration leaves 1 out of the replicas and the ISR.
+    #[test]
+    fn an_alter_partition_completing_a_reassignment_that_moves_the_leader_answers_new_leader_elected(
+    ) {
+        let mut n = Harness::new(Config::default());
+        // 1,2,3 → 2,3,4: 4 adding, 1 removing, leader 1.
+        n.controller.register_at_start(4);
+        let mut ctx = n.locals.ctx(0);
+        let r = n.controller.on_alter_partition_reassignments(
+            &mut ctx,
+            &[(TP0, Some(vec![2, 3, 4]))],
+            &[],
+        );
+        assert_eq!(r, vec![Ok(())]);
+        let p = n.controller.partitions[&TP0].clone();
+        assert_eq!(
+            (
+                &p.replicas,
+                &p.adding_replicas,
+                &p.removing_replicas,
+                p.partition_epoch
+            ),
+            (&vec![2, 3, 4, 1], &vec![4], &vec![1], 1)
+        );
+        n.locals.take();
+        let request = Payload::AlterPartition {
+            request_id: 9,
+            broker_epoch: 0,
+            partitions: vec![crate::network::AlterPartitionData {
+                tp: TP0,
+                leader_epoch: 0,
+                partition_epoch: 1,
+                new_isr: vec![(1, 0), (2, 1), (3, 2), (4, 4)],
+            }],
+        };
+        let effects = n.run(|c, ctx| c.on_message(ctx, Node::Broker(1), request, &[]));
+        let p = n.controller.partitions[&TP0].clone();
+        assert_eq!(
+            (
+                &p.replicas,
+                &p.isr,
+                p.leader,
+                p.leader_epoch,
+                p.partition_epoch
+            ),
+            (&vec![2, 3, 4], &vec![2, 3, 4], Some(2), 1, 2)
+        );
+        assert!(!p.is_reassigning());
+        let Some(Effect::Send {
+            payload: Payload::AlterPartitionResponse { partitions, .. },
+            ..
+        }) = effects.last()
+        else {
+            panic!("{effects:?}")
+        };
+        assert_eq!(partitions[0].error, ErrorCode::NEW_LEADER_ELECTED);
     }
 }

@@ -23,12 +23,20 @@ pub fn describe_line(tp: &TopicPartition, p: &PartitionRegistration) -> String {
         }
         None => out.push_str("none"),
     }
+    // TopicCommand.PartitionDescription: `Adding Replicas:` and `Removing Replicas:` after
+    // the ISR while a reassignment is in progress (ListPartitionReassignments lists it).
+    let reassigning = p.is_reassigning();
     for (name, ids) in [
         (" Replicas:", &p.replicas),
         (" Isr:", &p.isr),
+        (" Adding Replicas:", &p.adding_replicas),
+        (" Removing Replicas:", &p.removing_replicas),
         (" Elr:", &p.elr),
         (" LastKnownElr:", &p.last_known_elr),
     ] {
+        if !reassigning && name.ends_with("ing Replicas:") {
+            continue;
+        }
         out.push_str(name);
         if !ids.is_empty() {
             let _ = write!(out, " {}", Ids(ids));
@@ -64,7 +72,7 @@ pub(crate) fn describe_lines(
         if !filtered {
             out.push(topic_line(
                 info,
-                first.replicas.len(),
+                first.replication_factor(),
                 controller,
                 config,
                 t,
@@ -140,17 +148,31 @@ pub(crate) fn topic_line(
         info.partitions.len(),
     );
     // An empty value leaves its name alone, as describe_line's empty lists do; entries are
-    // joined by commas.
-    let mut separator = " ";
+    // joined by commas. The order is the HashMap's of the topic's ~45 configs (capacity 64
+    // or more: buckets 4, 10, 22 and 45 of String.hashCode spread for these four names):
+    // leader.replication.throttled.replicas, min.insync.replicas,
+    // follower.replication.throttled.replicas, unclean.leader.election.enable.
+    let mut entries: Vec<String> = Vec::new();
+    let throttled = controller.throttled_replicas.get(&(t as u16));
+    if let Some((leader, _)) = throttled.filter(|(l, _)| !l.is_empty()) {
+        entries.push(format!("leader.replication.throttled.replicas={leader}"));
+    }
     let min_isr = controller.min_insync_replicas[t];
     if controller.topic_min_isr_set[t] || min_isr != 1 {
-        let _ = write!(line, "{separator}min.insync.replicas={min_isr}");
-        separator = ",";
+        entries.push(format!("min.insync.replicas={min_isr}"));
+    }
+    if let Some((_, follower)) = throttled.filter(|(_, f)| !f.is_empty()) {
+        entries.push(format!(
+            "follower.replication.throttled.replicas={follower}"
+        ));
     }
     let unclean = controller.topic_unclean[t];
     if unclean.is_some() || config.unclean_leader_election_enable {
         let v = unclean.unwrap_or(true);
-        let _ = write!(line, "{separator}unclean.leader.election.enable={v}");
+        entries.push(format!("unclean.leader.election.enable={v}"));
+    }
+    if !entries.is_empty() {
+        let _ = write!(line, " {}", entries.join(","));
     }
     line
 }
@@ -169,7 +191,7 @@ pub(crate) fn selected(
     // isUnderMinIsr: !hasLeader || isr.size < minIsrCount; isAtMinIsrPartitions:
     // minIsrCount == isr.size; hasUnavailablePartitions: !hasLeader || the leader is not
     // a live broker.
-    (spec.under_replicated_partitions && p.replicas.len() > isr)
+    (spec.under_replicated_partitions && p.replication_factor() > isr)
         || (spec.under_min_isr_partitions && (p.leader.is_none() || isr < min_isr))
         || (spec.at_min_isr_partitions && isr == min_isr)
         || (spec.unavailable_partitions && !p.leader.is_some_and(live))

@@ -159,6 +159,17 @@ pub enum Event {
         tp: TopicPartition,
         reason: FetcherRemovedReason,
     },
+    /// A replica this broker no longer hosts, its log gone: deleted when a metadata delta
+    /// drops the broker from the replicas (ReplicaManager.applyDelta → stopPartitions with
+    /// deleteLocalLog, a reassignment's end or cancel), or, found at a start, a stray log
+    /// (LogManager.isStrayKraftReplica: the assignment no longer lists the broker), which
+    /// Kafka renames `-stray` and never reads again.
+    ReplicaDeleted {
+        broker: BrokerId,
+        tp: TopicPartition,
+        replicas: Vec<BrokerId>,
+        stray: bool,
+    },
     /// AbstractFetcherThread.processFetchRequest's "Error in response for fetch request": the
     /// connection to the leader was closed.
     FetchDisconnected { broker: BrokerId, leader: BrokerId },
@@ -433,6 +444,7 @@ impl Event {
             // the follower (fetcher.rs)
             Event::FetchTimedOut { .. }
             | Event::FetcherRemoved { .. }
+            | Event::ReplicaDeleted { .. }
             | Event::FetchDisconnected { .. }
             | Event::FencedLeaderEpoch { .. } => TraceKind::Broker,
             Event::TruncatingToEpochEndOffset { .. }
@@ -508,6 +520,7 @@ impl Event {
                 ..
             } => Level::Warn,
             Event::FetcherRemoved { .. }
+            | Event::ReplicaDeleted { .. }
             | Event::TruncatingToEpochEndOffset { .. }
             | Event::FetcherTruncating { .. }
             | Event::LogTruncated { .. }
@@ -577,6 +590,7 @@ impl Event {
             // the follower (fetcher.rs)
             Event::FetchTimedOut { broker, .. }
             | Event::FetcherRemoved { broker, .. }
+            | Event::ReplicaDeleted { broker, .. }
             | Event::FetchDisconnected { broker, .. }
             | Event::FencedLeaderEpoch { broker, .. }
             | Event::TruncatingToEpochEndOffset { broker, .. }
@@ -796,6 +810,26 @@ impl fmt::Display for Event {
             Event::FetcherRemoved { broker, tp, reason } => write!(
                 f,
                 "[ReplicaFetcherManager on broker {broker}] Removed fetcher for partitions {tp}: {reason}"
+            ),
+            Event::ReplicaDeleted {
+                broker,
+                tp,
+                replicas,
+                stray: false,
+            } => write!(
+                f,
+                "[ReplicaManager broker={broker}] Deleting partition {tp}: the replicas are {} now, without this broker; its log is scheduled for deletion",
+                Ids(replicas)
+            ),
+            Event::ReplicaDeleted {
+                broker,
+                tp,
+                replicas,
+                stray: true,
+            } => write!(
+                f,
+                "[LogManager broker={broker}] Found stray log dir {tp}: the current replica assignment [{}] does not contain the local brokerId {broker}; it is renamed {tp}-stray",
+                crate::types::Joined(replicas, ", ")
             ),
             Event::FetchDisconnected { leader, .. } => write!(
                 f,
@@ -1379,6 +1413,8 @@ pub enum Tool {
     FetcherThreads,
     /// Kafka's metrics by MBean, per broker (`KafkaMetrics::lines`).
     Metrics,
+    /// `kafka-reassign-partitions.sh --execute`, `--verify` or `--cancel`.
+    ReassignPartitions,
 }
 
 /// Why committed records are gone.

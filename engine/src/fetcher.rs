@@ -345,7 +345,13 @@ impl ReplicaFetcher {
         fetch_id: u64,
         event: Event,
     ) {
+        let waited = self.threads.get(&key).and_then(|t| t.in_flight) == Some(fetch_id);
         if !self.fail_request(ctx, partitions, key, fetch_id) {
+            // Every partition of the request left the thread meanwhile: one that joined since
+            // is fetched now (doWork), as after an answer.
+            if waited && !Self::members(ctx, partitions, key).is_empty() {
+                self.schedule(ctx, host, key, 0);
+            }
             return;
         }
         ctx.emit(event);
@@ -422,8 +428,15 @@ impl ReplicaFetcher {
             }
             next = Some(next.map_or(delay, |n| n.min(delay)));
         }
-        if let Some(delay) = next {
-            self.schedule(ctx, host, key, delay);
+        match next {
+            Some(delay) => self.schedule(ctx, host, key, delay),
+            // AbstractFetcherThread.doWork fetches again for every partition the thread holds:
+            // one that joined while this request was out (`start` waits for the answer) is
+            // fetched now, though none of the request's partitions is left to ask for it.
+            None if !Self::members(ctx, partitions, key).is_empty() => {
+                self.schedule(ctx, host, key, 0)
+            }
+            None => {}
         }
     }
 

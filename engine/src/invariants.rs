@@ -2,6 +2,9 @@
 //!
 //! - every replica: log start ≤ HW ≤ LEO;
 //! - the leader is in the ISR; ISR and ELR are within the assignment and disjoint;
+//! - a reassignment's adding and removing replicas are distinct replicas, and not all of
+//!   them are removed; a running broker holds no replica (role or log) of a partition its
+//!   metadata no longer gives it;
 //! - leader and partition epochs only rise; every epoch cache is ordered;
 //! - the leader's HW never falls during its leadership, and is never above the LEO of a
 //!   member of its ISR;
@@ -99,6 +102,9 @@ impl InvariantState {
                 // Every replica's log, broker by broker (a walk of each broker's
                 // partitions, not a lookup per partition).
                 if scope == Scope::All {
+                    for b in brokers.values() {
+                        check_holdings(topics, b, processes, &mut found);
+                    }
                     for (at, b) in brokers.values().enumerate() {
                         let prints = &mut self.fingerprints[at];
                         prints.resize(b.partitions.len(), 0);
@@ -120,6 +126,7 @@ impl InvariantState {
                 // A broker holds every partition, as the controller does: the same keys in
                 // the same order, so the i-th of one is the i-th of the other (looked up
                 // otherwise).
+                check_holdings(topics, b, processes, &mut found);
                 let at = brokers.keys().position(|k| *k == id).unwrap_or(0);
                 let mut prints = std::mem::take(&mut self.fingerprints[at]);
                 prints.resize(b.partitions.len(), 0);
@@ -185,6 +192,24 @@ impl InvariantState {
                 name(),
                 List(&p.isr),
                 List(&p.elr),
+                List(&p.replicas)
+            ));
+        }
+        // A reassignment's lists (PartitionReassignmentReplicas): adding and removing are
+        // replicas, never both, and some replica stays.
+        let (adding, removing) = (&p.adding_replicas, &p.removing_replicas);
+        if adding
+            .iter()
+            .chain(removing)
+            .any(|r| !p.replicas.contains(r))
+            || adding.iter().any(|r| removing.contains(r))
+            || removing.len() >= p.replicas.len()
+        {
+            found.push(format!(
+                "{}: adding {} and removing {} do not fit the replicas {}",
+                name(),
+                List(adding),
+                List(removing),
                 List(&p.replicas)
             ));
         }
@@ -263,6 +288,33 @@ impl InvariantState {
             }
         }
         self.leader_hw[i] = Some((current.0, current.1, hw));
+    }
+}
+
+/// A running broker holds nothing of a partition its own metadata does not give it
+/// (ReplicaManager.applyDelta deletes it; a stray log goes at the start). The image and the
+/// broker's partitions list the same keys, so they are walked side by side. Only the
+/// broker's own state: looked at after its events (and the simulator's).
+fn check_holdings(
+    topics: &Topics,
+    b: &Broker,
+    processes: &VecMap<BrokerId, Process>,
+    found: &mut Vec<String>,
+) {
+    let Some(m) = b.metadata.as_deref().filter(|_| processes[&b.id].is_up()) else {
+        return;
+    };
+    for ((&tp, reg), part) in m.partitions.iter().zip(b.partitions.values()) {
+        debug_assert_eq!(tp, part.tp);
+        let holds = !matches!(part.role, Role::None) || part.log.log_end_offset() > 0;
+        if holds && !reg.replicas.contains(&b.id) {
+            found.push(format!(
+                "{}: broker {} still holds a replica its metadata does not give it (replicas {})",
+                topics.name(tp),
+                b.id,
+                List(&reg.replicas)
+            ));
+        }
     }
 }
 
@@ -558,6 +610,37 @@ pub(crate) mod tests {
         sim.controller.partitions[&TP0].leader_epoch = 3;
         assert!(
             check(&mut checker, &sim).contains(&"rep-0: leader epoch fell from 4 to 3".to_string())
+        );
+    }
+
+    #[test]
+    fn a_reassignments_lists_and_a_replica_left_behind_are_found() {
+        let mut sim = sim();
+        let mut checker = super::InvariantState::default();
+        assert_eq!(check(&mut checker, &sim), Vec::<String>::new());
+        // Adding a broker that is not a replica, and removing every replica.
+        let p = &mut sim.controller.partitions[&TP0];
+        p.adding_replicas = vec![4];
+        p.removing_replicas = vec![1, 2, 3];
+        assert_eq!(
+            check(&mut checker, &sim),
+            ["rep-0: adding [4] and removing [1, 2, 3] do not fit the replicas [1, 2, 3]"]
+        );
+        let p = &mut sim.controller.partitions[&TP0];
+        p.adding_replicas = vec![];
+        assert_eq!(
+            check(&mut checker, &sim),
+            ["rep-0: adding [] and removing [1, 2, 3] do not fit the replicas [1, 2, 3]"],
+            "some replica stays"
+        );
+        sim.controller.partitions[&TP0].removing_replicas = vec![];
+        // Broker 3's metadata no longer lists it, but it still follows with its log.
+        let mut image = (**sim.brokers[&3].metadata.as_ref().unwrap()).clone();
+        image.partitions[&TP0].replicas = vec![1, 2];
+        sim.brokers[&3].metadata = Some(std::sync::Arc::new(image));
+        assert_eq!(
+            check(&mut checker, &sim),
+            ["rep-0: broker 3 still holds a replica its metadata does not give it (replicas [1, 2])"]
         );
     }
 

@@ -32,6 +32,7 @@ mod partitioner;
 mod placement;
 mod process;
 mod producer_state;
+mod reassign;
 mod record_chunks;
 mod sim;
 mod snapshot_build;

@@ -128,7 +128,13 @@ pub enum LeaderRecoveryState {
 /// PartitionRegistration: the controller's record of one partition.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PartitionRegistration {
+    /// The replicas; during a reassignment the target replicas followed by those being
+    /// removed (PartitionReassignmentReplicas: target ∪ current).
     pub replicas: Vec<BrokerId>,
+    /// A reassignment in progress: the replicas it adds and those it removes, each in
+    /// ascending order (`addingReplicas`, `removingReplicas`); both empty otherwise.
+    pub adding_replicas: Vec<BrokerId>,
+    pub removing_replicas: Vec<BrokerId>,
     pub isr: Vec<BrokerId>,
     pub elr: Vec<BrokerId>,
     pub last_known_elr: Vec<BrokerId>,
@@ -139,10 +145,24 @@ pub struct PartitionRegistration {
 }
 
 impl PartitionRegistration {
+    /// PartitionReassignmentReplicas.isReassignmentInProgress.
+    /// TopicCommand.getReplicationFactor and Partition's OngoingReassignmentState
+    /// .replicationFactor: during a reassignment the replicas less the adding ones (the
+    /// target's size when only replacing), else the replicas.
+    pub fn replication_factor(&self) -> usize {
+        self.replicas.len() - self.adding_replicas.len()
+    }
+
+    pub fn is_reassigning(&self) -> bool {
+        !self.adding_replicas.is_empty() || !self.removing_replicas.is_empty()
+    }
+
     pub fn new(replicas: Vec<BrokerId>, leader: Option<BrokerId>) -> Self {
         PartitionRegistration {
             isr: replicas.clone(),
             replicas,
+            adding_replicas: vec![],
+            removing_replicas: vec![],
             elr: vec![],
             last_known_elr: vec![],
             leader,

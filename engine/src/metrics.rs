@@ -38,7 +38,14 @@ pub(crate) fn broker_metrics(config: &Config, b: &Broker) -> BrokerMetrics {
                 m.leader_count += 1;
                 // Partition.partitionState.isr: the committed ISR, not the maximal one.
                 let isr = l.isr_state.isr().len();
-                let replicas = l.replicas.len();
+                // OngoingReassignmentState.replicationFactor: the adding replicas do not
+                // count while a reassignment runs.
+                let adding = b
+                    .metadata
+                    .as_deref()
+                    .and_then(|i| i.partition(*tp))
+                    .map_or(0, |r| r.adding_replicas.len());
+                let replicas = l.replicas.len() - adding.min(l.replicas.len());
                 // Partition.isUnderReplicated: "isLeader && (assignmentState.replicationFactor
                 // - partitionState.isr.size) > 0".
                 if replicas > isr {

@@ -30,6 +30,9 @@ pub struct PartitionRow {
     /// The replicas in assignment order (the first is the preferred leader).
     pub replicas: Vec<ReplicaCell>,
     pub isr_size: usize,
+    /// TopicCommand.getReplicationFactor: during a reassignment, the replicas less the
+    /// adding ones.
+    pub replication_factor: usize,
     /// The topic's `min.insync.replicas` as configured (TopicCommand compares the ISR with
     /// the config, not with the effective minimum).
     pub min_insync_replicas: u32,
@@ -47,6 +50,10 @@ pub struct ReplicaCell {
     pub in_isr: bool,
     /// In the registration's ELR (KIP-966).
     pub in_elr: bool,
+    /// Being added, or removed, by a reassignment (the registration's adding and removing
+    /// replicas).
+    pub adding: bool,
+    pub removing: bool,
 }
 
 /// What the overview's cell says of a replica.
@@ -84,7 +91,7 @@ impl PartitionRow {
     /// TopicCommand.PartitionDescription.isUnderReplicated: the ISR is smaller than the
     /// replication factor.
     pub fn under_replicated(&self) -> bool {
-        self.isr_size < self.replicas.len()
+        self.isr_size < self.replication_factor
     }
 
     /// TopicCommand.PartitionDescription.isUnderMinIsr: no leader, or the ISR is smaller
@@ -138,6 +145,8 @@ impl Sim {
                     state,
                     in_isr,
                     in_elr: p.elr.contains(&b),
+                    adding: p.adding_replicas.contains(&b),
+                    removing: p.removing_replicas.contains(&b),
                 });
             }
             let name = self.topics.name(tp);
@@ -148,6 +157,7 @@ impl Sim {
                 leader_live: p.leader.is_some_and(|l| !self.broker_state(l).2),
                 replicas,
                 isr_size: p.isr.len(),
+                replication_factor: p.replication_factor(),
                 min_insync_replicas: self.controller.min_isr(tp, usize::MAX) as u32,
                 viewed: tp == self.view_tp,
             });

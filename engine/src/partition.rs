@@ -552,6 +552,19 @@ impl Partition {
         }
         l.partition_epoch = p.partition_epoch;
         l.isr_state = IsrState::Committed { isr: p.isr.clone() };
+        // Partition.updateAssignmentAndIsr: a reassignment's new replicas join the leader's
+        // followers with an empty state (ReplicaState.EMPTY: LEO unknown, never caught up),
+        // and the replicas that left go.
+        if l.replicas != p.replicas {
+            for &r in &p.replicas {
+                if r != host.id && !l.remote.contains_key(&r) {
+                    l.remote
+                        .insert(r, ReplicaState::reset(None, ctx.now, 0, false));
+                }
+            }
+            l.remote.retain(|r, _| p.replicas.contains(r));
+            l.replicas = p.replicas.clone();
+        }
         self.maybe_increment_hw(ctx, host);
         self.try_complete_delayed(ctx, host);
     }

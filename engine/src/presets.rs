@@ -46,6 +46,10 @@ pub const PRESETS: &[Preset] = &[
         json: include_str!("../presets/last-replica-standing.json"),
     },
     Preset {
+        name: "move-replica",
+        json: include_str!("../presets/move-replica.json"),
+    },
+    Preset {
         name: "slow-follower",
         json: include_str!("../presets/slow-follower.json"),
     },

@@ -461,6 +461,22 @@ pub enum Action {
     HealZone {
         zone: String,
     },
+    /// `kafka-reassign-partitions.sh --execute --reassignment-json-file F [--throttle B]`
+    /// (version 2).
+    ReassignExecute {
+        reassignment: Reassignment,
+        /// `--throttle`: the inter-broker replication throttle, bytes/s.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        throttle: Option<u64>,
+    },
+    /// `kafka-reassign-partitions.sh --verify --reassignment-json-file F` (version 2).
+    ReassignVerify {
+        reassignment: Reassignment,
+    },
+    /// `kafka-reassign-partitions.sh --cancel --reassignment-json-file F` (version 2).
+    ReassignCancel {
+        reassignment: Reassignment,
+    },
 }
 
 /// `kafka-topics.sh --describe`'s options (TopicCommand): `--topic` (one topic; default
@@ -503,6 +519,30 @@ impl DescribeSpec {
             self.unavailable_partitions,
         ]
     }
+}
+
+/// A reassignment JSON file (`--reassignment-json-file`), as
+/// ReassignPartitionsCommand.parsePartitionReassignmentData reads it (version 1; no
+/// `log_dirs`: the simulation has one log directory per broker).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reassignment {
+    #[serde(default = "reassignment_version")]
+    pub version: u32,
+    pub partitions: Vec<PartitionReassignment>,
+}
+
+fn reassignment_version() -> u32 {
+    1
+}
+
+/// One entry of a reassignment file: the partition and its target replicas.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PartitionReassignment {
+    pub topic: String,
+    pub partition: u32,
+    pub replicas: Vec<BrokerId>,
 }
 
 /// Written out, not derived: a derived `clone` is `#[inline]`, so the engine and the web
@@ -550,6 +590,19 @@ impl Clone for Action {
             Action::Checkpoints => Action::Checkpoints,
             Action::FetcherThreads => Action::FetcherThreads,
             Action::CancelProduce => Action::CancelProduce,
+            Action::ReassignExecute {
+                reassignment,
+                throttle,
+            } => Action::ReassignExecute {
+                reassignment: reassignment.clone(),
+                throttle: *throttle,
+            },
+            Action::ReassignVerify { reassignment } => Action::ReassignVerify {
+                reassignment: reassignment.clone(),
+            },
+            Action::ReassignCancel { reassignment } => Action::ReassignCancel {
+                reassignment: reassignment.clone(),
+            },
         }
     }
 }
@@ -715,8 +768,23 @@ impl Action {
             | Action::StartZone { .. }
             | Action::CutZone { .. }
             | Action::HealZone { .. } => {}
+            // Checked with the scenario's topics (`Scenario::check_reassignment`).
+            Action::ReassignExecute { .. }
+            | Action::ReassignVerify { .. }
+            | Action::ReassignCancel { .. } => {}
         }
         Ok(())
+    }
+
+    /// A reassignment action's file and whether it is `--execute`.
+    pub fn reassignment(&self) -> Option<(&Reassignment, bool)> {
+        match self {
+            Action::ReassignExecute { reassignment, .. } => Some((reassignment, true)),
+            Action::ReassignVerify { reassignment } | Action::ReassignCancel { reassignment } => {
+                Some((reassignment, false))
+            }
+            _ => None,
+        }
     }
 }
 
@@ -834,6 +902,20 @@ impl Scenario {
                         &indexed("timeline", i),
                         DESCRIBE_FILTERS[k],
                     )));
+                }
+            }
+            if let Some((r, execute)) = a.action.reassignment() {
+                self.check_reassignment(&indexed("timeline", i), r, execute)?;
+            }
+            if let Action::ReassignExecute {
+                throttle: Some(t), ..
+            } = a.action
+            {
+                if t > i64::MAX as u64 {
+                    return Err(ScenarioError::new(
+                        member(&indexed("timeline", i), "throttle"),
+                        format!("throttle must be in 0..={} bytes/s, got {t}", i64::MAX),
+                    ));
                 }
             }
             if let Action::Produce(p) = &a.action {
@@ -1181,6 +1263,86 @@ impl Scenario {
                     count - 1
                 ),
             ));
+        }
+        Ok(())
+    }
+}
+
+impl Scenario {
+    /// A reassignment file, as kafka-reassign-partitions.sh checks it before it asks the
+    /// cluster anything (parsePartitionReassignmentData, and for `--execute`
+    /// parseExecuteAssignmentArgs and verifyBrokerIds, with their messages), and each
+    /// partition one of the scenario's.
+    fn check_reassignment(
+        &self,
+        field: &str,
+        r: &Reassignment,
+        execute: bool,
+    ) -> Result<(), ScenarioError> {
+        let field = member(field, "reassignment");
+        if self.version < 2 {
+            return Err(needs_version_2(&field));
+        }
+        if r.version != 1 {
+            return Err(ScenarioError::new(
+                member(&field, "version"),
+                format!(
+                    "Not supported version field value {} (the tool reads version 1)",
+                    r.version
+                ),
+            ));
+        }
+        let list = member(&field, "partitions");
+        if r.partitions.len() > MAX_PARTITIONS {
+            return Err(ScenarioError::new(
+                list,
+                format!(
+                    "a reassignment lists at most {MAX_PARTITIONS} partitions, got {}",
+                    r.partitions.len()
+                ),
+            ));
+        }
+        if execute && r.partitions.is_empty() {
+            return Err(ScenarioError::new(
+                list,
+                "Partition reassignment list cannot be empty",
+            ));
+        }
+        for (k, p) in r.partitions.iter().enumerate() {
+            let entry = indexed(&list, k);
+            self.check_target(&entry, Some(&p.topic), Some(p.partition))?;
+            let replicas = member(&entry, "replicas");
+            if execute && p.replicas.is_empty() {
+                return Err(ScenarioError::new(
+                    replicas,
+                    "Partition replica list cannot be empty",
+                ));
+            }
+            if execute {
+                if let Some(j) = r.partitions[..k]
+                    .iter()
+                    .position(|q| q.topic == p.topic && q.partition == p.partition)
+                {
+                    return Err(ScenarioError::new(
+                        entry,
+                        format!("Partition reassignment contains duplicate topic partitions: {}-{} (partitions[{j}])", p.topic, p.partition),
+                    ));
+                }
+            }
+            for (j, &b) in p.replicas.iter().enumerate() {
+                if b == 0 || b > self.brokers {
+                    return Err(ScenarioError::new(
+                        indexed(&replicas, j),
+                        format!("Unknown broker id {b} (brokers are 1..={})", self.brokers),
+                    ));
+                }
+                if execute && p.replicas[..j].contains(&b) {
+                    return Err(ScenarioError::new(
+                        indexed(&replicas, j),
+                        format!("Partition replica lists may not contain duplicate entries: {}-{} contains multiple entries for {b}", p.topic, p.partition),
+                    ));
+                }
+            }
         }
         Ok(())
     }

@@ -28,7 +28,8 @@ use crate::expect::{Expectation, LeaderExpect, NoLeader};
 use crate::json::{Map, Number, Value, Writer};
 use crate::scenario::{
     version_1_field, AcksOrDefault, Action, ControllerName, DescribeSpec, Endpoint, LinkLatency,
-    NewTopic, ProduceSpec, Scenario, TimedAction, TopicConfigs,
+    NewTopic, PartitionReassignment, ProduceSpec, Reassignment, Scenario, TimedAction,
+    TopicConfigs,
 };
 use crate::types::Acks;
 use crate::vec_map::VecMap;
@@ -613,6 +614,9 @@ pub(crate) const ACTIONS: &[&str] = &[
     "start_zone",
     "cut_zone",
     "heal_zone",
+    "reassign_execute",
+    "reassign_verify",
+    "reassign_cancel",
 ];
 
 const PRODUCE_FIELDS: &[&str] = &[
@@ -813,6 +817,25 @@ fn timed_action(path: &str, v: &Value) -> R<TimedAction> {
         "start_zone" => Action::StartZone { zone: zone()? },
         "cut_zone" => Action::CutZone { zone: zone()? },
         "heal_zone" => Action::HealZone { zone: zone()? },
+        "reassign_execute" => {
+            fields(&["reassignment", "throttle"])?;
+            let reassignment = reassignment(path, obj)?;
+            let mut throttle = None;
+            read_fields(path, obj, &mut [("throttle", Field::OptU64(&mut throttle))])?;
+            Action::ReassignExecute {
+                reassignment,
+                throttle,
+            }
+        }
+        "reassign_verify" | "reassign_cancel" => {
+            fields(&["reassignment"])?;
+            let reassignment = reassignment(path, obj)?;
+            if name == "reassign_verify" {
+                Action::ReassignVerify { reassignment }
+            } else {
+                Action::ReassignCancel { reassignment }
+            }
+        }
         other => {
             return Err(fail(
                 &tag_path,
@@ -821,6 +844,52 @@ fn timed_action(path: &str, v: &Value) -> R<TimedAction> {
         }
     };
     Ok(TimedAction { at: at_ms, action })
+}
+
+/// An action's `reassignment`: a reassignment file (`--reassignment-json-file`). Its
+/// members are read by `read_fields` after `required` (no reader generic over their types).
+fn reassignment(action: &str, action_obj: &Obj) -> R<Reassignment> {
+    let path = &at(action, "reassignment");
+    let obj = object(
+        path,
+        required(action, action_obj, "reassignment")?,
+        "struct Reassignment",
+    )?;
+    known_fields(path, obj, &["version", "partitions"])?;
+    let partitions_path = &at(path, "partitions");
+    let list = required(path, obj, "partitions")?;
+    let Value::Array(items) = list else {
+        return Err(invalid_type(partitions_path, list, "a sequence"));
+    };
+    let mut r = Reassignment {
+        version: 1,
+        partitions: Vec::with_capacity(items.len()),
+    };
+    read_fields(path, obj, &mut [("version", Field::U32(&mut r.version))])?;
+    for (i, item) in items.iter().enumerate() {
+        let p = &indexed(partitions_path, i);
+        let obj = object(p, item, "struct PartitionReassignment")?;
+        known_fields(p, obj, &["topic", "partition", "replicas"])?;
+        let mut entry = PartitionReassignment {
+            topic: String::new(),
+            partition: 0,
+            replicas: Vec::new(),
+        };
+        for name in ["topic", "partition", "replicas"] {
+            required(p, obj, name)?;
+        }
+        read_fields(
+            p,
+            obj,
+            &mut [
+                ("topic", Field::Str(&mut entry.topic)),
+                ("partition", Field::U32(&mut entry.partition)),
+                ("replicas", Field::Ids(&mut entry.replicas)),
+            ],
+        )?;
+        r.partitions.push(entry);
+    }
+    Ok(r)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1011,6 +1080,9 @@ impl Writer {
             Action::StartZone { .. } => ("start_zone", None),
             Action::CutZone { .. } => ("cut_zone", None),
             Action::HealZone { .. } => ("heal_zone", None),
+            Action::ReassignExecute { .. } => ("reassign_execute", None),
+            Action::ReassignVerify { .. } => ("reassign_verify", None),
+            Action::ReassignCancel { .. } => ("reassign_cancel", None),
         };
         self.key("action").str(tag);
         if let Some(b) = broker {
@@ -1052,8 +1124,37 @@ impl Writer {
             | Action::StartZone { zone }
             | Action::CutZone { zone }
             | Action::HealZone { zone } => self.key("zone").str(zone),
+            Action::ReassignExecute {
+                reassignment,
+                throttle,
+            } => {
+                self.reassignment(reassignment);
+                if let Some(t) = throttle {
+                    self.key("throttle").u64(*t);
+                }
+            }
+            Action::ReassignVerify { reassignment } | Action::ReassignCancel { reassignment } => {
+                self.reassignment(reassignment)
+            }
             _ => {}
         }
+        self.close('}');
+    }
+
+    /// A reassignment file, as the tool writes one (`version`, then `partitions`).
+    fn reassignment(&mut self, r: &Reassignment) {
+        self.key("reassignment").open('{');
+        self.key("version").u64(r.version.into());
+        self.key("partitions").open('[');
+        for p in &r.partitions {
+            self.item();
+            self.open('{');
+            self.key("topic").str(&p.topic);
+            self.key("partition").u64(p.partition.into());
+            self.key("replicas").ids(&p.replicas);
+            self.close('}');
+        }
+        self.close(']');
         self.close('}');
     }
 

@@ -1359,6 +1359,12 @@ impl Sim {
             | Action::StartZone { .. }
             | Action::CutZone { .. }
             | Action::HealZone { .. } => self.zone_action(action)?,
+            Action::ReassignExecute {
+                reassignment,
+                throttle,
+            } => self.reassign_execute(reassignment, *throttle)?,
+            Action::ReassignVerify { reassignment } => self.reassign_verify(reassignment)?,
+            Action::ReassignCancel { reassignment } => self.reassign_cancel(reassignment)?,
         }
         Ok(())
     }
@@ -1368,7 +1374,7 @@ impl Sim {
     /// each link from its brokers to the brokers outside it, and to the controller: module
     /// 04 spreads the KRaft controllers over the three zones, so the quorum's majority is
     /// outside a cut zone and the zone's brokers lose it (docs/engine.md, simplification
-    /// 17).
+    /// 18).
     fn zone_action(&mut self, action: &Action) -> Result<(), ScenarioError> {
         let zone = action.zone().unwrap_or_default();
         let brokers = crate::scenario::zone_brokers(&self.topics.racks, zone)

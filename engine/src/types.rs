@@ -94,6 +94,10 @@ pub enum ErrorCode {
     OPERATION_NOT_ATTEMPTED,
     OFFSET_NOT_AVAILABLE,
     NEW_LEADER_ELECTED,
+    /// InvalidReplicaAssignmentException (AlterPartitionReassignments).
+    INVALID_REPLICA_ASSIGNMENT,
+    /// NoReassignmentInProgressException (a cancel with nothing to cancel).
+    NO_REASSIGNMENT_IN_PROGRESS,
     /// The producer's own TimeoutException: the batch expired after delivery.timeout.ms.
     DELIVERY_TIMEOUT,
 }
@@ -127,6 +131,8 @@ impl ErrorCode {
             OPERATION_NOT_ATTEMPTED => 55,
             OFFSET_NOT_AVAILABLE => 78,
             NEW_LEADER_ELECTED => 112,
+            INVALID_REPLICA_ASSIGNMENT => 39,
+            NO_REASSIGNMENT_IN_PROGRESS => 85,
             DELIVERY_TIMEOUT => -1,
         }
     }

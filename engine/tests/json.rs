@@ -226,15 +226,24 @@ fn parses_numbers_as_serde_json_does() {
     }
 }
 
+/// The writer's bytes are the derive's; for version 2, the derive's without version 1's
+/// topic fields (see `writes_version_2_as_serde_json_does_without_version_1s_topic`).
 fn same_text(s: &Scenario) {
-    assert_eq!(
-        scenario_json::scenario(s, false),
-        serde_json::to_string(s).unwrap()
+    let (mut compact, mut pretty) = (
+        serde_json::to_string(s).unwrap(),
+        serde_json::to_string_pretty(s).unwrap(),
     );
-    assert_eq!(
-        scenario_json::scenario(s, true),
-        serde_json::to_string_pretty(s).unwrap()
-    );
+    if s.version >= 2 {
+        compact = compact
+            .replace(r#""topic":"rep","#, "")
+            .replace(r#""assignment":[],"replication_factor":null,"#, "");
+        pretty = pretty.replace("\n  \"topic\": \"rep\",", "").replace(
+            "\n  \"assignment\": [],\n  \"replication_factor\": null,",
+            "",
+        );
+    }
+    assert_eq!(scenario_json::scenario(s, false), compact);
+    assert_eq!(scenario_json::scenario(s, true), pretty);
 }
 
 /// Every action, every expectation field, every optional config, odd strings and values, of

@@ -77,6 +77,9 @@ fn covered(a: &Action) {
         | Action::StartZone { .. }
         | Action::CutZone { .. }
         | Action::HealZone { .. } => {}
+        Action::ReassignExecute { .. }
+        | Action::ReassignVerify { .. }
+        | Action::ReassignCancel { .. } => {}
     }
 }
 
@@ -140,7 +143,12 @@ fn full_scenario_v2() -> Value {
         {"at": 903, "action": "lose_zone", "zone": "a"},
         {"at": 904, "action": "start_zone", "zone": "a"},
         {"at": 905, "action": "cut_zone", "zone": "zone-c.1_x"},
-        {"at": 906, "action": "heal_zone", "zone": "zone-c.1_x"}
+        {"at": 906, "action": "heal_zone", "zone": "zone-c.1_x"},
+        {"at": 907, "action": "reassign_execute", "throttle": 1000,
+         "reassignment": {"version": 1, "partitions": [{"topic": "move", "partition": 1, "replicas": [4, 3]}]}},
+        {"at": 908, "action": "reassign_verify",
+         "reassignment": {"partitions": [{"topic": "move", "partition": 1, "replicas": [4, 3]}, {"topic": "orders", "partition": 5, "replicas": []}]}},
+        {"at": 909, "action": "reassign_cancel", "reassignment": {"version": 1, "partitions": []}}
     ]);
     let items = timeline.as_array_mut().unwrap();
     items.extend(targeted.as_array().unwrap().iter().cloned());
@@ -197,7 +205,7 @@ fn every_version_2_field_reads_as_serde_reads_it() {
     let first = s.first_topic();
     assert_eq!(s.client_rack.as_deref(), Some("b"));
     assert!(s.config.rack_aware_replica_selector);
-    let zones: Vec<_> = s.timeline[30..].iter().map(|a| a.action.zone()).collect();
+    let zones: Vec<_> = s.timeline[30..34].iter().map(|a| a.action.zone()).collect();
     assert_eq!(
         zones,
         [Some("a"), Some("a"), Some("zone-c.1_x"), Some("zone-c.1_x")]
@@ -217,6 +225,20 @@ fn every_version_2_field_reads_as_serde_reads_it() {
             ("orders", 0)
         ]
         .map(Some)
+    );
+    let Action::ReassignExecute {
+        reassignment,
+        throttle: Some(1000),
+    } = &s.timeline[34].action
+    else {
+        panic!("{:?}", s.timeline[34])
+    };
+    assert_eq!(
+        (
+            reassignment.version,
+            reassignment.partitions[0].replicas.as_slice()
+        ),
+        (1, &[4, 3][..])
     );
     // Written back and read again, by hand.
     assert_eq!(Scenario::from_json(&s.to_json_pretty()).unwrap(), s);
@@ -450,6 +472,98 @@ fn is(field: &str, message: &str) -> (String, String) {
 
 const TOPIC_NAME: &str =
     "a topic name is 1..=64 characters of ASCII letters, digits, '.', '_' and '-', got";
+
+/// kafka-reassign-partitions.sh's own checks of a reassignment file (and the scenario's
+/// topics and brokers), each naming the entry at fault.
+#[test]
+fn reassignment_errors_name_the_field_and_range() {
+    let set = |p: &str, v: Value| v2_error(&[(p, Some(v))]);
+    let r = "timeline[34].reassignment";
+    let entry = |v: Value| set("/timeline/34/reassignment/partitions/0", v);
+    assert_eq!(
+        set("/timeline/34/reassignment/version", json!(2)),
+        is(
+            &format!("{r}.version"),
+            "Not supported version field value 2 (the tool reads version 1)"
+        )
+    );
+    assert_eq!(
+        set("/timeline/34/reassignment/partitions", json!([])),
+        is(
+            &format!("{r}.partitions"),
+            "Partition reassignment list cannot be empty"
+        )
+    );
+    assert_eq!(
+        entry(json!({"topic": "nope", "partition": 0, "replicas": [1]})),
+        is(
+            &format!("{r}.partitions[0].topic"),
+            "topic must be one of the scenario's topics, got \"nope\""
+        )
+    );
+    assert_eq!(
+        entry(json!({"topic": "move", "partition": 2, "replicas": [1]})),
+        is(
+            &format!("{r}.partitions[0].partition"),
+            "partition must be one of 0..=1 (topic move has 2), got 2"
+        )
+    );
+    assert_eq!(
+        entry(json!({"topic": "move", "partition": 0, "replicas": []})),
+        is(
+            &format!("{r}.partitions[0].replicas"),
+            "Partition replica list cannot be empty"
+        )
+    );
+    assert_eq!(
+        entry(json!({"topic": "move", "partition": 0, "replicas": [1, 7]})),
+        is(
+            &format!("{r}.partitions[0].replicas[1]"),
+            "Unknown broker id 7 (brokers are 1..=6)"
+        )
+    );
+    assert_eq!(
+        entry(json!({"topic": "move", "partition": 0, "replicas": [1, 2, 1]})),
+        is(
+            &format!("{r}.partitions[0].replicas[2]"),
+            "Partition replica lists may not contain duplicate entries: move-0 contains multiple entries for 1"
+        )
+    );
+    let twice = json!([{"topic": "move", "partition": 1, "replicas": [1]}, {"topic": "move", "partition": 1, "replicas": [2]}]);
+    assert_eq!(
+        set("/timeline/34/reassignment/partitions", twice),
+        is(
+            &format!("{r}.partitions[1]"),
+            "Partition reassignment contains duplicate topic partitions: move-1 (partitions[0])"
+        )
+    );
+    assert_eq!(
+        set("/timeline/34/throttle", json!(u64::MAX)),
+        is(
+            "timeline[34].throttle",
+            "throttle must be in 0..=9223372036854775807 bytes/s, got 18446744073709551615"
+        )
+    );
+    assert_eq!(
+        entry(json!({"topic": "move", "partition": 0, "replicas": [1], "log_dirs": ["any"]})),
+        is(
+            &format!("{r}.partitions[0]"),
+            "unknown field `log_dirs`, expected one of `topic`, `partition`, `replicas`"
+        )
+    );
+    // Version 1 has no reassignment: its one partition stays where it was created.
+    let e = Scenario::from_json(
+        r#"{"timeline":[{"at":0,"action":"reassign_verify","reassignment":{"partitions":[]}}]}"#,
+    )
+    .unwrap_err();
+    assert_eq!(
+        (e.field.as_str(), e.message.as_str()),
+        (
+            "timeline[0].reassignment",
+            "`reassignment` needs version 2 (\"version\": 2)"
+        )
+    );
+}
 
 #[test]
 fn version_2_errors_name_the_field_and_range() {

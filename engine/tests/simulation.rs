@@ -6,12 +6,14 @@
 //! simulation`. Seeds that once failed are kept in `REGRESSIONS`. A long run can be split:
 //! `WATERMARK_SIM_FIRST=N` starts the range at seed N (the regressions run in every part).
 //! Seeds from 1 000 000 run clusters of several topics and partitions
-//! (`WATERMARK_SIM_CLUSTER_SEEDS`, default 200, of them).
+//! (`WATERMARK_SIM_CLUSTER_SEEDS`, default 200, of them), with random partition
+//! reassignments (kafka-reassign-partitions.sh --execute, --verify, --cancel) among the faults.
 #![cfg(not(target_arch = "wasm32"))]
 
 use watermark_engine::rng::Rng;
 use watermark_engine::scenario::{
-    AcksOrDefault, ControllerName, Endpoint, NewTopic, ProduceSpec, TopicConfigs,
+    AcksOrDefault, ControllerName, Endpoint, NewTopic, PartitionReassignment, ProduceSpec,
+    Reassignment, TopicConfigs,
 };
 use watermark_engine::types::Acks;
 use watermark_engine::{Action, Config, Scenario, Sim};
@@ -21,9 +23,12 @@ use watermark_engine::{Action, Config, Scenario, Sim};
 /// … lost by a clean election" that no real leader lost: the committed history believed a
 /// zombie leader's HW, and a frozen broker applied a min.insync.replicas change before it
 /// could have read it (52220, 52893).
+/// 1000160: found with issue 14's random reassignments: a follower's fetcher thread whose
+/// request's partitions all moved to other leaders while it was out never fetched the
+/// partition that joined it meanwhile (the thread now fetches again, as doWork does).
 const REGRESSIONS: &[u64] = &[
     18, 21, 71, 236, 648, 750, 1179, 1285, 2657, 2874, 11125, 12885, 15574, 19440, 34987, 52220,
-    52893, 53329, 68830,
+    52893, 53329, 68830, 1000160,
 ];
 
 const FAULT_PHASE_MS: u64 = 90_000;
@@ -221,6 +226,38 @@ fn random_action(rng: &mut Rng, scenario: &Scenario, n: &mut u32) -> Action {
     }
 }
 
+/// A random kafka-reassign-partitions.sh run on a cluster: `--execute` moving a random
+/// partition to 1..=3 distinct random brokers (now and then with `--throttle`), `--verify` or
+/// `--cancel` of it.
+fn random_reassignment(rng: &mut Rng, scenario: &Scenario) -> Action {
+    let (topic, partition) = random_target(rng, scenario);
+    let brokers = u64::from(scenario.brokers);
+    let count = 1 + rng.below_or_equal(brokers.min(3) - 1);
+    let mut replicas: Vec<u32> = Vec::new();
+    while (replicas.len() as u64) < count {
+        let b = 1 + rng.below_or_equal(brokers - 1) as u32;
+        if !replicas.contains(&b) {
+            replicas.push(b);
+        }
+    }
+    let reassignment = Reassignment {
+        version: 1,
+        partitions: vec![PartitionReassignment {
+            topic: topic.expect("a cluster names its topics"),
+            partition: partition.unwrap_or(0),
+            replicas,
+        }],
+    };
+    match rng.below_or_equal(5) {
+        0..=2 => Action::ReassignExecute {
+            reassignment,
+            throttle: (rng.below_or_equal(1) == 0).then_some(1_000_000),
+        },
+        3 | 4 => Action::ReassignVerify { reassignment },
+        _ => Action::ReassignCancel { reassignment },
+    }
+}
+
 fn run_seed_traced(seed: u64) -> Result<(), String> {
     TRACE.with(|t| t.set(true));
     run_seed(seed)
@@ -268,6 +305,8 @@ fn run_phases(seed: u64, sim: &mut Sim) -> Result<(), String> {
     // faults. Being separate, it leaves each seed's other actions as they were.
     let mut lag_rng = Rng::new(seed ^ 0x1A67_7135);
     let mut zone_rng = Rng::new(seed ^ 0x0020_13E5);
+    // And a third reassigns partitions of the clusters (version 2), one step in four.
+    let mut reassign_rng = Rng::new(seed ^ 0x2EA5_516E);
     let mut t = 0;
     let mut n = 0;
     // Fault phase.
@@ -283,6 +322,9 @@ fn run_phases(seed: u64, sim: &mut Sim) -> Result<(), String> {
                 // (KafkaConfig refuses a value below replica.fetch.wait.max.ms, 500.)
                 value: (500 * lag_rng.below_or_equal(120)).max(500).into(),
             });
+        }
+        if scenario.version >= 2 && reassign_rng.below_or_equal(3) == 0 {
+            actions.push(random_reassignment(&mut reassign_rng, &scenario));
         }
         for action in &actions {
             sim.apply_now(action)

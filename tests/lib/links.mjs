@@ -24,6 +24,7 @@ export const PRESET_TOPICS = {
   "leader-failover": "ha2",
   "unclean-election": "risky2",
   "last-replica-standing": "elr",
+  "move-replica": "move",
   "slow-follower": "rep",
   "slow-broker": "orders",
   "rolling-restart": "orders",

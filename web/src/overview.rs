@@ -125,6 +125,12 @@ pub fn table_markup(
                     if at == 0 {
                         facts.push_str(", preferred leader");
                     }
+                    if c.adding {
+                        facts.push_str(", being added by a reassignment");
+                    }
+                    if c.removing {
+                        facts.push_str(", being removed by a reassignment");
+                    }
                     match (c.state, c.in_isr, c.in_elr) {
                         (ReplicaState::Offline, true, _) => {
                             facts.push_str(", still in the ISR until fenced")
@@ -134,8 +140,16 @@ pub fn table_markup(
                         }
                         _ => {}
                     }
+                    // A reassignment's adding replica is marked +, its removing one −.
+                    let mark = if c.adding {
+                        "+"
+                    } else if c.removing {
+                        "−"
+                    } else {
+                        ""
+                    };
                     m.push_str(&format!(
-                        "<td class=\"{class}\" title=\"{name} on broker {b}: {facts}\">{word}</td>"
+                        "<td class=\"{class}\" title=\"{name} on broker {b}: {facts}\">{word}{mark}</td>"
                     ));
                 }
                 None => m.push_str("<td></td>"),

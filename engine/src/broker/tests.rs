@@ -1701,6 +1701,49 @@ mod many_partitions {
         }
     }
 
+    /// AbstractFetcherThread.doWork builds the next fetch from every partition the thread
+    /// holds: t-1 joins thread 0 of leader 3 while its request for t-0 is out (so it waits
+    /// for that answer), then t-0 moves back to leader 1; the answer for t-0 (no longer the
+    /// thread's) still leads to a fetch of t-1 from leader 3 (seed 1000160 of the simulation).
+    #[test]
+    fn a_partition_that_joined_a_thread_is_fetched_after_the_answer_of_partitions_that_left() {
+        let mut n = Node::formed(2, 1);
+        let image_with = |offset: u64, moves: &[(Tp, BrokerId, i32)]| {
+            let mut image = image();
+            image.offset += offset;
+            for &(tp, leader, epoch) in moves {
+                let p = &mut image.partitions[&tp];
+                (p.leader, p.leader_epoch, p.partition_epoch) = (Some(leader), epoch, epoch);
+            }
+            Arc::new(image)
+        };
+        n.now = 100;
+        let a = n.run(|b, ctx| b.apply_metadata(ctx, image_with(1, &[(T0, 3, 1)])));
+        let sent = n.send_fetches(&a);
+        assert_eq!(Node::fetches(&sent), [(3, 0, vec![T0])]);
+        let Some(Effect::Send {
+            payload: Payload::Fetch { fetch_id, .. },
+            ..
+        }) = sent.iter().find(|e| matches!(e, Effect::Send { .. }))
+        else {
+            panic!("{sent:?}")
+        };
+        let fetch_id = *fetch_id;
+        let b = n.run(|b, ctx| b.apply_metadata(ctx, image_with(2, &[(T0, 3, 1), (T1, 3, 1)])));
+        assert!(
+            Node::fetches(&n.send_fetches(&b)).is_empty(),
+            "t-1 waits for the answer of thread 0's request"
+        );
+        let c = n.run(|b, ctx| b.apply_metadata(ctx, image_with(3, &[(T0, 1, 2), (T1, 3, 1)])));
+        n.send_fetches(&c);
+        let answer = Payload::FetchResponse {
+            fetch_id,
+            partitions: vec![n.broker.partition(T0).fetch_error(ErrorCode::NONE)],
+        };
+        let after = n.run(|b, ctx| b.on_message(ctx, crate::types::Node::Broker(3), answer));
+        assert_eq!(Node::fetches(&n.send_fetches(&after)), [(3, 0, vec![T1])]);
+    }
+
     /// AbstractFetcherThread.buildFetch: one thread (num.replica.fetchers=1) fetches both
     /// partitions from leader 1 in one request.
     #[test]
@@ -1843,5 +1886,144 @@ mod many_partitions {
                 _ => None,
             })
             .collect()
+    }
+}
+
+/// Reassignment on the broker: ReplicaManager.applyDelta with a replica set that drops or
+/// adds this broker, and Partition.updateAssignmentAndIsr on the leader. Broker 1 leads
+/// replicas 1,2 with three committed records; each test gives one broker one metadata image.
+mod reassignment {
+    use super::*;
+    use crate::event::Event;
+
+    fn sim() -> Sim {
+        let s = Scenario::from_json(
+            r#"{"assignment":[1,2],"timeline":[{"at":100,"action":"produce","acks":"all","values":["a","b","c"]}]}"#,
+        )
+        .expect("scenario");
+        let mut sim = Sim::new(&s).expect("sim");
+        sim.advance_to(2_000);
+        sim
+    }
+
+    /// Broker `b`'s image with the partition changed by `f` (and a newer offset).
+    fn image(
+        sim: &Sim,
+        b: BrokerId,
+        f: impl FnOnce(&mut PartitionRegistration),
+    ) -> Arc<MetadataImage> {
+        let mut image = (**sim.brokers[&b].metadata.as_ref().expect("metadata")).clone();
+        image.offset += 1;
+        f(&mut image.partitions[&TP0]);
+        Arc::new(image)
+    }
+
+    fn deleted(sim: &Sim) -> Vec<(BrokerId, bool)> {
+        sim.trace_events()
+            .filter_map(|e| match e.event() {
+                Event::ReplicaDeleted { broker, stray, .. } => Some((*broker, *stray)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// ReplicaManagerTest.testDeltaFollowerToNotReplica: the follower's partition is in the
+    /// delta's deletes; its fetcher stops, the partition and its log are gone.
+    #[test]
+    fn a_follower_dropped_from_the_replicas_deletes_its_replica() {
+        let mut sim = sim();
+        assert_eq!(sim.brokers[&2].log(TP0).log_end_offset(), 3);
+        let image = image(&sim, 2, |p| {
+            (p.replicas, p.isr, p.leader_epoch, p.partition_epoch) = (vec![1, 3], vec![1, 3], 1, 2);
+        });
+        on_broker(&mut sim, 2, |b, ctx| b.apply_metadata(ctx, image));
+        let p = sim.brokers[&2].partition(TP0);
+        assert_eq!(p.role, Role::None);
+        assert_eq!(p.log, ReplicaLog::default(), "the log is deleted");
+        assert_eq!(deleted(&sim), [(2, false)]);
+        assert!(
+            crate::fetcher::ReplicaFetcher::live_threads(
+                &sim.topics,
+                &sim.config,
+                &sim.brokers[&2].partitions
+            )
+            .is_empty(),
+            "no fetcher thread is left"
+        );
+    }
+
+    /// ReplicaManagerTest.testDeltaLeaderToNotReplica: the leader dropped from the replicas
+    /// (a reassignment that moved the leadership to 2) removes its partition too.
+    #[test]
+    fn a_leader_dropped_from_the_replicas_deletes_its_replica() {
+        let mut sim = sim();
+        let image = image(&sim, 1, |p| {
+            (
+                p.replicas,
+                p.isr,
+                p.leader,
+                p.leader_epoch,
+                p.partition_epoch,
+            ) = (vec![2, 3], vec![2, 3], Some(2), 1, 2);
+        });
+        on_broker(&mut sim, 1, |b, ctx| b.apply_metadata(ctx, image));
+        let p = sim.brokers[&1].partition(TP0);
+        assert_eq!((&p.role, p.log.log_end_offset()), (&Role::None, 0));
+        assert_eq!(deleted(&sim), [(1, false)]);
+    }
+
+    /// LogManager.isStrayKraftReplica: a broker that restarts with a log of a partition the
+    /// first image it reads does not give it treats the log as stray.
+    #[test]
+    fn a_log_found_at_a_start_for_a_partition_moved_away_is_stray() {
+        let mut sim = sim();
+        let image = image(&sim, 2, |p| {
+            (p.replicas, p.isr, p.leader_epoch, p.partition_epoch) = (vec![1, 3], vec![1, 3], 1, 2);
+        });
+        on_broker(&mut sim, 2, |b, _| b.lose_memory());
+        assert_eq!(
+            sim.brokers[&2].log(TP0).log_end_offset(),
+            3,
+            "the files stay"
+        );
+        on_broker(&mut sim, 2, |b, ctx| b.apply_metadata(ctx, image));
+        assert_eq!(sim.brokers[&2].log(TP0).log_end_offset(), 0);
+        assert_eq!(deleted(&sim), [(2, true)]);
+    }
+
+    /// Partition.makeLeader at the same leader epoch → updateAssignmentAndIsr: a new replica
+    /// (reassignment's adding 3) joins the leader's followers with ReplicaState.EMPTY (LEO
+    /// unknown, never caught up), so its fetch from offset 0 is served; the others keep
+    /// their state.
+    #[test]
+    fn the_leader_takes_an_adding_replica_into_its_followers() {
+        let mut sim = sim();
+        let follower_2 = sim.brokers[&1]
+            .partition(TP0)
+            .leader_state()
+            .expect("leads")
+            .remote[&2]
+            .clone();
+        let image = image(&sim, 1, |p| {
+            (p.replicas, p.adding_replicas, p.partition_epoch) = (vec![1, 2, 3], vec![3], 1);
+        });
+        on_broker(&mut sim, 1, |b, ctx| b.apply_metadata(ctx, image));
+        let l = sim.brokers[&1]
+            .partition(TP0)
+            .leader_state()
+            .expect("still leads");
+        assert_eq!((l.leader_epoch, l.partition_epoch), (0, 1));
+        assert_eq!(l.replicas, vec![1, 2, 3]);
+        assert_eq!(l.remote[&2], follower_2);
+        let added = &l.remote[&3];
+        assert_eq!(
+            (
+                added.log_end_offset,
+                added.last_caught_up_time_ms,
+                added.broker_epoch
+            ),
+            (None, 0, None)
+        );
+        assert_eq!(deleted(&sim), []);
     }
 }

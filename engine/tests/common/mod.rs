@@ -33,6 +33,7 @@ pub const GOLDEN: &[(&str, &str)] = &[
         "last-replica-standing",
         include_str!("../golden/last-replica-standing.txt"),
     ),
+    ("move-replica", include_str!("../golden/move-replica.txt")),
     ("slow-follower", include_str!("../golden/slow-follower.txt")),
     ("slow-broker", include_str!("../golden/slow-broker.txt")),
     (

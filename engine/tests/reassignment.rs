@@ -1,0 +1,343 @@
+//! Partition reassignment end to end (kafka-reassign-partitions.sh against the KRaft
+//! controller, scenario format version 2): the data copied to the new replica from offset 0,
+//! the reassignment completed once every target replica is in the ISR, the removed replica
+//! deleted, every committed record kept; a reassignment that moves the leader; a cancel.
+//! Behaviour is asserted on typed events and the view model; the tool's own lines, which are
+//! Kafka's output, by their text.
+#![cfg(not(target_arch = "wasm32"))]
+
+use watermark_engine::event::{Event, Tool};
+use watermark_engine::types::ErrorCode;
+use watermark_engine::{Scenario, Sim};
+
+fn run(json: &str) -> Sim {
+    let scenario = Scenario::from_json(json).expect("a valid version-2 scenario");
+    let sim = watermark_engine::run(&scenario, true).expect("runs");
+    assert!(sim.violations().is_empty(), "{:?}", sim.violations());
+    assert!(sim.losses().is_empty(), "{:?}", sim.losses());
+    sim
+}
+
+/// The lines kafka-reassign-partitions.sh printed at `t`.
+fn tool_lines(sim: &Sim, t: u64) -> Vec<String> {
+    sim.trace_events()
+        .filter(|e| e.time_ms == t)
+        .filter(|e| {
+            matches!(
+                e.event(),
+                Event::ToolOutput {
+                    tool: Tool::ReassignPartitions,
+                    ..
+                }
+            )
+        })
+        .map(|e| e.text())
+        .collect()
+}
+
+fn file(topic: &str, replicas: &[u32]) -> String {
+    format!(
+        r#"{{"version":1,"partitions":[{{"topic":"{topic}","partition":0,"replicas":{replicas:?}}}]}}"#
+    )
+}
+
+/// Brokers 1..=4; topic `moving` on 1,2,3 gets 40 records, then is moved to 1,2,4 while 40
+/// more arrive; verified at 10 s.
+fn moving_scenario() -> String {
+    let to = file("moving", &[1, 2, 4]);
+    format!(
+        r#"{{"version": 2, "brokers": 4, "seed": 3,
+        "topics": [{{"name": "moving", "assignment": [[1, 2, 3]]}}],
+        "timeline": [
+          {{"at": 0, "action": "produce", "acks": "all", "prefix": "a", "count": 40}},
+          {{"at": 1000, "action": "reassign_execute", "reassignment": {to}}},
+          {{"at": 1000, "action": "produce", "acks": "all", "prefix": "b", "count": 40, "one_by_one": true}},
+          {{"at": 1002, "action": "reassign_verify", "reassignment": {to}}},
+          {{"at": 10000, "action": "reassign_verify", "reassignment": {to}}},
+          {{"at": 10000, "action": "describe"}}
+        ],
+        "end_ms": 12000}}"#
+    )
+}
+
+#[test]
+fn a_reassignment_copies_the_log_completes_and_deletes_the_old_replica() {
+    let sim = run(&moving_scenario());
+    assert_eq!(
+        tool_lines(&sim, 1000).last().map(String::as_str),
+        Some("Successfully started partition reassignment for moving-0")
+    );
+    assert_eq!(
+        tool_lines(&sim, 1002)[1],
+        "Reassignment of partition moving-0 is still in progress."
+    );
+    assert_eq!(
+        tool_lines(&sim, 10000)[..2],
+        [
+            "Status of partition reassignment:",
+            "Reassignment of partition moving-0 is completed."
+        ]
+    );
+    // Broker 4 started from nothing and fetched from offset 0: it holds every record the
+    // leader holds, all 80 committed; broker 3 deleted its replica when the metadata dropped
+    // it (ReplicaManager.applyDelta), and nothing committed was lost.
+    let snap = sim.snapshot();
+    let b = |id: u32| snap.brokers.iter().find(|b| b.id == id).expect("broker");
+    assert_eq!(b(1).log_end_offset, 80);
+    assert_eq!(b(4).records, b(1).records);
+    assert_eq!(b(4).high_watermark, 80);
+    assert!(b(4).in_isr && b(4).hosts_replica);
+    assert!(!b(3).hosts_replica && b(3).records.is_empty() && b(3).log_end_offset == 0);
+    assert_eq!(snap.controller.isr, vec![1, 2, 4]);
+    let deleted: Vec<(u32, bool)> = sim
+        .trace_events()
+        .filter_map(|e| match e.event() {
+            Event::ReplicaDeleted { broker, stray, .. } => Some((*broker, *stray)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(deleted, [(3, false)]);
+    // Every acks=all write was acknowledged.
+    let failed = sim
+        .trace_events()
+        .filter(|e| {
+            matches!(e.event(), Event::ProduceResult { .. })
+                && e.text().contains("->")
+                && !e.text().contains("-> ok")
+        })
+        .count();
+    assert_eq!(failed, 0);
+}
+
+/// 1,2 → 3,2: broker 1 led and is removed. The AlterPartition that puts 3 in the ISR
+/// completes the reassignment and elects 3 (the first target replica in the ISR), so the
+/// controller answers broker 1 NEW_LEADER_ELECTED; broker 1 deletes its replica.
+#[test]
+fn a_reassignment_that_removes_the_leader_moves_the_leadership() {
+    let to = file("lead", &[3, 2]);
+    let sim = run(&format!(
+        r#"{{"version": 2, "brokers": 3, "seed": 11,
+        "topics": [{{"name": "lead", "assignment": [[1, 2]]}}],
+        "timeline": [
+          {{"at": 0, "action": "produce", "acks": "all", "prefix": "x", "count": 25}},
+          {{"at": 1000, "action": "reassign_execute", "reassignment": {to}}},
+          {{"at": 5000, "action": "produce", "acks": "all", "prefix": "y", "count": 5}},
+          {{"at": 8000, "action": "reassign_verify", "reassignment": {to}}}
+        ],
+        "end_ms": 9000}}"#
+    ));
+    assert_eq!(
+        tool_lines(&sim, 8000)[1],
+        "Reassignment of partition lead-0 is completed."
+    );
+    let answered_new_leader = sim.trace_events().any(|e| {
+        matches!(
+            e.event(),
+            Event::AlterPartitionFailed {
+                broker: 1,
+                error: ErrorCode::NEW_LEADER_ELECTED,
+                ..
+            }
+        )
+    });
+    assert!(answered_new_leader);
+    let elected: Vec<u32> = sim
+        .trace_events()
+        .filter_map(|e| match e.event() {
+            Event::NewLeader { leader, .. } => Some(*leader),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(elected, [3]);
+    let snap = sim.snapshot();
+    assert_eq!(snap.controller.leader, Some(3));
+    let b = |id: u32| snap.brokers.iter().find(|b| b.id == id).expect("broker");
+    assert_eq!(
+        b(3).log_end_offset,
+        30,
+        "the writes after the move went to broker 3"
+    );
+    assert_eq!(b(2).records, b(3).records);
+    assert!(!b(1).hosts_replica && b(1).log_end_offset == 0);
+}
+
+/// 1,2 → 1,3 with broker 3 frozen, so it cannot catch up; `--cancel` reverts to 1,2
+/// (cancelPartitionReassignment), and once thawed broker 3 deletes the replica it was
+/// given and taken back. The tool prints the partition moves line without a line break,
+/// so the broker throttles line follows it on the same line.
+#[test]
+fn a_cancel_reverts_to_the_original_replicas() {
+    let to = file("move", &[1, 3]);
+    let sim = run(&format!(
+        r#"{{"version": 2, "brokers": 3, "seed": 2,
+        "topics": [{{"name": "move", "assignment": [[1, 2]]}}],
+        "timeline": [
+          {{"at": 0, "action": "produce", "acks": "all", "prefix": "m", "count": 10}},
+          {{"at": 1000, "action": "freeze", "broker": 3}},
+          {{"at": 1500, "action": "reassign_execute", "reassignment": {to}, "throttle": 5000}},
+          {{"at": 3000, "action": "describe"}},
+          {{"at": 3000, "action": "reassign_cancel", "reassignment": {to}}},
+          {{"at": 3000, "action": "describe"}},
+          {{"at": 3500, "action": "thaw", "broker": 3}},
+          {{"at": 6000, "action": "reassign_verify", "reassignment": {to}}},
+          {{"at": 6000, "action": "reassign_cancel", "reassignment": {to}}}
+        ],
+        "end_ms": 7000}}"#
+    ));
+    let describe: Vec<String> = sim
+        .trace_events()
+        .filter(|e| {
+            e.time_ms == 3000
+                && e.text().starts_with("Topic: ")
+                && e.text().contains(" Partition: ")
+        })
+        .map(|e| e.text())
+        .collect();
+    assert_eq!(
+        describe,
+        [
+            "Topic: move Partition: 0 Leader: 1 Replicas: 1,3,2 Isr: 1,2 Adding Replicas: 3 Removing Replicas: 2 Elr: LastKnownElr:",
+            "Topic: move Partition: 0 Leader: 1 Replicas: 1,2 Isr: 1,2 Elr: LastKnownElr:",
+        ]
+    );
+    assert_eq!(
+        tool_lines(&sim, 3000),
+        [
+            "Successfully cancelled partition reassignment for: move-0",
+            "None of the specified partition moves are active.Clearing broker-level throttles on brokers 1,2,3",
+            "Clearing topic-level throttles on topic move",
+        ]
+    );
+    assert_eq!(
+        tool_lines(&sim, 6000),
+        [
+            "Status of partition reassignment:",
+            "There is no active reassignment of partition move-0, but replica set is 1,2 rather than 1,3.",
+            "Clearing broker-level throttles on brokers 1,2,3",
+            "Clearing topic-level throttles on topic move",
+            "None of the specified partition reassignments are active.",
+            "None of the specified partition moves are active.Clearing broker-level throttles on brokers 1,2,3",
+            "Clearing topic-level throttles on topic move",
+        ]
+    );
+    // Broker 3 applied the reassignment's metadata on thaw, then the cancel's: it holds
+    // nothing of move-0.
+    let snap = sim.snapshot();
+    let b3 = snap.brokers.iter().find(|b| b.id == 3).expect("broker 3");
+    assert!(!b3.hosts_replica && b3.log_end_offset == 0);
+    assert!(sim
+        .trace_events()
+        .any(|e| matches!(e.event(), Event::ReplicaDeleted { broker: 3, .. })));
+}
+
+/// `--execute` while a reassignment is in progress is refused with the tool's message (no
+/// `--additional`), and a target broker that is not alive is an unknown broker id.
+#[test]
+fn execute_refuses_beside_another_reassignment_and_a_dead_target() {
+    let to = file("move", &[1, 3]);
+    let sim = run(&format!(
+        r#"{{"version": 2, "brokers": 3, "seed": 2,
+        "topics": [{{"name": "move", "assignment": [[1, 2]]}}],
+        "timeline": [
+          {{"at": 0, "action": "kill", "broker": 3}},
+          {{"at": 12000, "action": "reassign_execute", "reassignment": {to}}},
+          {{"at": 12000, "action": "start", "broker": 3}},
+          {{"at": 13000, "action": "freeze", "broker": 3}},
+          {{"at": 13001, "action": "reassign_execute", "reassignment": {to}}},
+          {{"at": 13002, "action": "reassign_execute", "reassignment": {to}}}
+        ],
+        "end_ms": 14000}}"#
+    ));
+    assert_eq!(tool_lines(&sim, 12000), ["Error: Unknown broker id 3"]);
+    assert_eq!(
+        tool_lines(&sim, 13001).last().map(String::as_str),
+        Some("Successfully started partition reassignment for move-0")
+    );
+    assert_eq!(
+        tool_lines(&sim, 13002),
+        ["Cannot execute because there is an existing partition assignment.  Use --additional to override this and create a new partition assignment in addition to the existing one. The --additional flag can also be used to change the throttle by resubmitting the current reassignment."]
+    );
+}
+
+/// `watermark run --json` carries the tool's lines as ToolOutput events of tool
+/// `reassign_partitions`.
+#[test]
+fn the_tools_lines_are_tool_output_events_in_json() {
+    let sim = run(&moving_scenario());
+    let e = sim
+        .trace_events()
+        .find(|e| e.text() == "Successfully started partition reassignment for moving-0")
+        .expect("the line");
+    let v = serde_json::to_value(e).expect("json");
+    let text = v.to_string();
+    assert!(text.contains("\"reassign_partitions\""), "{text}");
+}
+
+/// The lines kafka-topics.sh --describe printed at `t`.
+fn describe_lines(sim: &Sim, t: u64) -> Vec<String> {
+    sim.trace_events()
+        .filter(|e| e.time_ms == t)
+        .filter(|e| {
+            matches!(
+                e.event(),
+                Event::ToolOutput {
+                    tool: Tool::Describe,
+                    ..
+                }
+            )
+        })
+        .map(|e| e.text())
+        .collect()
+}
+
+/// TopicCommand during a reassignment (TopicCommandTest.testDescribeUnderReplicatedPartitions
+/// WhenReassignmentIsInProgress, `getReplicationFactor`): the replication factor is the
+/// replicas less the adding ones, so a partition whose old replicas are all in sync is not
+/// under-replicated while its new replica copies; the throttled replicas are topic configs
+/// until --verify clears them, listed in the Config HashMap's order.
+#[test]
+fn describe_counts_the_replication_factor_without_the_adding_replicas() {
+    let to = file("move", &[1, 3]);
+    let sim = run(&format!(
+        r#"{{"version": 2, "brokers": 3,
+        "topics": [{{"name": "move", "assignment": [[1, 2]]}}],
+        "timeline": [
+          {{"at": 0, "action": "produce", "acks": "all", "prefix": "v", "count": 2000}},
+          {{"at": 1000, "action": "reassign_execute", "throttle": 1000, "reassignment": {to}}},
+          {{"at": 1000, "action": "describe"}},
+          {{"at": 1000, "action": "describe", "under_replicated_partitions": true}},
+          {{"at": 9000, "action": "reassign_verify", "reassignment": {to}}},
+          {{"at": 9000, "action": "describe"}}
+        ],
+        "end_ms": 9500}}"#
+    ));
+    let during = describe_lines(&sim, 1000);
+    assert_eq!(
+        during.len(),
+        2,
+        "the topic line and one partition line, the filter none: {during:?}"
+    );
+    assert!(
+        during[0].ends_with(
+            " PartitionCount: 1 ReplicationFactor: 2 Configs: leader.replication.throttled.replicas=0:1,0:2,follower.replication.throttled.replicas=0:3"
+        ),
+        "{}",
+        during[0]
+    );
+    assert!(
+        during[1].starts_with("Topic: move Partition: 0 Leader: 1 Replicas: 1,3,2 Isr: 1,2 Adding Replicas: 3 Removing Replicas: 2 "),
+        "{}",
+        during[1]
+    );
+    let after = describe_lines(&sim, 9000);
+    assert!(
+        after[0].ends_with(" PartitionCount: 1 ReplicationFactor: 2 Configs:"),
+        "--verify cleared the throttles: {}",
+        after[0]
+    );
+    assert!(
+        after[1].starts_with("Topic: move Partition: 0 Leader: 1 Replicas: 1,3 Isr: 1,3 "),
+        "{}",
+        after[1]
+    );
+}
