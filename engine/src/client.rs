@@ -23,8 +23,9 @@ use crate::effect::{ClientTimer, Scheduled};
 use crate::event::{Event, ProduceOutcome};
 use crate::log::BatchProducer;
 use crate::network::{Outstanding, Payload};
+use crate::partitioner::{append_records, BuiltInPartitioner};
 use crate::producer_state::increment_sequence;
-use crate::record::{NO_PRODUCER_ID, NO_SEQUENCE};
+use crate::record::{RecordShape, NO_PRODUCER_ID, NO_SEQUENCE};
 use crate::scenario::ProduceSpec;
 use crate::types::{Acks, BrokerId, ErrorCode, Node, TimeMs, Tp};
 use crate::vec_map::{VecMap, VecSet};
@@ -89,14 +90,28 @@ pub struct ProduceJob {
     /// Whether this produce's batches are idempotent (`Config::idempotence_for`).
     pub idempotent: bool,
     pub to: Option<BrokerId>,
-    /// The batches not yet sent, the next one last (a `Vec` popped from its end: a
-    /// `VecDeque` is more code in the wasm).
-    pub pending: Vec<Vec<String>>,
+    /// The records' key and value size (the action's).
+    pub shape: RecordShape,
+    /// The batches not yet sent, each with its partition, the next one last (a `Vec` popped
+    /// from its end: a `VecDeque` is more code in the wasm). `tp` becomes the partition of
+    /// the batch taken from here.
+    pub pending: Vec<(Tp, Vec<String>)>,
     pub current: Option<Attempt>,
+}
+
+/// How a produce action's keyless records without a partition find theirs: the topic's
+/// partitions' leaders as the producer's metadata has them, and the partitioner's stream of
+/// the seeded generator (ThreadLocalRandom's part).
+pub(crate) struct Sticky<'a> {
+    pub leaders: &'a [Option<BrokerId>],
+    pub random: &'a mut crate::rng::Rng,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Producer {
+    /// Each topic's built-in sticky partitioner (RecordAccumulator.TopicInfo), made at the
+    /// topic's first keyless record without a partition.
+    pub(crate) partitioners: VecMap<u16, BuiltInPartitioner>,
     pub jobs: VecMap<u64, ProduceJob>,
     pub next_job: u64,
     /// request id → job id
@@ -450,7 +465,18 @@ impl Producer {
     /// KafkaProducer.send for each record of a produce action, to partition `tp`: one job, its
     /// batches queued in that partition's deque (one by one or as one batch), and a send at
     /// once.
-    pub(crate) fn on_produce(&mut self, ctx: &mut Ctx, spec: &ProduceSpec, tp: Tp) {
+    /// A produce action: its records appended to batches ([`append_records`]) of partition
+    /// `tp`, or, with `sticky`, of the sticky partition of `tp`'s topic; one job per
+    /// partition, in the order of its first batch (the sender drains every partition), or
+    /// with `one_by_one` one job whose batches go one after another.
+    pub(crate) fn on_produce(
+        &mut self,
+        ctx: &mut Ctx,
+        spec: &ProduceSpec,
+        tp: Tp,
+        sticky: Option<Sticky<'_>>,
+        shape: RecordShape,
+    ) {
         let acks = spec.acks.0;
         let retries = spec.retries.unwrap_or(ctx.config.retries);
         let idempotent = match ctx.config.idempotence_for(acks, retries) {
@@ -467,34 +493,73 @@ impl Producer {
                 return;
             }
         };
-        let values = spec.values();
-        let pending: Vec<Vec<String>> = if spec.one_by_one {
-            let mut pending = Vec::new();
-            for v in values.into_iter().rev() {
-                pending.push(vec![v]);
-            }
-            pending
-        } else {
-            vec![values]
+        let batch_size = u64::from(ctx.config.batch_size);
+        let single = [Some(0)];
+        let (fixed, leaders, random) = match sticky {
+            Some(s) => (None, s.leaders, Some(s.random)),
+            None => (Some(0), &single[..], None),
         };
-        let id = self.next_job;
-        self.next_job += 1;
-        self.jobs.insert(
-            id,
-            ProduceJob {
-                tp,
-                acks,
-                retries,
-                idempotent,
-                to: spec.to,
-                pending,
-                current: None,
-            },
+        // KafkaProducer: `Math.max(1, batch.size)` as the sticky batch size.
+        let fresh = || BuiltInPartitioner::new(batch_size.max(1)).expect("at least 1");
+        if fixed.is_none() && !self.partitioners.contains_key(&tp.topic) {
+            self.partitioners.insert(tp.topic, fresh());
+        }
+        let mut unused = fresh();
+        let partitioner = match fixed {
+            None => self.partitioners.get_mut(&tp.topic).unwrap_or(&mut unused),
+            Some(_) => &mut unused,
+        };
+        let mut no_draws = crate::rng::Rng::new(0);
+        let batches = append_records(
+            partitioner,
+            fixed,
+            spec.values(),
+            &shape,
+            batch_size,
+            spec.one_by_one,
+            leaders,
+            random.unwrap_or(&mut no_draws),
         );
-        ctx.set_timer(
-            ctx.now,
-            Scheduled::Client(ClientTimer::ProducerSend { job: id }),
-        );
+        // One job per partition (one for all with one_by_one), in the order of their first
+        // batch, each with its batches, the next one last.
+        let mut jobs: Vec<ProduceJob> = Vec::new();
+        for (partition, values) in batches {
+            let batch_tp = match fixed {
+                Some(_) => tp,
+                None => Tp {
+                    topic: tp.topic,
+                    partition: partition as u16,
+                },
+            };
+            let job = if spec.one_by_one {
+                jobs.first_mut()
+            } else {
+                jobs.iter_mut().find(|j| j.tp == batch_tp)
+            };
+            match job {
+                Some(j) => j.pending.push((batch_tp, values)),
+                None => jobs.push(ProduceJob {
+                    tp: batch_tp,
+                    acks,
+                    retries,
+                    idempotent,
+                    to: spec.to,
+                    shape: shape.clone(),
+                    pending: vec![(batch_tp, values)],
+                    current: None,
+                }),
+            }
+        }
+        for mut job in jobs {
+            job.pending.reverse();
+            let id = self.next_job;
+            self.next_job += 1;
+            self.jobs.insert(id, job);
+            ctx.set_timer(
+                ctx.now,
+                Scheduled::Client(ClientTimer::ProducerSend { job: id }),
+            );
+        }
     }
 
     /// One of the producer's timers fired. `leader_of` is the leader the producer knows of a
@@ -638,10 +703,11 @@ impl Producer {
             return;
         };
         if job.current.is_none() {
-            let Some(values) = job.pending.pop() else {
+            let Some((tp, values)) = job.pending.pop() else {
                 self.jobs.remove(&job_id);
                 return;
             };
+            job.tp = tp;
             let batch_id = self.next_batch;
             self.next_batch += 1;
             job.current = Some(Attempt {
@@ -727,6 +793,7 @@ impl Producer {
         attempt.target = Some(target);
         attempt.sent_ms = now;
         let values = attempt.values.clone();
+        let shape = self.jobs[&job_id].shape.clone();
         self.requests.insert(request_id, job_id);
         let timeout_ms = ctx.config.request_timeout_ms;
         ctx.send(
@@ -737,6 +804,7 @@ impl Producer {
                 request_id,
                 acks,
                 values,
+                shape,
                 timeout_ms,
                 producer,
             },
@@ -923,7 +991,10 @@ impl Producer {
         let jobs = std::mem::take(&mut self.jobs);
         for job in jobs.values() {
             let current = job.current.as_ref().map(|a| &a.values);
-            for values in current.into_iter().chain(job.pending.iter().rev()) {
+            for values in current
+                .into_iter()
+                .chain(job.pending.iter().rev().map(|(_, values)| values))
+            {
                 ctx.metrics.produce_errors += 1;
                 ctx.metrics.record_errors += values.len() as u64;
                 ctx.emit(Event::ProduceResult {
@@ -1191,7 +1262,7 @@ mod tests {
             values: vec!["a".into(), "b".into()],
             ..ProduceSpec::default()
         };
-        p.on_produce(&mut h.ctx(1_000), &spec, TP0);
+        p.on_produce(&mut h.ctx(1_000), &spec, TP0, None, RecordShape::default());
         assert_eq!(h.take(), vec![producer_send(0)], "a send at once");
 
         p.on_timer(
@@ -1211,6 +1282,7 @@ mod tests {
                     from: PRODUCER,
                     to: Node::Broker(2),
                     payload: Payload::Produce {
+                        shape: Default::default(),
                         tp: TP0,
                         request_id: 40,
                         acks: Acks::All,
@@ -1249,7 +1321,7 @@ mod tests {
             values: vec!["a".into()],
             ..ProduceSpec::default()
         };
-        p.on_produce(&mut h.ctx(1_000), &spec, TP0);
+        p.on_produce(&mut h.ctx(1_000), &spec, TP0, None, RecordShape::default());
         h.take();
         p.on_timer(
             &mut h.ctx(1_000),
@@ -1331,6 +1403,8 @@ mod tests {
             producer_id: NO_PRODUCER_ID,
             producer_epoch: crate::record::NO_PRODUCER_EPOCH,
             sequence: NO_SEQUENCE,
+            key: None,
+            size: None,
         }
     }
 
@@ -1445,6 +1519,7 @@ mod tests {
                     retries: 5,
                     idempotent: true,
                     to: None,
+                    shape: RecordShape::default(),
                     pending: Vec::new(),
                     current: Some(Attempt {
                         values: (0..n).map(|i| format!("v{i}")).collect(),
@@ -1642,6 +1717,7 @@ mod tests {
                 from: PRODUCER,
                 to: Node::Broker(broker),
                 payload: Payload::Produce {
+                    shape: Default::default(),
                     tp,
                     request_id,
                     acks: Acks::All,
@@ -1676,7 +1752,7 @@ mod tests {
         spec: &ProduceSpec,
         tp: Tp,
     ) {
-        p.on_produce(&mut h.ctx(now), spec, tp);
+        p.on_produce(&mut h.ctx(now), spec, tp, None, RecordShape::default());
         let job = p.next_job - 1;
         assert_eq!(
             h.take(),

@@ -174,11 +174,69 @@ impl ReplicaLog {
         self.records.copy_range(start as usize..end as usize)
     }
 
+    /// The batch starting at record index `i` (or holding it): the index past its last
+    /// record, and its bytes (DefaultRecordBatch.sizeInBytes over the whole batch).
+    fn batch_at(&self, i: usize) -> (usize, u64) {
+        let base = self.records[i].batch_base;
+        let (mut end, mut bytes) = (i, crate::record::RECORD_BATCH_OVERHEAD);
+        // The batch's records before `i` (a read from inside a batch starts at the batch).
+        let mut j = i;
+        while j > 0 && self.records[j - 1].batch_base == base {
+            j -= 1;
+            bytes += self.records[j].size_in_bytes();
+        }
+        while end < self.records.len() && self.records[end].batch_base == base {
+            bytes += self.records[end].size_in_bytes();
+            end += 1;
+        }
+        (end, bytes)
+    }
+
+    /// LocalLog.read → LogSegment.read up to the log end (a follower's FetchIsolation.LOG_END),
+    /// with `max_bytes` and `min_one_message` (KIP-74): the bytes read from the batch holding
+    /// `from` are `min(bytes to the log end, max)`, where max is `max_bytes`, or that first
+    /// batch's size if larger and `min_one_message` ("adjustedMaxSize"). Kafka sends that
+    /// slice of the file, whose last batch may be cut off; the reader keeps whole batches
+    /// only, so the records are those of the whole batches within the slice. Returns the
+    /// records from `from` and the slice's bytes (`records.sizeInBytes`, which the response
+    /// limit counts).
+    pub fn read_bytes(
+        &self,
+        from: u64,
+        max_bytes: u64,
+        min_one_message: bool,
+    ) -> (Vec<Record>, u64) {
+        if from < self.log_start_offset || from >= self.log_end_offset() {
+            return (Vec::new(), 0);
+        }
+        let first = (from - self.log_start_offset) as usize;
+        let (mut end, first_bytes) = self.batch_at(first);
+        let max = if min_one_message {
+            max_bytes.max(first_bytes)
+        } else {
+            max_bytes
+        };
+        if max < first_bytes {
+            // Not even the first batch: a slice of `max` bytes that holds no whole batch.
+            return (Vec::new(), max);
+        }
+        let mut bytes = first_bytes;
+        while end < self.records.len() {
+            let (next, b) = self.batch_at(end);
+            if bytes + b > max {
+                return (self.records.copy_range(first..end), max);
+            }
+            bytes += b;
+            end = next;
+        }
+        (self.records.copy_range(first..end), bytes)
+    }
+
     /// UnifiedLog.appendAsLeader: assign offsets to a new batch stamped with `epoch`, with
     /// no producer fields (tests write logs with it). Returns (first offset, last offset).
     #[cfg(test)]
     pub fn append_as_leader(&mut self, epoch: i32, values: &[String]) -> (u64, u64) {
-        self.append_batch_as_leader(epoch, values, BatchProducer::NONE)
+        self.append_batch_as_leader(epoch, values, BatchProducer::NONE, &Default::default())
     }
 
     /// appendAsLeader for a batch with producer fields; the producer state takes the batch
@@ -188,6 +246,7 @@ impl ReplicaLog {
         epoch: i32,
         values: &[String],
         producer: BatchProducer,
+        shape: &crate::record::RecordShape,
     ) -> (u64, u64) {
         let base = self.log_end_offset();
         for (i, v) in values.iter().enumerate() {
@@ -202,6 +261,8 @@ impl ReplicaLog {
                     producer.base_sequence,
                     i as u32,
                 ),
+                key: shape.key.clone(),
+                size: shape.size,
             };
             self.producers.apply(&r);
             self.records.push(r);
@@ -471,8 +532,8 @@ mod tests {
             producer_epoch: 0,
             base_sequence: seq,
         };
-        log.append_batch_as_leader(0, &values("a", 2), p(0));
-        log.append_batch_as_leader(0, &values("b", 2), p(2));
+        log.append_batch_as_leader(0, &values("a", 2), p(0), &Default::default());
+        log.append_batch_as_leader(0, &values("b", 2), p(2), &Default::default());
         log.append_as_leader(0, &values("c", 1));
         assert!(matches!(
             log.producers.check_client_batch(5, 0, 2, 3),

@@ -30,8 +30,8 @@
 //!
 //! Randomness comes from [`RandomInt`], the engine's seeded generator in a simulation.
 
-// Wired into the producer by issue 14's step 6 (docs/clusters.md: keys and keyless records);
-// until then only its tests use it.
+// The load statistics and the node latency statistics are ported and tested but not used
+// by the engine's producer (its queues are empty whenever it picks: see `append_records`).
 #![cfg_attr(not(test), allow(dead_code))]
 
 use std::fmt;
@@ -543,6 +543,141 @@ fn nth_available(leaders: &[Option<BrokerId>], n: u32) -> u32 {
 /// smaller).
 fn count(n: usize) -> u32 {
     u32::try_from(n).expect("a partition count fits a Java int")
+}
+
+/// A batch of one produce action as MemoryRecordsBuilder counts it, uncompressed: its bytes
+/// (estimatedBytesWritten: the header and the records), its buffer's size (`write_limit`),
+/// and whether it was closed for appends.
+#[derive(Debug, Clone, Copy)]
+struct OpenBatch {
+    /// Its index in the action's batches.
+    index: usize,
+    size_bytes: u64,
+    write_limit: u64,
+    records: u64,
+    closed: bool,
+}
+
+impl OpenBatch {
+    /// MemoryRecordsBuilder.isFull.
+    fn is_full(&self) -> bool {
+        self.closed || (self.records > 0 && self.write_limit <= self.size_bytes)
+    }
+}
+
+/// RecordAccumulator.allBatchesFull: "Only the last batch may be incomplete".
+fn all_batches_full(deque: &[OpenBatch]) -> bool {
+    deque.last().is_none_or(OpenBatch::is_full)
+}
+
+/// RecordAccumulator.tryAppend on the last batch of `deque`: the bytes appended, or None (and
+/// the batch closed) when the record does not fit.
+fn try_append(
+    deque: &mut [OpenBatch],
+    batches: &mut [(u32, Vec<String>)],
+    shape: &crate::record::RecordShape,
+    value: &str,
+) -> Option<u64> {
+    let last = deque.last_mut()?;
+    let bytes = shape.record_bytes(last.records, value);
+    if last.is_full() || last.write_limit < last.size_bytes + bytes {
+        last.closed = true;
+        return None;
+    }
+    last.size_bytes += bytes;
+    last.records += 1;
+    batches[last.index].1.push(value.to_string());
+    Some(bytes)
+}
+
+/// One produce action's records appended as RecordAccumulator.append does, each to the
+/// partition `fixed` names (a record that names its partition, or a keyed one:
+/// [`partition`]) or else to the topic's sticky partition (`partitioner`): a record joins the
+/// last batch of its partition while MemoryRecordsBuilder.hasRoomFor (the batch's bytes and
+/// the record's within `batch.size`; a batch always takes its first record, in a buffer of
+/// `max(batch.size, the record's upper bound)`), else a new batch starts; the sticky partition
+/// counts the bytes appended and switches at `batch.size` as [`BuiltInPartitioner`] says.
+/// Returns the batches in the order they were created, each with its partition.
+///
+/// The engine's producer appends an action's records all at once, before its sender drains
+/// any of them (Kafka's sender thread races the application's `send` calls), and every batch
+/// of an earlier action has left the accumulator by then; with `one_by_one`
+/// (`send().get()`) each record's batch is sent and answered before the next record comes,
+/// so every queue is empty at each append. The queues are never different in size when the
+/// adaptive partitioner looks (all empty), so its load statistics stay unset
+/// (updatePartitionLoadStats clears them for queues of one size) and the next sticky
+/// partition is drawn uniformly among the partitions with a leader.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn append_records(
+    partitioner: &mut BuiltInPartitioner,
+    fixed: Option<u32>,
+    values: Vec<String>,
+    shape: &crate::record::RecordShape,
+    batch_size: u64,
+    one_by_one: bool,
+    leaders: &[Option<BrokerId>],
+    random: &mut impl RandomInt,
+) -> Vec<(u32, Vec<String>)> {
+    let mut batches: Vec<(u32, Vec<String>)> = Vec::new();
+    let mut deques: Vec<Vec<OpenBatch>> = vec![Vec::new(); leaders.len()];
+    for value in values {
+        if one_by_one {
+            for d in &mut deques {
+                d.clear();
+            }
+        }
+        let upper = crate::record::RECORD_BATCH_OVERHEAD
+            + crate::record::record_size_upper_bound(shape, &value);
+        // "Loop to retry in case we encounter partitioner's race conditions."
+        loop {
+            let effective = match fixed {
+                Some(p) => p,
+                None => {
+                    partitioner
+                        .peek_current_partition_info(leaders, random)
+                        .partition
+                }
+            };
+            let deque = &mut deques[effective as usize];
+            // Under the queue's lock: the held-back switch, then the last batch.
+            if fixed.is_none()
+                && partitioner.partition_changed(all_batches_full(deque), leaders, random)
+            {
+                continue;
+            }
+            // RecordAccumulator.tryAppend: the last batch, if the record fits
+            // (MemoryRecordsBuilder.hasRoomFor; "we always allow at least one record"),
+            // else it is closed for appends; then, the lock taken again, the held-back switch
+            // once more, and appendNewBatch.
+            let appended_bytes = match try_append(deque, &mut batches, shape, &value) {
+                Some(bytes) => bytes,
+                None => {
+                    if fixed.is_none()
+                        && partitioner.partition_changed(all_batches_full(deque), leaders, random)
+                    {
+                        continue;
+                    }
+                    let size_bytes =
+                        crate::record::RECORD_BATCH_OVERHEAD + shape.record_bytes(0, &value);
+                    deque.push(OpenBatch {
+                        index: batches.len(),
+                        size_bytes,
+                        write_limit: batch_size.max(upper),
+                        records: 1,
+                        closed: false,
+                    });
+                    batches.push((effective, vec![value.clone()]));
+                    size_bytes
+                }
+            };
+            if fixed.is_none() {
+                let enable_switch = all_batches_full(deque);
+                partitioner.update_partition_info(appended_bytes, enable_switch, leaders, random);
+            }
+            break;
+        }
+    }
+    batches
 }
 
 #[cfg(test)]

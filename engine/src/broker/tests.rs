@@ -682,6 +682,8 @@ mod driven_alone {
             producer_id: NO_PRODUCER_ID,
             producer_epoch: NO_PRODUCER_EPOCH,
             sequence: NO_SEQUENCE,
+            key: None,
+            size: None,
         }
     }
 
@@ -739,6 +741,7 @@ mod driven_alone {
         let mut n = Node1::formed(1, image(&[1, 2, 3], 1));
         n.now = 1_000;
         let produce = Payload::Produce {
+            shape: Default::default(),
             tp: TP0,
             request_id: 7,
             acks: Acks::All,
@@ -858,6 +861,7 @@ mod driven_alone {
     fn under_min_isr_acks_all_is_refused_and_acks_1_is_written() {
         let mut n = Node1::formed(1, image(&[1], 2));
         let produce = |acks| Payload::Produce {
+            shape: Default::default(),
             tp: TP0,
             request_id: 9,
             acks,
@@ -1209,6 +1213,7 @@ mod driven_alone {
     fn a_controlled_shutdown_answers_what_waits_writes_its_epoch_and_exits() {
         let mut n = Node1::formed(1, image(&[1, 2, 3], 1));
         let produce = Payload::Produce {
+            shape: Default::default(),
             tp: TP0,
             request_id: 7,
             acks: Acks::All,
@@ -1523,6 +1528,7 @@ mod many_partitions {
         assert_eq!(n.broker.delayed_fetches[0].partitions.len(), 2);
         n.now = 1_100;
         let produce = Payload::Produce {
+            shape: Default::default(),
             request_id: 9,
             tp: T1,
             acks: Acks::One,
