@@ -560,3 +560,63 @@ mod tests {
         assert_eq!(l.high_watermark, 3);
     }
 }
+
+#[cfg(test)]
+mod read_bytes_tests {
+    use super::*;
+    use crate::record::RecordShape;
+
+    /// A log of four batches of three records with 1024-byte values: each record is
+    /// DefaultRecord.sizeInBytes = 1 + 1 + 1 + 1 + 2 + 1024 + 1 = 1031, with its varint
+    /// length 2: 1033 bytes; a batch 61 + 3 × 1033 = 3160 bytes.
+    fn log() -> ReplicaLog {
+        let mut log = ReplicaLog::default();
+        let shape = RecordShape {
+            key: None,
+            size: Some(1024),
+        };
+        for b in 0..4 {
+            let values: Vec<String> = (0..3).map(|i| format!("v{}", b * 3 + i)).collect();
+            log.append_batch_as_leader(0, &values, BatchProducer::NONE, &shape);
+        }
+        log
+    }
+
+    fn offsets(records: &[Record]) -> Vec<u64> {
+        records.iter().map(|r| r.offset).collect()
+    }
+
+    /// LogSegment.read: whole batches within the limit; the slice's bytes are
+    /// `min(bytes to the log end, max)`.
+    #[test]
+    fn a_read_takes_the_whole_batches_within_its_bytes() {
+        let log = log();
+        // 7000 bytes: batches 1 and 2 (6320), not 3 (9480); Kafka's slice is 7000 bytes,
+        // its last 680 a cut-off batch the reader drops.
+        let (records, bytes) = log.read_bytes(0, 7_000, true);
+        assert_eq!(offsets(&records), [0, 1, 2, 3, 4, 5]);
+        assert_eq!(bytes, 7_000);
+        // Exactly two batches' bytes: both, and the slice ends there.
+        let (records, bytes) = log.read_bytes(0, 6_320, true);
+        assert_eq!((records.len(), bytes), (6, 6_320));
+        // More than the log: everything, 4 × 3160 bytes.
+        let (records, bytes) = log.read_bytes(3, 1_048_576, true);
+        assert_eq!((offsets(&records)[0], records.len(), bytes), (3, 9, 9_480));
+        // At the log end: nothing.
+        assert_eq!(log.read_bytes(12, 1_048_576, true), (vec![], 0));
+    }
+
+    /// KIP-74: with minOneMessage a first batch larger than the limit still comes, alone
+    /// ("adjustedMaxSize = max(maxSize, startOffsetAndSize.size)"); without it, nothing whole
+    /// fits and the slice is the limit's bytes.
+    #[test]
+    fn a_first_batch_larger_than_the_limit_comes_alone_with_min_one_message() {
+        let log = log();
+        let (records, bytes) = log.read_bytes(6, 1_000, true);
+        assert_eq!((offsets(&records), bytes), (vec![6, 7, 8], 3_160));
+        let (records, bytes) = log.read_bytes(6, 1_000, false);
+        assert_eq!((records.len(), bytes), (0, 1_000));
+        // adjustedMaxSize 0: empty records.
+        assert_eq!(log.read_bytes(6, 0, false), (vec![], 0));
+    }
+}

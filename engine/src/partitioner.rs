@@ -1526,4 +1526,110 @@ mod tests {
         let mut rng = Rng::new(1_234_567);
         assert_eq!(rng.next_int(), 1_503_580_183);
     }
+
+    /// Runs [`append_records`] for `n` keyless records of `size`-byte values: each batch's
+    /// partition and record count.
+    fn appended(
+        partitioner: &mut BuiltInPartitioner,
+        n: usize,
+        size: u32,
+        batch_size: u64,
+        one_by_one: bool,
+        random: &mut impl RandomInt,
+    ) -> Vec<(u32, usize)> {
+        let shape = crate::record::RecordShape {
+            key: None,
+            size: Some(size),
+        };
+        let values = (0..n).map(|i| format!("v{i}")).collect();
+        let leaders = [Some(1), Some(2), Some(3)];
+        append_records(
+            partitioner,
+            None,
+            values,
+            &shape,
+            batch_size,
+            one_by_one,
+            &leaders,
+            random,
+        )
+        .into_iter()
+        .map(|(p, values)| (p, values.len()))
+        .collect()
+    }
+
+    /// batch.size 16384 and 1024-byte values (1033 bytes a record, below offset delta 64):
+    /// a batch takes 15 (61 + 15 × 1033 = 15556; a 16th would make 16589). Appended at once,
+    /// the 16th closes the first batch, but 15556 produced bytes are below 16384, so it starts
+    /// a second batch on the same partition (16650 produced; the new batch is not full, so no
+    /// switch). The 31st closes the second batch with 31112 produced: the switch
+    /// (`producedBytes >= stickyBatchSize && enableSwitch`) draws the next partition, and the
+    /// record goes there. Sequential draws 0, 1: partitions 0 then 1 of three with leaders.
+    #[test]
+    fn keyless_records_switch_partition_once_a_full_batch_passes_batch_size() {
+        let mut p = BuiltInPartitioner::new(16_384).expect("valid");
+        let mut random = Sequential { next: 0 };
+        assert_eq!(
+            appended(&mut p, 31, 1024, 16_384, false, &mut random),
+            [(0, 15), (0, 15), (1, 1)]
+        );
+        assert_eq!(random.next, 2);
+    }
+
+    /// One by one (`send().get()`): each record's batch has left before the next record
+    /// comes, so the queue is empty (all batches full) at each append: the switch comes at
+    /// the first record after 16384 bytes, 15 × (61 + 1033) = 16410. Records 1..=15 go to
+    /// partition 0, 16..=30 to 1, 31 to 2.
+    #[test]
+    fn one_by_one_the_switch_comes_after_batch_size_bytes_of_batches() {
+        let mut p = BuiltInPartitioner::new(16_384).expect("valid");
+        let mut random = Sequential { next: 0 };
+        let batches = appended(&mut p, 31, 1024, 16_384, true, &mut random);
+        assert_eq!(batches.len(), 31, "a batch per record");
+        let partitions: Vec<u32> = batches.iter().map(|b| b.0).collect();
+        let mut expected = vec![0; 15];
+        expected.extend([1; 15]);
+        expected.push(2);
+        assert_eq!(partitions, expected);
+    }
+
+    /// RecordAccumulatorTest.testUniformBuiltInPartitioner's large records: batch.size 1024
+    /// and 1024-byte values (a batch of one is 61 + 1033 = 1094 bytes in a buffer of
+    /// max(1024, 61 + 21 + 1 + 2 + 1024 + 1 = 1110)): each next record does not fit, closes
+    /// the batch with more than 1024 bytes produced, and switches: partitions 0, 1, 2, 0.
+    #[test]
+    fn records_larger_than_batch_size_each_take_the_next_partition() {
+        let mut p = BuiltInPartitioner::new(1024).expect("valid");
+        let mut random = Sequential { next: 0 };
+        assert_eq!(
+            appended(&mut p, 4, 1024, 1024, false, &mut random),
+            [(0, 1), (1, 1), (2, 1), (0, 1)]
+        );
+    }
+
+    /// A partition named (or a key's): no draw, batches split at batch.size only.
+    #[test]
+    fn a_fixed_partition_draws_nothing_and_splits_batches_at_batch_size() {
+        let mut p = BuiltInPartitioner::new(16_384).expect("valid");
+        let mut random = Scripted::new(&[]);
+        let shape = crate::record::RecordShape {
+            key: Some("k".into()),
+            size: Some(1024),
+        };
+        // With a 1-byte key a record is 1 + 1 + 1 + (1 + 1) + (2 + 1024) + 1 = 1032, + 2 =
+        // 1034 bytes: 15 make 61 + 15510 = 15571, a 16th 16605 > 16384.
+        let values: Vec<String> = (0..16).map(|i| format!("v{i}")).collect();
+        let batches = append_records(
+            &mut p,
+            Some(0),
+            values,
+            &shape,
+            16_384,
+            false,
+            &[Some(1)],
+            &mut random,
+        );
+        let sizes: Vec<(u32, usize)> = batches.iter().map(|(p, v)| (*p, v.len())).collect();
+        assert_eq!(sizes, [(0, 15), (0, 1)]);
+    }
 }

@@ -1609,4 +1609,128 @@ mod many_partitions {
             })
             .collect()
     }
+
+    /// Leader 1 of t-0 and t-1 (formed), with `config`, and each partition's log holding
+    /// batches of records with values of the given sizes: `batches[p]` lists partition p's
+    /// batches as (records, value size).
+    fn leader_with(config: Config, batches: [&[(usize, u32)]; 2]) -> Node {
+        let mut n = Node::unformed(1, 1);
+        n.locals.config = config;
+        n.run(|b, ctx| b.form(ctx, Arc::new(image())));
+        for (tp, list) in [T0, T1].into_iter().zip(batches) {
+            let log = &mut n.broker.partitions.get_mut(&tp).expect("hosted").log;
+            for &(count, size) in list {
+                let values: Vec<String> = (0..count).map(|i| format!("v{i}")).collect();
+                let shape = crate::record::RecordShape {
+                    key: None,
+                    size: Some(size),
+                };
+                log.append_batch_as_leader(0, &values, BatchProducer::NONE, &shape);
+            }
+        }
+        n
+    }
+
+    /// Follower 2's Fetch of t-0 and t-1 from offset 0, in that order; the answer's records
+    /// per partition (their offsets), or None when the leader held the fetch.
+    fn fetch_both(n: &mut Node) -> Option<Vec<(Tp, Vec<u64>)>> {
+        let fetch = Payload::Fetch {
+            fetch_id: 7,
+            fetcher_id: 0,
+            replica_id: 2,
+            broker_epoch: 1,
+            partitions: [T0, T1]
+                .into_iter()
+                .map(|tp| FetchPartition {
+                    tp,
+                    fetch_offset: 0,
+                    log_start_offset: 0,
+                    current_leader_epoch: 0,
+                    last_fetched_epoch: None,
+                })
+                .collect(),
+        };
+        let effects = n.run(|b, ctx| b.on_message(ctx, crate::types::Node::Broker(2), fetch));
+        effects.iter().find_map(|e| match e {
+            Effect::Send {
+                payload: Payload::FetchResponse { partitions, .. },
+                ..
+            } => Some(
+                partitions
+                    .iter()
+                    .map(|p| (p.tp, p.records.iter().map(|r| r.offset).collect()))
+                    .collect(),
+            ),
+            _ => None,
+        })
+    }
+
+    /// A 1024-byte value's record is DefaultRecord.sizeInBytes = attributes 1 + offset delta 1
+    /// + timestamp delta 1 + null key 1 + varint(1024) 2 + 1024 + headers 1 = 1031, plus its
+    /// varint length 2: 1033 bytes; a batch of three is 61 + 3 × 1033 = 3160 bytes.
+    const KIB_BATCH: (usize, u32) = (3, 1024);
+
+    /// ReplicaManager.readFromLog with `replica.fetch.max.bytes` 7000: t-0's first two
+    /// batches (6320 bytes; a third would make 9480) and t-1's two (the partition limit is
+    /// per partition; the response's 10 MiB are far off).
+    #[test]
+    fn a_follower_fetch_takes_whole_batches_up_to_replica_fetch_max_bytes() {
+        let config = Config {
+            replica_fetch_max_bytes: 7_000,
+            ..Config::default()
+        };
+        let mut n = leader_with(config, [&[KIB_BATCH; 4], &[KIB_BATCH; 2]]);
+        assert_eq!(
+            fetch_both(&mut n),
+            Some(vec![
+                (T0, vec![0, 1, 2, 3, 4, 5]),
+                (T1, vec![0, 1, 2, 3, 4, 5])
+            ])
+        );
+    }
+
+    /// KIP-74: `replica.fetch.max.bytes` 1000, below one batch (3160): t-0, the first
+    /// partition with data, still returns its first batch alone (minOneMessage); then
+    /// minOneMessage is off ("Once we read from a non-empty partition, we stop ignoring
+    /// request and partition level size limits"), so t-1 returns no whole batch.
+    #[test]
+    fn a_first_batch_larger_than_the_limit_is_returned_alone() {
+        let config = Config {
+            replica_fetch_max_bytes: 1_000,
+            ..Config::default()
+        };
+        let mut n = leader_with(config, [&[KIB_BATCH; 2], &[KIB_BATCH; 2]]);
+        assert_eq!(
+            fetch_both(&mut n),
+            Some(vec![(T0, vec![0, 1, 2]), (T1, vec![])])
+        );
+    }
+
+    /// `replica.fetch.response.max.bytes` 3400 over the Fetch's partitions in its order:
+    /// t-0 reads its one batch (3160 bytes, all it has), leaving `limitBytes` 240; t-1's
+    /// batches of one 100-byte value are 61 + (1 + 1 + 1 + 1 + 2 + 100 + 1 = 107, + 1) = 169
+    /// bytes each: the first fits in 240, the second (338) does not.
+    #[test]
+    fn the_response_limit_spans_the_partitions_of_one_fetch() {
+        let config = Config {
+            replica_fetch_response_max_bytes: 3_400,
+            ..Config::default()
+        };
+        let small = (1, 100);
+        let mut n = leader_with(config, [&[KIB_BATCH], &[small, small]]);
+        assert_eq!(
+            fetch_both(&mut n),
+            Some(vec![(T0, vec![0, 1, 2]), (T1, vec![0])])
+        );
+        // With 3500, 340 are left for t-1: both of its batches.
+        let config = Config {
+            replica_fetch_response_max_bytes: 3_500,
+            ..Config::default()
+        };
+        let mut n = leader_with(config, [&[KIB_BATCH], &[small, small]]);
+        assert_eq!(
+            fetch_both(&mut n),
+            Some(vec![(T0, vec![0, 1, 2]), (T1, vec![0, 1])])
+        );
+    }
 }
