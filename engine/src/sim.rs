@@ -1287,7 +1287,9 @@ impl Sim {
             Action::DumpLog { broker } => {
                 let tp = self.view_tp;
                 let log = self.brokers.get(broker).map(|b| b.log(tp));
-                for line in crate::describe::dump_log_lines(self.topics.name(tp), *broker, log) {
+                let sizes = self.record_size.is_some();
+                let name = self.topics.name(tp);
+                for line in crate::describe::dump_log_lines(name, *broker, log, sizes) {
                     self.emit_tool_output(Tool::DumpLog, Some(*broker), line);
                 }
             }
