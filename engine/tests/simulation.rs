@@ -270,7 +270,7 @@ fn run_phases(seed: u64, sim: &mut Sim) -> Result<(), String> {
     // steps of 500, as the UI does), so the isr-expiration task is rescheduled mid-run under
     // faults. Being separate, it leaves each seed's other actions as they were.
     let mut lag_rng = Rng::new(seed ^ 0x1A67_7135);
-    let mut bytes = Rng::new(seed ^ 0xB17E_5);
+    let mut bytes = Rng::new(seed ^ 0x000B_17E5);
     let mut t = 0;
     let mut n = 0;
     // Fault phase.

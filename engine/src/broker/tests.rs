@@ -1665,9 +1665,9 @@ mod many_partitions {
         })
     }
 
-    /// A 1024-byte value's record is DefaultRecord.sizeInBytes = attributes 1 + offset delta 1
-    /// + timestamp delta 1 + null key 1 + varint(1024) 2 + 1024 + headers 1 = 1031, plus its
-    /// varint length 2: 1033 bytes; a batch of three is 61 + 3 × 1033 = 3160 bytes.
+    /// A 1024-byte value's record is DefaultRecord.sizeInBytes: attributes 1, offset delta 1,
+    /// timestamp delta 1, null key 1, varint(1024) 2, 1024, headers 1 = 1031, plus its varint
+    /// length 2: 1033 bytes; a batch of three is 61 + 3 × 1033 = 3160 bytes.
     const KIB_BATCH: (usize, u32) = (3, 1024);
 
     /// ReplicaManager.readFromLog with `replica.fetch.max.bytes` 7000: t-0's first two
