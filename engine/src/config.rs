@@ -24,6 +24,10 @@ pub const MIN_ISR_EXPIRATION_PERIOD_MS: u64 = 10;
 pub const REPLICA_FETCH_MAX_BYTES_DEFAULT: u32 = 1024 * 1024;
 pub const REPLICA_FETCH_RESPONSE_MAX_BYTES_DEFAULT: u32 = 10 * 1024 * 1024;
 pub const BATCH_SIZE_DEFAULT: u32 = 16_384;
+/// ConsumerConfig.DEFAULT_MAX_PARTITION_FETCH_BYTES (1 MiB) and DEFAULT_FETCH_MAX_BYTES
+/// (50 MiB).
+pub const MAX_PARTITION_FETCH_BYTES_DEFAULT: u32 = 1024 * 1024;
+pub const FETCH_MAX_BYTES_DEFAULT: u32 = 50 * 1024 * 1024;
 
 /// `max.in.flight.requests.per.connection`'s default, which is also the most the idempotent
 /// producer allows (ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION_FOR_IDEMPOTENCE: the
@@ -53,6 +57,14 @@ fn is_default_response_max_bytes(v: &u32) -> bool {
 
 fn is_default_batch_size(v: &u32) -> bool {
     *v == BATCH_SIZE_DEFAULT
+}
+
+fn is_default_partition_fetch_bytes(v: &u32) -> bool {
+    *v == MAX_PARTITION_FETCH_BYTES_DEFAULT
+}
+
+fn is_default_fetch_max_bytes_consumer(v: &u32) -> bool {
+    *v == FETCH_MAX_BYTES_DEFAULT
 }
 
 fn is_default_in_flight(v: &u32) -> bool {
@@ -156,6 +168,21 @@ pub struct Config {
     /// bytes (KIP-794). Written only when not the default.
     #[serde(rename = "batch.size", skip_serializing_if = "is_default_batch_size")]
     pub batch_size: u32,
+    /// Consumer config `max.partition.fetch.bytes` (default 1 MiB): the bytes its Fetch asks
+    /// of a partition (whole batches; a first batch larger still comes). Written only when
+    /// not the default.
+    #[serde(
+        rename = "max.partition.fetch.bytes",
+        skip_serializing_if = "is_default_partition_fetch_bytes"
+    )]
+    pub max_partition_fetch_bytes: u32,
+    /// Consumer config `fetch.max.bytes` (default 50 MiB): the bytes of its Fetch response.
+    /// Written only when not the default.
+    #[serde(
+        rename = "fetch.max.bytes",
+        skip_serializing_if = "is_default_fetch_max_bytes_consumer"
+    )]
+    pub fetch_max_bytes: u32,
     /// Simulation knob: one-way latency of every link between two brokers or a broker and a
     /// client, in ms.
     #[serde(rename = "sim.network.latency.ms")]
@@ -199,6 +226,8 @@ impl Default for Config {
             enable_idempotence: None,
             max_in_flight_requests_per_connection: DEFAULT_MAX_IN_FLIGHT,
             batch_size: BATCH_SIZE_DEFAULT,
+            max_partition_fetch_bytes: MAX_PARTITION_FETCH_BYTES_DEFAULT,
+            fetch_max_bytes: FETCH_MAX_BYTES_DEFAULT,
             network_latency_ms: 1,
             controller_latency_ms: 5,
             network_jitter_ms: 0,
@@ -330,9 +359,19 @@ pub const RANGES: &[Range] = &[
         min: 1,
         max: 2_147_483_647,
     },
-    // ProducerConfig: INT, atLeast(0).
+    // ProducerConfig and ConsumerConfig: INT, atLeast(0).
     Range {
         name: "batch.size",
+        min: 0,
+        max: 2_147_483_647,
+    },
+    Range {
+        name: "max.partition.fetch.bytes",
+        min: 0,
+        max: 2_147_483_647,
+    },
+    Range {
+        name: "fetch.max.bytes",
         min: 0,
         max: 2_147_483_647,
     },
@@ -391,6 +430,8 @@ impl Config {
                 U32(&mut self.max_in_flight_requests_per_connection)
             }
             "batch.size" => U32(&mut self.batch_size),
+            "max.partition.fetch.bytes" => U32(&mut self.max_partition_fetch_bytes),
+            "fetch.max.bytes" => U32(&mut self.fetch_max_bytes),
             "sim.network.latency.ms" => U64(&mut self.network_latency_ms),
             "sim.controller.latency.ms" => U64(&mut self.controller_latency_ms),
             "sim.network.jitter.ms" => U64(&mut self.network_jitter_ms),

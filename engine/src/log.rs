@@ -192,25 +192,30 @@ impl ReplicaLog {
         (end, bytes)
     }
 
-    /// LocalLog.read → LogSegment.read up to the log end (a follower's FetchIsolation.LOG_END),
-    /// with `max_bytes` and `min_one_message` (KIP-74): the bytes read from the batch holding
-    /// `from` are `min(bytes to the log end, max)`, where max is `max_bytes`, or that first
+    /// LocalLog.read → LogSegment.read up to offset `to` (`maxPosition`: the log end for a
+    /// follower, FetchIsolation.LOG_END; the HW for a consumer, HIGH_WATERMARK), with
+    /// `max_bytes` and `min_one_message` (KIP-74): the bytes read from the batch holding
+    /// `from` are `min(bytes up to to, max)`, where max is `max_bytes`, or that first
     /// batch's size if larger and `min_one_message` ("adjustedMaxSize"). Kafka sends that
     /// slice of the file, whose last batch may be cut off; the reader keeps whole batches
     /// only, so the records are those of the whole batches within the slice. Returns the
     /// records from `from` and the slice's bytes (`records.sizeInBytes`, which the response
-    /// limit counts).
+    /// limit counts). (A batch that `to` cuts is read up to `to`, counted whole.)
     pub fn read_bytes(
         &self,
         from: u64,
+        to: u64,
         max_bytes: u64,
         min_one_message: bool,
     ) -> (Vec<Record>, u64) {
-        if from < self.log_start_offset || from >= self.log_end_offset() {
+        let to = to.min(self.log_end_offset());
+        if from < self.log_start_offset || from >= to {
             return (Vec::new(), 0);
         }
+        let stop = (to - self.log_start_offset) as usize;
         let first = (from - self.log_start_offset) as usize;
-        let (mut end, first_bytes) = self.batch_at(first);
+        let (end, first_bytes) = self.batch_at(first);
+        let mut end = end.min(stop);
         let max = if min_one_message {
             max_bytes.max(first_bytes)
         } else {
@@ -221,13 +226,13 @@ impl ReplicaLog {
             return (Vec::new(), max);
         }
         let mut bytes = first_bytes;
-        while end < self.records.len() {
+        while end < stop {
             let (next, b) = self.batch_at(end);
             if bytes + b > max {
                 return (self.records.copy_range(first..end), max);
             }
             bytes += b;
-            end = next;
+            end = next.min(stop);
         }
         (self.records.copy_range(first..end), bytes)
     }
@@ -593,17 +598,17 @@ mod read_bytes_tests {
         let log = log();
         // 7000 bytes: batches 1 and 2 (6320), not 3 (9480); Kafka's slice is 7000 bytes,
         // its last 680 a cut-off batch the reader drops.
-        let (records, bytes) = log.read_bytes(0, 7_000, true);
+        let (records, bytes) = log.read_bytes(0, 12, 7_000, true);
         assert_eq!(offsets(&records), [0, 1, 2, 3, 4, 5]);
         assert_eq!(bytes, 7_000);
         // Exactly two batches' bytes: both, and the slice ends there.
-        let (records, bytes) = log.read_bytes(0, 6_320, true);
+        let (records, bytes) = log.read_bytes(0, 12, 6_320, true);
         assert_eq!((records.len(), bytes), (6, 6_320));
         // More than the log: everything, 4 × 3160 bytes.
-        let (records, bytes) = log.read_bytes(3, 1_048_576, true);
+        let (records, bytes) = log.read_bytes(3, 12, 1_048_576, true);
         assert_eq!((offsets(&records)[0], records.len(), bytes), (3, 9, 9_480));
         // At the log end: nothing.
-        assert_eq!(log.read_bytes(12, 1_048_576, true), (vec![], 0));
+        assert_eq!(log.read_bytes(12, 12, 1_048_576, true), (vec![], 0));
     }
 
     /// KIP-74: with minOneMessage a first batch larger than the limit still comes, alone
@@ -612,11 +617,21 @@ mod read_bytes_tests {
     #[test]
     fn a_first_batch_larger_than_the_limit_comes_alone_with_min_one_message() {
         let log = log();
-        let (records, bytes) = log.read_bytes(6, 1_000, true);
+        let (records, bytes) = log.read_bytes(6, 12, 1_000, true);
         assert_eq!((offsets(&records), bytes), (vec![6, 7, 8], 3_160));
-        let (records, bytes) = log.read_bytes(6, 1_000, false);
+        let (records, bytes) = log.read_bytes(6, 12, 1_000, false);
         assert_eq!((records.len(), bytes), (0, 1_000));
         // adjustedMaxSize 0: empty records.
-        assert_eq!(log.read_bytes(6, 0, false), (vec![], 0));
+        assert_eq!(log.read_bytes(6, 12, 0, false), (vec![], 0));
+    }
+
+    /// A consumer reads up to the HW (FetchIsolation.HIGH_WATERMARK: `maxPosition` is the
+    /// HW's): with the HW at 6, two batches (6320 bytes) whatever the limit above.
+    #[test]
+    fn a_read_stops_at_its_max_position() {
+        let log = log();
+        let (records, bytes) = log.read_bytes(0, 6, 1_048_576, true);
+        assert_eq!((records.len(), bytes), (6, 6_320));
+        assert_eq!(log.read_bytes(6, 6, 1_048_576, true), (vec![], 0));
     }
 }

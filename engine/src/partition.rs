@@ -1126,10 +1126,16 @@ impl Partition {
         } else if offset > log.log_end_offset() || offset < log.log_start_offset {
             (ErrorCode::OFFSET_OUT_OF_RANGE, vec![])
         } else {
-            (
-                ErrorCode::NONE,
-                log.read(offset, log.high_watermark.min(offset + u64::from(max))),
-            )
+            // The consumer's Fetch asks `max.partition.fetch.bytes` of its one partition and
+            // `fetch.max.bytes` in all, read up to the HW (FetchIsolation.HIGH_WATERMARK) with
+            // minOneMessage (KIP-74); the consumer hands out at most `max` of the records
+            // (max.poll.records) and fetches the rest again from its position next time.
+            let c = ctx.config;
+            let bytes = c.max_partition_fetch_bytes.min(c.fetch_max_bytes);
+            let (mut records, _) =
+                log.read_bytes(offset, log.high_watermark, u64::from(bytes), true);
+            records.truncate(max as usize);
+            (ErrorCode::NONE, records)
         };
         let payload = Payload::ConsumerFetchResponse {
             tp: self.tp,
@@ -1212,7 +1218,8 @@ impl FetchLimits {
         offset: u64,
     ) -> (Vec<crate::record::Record>, u64) {
         let max = self.partition_max_bytes.min(self.remaining_bytes);
-        let (records, bytes) = log.read_bytes(offset, max, self.min_one_message);
+        let (records, bytes) =
+            log.read_bytes(offset, log.log_end_offset(), max, self.min_one_message);
         if bytes > 0 {
             self.min_one_message = false;
         }

@@ -529,6 +529,8 @@ pub(crate) const CONFIG_FIELDS: &[&str] = &[
     "enable.idempotence",
     "max.in.flight.requests.per.connection",
     "batch.size",
+    "max.partition.fetch.bytes",
+    "fetch.max.bytes",
     "sim.network.latency.ms",
     "sim.controller.latency.ms",
     "sim.network.jitter.ms",
@@ -933,7 +935,11 @@ impl Writer {
                             && n == crate::config::REPLICA_FETCH_MAX_BYTES_DEFAULT)
                         || (name == "replica.fetch.response.max.bytes"
                             && n == crate::config::REPLICA_FETCH_RESPONSE_MAX_BYTES_DEFAULT)
-                        || (name == "batch.size" && n == crate::config::BATCH_SIZE_DEFAULT);
+                        || (name == "batch.size" && n == crate::config::BATCH_SIZE_DEFAULT)
+                        || (name == "max.partition.fetch.bytes"
+                            && n == crate::config::MAX_PARTITION_FETCH_BYTES_DEFAULT)
+                        || (name == "fetch.max.bytes"
+                            && n == crate::config::FETCH_MAX_BYTES_DEFAULT);
                     if !default {
                         self.key(name).u64(n.into());
                     }

@@ -1733,4 +1733,51 @@ mod many_partitions {
             Some(vec![(T0, vec![0, 1, 2]), (T1, vec![0, 1])])
         );
     }
+
+    /// The consumer's Fetch of t-0 from offset 0 for `max_records`, the log's HW at 9 (three
+    /// of its four 3160-byte batches): the offsets it gets.
+    fn consume(config: Config, max_records: u32) -> Vec<u64> {
+        let mut n = leader_with(config, [&[KIB_BATCH; 4], &[]]);
+        n.broker
+            .partitions
+            .get_mut(&T0)
+            .expect("hosted")
+            .log
+            .high_watermark = 9;
+        let fetch = Payload::ConsumerFetch {
+            request_id: 5,
+            tp: T0,
+            offset: 0,
+            max_records,
+        };
+        let effects = n.run(|b, ctx| b.on_message(ctx, crate::client::CONSUMER, fetch));
+        effects
+            .iter()
+            .find_map(|e| match e {
+                Effect::Send {
+                    payload: Payload::ConsumerFetchResponse { records, .. },
+                    ..
+                } => Some(records.iter().map(|r| r.offset).collect()),
+                _ => None,
+            })
+            .expect("answered")
+    }
+
+    /// A consumer reads below the HW (FetchIsolation.HIGH_WATERMARK), whole batches up to
+    /// `max.partition.fetch.bytes` (and `fetch.max.bytes`), a first batch larger than that
+    /// alone (minOneMessage), and hands out at most max.poll.records of them.
+    #[test]
+    fn a_consumer_fetch_is_bounded_by_the_hw_its_bytes_and_its_records() {
+        let c = |partition: u32, all: u32| Config {
+            max_partition_fetch_bytes: partition,
+            fetch_max_bytes: all,
+            ..Config::default()
+        };
+        let defaults = c(1_048_576, 52_428_800);
+        assert_eq!(consume(defaults.clone(), 500), (0..9).collect::<Vec<_>>());
+        assert_eq!(consume(defaults, 4), [0, 1, 2, 3]);
+        assert_eq!(consume(c(7_000, 52_428_800), 500), [0, 1, 2, 3, 4, 5]);
+        assert_eq!(consume(c(1_048_576, 7_000), 500), [0, 1, 2, 3, 4, 5]);
+        assert_eq!(consume(c(1_000, 52_428_800), 500), [0, 1, 2]);
+    }
 }
