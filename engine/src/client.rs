@@ -1008,6 +1008,9 @@ impl Producer {
         self.requests.clear();
         self.expired_requests.clear();
         self.blocked.clear();
+        // The next producer has an accumulator of its own: each topic's sticky partition is
+        // chosen afresh (RecordAccumulator.topicInfoMap is the producer's).
+        self.partitioners.clear();
         let id = self.idempotence.producer_id;
         self.idempotence = Idempotence::default();
         if id != NO_PRODUCER_ID {
@@ -1249,6 +1252,79 @@ mod tests {
             at: 1_000,
             scheduled: Scheduled::Client(ClientTimer::ProducerSend { job }),
         }
+    }
+
+    /// The sticky partitioner's draws from `seed`'s generator, as BuiltInPartitioner.nextPartition
+    /// takes them over three partitions with a leader: `toPositive(nextInt()) % 3`, nextInt
+    /// being the generator's high 32 bits.
+    fn draws(seed: u64, n: usize) -> Vec<u16> {
+        let mut r = crate::rng::Rng::new(seed);
+        (0..n)
+            .map(|_| ((((r.next_u64() >> 32) as u32 as i32) & 0x7fff_ffff) as u32 % 3) as u16)
+            .collect()
+    }
+
+    /// 31 keyless 1 KiB records (1033 bytes each; batch.size 16384): RecordAccumulator.append
+    /// puts 15 in a batch and 15 in a second on the first sticky partition, and the 31st
+    /// (which closes the second batch with 31112 bytes produced) on the next partition
+    /// drawn (docs: partitioner.rs). One job per partition, each with its batches; a send
+    /// timer for each, in the order of their first batch.
+    #[test]
+    fn a_keyless_produce_spreads_over_the_sticky_partitions_a_job_each() {
+        let mut h = harness();
+        let mut p = Producer::default();
+        let spec = ProduceSpec {
+            prefix: Some("v".into()),
+            count: Some(31),
+            ..ProduceSpec::default()
+        };
+        let shape = RecordShape {
+            key: None,
+            size: Some(1024),
+        };
+        // A seed whose two draws differ: the switch is seen.
+        let seed = (0..100)
+            .find(|&s| draws(s, 2)[0] != draws(s, 2)[1])
+            .expect("a seed");
+        let d = draws(seed, 2);
+        let mut random = crate::rng::Rng::new(seed);
+        let leaders = [Some(1), Some(2), Some(3)];
+        let sticky = Sticky {
+            leaders: &leaders,
+            random: &mut random,
+        };
+        p.on_produce(&mut h.ctx(1_000), &spec, TP0, Some(sticky), shape.clone());
+        assert_eq!(h.take(), vec![producer_send(0), producer_send(1)]);
+        let tp = |partition| Tp {
+            topic: 0,
+            partition,
+        };
+        let batches = |p: &Producer, job: u64| -> Vec<(Tp, usize)> {
+            p.jobs[&job]
+                .pending
+                .iter()
+                .rev()
+                .map(|(tp, values)| (*tp, values.len()))
+                .collect()
+        };
+        assert_eq!(batches(&p, 0), [(tp(d[0]), 15), (tp(d[0]), 15)]);
+        assert_eq!(batches(&p, 1), [(tp(d[1]), 1)]);
+        assert_eq!((p.jobs[&0].tp, p.jobs[&1].tp), (tp(d[0]), tp(d[1])));
+        assert_eq!(p.jobs[&1].pending[0].1, ["v31"]);
+        // The next action goes on from the partitioner's state: it sticks to d[1].
+        let mut random = crate::rng::Rng::new(seed);
+        random.next_u64();
+        random.next_u64();
+        let one = ProduceSpec {
+            values: vec!["w".into()],
+            ..ProduceSpec::default()
+        };
+        let sticky = Sticky {
+            leaders: &leaders,
+            random: &mut random,
+        };
+        p.on_produce(&mut h.ctx(1_000), &one, TP0, Some(sticky), shape);
+        assert_eq!(batches(&p, 2), [(tp(d[1]), 1)]);
     }
 
     #[test]
