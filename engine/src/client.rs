@@ -9,8 +9,8 @@
 //! same batch with the same producer id, epoch and base sequence, and the TransactionManager's
 //! rules for OUT_OF_ORDER_SEQUENCE_NUMBER, unresolved sequences and epoch bumps, each on the
 //! batch's partition (clients/.../producer/internals/{TransactionManager,TxnPartitionMap,
-//! TxnPartitionEntry,Sender,RecordAccumulator}.java). Each produce action's batches go to one
-//! partition, which the simulator names.
+//! TxnPartitionEntry,Sender,RecordAccumulator}.java). A produce action's batches go to the
+//! partition it names, its key's, or its topic's sticky partitions (`partitioner.rs`).
 //!
 //! Simplifications (said in the UI): clients always know the controller's current leader, as
 //! if their metadata were refreshed instantly (the router below hands it to each call, the
@@ -462,12 +462,10 @@ pub const MAX_SEEN: usize = 100_000;
 
 /// The producer's handlers: each takes the [`Ctx`] and touches only the producer's state.
 impl Producer {
-    /// KafkaProducer.send for each record of a produce action, to partition `tp`: one job, its
-    /// batches queued in that partition's deque (one by one or as one batch), and a send at
-    /// once.
-    /// A produce action: its records appended to batches ([`append_records`]) of partition
-    /// `tp`, or, with `sticky`, of the sticky partition of `tp`'s topic; one job per
-    /// partition, in the order of its first batch (the sender drains every partition), or
+    /// KafkaProducer.send for each record of a produce action: the records appended to
+    /// batches ([`append_records`]) of partition `tp` (the one the action names or its key's),
+    /// or, with `sticky`, of `tp`'s topic's sticky partition; one job per partition, in the
+    /// order of its first batch, each sent at once (the sender drains every partition), or
     /// with `one_by_one` one job whose batches go one after another.
     pub(crate) fn on_produce(
         &mut self,
