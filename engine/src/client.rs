@@ -497,12 +497,12 @@ impl Producer {
             Some(s) => (None, s.leaders, Some(s.random)),
             None => (Some(0), &single[..], None),
         };
-        // KafkaProducer: `Math.max(1, batch.size)` as the sticky batch size.
-        let fresh = || BuiltInPartitioner::new(batch_size.max(1)).expect("at least 1");
         if fixed.is_none() && !self.partitioners.contains_key(&tp.topic) {
-            self.partitioners.insert(tp.topic, fresh());
+            let p = BuiltInPartitioner::for_batch_size(batch_size);
+            self.partitioners.insert(tp.topic, p);
         }
-        let mut unused = fresh();
+        // A partition named or keyed: the partitioner is not asked (`fixed`).
+        let mut unused = BuiltInPartitioner::for_batch_size(1);
         let partitioner = match fixed {
             None => self.partitioners.get_mut(&tp.topic).unwrap_or(&mut unused),
             Some(_) => &mut unused,

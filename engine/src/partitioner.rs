@@ -212,6 +212,16 @@ impl BuiltInPartitioner {
         })
     }
 
+    /// The producer's partitioner of a topic: KafkaProducer hands the accumulator
+    /// `Math.max(1, batch.size)`, so the constructor's check cannot fail there.
+    pub(crate) fn for_batch_size(batch_size: u64) -> Self {
+        BuiltInPartitioner {
+            sticky_batch_size: batch_size.max(1),
+            sticky_partition_info: None,
+            partition_load_stats: None,
+        }
+    }
+
     /// BuiltInPartitioner.peekCurrentPartitionInfo: the current sticky partition, chosen now
     /// (nextPartition) if there is none yet.
     pub(crate) fn peek_current_partition_info(
@@ -536,13 +546,16 @@ fn nth_available(leaders: &[Option<BrokerId>], n: u32) -> u32 {
             seen += 1;
         }
     }
-    unreachable!("fewer than {} partitions have a leader", n + 1)
+    // Not reached: `n` is below the count of partitions with a leader (a plain panic: a
+    // formatted one is more code in the wasm).
+    unreachable!()
 }
 
 /// A number of partitions, or a partition index, as Kafka's `int` (the engine's topics are far
 /// smaller).
 fn count(n: usize) -> u32 {
-    u32::try_from(n).expect("a partition count fits a Java int")
+    debug_assert!(u32::try_from(n).is_ok());
+    n as u32
 }
 
 /// A batch of one produce action as MemoryRecordsBuilder counts it, uncompressed: its bytes
