@@ -632,7 +632,11 @@ pub(crate) fn append_records(
     random: &mut impl RandomInt,
 ) -> Vec<(u32, Vec<String>)> {
     let mut batches: Vec<(u32, Vec<String>)> = Vec::new();
-    let mut deques: Vec<Vec<OpenBatch>> = vec![Vec::new(); leaders.len()];
+    // A loop, not `vec![Vec::new(); n]` (whose `Clone` is more code in the wasm).
+    let mut deques: Vec<Vec<OpenBatch>> = Vec::with_capacity(leaders.len());
+    for _ in leaders {
+        deques.push(Vec::new());
+    }
     for value in values {
         if one_by_one {
             for d in &mut deques {
