@@ -356,9 +356,10 @@ impl ProduceSpec {
         v
     }
 
-    /// The partition this produce writes to: `(topic, partition)`, its `topic` or else
+    /// The partition this produce names: `(topic, partition)`, its `topic` or else
     /// `first_topic` (the scenario's first, [`Scenario::first_topic`]), its `partition` or
-    /// else 0.
+    /// else 0. (Without a `partition` the simulator sends the records to their key's
+    /// partition or the topic's sticky one, as Kafka's producer does: `Sim::client_produce`.)
     pub fn target<'a>(&'a self, first_topic: &'a str) -> (&'a str, u32) {
         target(self.topic.as_deref(), self.partition, first_topic)
     }
