@@ -27,7 +27,8 @@ use crate::log::ReplicaLog;
 use crate::metadata::{MetadataImage, PartitionRegistration};
 use crate::network::{AlterPartitionResult, FetchPartition, Outstanding, Payload};
 use crate::partition::{
-    AlterPartitionManager, BrokerMeters, Host, Partition, Role, ALTER_PARTITION_RETRY_MS,
+    AlterPartitionManager, BrokerMeters, FetchLimits, Host, Partition, Role,
+    ALTER_PARTITION_RETRY_MS,
 };
 use crate::types::{BrokerId, ErrorCode, Node, TimeMs, Tp};
 use crate::vec_map::VecMap;
@@ -171,6 +172,7 @@ impl Broker {
                 tp,
                 acks,
                 values,
+                shape,
                 timeout_ms,
                 producer,
             } => {
@@ -180,7 +182,7 @@ impl Broker {
                 };
                 let leo = partition.log.log_end_offset();
                 partition.handle_produce(
-                    ctx, &mut host, from, request_id, acks, values, timeout_ms, producer,
+                    ctx, &mut host, from, request_id, acks, values, shape, timeout_ms, producer,
                 );
                 // ReplicaManager.appendRecords → addCompletePurgatoryAction: the fetches
                 // waiting for this partition's records complete after the request is handled
@@ -649,12 +651,19 @@ impl Broker {
         let mut host = host!(self);
         let mut answers = Vec::with_capacity(partitions.len());
         let mut now_ready = false;
+        let mut limits = FetchLimits::new(ctx.config);
         for fp in &partitions {
             let Some(partition) = self.partitions.get_mut(&fp.tp) else {
                 continue;
             };
-            let (data, ready) =
-                partition.read_for_follower(ctx, &mut host, replica_id, broker_epoch, fp);
+            let (data, ready) = partition.read_for_follower(
+                ctx,
+                &mut host,
+                &mut limits,
+                replica_id,
+                broker_epoch,
+                fp,
+            );
             now_ready |= ready;
             answers.push(data);
         }
@@ -699,9 +708,10 @@ impl Broker {
     /// update).
     fn answer_delayed_fetch(&self, ctx: &mut Ctx, d: DelayedFetch) {
         let mut data = Vec::with_capacity(d.partitions.len());
+        let mut limits = FetchLimits::new(ctx.config);
         for &(tp, fetch_offset, leader_epoch) in &d.partitions {
             if let Some(p) = self.partitions.get(&tp) {
-                data.push(p.read_from_purgatory(fetch_offset, leader_epoch));
+                data.push(p.read_from_purgatory(fetch_offset, leader_epoch, &mut limits));
             }
         }
         let payload = Payload::FetchResponse {

@@ -9,8 +9,8 @@
 //! same batch with the same producer id, epoch and base sequence, and the TransactionManager's
 //! rules for OUT_OF_ORDER_SEQUENCE_NUMBER, unresolved sequences and epoch bumps, each on the
 //! batch's partition (clients/.../producer/internals/{TransactionManager,TxnPartitionMap,
-//! TxnPartitionEntry,Sender,RecordAccumulator}.java). Each produce action's batches go to one
-//! partition, which the simulator names.
+//! TxnPartitionEntry,Sender,RecordAccumulator}.java). A produce action's batches go to the
+//! partition it names, its key's, or its topic's sticky partitions (`partitioner.rs`).
 //!
 //! Simplifications (said in the UI): clients always know the controller's current leader, as
 //! if their metadata were refreshed instantly (the router below hands it to each call, the
@@ -23,8 +23,9 @@ use crate::effect::{ClientTimer, Scheduled};
 use crate::event::{Event, ProduceOutcome};
 use crate::log::BatchProducer;
 use crate::network::{Outstanding, Payload};
+use crate::partitioner::{append_records, BuiltInPartitioner};
 use crate::producer_state::increment_sequence;
-use crate::record::{NO_PRODUCER_ID, NO_SEQUENCE};
+use crate::record::{RecordShape, NO_PRODUCER_ID, NO_SEQUENCE};
 use crate::scenario::ProduceSpec;
 use crate::types::{Acks, BrokerId, ErrorCode, Node, TimeMs, Tp};
 use crate::vec_map::{VecMap, VecSet};
@@ -89,14 +90,28 @@ pub struct ProduceJob {
     /// Whether this produce's batches are idempotent (`Config::idempotence_for`).
     pub idempotent: bool,
     pub to: Option<BrokerId>,
-    /// The batches not yet sent, the next one last (a `Vec` popped from its end: a
-    /// `VecDeque` is more code in the wasm).
-    pub pending: Vec<Vec<String>>,
+    /// The records' key and value size (the action's).
+    pub shape: RecordShape,
+    /// The batches not yet sent, each with its partition, the next one last (a `Vec` popped
+    /// from its end: a `VecDeque` is more code in the wasm). `tp` becomes the partition of
+    /// the batch taken from here.
+    pub pending: Vec<(Tp, Vec<String>)>,
     pub current: Option<Attempt>,
+}
+
+/// How a produce action's keyless records without a partition find theirs: the topic's
+/// partitions' leaders as the producer's metadata has them, and the partitioner's stream of
+/// the seeded generator (ThreadLocalRandom's part).
+pub(crate) struct Sticky<'a> {
+    pub leaders: &'a [Option<BrokerId>],
+    pub random: &'a mut crate::rng::Rng,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Producer {
+    /// Each topic's built-in sticky partitioner (RecordAccumulator.TopicInfo), made at the
+    /// topic's first keyless record without a partition.
+    pub(crate) partitioners: VecMap<u16, BuiltInPartitioner>,
     pub jobs: VecMap<u64, ProduceJob>,
     pub next_job: u64,
     /// request id → job id
@@ -471,10 +486,19 @@ pub const MAX_SEEN: usize = 100_000;
 
 /// The producer's handlers: each takes the [`Ctx`] and touches only the producer's state.
 impl Producer {
-    /// KafkaProducer.send for each record of a produce action, to partition `tp`: one job, its
-    /// batches queued in that partition's deque (one by one or as one batch), and a send at
-    /// once.
-    pub(crate) fn on_produce(&mut self, ctx: &mut Ctx, spec: &ProduceSpec, tp: Tp) {
+    /// KafkaProducer.send for each record of a produce action: the records appended to
+    /// batches ([`append_records`]) of partition `tp` (the one the action names or its key's),
+    /// or, with `sticky`, of `tp`'s topic's sticky partition; one job per partition, in the
+    /// order of its first batch, each sent at once (the sender drains every partition), or
+    /// with `one_by_one` one job whose batches go one after another.
+    pub(crate) fn on_produce(
+        &mut self,
+        ctx: &mut Ctx,
+        spec: &ProduceSpec,
+        tp: Tp,
+        sticky: Option<Sticky<'_>>,
+        shape: RecordShape,
+    ) {
         let acks = spec.acks.0;
         let retries = spec.retries.unwrap_or(ctx.config.retries);
         let idempotent = match ctx.config.idempotence_for(acks, retries) {
@@ -491,34 +515,73 @@ impl Producer {
                 return;
             }
         };
-        let values = spec.values();
-        let pending: Vec<Vec<String>> = if spec.one_by_one {
-            let mut pending = Vec::new();
-            for v in values.into_iter().rev() {
-                pending.push(vec![v]);
-            }
-            pending
-        } else {
-            vec![values]
+        let batch_size = u64::from(ctx.config.batch_size);
+        let single = [Some(0)];
+        let (fixed, leaders, random) = match sticky {
+            Some(s) => (None, s.leaders, Some(s.random)),
+            None => (Some(0), &single[..], None),
         };
-        let id = self.next_job;
-        self.next_job += 1;
-        self.jobs.insert(
-            id,
-            ProduceJob {
-                tp,
-                acks,
-                retries,
-                idempotent,
-                to: spec.to,
-                pending,
-                current: None,
-            },
+        if fixed.is_none() && !self.partitioners.contains_key(&tp.topic) {
+            let p = BuiltInPartitioner::for_batch_size(batch_size);
+            self.partitioners.insert(tp.topic, p);
+        }
+        // A partition named or keyed: the partitioner is not asked (`fixed`).
+        let mut unused = BuiltInPartitioner::for_batch_size(1);
+        let partitioner = match fixed {
+            None => self.partitioners.get_mut(&tp.topic).unwrap_or(&mut unused),
+            Some(_) => &mut unused,
+        };
+        let mut no_draws = crate::rng::Rng::new(0);
+        let batches = append_records(
+            partitioner,
+            fixed,
+            spec.values(),
+            &shape,
+            batch_size,
+            spec.one_by_one,
+            leaders,
+            random.unwrap_or(&mut no_draws),
         );
-        ctx.set_timer(
-            ctx.now,
-            Scheduled::Client(ClientTimer::ProducerSend { job: id }),
-        );
+        // One job per partition (one for all with one_by_one), in the order of their first
+        // batch, each with its batches, the next one last.
+        let mut jobs: Vec<ProduceJob> = Vec::new();
+        for (partition, values) in batches {
+            let batch_tp = match fixed {
+                Some(_) => tp,
+                None => Tp {
+                    topic: tp.topic,
+                    partition: partition as u16,
+                },
+            };
+            let job = if spec.one_by_one {
+                jobs.first_mut()
+            } else {
+                jobs.iter_mut().find(|j| j.tp == batch_tp)
+            };
+            match job {
+                Some(j) => j.pending.push((batch_tp, values)),
+                None => jobs.push(ProduceJob {
+                    tp: batch_tp,
+                    acks,
+                    retries,
+                    idempotent,
+                    to: spec.to,
+                    shape: shape.clone(),
+                    pending: vec![(batch_tp, values)],
+                    current: None,
+                }),
+            }
+        }
+        for mut job in jobs {
+            job.pending.reverse();
+            let id = self.next_job;
+            self.next_job += 1;
+            self.jobs.insert(id, job);
+            ctx.set_timer(
+                ctx.now,
+                Scheduled::Client(ClientTimer::ProducerSend { job: id }),
+            );
+        }
     }
 
     /// One of the producer's timers fired. `leader_of` is the leader the producer knows of a
@@ -662,10 +725,11 @@ impl Producer {
             return;
         };
         if job.current.is_none() {
-            let Some(values) = job.pending.pop() else {
+            let Some((tp, values)) = job.pending.pop() else {
                 self.jobs.remove(&job_id);
                 return;
             };
+            job.tp = tp;
             let batch_id = self.next_batch;
             self.next_batch += 1;
             job.current = Some(Attempt {
@@ -751,6 +815,7 @@ impl Producer {
         attempt.target = Some(target);
         attempt.sent_ms = now;
         let values = attempt.values.clone();
+        let shape = self.jobs[&job_id].shape.clone();
         self.requests.insert(request_id, job_id);
         let timeout_ms = ctx.config.request_timeout_ms;
         ctx.send(
@@ -761,6 +826,7 @@ impl Producer {
                 request_id,
                 acks,
                 values,
+                shape,
                 timeout_ms,
                 producer,
             },
@@ -947,7 +1013,10 @@ impl Producer {
         let jobs = std::mem::take(&mut self.jobs);
         for job in jobs.values() {
             let current = job.current.as_ref().map(|a| &a.values);
-            for values in current.into_iter().chain(job.pending.iter().rev()) {
+            for values in current
+                .into_iter()
+                .chain(job.pending.iter().rev().map(|(_, values)| values))
+            {
                 ctx.metrics.produce_errors += 1;
                 ctx.metrics.record_errors += values.len() as u64;
                 ctx.emit(Event::ProduceResult {
@@ -961,6 +1030,9 @@ impl Producer {
         self.requests.clear();
         self.expired_requests.clear();
         self.blocked.clear();
+        // The next producer has an accumulator of its own: each topic's sticky partition is
+        // chosen afresh (RecordAccumulator.topicInfoMap is the producer's).
+        self.partitioners.clear();
         let id = self.idempotence.producer_id;
         self.idempotence = Idempotence::default();
         if id != NO_PRODUCER_ID {
@@ -1334,6 +1406,79 @@ mod tests {
         }
     }
 
+    /// The sticky partitioner's draws from `seed`'s generator, as BuiltInPartitioner.nextPartition
+    /// takes them over three partitions with a leader: `toPositive(nextInt()) % 3`, nextInt
+    /// being the generator's high 32 bits.
+    fn draws(seed: u64, n: usize) -> Vec<u16> {
+        let mut r = crate::rng::Rng::new(seed);
+        (0..n)
+            .map(|_| ((((r.next_u64() >> 32) as u32 as i32) & 0x7fff_ffff) as u32 % 3) as u16)
+            .collect()
+    }
+
+    /// 31 keyless 1 KiB records (1033 bytes each; batch.size 16384): RecordAccumulator.append
+    /// puts 15 in a batch and 15 in a second on the first sticky partition, and the 31st
+    /// (which closes the second batch with 31112 bytes produced) on the next partition
+    /// drawn (docs: partitioner.rs). One job per partition, each with its batches; a send
+    /// timer for each, in the order of their first batch.
+    #[test]
+    fn a_keyless_produce_spreads_over_the_sticky_partitions_a_job_each() {
+        let mut h = harness();
+        let mut p = Producer::default();
+        let spec = ProduceSpec {
+            prefix: Some("v".into()),
+            count: Some(31),
+            ..ProduceSpec::default()
+        };
+        let shape = RecordShape {
+            key: None,
+            size: Some(1024),
+        };
+        // A seed whose two draws differ: the switch is seen.
+        let seed = (0..100)
+            .find(|&s| draws(s, 2)[0] != draws(s, 2)[1])
+            .expect("a seed");
+        let d = draws(seed, 2);
+        let mut random = crate::rng::Rng::new(seed);
+        let leaders = [Some(1), Some(2), Some(3)];
+        let sticky = Sticky {
+            leaders: &leaders,
+            random: &mut random,
+        };
+        p.on_produce(&mut h.ctx(1_000), &spec, TP0, Some(sticky), shape.clone());
+        assert_eq!(h.take(), vec![producer_send(0), producer_send(1)]);
+        let tp = |partition| Tp {
+            topic: 0,
+            partition,
+        };
+        let batches = |p: &Producer, job: u64| -> Vec<(Tp, usize)> {
+            p.jobs[&job]
+                .pending
+                .iter()
+                .rev()
+                .map(|(tp, values)| (*tp, values.len()))
+                .collect()
+        };
+        assert_eq!(batches(&p, 0), [(tp(d[0]), 15), (tp(d[0]), 15)]);
+        assert_eq!(batches(&p, 1), [(tp(d[1]), 1)]);
+        assert_eq!((p.jobs[&0].tp, p.jobs[&1].tp), (tp(d[0]), tp(d[1])));
+        assert_eq!(p.jobs[&1].pending[0].1, ["v31"]);
+        // The next action goes on from the partitioner's state: it sticks to d[1].
+        let mut random = crate::rng::Rng::new(seed);
+        random.next_u64();
+        random.next_u64();
+        let one = ProduceSpec {
+            values: vec!["w".into()],
+            ..ProduceSpec::default()
+        };
+        let sticky = Sticky {
+            leaders: &leaders,
+            random: &mut random,
+        };
+        p.on_produce(&mut h.ctx(1_000), &one, TP0, Some(sticky), shape);
+        assert_eq!(batches(&p, 2), [(tp(d[1]), 1)]);
+    }
+
     #[test]
     fn a_produce_sends_one_idempotent_batch_to_the_leader_it_is_told_of() {
         // RecordAccumulator.drain: the batch gets the producer id, epoch and base sequence
@@ -1345,7 +1490,7 @@ mod tests {
             values: vec!["a".into(), "b".into()],
             ..ProduceSpec::default()
         };
-        p.on_produce(&mut h.ctx(1_000), &spec, TP0);
+        p.on_produce(&mut h.ctx(1_000), &spec, TP0, None, RecordShape::default());
         assert_eq!(h.take(), vec![producer_send(0)], "a send at once");
 
         p.on_timer(
@@ -1365,6 +1510,7 @@ mod tests {
                     from: PRODUCER,
                     to: Node::Broker(2),
                     payload: Payload::Produce {
+                        shape: Default::default(),
                         tp: TP0,
                         request_id: 40,
                         acks: Acks::All,
@@ -1403,7 +1549,7 @@ mod tests {
             values: vec!["a".into()],
             ..ProduceSpec::default()
         };
-        p.on_produce(&mut h.ctx(1_000), &spec, TP0);
+        p.on_produce(&mut h.ctx(1_000), &spec, TP0, None, RecordShape::default());
         h.take();
         p.on_timer(
             &mut h.ctx(1_000),
@@ -1485,6 +1631,8 @@ mod tests {
             producer_id: NO_PRODUCER_ID,
             producer_epoch: crate::record::NO_PRODUCER_EPOCH,
             sequence: NO_SEQUENCE,
+            key: None,
+            size: None,
         }
     }
 
@@ -1604,6 +1752,7 @@ mod tests {
                     retries: 5,
                     idempotent: true,
                     to: None,
+                    shape: RecordShape::default(),
                     pending: Vec::new(),
                     current: Some(Attempt {
                         values: (0..n).map(|i| format!("v{i}")).collect(),
@@ -1801,6 +1950,7 @@ mod tests {
                 from: PRODUCER,
                 to: Node::Broker(broker),
                 payload: Payload::Produce {
+                    shape: Default::default(),
                     tp,
                     request_id,
                     acks: Acks::All,
@@ -1835,7 +1985,7 @@ mod tests {
         spec: &ProduceSpec,
         tp: Tp,
     ) {
-        p.on_produce(&mut h.ctx(now), spec, tp);
+        p.on_produce(&mut h.ctx(now), spec, tp, None, RecordShape::default());
         let job = p.next_job - 1;
         assert_eq!(
             h.take(),

@@ -19,9 +19,15 @@ pub const LEADER_IMBALANCE_CHECK_INTERVAL_MS: u64 = 300_000;
 /// cannot run a task every 0 ms, so the simulation never runs it more often than this.
 pub const MIN_ISR_EXPIRATION_PERIOD_MS: u64 = 10;
 
-/// Records one follower fetch response carries at most (a stand-in for
-/// `replica.fetch.max.bytes`, 1 MiB, with small records).
-pub const MAX_RECORDS_PER_FETCH: u64 = 1_000;
+/// ReplicationConfigs.REPLICA_FETCH_MAX_BYTES_DEFAULT (1 MiB) and
+/// REPLICA_FETCH_RESPONSE_MAX_BYTES_DEFAULT (10 MiB); ProducerConfig's `batch.size` (16 KiB).
+pub const REPLICA_FETCH_MAX_BYTES_DEFAULT: u32 = 1024 * 1024;
+pub const REPLICA_FETCH_RESPONSE_MAX_BYTES_DEFAULT: u32 = 10 * 1024 * 1024;
+pub const BATCH_SIZE_DEFAULT: u32 = 16_384;
+/// ConsumerConfig.DEFAULT_MAX_PARTITION_FETCH_BYTES (1 MiB) and DEFAULT_FETCH_MAX_BYTES
+/// (50 MiB).
+pub const MAX_PARTITION_FETCH_BYTES_DEFAULT: u32 = 1024 * 1024;
+pub const FETCH_MAX_BYTES_DEFAULT: u32 = 50 * 1024 * 1024;
 
 /// `max.in.flight.requests.per.connection`'s default, which is also the most the idempotent
 /// producer allows (ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION_FOR_IDEMPOTENCE: the
@@ -39,6 +45,26 @@ fn must_set(what: &str) -> String {
 
 fn is_default_fetchers(v: &u32) -> bool {
     *v == 1
+}
+
+fn is_default_fetch_max_bytes(v: &u32) -> bool {
+    *v == REPLICA_FETCH_MAX_BYTES_DEFAULT
+}
+
+fn is_default_response_max_bytes(v: &u32) -> bool {
+    *v == REPLICA_FETCH_RESPONSE_MAX_BYTES_DEFAULT
+}
+
+fn is_default_batch_size(v: &u32) -> bool {
+    *v == BATCH_SIZE_DEFAULT
+}
+
+fn is_default_partition_fetch_bytes(v: &u32) -> bool {
+    *v == MAX_PARTITION_FETCH_BYTES_DEFAULT
+}
+
+fn is_default_fetch_max_bytes_consumer(v: &u32) -> bool {
+    *v == FETCH_MAX_BYTES_DEFAULT
 }
 
 fn is_default_in_flight(v: &u32) -> bool {
@@ -77,6 +103,22 @@ pub struct Config {
         skip_serializing_if = "is_default_fetchers"
     )]
     pub num_replica_fetchers: u32,
+    /// Broker config `replica.fetch.max.bytes` (default 1 MiB): the bytes a follower's Fetch
+    /// asks of each partition (PartitionData.maxBytes); whole batches, but a first batch larger
+    /// than this still comes (KIP-74). Written only when not the default.
+    #[serde(
+        rename = "replica.fetch.max.bytes",
+        skip_serializing_if = "is_default_fetch_max_bytes"
+    )]
+    pub replica_fetch_max_bytes: u32,
+    /// Broker config `replica.fetch.response.max.bytes` (default 10 MiB): the bytes a
+    /// follower's Fetch asks for over all its partitions (FetchRequest.maxBytes). Written only
+    /// when not the default.
+    #[serde(
+        rename = "replica.fetch.response.max.bytes",
+        skip_serializing_if = "is_default_response_max_bytes"
+    )]
+    pub replica_fetch_response_max_bytes: u32,
     /// Broker config `replica.socket.timeout.ms` (default 30000): a follower's fetch that gets
     /// no answer within this time fails and is retried after the backoff.
     #[serde(rename = "replica.socket.timeout.ms")]
@@ -121,6 +163,26 @@ pub struct Config {
         skip_serializing_if = "is_default_in_flight"
     )]
     pub max_in_flight_requests_per_connection: u32,
+    /// Producer config `batch.size` (default 16384): a batch takes records while they fit
+    /// (MemoryRecordsBuilder.hasRoomFor), and the sticky partitioner switches after this many
+    /// bytes (KIP-794). Written only when not the default.
+    #[serde(rename = "batch.size", skip_serializing_if = "is_default_batch_size")]
+    pub batch_size: u32,
+    /// Consumer config `max.partition.fetch.bytes` (default 1 MiB): the bytes its Fetch asks
+    /// of a partition (whole batches; a first batch larger still comes). Written only when
+    /// not the default.
+    #[serde(
+        rename = "max.partition.fetch.bytes",
+        skip_serializing_if = "is_default_partition_fetch_bytes"
+    )]
+    pub max_partition_fetch_bytes: u32,
+    /// Consumer config `fetch.max.bytes` (default 50 MiB): the bytes of its Fetch response.
+    /// Written only when not the default.
+    #[serde(
+        rename = "fetch.max.bytes",
+        skip_serializing_if = "is_default_fetch_max_bytes_consumer"
+    )]
+    pub fetch_max_bytes: u32,
     /// Simulation knob: one-way latency of every link between two brokers or a broker and a
     /// client, in ms.
     #[serde(rename = "sim.network.latency.ms")]
@@ -198,6 +260,8 @@ impl Default for Config {
             replica_fetch_wait_max_ms: 500,
             replica_fetch_backoff_ms: 1_000,
             num_replica_fetchers: 1,
+            replica_fetch_max_bytes: REPLICA_FETCH_MAX_BYTES_DEFAULT,
+            replica_fetch_response_max_bytes: REPLICA_FETCH_RESPONSE_MAX_BYTES_DEFAULT,
             replica_socket_timeout_ms: 30_000,
             controller_socket_timeout_ms: 30_000,
             replica_high_watermark_checkpoint_interval_ms: 5_000,
@@ -209,6 +273,9 @@ impl Default for Config {
             retry_backoff_ms: 100,
             enable_idempotence: None,
             max_in_flight_requests_per_connection: DEFAULT_MAX_IN_FLIGHT,
+            batch_size: BATCH_SIZE_DEFAULT,
+            max_partition_fetch_bytes: MAX_PARTITION_FETCH_BYTES_DEFAULT,
+            fetch_max_bytes: FETCH_MAX_BYTES_DEFAULT,
             network_latency_ms: 1,
             controller_latency_ms: 5,
             network_jitter_ms: 0,
@@ -282,6 +349,17 @@ pub const RANGES: &[Range] = &[
         min: 1,
         max: 16,
     },
+    // ReplicationConfigs: INT, atLeast(0).
+    Range {
+        name: "replica.fetch.max.bytes",
+        min: 0,
+        max: 2_147_483_647,
+    },
+    Range {
+        name: "replica.fetch.response.max.bytes",
+        min: 0,
+        max: 2_147_483_647,
+    },
     Range {
         name: "replica.socket.timeout.ms",
         min: 1,
@@ -332,6 +410,22 @@ pub const RANGES: &[Range] = &[
         min: 1,
         max: 2_147_483_647,
     },
+    // ProducerConfig and ConsumerConfig: INT, atLeast(0).
+    Range {
+        name: "batch.size",
+        min: 0,
+        max: 2_147_483_647,
+    },
+    Range {
+        name: "max.partition.fetch.bytes",
+        min: 0,
+        max: 2_147_483_647,
+    },
+    Range {
+        name: "fetch.max.bytes",
+        min: 0,
+        max: 2_147_483_647,
+    },
     Range {
         name: "sim.network.latency.ms",
         min: 0,
@@ -369,6 +463,8 @@ impl Config {
             "replica.fetch.wait.max.ms" => U64(&mut self.replica_fetch_wait_max_ms),
             "replica.fetch.backoff.ms" => U64(&mut self.replica_fetch_backoff_ms),
             "num.replica.fetchers" => U32(&mut self.num_replica_fetchers),
+            "replica.fetch.max.bytes" => U32(&mut self.replica_fetch_max_bytes),
+            "replica.fetch.response.max.bytes" => U32(&mut self.replica_fetch_response_max_bytes),
             "replica.socket.timeout.ms" => U64(&mut self.replica_socket_timeout_ms),
             "controller.socket.timeout.ms" => U64(&mut self.controller_socket_timeout_ms),
             "replica.high.watermark.checkpoint.interval.ms" => {
@@ -384,6 +480,9 @@ impl Config {
             "max.in.flight.requests.per.connection" => {
                 U32(&mut self.max_in_flight_requests_per_connection)
             }
+            "batch.size" => U32(&mut self.batch_size),
+            "max.partition.fetch.bytes" => U32(&mut self.max_partition_fetch_bytes),
+            "fetch.max.bytes" => U32(&mut self.fetch_max_bytes),
             "sim.network.latency.ms" => U64(&mut self.network_latency_ms),
             "sim.controller.latency.ms" => U64(&mut self.controller_latency_ms),
             "sim.network.jitter.ms" => U64(&mut self.network_jitter_ms),

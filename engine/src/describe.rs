@@ -268,10 +268,14 @@ pub(crate) fn hw_checkpoint_lines(
 
 /// `kafka-dump-log.sh --print-data-log`, shortened: batches (with their producer id, epoch
 /// and sequences) and their records, of broker `broker`'s `log` (none: no such broker).
+/// With `sizes` (version 2) each batch line goes on with its `position` in the log and its
+/// `size` (DefaultRecordBatch.sizeInBytes), and each record is DumpLogSegments' record line
+/// with `keySize`, `valueSize`, `key` and `payload`; version 1's lines stay as they were.
 pub(crate) fn dump_log_lines(
     tp: &TopicPartition,
     broker: BrokerId,
     log: Option<&ReplicaLog>,
+    sizes: bool,
 ) -> Vec<String> {
     let Some(log) = log else {
         return vec![];
@@ -282,6 +286,7 @@ pub(crate) fn dump_log_lines(
     )];
     let records = &log.records;
     let mut i = 0;
+    let mut position = 0;
     while i < records.len() {
         let base = records[i].batch_base;
         let epoch = records[i].epoch;
@@ -291,7 +296,7 @@ pub(crate) fn dump_log_lines(
         }
         // DumpLogSegments.printBatchLevel's words, up to partitionLeaderEpoch.
         let (first, last) = (&records[i], &records[j - 1]);
-        out.push(format!(
+        let mut line = format!(
             "  baseOffset: {} lastOffset: {} count: {} baseSequence: {} lastSequence: {} producerId: {} producerEpoch: {} partitionLeaderEpoch: {}",
             first.offset,
             last.offset,
@@ -301,10 +306,34 @@ pub(crate) fn dump_log_lines(
             first.producer_id,
             i32::from(first.producer_epoch),
             epoch
-        ));
+        );
+        if sizes {
+            let mut size = crate::record::RECORD_BATCH_OVERHEAD;
+            for k in i..j {
+                size += records[k].size_in_bytes();
+            }
+            line.push_str(&format!(" position: {position} size: {size}"));
+            position += size;
+        }
+        out.push(line);
         // By index: an iterator over part of a `RecordChunks` would be more code in the wasm.
         for r in (i..j).map(|k| &records[k]) {
-            out.push(format!("    offset {}: {}", r.offset, r.value));
+            out.push(if sizes {
+                // DumpLogSegments' record line (no timestamps here): `| offset: … keySize: …
+                // valueSize: … sequence: … headerKeys: []`, then `key: …` when there is one
+                // and `payload: …` (--print-data-log).
+                let key_size = r.key.as_ref().map_or(-1, |k| k.len() as i64);
+                let key = r.key.as_ref().map(|k| format!(" key: {k}")).unwrap_or_default();
+                format!(
+                    "    | offset: {} keySize: {key_size} valueSize: {} sequence: {} headerKeys: []{key} payload: {}",
+                    r.offset,
+                    r.value_bytes(),
+                    r.sequence,
+                    r.value
+                )
+            } else {
+                format!("    offset {}: {}", r.offset, r.value)
+            });
         }
         i = j;
     }

@@ -656,13 +656,13 @@ pub(crate) mod tests {
             base_sequence: 0,
         };
         let values = ["a".to_string(), "b".to_string()];
-        let (first, last) = log.append_batch_as_leader(0, &values, producer);
+        let (first, last) = log.append_batch_as_leader(0, &values, producer, &Default::default());
         assert_eq!(super::duplicate_append(&log, 1, first, last), None);
         let next = BatchProducer {
             base_sequence: 2,
             ..producer
         };
-        let (f2, l2) = log.append_batch_as_leader(0, &values, next);
+        let (f2, l2) = log.append_batch_as_leader(0, &values, next, &Default::default());
         assert_eq!(
             super::duplicate_append(&log, 1, f2, l2),
             None,
@@ -670,7 +670,7 @@ pub(crate) mod tests {
         );
         // The first batch again (a retry the producer state let through).
         log.producers = Default::default();
-        let (f3, l3) = log.append_batch_as_leader(0, &values, producer);
+        let (f3, l3) = log.append_batch_as_leader(0, &values, producer, &Default::default());
         assert_eq!(
             super::duplicate_append(&log, 1, f3, l3).as_deref(),
             Some("broker 1 appended producerId 7 epoch 0 sequence 1 again at offsets 4..5: it is already at offset 1")

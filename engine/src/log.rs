@@ -174,11 +174,74 @@ impl ReplicaLog {
         self.records.copy_range(start as usize..end as usize)
     }
 
+    /// The batch starting at record index `i` (or holding it): the index past its last
+    /// record, and its bytes (DefaultRecordBatch.sizeInBytes over the whole batch).
+    fn batch_at(&self, i: usize) -> (usize, u64) {
+        let base = self.records[i].batch_base;
+        let (mut end, mut bytes) = (i, crate::record::RECORD_BATCH_OVERHEAD);
+        // The batch's records before `i` (a read from inside a batch starts at the batch).
+        let mut j = i;
+        while j > 0 && self.records[j - 1].batch_base == base {
+            j -= 1;
+            bytes += self.records[j].size_in_bytes();
+        }
+        while end < self.records.len() && self.records[end].batch_base == base {
+            bytes += self.records[end].size_in_bytes();
+            end += 1;
+        }
+        (end, bytes)
+    }
+
+    /// LocalLog.read → LogSegment.read up to offset `to` (`maxPosition`: the log end for a
+    /// follower, FetchIsolation.LOG_END; the HW for a consumer, HIGH_WATERMARK), with
+    /// `max_bytes` and `min_one_message` (KIP-74): the bytes read from the batch holding
+    /// `from` are `min(bytes up to to, max)`, where max is `max_bytes`, or that first
+    /// batch's size if larger and `min_one_message` ("adjustedMaxSize"). Kafka sends that
+    /// slice of the file, whose last batch may be cut off; the reader keeps whole batches
+    /// only, so the records are those of the whole batches within the slice. Returns the
+    /// records from `from` and the slice's bytes (`records.sizeInBytes`, which the response
+    /// limit counts). (A batch that `to` cuts is read up to `to`, counted whole.)
+    pub fn read_bytes(
+        &self,
+        from: u64,
+        to: u64,
+        max_bytes: u64,
+        min_one_message: bool,
+    ) -> (Vec<Record>, u64) {
+        let to = to.min(self.log_end_offset());
+        if from < self.log_start_offset || from >= to {
+            return (Vec::new(), 0);
+        }
+        let stop = (to - self.log_start_offset) as usize;
+        let first = (from - self.log_start_offset) as usize;
+        let (end, first_bytes) = self.batch_at(first);
+        let mut end = end.min(stop);
+        let max = if min_one_message {
+            max_bytes.max(first_bytes)
+        } else {
+            max_bytes
+        };
+        if max < first_bytes {
+            // Not even the first batch: a slice of `max` bytes that holds no whole batch.
+            return (Vec::new(), max);
+        }
+        let mut bytes = first_bytes;
+        while end < stop {
+            let (next, b) = self.batch_at(end);
+            if bytes + b > max {
+                return (self.records.copy_range(first..end), max);
+            }
+            bytes += b;
+            end = next.min(stop);
+        }
+        (self.records.copy_range(first..end), bytes)
+    }
+
     /// UnifiedLog.appendAsLeader: assign offsets to a new batch stamped with `epoch`, with
     /// no producer fields (tests write logs with it). Returns (first offset, last offset).
     #[cfg(test)]
     pub fn append_as_leader(&mut self, epoch: i32, values: &[String]) -> (u64, u64) {
-        self.append_batch_as_leader(epoch, values, BatchProducer::NONE)
+        self.append_batch_as_leader(epoch, values, BatchProducer::NONE, &Default::default())
     }
 
     /// appendAsLeader for a batch with producer fields; the producer state takes the batch
@@ -188,6 +251,7 @@ impl ReplicaLog {
         epoch: i32,
         values: &[String],
         producer: BatchProducer,
+        shape: &crate::record::RecordShape,
     ) -> (u64, u64) {
         let base = self.log_end_offset();
         for (i, v) in values.iter().enumerate() {
@@ -202,6 +266,8 @@ impl ReplicaLog {
                     producer.base_sequence,
                     i as u32,
                 ),
+                key: shape.key.clone(),
+                size: shape.size,
             };
             self.producers.apply(&r);
             self.records.push(r);
@@ -471,8 +537,8 @@ mod tests {
             producer_epoch: 0,
             base_sequence: seq,
         };
-        log.append_batch_as_leader(0, &values("a", 2), p(0));
-        log.append_batch_as_leader(0, &values("b", 2), p(2));
+        log.append_batch_as_leader(0, &values("a", 2), p(0), &Default::default());
+        log.append_batch_as_leader(0, &values("b", 2), p(2), &Default::default());
         log.append_as_leader(0, &values("c", 1));
         assert!(matches!(
             log.producers.check_client_batch(5, 0, 2, 3),
@@ -497,5 +563,75 @@ mod tests {
         assert!(l.maybe_increment_high_watermark(3));
         assert!(!l.maybe_increment_high_watermark(2));
         assert_eq!(l.high_watermark, 3);
+    }
+}
+
+#[cfg(test)]
+mod read_bytes_tests {
+    use super::*;
+    use crate::record::RecordShape;
+
+    /// A log of four batches of three records with 1024-byte values: each record is
+    /// DefaultRecord.sizeInBytes = 1 + 1 + 1 + 1 + 2 + 1024 + 1 = 1031, with its varint
+    /// length 2: 1033 bytes; a batch 61 + 3 × 1033 = 3160 bytes.
+    fn log() -> ReplicaLog {
+        let mut log = ReplicaLog::default();
+        let shape = RecordShape {
+            key: None,
+            size: Some(1024),
+        };
+        for b in 0..4 {
+            let values: Vec<String> = (0..3).map(|i| format!("v{}", b * 3 + i)).collect();
+            log.append_batch_as_leader(0, &values, BatchProducer::NONE, &shape);
+        }
+        log
+    }
+
+    fn offsets(records: &[Record]) -> Vec<u64> {
+        records.iter().map(|r| r.offset).collect()
+    }
+
+    /// LogSegment.read: whole batches within the limit; the slice's bytes are
+    /// `min(bytes to the log end, max)`.
+    #[test]
+    fn a_read_takes_the_whole_batches_within_its_bytes() {
+        let log = log();
+        // 7000 bytes: batches 1 and 2 (6320), not 3 (9480); Kafka's slice is 7000 bytes,
+        // its last 680 a cut-off batch the reader drops.
+        let (records, bytes) = log.read_bytes(0, 12, 7_000, true);
+        assert_eq!(offsets(&records), [0, 1, 2, 3, 4, 5]);
+        assert_eq!(bytes, 7_000);
+        // Exactly two batches' bytes: both, and the slice ends there.
+        let (records, bytes) = log.read_bytes(0, 12, 6_320, true);
+        assert_eq!((records.len(), bytes), (6, 6_320));
+        // More than the log: everything, 4 × 3160 bytes.
+        let (records, bytes) = log.read_bytes(3, 12, 1_048_576, true);
+        assert_eq!((offsets(&records)[0], records.len(), bytes), (3, 9, 9_480));
+        // At the log end: nothing.
+        assert_eq!(log.read_bytes(12, 12, 1_048_576, true), (vec![], 0));
+    }
+
+    /// KIP-74: with minOneMessage a first batch larger than the limit still comes, alone
+    /// ("adjustedMaxSize = max(maxSize, startOffsetAndSize.size)"); without it, nothing whole
+    /// fits and the slice is the limit's bytes.
+    #[test]
+    fn a_first_batch_larger_than_the_limit_comes_alone_with_min_one_message() {
+        let log = log();
+        let (records, bytes) = log.read_bytes(6, 12, 1_000, true);
+        assert_eq!((offsets(&records), bytes), (vec![6, 7, 8], 3_160));
+        let (records, bytes) = log.read_bytes(6, 12, 1_000, false);
+        assert_eq!((records.len(), bytes), (0, 1_000));
+        // adjustedMaxSize 0: empty records.
+        assert_eq!(log.read_bytes(6, 12, 0, false), (vec![], 0));
+    }
+
+    /// A consumer reads up to the HW (FetchIsolation.HIGH_WATERMARK: `maxPosition` is the
+    /// HW's): with the HW at 6, two batches (6320 bytes) whatever the limit above.
+    #[test]
+    fn a_read_stops_at_its_max_position() {
+        let log = log();
+        let (records, bytes) = log.read_bytes(0, 6, 1_048_576, true);
+        assert_eq!((records.len(), bytes), (6, 6_320));
+        assert_eq!(log.read_bytes(6, 6, 1_048_576, true), (vec![], 0));
     }
 }

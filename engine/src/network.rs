@@ -38,6 +38,8 @@ pub enum Payload {
         tp: Tp,
         acks: Acks,
         values: Vec<String>,
+        /// The records' key and value size.
+        shape: crate::record::RecordShape,
         timeout_ms: u64,
         /// The batch's producerId, producerEpoch and baseSequence (-1 without idempotence).
         producer: crate::log::BatchProducer,

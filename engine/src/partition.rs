@@ -610,6 +610,7 @@ impl Partition {
         &mut self,
         ctx: &mut Ctx,
         host: &mut Host,
+        limits: &mut FetchLimits,
         replica_id: BrokerId,
         broker_epoch: i64,
         fp: &FetchPartition,
@@ -683,21 +684,21 @@ impl Partition {
             self.try_complete_delayed(ctx, host);
         }
         // DelayedFetch: nothing new (a follower's fetch waits for records past its offset,
-        // LOG_END; a HW rise alone does not release it).
-        (self.fetch_data(fetch_offset), fetch_offset < leo)
+        // LOG_END; a HW rise alone does not release it). ReplicaManager.fetchMessages answers
+        // at once when `bytesReadable >= params.minBytes`, and `replica.fetch.min.bytes` is 1
+        // (its default; the engine has no other value): any byte read.
+        let (data, bytes) = self.fetch_data(fetch_offset, limits);
+        (data, bytes > 0)
     }
 
-    /// The records from `fetch_offset` (at most MAX_RECORDS_PER_FETCH), with the HW.
-    fn fetch_data(&self, fetch_offset: u64) -> FetchPartitionData {
-        let log = &self.log;
-        let records = log.read(
-            fetch_offset,
-            fetch_offset + crate::config::MAX_RECORDS_PER_FETCH,
-        );
-        FetchPartitionData {
+    /// The records from `fetch_offset` within `limits`, with the HW, and the bytes read.
+    fn fetch_data(&self, fetch_offset: u64, limits: &mut FetchLimits) -> (FetchPartitionData, u64) {
+        let (records, bytes) = limits.read(&self.log, fetch_offset);
+        let data = FetchPartitionData {
             records,
             ..self.fetch_error(ErrorCode::NONE)
-        }
+        };
+        (data, bytes)
     }
 
     /// DelayedFetch.onComplete's read of this partition (readFromLog from the purgatory: no
@@ -707,10 +708,11 @@ impl Partition {
         &self,
         fetch_offset: u64,
         leader_epoch: i32,
+        limits: &mut FetchLimits,
     ) -> FetchPartitionData {
         let epoch = self.leader_state().map(|l| l.leader_epoch);
         if epoch == Some(leader_epoch) {
-            self.fetch_data(fetch_offset)
+            self.fetch_data(fetch_offset, limits).0
         } else {
             self.fetch_error(ErrorCode::FENCED_LEADER_EPOCH)
         }
@@ -1078,6 +1080,7 @@ impl Partition {
         request_id: u64,
         acks: Acks,
         values: Vec<String>,
+        shape: crate::record::RecordShape,
         timeout_ms: u64,
         producer: BatchProducer,
     ) {
@@ -1141,7 +1144,9 @@ impl Partition {
             }
             ClientBatch::Append => {
                 let leo = self.log.log_end_offset();
-                let appended = self.log.append_batch_as_leader(epoch, &values, producer);
+                let appended = self
+                    .log
+                    .append_batch_as_leader(epoch, &values, producer, &shape);
                 // UnifiedLog.appendAsLeader: the batch took the offsets from the old log end,
                 // and the log now ends past it.
                 debug_assert!(
@@ -1228,10 +1233,16 @@ impl Partition {
             if preferred_read_replica.is_some() || offset >= hw {
                 (ErrorCode::NONE, vec![])
             } else {
-                (
-                    ErrorCode::NONE,
-                    log.read(offset, hw.min(offset + u64::from(max))),
-                )
+                // The consumer's Fetch asks `max.partition.fetch.bytes` of its one partition
+                // and `fetch.max.bytes` in all, read up to the HW
+                // (FetchIsolation.HIGH_WATERMARK) with minOneMessage (KIP-74); the consumer
+                // hands out at most `max` of the records (max.poll.records) and fetches the
+                // rest again from its position next time.
+                let c = ctx.config;
+                let bytes = c.max_partition_fetch_bytes.min(c.fetch_max_bytes);
+                let (mut records, _) = log.read_bytes(offset, hw, u64::from(bytes), true);
+                records.truncate(max as usize);
+                (ErrorCode::NONE, records)
             }
         };
         let payload = Payload::ConsumerFetchResponse {
@@ -1312,6 +1323,51 @@ impl Partition {
             },
         };
         ctx.emit(event);
+    }
+}
+
+/// ReplicaManager.readFromLog's limits over one Fetch's partitions, read in the request's
+/// order: each partition reads at most `min(PartitionData.maxBytes, limitBytes)`
+/// (`replica.fetch.max.bytes`, and what is left of `replica.fetch.response.max.bytes`), and
+/// `minOneMessage` (the request is not a hard limit from Fetch version 3 on, KIP-74) lets a
+/// partition's first batch through whatever its size until a partition has returned bytes
+/// ("Once we read from a non-empty partition, we stop ignoring request and partition level
+/// size limits"). Each read takes its bytes off the response's (`limitBytes - recordBatchSize`).
+///
+/// The follower's request carries the two limits in Kafka (RemoteLeaderEndPoint's `fetchSize`
+/// and `maxBytes`); the engine's brokers share one config, so the leader reads them there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FetchLimits {
+    pub partition_max_bytes: u64,
+    /// `limitBytes`: what is left of the response's bytes.
+    pub remaining_bytes: u64,
+    pub min_one_message: bool,
+}
+
+impl FetchLimits {
+    pub(crate) fn new(config: &crate::Config) -> Self {
+        FetchLimits {
+            partition_max_bytes: u64::from(config.replica_fetch_max_bytes),
+            remaining_bytes: u64::from(config.replica_fetch_response_max_bytes),
+            min_one_message: true,
+        }
+    }
+
+    /// ReplicaManager.readFromLog's `read` of one partition's log and the bookkeeping after
+    /// it: the records and the bytes read.
+    pub(crate) fn read(
+        &mut self,
+        log: &crate::log::ReplicaLog,
+        offset: u64,
+    ) -> (Vec<crate::record::Record>, u64) {
+        let max = self.partition_max_bytes.min(self.remaining_bytes);
+        let (records, bytes) =
+            log.read_bytes(offset, log.log_end_offset(), max, self.min_one_message);
+        if bytes > 0 {
+            self.min_one_message = false;
+        }
+        self.remaining_bytes = self.remaining_bytes.saturating_sub(bytes);
+        (records, bytes)
     }
 }
 

@@ -30,8 +30,8 @@
 //!
 //! Randomness comes from [`RandomInt`], the engine's seeded generator in a simulation.
 
-// Wired into the producer by issue 14's step 6 (docs/clusters.md: keys and keyless records);
-// until then only its tests use it.
+// The load statistics and the node latency statistics are ported and tested but not used
+// by the engine's producer (its queues are empty whenever it picks: see `append_records`).
 #![cfg_attr(not(test), allow(dead_code))]
 
 use std::fmt;
@@ -210,6 +210,16 @@ impl BuiltInPartitioner {
             sticky_partition_info: None,
             partition_load_stats: None,
         })
+    }
+
+    /// The producer's partitioner of a topic: KafkaProducer hands the accumulator
+    /// `Math.max(1, batch.size)`, so the constructor's check cannot fail there.
+    pub(crate) fn for_batch_size(batch_size: u64) -> Self {
+        BuiltInPartitioner {
+            sticky_batch_size: batch_size.max(1),
+            sticky_partition_info: None,
+            partition_load_stats: None,
+        }
     }
 
     /// BuiltInPartitioner.peekCurrentPartitionInfo: the current sticky partition, chosen now
@@ -536,13 +546,155 @@ fn nth_available(leaders: &[Option<BrokerId>], n: u32) -> u32 {
             seen += 1;
         }
     }
-    unreachable!("fewer than {} partitions have a leader", n + 1)
+    // Not reached: `n` is below the count of partitions with a leader (a plain panic: a
+    // formatted one is more code in the wasm).
+    unreachable!()
 }
 
 /// A number of partitions, or a partition index, as Kafka's `int` (the engine's topics are far
 /// smaller).
 fn count(n: usize) -> u32 {
-    u32::try_from(n).expect("a partition count fits a Java int")
+    debug_assert!(u32::try_from(n).is_ok());
+    n as u32
+}
+
+/// A batch of one produce action as MemoryRecordsBuilder counts it, uncompressed: its bytes
+/// (estimatedBytesWritten: the header and the records), its buffer's size (`write_limit`),
+/// and whether it was closed for appends.
+#[derive(Debug, Clone, Copy)]
+struct OpenBatch {
+    /// Its index in the action's batches.
+    index: usize,
+    size_bytes: u64,
+    write_limit: u64,
+    records: u64,
+    closed: bool,
+}
+
+impl OpenBatch {
+    /// MemoryRecordsBuilder.isFull.
+    fn is_full(&self) -> bool {
+        self.closed || (self.records > 0 && self.write_limit <= self.size_bytes)
+    }
+}
+
+/// RecordAccumulator.allBatchesFull: "Only the last batch may be incomplete".
+fn all_batches_full(deque: &[OpenBatch]) -> bool {
+    deque.last().is_none_or(OpenBatch::is_full)
+}
+
+/// RecordAccumulator.tryAppend on the last batch of `deque`: the bytes appended, or None (and
+/// the batch closed) when the record does not fit.
+fn try_append(
+    deque: &mut [OpenBatch],
+    batches: &mut [(u32, Vec<String>)],
+    shape: &crate::record::RecordShape,
+    value: &str,
+) -> Option<u64> {
+    let last = deque.last_mut()?;
+    let bytes = shape.record_bytes(last.records, value);
+    if last.is_full() || last.write_limit < last.size_bytes + bytes {
+        last.closed = true;
+        return None;
+    }
+    last.size_bytes += bytes;
+    last.records += 1;
+    batches[last.index].1.push(value.to_string());
+    Some(bytes)
+}
+
+/// One produce action's records appended as RecordAccumulator.append does, each to the
+/// partition `fixed` names (a record that names its partition, or a keyed one:
+/// [`partition`]) or else to the topic's sticky partition (`partitioner`): a record joins the
+/// last batch of its partition while MemoryRecordsBuilder.hasRoomFor (the batch's bytes and
+/// the record's within `batch.size`; a batch always takes its first record, in a buffer of
+/// `max(batch.size, the record's upper bound)`), else a new batch starts; the sticky partition
+/// counts the bytes appended and switches at `batch.size` as [`BuiltInPartitioner`] says.
+/// Returns the batches in the order they were created, each with its partition.
+///
+/// The engine's producer appends an action's records all at once, before its sender drains
+/// any of them (Kafka's sender thread races the application's `send` calls), and every batch
+/// of an earlier action has left the accumulator by then; with `one_by_one`
+/// (`send().get()`) each record's batch is sent and answered before the next record comes,
+/// so every queue is empty at each append. The queues are never different in size when the
+/// adaptive partitioner looks (all empty), so its load statistics stay unset
+/// (updatePartitionLoadStats clears them for queues of one size) and the next sticky
+/// partition is drawn uniformly among the partitions with a leader.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn append_records(
+    partitioner: &mut BuiltInPartitioner,
+    fixed: Option<u32>,
+    values: Vec<String>,
+    shape: &crate::record::RecordShape,
+    batch_size: u64,
+    one_by_one: bool,
+    leaders: &[Option<BrokerId>],
+    random: &mut impl RandomInt,
+) -> Vec<(u32, Vec<String>)> {
+    let mut batches: Vec<(u32, Vec<String>)> = Vec::new();
+    // A loop, not `vec![Vec::new(); n]` (whose `Clone` is more code in the wasm).
+    let mut deques: Vec<Vec<OpenBatch>> = Vec::with_capacity(leaders.len());
+    for _ in leaders {
+        deques.push(Vec::new());
+    }
+    for value in values {
+        if one_by_one {
+            for d in &mut deques {
+                d.clear();
+            }
+        }
+        let upper = crate::record::RECORD_BATCH_OVERHEAD
+            + crate::record::record_size_upper_bound(shape, &value);
+        // "Loop to retry in case we encounter partitioner's race conditions."
+        loop {
+            let effective = match fixed {
+                Some(p) => p,
+                None => {
+                    partitioner
+                        .peek_current_partition_info(leaders, random)
+                        .partition
+                }
+            };
+            let deque = &mut deques[effective as usize];
+            // Under the queue's lock: the held-back switch, then the last batch.
+            if fixed.is_none()
+                && partitioner.partition_changed(all_batches_full(deque), leaders, random)
+            {
+                continue;
+            }
+            // RecordAccumulator.tryAppend: the last batch, if the record fits
+            // (MemoryRecordsBuilder.hasRoomFor; "we always allow at least one record"),
+            // else it is closed for appends; then, the lock taken again, the held-back switch
+            // once more, and appendNewBatch.
+            let appended_bytes = match try_append(deque, &mut batches, shape, &value) {
+                Some(bytes) => bytes,
+                None => {
+                    if fixed.is_none()
+                        && partitioner.partition_changed(all_batches_full(deque), leaders, random)
+                    {
+                        continue;
+                    }
+                    let size_bytes =
+                        crate::record::RECORD_BATCH_OVERHEAD + shape.record_bytes(0, &value);
+                    deque.push(OpenBatch {
+                        index: batches.len(),
+                        size_bytes,
+                        write_limit: batch_size.max(upper),
+                        records: 1,
+                        closed: false,
+                    });
+                    batches.push((effective, vec![value.clone()]));
+                    size_bytes
+                }
+            };
+            if fixed.is_none() {
+                let enable_switch = all_batches_full(deque);
+                partitioner.update_partition_info(appended_bytes, enable_switch, leaders, random);
+            }
+            break;
+        }
+    }
+    batches
 }
 
 #[cfg(test)]
@@ -1390,5 +1542,111 @@ mod tests {
     fn the_seeded_generator_draws_java_ints() {
         let mut rng = Rng::new(1_234_567);
         assert_eq!(rng.next_int(), 1_503_580_183);
+    }
+
+    /// Runs [`append_records`] for `n` keyless records of `size`-byte values: each batch's
+    /// partition and record count.
+    fn appended(
+        partitioner: &mut BuiltInPartitioner,
+        n: usize,
+        size: u32,
+        batch_size: u64,
+        one_by_one: bool,
+        random: &mut impl RandomInt,
+    ) -> Vec<(u32, usize)> {
+        let shape = crate::record::RecordShape {
+            key: None,
+            size: Some(size),
+        };
+        let values = (0..n).map(|i| format!("v{i}")).collect();
+        let leaders = [Some(1), Some(2), Some(3)];
+        append_records(
+            partitioner,
+            None,
+            values,
+            &shape,
+            batch_size,
+            one_by_one,
+            &leaders,
+            random,
+        )
+        .into_iter()
+        .map(|(p, values)| (p, values.len()))
+        .collect()
+    }
+
+    /// batch.size 16384 and 1024-byte values (1033 bytes a record, below offset delta 64):
+    /// a batch takes 15 (61 + 15 × 1033 = 15556; a 16th would make 16589). Appended at once,
+    /// the 16th closes the first batch, but 15556 produced bytes are below 16384, so it starts
+    /// a second batch on the same partition (16650 produced; the new batch is not full, so no
+    /// switch). The 31st closes the second batch with 31112 produced: the switch
+    /// (`producedBytes >= stickyBatchSize && enableSwitch`) draws the next partition, and the
+    /// record goes there. Sequential draws 0, 1: partitions 0 then 1 of three with leaders.
+    #[test]
+    fn keyless_records_switch_partition_once_a_full_batch_passes_batch_size() {
+        let mut p = BuiltInPartitioner::new(16_384).expect("valid");
+        let mut random = Sequential { next: 0 };
+        assert_eq!(
+            appended(&mut p, 31, 1024, 16_384, false, &mut random),
+            [(0, 15), (0, 15), (1, 1)]
+        );
+        assert_eq!(random.next, 2);
+    }
+
+    /// One by one (`send().get()`): each record's batch has left before the next record
+    /// comes, so the queue is empty (all batches full) at each append: the switch comes at
+    /// the first record after 16384 bytes, 15 × (61 + 1033) = 16410. Records 1..=15 go to
+    /// partition 0, 16..=30 to 1, 31 to 2.
+    #[test]
+    fn one_by_one_the_switch_comes_after_batch_size_bytes_of_batches() {
+        let mut p = BuiltInPartitioner::new(16_384).expect("valid");
+        let mut random = Sequential { next: 0 };
+        let batches = appended(&mut p, 31, 1024, 16_384, true, &mut random);
+        assert_eq!(batches.len(), 31, "a batch per record");
+        let partitions: Vec<u32> = batches.iter().map(|b| b.0).collect();
+        let mut expected = vec![0; 15];
+        expected.extend([1; 15]);
+        expected.push(2);
+        assert_eq!(partitions, expected);
+    }
+
+    /// RecordAccumulatorTest.testUniformBuiltInPartitioner's large records: batch.size 1024
+    /// and 1024-byte values (a batch of one is 61 + 1033 = 1094 bytes in a buffer of
+    /// max(1024, 61 + 21 + 1 + 2 + 1024 + 1 = 1110)): each next record does not fit, closes
+    /// the batch with more than 1024 bytes produced, and switches: partitions 0, 1, 2, 0.
+    #[test]
+    fn records_larger_than_batch_size_each_take_the_next_partition() {
+        let mut p = BuiltInPartitioner::new(1024).expect("valid");
+        let mut random = Sequential { next: 0 };
+        assert_eq!(
+            appended(&mut p, 4, 1024, 1024, false, &mut random),
+            [(0, 1), (1, 1), (2, 1), (0, 1)]
+        );
+    }
+
+    /// A partition named (or a key's): no draw, batches split at batch.size only.
+    #[test]
+    fn a_fixed_partition_draws_nothing_and_splits_batches_at_batch_size() {
+        let mut p = BuiltInPartitioner::new(16_384).expect("valid");
+        let mut random = Scripted::new(&[]);
+        let shape = crate::record::RecordShape {
+            key: Some("k".into()),
+            size: Some(1024),
+        };
+        // With a 1-byte key a record is 1 + 1 + 1 + (1 + 1) + (2 + 1024) + 1 = 1032, + 2 =
+        // 1034 bytes: 15 make 61 + 15510 = 15571, a 16th 16605 > 16384.
+        let values: Vec<String> = (0..16).map(|i| format!("v{i}")).collect();
+        let batches = append_records(
+            &mut p,
+            Some(0),
+            values,
+            &shape,
+            16_384,
+            false,
+            &[Some(1)],
+            &mut random,
+        );
+        let sizes: Vec<(u32, usize)> = batches.iter().map(|(p, v)| (*p, v.len())).collect();
+        assert_eq!(sizes, [(0, 15), (0, 1)]);
     }
 }

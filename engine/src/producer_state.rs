@@ -203,6 +203,8 @@ mod tests {
             producer_id: pid,
             producer_epoch: epoch,
             sequence: seq,
+            key: None,
+            size: None,
         }
     }
 

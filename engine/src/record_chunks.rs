@@ -198,6 +198,8 @@ mod tests {
             producer_id: -1,
             producer_epoch: -1,
             sequence: -1,
+            key: None,
+            size: None,
         }
     }
 

@@ -37,6 +37,12 @@ pub const MAX_RACK_LEN: usize = 64;
 pub const MAX_TIMELINE_ACTIONS: usize = 10_000;
 pub const MAX_VALUES_PER_PRODUCE: usize = 10_000;
 pub const MAX_VALUE_LEN: usize = 64;
+/// A version-2 record's value size when neither the produce (`size`) nor the scenario
+/// (`record_size_bytes`) gives one.
+pub const DEFAULT_RECORD_SIZE_BYTES: u32 = 1024;
+/// The largest value size: a record of it stays below the producer's `max.request.size`
+/// (1048576) with its batch's overhead (KafkaProducer.ensureValidRecordSize).
+pub const MAX_RECORD_SIZE_BYTES: u32 = 1_000_000;
 pub const MAX_TIME_MS: u64 = 24 * 3600 * 1000;
 pub const MAX_TOPIC_LEN: usize = 64;
 
@@ -88,6 +94,11 @@ pub struct Scenario {
     /// The topics created at time 0, in this order (version 2; version 1 has `topic`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub topics: Vec<NewTopic>,
+    /// The value size in bytes of a version-2 record whose produce gives no `size`
+    /// ([`DEFAULT_RECORD_SIZE_BYTES`] when absent); version 1's records are their values'
+    /// bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record_size_bytes: Option<u32>,
     #[serde(default)]
     pub seed: u64,
     #[serde(default)]
@@ -126,6 +137,7 @@ impl Default for Scenario {
             assignment: vec![],
             replication_factor: None,
             topics: vec![],
+            record_size_bytes: None,
             seed: 0,
             config: Config::default(),
             links: vec![],
@@ -312,9 +324,18 @@ pub struct ProduceSpec {
     /// The topic to write to (version 2); default: the first topic ([`ProduceSpec::target`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub topic: Option<String>,
-    /// The partition to write to (version 2); default 0.
+    /// The partition to write to (version 2); default: the key's, or the sticky
+    /// partitioner's for keyless records.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partition: Option<u32>,
+    /// The records' key (version 2): its UTF-8 bytes are hashed to the partition
+    /// (BuiltInPartitioner.partitionForKey) when `partition` is not given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    /// The records' value size in bytes (version 2); default the scenario's
+    /// `record_size_bytes`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u32>,
 }
 
 /// `acks`, defaulting to Kafka's producer default, `all`.
@@ -340,9 +361,10 @@ impl ProduceSpec {
         v
     }
 
-    /// The partition this produce writes to: `(topic, partition)`, its `topic` or else
+    /// The partition this produce names: `(topic, partition)`, its `topic` or else
     /// `first_topic` (the scenario's first, [`Scenario::first_topic`]), its `partition` or
-    /// else 0.
+    /// else 0. (Without a `partition` the simulator sends the records to their key's
+    /// partition or the topic's sticky one, as Kafka's producer does: `Sim::client_produce`.)
     pub fn target<'a>(&'a self, first_topic: &'a str) -> (&'a str, u32) {
         target(self.topic.as_deref(), self.partition, first_topic)
     }
@@ -688,6 +710,22 @@ impl Action {
                 if let Some(b) = spec.to {
                     broker_ok(b, "to")?;
                 }
+                if let Some(size) = spec.size {
+                    check_record_size(&member(field, "size"), size)?;
+                }
+                if let Some(k) = spec
+                    .key
+                    .as_ref()
+                    .filter(|k| k.chars().count() > MAX_VALUE_LEN)
+                {
+                    return Err(ScenarioError::new(
+                        member(field, "key"),
+                        format!(
+                            "a key may be at most {MAX_VALUE_LEN} characters, got {}",
+                            k.chars().count()
+                        ),
+                    ));
+                }
             }
             Action::Freeze { broker }
             | Action::Thaw { broker }
@@ -919,6 +957,12 @@ impl Scenario {
                 }
             }
             if let Action::Produce(p) = &a.action {
+                if self.version < 2 {
+                    let named = [("key", p.key.is_some()), ("size", p.size.is_some())];
+                    if let Some((name, _)) = named.iter().find(|(_, given)| *given) {
+                        return Err(needs_version_2(&member(&indexed("timeline", i), name)));
+                    }
+                }
                 total_values += p.values.len() as u64 + u64::from(p.count.unwrap_or(0));
                 // enable.idempotence=true set explicitly: a produce that conflicts with it is
                 // a ConfigException (ProducerConfig.postProcessAndValidateIdempotenceConfigs).
@@ -988,6 +1032,9 @@ impl Scenario {
         if !self.topics.is_empty() {
             return Err(needs_version_2("topics"));
         }
+        if self.record_size_bytes.is_some() {
+            return Err(needs_version_2("record_size_bytes"));
+        }
         if !legal_name(&self.topic, MAX_TOPIC_LEN) {
             return Err(ScenarioError::new(
                 "topic",
@@ -1055,6 +1102,9 @@ impl Scenario {
     /// (`ReplicationControlManager.createTopics`, `createTopic`,
     /// `validateManualPartitionAssignment`); and none of version 1's topic fields.
     fn validate_topics(&self) -> Result<(), ScenarioError> {
+        if let Some(size) = self.record_size_bytes {
+            check_record_size("record_size_bytes", size)?;
+        }
         if self.topic != default_topic() {
             return Err(version_1_field("topic"));
         }
@@ -1364,6 +1414,20 @@ fn collides(a: &str, b: &str) -> bool {
         && a.bytes()
             .zip(b.bytes())
             .all(|(x, y)| x == y || ((x == b'.' || x == b'_') && (y == b'.' || y == b'_')))
+}
+
+/// A record value size: `0..=MAX_RECORD_SIZE_BYTES`.
+fn check_record_size(field: &str, size: u32) -> Result<(), ScenarioError> {
+    if size > MAX_RECORD_SIZE_BYTES {
+        let name = field.rsplit('.').next().unwrap_or(field);
+        return Err(ScenarioError::new(
+            field,
+            format!(
+                "{name} must be a value size in bytes in 0..={MAX_RECORD_SIZE_BYTES}, got {size}"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The error for a version-2 field in a version-1 scenario.

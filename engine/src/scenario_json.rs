@@ -302,6 +302,7 @@ const SCENARIO_FIELDS: &[&str] = &[
     "assignment",
     "replication_factor",
     "topics",
+    "record_size_bytes",
     "seed",
     "config",
     "links",
@@ -334,6 +335,7 @@ fn read_scenario(v: &Value) -> R<Scenario> {
                 Field::OptU32(&mut s.replication_factor),
             ),
             ("topics", Field::Topics(&mut s.topics)),
+            ("record_size_bytes", Field::OptU32(&mut s.record_size_bytes)),
             ("seed", Field::U64(&mut s.seed)),
             ("config", Field::Config(&mut s.config)),
             ("links", Field::Links(&mut s.links)),
@@ -516,6 +518,8 @@ pub(crate) const CONFIG_FIELDS: &[&str] = &[
     "replica.fetch.wait.max.ms",
     "replica.fetch.backoff.ms",
     "num.replica.fetchers",
+    "replica.fetch.max.bytes",
+    "replica.fetch.response.max.bytes",
     "replica.socket.timeout.ms",
     "controller.socket.timeout.ms",
     "replica.high.watermark.checkpoint.interval.ms",
@@ -527,6 +531,9 @@ pub(crate) const CONFIG_FIELDS: &[&str] = &[
     "retry.backoff.ms",
     "enable.idempotence",
     "max.in.flight.requests.per.connection",
+    "batch.size",
+    "max.partition.fetch.bytes",
+    "fetch.max.bytes",
     "sim.network.latency.ms",
     "sim.controller.latency.ms",
     "sim.network.jitter.ms",
@@ -630,6 +637,8 @@ const PRODUCE_FIELDS: &[&str] = &[
     "to",
     "topic",
     "partition",
+    "key",
+    "size",
 ];
 
 /// A variant's name; serde also takes its index in declaration order (`"action": 1`) for
@@ -722,6 +731,8 @@ fn timed_action(path: &str, v: &Value) -> R<TimedAction> {
                     ("to", Field::OptU32(&mut p.to)),
                     ("topic", Field::OptStr(&mut p.topic)),
                     ("partition", Field::OptU32(&mut p.partition)),
+                    ("key", Field::OptStr(&mut p.key)),
+                    ("size", Field::OptU32(&mut p.size)),
                 ],
             )?;
             Action::Produce(p)
@@ -948,6 +959,9 @@ impl Writer {
             }
             self.close(']');
         }
+        if let Some(n) = s.record_size_bytes {
+            self.key("record_size_bytes").u64(n.into());
+        }
         self.key("seed").u64(s.seed);
         self.key("config").config(&s.config);
         self.key("links").open('[');
@@ -1033,7 +1047,16 @@ impl Writer {
                 Some(Slot::U32(&mut n)) => {
                     let default = (name == "max.in.flight.requests.per.connection"
                         && n == crate::config::DEFAULT_MAX_IN_FLIGHT)
-                        || (name == "num.replica.fetchers" && n == 1);
+                        || (name == "num.replica.fetchers" && n == 1)
+                        || (name == "replica.fetch.max.bytes"
+                            && n == crate::config::REPLICA_FETCH_MAX_BYTES_DEFAULT)
+                        || (name == "replica.fetch.response.max.bytes"
+                            && n == crate::config::REPLICA_FETCH_RESPONSE_MAX_BYTES_DEFAULT)
+                        || (name == "batch.size" && n == crate::config::BATCH_SIZE_DEFAULT)
+                        || (name == "max.partition.fetch.bytes"
+                            && n == crate::config::MAX_PARTITION_FETCH_BYTES_DEFAULT)
+                        || (name == "fetch.max.bytes"
+                            && n == crate::config::FETCH_MAX_BYTES_DEFAULT);
                     if !default {
                         self.key(name).u64(n.into());
                     }
@@ -1177,6 +1200,12 @@ impl Writer {
         self.key("retries").opt_u64(p.retries.map(u64::from));
         self.key("to").opt_u64(p.to.map(u64::from));
         self.target(p.topic.as_deref(), p.partition);
+        if let Some(k) = &p.key {
+            self.key("key").str(k);
+        }
+        if let Some(n) = p.size {
+            self.key("size").u64(n.into());
+        }
     }
 
     fn expectation(&mut self, e: &Expectation) {

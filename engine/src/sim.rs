@@ -68,6 +68,12 @@ pub struct Sim {
     /// The partition the lane view and the one-partition read-outs show.
     pub(crate) view_tp: Tp,
     pub(crate) rng: Rng,
+    /// The producer's sticky partitioner's draws (ThreadLocalRandom's part): a stream of its
+    /// own, so that partitioning keyless records changes no other draw of the run.
+    pub(crate) partitioner_rng: Rng,
+    /// A version-2 record's value size when its produce gives none (`record_size_bytes`);
+    /// `None` in version 1, whose records are their values' bytes.
+    pub(crate) record_size: Option<u32>,
     /// The broker nodes, and what the operating system knows of each one's process.
     pub(crate) brokers: VecMap<BrokerId, Broker>,
     pub(crate) processes: VecMap<BrokerId, Process>,
@@ -137,6 +143,8 @@ impl Clone for Sim {
             topics: self.topics.clone(),
             view_tp: self.view_tp,
             rng: self.rng.clone(),
+            partitioner_rng: self.partitioner_rng.clone(),
+            record_size: self.record_size,
             brokers: self.brokers.clone(),
             processes: self.processes.clone(),
             controller: self.controller.clone(),
@@ -258,6 +266,12 @@ impl Sim {
             topics: Arc::new(topics),
             view_tp: Tp::default(),
             rng: Rng::new(scenario.seed),
+            partitioner_rng: Rng::new(scenario.seed ^ PARTITIONER_STREAM),
+            record_size: (scenario.version >= 2).then(|| {
+                scenario
+                    .record_size_bytes
+                    .unwrap_or(crate::scenario::DEFAULT_RECORD_SIZE_BYTES)
+            }),
             brokers,
             processes,
             controller,
@@ -1349,7 +1363,9 @@ impl Sim {
             Action::DumpLog { broker } => {
                 let tp = self.view_tp;
                 let log = self.brokers.get(broker).map(|b| b.log(tp));
-                for line in crate::describe::dump_log_lines(self.topics.name(tp), *broker, log) {
+                let sizes = self.record_size.is_some();
+                let name = self.topics.name(tp);
+                for line in crate::describe::dump_log_lines(name, *broker, log, sizes) {
                     self.emit_tool_output(Tool::DumpLog, Some(*broker), line);
                 }
             }
@@ -1500,9 +1516,44 @@ impl Sim {
         })
     }
 
+    /// A produce action to `tp`'s topic: KafkaProducer.partition picks the partition the
+    /// action names, else its key's (BuiltInPartitioner.partitionForKey over the topic's
+    /// partition count), else the records go to the topic's sticky partition, chosen among
+    /// the partitions the producer's metadata gives a leader (the controller's: clients
+    /// always know the leader).
     pub(crate) fn client_produce(&mut self, spec: &ProduceSpec, tp: Tp) {
+        let count = self.topics.topics[usize::from(tp.topic)].partitions.len() as u32;
+        let key = spec.key.as_deref().map(str::as_bytes);
+        let fixed = crate::partitioner::partition(spec.partition, key, count, false)
+            .ok()
+            .flatten();
+        let shape = crate::record::RecordShape {
+            key: spec.key.clone(),
+            size: self.record_size.map(|default| spec.size.unwrap_or(default)),
+        };
         let mut ctx = node_ctx!(self);
-        self.producer.on_produce(&mut ctx, spec, tp);
+        if let Some(partition) = fixed {
+            let tp = Tp {
+                topic: tp.topic,
+                partition: partition as u16,
+            };
+            self.producer.on_produce(&mut ctx, spec, tp, None, shape);
+            return;
+        }
+        let mut leaders = Vec::with_capacity(count as usize);
+        for partition in 0..count as u16 {
+            let p = self.controller.partitions.get(&Tp {
+                topic: tp.topic,
+                partition,
+            });
+            leaders.push(p.and_then(|p| p.leader));
+        }
+        let sticky = crate::client::Sticky {
+            leaders: &leaders,
+            random: &mut self.partitioner_rng,
+        };
+        self.producer
+            .on_produce(&mut ctx, spec, tp, Some(sticky), shape);
     }
 
     pub(crate) fn client_timer(&mut self, t: ClientTimer) {
@@ -1604,6 +1655,9 @@ impl Sim {
         }
     }
 }
+
+/// The stream of the producer's sticky partitioner, apart from the simulation's own.
+const PARTITIONER_STREAM: u64 = 0x7061_7274_6974_696f;
 
 /// The stream of the replica placer's generator, apart from the simulation's own (so that
 /// placing replicas changes no draw of the run).

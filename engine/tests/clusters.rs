@@ -183,3 +183,70 @@ fn a_failed_broker_leaves_every_isr_and_its_leaderships_move() {
 fn a_cluster_runs_to_the_same_bytes_every_time() {
     assert_eq!(run().transcript(), run().transcript());
 }
+
+/// Keys, sizes and fetch limits end to end (issue 14, steps 5 and 6): keyed records go to
+/// `BuiltInPartitioner.partitionForKey` = toPositive(murmur2(key)) % 4, with UtilsTest's
+/// murmur2 values: "foobar" -790332482 → 1357151166 % 4 = 2; "abc" 479470107 % 4 = 3;
+/// "21" -973932308 → 1173551340 % 4 = 0. The 31 keyless 1 KiB records (1033 bytes each) go
+/// to the sticky partition: 15 fill a batch (61 + 15 × 1033 = 15556 of 16384), the 16th
+/// starts a second batch there (the switch waits for a full batch), and the 31st closes it
+/// with 31112 bytes produced and goes to the next partition drawn: 30 on one partition, 1 on
+/// another (the draw may give the same partition again: seed 5's does not).
+/// replica.fetch.max.bytes 4000 is below a batch: each fetch
+/// takes the first batch alone (KIP-74), and every follower still catches up.
+const KEYS: &str = r#"{
+  "version": 2, "brokers": 3, "seed": 5,
+  "config": {"replica.fetch.max.bytes": 4000},
+  "topics": [{"name": "orders", "assignment": [[1, 2, 3], [2, 3, 1], [3, 1, 2], [1, 2, 3]]}],
+  "timeline": [
+    {"at": 100, "action": "produce", "prefix": "f", "count": 3, "key": "foobar"},
+    {"at": 100, "action": "produce", "prefix": "a", "count": 2, "key": "abc"},
+    {"at": 100, "action": "produce", "values": ["x"], "key": "21", "size": 10},
+    {"at": 200, "action": "produce", "prefix": "s", "count": 31},
+    {"at": 5000, "action": "offsets"},
+    {"at": 5000, "action": "dump_log", "broker": 2}
+  ],
+  "end_ms": 6000
+}"#;
+
+#[test]
+fn keyed_records_go_to_their_keys_partition_and_keyless_ones_stick() {
+    let scenario = Scenario::from_json(KEYS).expect("a valid version-2 scenario");
+    let sim = watermark_engine::run(&scenario, true).expect("runs");
+    assert!(sim.violations().is_empty(), "{:?}", sim.violations());
+    let hw: Vec<u64> = lines_at(&sim, 5000, "orders:")
+        .iter()
+        .map(|l| l.rsplit(':').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(hw.len(), 4);
+    // What the keys put on partitions 0, 2 and 3; the rest is the keyless records'.
+    let keyless: Vec<u64> = hw
+        .iter()
+        .zip([1, 0, 3, 2])
+        .map(|(h, keyed)| h.checked_sub(keyed).expect("the keyed records are there"))
+        .filter(|n| *n > 0)
+        .collect();
+    let mut sorted = keyless.clone();
+    sorted.sort_unstable();
+    assert_eq!(
+        sorted,
+        [1, 30],
+        "keyless records per partition (HWs {hw:?})"
+    );
+    // Every replica caught up (HW = LEO on every broker, fetching batch by batch).
+    for b in sim.snapshot().brokers {
+        assert_eq!(b.log_end_offset, b.high_watermark, "broker {}", b.id);
+    }
+    // kafka-dump-log.sh on broker 2 (a follower of orders-0): the keyed batch with its
+    // position and size. The record: attributes 1 + offset delta 1 + timestamp delta 1 + key
+    // (varint(2) 1 + 2) + value (varint(10) 1 + 10) + headers 1 = 18, plus varint(18) 1: 19;
+    // the batch 61 + 19 = 80 bytes, at position 0.
+    let dump = lines_at(&sim, 5000, "  baseOffset: 0 ");
+    assert_eq!(
+        dump,
+        ["  baseOffset: 0 lastOffset: 0 count: 1 baseSequence: 0 lastSequence: 0 producerId: 0 producerEpoch: 0 partitionLeaderEpoch: 0 position: 0 size: 80"]
+    );
+    assert!(sim.trace_events().any(|e| e.time_ms == 5000
+        && e.text()
+            == "    | offset: 0 keySize: 2 valueSize: 10 sequence: 0 headerKeys: [] key: 21 payload: x"));
+}

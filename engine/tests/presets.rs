@@ -545,11 +545,16 @@ fn slow_broker_matches_article_004_one_slow_follower() {
         "kafka.server:type=ReplicaManager,name=IsrShrinksPerSec cluster Count=4",
     );
     // MaxLag, FetcherLagMetrics' rule: orders-1's HW (3002: two records, then 3000) minus
-    // broker 3's next fetch offset after one fetch of at most 1000 records from offset 1.
+    // broker 3's next fetch offset after one fetch of replica.fetch.max.bytes (1048576) from
+    // offset 1. Worked by hand with DefaultRecord/DefaultRecordBatch.sizeInBytes: offset 1 is
+    // a batch of one 1 KiB record (61 + 1033 bytes); the burst's batches hold 15 records
+    // each at batch.size 16384 (61 + 15 x 1033 = 15556 bytes), and 67 of them fit in what is
+    // left (1094 + 67 x 15556 = 1043346; a 68th would pass 1048576): 1 + 1005 records, so
+    // the next fetch offset is 1007 and the lag 3002 - 1007 = 1995.
     r.assert_line(
         25000,
         25000,
-        "kafka.server:type=ReplicaFetcherManager,name=MaxLag,clientId=Replica broker=3 Value=2001",
+        "kafka.server:type=ReplicaFetcherManager,name=MaxLag,clientId=Replica broker=3 Value=1995",
     );
     r.assert_line(
         50000,

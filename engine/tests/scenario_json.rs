@@ -135,8 +135,8 @@ fn full_scenario_v2() -> Value {
     let mut timeline = every_action();
     let targeted = json!([
         {"at": 30, "action": "produce", "topic": "orders", "partition": 2, "prefix": "v", "count": 10},
-        {"at": 31, "action": "produce", "values": ["x"], "topic": "move"},
-        {"at": 32, "action": "produce", "values": ["y"], "partition": 5, "acks": "1"},
+        {"at": 31, "action": "produce", "values": ["x"], "topic": "move", "key": "k-ü", "size": 0},
+        {"at": 32, "action": "produce", "values": ["y"], "partition": 5, "acks": "1", "size": 1000000},
         {"at": 900, "action": "consume", "topic": "orders", "partition": 2},
         {"at": 901, "action": "consume", "topic": "move", "partition": 1, "max_records": 3, "from_beginning": true},
         {"at": 902, "action": "consume", "partition": 0},
@@ -165,8 +165,10 @@ fn full_scenario_v2() -> Value {
             {"name": "p.q", "partitions": 2},
             {"name": "rf", "replication_factor": 6, "configs": {}}
         ],
+        "record_size_bytes": 100,
         "seed": 7,
-        "config": {"min.insync.replicas": 2,
+        "config": {"min.insync.replicas": 2, "replica.fetch.max.bytes": 0,
+                   "replica.fetch.response.max.bytes": 2147483647, "batch.size": 1,
                    "replica.selector.class": "org.apache.kafka.common.replica.RackAwareReplicaSelector"},
         "links": [{"a": 1, "b": "controller", "latency_ms": 40}],
         "timeline": timeline,
@@ -850,6 +852,42 @@ fn version_2_errors_name_the_field_and_range() {
             "replica.selector.class must be org.apache.kafka.common.replica.RackAwareReplicaSelector or null (the default: consumers read from the leader), got \"org.apache.kafka.common.replica.LeaderSelector\""
         )
     );
+    // Sizes and keys.
+    assert_eq!(
+        set("/record_size_bytes", json!(1_000_001)),
+        is(
+            "record_size_bytes",
+            "record_size_bytes must be a value size in bytes in 0..=1000000, got 1000001"
+        )
+    );
+    assert_eq!(
+        set("/timeline/25/size", json!(1_000_001)),
+        is(
+            "timeline[25].size",
+            "size must be a value size in bytes in 0..=1000000, got 1000001"
+        )
+    );
+    assert_eq!(
+        set("/timeline/25/size", json!(-1)),
+        is(
+            "timeline[25].size",
+            "invalid value: integer `-1`, expected u32"
+        )
+    );
+    assert_eq!(
+        set("/timeline/25/key", json!("k".repeat(65))),
+        is(
+            "timeline[25].key",
+            "a key may be at most 64 characters, got 65"
+        )
+    );
+    assert_eq!(
+        set("/config/batch.size", json!(2_147_483_648u64)),
+        is(
+            "config.batch.size",
+            "batch.size must be a whole number in 0..=2147483647, got 2147483648"
+        )
+    );
     // Produce and consume targets: a topic of the scenario, one of its partitions.
     assert_eq!(
         set("/timeline/24/topic", json!("nope")),
@@ -925,6 +963,18 @@ fn version_1_refuses_version_2_fields() {
     assert_eq!(
         v1(&|v| v["timeline"][3]["partition"] = json!(0)),
         needs("timeline[3].partition", "partition")
+    );
+    assert_eq!(
+        v1(&|v| v["timeline"][0]["key"] = json!("k")),
+        needs("timeline[0].key", "key")
+    );
+    assert_eq!(
+        v1(&|v| v["timeline"][0]["size"] = json!(10)),
+        needs("timeline[0].size", "size")
+    );
+    assert_eq!(
+        v1(&|v| v["record_size_bytes"] = json!(10)),
+        needs("record_size_bytes", "record_size_bytes")
     );
     // Without a version, a scenario is version 1.
     assert_eq!(

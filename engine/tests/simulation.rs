@@ -114,6 +114,20 @@ fn random_cluster(seed: u64) -> Scenario {
         }
         scenario.topics.push(topic);
     }
+    // Bytes (drawn last, so the draws above are as before): the records' default value size,
+    // and now and then fetch limits and a batch size small enough to bind.
+    if rng.below_or_equal(1) == 0 {
+        scenario.record_size_bytes = Some(rng.below_or_equal(4_096) as u32);
+    }
+    if rng.below_or_equal(2) == 0 {
+        scenario.config.replica_fetch_max_bytes = rng.below_or_equal(8_000) as u32;
+    }
+    if rng.below_or_equal(2) == 0 {
+        scenario.config.replica_fetch_response_max_bytes = rng.below_or_equal(12_000) as u32;
+    }
+    if rng.below_or_equal(2) == 0 {
+        scenario.config.batch_size = rng.below_or_equal(6_000) as u32;
+    }
     // Follower fetching (KIP-392), on a generator of its own so that the draws above stay
     // what they were: the rack-aware selector on the brokers, the consumer in a rack.
     let mut fetch_rng = Rng::new(seed ^ 0x4B49_5039_3200);
@@ -146,6 +160,24 @@ fn random_zone_action(rng: &mut Rng, scenario: &Scenario) -> Option<Action> {
     })
 }
 
+/// A cluster's produce (version 2): with `bytes` (a generator of its own, so that the other
+/// draws of a seed stay as they were) a key or none, the partition named or left to the key
+/// or the sticky partitioner, and now and then a value size of its own.
+fn keys_and_sizes(bytes: &mut Rng, spec: &mut ProduceSpec) {
+    match bytes.below_or_equal(3) {
+        0 => {}
+        1 => {
+            spec.partition = None;
+            spec.key = Some(format!("k{}", bytes.below_or_equal(9)));
+        }
+        2 => spec.partition = None,
+        _ => spec.key = Some(format!("k{}", bytes.below_or_equal(9))),
+    }
+    if bytes.below_or_equal(2) == 0 {
+        spec.size = Some(bytes.below_or_equal(3_000) as u32);
+    }
+}
+
 /// Where a produce or consume goes: a random partition of a random topic (clusters), or the
 /// one partition.
 fn random_target(rng: &mut Rng, scenario: &Scenario) -> (Option<String>, Option<u32>) {
@@ -157,7 +189,7 @@ fn random_target(rng: &mut Rng, scenario: &Scenario) -> (Option<String>, Option<
     (Some(topic.name.clone()), Some(partition))
 }
 
-fn random_action(rng: &mut Rng, scenario: &Scenario, n: &mut u32) -> Action {
+fn random_action(rng: &mut Rng, bytes: &mut Rng, scenario: &Scenario, n: &mut u32) -> Action {
     let brokers = scenario.brokers;
     let b = 1 + rng.below_or_equal(u64::from(brokers - 1)) as u32;
     let other = 1 + rng.below_or_equal(u64::from(brokers - 1)) as u32;
@@ -178,6 +210,9 @@ fn random_action(rng: &mut Rng, scenario: &Scenario, n: &mut u32) -> Action {
                 ..ProduceSpec::default()
             };
             (spec.topic, spec.partition) = random_target(rng, scenario);
+            if scenario.version >= 2 {
+                keys_and_sizes(bytes, &mut spec);
+            }
             Action::Produce(spec)
         }
         40..=45 => {
@@ -307,12 +342,13 @@ fn run_phases(seed: u64, sim: &mut Sim) -> Result<(), String> {
     let mut zone_rng = Rng::new(seed ^ 0x0020_13E5);
     // And a third reassigns partitions of the clusters (version 2), one step in four.
     let mut reassign_rng = Rng::new(seed ^ 0x2EA5_516E);
+    let mut bytes = Rng::new(seed ^ 0x000B_17E5);
     let mut t = 0;
     let mut n = 0;
     // Fault phase.
     while t < FAULT_PHASE_MS {
         t += 1 + rng.below_or_equal(3_000);
-        let action = random_action(&mut rng, &scenario, &mut n);
+        let action = random_action(&mut rng, &mut bytes, &scenario, &mut n);
         sim.advance_to(t);
         let mut actions = vec![action];
         actions.extend(random_zone_action(&mut zone_rng, &scenario));

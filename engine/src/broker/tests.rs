@@ -682,6 +682,8 @@ mod driven_alone {
             producer_id: NO_PRODUCER_ID,
             producer_epoch: NO_PRODUCER_EPOCH,
             sequence: NO_SEQUENCE,
+            key: None,
+            size: None,
         }
     }
 
@@ -739,6 +741,7 @@ mod driven_alone {
         let mut n = Node1::formed(1, image(&[1, 2, 3], 1));
         n.now = 1_000;
         let produce = Payload::Produce {
+            shape: Default::default(),
             tp: TP0,
             request_id: 7,
             acks: Acks::All,
@@ -858,6 +861,7 @@ mod driven_alone {
     fn under_min_isr_acks_all_is_refused_and_acks_1_is_written() {
         let mut n = Node1::formed(1, image(&[1], 2));
         let produce = |acks| Payload::Produce {
+            shape: Default::default(),
             tp: TP0,
             request_id: 9,
             acks,
@@ -1167,6 +1171,7 @@ mod driven_alone {
             request_id: 9,
             acks: Acks::One,
             values: vec!["x".into()],
+            shape: Default::default(),
             timeout_ms: 30_000,
             producer: BatchProducer {
                 producer_id: 0,
@@ -1280,6 +1285,7 @@ mod driven_alone {
     fn a_controlled_shutdown_answers_what_waits_writes_its_epoch_and_exits() {
         let mut n = Node1::formed(1, image(&[1, 2, 3], 1));
         let produce = Payload::Produce {
+            shape: Default::default(),
             tp: TP0,
             request_id: 7,
             acks: Acks::All,
@@ -1445,6 +1451,7 @@ mod driven_alone {
                     request_id: 7,
                     acks: Acks::One,
                     values: vec!["a".into(), "b".into(), "c".into(), "d".into()],
+                    shape: Default::default(),
                     timeout_ms: 30_000,
                     producer: BatchProducer::default(),
                 },
@@ -1807,6 +1814,7 @@ mod many_partitions {
         assert_eq!(n.broker.delayed_fetches[0].partitions.len(), 2);
         n.now = 1_100;
         let produce = Payload::Produce {
+            shape: Default::default(),
             request_id: 9,
             tp: T1,
             acks: Acks::One,
@@ -1886,6 +1894,178 @@ mod many_partitions {
                 _ => None,
             })
             .collect()
+    }
+
+    /// Leader 1 of t-0 and t-1 (formed), with `config`, and each partition's log holding
+    /// batches of records with values of the given sizes: `batches[p]` lists partition p's
+    /// batches as (records, value size).
+    fn leader_with(config: Config, batches: [&[(usize, u32)]; 2]) -> Node {
+        let mut n = Node::unformed(1, 1);
+        n.locals.config = config;
+        n.run(|b, ctx| b.form(ctx, Arc::new(image())));
+        for (tp, list) in [T0, T1].into_iter().zip(batches) {
+            let log = &mut n.broker.partitions.get_mut(&tp).expect("hosted").log;
+            for &(count, size) in list {
+                let values: Vec<String> = (0..count).map(|i| format!("v{i}")).collect();
+                let shape = crate::record::RecordShape {
+                    key: None,
+                    size: Some(size),
+                };
+                log.append_batch_as_leader(0, &values, BatchProducer::NONE, &shape);
+            }
+        }
+        n
+    }
+
+    /// Follower 2's Fetch of t-0 and t-1 from offset 0, in that order; the answer's records
+    /// per partition (their offsets), or None when the leader held the fetch.
+    fn fetch_both(n: &mut Node) -> Option<Vec<(Tp, Vec<u64>)>> {
+        let fetch = Payload::Fetch {
+            fetch_id: 7,
+            fetcher_id: 0,
+            replica_id: 2,
+            broker_epoch: 1,
+            partitions: [T0, T1]
+                .into_iter()
+                .map(|tp| FetchPartition {
+                    tp,
+                    fetch_offset: 0,
+                    log_start_offset: 0,
+                    current_leader_epoch: 0,
+                    last_fetched_epoch: None,
+                })
+                .collect(),
+        };
+        let effects = n.run(|b, ctx| b.on_message(ctx, crate::types::Node::Broker(2), fetch));
+        effects.iter().find_map(|e| match e {
+            Effect::Send {
+                payload: Payload::FetchResponse { partitions, .. },
+                ..
+            } => Some(
+                partitions
+                    .iter()
+                    .map(|p| (p.tp, p.records.iter().map(|r| r.offset).collect()))
+                    .collect(),
+            ),
+            _ => None,
+        })
+    }
+
+    /// A 1024-byte value's record is DefaultRecord.sizeInBytes: attributes 1, offset delta 1,
+    /// timestamp delta 1, null key 1, varint(1024) 2, 1024, headers 1 = 1031, plus its varint
+    /// length 2: 1033 bytes; a batch of three is 61 + 3 × 1033 = 3160 bytes.
+    const KIB_BATCH: (usize, u32) = (3, 1024);
+
+    /// ReplicaManager.readFromLog with `replica.fetch.max.bytes` 7000: t-0's first two
+    /// batches (6320 bytes; a third would make 9480) and t-1's two (the partition limit is
+    /// per partition; the response's 10 MiB are far off).
+    #[test]
+    fn a_follower_fetch_takes_whole_batches_up_to_replica_fetch_max_bytes() {
+        let config = Config {
+            replica_fetch_max_bytes: 7_000,
+            ..Config::default()
+        };
+        let mut n = leader_with(config, [&[KIB_BATCH; 4], &[KIB_BATCH; 2]]);
+        assert_eq!(
+            fetch_both(&mut n),
+            Some(vec![
+                (T0, vec![0, 1, 2, 3, 4, 5]),
+                (T1, vec![0, 1, 2, 3, 4, 5])
+            ])
+        );
+    }
+
+    /// KIP-74: `replica.fetch.max.bytes` 1000, below one batch (3160): t-0, the first
+    /// partition with data, still returns its first batch alone (minOneMessage); then
+    /// minOneMessage is off ("Once we read from a non-empty partition, we stop ignoring
+    /// request and partition level size limits"), so t-1 returns no whole batch.
+    #[test]
+    fn a_first_batch_larger_than_the_limit_is_returned_alone() {
+        let config = Config {
+            replica_fetch_max_bytes: 1_000,
+            ..Config::default()
+        };
+        let mut n = leader_with(config, [&[KIB_BATCH; 2], &[KIB_BATCH; 2]]);
+        assert_eq!(
+            fetch_both(&mut n),
+            Some(vec![(T0, vec![0, 1, 2]), (T1, vec![])])
+        );
+    }
+
+    /// `replica.fetch.response.max.bytes` 3400 over the Fetch's partitions in its order:
+    /// t-0 reads its one batch (3160 bytes, all it has), leaving `limitBytes` 240; t-1's
+    /// batches of one 100-byte value are 61 + (1 + 1 + 1 + 1 + 2 + 100 + 1 = 107, + 1) = 169
+    /// bytes each: the first fits in 240, the second (338) does not.
+    #[test]
+    fn the_response_limit_spans_the_partitions_of_one_fetch() {
+        let config = Config {
+            replica_fetch_response_max_bytes: 3_400,
+            ..Config::default()
+        };
+        let small = (1, 100);
+        let mut n = leader_with(config, [&[KIB_BATCH], &[small, small]]);
+        assert_eq!(
+            fetch_both(&mut n),
+            Some(vec![(T0, vec![0, 1, 2]), (T1, vec![0])])
+        );
+        // With 3500, 340 are left for t-1: both of its batches.
+        let config = Config {
+            replica_fetch_response_max_bytes: 3_500,
+            ..Config::default()
+        };
+        let mut n = leader_with(config, [&[KIB_BATCH], &[small, small]]);
+        assert_eq!(
+            fetch_both(&mut n),
+            Some(vec![(T0, vec![0, 1, 2]), (T1, vec![0, 1])])
+        );
+    }
+
+    /// The consumer's Fetch of t-0 from offset 0 for `max_records`, the log's HW at 9 (three
+    /// of its four 3160-byte batches): the offsets it gets.
+    fn consume(config: Config, max_records: u32) -> Vec<u64> {
+        let mut n = leader_with(config, [&[KIB_BATCH; 4], &[]]);
+        n.broker
+            .partitions
+            .get_mut(&T0)
+            .expect("hosted")
+            .log
+            .high_watermark = 9;
+        let fetch = Payload::ConsumerFetch {
+            request_id: 5,
+            tp: T0,
+            offset: 0,
+            max_records,
+            client_rack: None,
+        };
+        let effects = n.run(|b, ctx| b.on_message(ctx, crate::client::CONSUMER, fetch));
+        effects
+            .iter()
+            .find_map(|e| match e {
+                Effect::Send {
+                    payload: Payload::ConsumerFetchResponse { records, .. },
+                    ..
+                } => Some(records.iter().map(|r| r.offset).collect()),
+                _ => None,
+            })
+            .expect("answered")
+    }
+
+    /// A consumer reads below the HW (FetchIsolation.HIGH_WATERMARK), whole batches up to
+    /// `max.partition.fetch.bytes` (and `fetch.max.bytes`), a first batch larger than that
+    /// alone (minOneMessage), and hands out at most max.poll.records of them.
+    #[test]
+    fn a_consumer_fetch_is_bounded_by_the_hw_its_bytes_and_its_records() {
+        let c = |partition: u32, all: u32| Config {
+            max_partition_fetch_bytes: partition,
+            fetch_max_bytes: all,
+            ..Config::default()
+        };
+        let defaults = c(1_048_576, 52_428_800);
+        assert_eq!(consume(defaults.clone(), 500), (0..9).collect::<Vec<_>>());
+        assert_eq!(consume(defaults, 4), [0, 1, 2, 3]);
+        assert_eq!(consume(c(7_000, 52_428_800), 500), [0, 1, 2, 3, 4, 5]);
+        assert_eq!(consume(c(1_048_576, 7_000), 500), [0, 1, 2, 3, 4, 5]);
+        assert_eq!(consume(c(1_000, 52_428_800), 500), [0, 1, 2]);
     }
 }
 
