@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { useApp } from "../lib/harness.mjs";
-import { describe, notice, offsets, openFresh, pause, play, poll, setRange, shareHash, waitForText } from "../lib/ui.mjs";
+import { SPEED_MAX, describe, eventLog, notice, offsets, openFresh, pause, play, poll, setRange, shareHash, waitForClock, waitForText } from "../lib/ui.mjs";
 
 const app = useApp();
 
@@ -41,7 +41,7 @@ test("every partition is a row and every broker a column, grouped by rack", asyn
   assert.deepEqual(names.slice(0, 2), ["orders-0", "orders-1"]);
   assert.equal(names[120], "clicks-0");
   // Racks in name order, each over its four brokers; brokers by id within a rack.
-  const racks = await o.locator("thead th.rack").evaluateAll((ths) => ths.map((t) => [t.textContent, t.colSpan]));
+  const racks = await o.locator("thead th.rack").evaluateAll((ths) => ths.map((t) => [t.firstChild.textContent, t.colSpan]));
   assert.deepEqual(racks, [["rack z0", 4], ["rack z1", 4], ["rack z2", 4]]);
   const cols = await o.locator("thead th.broker-col").evaluateAll((ths) => ths.map((t) => t.firstChild.textContent));
   assert.deepEqual(cols, ["3", "6", "9", "12", "1", "4", "7", "10", "2", "5", "8", "11"]);
@@ -150,7 +150,7 @@ test("the cluster sliders build topics, partitions and racks; Produce writes to 
   assert.deepEqual(await rowNames(page), ["rep-0", "rep-1", "rep-2", "rep-3", "orders-0", "orders-1", "orders-2", "orders-3"]);
   // Brokers 1 and 4 in rack a, 2 and 5 in b, 3 and 6 in c; every partition has a replica in
   // each rack (StripedReplicaPlacer).
-  const racks = await o.locator("thead th.rack").evaluateAll((ths) => ths.map((t) => [t.textContent, t.colSpan]));
+  const racks = await o.locator("thead th.rack").evaluateAll((ths) => ths.map((t) => [t.firstChild.textContent, t.colSpan]));
   assert.deepEqual(racks, [["rack a", 2], ["rack b", 2], ["rack c", 2]]);
   const cols = await o.locator("thead th.broker-col").evaluateAll((ths) => ths.map((t) => t.firstChild.textContent));
   assert.deepEqual(cols, ["1", "4", "2", "5", "3", "6"]);
@@ -177,4 +177,45 @@ test("the cluster sliders build topics, partitions and racks; Produce writes to 
     await waitForText(offsets(page), new RegExp(`^${topic}:${p}:0$`));
   }
   await app.screenshot(page, "overview-built-by-sliders");
+});
+
+test("a zone lost from the overview: its brokers die, every partition is under-replicated, acks=all writes go on; started again, they rejoin", async () => {
+  // Course module 04: three zones, RF 3, min.insync.replicas 2. Brokers 1 and 4 in rack a,
+  // 2 and 5 in b, 3 and 6 in c; an acks=all write every 500 ms to a partition in turn.
+  const racks = {};
+  for (let b = 1; b <= 6; b++) racks[String(b)] = ["a", "b", "c"][(b - 1) % 3];
+  const writes = Array.from({ length: 80 }, (_, i) => ({
+    at: 500 + i * 500, action: "produce", acks: "all", values: [`w${i}`], topic: i % 2 ? "orders" : "payments", partition: i % 3,
+  }));
+  const s = {
+    version: 2, brokers: 6, racks,
+    topics: [
+      { name: "orders", partitions: 3, replication_factor: 3, configs: { "min.insync.replicas": 2 } },
+      { name: "payments", partitions: 3, replication_factor: 3, configs: { "min.insync.replicas": 2 } },
+    ],
+    timeline: writes, end_ms: 45_000, title: "zones",
+  };
+  const { page } = await openFresh(app, `/?t=2000${shareHash(s)}`);
+  const o = overview(page);
+  await o.waitFor();
+  await page.getByRole("button", { name: "Lose zone b", exact: true }).click();
+  await waitForText(eventLog(page), /zone lost: kill -9 of every broker in rack b \(brokers 2,5\)/);
+  await waitForText(o.locator("thead th.broker-col", { hasText: /^2/ }), /killed/);
+  await waitForText(o.locator("thead th.broker-col", { hasText: /^5/ }), /killed/);
+  // Past the session timeout: fenced out of every ISR, all six partitions under-replicated,
+  // at their minimum, none unavailable.
+  await setRange(page, "Speed", SPEED_MAX);
+  await play(page);
+  await waitForClock(page, 20_000);
+  await pause(page);
+  await o.getByText("6 partitions: 6 under-replicated, 0 under min ISR, 6 at min ISR, 0 unavailable").waitFor();
+  // Every acks=all write so far acknowledged (the producer retried those sent to a dead
+  // leader until the new one answered).
+  await poll(async () => /^\d+ \/ 0$/.test(await page.locator("dl.metrics dt", { hasText: "Produce ok / failed" }).locator("xpath=following-sibling::dd[1]").textContent()));
+  await page.getByRole("button", { name: "Start zone b", exact: true }).click();
+  await play(page);
+  await waitForClock(page, 40_000, { timeout: 40_000 });
+  await pause(page);
+  await o.getByText("6 partitions: 0 under-replicated, 0 under min ISR, 0 at min ISR, 0 unavailable").waitFor();
+  await app.screenshot(page, "overview-zone-lost-and-back");
 });

@@ -83,11 +83,18 @@ pub fn table_markup(
         while i < cols.len() {
             let rack = &cols[i].1;
             let span = cols[i..].iter().take_while(|c| c.1 == *rack).count();
-            m.push_str(&format!(
-                "<th class=\"rack\" colspan=\"{span}\" scope=\"colgroup\">{}</th>",
-                rack.as_deref()
-                    .map_or("no rack".to_string(), |r| format!("rack {r}"))
-            ));
+            // A rack's zone faults (version 2's zone actions): kill every broker of it or
+            // start them again, cut it off from the rest or heal it.
+            m.push_str(&match rack.as_deref() {
+                Some(r) => format!(
+                    "<th class=\"rack\" colspan=\"{span}\" scope=\"colgroup\">rack {r}<span class=\"zone-acts\">\
+                     <button data-zone=\"lose:{r}\" aria-label=\"Lose zone {r}\" title=\"kill -9 every broker of rack {r}\">lose</button>\
+                     <button data-zone=\"start:{r}\" aria-label=\"Start zone {r}\" title=\"start every broker of rack {r}\">start</button>\
+                     <button data-zone=\"cut:{r}\" aria-label=\"Cut zone {r} off\" title=\"cut rack {r} off from the other racks and the controller\">cut</button>\
+                     <button data-zone=\"heal:{r}\" aria-label=\"Heal zone {r}\" title=\"heal what cutting rack {r} off cut\">heal</button></span></th>"
+                ),
+                None => format!("<th class=\"rack\" colspan=\"{span}\" scope=\"colgroup\">no rack</th>"),
+            });
             i += span;
         }
         m.push_str("<th></th></tr>");
@@ -255,9 +262,18 @@ pub fn ClusterOverview(ctx: Ctx) -> impl IntoView {
     });
     let on_click = move |ev: leptos::ev::MouseEvent| {
         use leptos::wasm_bindgen::JsCast;
-        let tp = ev
+        let target = ev
             .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok());
+        let zone = target
+            .as_ref()
+            .and_then(|t| t.closest("[data-zone]").ok().flatten())
+            .and_then(|b| b.get_attribute("data-zone"));
+        if let Some(action) = zone.as_deref().and_then(zone_action) {
+            ctx.act(action);
+            return;
+        }
+        let tp = target
             .and_then(|t| t.closest("[data-tp]").ok().flatten())
             .and_then(|b| b.get_attribute("data-tp"));
         // `topic:partition`; a topic name has no `:` (Topic.validate).
@@ -282,6 +298,20 @@ pub fn ClusterOverview(ctx: Ctx) -> impl IntoView {
             <div inner_html=move || markup.get()></div>
         </section>
     }
+}
+
+/// The zone action a rack's button names (`lose:a`, `start:a`, `cut:a`, `heal:a`).
+pub fn zone_action(what: &str) -> Option<watermark_engine::Action> {
+    use watermark_engine::Action;
+    let (verb, zone) = what.split_once(':')?;
+    let zone = zone.to_string();
+    Some(match verb {
+        "lose" => Action::LoseZone { zone },
+        "start" => Action::StartZone { zone },
+        "cut" => Action::CutZone { zone },
+        "heal" => Action::HealZone { zone },
+        _ => return None,
+    })
 }
 
 /// The overview's heading and its filter, whose option values index [`FILTERS`].
@@ -333,6 +363,32 @@ mod tests {
     }
 
     #[test]
+    fn a_racks_buttons_name_its_zone_actions() {
+        use watermark_engine::Action;
+        assert_eq!(
+            zone_action("lose:a"),
+            Some(Action::LoseZone { zone: "a".into() })
+        );
+        assert_eq!(
+            zone_action("heal:zone-c.1"),
+            Some(Action::HealZone {
+                zone: "zone-c.1".into()
+            })
+        );
+        assert_eq!(zone_action("dance:a"), None);
+        let s = sim_of("[]", 100);
+        let (m, _) = table_markup(&s.overview(), &columns(&[1, 2, 3, 4], s_rack), "all");
+        for verb in ["lose", "start", "cut", "heal"] {
+            for r in ["a", "b"] {
+                assert!(
+                    m.contains(&format!("data-zone=\"{verb}:{r}\"")),
+                    "{verb} {r}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn columns_go_by_rack_then_id_with_rackless_brokers_last() {
         let racks = |b: BrokerId| match b {
             1 | 3 => Some("b".to_string()),
@@ -353,7 +409,12 @@ mod tests {
         let cols = columns(&[1, 2, 3, 4], s_rack);
         let (m, shown) = table_markup(&o, &cols, "all");
         assert_eq!(shown, 3);
-        assert!(m.contains(r#"<th class="rack" colspan="2" scope="colgroup">rack a</th><th class="rack" colspan="2" scope="colgroup">rack b</th>"#), "{m}");
+        let racks: Vec<&str> = m
+            .split(r#"<th class="rack" colspan="2" scope="colgroup">"#)
+            .skip(1)
+            .map(|h| &h[..h.find('<').unwrap()])
+            .collect();
+        assert_eq!(racks, ["rack a", "rack b"], "{m}");
         // Columns 2, 4 (rack a), 1, 3 (rack b). a-1 = [2,3,4], led by 2.
         let a1 = m
             .split("<tr")
