@@ -219,3 +219,35 @@ test("a zone lost from the overview: its brokers die, every partition is under-r
   await o.getByText("6 partitions: 0 under-replicated, 0 under min ISR, 0 at min ISR, 0 unavailable").waitFor();
   await app.screenshot(page, "overview-zone-lost-and-back");
 });
+
+test("a reassignment started from the overview: the new replica copies and joins, --verify completes it, as module 04's lab step 5", async () => {
+  const s = {
+    version: 2, brokers: 3,
+    topics: [{ name: "move", assignment: [[1, 2]] }],
+    timeline: [{ at: 0, action: "produce", acks: "all", prefix: "v", count: 200 }],
+    end_ms: 1000, title: "move",
+  };
+  const { page } = await openFresh(app, `/?t=1000${shareHash(s)}`);
+  const o = overview(page);
+  await o.waitFor();
+  await page.getByLabel("Target replicas", { exact: true }).fill("1,3");
+  await page.getByLabel("Throttle", { exact: true }).fill("10000000");
+  await page.getByRole("button", { name: "--execute", exact: true }).click();
+  await waitForText(eventLog(page), /Successfully started partition reassignment for move-0/);
+  // Adding 3 (+), removing 2 (−), in the cells of the overview and the describe line.
+  const cells = () => o.locator("tbody tr td:not(.marks)").allTextContents();
+  assert.deepEqual(await cells(), ["lead", "isr−", "out+"]);
+  await waitForText(describe(page), /Replicas: 1,3,2 Isr: 1,2 Adding Replicas: 3 Removing Replicas: 2 /);
+  await play(page);
+  await waitForClock(page, 3000);
+  await pause(page);
+  await page.getByRole("button", { name: "--verify", exact: true }).click();
+  await waitForText(eventLog(page), /Reassignment of partition move-0 is completed\./);
+  await waitForText(describe(page), /^Topic: move Partition: 0 Leader: 1 Replicas: 1,3 Isr: 1,3 /);
+  assert.deepEqual(await cells(), ["lead", "", "isr"]);
+  // A refusal names what was wrong.
+  await page.getByLabel("Target replicas", { exact: true }).fill("1,x");
+  await page.getByRole("button", { name: "--execute", exact: true }).click();
+  await waitForText(notice(page), /Not done: target replicas are broker ids such as 1,3, got "x"/);
+  await app.screenshot(page, "overview-reassignment");
+});

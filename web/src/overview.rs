@@ -186,9 +186,10 @@ pub fn table_markup(
 /// The counts line above the table: how many partitions, and how many of each mark.
 pub fn counts_line(o: &Overview) -> String {
     let n = |f: &str| o.partitions.iter().filter(|r| passes(r, f)).count();
+    let n_partitions = o.partitions.len();
     format!(
-        "{} partitions: {} under-replicated, {} under min ISR, {} at min ISR, {} unavailable",
-        o.partitions.len(),
+        "{n_partitions} partition{}: {} under-replicated, {} under min ISR, {} at min ISR, {} unavailable",
+        if n_partitions == 1 { "" } else { "s" },
         n("under-replicated"),
         n("under-min-isr"),
         n("at-min-isr"),
@@ -198,9 +199,14 @@ pub fn counts_line(o: &Overview) -> String {
 
 /// Everything the overview shows but its filter: the counts, which partition the lanes
 /// show, and the table (of the rows that pass `filter`, or a line saying none does). Empty
-/// for a cluster of one partition, which the lanes show whole.
-pub fn overview_markup(o: &Overview, cols: &[(BrokerId, Option<String>)], filter: &str) -> String {
-    if o.partitions.len() < 2 {
+/// for a version-1 cluster (`v2` false) of one partition, which the lanes show whole.
+pub fn overview_markup(
+    o: &Overview,
+    cols: &[(BrokerId, Option<String>)],
+    filter: &str,
+    v2: bool,
+) -> String {
+    if o.partitions.len() < 2 && !v2 {
         return String::new();
     }
     let viewed = o
@@ -237,27 +243,25 @@ pub fn ClusterOverview(ctx: Ctx) -> impl IntoView {
     // type of others of the page.
     // What the markup was last built from: while it stays the same (most frames: fetches
     // move no ISR), the markup is not built again.
-    type Built = (Overview, Vec<(BrokerId, Option<String>)>, u64);
+    type Built = (Overview, Vec<(BrokerId, Option<String>)>, u64, bool);
     let built = StoredValue::new_local(None::<Built>);
     let markup = Memo::new(move |prev: Option<&String>| {
         snap.track();
         let f = filter.get();
-        let (o, cols) = ctx.pg.with_value(|pg| {
+        let (o, cols, v2) = ctx.pg.with_value(|pg| {
             let o = pg.current().overview();
             let ids: Vec<BrokerId> = o.brokers.iter().map(|b| b.0).collect();
             let cols = columns(&ids, |b| pg.scenario().rack_of(b).map(str::to_string));
-            (o, cols)
+            (o, cols, pg.scenario().version >= 2)
         });
         if let Some(prev) = prev {
-            if built.with_value(|b| {
-                b.as_ref()
-                    .is_some_and(|b| b.0 == o && b.1 == cols && b.2 == f)
-            }) {
+            let same = |b: &Built| b.0 == o && b.1 == cols && b.2 == f && b.3 == v2;
+            if built.with_value(|b| b.as_ref().is_some_and(same)) {
                 return prev.clone();
             }
         }
-        let m = overview_markup(&o, &cols, FILTERS[f as usize % FILTERS.len()]);
-        built.set_value(Some((o, cols, f)));
+        let m = overview_markup(&o, &cols, FILTERS[f as usize % FILTERS.len()], v2);
+        built.set_value(Some((o, cols, f, v2)));
         m
     });
     let on_click = move |ev: leptos::ev::MouseEvent| {
@@ -271,6 +275,23 @@ pub fn ClusterOverview(ctx: Ctx) -> impl IntoView {
             .and_then(|b| b.get_attribute("data-zone"));
         if let Some(action) = zone.as_deref().and_then(zone_action) {
             ctx.act(action);
+            return;
+        }
+        let tool = target
+            .as_ref()
+            .and_then(|t| t.closest("[data-reassign]").ok().flatten())
+            .and_then(|b| b.get_attribute("data-reassign"));
+        let root = ev
+            .current_target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok());
+        if let (Some(tool), Some(root)) = (tool, root) {
+            let (topic, partition) = ctx.snap.with_untracked(|s| (s.topic.clone(), s.partition));
+            let replicas = crate::panels::control_value(&root, "[aria-label='Target replicas']");
+            let throttle = crate::panels::control_value(&root, "[aria-label='Throttle']");
+            match reassign_action(&tool, &topic, partition, &replicas, &throttle) {
+                Ok(action) => ctx.act(action),
+                Err(e) => ctx.notice.set(Some(format!("Not done: {e}"))),
+            }
             return;
         }
         let tp = target
@@ -296,8 +317,60 @@ pub fn ClusterOverview(ctx: Ctx) -> impl IntoView {
             on:click=on_click on:change=on_change>
             <div class="overview-head" inner_html=HEAD></div>
             <div inner_html=move || markup.get()></div>
+            <div class="reassign" inner_html=REASSIGN></div>
         </section>
     }
+}
+
+/// `kafka-reassign-partitions.sh --execute`, `--verify` or `--cancel` (`tool`) for the shown
+/// partition, its reassignment file's replicas written as the person wrote them (`1,3` or
+/// `1 3`), and `--throttle` in bytes/s (empty: none; `--execute` only). The engine checks
+/// the rest as the tool does (unknown brokers, duplicates) and its refusal names the field.
+pub fn reassign_action(
+    tool: &str,
+    topic: &str,
+    partition: u32,
+    replicas: &str,
+    throttle: &str,
+) -> Result<watermark_engine::Action, String> {
+    use watermark_engine::scenario::{PartitionReassignment, Reassignment};
+    use watermark_engine::Action;
+    let mut ids = vec![];
+    for part in replicas.split(|c: char| c == ',' || c.is_whitespace()) {
+        if part.is_empty() {
+            continue;
+        }
+        match part.parse::<u32>() {
+            Ok(id) => ids.push(id),
+            Err(_) => {
+                return Err(format!(
+                    "target replicas are broker ids such as 1,3, got \"{part}\""
+                ))
+            }
+        }
+    }
+    let reassignment = Reassignment {
+        version: 1,
+        partitions: vec![PartitionReassignment {
+            topic: topic.to_string(),
+            partition,
+            replicas: ids,
+        }],
+    };
+    Ok(match tool {
+        "execute" => Action::ReassignExecute {
+            reassignment,
+            throttle: match throttle.trim() {
+                "" => None,
+                t => Some(t.parse::<u64>().map_err(|_| {
+                    format!("--throttle is a rate in bytes/s, such as 10000000, got \"{t}\"")
+                })?),
+            },
+        },
+        "verify" => Action::ReassignVerify { reassignment },
+        "cancel" => Action::ReassignCancel { reassignment },
+        _ => return Err(format!("no such reassignment command: {tool}")),
+    })
 }
 
 /// The zone action a rack's button names (`lose:a`, `start:a`, `cut:a`, `heal:a`).
@@ -313,6 +386,15 @@ pub fn zone_action(what: &str) -> Option<watermark_engine::Action> {
         _ => return None,
     })
 }
+
+/// kafka-reassign-partitions.sh for the shown partition: its target replicas, a throttle,
+/// and the tool's three commands (the shown partition is the one the lanes draw, so the new
+/// replica is seen copying there, and the overview marks it `+`).
+const REASSIGN: &str = "<p>kafka-reassign-partitions.sh for the partition the lanes show: \
+    <label>replicas <input aria-label=\"Target replicas\" size=\"8\" placeholder=\"1,3\"></label> \
+    <label>--throttle <input aria-label=\"Throttle\" size=\"10\" placeholder=\"bytes/s\"></label> \
+    <button data-reassign=\"execute\">--execute</button> <button data-reassign=\"verify\">--verify</button> \
+    <button data-reassign=\"cancel\">--cancel</button></p>";
 
 /// The overview's heading and its filter, whose option values index [`FILTERS`].
 const HEAD: &str =
@@ -341,18 +423,29 @@ mod tests {
     }
 
     #[test]
-    fn one_partition_has_no_overview() {
+    fn a_version_1_partition_has_no_overview() {
         let s = Scenario::from_json(r#"{"brokers":3}"#).unwrap();
         let sim = watermark_engine::run(&s, true).unwrap();
         assert_eq!(
-            overview_markup(&sim.overview(), &columns(&[1, 2, 3], |_| None), "all"),
+            overview_markup(
+                &sim.overview(),
+                &columns(&[1, 2, 3], |_| None),
+                "all",
+                false
+            ),
             ""
+        );
+        let one = overview_markup(&sim.overview(), &columns(&[1, 2, 3], |_| None), "all", true);
+        assert!(
+            !one.is_empty(),
+            "a version-2 cluster of one partition has one"
         );
         let two = sim_of("[]", 100);
         let m = overview_markup(
             &two.overview(),
             &columns(&[1, 2, 3, 4], s_rack),
             "unavailable",
+            true,
         );
         assert!(
             m.starts_with("<p class=\"overview-counts\">3 partitions: "),
@@ -386,6 +479,40 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn the_reassignment_form_makes_the_tools_actions() {
+        use watermark_engine::Action;
+        let Ok(Action::ReassignExecute {
+            reassignment,
+            throttle,
+        }) = reassign_action("execute", "move", 0, " 1, 3 ", "10000000")
+        else {
+            panic!("execute");
+        };
+        assert_eq!(throttle, Some(10_000_000));
+        assert_eq!(reassignment.version, 1);
+        let p = &reassignment.partitions[0];
+        assert_eq!(
+            (p.topic.as_str(), p.partition, p.replicas.as_slice()),
+            ("move", 0, &[1, 3][..])
+        );
+        assert!(matches!(
+            reassign_action("verify", "move", 0, "1 3", "x"),
+            Ok(Action::ReassignVerify { .. })
+        ));
+        assert!(matches!(
+            reassign_action("cancel", "move", 0, "1,3", ""),
+            Ok(Action::ReassignCancel { .. })
+        ));
+        assert_eq!(
+            reassign_action("execute", "move", 0, "1,three", "").unwrap_err(),
+            "target replicas are broker ids such as 1,3, got \"three\""
+        );
+        assert!(reassign_action("execute", "move", 0, "1,3", "fast")
+            .unwrap_err()
+            .starts_with("--throttle is a rate"));
     }
 
     #[test]

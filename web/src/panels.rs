@@ -378,7 +378,7 @@ fn check(
 }
 
 /// The value of the form control `selector` names inside `root` (an input or a select).
-fn control_value(root: &web_sys::Element, selector: &str) -> String {
+pub(crate) fn control_value(root: &web_sys::Element, selector: &str) -> String {
     use leptos::wasm_bindgen::JsCast;
     root.query_selector(selector)
         .ok()
