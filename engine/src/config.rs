@@ -211,6 +211,16 @@ pub struct Config {
         with = "selector_class"
     )]
     pub rack_aware_replica_selector: bool,
+    /// Controller config `auto.leader.rebalance.enable` (default true): the controller moves
+    /// each partition's leadership back to its preferred replica, checking
+    /// `leader.imbalance.check.interval.seconds` (300) after an imbalance appears
+    /// (QuorumController.maybeScheduleNextBalancePartitionLeaders). `None`: the default.
+    /// Written only when set.
+    #[serde(
+        rename = "auto.leader.rebalance.enable",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub auto_leader_rebalance_enable: Option<bool>,
 }
 
 /// `replica.selector.class`'s one accepted class (ReplicationConfigs.REPLICA_SELECTOR_CLASS_CONFIG).
@@ -281,6 +291,7 @@ impl Default for Config {
             network_jitter_ms: 0,
             unclean_election_interval_ms: 300_000,
             rack_aware_replica_selector: false,
+            auto_leader_rebalance_enable: None,
         }
     }
 }
@@ -488,8 +499,14 @@ impl Config {
             "sim.network.jitter.ms" => U64(&mut self.network_jitter_ms),
             "sim.unclean.election.interval.ms" => U64(&mut self.unclean_election_interval_ms),
             "replica.selector.class" => Slot::Selector(&mut self.rack_aware_replica_selector),
+            "auto.leader.rebalance.enable" => Slot::OptBool(&mut self.auto_leader_rebalance_enable),
             _ => return None,
         })
+    }
+
+    /// `auto.leader.rebalance.enable`, its default (true) when not set.
+    pub fn auto_leader_rebalance(&self) -> bool {
+        self.auto_leader_rebalance_enable != Some(false)
     }
 
     /// The value of a numeric config by its Kafka name.

@@ -387,7 +387,26 @@ pub struct Controller {
     /// Stored and shown, not enforced yet (docs/clusters.md, step 7).
     pub throttle_rates: VecMap<BrokerId, (u64, u64)>,
     pub throttled_replicas: VecMap<u16, (String, String)>,
+    /// QuorumController.imbalancedScheduled: whether the leader-balancing task is queued,
+    /// and when the next one goes (after the check interval, or at once after a run that
+    /// reached its most elections).
+    pub balance: ImbalanceSchedule,
 }
+
+/// QuorumController.ImbalanceSchedule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImbalanceSchedule {
+    /// Queued.
+    Scheduled,
+    /// Next one `leader.imbalance.check.interval.seconds` after it is queued.
+    Deferred,
+    /// Next one 10 ms after it is queued (the last run hit MAX_ELECTIONS_PER_IMBALANCE).
+    Immediately,
+}
+
+/// ReplicationControlManager.MAX_ELECTIONS_PER_IMBALANCE: the most preferred-leader
+/// elections one balancing run makes.
+const MAX_ELECTIONS_PER_IMBALANCE: usize = 1_000;
 
 /// Most metadata records kept for the snapshot.
 pub const MAX_METADATA_RECORDS: usize = 500;
@@ -413,6 +432,7 @@ impl Controller {
             last_unclean_election_at: None,
             throttle_rates: VecMap::new(),
             throttled_replicas: VecMap::new(),
+            balance: ImbalanceSchedule::Deferred,
         }
     }
 
@@ -532,13 +552,49 @@ impl Controller {
                 );
             }
             ControllerTimer::PreferredRebalance => {
-                self.preferred_rebalance(ctx, audience);
-                ctx.set_timer(
-                    ctx.now + crate::config::LEADER_IMBALANCE_CHECK_INTERVAL_MS,
-                    Scheduled::Controller(ControllerTimer::PreferredRebalance),
-                );
+                // QuorumController's MAYBE_BALANCE_PARTITION_LEADERS event: the next run
+                // goes at once if this one reached the most elections, else after the
+                // interval (and only while some partition is imbalanced).
+                let elections = self.preferred_rebalance(ctx, audience);
+                self.balance = if elections >= MAX_ELECTIONS_PER_IMBALANCE {
+                    ImbalanceSchedule::Immediately
+                } else {
+                    ImbalanceSchedule::Deferred
+                };
             }
         }
+        self.maybe_schedule_balance(ctx);
+    }
+
+    /// QuorumController.maybeScheduleNextBalancePartitionLeaders, run after each of the
+    /// controller's events: when a partition is led by another replica than its preferred
+    /// one (ReplicationControlManager.arePartitionLeadersImbalanced: `imbalancedPartitions`,
+    /// the partitions whose leader is not their first replica, leaderless ones included)
+    /// and no run is queued, queue one `leader.imbalance.check.interval.seconds` (300) from
+    /// now, or 10 ms from now after a run that reached its most elections. KRaft's
+    /// controller does not read `leader.imbalance.per.broker.percentage` (a ZooKeeper-era
+    /// config; ReplicationControlManager balances every imbalanced partition).
+    fn maybe_schedule_balance(&mut self, ctx: &mut Ctx) {
+        if self.balance == ImbalanceSchedule::Scheduled || !ctx.config.auto_leader_rebalance() {
+            return;
+        }
+        let imbalanced = self
+            .partitions
+            .values()
+            .any(|p| p.leader != p.replicas.first().copied());
+        if !imbalanced {
+            return;
+        }
+        let delay = if self.balance == ImbalanceSchedule::Deferred {
+            crate::config::LEADER_IMBALANCE_CHECK_INTERVAL_MS
+        } else {
+            10
+        };
+        ctx.set_timer(
+            ctx.now + delay,
+            Scheduled::Controller(ControllerTimer::PreferredRebalance),
+        );
+        self.balance = ImbalanceSchedule::Scheduled;
     }
 
     /// Queues broker `b`'s session check one broker.session.timeout.ms from now (each
@@ -1016,6 +1072,19 @@ impl Controller {
 
     /// Handles a message delivered to the controller.
     pub(crate) fn on_message(
+        &mut self,
+        ctx: &mut Ctx,
+        from: Node,
+        payload: Payload,
+        audience: &[BrokerId],
+    ) {
+        self.handle_message(ctx, from, payload, audience);
+        // After each of the controller's events, as QuorumController runs it after each
+        // write event.
+        self.maybe_schedule_balance(ctx);
+    }
+
+    fn handle_message(
         &mut self,
         ctx: &mut Ctx,
         from: Node,
@@ -1541,10 +1610,17 @@ impl Controller {
     /// (maybeBalancePartitionLeaders), for each partition led by another replica than its
     /// preferred one. (Kafka elects only where a broker's imbalance passes
     /// leader.imbalance.per.broker.percentage; docs/engine.md lists this simplification.)
-    fn preferred_rebalance(&mut self, ctx: &mut Ctx, audience: &[BrokerId]) {
+    fn preferred_rebalance(&mut self, ctx: &mut Ctx, audience: &[BrokerId]) -> usize {
+        // maybeTriggerLeaderChangeForPartitionsWithoutPreferredLeader: a PREFERRED election
+        // for each imbalanced partition, at most MAX_ELECTIONS_PER_IMBALANCE of them.
+        let mut elections = 0;
         for tp in self.partition_keys() {
+            if elections >= MAX_ELECTIONS_PER_IMBALANCE {
+                break;
+            }
             let p = self.partition(tp);
             if p.leader.is_some() && p.leader != Some(p.replicas[0]) {
+                let before = p.leader_epoch;
                 let _ = self.on_elect_leader(
                     ctx,
                     tp,
@@ -1552,8 +1628,12 @@ impl Controller {
                     ChangeCause::PreferredRebalance,
                     audience,
                 );
+                if self.partition(tp).leader_epoch != before {
+                    elections += 1;
+                }
             }
         }
+        elections
     }
 }
 
@@ -1995,6 +2075,13 @@ mod tests {
                 metadata(3, &changed),
                 metadata(2, &fenced),
                 metadata(3, &fenced),
+                // Broker 2 leads a partition whose preferred leader is 1: the balancing task
+                // is queued leader.imbalance.check.interval.seconds from now
+                // (QuorumController.maybeScheduleNextBalancePartitionLeaders).
+                Effect::SetTimer {
+                    at: 9_000 + crate::config::LEADER_IMBALANCE_CHECK_INTERVAL_MS,
+                    scheduled: Scheduled::Controller(ControllerTimer::PreferredRebalance),
+                },
             ],
         );
         assert_eq!(n.controller.image(), fenced);
@@ -2016,6 +2103,43 @@ mod tests {
     /// unclean.leader.election.enable, the periodic task elects a live replica outside the ISR
     /// of a leaderless partition: ISR [it], RECOVERING, a new leader epoch; and the task sets
     /// its next run.
+    #[test]
+    fn the_balancing_task_is_queued_when_a_partition_is_imbalanced_and_runs_preferred_elections() {
+        // QuorumController.maybeScheduleNextBalancePartitionLeaders and
+        // ReplicationControlManager.maybeBalancePartitionLeaders: broker 2 leads a partition
+        // whose preferred replica (1) is back in the ISR; the task is queued 300 s after the
+        // imbalance is seen, elects 1, and is not queued again once all is balanced.
+        let mut n = Harness::new(Config::default());
+        let p = &mut n.controller.partitions[&TP0];
+        (p.leader, p.leader_epoch, p.partition_epoch) = (Some(2), 1, 1);
+        n.now = 10_000;
+        let effects = n.run(|c, ctx| c.maybe_schedule_balance(ctx));
+        assert_effects(
+            &effects,
+            &[Effect::SetTimer {
+                at: 310_000,
+                scheduled: Scheduled::Controller(ControllerTimer::PreferredRebalance),
+            }],
+        );
+        assert_eq!(n.controller.balance, ImbalanceSchedule::Scheduled);
+        // Queued once: another event does not queue it again.
+        assert_effects(&n.run(|c, ctx| c.maybe_schedule_balance(ctx)), &[]);
+        n.now = 310_000;
+        n.run(|c, ctx| c.on_timer(ctx, ControllerTimer::PreferredRebalance, &[1, 2, 3]));
+        let p = &n.controller.partitions[&TP0];
+        assert_eq!((p.leader, p.leader_epoch), (Some(1), 2));
+        assert_eq!(n.controller.balance, ImbalanceSchedule::Deferred);
+        assert_effects(&n.run(|c, ctx| c.maybe_schedule_balance(ctx)), &[]);
+        // auto.leader.rebalance.enable=false: never queued.
+        let config = Config {
+            auto_leader_rebalance_enable: Some(false),
+            ..Config::default()
+        };
+        let mut n = Harness::new(config);
+        n.controller.partitions[&TP0].leader = Some(2);
+        assert_effects(&n.run(|c, ctx| c.maybe_schedule_balance(ctx)), &[]);
+    }
+
     #[test]
     fn the_periodic_unclean_election_elects_a_replica_outside_the_isr() {
         let config = Config {
@@ -2045,6 +2169,11 @@ mod tests {
                 Effect::SetTimer {
                     at: 600_000,
                     scheduled: Scheduled::Controller(ControllerTimer::UncleanElection),
+                },
+                // Broker 3 is not the preferred leader (1): the balancing task is queued.
+                Effect::SetTimer {
+                    at: 300_000 + crate::config::LEADER_IMBALANCE_CHECK_INTERVAL_MS,
+                    scheduled: Scheduled::Controller(ControllerTimer::PreferredRebalance),
                 },
             ],
         );

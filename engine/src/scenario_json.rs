@@ -539,6 +539,7 @@ pub(crate) const CONFIG_FIELDS: &[&str] = &[
     "sim.network.jitter.ms",
     "sim.unclean.election.interval.ms",
     "replica.selector.class",
+    "auto.leader.rebalance.enable",
 ];
 
 fn config(path: &str, v: &Value) -> R<Config> {

@@ -323,10 +323,6 @@ impl Sim {
             sim.config.unclean_election_interval_ms,
             Scheduled::Controller(ControllerTimer::UncleanElection),
         );
-        sim.schedule_at(
-            crate::config::LEADER_IMBALANCE_CHECK_INTERVAL_MS,
-            Scheduled::Controller(ControllerTimer::PreferredRebalance),
-        );
         for (t, spec) in specs.iter().enumerate() {
             sim.emit(Event::TopicCreated {
                 topic: spec.name.clone(),

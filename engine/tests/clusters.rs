@@ -250,3 +250,58 @@ fn keyed_records_go_to_their_keys_partition_and_keyless_ones_stick() {
         && e.text()
             == "    | offset: 0 keySize: 2 valueSize: 10 sequence: 0 headerKeys: [] key: 21 payload: x"));
 }
+
+/// Step 10, auto.leader.rebalance.enable as KRaft runs it: broker 1, the preferred leader of
+/// both partitions, is killed and comes back; its leaderships stay with the others until the
+/// balancing task, queued leader.imbalance.check.interval.seconds (300 s) after the controller
+/// saw the imbalance (QuorumController.maybeScheduleNextBalancePartitionLeaders), elects the
+/// preferred replicas (ReplicationControlManager.maybeBalancePartitionLeaders). With the
+/// config off, they stay.
+#[test]
+fn the_controller_moves_leaderships_back_to_the_preferred_replicas_300_s_after_an_imbalance() {
+    let scenario = |enable: &str| {
+        Scenario::from_json(&format!(
+            r#"{{"version": 2, "brokers": 3,
+            "topics": [{{"name": "a", "assignment": [[1, 2, 3], [1, 3, 2]]}}],
+            "config": {{{enable}}},
+            "timeline": [{{"at": 1000, "action": "kill", "broker": 1}},
+                         {{"at": 20000, "action": "start", "broker": 1}},
+                         {{"at": 400000, "action": "describe"}}],
+            "end_ms": 400000}}"#
+        ))
+        .unwrap()
+    };
+    let sim = watermark_engine::run(&scenario(""), true).unwrap();
+    assert!(sim.violations().is_empty(), "{:?}", sim.violations());
+    // Fenced at 1 s + broker.session.timeout.ms (9 s, from its last heartbeat): leaders 2 and 3.
+    let moved: Vec<(u64, String)> = sim
+        .trace_events()
+        .filter(|e| {
+            e.text()
+                .starts_with("[QuorumController] Setting new leader")
+        })
+        .map(|e| (e.time_ms, e.text()))
+        .collect();
+    assert_eq!(
+        moved.len(),
+        4,
+        "two elections at the fencing, two back: {moved:?}"
+    );
+    let fenced_at = moved[0].0;
+    for (t, line) in &moved[2..] {
+        assert_eq!(*t, fenced_at + 300_000, "{moved:?}");
+        assert!(
+            line.contains(" to 1 using a clean election (leader epoch 2)"),
+            "{line}"
+        );
+    }
+    let lines = lines_at(&sim, 400_000, "Topic: a Partition:");
+    for line in &lines {
+        assert_eq!(describe_fields(line).2, Some(1), "{line}");
+    }
+    let off =
+        watermark_engine::run(&scenario(r#""auto.leader.rebalance.enable": false"#), true).unwrap();
+    for line in lines_at(&off, 400_000, "Topic: a Partition:") {
+        assert_ne!(describe_fields(&line).2, Some(1), "{line}");
+    }
+}
