@@ -73,7 +73,18 @@ import { gzipSync, constants } from "node:zlib";
 // playground's overview adds its own). Then `offsets` and `checkpoints` over every partition
 // (kafka-get-offsets.sh without --topic, each replica's checkpoint entry) took it to
 // 266.8 kB, and the budget with it.
-const BUDGET_GZIP_BYTES = 266_800;
+// Issue 14's second session landed steps 5 to 11 in part, from five branches, and took the
+// total to 309.6 kB (BENCHMARKS.md, "Issue 14's second session", measured step by step):
+// the cluster overview (+4.7) and the settings per topic (+0.8); the scoped invariant
+// checker (+1.9); the cluster sliders and actions on the shown partition (+2.6); describe's
+// topic line and filters, Kafka's metrics, the rolling-restart and slow-broker presets
+// (+6.9); the metrics table (+0.4); zone faults, follower fetching and zone-outage (+6.6);
+// kafka-reassign-partitions.sh and move-replica (+11.9); record sizes, fetch limits by
+// bytes, keys and the sticky partitioner (+5.2); zone buttons, the reassignment form and
+// the balancing task (+1.9). Four new presets' JSON is about 8 kB of it. None paid for
+// itself; a size session is on the issue. So the budget is that total rounded up to the next
+// 0.1 kB, 309.7 kB, with no room.
+const BUDGET_GZIP_BYTES = 309_700;
 // The embed loader (web/static/embed.js) is shipped too, but the playground never loads it:
 // documentation pages load it, and it loads the playground in an iframe. So it is not part
 // of the total above; it has a budget of its own, to stay one small script.
