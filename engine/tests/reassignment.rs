@@ -20,17 +20,19 @@ fn run(json: &str) -> Sim {
 
 /// The lines kafka-reassign-partitions.sh printed at `t`.
 fn tool_lines(sim: &Sim, t: u64) -> Vec<String> {
+    lines_of(sim, t, Tool::ReassignPartitions)
+}
+
+/// The lines kafka-topics.sh --describe printed at `t`.
+fn describe_lines(sim: &Sim, t: u64) -> Vec<String> {
+    lines_of(sim, t, Tool::Describe)
+}
+
+/// The lines `tool` printed at `t`.
+fn lines_of(sim: &Sim, t: u64, tool: Tool) -> Vec<String> {
     sim.trace_events()
         .filter(|e| e.time_ms == t)
-        .filter(|e| {
-            matches!(
-                e.event(),
-                Event::ToolOutput {
-                    tool: Tool::ReassignPartitions,
-                    ..
-                }
-            )
-        })
+        .filter(|e| matches!(e.event(), Event::ToolOutput { tool: x, .. } if *x == tool))
         .map(|e| e.text())
         .collect()
 }
@@ -271,23 +273,6 @@ fn the_tools_lines_are_tool_output_events_in_json() {
     let v = serde_json::to_value(e).expect("json");
     let text = v.to_string();
     assert!(text.contains("\"reassign_partitions\""), "{text}");
-}
-
-/// The lines kafka-topics.sh --describe printed at `t`.
-fn describe_lines(sim: &Sim, t: u64) -> Vec<String> {
-    sim.trace_events()
-        .filter(|e| e.time_ms == t)
-        .filter(|e| {
-            matches!(
-                e.event(),
-                Event::ToolOutput {
-                    tool: Tool::Describe,
-                    ..
-                }
-            )
-        })
-        .map(|e| e.text())
-        .collect()
 }
 
 /// TopicCommand during a reassignment (TopicCommandTest.testDescribeUnderReplicatedPartitions
