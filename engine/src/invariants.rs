@@ -141,16 +141,11 @@ impl InvariantState {
                     prints[i] = print;
                     self.checked.push((id, tp));
                     check_log(topics, tp, id, &part.log, &mut found);
-                    let Some(p) = controller.partitions.get_near(i, &tp) else {
+                    let Some(i) = controller.partitions.position_near(i, &tp) else {
                         continue;
                     };
-                    let i = match controller.partitions.iter().nth(i) {
-                        Some((k, _)) if *k == tp => i,
-                        _ => controller
-                            .partitions
-                            .keys()
-                            .position(|k| *k == tp)
-                            .unwrap_or(i),
+                    let Some(p) = controller.partitions.values().nth(i) else {
+                        continue;
                     };
                     self.check_partition(i, tp, topics, p, brokers, processes, &mut found);
                 }

@@ -177,23 +177,23 @@ pub struct NewTopic {
 impl NewTopic {
     /// The topic with the defaults applied.
     pub fn spec(&self) -> TopicSpec {
-        let (partitions, replication_factor) = match &self.assignment {
-            Some(lists) => (
-                lists.len() as u32,
-                lists.first().map_or(0, |l| l.len() as u32),
-            ),
-            None => (
-                self.partitions.unwrap_or(DEFAULT_NUM_PARTITIONS),
-                self.replication_factor
-                    .unwrap_or(DEFAULT_REPLICATION_FACTOR),
-            ),
-        };
         TopicSpec {
             name: self.name.clone(),
-            partitions,
+            partitions: self.partition_count(),
             assignment: self.assignment.clone(),
-            replication_factor,
+            replication_factor: self.replication_factor(),
             configs: self.configs,
+        }
+    }
+
+    /// The topic's replication factor: its first replica list's length, or
+    /// `replication_factor` (default 3).
+    pub fn replication_factor(&self) -> u32 {
+        match &self.assignment {
+            Some(lists) => lists.first().map_or(0, |l| l.len() as u32),
+            None => self
+                .replication_factor
+                .unwrap_or(DEFAULT_REPLICATION_FACTOR),
         }
     }
 

@@ -106,6 +106,14 @@ impl<K: Ord, V> VecMap<K, V> {
         }
     }
 
+    /// The position of `key`, looked for first at `at` (as [`VecMap::get_near`]).
+    pub fn position_near(&self, at: usize, key: &K) -> Option<usize> {
+        match self.entries.get(at) {
+            Some((k, _)) if k == key => Some(at),
+            _ => search(&self.entries, key).ok(),
+        }
+    }
+
     pub fn get(&self, key: &K) -> Option<&V> {
         let i = search(&self.entries, key).ok()?;
         Some(&self.entries[i].1)

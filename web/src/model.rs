@@ -87,7 +87,10 @@ pub fn shape_of(s: &Scenario) -> Option<Shape> {
             replication_factor: s.replicas().len() as u32,
         });
     }
-    let first = s.topics.first()?.spec();
+    // Read from the topics, not their specs: this runs at every publish, and a spec clones
+    // the topic's assignment.
+    let first = s.topics.first()?;
+    let (partitions, replication_factor) = (first.partition_count(), first.replication_factor());
     // How many of the sliders' racks the brokers use (b-1 mod racks picks each).
     let racks = RACKS
         .iter()
@@ -101,21 +104,20 @@ pub fn shape_of(s: &Scenario) -> Option<Shape> {
                 .all(|b| s.rack_of(b) == Some(RACKS[((b - 1) % racks.max(1)) as usize]))
     };
     let uniform = s.topics.iter().all(|t| {
-        let spec = t.spec();
         t.assignment.is_none()
-            && spec.partitions == first.partitions
-            && spec.replication_factor == first.replication_factor
+            && t.partition_count() == partitions
+            && t.replication_factor() == replication_factor
     });
     (racks_fit
         && uniform
         && s.topics.len() as u32 <= MAX_SHAPE_TOPICS
-        && first.partitions <= MAX_SHAPE_PARTITIONS)
+        && partitions <= MAX_SHAPE_PARTITIONS)
         .then_some(Shape {
             brokers: s.brokers,
             racks: if s.racks.is_empty() { 0 } else { racks },
             topics: s.topics.len() as u32,
-            partitions: first.partitions,
-            replication_factor: first.replication_factor,
+            partitions,
+            replication_factor,
         })
 }
 

@@ -149,10 +149,9 @@ fn status_of(pg: &Playground) -> Status {
     if scenario.version >= 2 {
         let shown = &sim.view_partition().topic;
         if let Some(t) = scenario.topics.iter().find(|t| t.name == *shown) {
-            let spec = t.spec();
-            replication_factor = spec.replication_factor;
-            topic = spec.name;
-            topic_min_isr = spec.configs.min_insync_replicas;
+            replication_factor = t.replication_factor();
+            topic = t.name.clone();
+            topic_min_isr = t.configs.min_insync_replicas;
         }
     }
     Status {
