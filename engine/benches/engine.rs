@@ -114,9 +114,36 @@ fn cluster_minute(c: &mut Criterion) {
     g.finish();
 }
 
+/// Scrubbing issue 14's cluster: 10 simulated minutes played as the playground plays them at
+/// 10× (a frame every 167 ms of simulated time, a checkpoint every 2 s, thinned to at most
+/// 128), with every invariant checked as the playground checks them, then the rebuild of
+/// moments at 1, 5 and 10 minutes. The goal is under 16 ms.
+fn cluster_rewind(c: &mut Criterion) {
+    let scenario = cluster(10);
+    let mut live = Sim::new(&scenario).expect("builds");
+    live.check_invariants = true; // as the playground runs it
+    let mut rewind = Rewind::new(&live, 2_000);
+    let mut t = 0;
+    while t < 600_000 {
+        t += 167;
+        live.advance_to(t);
+        rewind.observe(&live);
+    }
+    let mut g = c.benchmark_group("cluster_12x100");
+    g.sample_size(20);
+    for at in [60_000u64, 300_000, 599_999] {
+        g.bench_with_input(BenchmarkId::new("rebuild_10min", at), &at, |b, &at| {
+            b.iter(|| rewind.state_at(at).now())
+        });
+    }
+    g.bench_function("snapshot", |b| b.iter(|| live.snapshot().brokers.len()));
+    g.finish();
+}
+
 criterion_group!(
     benches,
     cluster_minute,
+    cluster_rewind,
     events_per_second,
     rebuild_at_any_moment,
     ui_session
