@@ -40,6 +40,13 @@ pub struct Rewind {
     inputs: Vec<Input>,
     /// Simulated time between checkpoints: the starting interval, doubled at each thinning.
     interval_ms: u64,
+    /// Where the live run found invariants broken: (time of the observation before, time of
+    /// the one that saw it). A replay over one of these checks every event again, so that
+    /// the rebuilt state finds and traces the same; any other replays history the live run
+    /// checked already, unchecked (`Rewind::replay`).
+    broken: Vec<(TimeMs, TimeMs)>,
+    /// The live run's violations and time at the last observation.
+    seen: (usize, TimeMs),
 }
 
 impl Rewind {
@@ -50,6 +57,8 @@ impl Rewind {
             checkpoints: vec![(sim.clone(), 0)],
             inputs: vec![],
             interval_ms: interval_ms.max(1),
+            broken: vec![],
+            seen: (sim.violations.len(), sim.now),
         }
     }
 
@@ -70,6 +79,10 @@ impl Rewind {
     /// makes more than [`MAX_CHECKPOINTS`], thins them out first: keeps the first, the newest
     /// and every other one between, and doubles the interval.
     pub fn observe(&mut self, live: &Sim) {
+        if live.violations.len() != self.seen.0 {
+            self.broken.push((self.seen.1, live.now));
+        }
+        self.seen = (live.violations.len(), live.now);
         let last = self.checkpoints.last().map_or(0, |(s, _)| s.now);
         if live.now >= last + self.interval_ms {
             self.checkpoints.push((live.clone(), self.inputs.len()));
@@ -100,13 +113,24 @@ impl Rewind {
             .unwrap_or(0);
         let (base, applied) = &self.checkpoints[idx];
         let mut sim = base.clone();
-        Self::replay(&mut sim, &self.inputs[*applied..], t);
+        self.replay(&mut sim, &self.inputs[*applied..], t);
         sim
     }
 
     /// Replays `inputs` (in order, each after the events that preceded it in the live run)
     /// onto `sim` up to time `t`, then runs it to `t`.
-    fn replay(sim: &mut Sim, inputs: &[Input], t: TimeMs) {
+    ///
+    /// The live run checked every one of these events (the playground runs with
+    /// `check_invariants`); checking them again found nothing new and was most of a
+    /// rebuild's time (BENCHMARKS.md, "Issue 14's third session"). So a replay checks
+    /// nothing, then everything once at the end ([`Sim::check_invariants_now`]), unless the
+    /// live run found something in this stretch: then it checks every event, and finds and
+    /// traces the same.
+    fn replay(&self, sim: &mut Sim, inputs: &[Input], t: TimeMs) {
+        let check = sim.check_invariants;
+        let from = sim.now;
+        let quiet = !self.broken.iter().any(|&(a, b)| a <= t && b >= from);
+        sim.check_invariants = check && !quiet;
         for input in inputs {
             if input.at > t {
                 break;
@@ -119,6 +143,10 @@ impl Rewind {
             let _ = sim.apply_now(&input.action);
         }
         sim.advance_to(t);
+        sim.check_invariants = check;
+        if check && quiet {
+            sim.check_invariants_now();
+        }
     }
 
     /// Moves `sim`, a state this rewind built (by [`Rewind::state_at`] or by this), forward
@@ -132,7 +160,7 @@ impl Rewind {
         }
         // `sim` holds every input at or before its time (state_at applies those at <= t).
         let first = self.inputs.partition_point(|i| i.at <= sim.now);
-        Self::replay(sim, &self.inputs[first..], t);
+        self.replay(sim, &self.inputs[first..], t);
     }
 
     /// Acting while scrubbed back discards the future from `t`: the checkpoints and inputs
@@ -144,6 +172,7 @@ impl Rewind {
             return;
         }
         self.inputs.retain(|i| i.at <= t);
+        self.broken.retain(|(a, _)| *a <= t);
         let n = self.inputs.len();
         for (_, applied) in &mut self.checkpoints {
             *applied = (*applied).min(n);
@@ -190,6 +219,58 @@ mod tests {
     use super::*;
     use crate::scenario::{AcksOrDefault, ProduceSpec, TimedAction};
     use crate::types::Acks;
+
+    #[test]
+    fn a_replay_checks_every_event_again_only_where_the_live_run_found_something() {
+        let timeline = (0..50)
+            .map(|i| TimedAction {
+                at: i * 100,
+                action: Action::Produce(ProduceSpec {
+                    acks: AcksOrDefault(Acks::All),
+                    values: vec![format!("v{i}")],
+                    ..ProduceSpec::default()
+                }),
+            })
+            .collect();
+        let scenario = crate::Scenario {
+            brokers: 3,
+            timeline,
+            ..crate::Scenario::default()
+        };
+        let mut live = Sim::new(&scenario).expect("sim");
+        live.check_invariants = true;
+        let mut rewind = Rewind::new(&live, 1_000);
+        let play = |live: &mut Sim, rewind: &mut Rewind, to: TimeMs| {
+            while live.now() < to {
+                live.advance_to(live.now() + 100);
+                rewind.observe(live);
+            }
+        };
+        play(&mut live, &mut rewind, 1_900);
+        live.advance_to(2_000);
+        // A planted fault in the checker's memory, taken into the checkpoint at 2 s: it
+        // remembers the leadership's HW far above any reached, so the next check of the
+        // partition says the HW fell (a stand-in for an engine bug the live run finds).
+        if let Some(Some((_, _, hw))) = live.invariant_state.leader_hw.get_mut(0) {
+            *hw = 1_000_000;
+        }
+        rewind.observe(&live);
+        assert_eq!(rewind.checkpoint_times().last(), Some(2_000));
+        play(&mut live, &mut rewind, 3_500);
+        assert_eq!(live.violations().len(), 1, "{:?}", live.violations());
+        // Replayed from the checkpoint at 2 s over that stretch, every event is checked
+        // again: the same violation, at the same moment (unchecked, the check at the end
+        // would find it at 2.9 s instead).
+        assert_eq!(rewind.state_at(2_900).violations(), live.violations());
+        // Before the checkpoint the stretch was quiet: the rebuild checks once at its end,
+        // and its state is the live run's at that moment (checker's memory included).
+        let early = rewind.state_at(1_500);
+        let mut fresh = Sim::new(&scenario).expect("sim");
+        fresh.check_invariants = true;
+        fresh.advance_to(1_500);
+        assert!(early.violations().is_empty());
+        assert_eq!(early.invariant_state, fresh.invariant_state);
+    }
 
     #[test]
     fn checkpoints_share_the_sealed_chunks_of_every_log() {

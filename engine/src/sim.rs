@@ -493,7 +493,29 @@ impl Sim {
                 self.record_violation(what);
             }
         }
+        // What the last check looked at matters only within its step (to the verifier
+        // above): emptied, so that a state rebuilt by `Rewind` equals the live one.
+        self.invariant_state.checked.clear();
         true
+    }
+
+    /// Checks every invariant now, everywhere, as after a timeline action. A rebuild
+    /// (`Rewind`) replays history the live run already checked event by event without
+    /// checking it again, then calls this: the checker's memory (epochs, each leadership's
+    /// highest HW, the replicas' fingerprints) is then what the live run's was, because each
+    /// is a function of the state the live run checked after every change.
+    pub(crate) fn check_invariants_now(&mut self) {
+        let found = self.invariant_state.check(
+            crate::invariants::Scope::All,
+            &self.topics,
+            &self.controller,
+            &self.brokers,
+            &self.processes,
+        );
+        self.invariant_state.checked.clear();
+        for what in found {
+            self.record_violation(what);
+        }
     }
 
     /// What an event can change, for the invariant checker: the node that runs it (a
@@ -1099,6 +1121,11 @@ impl Sim {
     pub fn apply_now(&mut self, action: &Action) -> Result<(), ScenarioError> {
         let r = self.apply_action(action);
         self.flush_effects();
+        // An input may change anything a timeline action may: checked as one is, everywhere
+        // (before, a killed broker's replicas went unchecked until its next event).
+        if self.check_invariants {
+            self.check_invariants_now();
+        }
         r
     }
 

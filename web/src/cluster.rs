@@ -10,6 +10,7 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 use watermark_engine::snapshot::{
     ArrivalOutcome, BrokerSnapshot, BrokerState, IsrChange, MessageSnapshot, ReplicaRole, Snapshot,
 };
@@ -193,6 +194,11 @@ struct Flight {
     faded: u32,
     /// How many label lines the label is lifted ([`Flight::stack_label`]).
     stack: u32,
+    /// The route last drawn (kept when the slot is freed: [`assign_slots`] gives the slot
+    /// to the next message on it), and what `show` last set, each set again only when it
+    /// changed: a slot's next message on the same route changes few of them.
+    route: (Node, Node),
+    set: [String; 8],
 }
 
 const SVG_NS: &str = "http://www.w3.org/2000/svg";
@@ -240,6 +246,8 @@ impl Flight {
             placed: String::new(),
             faded: 100,
             stack: 0,
+            route: (Node::Controller, Node::Controller),
+            set: Default::default(),
         })
     }
 
@@ -294,29 +302,44 @@ impl Flight {
                 )
             }
         };
-        let _ = self.g.set_attribute("class", &class);
-        let _ = self.g.set_attribute("data-id", &m.id.to_string());
-        self.title.set_data(&title);
-        let short = short.unwrap_or_default();
-        if self.label.data() != short {
-            self.label.set_data(&short);
-        }
-        // A message in the right half of the picture is labelled to its left, so that the
-        // label is not cut off at the picture's edge.
-        if let Some(label) = self.label.parent_element() {
-            let left = label_on_left(ends, width);
-            let _ = label.set_attribute("x", if left { "-11" } else { "11" });
-            let _ = label.set_attribute("text-anchor", if left { "end" } else { "start" });
-        }
-        // The trail's path runs from the sender to the slot, which sits at the destination.
+        // The label goes to the left of a message in the right half of the picture, so that
+        // it is not cut off at the picture's edge. The trail's path runs from the sender to
+        // the slot, which sits at the destination.
+        let left = label_on_left(ends, width);
         let (from, to) = ends;
         let (dx, dy) = (from.0 - to.0, from.1 - to.1);
-        let _ = self
-            .path
-            .set_attribute("x1", &format!("{}", dx.round() as i64));
-        let _ = self
-            .path
-            .set_attribute("y1", &format!("{}", dy.round() as i64));
+        let now_set = [
+            class,
+            m.id.to_string(),
+            title,
+            short.unwrap_or_default(),
+            format!("{}", dx.round() as i64),
+            format!("{}", dy.round() as i64),
+            (if left { "-11" } else { "11" }).into(),
+            (if left { "end" } else { "start" }).into(),
+        ];
+        let label = self.label.parent_element();
+        for (k, v) in now_set.into_iter().enumerate() {
+            if self.set[k] == v {
+                continue;
+            }
+            let _ = match k {
+                0 => self.g.set_attribute("class", &v),
+                1 => self.g.set_attribute("data-id", &v),
+                2 | 3 => {
+                    [&self.title, &self.label][k - 2].set_data(&v);
+                    Ok(())
+                }
+                4 => self.path.set_attribute("x1", &v),
+                5 => self.path.set_attribute("y1", &v),
+                _ => match &label {
+                    Some(l) => l.set_attribute(["x", "text-anchor"][k - 6], &v),
+                    None => Ok(()),
+                },
+            };
+            self.set[k] = v;
+        }
+        self.route = (m.from, m.to);
         self.faded = u32::MAX;
         self.move_to(now);
     }
@@ -342,6 +365,7 @@ impl Flight {
     fn hide(&mut self) {
         self.id = None;
         let _ = self.g.set_attribute("class", "free");
+        self.set[0] = "free".into();
     }
 
     fn move_to(&mut self, now: f64) {
@@ -459,17 +483,25 @@ fn label_on_left(ends: ((f64, f64), (f64, f64)), width: f64) -> bool {
 }
 
 /// Which message each pooled slot draws next: a message still in flight keeps its slot, a
-/// new one takes the first free slot, and the pool grows only when none is free.
-fn assign_slots(slots: &[Option<u64>], ids: &[u64]) -> Vec<Option<u64>> {
+/// new one takes a free slot that last drew the same route (from one node to the same other:
+/// its path, label side and place are already right, so fewer of its attributes change),
+/// else the first free slot, and the pool grows only when none is free. At 10× a route's
+/// newest trail is another message each frame (BENCHMARKS.md, "Issue 14's third session").
+fn assign_slots<R: PartialEq>(slots: &[(Option<u64>, R)], wanted: &[(u64, R)]) -> Vec<Option<u64>> {
     let mut out: Vec<Option<u64>> = slots
         .iter()
-        .map(|s| s.filter(|id| ids.contains(id)))
+        .map(|s| s.0.filter(|id| wanted.iter().any(|w| w.0 == *id)))
         .collect();
-    for id in ids {
+    for (id, route) in wanted {
         if out.contains(&Some(*id)) {
             continue;
         }
-        match out.iter().position(Option::is_none) {
+        let free = |i: &usize| out[*i].is_none();
+        match (0..out.len())
+            .filter(free)
+            .find(|i| slots[*i].1 == *route)
+            .or_else(|| (0..out.len()).find(free))
+        {
             Some(i) => out[i] = Some(*id),
             None => out.push(Some(*id)),
         }
@@ -617,9 +649,9 @@ pub fn ClusterView(
             let drawn = drawn_messages(s, now);
             let stacks = label_stacks(&drawn);
             flights.update_value(|flights| {
-                let ids: Vec<u64> = drawn.iter().map(|(m, _)| m.id).collect();
-                let slots: Vec<Option<u64>> = flights.iter().map(|f| f.id).collect();
-                for (i, id) in assign_slots(&slots, &ids).into_iter().enumerate() {
+                let wanted: Vec<_> = drawn.iter().map(|(m, _)| (m.id, (m.from, m.to))).collect();
+                let slots: Vec<_> = flights.iter().map(|f| (f.id, f.route)).collect();
+                for (i, id) in assign_slots(&slots, &wanted).into_iter().enumerate() {
                     if i == flights.len() {
                         match Flight::new(parent) {
                             Some(f) => flights.push(f),
@@ -922,15 +954,10 @@ fn ghosts_markup(ghosts: &[Ghost], now: f64) -> String {
 /// opened at a moment and one that played to it differed by a marker comment, and
 /// tests/e2e/sharing compares the picture's markup).
 fn set_markup(el: NodeRef<leptos::svg::G>, markup: Box<dyn Fn() -> String>) {
-    // The markup last set: it is set again only when it changed.
-    Effect::new(move |drawn: Option<Option<String>>| {
-        let m = markup();
-        let g = el.get()?;
-        if drawn.flatten().as_ref() != Some(&m) {
-            g.set_inner_html(&m);
-        }
-        Some(m)
-    });
+    crate::patch::patch_effect(
+        Box::new(move || el.get().map(|g| g.unchecked_into())),
+        markup,
+    );
 }
 
 /// What a lane's label shows about its broker: everything but the log itself.
@@ -1631,12 +1658,31 @@ mod tests {
         // 1 and 3 are still in flight and stay put; 2 arrived, so 4 takes its slot; 5 finds
         // no free slot and grows the pool.
         assert_eq!(
-            assign_slots(&[Some(1), Some(2), Some(3)], &[3, 4, 1, 5]),
+            assign_slots(
+                &[(Some(1), 'a'), (Some(2), 'a'), (Some(3), 'a')],
+                &[(3, 'a'), (4, 'a'), (1, 'a'), (5, 'a')]
+            ),
             vec![Some(1), Some(4), Some(3), Some(5)]
         );
         // Nothing in flight: every slot is freed, none removed.
-        assert_eq!(assign_slots(&[Some(1), None], &[]), vec![None, None]);
-        assert_eq!(assign_slots(&[], &[7, 8]), vec![Some(7), Some(8)]);
+        assert_eq!(
+            assign_slots(&[(Some(1), 'a'), (None, 'a')], &[]),
+            vec![None, None]
+        );
+        assert_eq!(
+            assign_slots(&[], &[(7, 'a'), (8, 'a')]),
+            vec![Some(7), Some(8)]
+        );
+        // A new message takes the free slot that last drew its route, whichever it is; one
+        // on a route no free slot drew takes the first free slot. 1 and 2 are no longer
+        // drawn, so their slots are free too.
+        assert_eq!(
+            assign_slots(
+                &[(Some(1), 'a'), (None, 'b'), (Some(2), 'c'), (None, 'd')],
+                &[(3, 'd'), (4, 'c'), (5, 'x')]
+            ),
+            vec![Some(5), None, Some(4), Some(3)]
+        );
     }
 
     #[test]

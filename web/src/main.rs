@@ -9,6 +9,7 @@ mod legend;
 mod model;
 mod overview;
 mod panels;
+mod patch;
 mod session;
 mod share_ui;
 mod state;

@@ -8,6 +8,7 @@
 #![allow(clippy::redundant_closure)]
 
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 use watermark_engine::event::{Event, Level, TraceKind};
 use watermark_engine::json::Value;
 use watermark_engine::scenario::{AcksOrDefault, ProduceSpec};
@@ -904,8 +905,12 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
     // wasm of its own).
     let metrics = Memo::new(move |_| snap.with(|sn| Vec::from(metric_values(&sn.metrics))));
     // Kafka's metrics by MBean, per broker and cluster-wide: one piece of markup, set when
-    // it changed.
-    let kafka = Memo::new(move |_| snap.with(|sn| kafka_metrics_markup(&sn.metrics.kafka)));
+    // it changed, patched where only values changed (crate::patch).
+    let kafka_div = NodeRef::<leptos::html::Div>::new();
+    crate::patch::patch_effect(
+        Box::new(move || kafka_div.get().map(|d| d.unchecked_into())),
+        Box::new(move || snap.with(|sn| kafka_metrics_markup(&sn.metrics.kafka))),
+    );
     // Every line, a run of retries as one (a run is not broken by other kinds of lines, so
     // filtering after collapsing gives what collapsing the filtered lines would).
     let all = Memo::new(move |_| ctx.log.with(|l| rows(l.iter())));
@@ -994,7 +999,7 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
                 }.into_any()).collect_view()}
             </dl>
             <h3>"Kafka's metrics " <span class="hint">"(JMX: a gauge's Value, a meter's Count since its broker started)"</span></h3>
-            <div class="kafka-metrics" aria-label="Kafka's metrics" inner_html=move || kafka.get()></div>
+            <div class="kafka-metrics" aria-label="Kafka's metrics" node_ref=kafka_div></div>
             <h3>"Event log " <span class="hint">"(newest at the bottom)"</span></h3>
             // Static markup and one change handler (each box carries its kind's index): the
             // boxes are only ever changed by the reader, so nothing else sets them.
