@@ -787,7 +787,7 @@ impl Controller {
     /// ReplicationControlManager.generateLeaderAndIsrUpdates: one PartitionChangeBuilder run
     /// per partition the change concerns (Kafka walks `brokersToIsrs`; here every partition,
     /// in index order, and those it does not concern are skipped), the records written in
-    /// that order, then one metadata push if anything changed.
+    /// that order. Returns true when it wrote any; the caller publishes the batch.
     fn generate_updates(
         &mut self,
         ctx: &mut Ctx,
@@ -795,8 +795,7 @@ impl Controller {
         broker_to_add: Option<BrokerId>,
         broker_with_unclean_shutdown: Option<BrokerId>,
         cause: ChangeCause,
-        audience: &[BrokerId],
-    ) {
+    ) -> bool {
         let mut changed = false;
         for tp in self.partition_keys() {
             changed |= self.generate_update(
@@ -808,9 +807,7 @@ impl Controller {
                 cause,
             );
         }
-        if changed {
-            self.publish_metadata(ctx, audience);
-        }
+        changed
     }
 
     /// generateLeaderAndIsrUpdates for partition `tp`: writes its PartitionChangeRecord, if
@@ -1151,14 +1148,15 @@ impl Controller {
                             removed_from_isr_and_elr: listed && ctx.config.elr_enabled(),
                         });
                         if ctx.config.elr_enabled() {
-                            self.generate_updates(
+                            if self.generate_updates(
                                 ctx,
                                 None,
                                 None,
                                 Some(b),
                                 ChangeCause::UncleanShutdown(b),
-                                audience,
-                            );
+                            ) {
+                                self.publish_metadata(ctx, audience);
+                            }
                         }
                     }
                 }
@@ -1470,14 +1468,11 @@ impl Controller {
             broker: b,
             what: BrokerControl::Unfenced,
         });
-        self.generate_updates(
-            ctx,
-            None,
-            Some(b),
-            None,
-            ChangeCause::BrokerUnfenced(b),
-            audience,
-        );
+        // The registration record was written first, so this image holds it with the
+        // partitions' changes (the second push repeats the same offset; brokers ignore it).
+        if self.generate_updates(ctx, None, Some(b), None, ChangeCause::BrokerUnfenced(b)) {
+            self.publish_metadata(ctx, audience);
+        }
         self.publish_metadata(ctx, audience);
     }
 
@@ -1497,14 +1492,10 @@ impl Controller {
             broker: b,
             what: BrokerControl::ControlledShutdownGranted,
         });
-        self.generate_updates(
-            ctx,
-            Some(b),
-            None,
-            None,
-            ChangeCause::ControlledShutdown(b),
-            audience,
-        );
+        // As in handleBrokerUnfenced, the registration record is already in this image.
+        if self.generate_updates(ctx, Some(b), None, None, ChangeCause::ControlledShutdown(b)) {
+            self.publish_metadata(ctx, audience);
+        }
         // BrokerHeartbeatManager.maybeUpdateControlledShutdownOffset: the offset every
         // active broker must reach before this one may go.
         let cs_offset = self.next_offset.saturating_sub(1);
@@ -1541,14 +1532,11 @@ impl Controller {
             broker: b,
             what: why,
         });
-        self.generate_updates(
-            ctx,
-            Some(b),
-            None,
-            None,
-            ChangeCause::BrokerFenced(b),
-            audience,
-        );
+        // The PartitionChangeRecords and the BrokerRegistrationChangeRecord go in one batch
+        // (handleBrokerFenced appends them to the one list processBrokerHeartbeat or
+        // maybeFenceOneStaleBroker returns), which brokers apply as one delta: one push, after
+        // both, so a leader never sees the shrunk ISR with the fenced broker still eligible.
+        self.generate_updates(ctx, Some(b), None, None, ChangeCause::BrokerFenced(b));
         if let Some(r) = self.brokers.get_mut(&b) {
             r.fenced = true;
             r.in_controlled_shutdown = false;
@@ -1595,14 +1583,9 @@ impl Controller {
             .iter()
             .any(|(tp, p)| p.leader.is_none() && self.unclean_enabled(ctx, *tp));
         if leaderless {
-            self.generate_updates(
-                ctx,
-                None,
-                None,
-                None,
-                ChangeCause::PeriodicUnclean,
-                audience,
-            );
+            if self.generate_updates(ctx, None, None, None, ChangeCause::PeriodicUnclean) {
+                self.publish_metadata(ctx, audience);
+            }
         }
     }
 
@@ -2032,9 +2015,9 @@ mod tests {
 
     /// ReplicationControlManagerTest.testProcessExpiredBrokerHeartbeat (and
     /// BrokerHeartbeatManagerTest.testFindOneStaleBroker): the leader's session expires, so
-    /// it is fenced: removed from the ISR with a new leader elected from it (the change
-    /// pushed), then the fencing recorded (pushed again). Only the brokers of the audience
-    /// are sent the metadata.
+    /// it is fenced: removed from the ISR with a new leader elected from it, then the fencing
+    /// recorded, both pushed in one image (handleBrokerFenced writes them in one batch).
+    /// Only the brokers of the audience are sent the metadata.
     #[test]
     fn a_session_timeout_fences_the_leader_and_elects_another() {
         let mut n = Harness::new(Config::default());
@@ -2047,14 +2030,12 @@ mod tests {
         assert_effects(&effects, &[]);
 
         n.now = 9_000;
-        let mut changed = n.controller.image();
-        changed.offset = 4;
-        changed.partitions[&TP0].isr = vec![2, 3];
-        changed.partitions[&TP0].leader = Some(2);
-        changed.partitions[&TP0].leader_epoch = 1;
-        changed.partitions[&TP0].partition_epoch = 1;
-        let mut fenced = changed.clone();
+        let mut fenced = n.controller.image();
         fenced.offset = 5;
+        fenced.partitions[&TP0].isr = vec![2, 3];
+        fenced.partitions[&TP0].leader = Some(2);
+        fenced.partitions[&TP0].leader_epoch = 1;
+        fenced.partitions[&TP0].partition_epoch = 1;
         fenced.brokers.get_mut(&1).unwrap().fenced = true;
         let effects =
             n.run(|c, ctx| c.on_timer(ctx, ControllerTimer::SessionCheck { broker: 1 }, &[2, 3]));
@@ -2071,8 +2052,6 @@ mod tests {
                     election: Some(ElectionKind::Clean),
                     leader_epoch: 1,
                 }),
-                metadata(2, &changed),
-                metadata(3, &changed),
                 metadata(2, &fenced),
                 metadata(3, &fenced),
                 // Broker 2 leads a partition whose preferred leader is 1: the balancing task
