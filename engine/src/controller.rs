@@ -570,8 +570,8 @@ impl Controller {
     /// controller's events: when a partition is led by another replica than its preferred
     /// one (ReplicationControlManager.arePartitionLeadersImbalanced: `imbalancedPartitions`,
     /// the partitions whose leader is not their first replica, leaderless ones included)
-    /// and no run is queued, queue one `leader.imbalance.check.interval.seconds` (300) from
-    /// now, or 10 ms from now after a run that reached its most elections. KRaft's
+    /// and no run is queued, queue one `leader.imbalance.check.interval.seconds` (default
+    /// 300) from now, or 10 ms from now after a run that reached its most elections. KRaft's
     /// controller does not read `leader.imbalance.per.broker.percentage` (a ZooKeeper-era
     /// config; ReplicationControlManager balances every imbalanced partition).
     fn maybe_schedule_balance(&mut self, ctx: &mut Ctx) {
@@ -586,12 +586,12 @@ impl Controller {
             return;
         }
         let delay = if self.balance == ImbalanceSchedule::Deferred {
-            crate::config::LEADER_IMBALANCE_CHECK_INTERVAL_MS
+            ctx.config.leader_imbalance_check_interval_ms()
         } else {
             10
         };
         ctx.set_timer(
-            ctx.now + delay,
+            ctx.now.saturating_add(delay),
             Scheduled::Controller(ControllerTimer::PreferredRebalance),
         );
         self.balance = ImbalanceSchedule::Scheduled;
@@ -2058,7 +2058,7 @@ mod tests {
                 // is queued leader.imbalance.check.interval.seconds from now
                 // (QuorumController.maybeScheduleNextBalancePartitionLeaders).
                 Effect::SetTimer {
-                    at: 9_000 + crate::config::LEADER_IMBALANCE_CHECK_INTERVAL_MS,
+                    at: 9_000 + 300_000,
                     scheduled: Scheduled::Controller(ControllerTimer::PreferredRebalance),
                 },
             ],
@@ -2117,6 +2117,25 @@ mod tests {
         let mut n = Harness::new(config);
         n.controller.partitions[&TP0].leader = Some(2);
         assert_effects(&n.run(|c, ctx| c.maybe_schedule_balance(ctx)), &[]);
+        // leader.imbalance.check.interval.seconds=30: queued 30 s after the imbalance is
+        // seen (ControllerServer: leaderImbalanceCheckIntervalNs from the config); at
+        // Long.MAX_VALUE seconds, TimeUnit.convert saturates and so does the delay.
+        for (secs, at) in [(30, 40_000), (i64::MAX as u64, u64::MAX)] {
+            let config = Config {
+                leader_imbalance_check_interval_seconds: secs,
+                ..Config::default()
+            };
+            let mut n = Harness::new(config);
+            n.controller.partitions[&TP0].leader = Some(2);
+            n.now = 10_000;
+            assert_effects(
+                &n.run(|c, ctx| c.maybe_schedule_balance(ctx)),
+                &[Effect::SetTimer {
+                    at,
+                    scheduled: Scheduled::Controller(ControllerTimer::PreferredRebalance),
+                }],
+            );
+        }
     }
 
     #[test]
@@ -2151,7 +2170,7 @@ mod tests {
                 },
                 // Broker 3 is not the preferred leader (1): the balancing task is queued.
                 Effect::SetTimer {
-                    at: 300_000 + crate::config::LEADER_IMBALANCE_CHECK_INTERVAL_MS,
+                    at: 300_000 + 300_000,
                     scheduled: Scheduled::Controller(ControllerTimer::PreferredRebalance),
                 },
             ],
