@@ -147,18 +147,22 @@ pub fn build_partition_change(
             target_last_known_elr.clear();
         } else {
             // The new ELR: current ISR and ELR, minus the target ISR and unclean-shutdown
-            // replicas. (Kafka builds a HashSet; we keep the replica-list order so output
-            // is deterministic.)
-            let candidates = ids_where(&part.replicas, &|r| {
-                target_elr.contains(&r) || part.isr.contains(&r)
-            });
+            // replicas. Kafka collects them from a HashSet<Integer>, which iterates broker
+            // ids (below its 16 buckets) in ascending order: so do we. The current ISR may
+            // hold replicas a completing reassignment removes: they enter the ELR too
+            // (nothing filters the ELR to the new replicas, not even setAssignmentChanges).
+            let mut candidates = target_elr.clone();
+            candidates.extend(ids_where(&part.isr, &|r| !target_elr.contains(&r)));
+            let candidates = crate::sort::sorted_ids(&candidates);
             target_elr = ids_where(&candidates, &|r| {
                 !target_isr.contains(&r) && !req.unclean_shutdown_replicas.contains(&r)
             });
-            target_last_known_elr = ids_where(&part.replicas, &|r| {
-                (candidates.contains(&r) || target_last_known_elr.contains(&r))
-                    && !target_isr.contains(&r)
-                    && !target_elr.contains(&r)
+            let mut known = candidates.clone();
+            known.extend(ids_where(&target_last_known_elr, &|r| {
+                !candidates.contains(&r)
+            }));
+            target_last_known_elr = ids_where(&crate::sort::sorted_ids(&known), &|r| {
+                !target_isr.contains(&r) && !target_elr.contains(&r)
             });
         }
     }
@@ -319,13 +323,9 @@ pub fn build_partition_change(
     if recovery == LeaderRecoveryState::Recovering && record_leader.is_some() {
         next.leader_recovery_state = LeaderRecoveryState::Recovering;
     }
-    // setAssignmentChanges. Kafka would keep a removed replica in the ELR when
-    // min.insync.replicas is above the new replica count (its effective minimum counts the
-    // replicas before the change); the engine keeps the ELR within the replicas
-    // (docs/engine.md, "Where the engine simplifies").
+    // setAssignmentChanges: the replicas only; the ELR keeps a removed replica
+    // (maybePopulateTargetElr above).
     if !target.replicas.is_empty() {
-        next.elr.retain(|r| target.replicas.contains(r));
-        next.last_known_elr.retain(|r| target.replicas.contains(r));
         next.replicas = target.replicas;
     }
     next.adding_replicas = target.adding;
@@ -650,7 +650,8 @@ impl Controller {
         let next = change.next.clone();
         // What every PartitionChangeRecord keeps true (PartitionRegistration.merge and the
         // builder): the partition epoch rises by one, the leader epoch never falls, the
-        // leader is in the ISR, and the ISR and ELR are disjoint sets of replicas.
+        // leader is in the ISR, the ISR holds replicas and no ELR member (the ELR may keep a
+        // replica a reassignment removed, as Kafka's builder does).
         debug_assert_eq!(next.partition_epoch, before.partition_epoch + 1, "{next:?}");
         debug_assert!(next.leader_epoch >= before.leader_epoch, "{next:?}");
         debug_assert!(
@@ -658,10 +659,7 @@ impl Controller {
             "{next:?}"
         );
         debug_assert!(
-            next.isr
-                .iter()
-                .chain(&next.elr)
-                .all(|r| next.replicas.contains(r))
+            next.isr.iter().all(|r| next.replicas.contains(r))
                 && next.isr.iter().all(|r| !next.elr.contains(r)),
             "{next:?}"
         );
@@ -2363,6 +2361,86 @@ mod tests {
                 removing_replicas: vec![],
                 ..bar()
             }
+        );
+    }
+
+    /// PartitionChangeBuilder.build for a shrinking reassignment with min.insync.replicas
+    /// above the replicas left (no Kafka test covers it; derived from the code):
+    /// completeReassignmentIfNeeded leaves the ISR [2, 1] and the replicas [1, 2];
+    /// maybePopulateTargetElr, with the ISR below the minimum (3), takes the current ISR
+    /// {2, 1, 3} minus the target ISR as the ELR: [3], the removed replica, which
+    /// setAssignmentChanges does not filter. The leader (1) stays, its epoch bumped
+    /// (triggerLeaderEpochBumpForReplicaReassignmentIfNeeded).
+    /// And the ELR's order: Kafka collects it from a HashSet<Integer>, ascending for broker
+    /// ids; an ISR shrink of replicas [3, 2, 1] to [3] (testEligibleLeaderReplicas_
+    /// IsrShrinkBelowMinISR's rule, its replicas reversed) gives the ELR [1, 2].
+    #[test]
+    fn a_shrinking_reassignment_below_min_isr_keeps_the_removed_replica_in_the_elr() {
+        let min3 = |p: &PartitionRegistration, target_isr: &[u32], assignment| {
+            build_partition_change(
+                p,
+                &ChangeRequest {
+                    target_isr: target_isr.to_vec(),
+                    election: Election::Online,
+                    min_isr: 3,
+                    elr_enabled: true,
+                    unclean_shutdown_replicas: &[],
+                    is_acceptable_leader: &|r: u32| r != 3,
+                    assignment,
+                },
+            )
+        };
+        let removing = Assignment::reassign(&[2, 1, 3], &[1, 2]);
+        let c = min3(&foo(), &[2, 1, 3], Some(removing)).unwrap();
+        assert_eq!(
+            c.next,
+            PartitionRegistration {
+                replicas: vec![1, 2],
+                isr: vec![2, 1],
+                elr: vec![3],
+                leader_epoch: 101,
+                partition_epoch: 201,
+                ..foo()
+            }
+        );
+        assert_eq!(c.new_leader, None, "an epoch bump, not an election");
+        // With ELR off (eligible.leader.replicas.version 0), no ELR at all.
+        let off = build_partition_change(
+            &foo(),
+            &ChangeRequest {
+                target_isr: vec![2, 1, 3],
+                election: Election::Online,
+                min_isr: 3,
+                elr_enabled: false,
+                unclean_shutdown_replicas: &[],
+                is_acceptable_leader: &|r: u32| r != 3,
+                assignment: Some(Assignment::reassign(&[2, 1, 3], &[1, 2])),
+            },
+        )
+        .unwrap();
+        assert!(off.next.elr.is_empty());
+        // The ELR in ascending order, whatever the replicas' order.
+        let reversed = PartitionRegistration {
+            leader_epoch: 100,
+            partition_epoch: 200,
+            ..part(&[3, 2, 1], &[3, 2, 1], Some(3))
+        };
+        let c = build_partition_change(
+            &reversed,
+            &ChangeRequest {
+                target_isr: vec![3],
+                election: Election::Online,
+                min_isr: 3,
+                elr_enabled: true,
+                unclean_shutdown_replicas: &[],
+                is_acceptable_leader: &|_| true,
+                assignment: None,
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            (c.next.leader, c.next.isr, c.next.elr),
+            (Some(3), vec![3], vec![1, 2])
         );
     }
 
