@@ -488,6 +488,19 @@ impl Controller {
         (min as usize).min(replicas)
     }
 
+    /// ReplicationControlManager.getTopicEffectiveMinIsr, the minimum every
+    /// PartitionChangeBuilder of the topic gets: `min.insync.replicas`, never above the
+    /// replica count of the topic's partition 0 (`parts.get(0)`, whichever partition
+    /// changes: after a reassignment changed one partition's count, the others' builders
+    /// still use partition 0's).
+    pub fn effective_min_isr(&self, tp: Tp) -> usize {
+        let first = Tp {
+            topic: tp.topic,
+            partition: 0,
+        };
+        self.min_isr(tp, self.partitions[&first].replicas.len())
+    }
+
     /// `unclean.leader.election.enable` for `tp`'s topic: the topic's config, else the
     /// broker's (ConfigurationControlManager resolves a topic config over the broker's).
     pub fn unclean_enabled(&self, ctx: &Ctx, tp: Tp) -> bool {
@@ -848,7 +861,7 @@ impl Controller {
         let req = ChangeRequest {
             target_isr,
             election,
-            min_isr: self.min_isr(tp, part.replicas.len()),
+            min_isr: self.effective_min_isr(tp),
             elr_enabled: ctx.config.elr_enabled(),
             unclean_shutdown_replicas: &unclean_shutdown,
             is_acceptable_leader: &accept,
@@ -892,7 +905,7 @@ impl Controller {
         let req = ChangeRequest {
             target_isr: part.isr.clone(),
             election,
-            min_isr: self.min_isr(tp, part.replicas.len()),
+            min_isr: self.effective_min_isr(tp),
             elr_enabled: ctx.config.elr_enabled(),
             unclean_shutdown_replicas: &[],
             is_acceptable_leader: &accept,
@@ -1056,7 +1069,7 @@ impl Controller {
             &ChangeRequest {
                 target_isr,
                 election,
-                min_isr: self.min_isr(tp, part.replicas.len()),
+                min_isr: self.effective_min_isr(tp),
                 elr_enabled: ctx.config.elr_enabled(),
                 unclean_shutdown_replicas: &[],
                 is_acceptable_leader: &accept,
@@ -1288,7 +1301,7 @@ impl Controller {
         let req = ChangeRequest {
             target_isr: new_isr.iter().map(|(id, _)| *id).collect(),
             election: Election::Online,
-            min_isr: self.min_isr(tp, part.replicas.len()),
+            min_isr: self.effective_min_isr(tp),
             elr_enabled: ctx.config.elr_enabled(),
             unclean_shutdown_replicas: &[],
             is_acceptable_leader: &accept,
@@ -2361,6 +2374,64 @@ mod tests {
                 removing_replicas: vec![],
                 ..bar()
             }
+        );
+    }
+
+    /// ReplicationControlManager.getTopicEffectiveMinIsr: min.insync.replicas (3), never
+    /// above the replica count of the topic's partition 0 (3), also for partition 1, which
+    /// a reassignment left on [1, 2] with ISR [1] and ELR [2, 3]. Its leader's
+    /// AlterPartition adding 2 back leaves the ISR [1, 2] still below 3: the ELR is the old
+    /// ISR and ELR {1, 2, 3} minus the ISR, [3] (maybePopulateTargetElr). Partition 1's own
+    /// count (2) would have cleared it.
+    #[test]
+    fn the_effective_min_isr_counts_the_replicas_of_partition_0() {
+        let mut n = Harness::new(Config {
+            min_insync_replicas: 3,
+            ..Config::default()
+        });
+        n.locals = crate::effect::Locals::with_topics(
+            Config {
+                min_insync_replicas: 3,
+                ..Config::default()
+            },
+            &[("t", 2)],
+            0,
+        );
+        let p1 = Tp {
+            topic: 0,
+            partition: 1,
+        };
+        n.controller.partitions.insert(
+            p1,
+            PartitionRegistration {
+                elr: vec![2, 3],
+                leader_epoch: 2,
+                partition_epoch: 5,
+                ..part(&[1, 2], &[1], Some(1))
+            },
+        );
+        assert_eq!(
+            (
+                n.controller.effective_min_isr(p1),
+                n.controller.min_isr(p1, 2)
+            ),
+            (3, 2)
+        );
+        let request = Payload::AlterPartition {
+            request_id: 1,
+            broker_epoch: 0,
+            partitions: vec![crate::network::AlterPartitionData {
+                tp: p1,
+                leader_epoch: 2,
+                partition_epoch: 5,
+                new_isr: vec![(1, 0), (2, 1)],
+            }],
+        };
+        n.run(|c, ctx| c.on_message(ctx, Node::Broker(1), request, &[1, 2, 3]));
+        let p = &n.controller.partitions[&p1];
+        assert_eq!(
+            (&p.isr, &p.elr, p.partition_epoch),
+            (&vec![1, 2], &vec![3], 6)
         );
     }
 
