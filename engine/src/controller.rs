@@ -1298,6 +1298,13 @@ impl Controller {
         }
         let part = self.partition(tp);
         let accept = |r: BrokerId| self.is_active(r);
+        // Kafka's alterPartition sets an UNCLEAN election when the topic allows it, and the
+        // request's LeaderRecoveryState as the target. Neither can show here: every member of
+        // the new ISR passed ineligibleReplicasForIsr (registered, unfenced, not shutting
+        // down), so the builder always finds an acceptable leader in the ISR (the leader
+        // itself, or after a completed reassignment a target replica, all in the ISR) and
+        // never reaches the unclean branch; and a leader always sends RECOVERED
+        // (Partition.makeLeader marks a RECOVERING partition RECOVERED), set below.
         let req = ChangeRequest {
             target_isr: new_isr.iter().map(|(id, _)| *id).collect(),
             election: Election::Online,
