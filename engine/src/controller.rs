@@ -1158,16 +1158,16 @@ impl Controller {
                             broker: b,
                             removed_from_isr_and_elr: listed && ctx.config.elr_enabled(),
                         });
-                        if ctx.config.elr_enabled() {
-                            if self.generate_updates(
+                        if ctx.config.elr_enabled()
+                            && self.generate_updates(
                                 ctx,
                                 None,
                                 None,
                                 Some(b),
                                 ChangeCause::UncleanShutdown(b),
-                            ) {
-                                self.publish_metadata(ctx, audience);
-                            }
+                            )
+                        {
+                            self.publish_metadata(ctx, audience);
                         }
                     }
                 }
@@ -1600,10 +1600,9 @@ impl Controller {
             .partitions
             .iter()
             .any(|(tp, p)| p.leader.is_none() && self.unclean_enabled(ctx, *tp));
-        if leaderless {
-            if self.generate_updates(ctx, None, None, None, ChangeCause::PeriodicUnclean) {
-                self.publish_metadata(ctx, audience);
-            }
+        if leaderless && self.generate_updates(ctx, None, None, None, ChangeCause::PeriodicUnclean)
+        {
+            self.publish_metadata(ctx, audience);
         }
     }
 
