@@ -10,6 +10,10 @@ use crate::error::ConfigError;
 /// Most brokers a cluster may have (ids 1..=12; issue 14 sizes clusters up to 12).
 pub const MAX_BROKERS: u32 = 12;
 
+/// CommonClientConfigs.DEFAULT_RETRY_BACKOFF_MAX_MS: the producer's `retry.backoff.max.ms`,
+/// the ceiling of its exponential retry backoff (KIP-580), at its default here.
+pub const RETRY_BACKOFF_MAX_MS: u64 = 1_000;
+
 /// ReplicationConfigs.LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS_DEFAULT (300).
 pub const LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS_DEFAULT: u64 = 300;
 
