@@ -18,8 +18,8 @@
 //! producer id 0 and epoch 0 at once (the first id a new cluster's controller hands out),
 //! and bumps its epoch locally, as Kafka's idempotent producer does (KIP-360).
 
-use crate::effect::Ctx;
 use crate::effect::{ClientTimer, Scheduled};
+use crate::effect::{Ctx, Effect};
 use crate::event::{Event, ProduceOutcome};
 use crate::log::BatchProducer;
 use crate::network::{Outstanding, Payload};
@@ -45,6 +45,27 @@ const CLIENT_TIMEOUT_SLACK_MS: u64 = 50;
 /// round trip, and the slack above.
 pub fn request_deadline_ms(config: &crate::Config) -> TimeMs {
     config.request_timeout_ms + config.network_latency_ms * 2 + CLIENT_TIMEOUT_SLACK_MS
+}
+
+/// The producer's retry backoff after `attempts` earlier retries, as the lowest and highest
+/// value it can draw: ExponentialBackoff(retry.backoff.ms, RETRY_BACKOFF_EXP_BASE 2,
+/// retry.backoff.max.ms, RETRY_BACKOFF_JITTER 0.2).backoff(attempts) (KIP-580; the
+/// RecordAccumulator's). Its term, initial·2^min(attempts, log2(max/initial)), is
+/// min(initial·2^attempts, max) in integers; the backoff is ⌊r·term⌋ for r uniform in
+/// [0.8, 1.2), at most max (the caller's ceiling). With retry.backoff.ms at or above
+/// retry.backoff.max.ms the backoff is a static max, without jitter
+/// (CommonClientConfigs.warnDisablingExponentialBackoff; expMax is 0).
+pub(crate) fn retry_backoff(retry_backoff_ms: u64, attempts: u32) -> (u64, u64) {
+    let max = crate::config::RETRY_BACKOFF_MAX_MS;
+    let initial = retry_backoff_ms.min(max);
+    if initial == max {
+        return (max, max);
+    }
+    let term = initial
+        .checked_shl(attempts)
+        .filter(|t| t >> attempts == initial && *t <= max)
+        .unwrap_or(max);
+    (term * 4 / 5, (term * 6).div_ceil(5) - 1)
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -969,10 +990,15 @@ impl Producer {
                 attempts_left,
                 error,
             });
-            ctx.set_timer(
-                now + backoff,
-                Scheduled::Client(ClientTimer::ProducerSend { job: job_id }),
-            );
+            // RecordAccumulator.shouldBackoff: the batch waits
+            // retryBackoff.backoff(attempts - 1), drawn (KIP-580).
+            let (lowest, highest) = retry_backoff(backoff, attempt.retries_done - 1);
+            ctx.effects.push(Effect::SetTimerJittered {
+                at: now + lowest,
+                max_phase: highest - lowest,
+                at_most: now + crate::config::RETRY_BACKOFF_MAX_MS,
+                scheduled: Scheduled::Client(ClientTimer::ProducerSend { job: job_id }),
+            });
             self.wake(ctx);
             return;
         } else {
@@ -1574,6 +1600,32 @@ mod tests {
         assert_eq!(h.next_request_id, 40, "no request id taken");
     }
 
+    /// ExponentialBackoffTest.testExponentialBackoff's rule with the producer's values
+    /// (CommonClientConfigs: retry.backoff.ms 100, retry.backoff.max.ms 1000, base 2, jitter
+    /// 0.2): attempt n waits ⌊r·100·2^n⌋ for r in [0.8, 1.2), the term capped at 1000 from
+    /// n = 4 (expMax = log2(10) ≈ 3.32), the value capped at 1000 by the caller's at_most.
+    /// retry.backoff.ms at or above the maximum: a static 1000 (warnDisablingExponentialBackoff).
+    #[test]
+    fn the_retry_backoff_doubles_with_jitter_up_to_retry_backoff_max_ms() {
+        let ranges: Vec<(u64, u64)> = (0..6).map(|n| retry_backoff(100, n)).collect();
+        assert_eq!(
+            ranges,
+            [
+                (80, 119),
+                (160, 239),
+                (320, 479),
+                (640, 959),
+                (800, 1_199),
+                (800, 1_199)
+            ]
+        );
+        assert_eq!(retry_backoff(100, 64), (800, 1_199));
+        assert_eq!(retry_backoff(100, u32::MAX), (800, 1_199));
+        assert_eq!(retry_backoff(1_000, 0), (1_000, 1_000));
+        assert_eq!(retry_backoff(5_000, 3), (1_000, 1_000));
+        assert_eq!(retry_backoff(333, 1), (532, 799));
+    }
+
     #[test]
     fn not_enough_replicas_is_retried_after_retry_backoff() {
         // SenderTest.testRetries: a retriable error with retries left re-enqueues the batch,
@@ -1602,8 +1654,12 @@ mod tests {
                     attempts_left: 4,
                     error: ErrorCode::NOT_ENOUGH_REPLICAS,
                 }),
-                Effect::SetTimer {
-                    at: now + h.config.retry_backoff_ms,
+                // The first retry's backoff: retry.backoff.ms (100) jittered by ±20%,
+                // ⌊r·100⌋ for r in [0.8, 1.2): 80..=119 ms.
+                Effect::SetTimerJittered {
+                    at: now + 80,
+                    max_phase: 39,
+                    at_most: now + 1_000,
                     scheduled: Scheduled::Client(ClientTimer::ProducerSend { job: 0 }),
                 },
             ]
@@ -2161,8 +2217,10 @@ mod tests {
                     attempts_left: 4,
                     error: ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER,
                 }),
-                Effect::SetTimer {
-                    at: 1_000 + backoff,
+                Effect::SetTimerJittered {
+                    at: 1_000 + 80,
+                    max_phase: 39,
+                    at_most: 1_000 + 1_000,
                     scheduled: Scheduled::Client(ClientTimer::ProducerSend { job: 1 }),
                 },
             ]

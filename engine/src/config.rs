@@ -10,10 +10,16 @@ use crate::error::ConfigError;
 /// Most brokers a cluster may have (ids 1..=12; issue 14 sizes clusters up to 12).
 pub const MAX_BROKERS: u32 = 12;
 
-/// `leader.imbalance.check.interval.seconds` (300) in ms: how often the controller looks for
-/// partitions whose leader is not the preferred replica (`auto.leader.rebalance.enable`,
-/// default true).
-pub const LEADER_IMBALANCE_CHECK_INTERVAL_MS: u64 = 300_000;
+/// CommonClientConfigs.DEFAULT_RETRY_BACKOFF_MAX_MS: the producer's `retry.backoff.max.ms`,
+/// the ceiling of its exponential retry backoff (KIP-580), at its default here.
+pub const RETRY_BACKOFF_MAX_MS: u64 = 1_000;
+
+/// ReplicationConfigs.LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS_DEFAULT (300).
+pub const LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS_DEFAULT: u64 = 300;
+
+fn is_default_imbalance_interval(v: &u64) -> bool {
+    *v == LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS_DEFAULT
+}
 
 /// Kafka schedules the isr-expiration task every `replica.lag.time.max.ms / 2`; a scheduler
 /// cannot run a task every 0 ms, so the simulation never runs it more often than this.
@@ -221,6 +227,15 @@ pub struct Config {
         skip_serializing_if = "Option::is_none"
     )]
     pub auto_leader_rebalance_enable: Option<bool>,
+    /// Controller config `leader.imbalance.check.interval.seconds` (ReplicationConfigs: LONG,
+    /// default 300, atLeast(1)): how long after it sees an imbalanced partition the
+    /// controller runs its balancing task (ControllerServer passes it to QuorumController as
+    /// leaderImbalanceCheckIntervalNs). Written only when not the default.
+    #[serde(
+        rename = "leader.imbalance.check.interval.seconds",
+        skip_serializing_if = "is_default_imbalance_interval"
+    )]
+    pub leader_imbalance_check_interval_seconds: u64,
 }
 
 /// `replica.selector.class`'s one accepted class (ReplicationConfigs.REPLICA_SELECTOR_CLASS_CONFIG).
@@ -292,6 +307,8 @@ impl Default for Config {
             unclean_election_interval_ms: 300_000,
             rack_aware_replica_selector: false,
             auto_leader_rebalance_enable: None,
+            leader_imbalance_check_interval_seconds:
+                LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS_DEFAULT,
         }
     }
 }
@@ -457,6 +474,12 @@ pub const RANGES: &[Range] = &[
         min: 1_000,
         max: 3_600_000,
     },
+    // ReplicationConfigs: LONG, atLeast(1) (to Long.MAX_VALUE).
+    Range {
+        name: "leader.imbalance.check.interval.seconds",
+        min: 1,
+        max: i64::MAX as u64,
+    },
 ];
 
 impl Config {
@@ -500,6 +523,9 @@ impl Config {
             "sim.unclean.election.interval.ms" => U64(&mut self.unclean_election_interval_ms),
             "replica.selector.class" => Slot::Selector(&mut self.rack_aware_replica_selector),
             "auto.leader.rebalance.enable" => Slot::OptBool(&mut self.auto_leader_rebalance_enable),
+            "leader.imbalance.check.interval.seconds" => {
+                U64(&mut self.leader_imbalance_check_interval_seconds)
+            }
             _ => return None,
         })
     }
@@ -507,6 +533,12 @@ impl Config {
     /// `auto.leader.rebalance.enable`, its default (true) when not set.
     pub fn auto_leader_rebalance(&self) -> bool {
         self.auto_leader_rebalance_enable != Some(false)
+    }
+
+    /// `leader.imbalance.check.interval.seconds` in ms (TimeUnit.convert saturates, as here).
+    pub fn leader_imbalance_check_interval_ms(&self) -> u64 {
+        self.leader_imbalance_check_interval_seconds
+            .saturating_mul(1_000)
     }
 
     /// The value of a numeric config by its Kafka name.

@@ -147,18 +147,22 @@ pub fn build_partition_change(
             target_last_known_elr.clear();
         } else {
             // The new ELR: current ISR and ELR, minus the target ISR and unclean-shutdown
-            // replicas. (Kafka builds a HashSet; we keep the replica-list order so output
-            // is deterministic.)
-            let candidates = ids_where(&part.replicas, &|r| {
-                target_elr.contains(&r) || part.isr.contains(&r)
-            });
+            // replicas. Kafka collects them from a HashSet<Integer>, which iterates broker
+            // ids (below its 16 buckets) in ascending order: so do we. The current ISR may
+            // hold replicas a completing reassignment removes: they enter the ELR too
+            // (nothing filters the ELR to the new replicas, not even setAssignmentChanges).
+            let mut candidates = target_elr.clone();
+            candidates.extend(ids_where(&part.isr, &|r| !target_elr.contains(&r)));
+            let candidates = crate::sort::sorted_ids(&candidates);
             target_elr = ids_where(&candidates, &|r| {
                 !target_isr.contains(&r) && !req.unclean_shutdown_replicas.contains(&r)
             });
-            target_last_known_elr = ids_where(&part.replicas, &|r| {
-                (candidates.contains(&r) || target_last_known_elr.contains(&r))
-                    && !target_isr.contains(&r)
-                    && !target_elr.contains(&r)
+            let mut known = candidates.clone();
+            known.extend(ids_where(&target_last_known_elr, &|r| {
+                !candidates.contains(&r)
+            }));
+            target_last_known_elr = ids_where(&crate::sort::sorted_ids(&known), &|r| {
+                !target_isr.contains(&r) && !target_elr.contains(&r)
             });
         }
     }
@@ -319,13 +323,9 @@ pub fn build_partition_change(
     if recovery == LeaderRecoveryState::Recovering && record_leader.is_some() {
         next.leader_recovery_state = LeaderRecoveryState::Recovering;
     }
-    // setAssignmentChanges. Kafka would keep a removed replica in the ELR when
-    // min.insync.replicas is above the new replica count (its effective minimum counts the
-    // replicas before the change); the engine keeps the ELR within the replicas
-    // (docs/engine.md, "Where the engine simplifies").
+    // setAssignmentChanges: the replicas only; the ELR keeps a removed replica
+    // (maybePopulateTargetElr above).
     if !target.replicas.is_empty() {
-        next.elr.retain(|r| target.replicas.contains(r));
-        next.last_known_elr.retain(|r| target.replicas.contains(r));
         next.replicas = target.replicas;
     }
     next.adding_replicas = target.adding;
@@ -488,6 +488,19 @@ impl Controller {
         (min as usize).min(replicas)
     }
 
+    /// ReplicationControlManager.getTopicEffectiveMinIsr, the minimum every
+    /// PartitionChangeBuilder of the topic gets: `min.insync.replicas`, never above the
+    /// replica count of the topic's partition 0 (`parts.get(0)`, whichever partition
+    /// changes: after a reassignment changed one partition's count, the others' builders
+    /// still use partition 0's).
+    pub fn effective_min_isr(&self, tp: Tp) -> usize {
+        let first = Tp {
+            topic: tp.topic,
+            partition: 0,
+        };
+        self.min_isr(tp, self.partitions[&first].replicas.len())
+    }
+
     /// `unclean.leader.election.enable` for `tp`'s topic: the topic's config, else the
     /// broker's (ConfigurationControlManager resolves a topic config over the broker's).
     pub fn unclean_enabled(&self, ctx: &Ctx, tp: Tp) -> bool {
@@ -570,8 +583,8 @@ impl Controller {
     /// controller's events: when a partition is led by another replica than its preferred
     /// one (ReplicationControlManager.arePartitionLeadersImbalanced: `imbalancedPartitions`,
     /// the partitions whose leader is not their first replica, leaderless ones included)
-    /// and no run is queued, queue one `leader.imbalance.check.interval.seconds` (300) from
-    /// now, or 10 ms from now after a run that reached its most elections. KRaft's
+    /// and no run is queued, queue one `leader.imbalance.check.interval.seconds` (default
+    /// 300) from now, or 10 ms from now after a run that reached its most elections. KRaft's
     /// controller does not read `leader.imbalance.per.broker.percentage` (a ZooKeeper-era
     /// config; ReplicationControlManager balances every imbalanced partition).
     fn maybe_schedule_balance(&mut self, ctx: &mut Ctx) {
@@ -586,12 +599,12 @@ impl Controller {
             return;
         }
         let delay = if self.balance == ImbalanceSchedule::Deferred {
-            crate::config::LEADER_IMBALANCE_CHECK_INTERVAL_MS
+            ctx.config.leader_imbalance_check_interval_ms()
         } else {
             10
         };
         ctx.set_timer(
-            ctx.now + delay,
+            ctx.now.saturating_add(delay),
             Scheduled::Controller(ControllerTimer::PreferredRebalance),
         );
         self.balance = ImbalanceSchedule::Scheduled;
@@ -650,7 +663,8 @@ impl Controller {
         let next = change.next.clone();
         // What every PartitionChangeRecord keeps true (PartitionRegistration.merge and the
         // builder): the partition epoch rises by one, the leader epoch never falls, the
-        // leader is in the ISR, and the ISR and ELR are disjoint sets of replicas.
+        // leader is in the ISR, the ISR holds replicas and no ELR member (the ELR may keep a
+        // replica a reassignment removed, as Kafka's builder does).
         debug_assert_eq!(next.partition_epoch, before.partition_epoch + 1, "{next:?}");
         debug_assert!(next.leader_epoch >= before.leader_epoch, "{next:?}");
         debug_assert!(
@@ -658,10 +672,7 @@ impl Controller {
             "{next:?}"
         );
         debug_assert!(
-            next.isr
-                .iter()
-                .chain(&next.elr)
-                .all(|r| next.replicas.contains(r))
+            next.isr.iter().all(|r| next.replicas.contains(r))
                 && next.isr.iter().all(|r| !next.elr.contains(r)),
             "{next:?}"
         );
@@ -787,7 +798,7 @@ impl Controller {
     /// ReplicationControlManager.generateLeaderAndIsrUpdates: one PartitionChangeBuilder run
     /// per partition the change concerns (Kafka walks `brokersToIsrs`; here every partition,
     /// in index order, and those it does not concern are skipped), the records written in
-    /// that order, then one metadata push if anything changed.
+    /// that order. Returns true when it wrote any; the caller publishes the batch.
     fn generate_updates(
         &mut self,
         ctx: &mut Ctx,
@@ -795,8 +806,7 @@ impl Controller {
         broker_to_add: Option<BrokerId>,
         broker_with_unclean_shutdown: Option<BrokerId>,
         cause: ChangeCause,
-        audience: &[BrokerId],
-    ) {
+    ) -> bool {
         let mut changed = false;
         for tp in self.partition_keys() {
             changed |= self.generate_update(
@@ -808,9 +818,7 @@ impl Controller {
                 cause,
             );
         }
-        if changed {
-            self.publish_metadata(ctx, audience);
-        }
+        changed
     }
 
     /// generateLeaderAndIsrUpdates for partition `tp`: writes its PartitionChangeRecord, if
@@ -853,7 +861,7 @@ impl Controller {
         let req = ChangeRequest {
             target_isr,
             election,
-            min_isr: self.min_isr(tp, part.replicas.len()),
+            min_isr: self.effective_min_isr(tp),
             elr_enabled: ctx.config.elr_enabled(),
             unclean_shutdown_replicas: &unclean_shutdown,
             is_acceptable_leader: &accept,
@@ -897,7 +905,7 @@ impl Controller {
         let req = ChangeRequest {
             target_isr: part.isr.clone(),
             election,
-            min_isr: self.min_isr(tp, part.replicas.len()),
+            min_isr: self.effective_min_isr(tp),
             elr_enabled: ctx.config.elr_enabled(),
             unclean_shutdown_replicas: &[],
             is_acceptable_leader: &accept,
@@ -1061,7 +1069,7 @@ impl Controller {
             &ChangeRequest {
                 target_isr,
                 election,
-                min_isr: self.min_isr(tp, part.replicas.len()),
+                min_isr: self.effective_min_isr(tp),
                 elr_enabled: ctx.config.elr_enabled(),
                 unclean_shutdown_replicas: &[],
                 is_acceptable_leader: &accept,
@@ -1150,15 +1158,16 @@ impl Controller {
                             broker: b,
                             removed_from_isr_and_elr: listed && ctx.config.elr_enabled(),
                         });
-                        if ctx.config.elr_enabled() {
-                            self.generate_updates(
+                        if ctx.config.elr_enabled()
+                            && self.generate_updates(
                                 ctx,
                                 None,
                                 None,
                                 Some(b),
                                 ChangeCause::UncleanShutdown(b),
-                                audience,
-                            );
+                            )
+                        {
+                            self.publish_metadata(ctx, audience);
                         }
                     }
                 }
@@ -1289,10 +1298,17 @@ impl Controller {
         }
         let part = self.partition(tp);
         let accept = |r: BrokerId| self.is_active(r);
+        // Kafka's alterPartition sets an UNCLEAN election when the topic allows it, and the
+        // request's LeaderRecoveryState as the target. Neither can show here: every member of
+        // the new ISR passed ineligibleReplicasForIsr (registered, unfenced, not shutting
+        // down), so the builder always finds an acceptable leader in the ISR (the leader
+        // itself, or after a completed reassignment a target replica, all in the ISR) and
+        // never reaches the unclean branch; and a leader always sends RECOVERED
+        // (Partition.makeLeader marks a RECOVERING partition RECOVERED), set below.
         let req = ChangeRequest {
             target_isr: new_isr.iter().map(|(id, _)| *id).collect(),
             election: Election::Online,
-            min_isr: self.min_isr(tp, part.replicas.len()),
+            min_isr: self.effective_min_isr(tp),
             elr_enabled: ctx.config.elr_enabled(),
             unclean_shutdown_replicas: &[],
             is_acceptable_leader: &accept,
@@ -1470,14 +1486,11 @@ impl Controller {
             broker: b,
             what: BrokerControl::Unfenced,
         });
-        self.generate_updates(
-            ctx,
-            None,
-            Some(b),
-            None,
-            ChangeCause::BrokerUnfenced(b),
-            audience,
-        );
+        // The registration record was written first, so this image holds it with the
+        // partitions' changes (the second push repeats the same offset; brokers ignore it).
+        if self.generate_updates(ctx, None, Some(b), None, ChangeCause::BrokerUnfenced(b)) {
+            self.publish_metadata(ctx, audience);
+        }
         self.publish_metadata(ctx, audience);
     }
 
@@ -1497,14 +1510,10 @@ impl Controller {
             broker: b,
             what: BrokerControl::ControlledShutdownGranted,
         });
-        self.generate_updates(
-            ctx,
-            Some(b),
-            None,
-            None,
-            ChangeCause::ControlledShutdown(b),
-            audience,
-        );
+        // As in handleBrokerUnfenced, the registration record is already in this image.
+        if self.generate_updates(ctx, Some(b), None, None, ChangeCause::ControlledShutdown(b)) {
+            self.publish_metadata(ctx, audience);
+        }
         // BrokerHeartbeatManager.maybeUpdateControlledShutdownOffset: the offset every
         // active broker must reach before this one may go.
         let cs_offset = self.next_offset.saturating_sub(1);
@@ -1541,14 +1550,11 @@ impl Controller {
             broker: b,
             what: why,
         });
-        self.generate_updates(
-            ctx,
-            Some(b),
-            None,
-            None,
-            ChangeCause::BrokerFenced(b),
-            audience,
-        );
+        // The PartitionChangeRecords and the BrokerRegistrationChangeRecord go in one batch
+        // (handleBrokerFenced appends them to the one list processBrokerHeartbeat or
+        // maybeFenceOneStaleBroker returns), which brokers apply as one delta: one push, after
+        // both, so a leader never sees the shrunk ISR with the fenced broker still eligible.
+        self.generate_updates(ctx, Some(b), None, None, ChangeCause::BrokerFenced(b));
         if let Some(r) = self.brokers.get_mut(&b) {
             r.fenced = true;
             r.in_controlled_shutdown = false;
@@ -1594,15 +1600,9 @@ impl Controller {
             .partitions
             .iter()
             .any(|(tp, p)| p.leader.is_none() && self.unclean_enabled(ctx, *tp));
-        if leaderless {
-            self.generate_updates(
-                ctx,
-                None,
-                None,
-                None,
-                ChangeCause::PeriodicUnclean,
-                audience,
-            );
+        if leaderless && self.generate_updates(ctx, None, None, None, ChangeCause::PeriodicUnclean)
+        {
+            self.publish_metadata(ctx, audience);
         }
     }
 
@@ -2032,9 +2032,9 @@ mod tests {
 
     /// ReplicationControlManagerTest.testProcessExpiredBrokerHeartbeat (and
     /// BrokerHeartbeatManagerTest.testFindOneStaleBroker): the leader's session expires, so
-    /// it is fenced: removed from the ISR with a new leader elected from it (the change
-    /// pushed), then the fencing recorded (pushed again). Only the brokers of the audience
-    /// are sent the metadata.
+    /// it is fenced: removed from the ISR with a new leader elected from it, then the fencing
+    /// recorded, both pushed in one image (handleBrokerFenced writes them in one batch).
+    /// Only the brokers of the audience are sent the metadata.
     #[test]
     fn a_session_timeout_fences_the_leader_and_elects_another() {
         let mut n = Harness::new(Config::default());
@@ -2047,14 +2047,12 @@ mod tests {
         assert_effects(&effects, &[]);
 
         n.now = 9_000;
-        let mut changed = n.controller.image();
-        changed.offset = 4;
-        changed.partitions[&TP0].isr = vec![2, 3];
-        changed.partitions[&TP0].leader = Some(2);
-        changed.partitions[&TP0].leader_epoch = 1;
-        changed.partitions[&TP0].partition_epoch = 1;
-        let mut fenced = changed.clone();
+        let mut fenced = n.controller.image();
         fenced.offset = 5;
+        fenced.partitions[&TP0].isr = vec![2, 3];
+        fenced.partitions[&TP0].leader = Some(2);
+        fenced.partitions[&TP0].leader_epoch = 1;
+        fenced.partitions[&TP0].partition_epoch = 1;
         fenced.brokers.get_mut(&1).unwrap().fenced = true;
         let effects =
             n.run(|c, ctx| c.on_timer(ctx, ControllerTimer::SessionCheck { broker: 1 }, &[2, 3]));
@@ -2071,15 +2069,13 @@ mod tests {
                     election: Some(ElectionKind::Clean),
                     leader_epoch: 1,
                 }),
-                metadata(2, &changed),
-                metadata(3, &changed),
                 metadata(2, &fenced),
                 metadata(3, &fenced),
                 // Broker 2 leads a partition whose preferred leader is 1: the balancing task
                 // is queued leader.imbalance.check.interval.seconds from now
                 // (QuorumController.maybeScheduleNextBalancePartitionLeaders).
                 Effect::SetTimer {
-                    at: 9_000 + crate::config::LEADER_IMBALANCE_CHECK_INTERVAL_MS,
+                    at: 9_000 + 300_000,
                     scheduled: Scheduled::Controller(ControllerTimer::PreferredRebalance),
                 },
             ],
@@ -2138,6 +2134,25 @@ mod tests {
         let mut n = Harness::new(config);
         n.controller.partitions[&TP0].leader = Some(2);
         assert_effects(&n.run(|c, ctx| c.maybe_schedule_balance(ctx)), &[]);
+        // leader.imbalance.check.interval.seconds=30: queued 30 s after the imbalance is
+        // seen (ControllerServer: leaderImbalanceCheckIntervalNs from the config); at
+        // Long.MAX_VALUE seconds, TimeUnit.convert saturates and so does the delay.
+        for (secs, at) in [(30, 40_000), (i64::MAX as u64, u64::MAX)] {
+            let config = Config {
+                leader_imbalance_check_interval_seconds: secs,
+                ..Config::default()
+            };
+            let mut n = Harness::new(config);
+            n.controller.partitions[&TP0].leader = Some(2);
+            n.now = 10_000;
+            assert_effects(
+                &n.run(|c, ctx| c.maybe_schedule_balance(ctx)),
+                &[Effect::SetTimer {
+                    at,
+                    scheduled: Scheduled::Controller(ControllerTimer::PreferredRebalance),
+                }],
+            );
+        }
     }
 
     #[test]
@@ -2172,7 +2187,7 @@ mod tests {
                 },
                 // Broker 3 is not the preferred leader (1): the balancing task is queued.
                 Effect::SetTimer {
-                    at: 300_000 + crate::config::LEADER_IMBALANCE_CHECK_INTERVAL_MS,
+                    at: 300_000 + 300_000,
                     scheduled: Scheduled::Controller(ControllerTimer::PreferredRebalance),
                 },
             ],
@@ -2365,6 +2380,144 @@ mod tests {
                 removing_replicas: vec![],
                 ..bar()
             }
+        );
+    }
+
+    /// ReplicationControlManager.getTopicEffectiveMinIsr: min.insync.replicas (3), never
+    /// above the replica count of the topic's partition 0 (3), also for partition 1, which
+    /// a reassignment left on [1, 2] with ISR [1] and ELR [2, 3]. Its leader's
+    /// AlterPartition adding 2 back leaves the ISR [1, 2] still below 3: the ELR is the old
+    /// ISR and ELR {1, 2, 3} minus the ISR, [3] (maybePopulateTargetElr). Partition 1's own
+    /// count (2) would have cleared it.
+    #[test]
+    fn the_effective_min_isr_counts_the_replicas_of_partition_0() {
+        let mut n = Harness::new(Config {
+            min_insync_replicas: 3,
+            ..Config::default()
+        });
+        n.locals = crate::effect::Locals::with_topics(
+            Config {
+                min_insync_replicas: 3,
+                ..Config::default()
+            },
+            &[("t", 2)],
+            0,
+        );
+        let p1 = Tp {
+            topic: 0,
+            partition: 1,
+        };
+        n.controller.partitions.insert(
+            p1,
+            PartitionRegistration {
+                elr: vec![2, 3],
+                leader_epoch: 2,
+                partition_epoch: 5,
+                ..part(&[1, 2], &[1], Some(1))
+            },
+        );
+        assert_eq!(
+            (
+                n.controller.effective_min_isr(p1),
+                n.controller.min_isr(p1, 2)
+            ),
+            (3, 2)
+        );
+        let request = Payload::AlterPartition {
+            request_id: 1,
+            broker_epoch: 0,
+            partitions: vec![crate::network::AlterPartitionData {
+                tp: p1,
+                leader_epoch: 2,
+                partition_epoch: 5,
+                new_isr: vec![(1, 0), (2, 1)],
+            }],
+        };
+        n.run(|c, ctx| c.on_message(ctx, Node::Broker(1), request, &[1, 2, 3]));
+        let p = &n.controller.partitions[&p1];
+        assert_eq!(
+            (&p.isr, &p.elr, p.partition_epoch),
+            (&vec![1, 2], &vec![3], 6)
+        );
+    }
+
+    /// PartitionChangeBuilder.build for a shrinking reassignment with min.insync.replicas
+    /// above the replicas left (no Kafka test covers it; derived from the code):
+    /// completeReassignmentIfNeeded leaves the ISR [2, 1] and the replicas [1, 2];
+    /// maybePopulateTargetElr, with the ISR below the minimum (3), takes the current ISR
+    /// {2, 1, 3} minus the target ISR as the ELR: [3], the removed replica, which
+    /// setAssignmentChanges does not filter. The leader (1) stays, its epoch bumped
+    /// (triggerLeaderEpochBumpForReplicaReassignmentIfNeeded).
+    /// And the ELR's order: Kafka collects it from a HashSet<Integer>, ascending for broker
+    /// ids; an ISR shrink of replicas [3, 2, 1] to [3] (testEligibleLeaderReplicas_
+    /// IsrShrinkBelowMinISR's rule, its replicas reversed) gives the ELR [1, 2].
+    #[test]
+    fn a_shrinking_reassignment_below_min_isr_keeps_the_removed_replica_in_the_elr() {
+        let min3 = |p: &PartitionRegistration, target_isr: &[u32], assignment| {
+            build_partition_change(
+                p,
+                &ChangeRequest {
+                    target_isr: target_isr.to_vec(),
+                    election: Election::Online,
+                    min_isr: 3,
+                    elr_enabled: true,
+                    unclean_shutdown_replicas: &[],
+                    is_acceptable_leader: &|r: u32| r != 3,
+                    assignment,
+                },
+            )
+        };
+        let removing = Assignment::reassign(&[2, 1, 3], &[1, 2]);
+        let c = min3(&foo(), &[2, 1, 3], Some(removing)).unwrap();
+        assert_eq!(
+            c.next,
+            PartitionRegistration {
+                replicas: vec![1, 2],
+                isr: vec![2, 1],
+                elr: vec![3],
+                leader_epoch: 101,
+                partition_epoch: 201,
+                ..foo()
+            }
+        );
+        assert_eq!(c.new_leader, None, "an epoch bump, not an election");
+        // With ELR off (eligible.leader.replicas.version 0), no ELR at all.
+        let off = build_partition_change(
+            &foo(),
+            &ChangeRequest {
+                target_isr: vec![2, 1, 3],
+                election: Election::Online,
+                min_isr: 3,
+                elr_enabled: false,
+                unclean_shutdown_replicas: &[],
+                is_acceptable_leader: &|r: u32| r != 3,
+                assignment: Some(Assignment::reassign(&[2, 1, 3], &[1, 2])),
+            },
+        )
+        .unwrap();
+        assert!(off.next.elr.is_empty());
+        // The ELR in ascending order, whatever the replicas' order.
+        let reversed = PartitionRegistration {
+            leader_epoch: 100,
+            partition_epoch: 200,
+            ..part(&[3, 2, 1], &[3, 2, 1], Some(3))
+        };
+        let c = build_partition_change(
+            &reversed,
+            &ChangeRequest {
+                target_isr: vec![3],
+                election: Election::Online,
+                min_isr: 3,
+                elr_enabled: true,
+                unclean_shutdown_replicas: &[],
+                is_acceptable_leader: &|_| true,
+                assignment: None,
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            (c.next.leader, c.next.isr, c.next.elr),
+            (Some(3), vec![3], vec![1, 2])
         );
     }
 

@@ -40,6 +40,15 @@ pub(crate) enum Effect {
         max_phase: TimeMs,
         scheduled: Scheduled,
     },
+    /// Queue `scheduled` at `at` plus a draw in `0..=max_phase` from the seeded generator
+    /// (when applied, as for [`Effect::SetTimerWithPhase`]), but not after `at_most`: the
+    /// producer's retry backoff, a jittered interval with a ceiling (`client::retry_backoff`).
+    SetTimerJittered {
+        at: TimeMs,
+        max_phase: TimeMs,
+        at_most: TimeMs,
+        scheduled: Scheduled,
+    },
     /// Record `Event` in the trace, at the time it is applied (the handler's time).
     Emit(Event),
     /// Tell the simulator's observers what happened in a node (the committed history, the

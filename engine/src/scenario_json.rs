@@ -540,6 +540,7 @@ pub(crate) const CONFIG_FIELDS: &[&str] = &[
     "sim.unclean.election.interval.ms",
     "replica.selector.class",
     "auto.leader.rebalance.enable",
+    "leader.imbalance.check.interval.seconds",
 ];
 
 fn config(path: &str, v: &Value) -> R<Config> {
@@ -1062,7 +1063,13 @@ impl Writer {
                         self.key(name).u64(n.into());
                     }
                 }
-                Some(Slot::U64(&mut n)) => self.key(name).u64(n),
+                Some(Slot::U64(&mut n)) => {
+                    if name != "leader.imbalance.check.interval.seconds"
+                        || n != crate::config::LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS_DEFAULT
+                    {
+                        self.key(name).u64(n);
+                    }
+                }
                 Some(Slot::Bool(&mut b) | Slot::OptBool(&mut Some(b))) => self.key(name).bool(b),
                 Some(Slot::Selector(&mut true)) => self
                     .key(name)

@@ -430,6 +430,15 @@ impl Sim {
                     let phase = self.rng.below_or_equal(max_phase);
                     self.queue_push(at + phase, scheduled);
                 }
+                Effect::SetTimerJittered {
+                    at,
+                    max_phase,
+                    at_most,
+                    scheduled,
+                } => {
+                    let phase = self.rng.below_or_equal(max_phase);
+                    self.queue_push((at + phase).min(at_most), scheduled);
+                }
                 Effect::Emit(event) => self.trace.push(self.now, event),
                 Effect::Observe(observation) => self.observe(observation),
                 Effect::Exit { broker } => self.exit(broker),

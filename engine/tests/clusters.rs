@@ -271,30 +271,38 @@ fn the_controller_moves_leaderships_back_to_the_preferred_replicas_300_s_after_a
         ))
         .unwrap()
     };
-    let sim = watermark_engine::run(&scenario(""), true).unwrap();
-    assert!(sim.violations().is_empty(), "{:?}", sim.violations());
-    // Fenced at 1 s + broker.session.timeout.ms (9 s, from its last heartbeat): leaders 2 and 3.
-    let moved: Vec<(u64, String)> = sim
-        .trace_events()
-        .filter(|e| {
-            e.text()
-                .starts_with("[QuorumController] Setting new leader")
-        })
-        .map(|e| (e.time_ms, e.text()))
-        .collect();
-    assert_eq!(
-        moved.len(),
-        4,
-        "two elections at the fencing, two back: {moved:?}"
-    );
-    let fenced_at = moved[0].0;
-    for (t, line) in &moved[2..] {
-        assert_eq!(*t, fenced_at + 300_000, "{moved:?}");
-        assert!(
-            line.contains(" to 1 using a clean election (leader epoch 2)"),
-            "{line}"
+    // Fenced at 1 s + broker.session.timeout.ms (9 s, from its last heartbeat): leaders 2 and
+    // 3; back to 1 `interval_ms` after the controller saw the imbalance (at the fencing).
+    let back_after = |config: &str, interval_ms: u64| {
+        let sim = watermark_engine::run(&scenario(config), true).unwrap();
+        assert!(sim.violations().is_empty(), "{:?}", sim.violations());
+        let moved: Vec<(u64, String)> = sim
+            .trace_events()
+            .filter(|e| {
+                e.text()
+                    .starts_with("[QuorumController] Setting new leader")
+            })
+            .map(|e| (e.time_ms, e.text()))
+            .collect();
+        assert_eq!(
+            moved.len(),
+            4,
+            "two elections at the fencing, two back: {moved:?}"
         );
-    }
+        let fenced_at = moved[0].0;
+        for (t, line) in &moved[2..] {
+            assert_eq!(*t, fenced_at + interval_ms, "{moved:?}");
+            assert!(
+                line.contains(" to 1 using a clean election (leader epoch 2)"),
+                "{line}"
+            );
+        }
+        sim
+    };
+    let sim = back_after("", 300_000);
+    // leader.imbalance.check.interval.seconds (ReplicationConfigs; the controller's
+    // leaderImbalanceCheckIntervalNs) set to 60.
+    back_after(r#""leader.imbalance.check.interval.seconds": 60"#, 60_000);
     let lines = lines_at(&sim, 400_000, "Topic: a Partition:");
     for line in &lines {
         assert_eq!(describe_fields(line).2, Some(1), "{line}");

@@ -694,6 +694,24 @@ fn zone_outage_keeps_every_acks_all_write_through_a_lost_zone() {
         "{results:?}"
     );
     assert!(r.sim.losses().is_empty());
+    // Each fence of a zone-b broker goes out in one image with its ISR changes
+    // (ReplicationControlManager.handleBrokerFenced: one batch), so the writes waiting on
+    // that broker as a follower are acknowledged as soon as their leaders apply it, a few
+    // milliseconds after the fence (not at a follower's next fetch, up to 500 ms later).
+    for b in zone_b {
+        let fence = format!("[QuorumController] Fencing broker {b} because");
+        let (at, _) = r
+            .lines
+            .iter()
+            .find(|(_, l)| l.starts_with(&fence))
+            .expect("fenced");
+        assert!(
+            r.lines
+                .iter()
+                .any(|(t, l)| *t > *at && *t <= at + 10 && l.starts_with("acks=all -> ok, ")),
+            "writes acknowledged within 10 ms of broker {b}'s fence"
+        );
+    }
     // The consumer in zone a reads orders-0 (led by broker 6, zone c) from broker 1.
     r.assert_line(
         21_000,

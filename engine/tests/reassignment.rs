@@ -326,3 +326,28 @@ fn describe_counts_the_replication_factor_without_the_adding_replicas() {
         after[1]
     );
 }
+
+/// A reassignment that leaves fewer replicas than `min.insync.replicas` (3): completed at
+/// once (its target replicas are in the ISR), it leaves the ISR [1, 2] below the minimum,
+/// so PartitionChangeBuilder.maybePopulateTargetElr puts the rest of the old ISR, the
+/// removed broker 3, in the ELR, and nothing filters it out: kafka-topics.sh shows it. The
+/// describe after the run of a leader that stays.
+#[test]
+fn a_reassignment_below_min_isr_leaves_the_removed_replica_in_the_elr() {
+    let to = file("shrink", &[1, 2]);
+    let sim = run(&format!(
+        r#"{{"version": 2, "brokers": 3, "seed": 3,
+        "topics": [{{"name": "shrink", "assignment": [[1, 2, 3]],
+                     "configs": {{"min.insync.replicas": 3}}}}],
+        "timeline": [
+          {{"at": 0, "action": "produce", "acks": "all", "prefix": "a", "count": 5}},
+          {{"at": 1000, "action": "reassign_execute", "reassignment": {to}}},
+          {{"at": 2000, "action": "describe"}}
+        ],
+        "end_ms": 3000}}"#
+    ));
+    assert_eq!(
+        describe_lines(&sim, 2000)[1],
+        "Topic: shrink Partition: 0 Leader: 1 Replicas: 1,2 Isr: 1,2 Elr: 3 LastKnownElr:"
+    );
+}

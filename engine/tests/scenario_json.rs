@@ -169,7 +169,8 @@ fn full_scenario_v2() -> Value {
         "seed": 7,
         "config": {"min.insync.replicas": 2, "replica.fetch.max.bytes": 0,
                    "replica.fetch.response.max.bytes": 2147483647, "batch.size": 1,
-                   "replica.selector.class": "org.apache.kafka.common.replica.RackAwareReplicaSelector"},
+                   "replica.selector.class": "org.apache.kafka.common.replica.RackAwareReplicaSelector",
+                   "leader.imbalance.check.interval.seconds": 60},
         "links": [{"a": 1, "b": "controller", "latency_ms": 40}],
         "timeline": timeline,
         "end_ms": 60000,
@@ -207,6 +208,7 @@ fn every_version_2_field_reads_as_serde_reads_it() {
     let first = s.first_topic();
     assert_eq!(s.client_rack.as_deref(), Some("b"));
     assert!(s.config.rack_aware_replica_selector);
+    assert_eq!(s.config.leader_imbalance_check_interval_seconds, 60);
     let zones: Vec<_> = s.timeline[30..34].iter().map(|a| a.action.zone()).collect();
     assert_eq!(
         zones,
@@ -886,6 +888,34 @@ fn version_2_errors_name_the_field_and_range() {
         is(
             "config.batch.size",
             "batch.size must be a whole number in 0..=2147483647, got 2147483648"
+        )
+    );
+    // leader.imbalance.check.interval.seconds: ReplicationConfigs' LONG, atLeast(1).
+    assert_eq!(
+        set("/config/leader.imbalance.check.interval.seconds", json!(0)),
+        is(
+            "config.leader.imbalance.check.interval.seconds",
+            "leader.imbalance.check.interval.seconds must be a whole number in 1..=9223372036854775807, got 0"
+        )
+    );
+    assert_eq!(
+        set(
+            "/config/leader.imbalance.check.interval.seconds",
+            json!(9_223_372_036_854_775_808u64)
+        ),
+        is(
+            "config.leader.imbalance.check.interval.seconds",
+            "leader.imbalance.check.interval.seconds must be a whole number in 1..=9223372036854775807, got 9223372036854775808"
+        )
+    );
+    assert_eq!(
+        set(
+            "/config/leader.imbalance.check.interval.seconds",
+            json!("60")
+        ),
+        is(
+            "config.leader.imbalance.check.interval.seconds",
+            "invalid type: string \"60\", expected u64"
         )
     );
     // Produce and consume targets: a topic of the scenario, one of its partitions.

@@ -853,6 +853,108 @@ mod driven_alone {
         );
     }
 
+    /// ReplicationControlManager.handleBrokerFenced writes the PartitionChangeRecords and
+    /// the BrokerRegistrationChangeRecord in one batch, which a broker applies as one delta:
+    /// the controller alone fences follower 3 (its session ran out) and pushes one image with
+    /// the shrunk ISR and the fenced registration together. The leader alone applies it and
+    /// answers the acks=all write that waited on 3 at once (Partition.maybeIncrementLeaderHW:
+    /// 3 is outside the ISR and, fenced, not isReplicaIsrEligible, so no longer waited on).
+    /// Given the ISR change without the fence, the leader would still wait on the caught-up
+    /// 3 (shouldWaitToJoinIsr), until a later fetch of another follower.
+    #[test]
+    fn a_fenced_followers_isr_change_and_fence_arrive_together_and_release_the_write() {
+        // The controller: brokers 1..=3, ISR [1, 2, 3], min.insync.replicas 2; 1 and 2
+        // heartbeat at 8 s, 3 last at 0, so its session (9 s) runs out at 9 s.
+        let partition = PartitionRegistration::new(vec![1, 2, 3], Some(1));
+        let mut c = Controller::new([(TP0, partition)].into_iter().collect(), vec![2]);
+        for id in 1..=3 {
+            c.register_at_start(id);
+        }
+        c.append(0, "TopicRecord", String::new());
+        c.last_heartbeat_ms.insert(1, 8_000);
+        c.last_heartbeat_ms.insert(2, 8_000);
+        let mut cl = Locals::new(Config::default(), "t", 0);
+        c.on_timer(
+            &mut cl.ctx(9_000),
+            crate::effect::ControllerTimer::SessionCheck { broker: 3 },
+            &[1, 2],
+        );
+        let pushed: Vec<Arc<MetadataImage>> = cl
+            .take()
+            .into_iter()
+            .filter_map(|e| match e {
+                Effect::Send {
+                    to: Node::Broker(1),
+                    payload: Payload::Metadata { image },
+                    ..
+                } => Some(image),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(pushed.len(), 1, "one image for the fence's batch");
+        let fenced = pushed[0].clone();
+        assert_eq!(
+            fenced.offset, 5,
+            "the PartitionChangeRecord (4), then the fence (5)"
+        );
+        assert_eq!(fenced.partitions[&TP0].isr, vec![1, 2]);
+        assert!(fenced.brokers[&3].fenced);
+
+        // The leader, formed from the cluster's first image; 3 fetches at the log end (0),
+        // caught up at 1 s; a write of two records at 1.01 s; 2 fetches them and then past
+        // them. 3, caught up and eligible, holds the HW at its LEO (0).
+        let leader = || {
+            let mut n = Node1::formed(1, image(&[1, 2, 3], 2));
+            n.now = 1_000;
+            n.message(Node::Broker(3), fetch(30, 3, 0));
+            n.now = 1_010;
+            n.message(
+                PRODUCER,
+                Payload::Produce {
+                    shape: Default::default(),
+                    tp: TP0,
+                    request_id: 7,
+                    acks: Acks::All,
+                    values: vec!["a".into(), "b".into()],
+                    timeout_ms: 30_000,
+                    producer: BatchProducer::default(),
+                },
+            );
+            n.now = 1_020;
+            n.message(Node::Broker(2), fetch(20, 2, 0));
+            n.now = 1_030;
+            n.message(Node::Broker(2), fetch(21, 2, 2));
+            assert_eq!(n.broker.log(TP0).high_watermark, 0);
+            n.now = 9_005;
+            n
+        };
+        let answered = Effect::Send {
+            from: Node::Broker(1),
+            to: PRODUCER,
+            payload: Payload::ProduceResponse {
+                tp: TP0,
+                request_id: 7,
+                error: ErrorCode::NONE,
+                base_offset: Some(0),
+                last_offset: Some(1),
+            },
+        };
+        let mut n = leader();
+        let effects = n.run(|b, ctx| b.apply_metadata(ctx, fenced.clone()));
+        assert!(effects.contains(&answered), "{effects:?}");
+        assert_eq!(n.broker.log(TP0).high_watermark, 2);
+        assert!(n.leader().purgatory.is_empty());
+
+        // The ISR change alone (the fence not yet applied): 3 is still waited on.
+        let mut split = (*fenced).clone();
+        split.offset = 4;
+        split.brokers.get_mut(&3).unwrap().fenced = false;
+        let mut n = leader();
+        let effects = n.run(|b, ctx| b.apply_metadata(ctx, Arc::new(split)));
+        assert!(!effects.contains(&answered), "{effects:?}");
+        assert_eq!(n.broker.log(TP0).high_watermark, 0);
+    }
+
     /// Partition.appendRecordsToLeader: "Avoid writing to leader if there are not enough
     /// insync replicas to make it safe": acks=all with the ISR below min.insync.replicas is
     /// refused with NOT_ENOUGH_REPLICAS and nothing is written; acks=1 is written and
