@@ -904,6 +904,19 @@ fn reassignment(action: &str, action_obj: &Obj) -> R<Reassignment> {
     Ok(r)
 }
 
+impl Reassignment {
+    /// A reassignment file's text (`--reassignment-json-file`), read as a timeline action's
+    /// `reassignment` is, each error naming its field (the playground's reassignment form).
+    pub fn from_json(text: &str) -> Result<Reassignment, ScenarioError> {
+        let v = crate::json::parse(text).map_err(|e| {
+            ScenarioError::new("reassignment", format!("not a reassignment file: {e}"))
+        })?;
+        let mut file = Obj::new();
+        file.insert("reassignment".to_string(), v);
+        reassignment("", &file)
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Writing
 
