@@ -53,6 +53,10 @@ pub struct Status {
     pub topic_min_isr: Option<u32>,
     /// The cluster's shape, when the settings' sliders could have built it.
     pub shape: Option<crate::model::Shape>,
+    /// The racks of a version-2 cluster in name order, and the consumer's `client.rack` now
+    /// (empty for none): the consume row's client.rack choice.
+    pub racks: Vec<String>,
+    pub client_rack: String,
 }
 
 impl Status {
@@ -154,6 +158,14 @@ fn status_of(pg: &Playground) -> Status {
             topic_min_isr = t.configs.min_insync_replicas;
         }
     }
+    // Sorted by insertion (no sort code for a handful of names).
+    let mut racks: Vec<String> = Vec::new();
+    for r in scenario.racks.values() {
+        let at = racks.partition_point(|n| n < r);
+        if racks.get(at) != Some(r) {
+            racks.insert(at, r.clone());
+        }
+    }
     Status {
         playing: pg.playing,
         speed: pg.speed(),
@@ -166,6 +178,8 @@ fn status_of(pg: &Playground) -> Status {
         topic,
         topic_min_isr,
         shape: crate::model::shape_of(scenario),
+        racks,
+        client_rack: sim.client_rack().unwrap_or_default().to_string(),
     }
 }
 
