@@ -78,7 +78,7 @@ pub fn table_markup(
 ) -> (String, usize) {
     let mut m = String::from("<table class=\"overview-table\"><thead>");
     if cols.iter().any(|c| c.1.is_some()) {
-        m.push_str("<tr><th></th>");
+        m.push_str("<tr><td></td>");
         let mut i = 0;
         while i < cols.len() {
             let rack = &cols[i].1;
@@ -97,7 +97,7 @@ pub fn table_markup(
             });
             i += span;
         }
-        m.push_str("<th></th></tr>");
+        m.push_str("<td></td></tr>");
     }
     m.push_str("<tr><th scope=\"col\">partition</th>");
     for (b, _) in cols {
