@@ -861,12 +861,15 @@ fn timed_action(path: &str, v: &Value) -> R<TimedAction> {
 /// An action's `reassignment`: a reassignment file (`--reassignment-json-file`). Its
 /// members are read by `read_fields` after `required` (no reader generic over their types).
 fn reassignment(action: &str, action_obj: &Obj) -> R<Reassignment> {
-    let path = &at(action, "reassignment");
-    let obj = object(
-        path,
+    reassignment_file(
+        &at(action, "reassignment"),
         required(action, action_obj, "reassignment")?,
-        "struct Reassignment",
-    )?;
+    )
+}
+
+/// A reassignment file at `path`.
+fn reassignment_file(path: &str, file: &Value) -> R<Reassignment> {
+    let obj = object(path, file, "struct Reassignment")?;
     known_fields(path, obj, &["version", "partitions"])?;
     let partitions_path = &at(path, "partitions");
     let list = required(path, obj, "partitions")?;
@@ -911,9 +914,7 @@ impl Reassignment {
         let v = crate::json::parse(text).map_err(|e| {
             ScenarioError::new("reassignment", format!("not a reassignment file: {e}"))
         })?;
-        let mut file = Obj::new();
-        file.insert("reassignment".to_string(), v);
-        reassignment("", &file)
+        reassignment_file("reassignment", &v)
     }
 }
 

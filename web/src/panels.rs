@@ -478,10 +478,10 @@ pub fn Actions(ctx: Ctx) -> impl IntoView {
             (Some(t), false) => {
                 let n = ctx.pg.with_value(|pg| {
                     pg.scenario()
-                        .topic_specs()
+                        .topics
                         .iter()
                         .find(|s| s.name == *t)
-                        .map_or(1, |s| s.partitions)
+                        .map_or(1, |s| s.partition_count())
                 });
                 partition = None;
                 Some((
@@ -576,12 +576,12 @@ pub fn Actions(ctx: Ctx) -> impl IntoView {
                 <button aria-label="Consume from the beginning" data-act="consume-all">"From the beginning"</button>
                 // KIP-392: the consumer's rack (set_config client.rack, a new consumer in it),
                 // where the cluster has racks; its options are the racks.
-                <label class="v2" prop:hidden=move || ctx.status.with(|s| s.racks.is_empty())
+                <label class="v2" prop:hidden=move || ctx.status.with(|s| s.rack_options.is_empty())
                     title="The consumer's rack: with the brokers' replica.selector.class RackAwareReplicaSelector (Advanced), a leader sends it to a follower in this rack">
                     "client.rack "
                     <select aria-label="client.rack" on:change=move |ev| {
                         set_config(ctx, watermark_engine::scenario::CLIENT_RACK, Value::String(event_target_value(&ev)))
-                    } inner_html=move || ctx.status.with(|s| rack_options(&s.racks, &s.client_rack))></select>
+                    } inner_html=move || ctx.status.with(|s| s.rack_options.clone())></select>
                 </label>
                 <span class="position">{move || position()}</span>
             </div>
@@ -598,17 +598,6 @@ const PRODUCE_V2: &str = "<label title=\"A key sends the records to its partitio
     <input type=\"text\" aria-label=\"Key\" maxlength=\"64\" size=\"8\" placeholder=\"none\"></label> \
     <label title=\"Each record's value size in bytes (empty: the scenario's record_size_bytes, 1024 unless it says)\">size \
     <input type=\"number\" min=\"0\" max=\"1000000\" aria-label=\"Record size\" placeholder=\"record_size_bytes\"> bytes</label>";
-
-/// The client.rack choice's options: none (Kafka's default, the empty string), then each
-/// rack, the consumer's own selected. Rack names need no escaping (Kafka's legal characters).
-fn rack_options(racks: &[String], now: &str) -> String {
-    let mut m = String::from("<option value=\"\">none</option>");
-    for r in racks {
-        let sel = if r == now { " selected" } else { "" };
-        m.push_str(&format!("<option{sel}>{r}</option>"));
-    }
-    m
-}
 
 fn kind_name(k: TraceKind) -> &'static str {
     match k {
