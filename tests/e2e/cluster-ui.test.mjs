@@ -238,7 +238,8 @@ test("a reassignment of two partitions from the overview: each new replica copie
   }
   // The lanes show move-1: broker 4 is the new replica, empty and out of sync, copying.
   const lane = (b) => page.locator("svg.lane-view").nth(b - 1);
-  await waitForText(describe(page), /^Topic: move Partition: 1 Leader: 2 Replicas: 2,4,3 Isr: 2,3 .*Adding Replicas: 4 Removing Replicas: 3/);
+  await waitForText(page.getByRole("region", { name: "In Kafka's words", exact: true }).locator("pre.describe"),
+    /^Topic: move Partition: 1 Leader: 2 Replicas: 2,4,3 Isr: 2,3 .*Adding Replicas: 4 Removing Replicas: 3/);
   await waitForText(lane(4), /broker 4 · replica.*out of sync.*LEO 0 /);
   // Step event by event: broker 4's log end offset grows until it holds all 100 records, it
   // joins the ISR, and broker 3 leaves the replicas.
@@ -262,7 +263,9 @@ test("a reassignment of two partitions from the overview: each new replica copie
   await waitForClock(page, 3000);
   await pause(page);
   await button(page, "--verify").click();
-  await waitForText(eventLog(page), /Reassignment of partition move-0 is completed\.[\s\S]*Reassignment of partition move-1 is completed\./);
+  // The tool's lines are in "In Kafka's words", in its event log.
+  const words = page.getByRole("region", { name: "In Kafka's words", exact: true });
+  await waitForText(words.getByRole("list", { name: "Event log", exact: true }), /Reassignment of partition move-0 is completed\.[\s\S]*Reassignment of partition move-1 is completed\./);
   for (const p of [0, 1]) {
     const expected = [1, 2, 3, 4].map((b) => (b === TARGETS[p][0] ? "lead" : TARGETS[p].includes(b) ? "isr" : ""));
     assert.deepEqual(await cells(p), expected, `move-${p} after`);
