@@ -1160,6 +1160,10 @@ impl fmt::Display for Event {
                 f,
                 "broker {broker} lost its disk: its log and checkpoint files are gone (the process is down)"
             ),
+            // A client's config is no broker's: the consumer is built again with it.
+            Event::ConfigSet { name, value } if name == crate::scenario::CLIENT_RACK => {
+                write!(f, "consumer: a new KafkaConsumer with client.rack={value}")
+            }
             Event::ConfigSet { name, value } => {
                 write!(f, "kafka-configs.sh --alter --add-config {name}={value}")
             }

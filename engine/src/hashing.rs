@@ -90,7 +90,7 @@ pub(crate) fn java_string_hash(s: &str) -> i32 {
 ///
 /// `num_partitions` must be at least 1 (Java would throw `ArithmeticException`); a topic's
 /// partition count is validated before the producer sees it.
-pub(crate) fn partition_for_key(key: &[u8], num_partitions: u32) -> u32 {
+pub fn partition_for_key(key: &[u8], num_partitions: u32) -> u32 {
     assert!(num_partitions > 0, "a topic has at least one partition");
     // toPositive's result is in 0..=i32::MAX, so it is the same number as a u32.
     (to_positive(murmur2(key)) as u32) % num_partitions

@@ -68,6 +68,8 @@ pub mod sort;
 pub use config::Config;
 pub use error::{ConfigError, ScenarioError};
 pub use event::Event;
+/// The partition of a keyed record (the playground shows where a key's records go).
+pub use hashing::partition_for_key;
 pub use scenario::{Action, Scenario, TimedAction};
 pub use sim::{Sim, ARRIVALS_KEPT_MS, MAX_EVENTS_PER_ADVANCE};
 pub use snapshot::Snapshot;

@@ -756,6 +756,10 @@ impl Action {
                     ));
                 }
             }
+            Action::SetConfig { name, value } if name == CLIENT_RACK => {
+                client_rack_value(value)
+                    .map_err(|m| ScenarioError::new(member(field, "value"), m))?;
+            }
             Action::SetConfig { name, value } => {
                 let mut c = Config::default();
                 c.set(name, value)
@@ -953,6 +957,14 @@ impl Scenario {
                     return Err(ScenarioError::new(
                         member(&indexed("timeline", i), "throttle"),
                         format!("throttle must be in 0..={} bytes/s, got {t}", i64::MAX),
+                    ));
+                }
+            }
+            if let (Action::SetConfig { name, .. }, true) = (&a.action, self.version < 2) {
+                if name == CLIENT_RACK {
+                    return Err(ScenarioError::new(
+                        member(&indexed("timeline", i), "name"),
+                        "`client.rack` needs version 2 (\"version\": 2)",
                     ));
                 }
             }
@@ -1428,6 +1440,23 @@ fn check_record_size(field: &str, size: u32) -> Result<(), ScenarioError> {
         ));
     }
     Ok(())
+}
+
+/// The consumer's config `client.rack` (KIP-392), as `set_config` names it (version 2).
+pub const CLIENT_RACK: &str = "client.rack";
+
+/// A `set_config` of `client.rack`'s value: a rack name (as `client_rack` takes it), or
+/// none (`null` or `""`: ConsumerConfig's default, the empty string).
+pub fn client_rack_value(value: &crate::json::Value) -> Result<Option<String>, String> {
+    match value {
+        crate::json::Value::Null => Ok(None),
+        crate::json::Value::String(s) if s.is_empty() => Ok(None),
+        crate::json::Value::String(s) if legal_name(s, MAX_RACK_LEN) => Ok(Some(s.clone())),
+        v => Err(format!(
+            "client.rack is a rack name of 1..={MAX_RACK_LEN} characters of ASCII letters, digits, '.', '_' and '-', or \"\" for none, got {}",
+            crate::json::value_text(v)
+        )),
+    }
 }
 
 /// The error for a version-2 field in a version-1 scenario.

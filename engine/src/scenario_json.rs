@@ -862,12 +862,15 @@ fn timed_action(path: &str, v: &Value) -> R<TimedAction> {
 /// An action's `reassignment`: a reassignment file (`--reassignment-json-file`). Its
 /// members are read by `read_fields` after `required` (no reader generic over their types).
 fn reassignment(action: &str, action_obj: &Obj) -> R<Reassignment> {
-    let path = &at(action, "reassignment");
-    let obj = object(
-        path,
+    reassignment_file(
+        &at(action, "reassignment"),
         required(action, action_obj, "reassignment")?,
-        "struct Reassignment",
-    )?;
+    )
+}
+
+/// A reassignment file at `path`.
+fn reassignment_file(path: &str, file: &Value) -> R<Reassignment> {
+    let obj = object(path, file, "struct Reassignment")?;
     known_fields(path, obj, &["version", "partitions"])?;
     let partitions_path = &at(path, "partitions");
     let list = required(path, obj, "partitions")?;
@@ -903,6 +906,17 @@ fn reassignment(action: &str, action_obj: &Obj) -> R<Reassignment> {
         r.partitions.push(entry);
     }
     Ok(r)
+}
+
+impl Reassignment {
+    /// A reassignment file's text (`--reassignment-json-file`), read as a timeline action's
+    /// `reassignment` is, each error naming its field (the playground's reassignment form).
+    pub fn from_json(text: &str) -> Result<Reassignment, ScenarioError> {
+        let v = crate::json::parse(text).map_err(|e| {
+            ScenarioError::new("reassignment", format!("not a reassignment file: {e}"))
+        })?;
+        reassignment_file("reassignment", &v)
+    }
 }
 
 // ---------------------------------------------------------------------------------------

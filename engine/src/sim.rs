@@ -357,6 +357,11 @@ impl Sim {
 
     /// The partition the lane view ([`Sim::snapshot`]) and the one-partition read-outs
     /// show (the first, unless chosen).
+    /// The consumer's `client.rack` now (KIP-392), if it has one.
+    pub fn client_rack(&self) -> Option<&str> {
+        self.consumer.client_rack.as_deref()
+    }
+
     pub fn view_partition(&self) -> &TopicPartition {
         self.topics.name(self.view_tp)
     }
@@ -1241,6 +1246,21 @@ impl Sim {
                 if was_up {
                     self.reset_connections(*broker);
                 }
+            }
+            // KIP-392: the consumer's client.rack, a config of the consumer (ConsumerConfig
+            // CLIENT_RACK_CONFIG) fixed when it is built; setting it stands for a new consumer
+            // in that rack, which knows no preferred read replica yet (a new
+            // SubscriptionState) and goes on from the positions it had (docs/engine.md,
+            // simplification 19).
+            Action::SetConfig { name, value } if name == crate::scenario::CLIENT_RACK => {
+                let rack = crate::scenario::client_rack_value(value)
+                    .map_err(|m| ScenarioError::new("value", m))?;
+                self.consumer.preferred_read_replicas = Default::default();
+                self.emit(Event::ConfigSet {
+                    name: name.clone(),
+                    value: rack.clone().unwrap_or_default(),
+                });
+                self.consumer.client_rack = rack;
             }
             Action::SetConfig { name, value } => {
                 let lag_before = self.config.replica_lag_time_max_ms;

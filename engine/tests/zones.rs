@@ -219,3 +219,111 @@ fn a_consumer_reads_from_the_follower_in_its_zone() {
     );
     assert_eq!(from_follower, named, "each named follower is read from");
 }
+
+#[test]
+fn setting_the_consumers_client_rack_moves_its_reads_to_the_follower_in_that_zone_and_back() {
+    // The playground's client.rack (set_config, version 2): the brokers run the rack-aware
+    // selector; the consumer starts without a rack, so every read is the leader's (KIP-392:
+    // RackAwareReplicaSelector returns the leader for a client without one). From 30 s it is
+    // a consumer in zone c, which a leader outside c sends to its follower there; from 40 s
+    // it has no rack again, a new consumer that knows no preferred read replica, so it reads
+    // from the leaders at once (not after metadata.max.age.ms).
+    let consume = |at: u64| {
+        (0..3)
+            .map(|p| {
+                format!(
+                    r#"{{"at": {}, "action": "consume", "topic": "orders", "partition": {p}, "from_beginning": true}}"#,
+                    at + 100 * p
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let sim = zones(
+        &format!(
+            r#"{},
+            {{"at": 30000, "action": "set_config", "name": "client.rack", "value": "c"}},
+            {},
+            {{"at": 40000, "action": "set_config", "name": "client.rack", "value": ""}},
+            {}"#,
+            consume(20_000),
+            consume(30_100),
+            consume(40_100)
+        ),
+        10_000,
+        r#""config": {"replica.selector.class": "org.apache.kafka.common.replica.RackAwareReplicaSelector"},"#,
+    );
+    let zone_c = [5, 6];
+    // (named, read from a follower) before 30 s, between 30 and 40 s, after 40 s.
+    let mut counts = [(0, 0); 3];
+    let mut reads = [0; 3];
+    let mut set_lines = vec![];
+    for e in sim.trace_events() {
+        let span = match e.time_ms {
+            t if t < 30_000 => 0,
+            t if t < 40_000 => 1,
+            _ => 2,
+        };
+        match e.event() {
+            Event::ConsumerPreferredReadReplica {
+                leader, replica, ..
+            } => {
+                assert!(!zone_c.contains(leader) && zone_c.contains(replica));
+                counts[span].0 += 1;
+            }
+            Event::ConsumerRead { from, .. } => {
+                reads[span] += 1;
+                if let Some(b) = from {
+                    assert!(zone_c.contains(b), "read from {b}");
+                    counts[span].1 += 1;
+                }
+            }
+            Event::ConfigSet { .. } => set_lines.push(e.text()),
+            _ => {}
+        }
+    }
+    assert_eq!(reads.map(|r| r > 0), [true; 3], "{reads:?}");
+    assert_eq!(counts[0], (0, 0), "no rack: the leaders answer");
+    assert!(
+        counts[1].0 >= 1,
+        "a leader outside zone c names its follower"
+    );
+    assert_eq!(counts[1].1, counts[1].0, "each named follower is read from");
+    assert_eq!(
+        counts[2],
+        (0, 0),
+        "no rack again: the leaders answer at once"
+    );
+    assert_eq!(set_lines.len(), 2);
+    assert!(
+        set_lines[0].ends_with("consumer: a new KafkaConsumer with client.rack=c"),
+        "{}",
+        set_lines[0]
+    );
+    assert!(set_lines[1].ends_with("client.rack="), "{}", set_lines[1]);
+}
+
+#[test]
+fn client_rack_set_config_is_version_2_and_a_rack_name() {
+    let v1 =
+        r#"{"timeline": [{"at": 0, "action": "set_config", "name": "client.rack", "value": "a"}]}"#;
+    let e = Scenario::from_json(v1).unwrap_err();
+    assert_eq!(e.field, "timeline[0].name");
+    assert_eq!(e.message, "`client.rack` needs version 2 (\"version\": 2)");
+    let bad = r#"{"version": 2, "topics": [{"name": "t"}], "timeline": [{"at": 0, "action": "set_config", "name": "client.rack", "value": "a b"}]}"#;
+    let e = Scenario::from_json(bad).unwrap_err();
+    assert_eq!(e.field, "timeline[0].value");
+    assert!(
+        e.message
+            .starts_with("client.rack is a rack name of 1..=64 characters"),
+        "{}",
+        e.message
+    );
+    assert!(e.message.ends_with("got \"a b\""), "{}", e.message);
+    for ok in [r#""a""#, r#""""#, "null"] {
+        let s = format!(
+            r#"{{"version": 2, "topics": [{{"name": "t"}}], "timeline": [{{"at": 0, "action": "set_config", "name": "client.rack", "value": {ok}}}]}}"#
+        );
+        Scenario::from_json(&s).unwrap_or_else(|e| panic!("{ok}: {e}"));
+    }
+}

@@ -84,3 +84,30 @@ for (const colorScheme of ["light", "dark"]) {
     await assertNoSeriousViolations(page, `Advanced, Share and help open, ${colorScheme}`);
   });
 }
+
+// A version-2 cluster with racks: the overview with its zone buttons, the calculator per
+// topic and the reassignment form, the produce row's key and size, the client.rack choice.
+const CLUSTER = {
+  version: 2,
+  brokers: 6,
+  racks: { 1: "a", 2: "b", 3: "c", 4: "a", 5: "b", 6: "c" },
+  topics: [
+    { name: "orders", partitions: 6, replication_factor: 3, configs: { "min.insync.replicas": 2 } },
+    { name: "audit", partitions: 2, replication_factor: 2 },
+  ],
+  timeline: [{ at: 0, action: "produce", acks: "all", prefix: "o", count: 4, topic: "orders", partition: 0 }],
+  end_ms: 1000,
+};
+
+for (const colorScheme of ["light", "dark"]) test(`a version-2 cluster's overview, reassignment form and produce and consume fields (${colorScheme})`, async () => {
+  const { page } = await openFresh(app, `/?t=1000${shareHash(CLUSTER)}`, { colorScheme });
+  await page.getByRole("region", { name: "Cluster overview", exact: true }).waitFor();
+  for (const name of ["Key", "Record size", "Target replicas", "Throttle", "Reassignment JSON"]) {
+    assert.ok(await page.getByLabel(name, { exact: true }).isVisible(), name);
+  }
+  assert.ok(await page.getByRole("combobox", { name: "client.rack", exact: true }).isVisible());
+  assert.ok(await page.getByRole("table", { name: "Calculator per topic", exact: true }).isVisible());
+  await page.locator("details.advanced > summary").click();
+  await app.screenshot(page, `a11y-cluster-v2-${colorScheme}`);
+  await assertNoSeriousViolations(page, `a version-2 cluster, ${colorScheme}`);
+});

@@ -154,7 +154,7 @@ test("the cluster sliders build topics, partitions and racks; Produce writes to 
   assert.deepEqual(racks, [["rack a", 2], ["rack b", 2], ["rack c", 2]]);
   const cols = await o.locator("thead th.broker-col").evaluateAll((ths) => ths.map((t) => t.firstChild.textContent));
   assert.deepEqual(cols, ["1", "4", "2", "5", "3", "6"]);
-  for (const row of await o.locator("tbody tr").all()) {
+  for (const row of await o.locator(".overview-table tbody tr").all()) {
     const cells = await row.locator("td:not(.marks)").evaluateAll((tds) => tds.map((t) => t.textContent !== ""));
     for (let r = 0; r < 3; r++) assert.equal(cells[2 * r] + cells[2 * r + 1], 1, "one replica per rack");
   }
@@ -235,7 +235,7 @@ test("a reassignment started from the overview: the new replica copies and joins
   await page.getByRole("button", { name: "--execute", exact: true }).click();
   await waitForText(eventLog(page), /Successfully started partition reassignment for move-0/);
   // Adding 3 (+), removing 2 (−), in the cells of the overview and the describe line.
-  const cells = () => o.locator("tbody tr td:not(.marks)").allTextContents();
+  const cells = () => o.locator(".overview-table tbody tr td:not(.marks)").allTextContents();
   assert.deepEqual(await cells(), ["lead", "isr−", "out+"]);
   await waitForText(describe(page), /Replicas: 1,3,2 Isr: 1,2 Adding Replicas: 3 Removing Replicas: 2 /);
   await play(page);

@@ -78,7 +78,7 @@ pub fn table_markup(
 ) -> (String, usize) {
     let mut m = String::from("<table class=\"overview-table\"><thead>");
     if cols.iter().any(|c| c.1.is_some()) {
-        m.push_str("<tr><th></th>");
+        m.push_str("<tr><td></td>");
         let mut i = 0;
         while i < cols.len() {
             let rack = &cols[i].1;
@@ -97,7 +97,7 @@ pub fn table_markup(
             });
             i += span;
         }
-        m.push_str("<th></th></tr>");
+        m.push_str("<td></td></tr>");
     }
     m.push_str("<tr><th scope=\"col\">partition</th>");
     for (b, _) in cols {
@@ -197,6 +197,36 @@ pub fn counts_line(o: &Overview) -> String {
     )
 }
 
+/// Article 004's calculator for each topic (the settings' one speaks of the shown topic
+/// only): its partitions, its replication factor (the smallest of its partitions', as
+/// TopicCommand counts it during a reassignment), its `min.insync.replicas`, and what
+/// [`crate::geometry::replication_calculator`] makes of them. One row per topic.
+pub fn calculator_markup(o: &Overview) -> String {
+    let mut m = String::from(
+        "<div class=\"overview-calc\"><table aria-label=\"Calculator per topic\"><thead><tr>\
+         <th scope=\"col\">topic</th><th scope=\"col\">partitions</th><th scope=\"col\">replication factor</th>\
+         <th scope=\"col\">min.insync.replicas</th>\
+         <th scope=\"col\">brokers that can fail with acks=all writes continuing</th>\
+         <th scope=\"col\">brokers that can be lost for ever without losing a committed record</th></tr></thead><tbody>",
+    );
+    let mut rows = o.partitions.iter().peekable();
+    while let Some(first) = rows.next() {
+        let (mut n, mut rf) = (1, first.replication_factor);
+        while let Some(r) = rows.next_if(|r| r.topic == first.topic) {
+            n += 1;
+            rf = rf.min(r.replication_factor);
+        }
+        let min = first.min_insync_replicas;
+        let (fail, lose) = crate::geometry::replication_calculator(rf as u32, min);
+        m.push_str(&format!(
+            "<tr><th scope=\"row\">{}</th><td>{n}</td><td>{rf}</td><td>{min}</td><td>{fail}</td><td>{lose}</td></tr>",
+            first.topic
+        ));
+    }
+    m.push_str("</tbody></table></div>");
+    m
+}
+
 /// Everything the overview shows but its filter: the counts, which partition the lanes
 /// show, and the table (of the rows that pass `filter`, or a line saying none does). Empty
 /// for a version-1 cluster (`v2` false) of one partition, which the lanes show whole.
@@ -222,13 +252,14 @@ pub fn overview_markup(
         ""
     };
     format!(
-        "<p class=\"overview-counts\">{}</p><p class=\"overview-note\">{viewed}Choose a partition to show it there. \
+        "<p class=\"overview-counts\">{}</p>{}<p class=\"overview-note\">{viewed}Choose a partition to show it there. \
          Each cell is that broker's replica as the controller's metadata has it: \
          <b class=\"r-leader\">lead</b> leader, <b class=\"r-isr\">isr</b> in-sync follower, \
          <b class=\"r-out\">out</b> out-of-sync follower, <b class=\"r-elr\">elr</b> out of sync but an eligible leader (KIP-966), \
          <b class=\"r-off\">off</b> its broker is killed, stopped or fenced.</p>\
          <div class=\"overview-scroll\">{table}</div>{empty}",
-        counts_line(o)
+        counts_line(o),
+        calculator_markup(o)
     )
 }
 
@@ -286,11 +317,34 @@ pub fn ClusterOverview(ctx: Ctx) -> impl IntoView {
             .and_then(|t| t.dyn_into::<web_sys::Element>().ok());
         if let (Some(tool), Some(root)) = (tool, root) {
             let (topic, partition) = ctx.snap.with_untracked(|s| (s.topic.clone(), s.partition));
-            let replicas = crate::panels::control_value(&root, "[aria-label='Target replicas']");
-            let throttle = crate::panels::control_value(&root, "[aria-label='Throttle']");
-            match reassign_action(&tool, &topic, partition, &replicas, &throttle) {
-                Ok(action) => ctx.act(action),
-                Err(e) => ctx.notice.set(Some(format!("Not done: {e}"))),
+            let value = |label: &str| {
+                crate::panels::control_value(&root, &format!("[aria-label='{label}']"))
+            };
+            let done = reassign_file(
+                &tool,
+                &topic,
+                partition,
+                &value("Target replicas"),
+                &value("Reassignment JSON"),
+            )
+            .and_then(|file| {
+                if tool == "add" {
+                    // The file with the shown partition's entry: written back into its box.
+                    if let Some(b) = root
+                        .query_selector("[aria-label='Reassignment JSON']")
+                        .ok()
+                        .flatten()
+                    {
+                        b.unchecked_into::<web_sys::HtmlInputElement>()
+                            .set_value(&file_json(&file));
+                    }
+                    return Ok(());
+                }
+                ctx.act(reassign_action(&tool, file, &value("Throttle"))?);
+                Ok(())
+            });
+            if let Err(e) = done {
+                ctx.notice.set(Some(format!("Not done: {e}")));
             }
             return;
         }
@@ -322,19 +376,31 @@ pub fn ClusterOverview(ctx: Ctx) -> impl IntoView {
     }
 }
 
-/// `kafka-reassign-partitions.sh --execute`, `--verify` or `--cancel` (`tool`) for the shown
-/// partition, its reassignment file's replicas written as the person wrote them (`1,3` or
-/// `1 3`), and `--throttle` in bytes/s (empty: none; `--execute` only). The engine checks
-/// the rest as the tool does (unknown brokers, duplicates) and its refusal names the field.
-pub fn reassign_action(
+/// The reassignment file a button of the form acts on. `file` is the form's
+/// `--reassignment-json-file` box (the tool's JSON, any partitions); `replicas` the target
+/// replicas of the shown partition `topic`-`partition`, written as the person wrote them
+/// (`1,3` or `1 3`). "add" puts the shown partition's entry into the file (in place of one
+/// for the same partition); the tool's commands take the file, or, when it is empty, the
+/// shown partition's entry alone. The engine checks the rest as the tool does (unknown
+/// partitions and brokers, duplicates) and its refusal names the field.
+pub fn reassign_file(
     tool: &str,
     topic: &str,
     partition: u32,
     replicas: &str,
-    throttle: &str,
-) -> Result<watermark_engine::Action, String> {
+    file: &str,
+) -> Result<watermark_engine::scenario::Reassignment, String> {
     use watermark_engine::scenario::{PartitionReassignment, Reassignment};
-    use watermark_engine::Action;
+    let mut r = match file.trim() {
+        "" => Reassignment {
+            version: 1,
+            partitions: vec![],
+        },
+        text => Reassignment::from_json(text).map_err(|e| e.to_string())?,
+    };
+    if tool != "add" && !r.partitions.is_empty() {
+        return Ok(r);
+    }
     let mut ids = vec![];
     for part in replicas.split(|c: char| c == ',' || c.is_whitespace()) {
         if part.is_empty() {
@@ -349,14 +415,49 @@ pub fn reassign_action(
             }
         }
     }
-    let reassignment = Reassignment {
-        version: 1,
-        partitions: vec![PartitionReassignment {
-            topic: topic.to_string(),
-            partition,
-            replicas: ids,
-        }],
+    let entry = PartitionReassignment {
+        topic: topic.to_string(),
+        partition,
+        replicas: ids,
     };
+    match r
+        .partitions
+        .iter_mut()
+        .find(|p| p.topic == topic && p.partition == partition)
+    {
+        Some(p) => *p = entry,
+        None => r.partitions.push(entry),
+    }
+    Ok(r)
+}
+
+/// A reassignment file as the tool's JSON, one partition a line.
+pub fn file_json(r: &watermark_engine::scenario::Reassignment) -> String {
+    let mut m = format!("{{\"version\":{},\"partitions\":[", r.version);
+    for (i, p) in r.partitions.iter().enumerate() {
+        m.push_str(&format!(
+            "{}\n{{\"topic\":{},\"partition\":{},\"replicas\":[{}]}}",
+            if i == 0 { "" } else { "," },
+            watermark_engine::json::value_text(&watermark_engine::json::Value::String(
+                p.topic.clone()
+            )),
+            p.partition,
+            watermark_engine::types::Ids(&p.replicas)
+        ));
+    }
+    m.push_str("]}");
+    m
+}
+
+/// `kafka-reassign-partitions.sh --execute`, `--verify` or `--cancel` (`tool`) with the
+/// reassignment file `reassignment`, and `--throttle` in bytes/s (empty: none; `--execute`
+/// only).
+pub fn reassign_action(
+    tool: &str,
+    reassignment: watermark_engine::scenario::Reassignment,
+    throttle: &str,
+) -> Result<watermark_engine::Action, String> {
+    use watermark_engine::Action;
     Ok(match tool {
         "execute" => Action::ReassignExecute {
             reassignment,
@@ -387,14 +488,19 @@ pub fn zone_action(what: &str) -> Option<watermark_engine::Action> {
     })
 }
 
-/// kafka-reassign-partitions.sh for the shown partition: its target replicas, a throttle,
-/// and the tool's three commands (the shown partition is the one the lanes draw, so the new
-/// replica is seen copying there, and the overview marks it `+`).
-const REASSIGN: &str = "<p>kafka-reassign-partitions.sh for the partition the lanes show: \
-    <label>replicas <input aria-label=\"Target replicas\" size=\"8\" placeholder=\"1,3\"></label> \
+/// kafka-reassign-partitions.sh: target replicas for the shown partition (the one the lanes
+/// draw, so the new replica is seen copying there, and the overview marks it `+`), "Add to
+/// the file" to gather several partitions in the tool's JSON (choose a partition, write its
+/// replicas, add; the box can be edited too), a throttle, and the tool's three commands.
+const REASSIGN: &str = "<p>kafka-reassign-partitions.sh: \
+    <label>replicas for the shown partition <input aria-label=\"Target replicas\" size=\"8\" placeholder=\"1,3\"></label> \
+    <button data-reassign=\"add\">Add to the file</button> \
     <label>--throttle <input aria-label=\"Throttle\" size=\"10\" placeholder=\"bytes/s\"></label> \
     <button data-reassign=\"execute\">--execute</button> <button data-reassign=\"verify\">--verify</button> \
-    <button data-reassign=\"cancel\">--cancel</button></p>";
+    <button data-reassign=\"cancel\">--cancel</button></p>\
+    <label class=\"reassign-file\">--reassignment-json-file (empty: the shown partition and the replicas above) \
+    <textarea aria-label=\"Reassignment JSON\" rows=\"3\" spellcheck=\"false\" \
+    placeholder=\"{&quot;version&quot;:1,&quot;partitions&quot;:[{&quot;topic&quot;:&quot;orders&quot;,&quot;partition&quot;:0,&quot;replicas&quot;:[1,2,3]}]}\"></textarea></label>";
 
 /// The overview's heading and its filter, whose option values index [`FILTERS`].
 const HEAD: &str =
@@ -484,10 +590,11 @@ mod tests {
     #[test]
     fn the_reassignment_form_makes_the_tools_actions() {
         use watermark_engine::Action;
+        let shown = |tool: &str, replicas: &str| reassign_file(tool, "move", 0, replicas, " ");
         let Ok(Action::ReassignExecute {
             reassignment,
             throttle,
-        }) = reassign_action("execute", "move", 0, " 1, 3 ", "10000000")
+        }) = reassign_action("execute", shown("execute", " 1, 3 ").unwrap(), "10000000")
         else {
             panic!("execute");
         };
@@ -499,20 +606,83 @@ mod tests {
             ("move", 0, &[1, 3][..])
         );
         assert!(matches!(
-            reassign_action("verify", "move", 0, "1 3", "x"),
+            reassign_action("verify", shown("verify", "1 3").unwrap(), "x"),
             Ok(Action::ReassignVerify { .. })
         ));
         assert!(matches!(
-            reassign_action("cancel", "move", 0, "1,3", ""),
+            reassign_action("cancel", shown("cancel", "1,3").unwrap(), ""),
             Ok(Action::ReassignCancel { .. })
         ));
         assert_eq!(
-            reassign_action("execute", "move", 0, "1,three", "").unwrap_err(),
+            shown("execute", "1,three").unwrap_err(),
             "target replicas are broker ids such as 1,3, got \"three\""
         );
-        assert!(reassign_action("execute", "move", 0, "1,3", "fast")
+        assert!(
+            reassign_action("execute", shown("execute", "1,3").unwrap(), "fast")
+                .unwrap_err()
+                .starts_with("--throttle is a rate")
+        );
+    }
+
+    #[test]
+    fn the_reassignment_file_gathers_partitions_and_the_tools_take_it_whole() {
+        // Add orders-0 → 1,2,4, then orders-1 → 2,3,5, then orders-0 again → 1,2,6.
+        let a = reassign_file("add", "orders", 0, "1,2,4", "").unwrap();
+        let text = file_json(&a);
+        assert_eq!(
+            text,
+            "{\"version\":1,\"partitions\":[\n{\"topic\":\"orders\",\"partition\":0,\"replicas\":[1,2,4]}]}"
+        );
+        let b = reassign_file("add", "orders", 1, "2 3 5", &text).unwrap();
+        let c = reassign_file("add", "orders", 0, "1,2,6", &file_json(&b)).unwrap();
+        let entries: Vec<(u32, Vec<u32>)> = c
+            .partitions
+            .iter()
+            .map(|p| (p.partition, p.replicas.clone()))
+            .collect();
+        assert_eq!(entries, [(0, vec![1, 2, 6]), (1, vec![2, 3, 5])]);
+        // The commands take the file as it is, whatever the shown partition and the box.
+        let run = reassign_file("execute", "clicks", 3, "9", &file_json(&c)).unwrap();
+        assert_eq!(run, c);
+        // A file the tool would not read names its field.
+        let bad = reassign_file(
+            "execute",
+            "orders",
+            0,
+            "",
+            r#"{"partitions":[{"topic":"orders","partition":0}]}"#,
+        );
+        assert_eq!(
+            bad.unwrap_err(),
+            "reassignment.partitions[0]: missing field `replicas`"
+        );
+        assert!(reassign_file("verify", "orders", 0, "", "{")
             .unwrap_err()
-            .starts_with("--throttle is a rate"));
+            .starts_with("reassignment: not a reassignment file: "));
+    }
+
+    #[test]
+    fn the_calculator_speaks_of_each_topic() {
+        // a: RF 3, its own min.insync.replicas 2 (one may fail, one be lost); b: RF 2 and
+        // the brokers' 1 (one may fail, none be lost for ever).
+        let s = sim_of("[]", 100);
+        let m = calculator_markup(&s.overview());
+        let rows: Vec<&str> = m.split("<tr>").skip(2).collect();
+        assert_eq!(rows.len(), 2, "{m}");
+        assert!(
+            rows[0].starts_with(
+                "<th scope=\"row\">a</th><td>2</td><td>3</td><td>2</td><td>1</td><td>1</td>"
+            ),
+            "{}",
+            rows[0]
+        );
+        assert!(
+            rows[1].starts_with(
+                "<th scope=\"row\">b</th><td>1</td><td>2</td><td>1</td><td>1</td><td>0</td>"
+            ),
+            "{}",
+            rows[1]
+        );
     }
 
     #[test]

@@ -277,6 +277,13 @@ pub fn Settings(ctx: Ctx, undo: crate::undo::Undo) -> impl IntoView {
                     |c| c.elr_enabled(), |on| ("eligible.leader.replicas.version", u64::from(on).into()))}
                 {check(ctx, "<code>enable.idempotence</code>", "enable.idempotence",
                     |c| c.enable_idempotence != Some(false), |on| ("enable.idempotence", on.into()))}
+                // KIP-392: leaders send a consumer with a client.rack to a follower there.
+                {check(ctx, "<code>replica.selector.class</code> RackAwareReplicaSelector (follower fetching, KIP-392)", "replica.selector.class",
+                    |c| c.rack_aware_replica_selector, |on| ("replica.selector.class", if on {
+                        Value::String(watermark_engine::config::RACK_AWARE_REPLICA_SELECTOR.into())
+                    } else {
+                        Value::Null
+                    }))}
                 {number_setting(ctx, "replica.fetch.wait.max.ms", (0, 50), 5000, |c| c.replica_fetch_wait_max_ms)}
                 {number_setting(ctx, "broker.session.timeout.ms", (1000, 500), 60000, |c| c.broker_session_timeout_ms)}
                 {number_setting(ctx, "request.timeout.ms", (1000, 1000), 120000, |c| c.request_timeout_ms)}
@@ -441,15 +448,54 @@ pub fn Actions(ctx: Ctx) -> impl IntoView {
             .parse::<u32>()
             .unwrap_or(1)
             .clamp(1, 1000);
-        let start = next.get_value();
-        next.set_value(start.saturating_add(n));
         let prefix = control_value(root, "[aria-label=Value]");
         let prefix: String = if prefix.trim().is_empty() {
             "v".into()
         } else {
             prefix.trim().chars().take(40).collect()
         };
-        let (topic, partition) = target(ctx);
+        let (topic, mut partition) = target(ctx);
+        // Version 2: the records' key and value size. A key sends them where the producer's
+        // partitioner does (BuiltInPartitioner.partitionForKey: murmur2 of the key's bytes
+        // modulo the partition count), so the action names no partition, and the lanes
+        // follow the key to its partition.
+        let key = control_value(root, "[aria-label=Key]").trim().to_string();
+        let size = control_value(root, "[aria-label='Record size']");
+        let size = match size.trim() {
+            "" => None,
+            t => match t.parse::<u32>() {
+                Ok(v) => Some(v),
+                Err(_) => {
+                    ctx.notice.set(Some(format!(
+                        "Not done: size must be a value size in bytes in 0..={}, got \"{t}\"",
+                        watermark_engine::scenario::MAX_RECORD_SIZE_BYTES
+                    )));
+                    return;
+                }
+            },
+        };
+        // The key's partition, where the lanes go after the produce.
+        let to = match (&topic, key.is_empty()) {
+            (Some(t), false) => {
+                let n = ctx.pg.with_value(|pg| {
+                    pg.scenario()
+                        .topics
+                        .iter()
+                        .find(|s| s.name == *t)
+                        .map_or(1, |s| s.partition_count())
+                });
+                partition = None;
+                Some((
+                    t.clone(),
+                    watermark_engine::partition_for_key(key.as_bytes(), n.max(1)),
+                    n,
+                ))
+            }
+            _ => None,
+        };
+        let v2 = topic.is_some();
+        let start = next.get_value();
+        next.set_value(start.saturating_add(n));
         ctx.act(Action::Produce(ProduceSpec {
             acks: AcksOrDefault(acks),
             prefix: Some(format!("{prefix}-")),
@@ -457,8 +503,19 @@ pub fn Actions(ctx: Ctx) -> impl IntoView {
             count: Some(n),
             topic,
             partition,
+            key: to.is_some().then(|| key.clone()),
+            size: size.filter(|_| v2),
             ..ProduceSpec::default()
         }));
+        let failed = ctx
+            .notice
+            .with_untracked(|n| n.as_deref().is_some_and(|n| n.starts_with("Not done")));
+        if let (Some((t, p, n)), false) = (to, failed) {
+            ctx.with_pg(|pg| pg.set_view_partition(&t, p));
+            ctx.notice.set(Some(format!(
+                "Key \"{key}\" goes to partition {t}-{p} (murmur2 of its bytes modulo {n} partitions), shown in the lanes."
+            )));
+        }
     };
     // One click handler for the section's buttons (each names its action in `data-act`),
     // and the fields read when Produce is pressed: the controls are then static markup,
@@ -493,6 +550,7 @@ pub fn Actions(ctx: Ctx) -> impl IntoView {
             None => "the consumer has not read yet".to_string(),
         })
     };
+    let v2 = flag(Box::new(move || ctx.status.with(|s| !s.topic.is_empty())));
     view! {
         <section class="actions" aria-labelledby="actions-h" on:click=on_click>
             <h2 id="actions-h">"Produce and consume"{move || if ctx.status.with(|st| st.topic.is_empty()) {
@@ -510,11 +568,22 @@ pub fn Actions(ctx: Ctx) -> impl IntoView {
                         <option value="0">"0"</option>
                     </select>
                 </label>
+                // Version 2's key and value size (markup, read when Produce is pressed).
+                <span class="v2" prop:hidden=move || !v2.get() inner_html=PRODUCE_V2></span>
                 <button data-act="produce" aria-label="Produce">"Produce"</button>
             </div>
             <div class="consume">
                 <button aria-label="Consume" data-act="consume">"Consume"</button>
                 <button aria-label="Consume from the beginning" data-act="consume-all">"From the beginning"</button>
+                // KIP-392: the consumer's rack (set_config client.rack, a new consumer in it),
+                // where the cluster has racks; its options are the racks.
+                <label class="v2" prop:hidden=move || ctx.status.with(|s| s.rack_options.is_empty())
+                    title="The consumer's rack: with the brokers' replica.selector.class RackAwareReplicaSelector (Advanced), a leader sends it to a follower in this rack">
+                    "client.rack "
+                    <select aria-label="client.rack" on:change=move |ev| {
+                        set_config(ctx, watermark_engine::scenario::CLIENT_RACK, Value::String(event_target_value(&ev)))
+                    } inner_html=move || ctx.status.with(|s| s.rack_options.clone())></select>
+                </label>
                 <span class="position">{move || position()}</span>
             </div>
             <div class="elections">
@@ -524,6 +593,12 @@ pub fn Actions(ctx: Ctx) -> impl IntoView {
         </section>
     }
 }
+
+/// The produce row's version-2 fields: the records' key and their value size.
+const PRODUCE_V2: &str = "<label title=\"A key sends the records to its partition: murmur2 of its bytes modulo the partition count\">Key \
+    <input type=\"text\" aria-label=\"Key\" maxlength=\"64\" size=\"8\" placeholder=\"none\"></label> \
+    <label title=\"Each record's value size in bytes (empty: the scenario's record_size_bytes, 1024 unless it says)\">size \
+    <input type=\"number\" min=\"0\" max=\"1000000\" aria-label=\"Record size\" placeholder=\"record_size_bytes\"> bytes</label>";
 
 fn kind_name(k: TraceKind) -> &'static str {
     match k {

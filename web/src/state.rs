@@ -53,6 +53,10 @@ pub struct Status {
     pub topic_min_isr: Option<u32>,
     /// The cluster's shape, when the settings' sliders could have built it.
     pub shape: Option<crate::model::Shape>,
+    /// The consume row's client.rack choice, as the options' markup (empty without racks):
+    /// none (Kafka's default, the empty string), then the cluster's racks in name order, the
+    /// consumer's `client.rack` now selected.
+    pub rack_options: String,
 }
 
 impl Status {
@@ -154,6 +158,24 @@ fn status_of(pg: &Playground) -> Status {
             topic_min_isr = t.configs.min_insync_replicas;
         }
     }
+    // Sorted by insertion (no sort code for a handful of names).
+    let mut racks: Vec<&String> = Vec::new();
+    for r in scenario.racks.values() {
+        let at = racks.partition_point(|n| *n < r);
+        if racks.get(at) != Some(&r) {
+            racks.insert(at, r);
+        }
+    }
+    // Rack names need no escaping (Kafka's legal characters).
+    let now = sim.client_rack().unwrap_or_default();
+    let mut rack_options = String::new();
+    for r in racks {
+        if rack_options.is_empty() {
+            rack_options.push_str("<option value=\"\">none</option>");
+        }
+        let sel = if r == now { " selected" } else { "" };
+        rack_options.push_str(&format!("<option{sel}>{r}</option>"));
+    }
     Status {
         playing: pg.playing,
         speed: pg.speed(),
@@ -166,6 +188,7 @@ fn status_of(pg: &Playground) -> Status {
         topic,
         topic_min_isr,
         shape: crate::model::shape_of(scenario),
+        rack_options,
     }
 }
 
