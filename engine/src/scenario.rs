@@ -1014,6 +1014,9 @@ impl Scenario {
         let end = self.end_ms();
         for (i, e) in self.expect.iter().enumerate() {
             e.validate(&indexed("expect", i), self.brokers, end)?;
+            if e.topic.is_some() || e.partition.is_some() {
+                self.check_target(&indexed("expect", i), e.topic.as_deref(), e.partition)?;
+            }
         }
         Ok(())
     }

@@ -440,8 +440,25 @@ fn topic_configs(path: &str, v: &Value) -> R<TopicConfigs> {
 }
 
 const EXPECTATION_FIELDS: &[&str] = &[
-    "at", "label", "since", "describe", "leader", "isr", "elr", "broker", "leo", "hw", "offsets",
-    "produce", "error", "loss", "lost", "caption", "line",
+    "at",
+    "label",
+    "since",
+    "topic",
+    "partition",
+    "describe",
+    "leader",
+    "isr",
+    "elr",
+    "broker",
+    "leo",
+    "hw",
+    "offsets",
+    "produce",
+    "error",
+    "loss",
+    "lost",
+    "caption",
+    "line",
 ];
 
 /// `lost`: two offsets.
@@ -475,6 +492,8 @@ fn expectation(path: &str, v: &Value) -> R<Expectation> {
         &mut [
             ("label", Field::Str(&mut e.label)),
             ("since", Field::OptU64(&mut e.since)),
+            ("topic", Field::OptStr(&mut e.topic)),
+            ("partition", Field::OptU32(&mut e.partition)),
             ("describe", Field::OptStr(&mut e.describe)),
             ("leader", Field::OptLeader(&mut e.leader)),
             ("isr", Field::OptIds(&mut e.isr)),
@@ -1218,6 +1237,7 @@ impl Writer {
         if let Some(v) = e.since {
             self.key("since").u64(v);
         }
+        self.target(e.topic.as_deref(), e.partition);
         if let Some(v) = &e.describe {
             self.key("describe").str(v);
         }

@@ -979,6 +979,7 @@ impl Sim {
                     recovering,
                     self.brokers[&broker].log(tp),
                     self.now,
+                    self.topics.label(tp),
                 );
                 if let Some(found) = found {
                     if let Some(what) = found.violation {
@@ -1036,10 +1037,15 @@ impl Sim {
 
     /// `kafka-get-offsets.sh` now.
     pub(crate) fn offsets_line(&self) -> String {
+        self.offsets_line_of(self.view_tp)
+    }
+
+    /// `kafka-get-offsets.sh --topic T --partitions P` now.
+    pub(crate) fn offsets_line_of(&self, tp: Tp) -> String {
         crate::describe::offsets_line(
-            self.view_tp,
-            self.topics.name(self.view_tp),
-            self.controller.partition(self.view_tp),
+            tp,
+            self.topics.name(tp),
+            self.controller.partition(tp),
             &self.brokers,
             &self.processes,
         )
@@ -1642,6 +1648,7 @@ impl Sim {
                 read.push(b);
             }
             let event = Event::ConsumerReadRewritten {
+                tp: self.topics.label(tp),
                 first_offset: first,
                 last_offset: last,
                 now,
