@@ -726,6 +726,19 @@ fn timed_action(path: &str, v: &Value) -> R<TimedAction> {
         fields(&["zone"])?;
         req(path, obj, "zone", string_of)
     };
+    // A read-out's `topic` and `partition` (version 2), each optional.
+    let target = || -> R<(Option<String>, Option<u32>)> {
+        let (mut topic, mut partition) = (None, None);
+        read_fields(
+            path,
+            obj,
+            &mut [
+                ("topic", Field::OptStr(&mut topic)),
+                ("partition", Field::OptU32(&mut partition)),
+            ],
+        )?;
+        Ok((topic, partition))
+    };
     let ends = || -> R<(Endpoint, Endpoint)> {
         fields(&["a", "b"])?;
         Ok((
@@ -784,7 +797,15 @@ fn timed_action(path: &str, v: &Value) -> R<TimedAction> {
         "stop" => Action::Stop { broker: broker()? },
         "start" => Action::Start { broker: broker()? },
         "lose_disk" => Action::LoseDisk { broker: broker()? },
-        "dump_log" => Action::DumpLog { broker: broker()? },
+        "dump_log" => {
+            fields(&["broker", "topic", "partition"])?;
+            let (topic, partition) = target()?;
+            Action::DumpLog {
+                broker: req(path, obj, "broker", u32_of)?,
+                topic,
+                partition,
+            }
+        }
         "slow" => {
             fields(&["broker", "ms"])?;
             Action::Slow {
@@ -840,7 +861,11 @@ fn timed_action(path: &str, v: &Value) -> R<TimedAction> {
             Action::Metrics { name }
         }
         "offsets" => Action::Offsets,
-        "epochs" => Action::Epochs,
+        "epochs" => {
+            fields(&["topic", "partition"])?;
+            let (topic, partition) = target()?;
+            Action::Epochs { topic, partition }
+        }
         "checkpoints" => Action::Checkpoints,
         "fetcher_threads" => Action::FetcherThreads,
         "cancel_produce" => Action::CancelProduce,
@@ -1113,10 +1138,10 @@ impl Writer {
             Action::Describe(_) => ("describe", None),
             Action::Metrics { .. } => ("metrics", None),
             Action::Offsets => ("offsets", None),
-            Action::Epochs => ("epochs", None),
+            Action::Epochs { .. } => ("epochs", None),
             Action::Checkpoints => ("checkpoints", None),
             Action::FetcherThreads => ("fetcher_threads", None),
-            Action::DumpLog { broker } => ("dump_log", Some(*broker)),
+            Action::DumpLog { broker, .. } => ("dump_log", Some(*broker)),
             Action::Note { .. } => ("note", None),
             Action::CancelProduce => ("cancel_produce", None),
             Action::LoseZone { .. } => ("lose_zone", None),
@@ -1143,6 +1168,10 @@ impl Writer {
                 self.key("from_beginning").bool(*from_beginning);
                 self.target(topic.as_deref(), *partition);
             }
+            Action::Epochs { topic, partition }
+            | Action::DumpLog {
+                topic, partition, ..
+            } => self.target(topic.as_deref(), *partition),
             Action::Slow { ms, .. } => self.key("ms").u64(*ms),
             Action::Cut { a, b } | Action::Heal { a, b } => {
                 self.key("a").endpoint(*a);

@@ -204,7 +204,7 @@ const KEYS: &str = r#"{
     {"at": 100, "action": "produce", "values": ["x"], "key": "21", "size": 10},
     {"at": 200, "action": "produce", "prefix": "s", "count": 31},
     {"at": 5000, "action": "offsets"},
-    {"at": 5000, "action": "dump_log", "broker": 2}
+    {"at": 5000, "action": "dump_log", "broker": 2, "topic": "orders", "partition": 0}
   ],
   "end_ms": 6000
 }"#;
@@ -449,4 +449,88 @@ fn an_expectation_naming_no_such_partition_is_refused() {
     let e = Scenario::from_json(r#"{"expect": [{"at": 1, "partition": 0, "hw": 0}]}"#).unwrap_err();
     assert_eq!(e.field, "expect[0].partition");
     assert!(e.message.contains("version 2"), "{e}");
+}
+
+/// The tool lines of `tool` at `t`, in order.
+fn tool_lines(sim: &Sim, t: u64, tool: watermark_engine::event::Tool) -> Vec<String> {
+    sim.trace_events()
+        .filter(|e| {
+            e.time_ms == t
+                && matches!(e.event(), watermark_engine::Event::ToolOutput { tool: x, .. } if *x == tool)
+        })
+        .map(|e| e.text().clone())
+        .collect()
+}
+
+/// `epochs` and `dump_log` per partition: each partition's directory holds its own
+/// leader-epoch-checkpoint and segment (`/var/lib/kafka/data/orders-1/...`), so the read-out
+/// names the partition (one, a topic's, or every one) and each line says whose it is.
+#[test]
+fn epochs_and_dump_log_read_the_partition_named_or_every_one() {
+    use watermark_engine::event::Tool::{DumpLog, LeaderEpochCheckpoints};
+    let at = |t: u64, actions: &[&str]| {
+        let mut text = TWO_TOPICS.to_string();
+        for a in actions {
+            text = text.replace(
+                r#"{"at": 1000, "action": "cut""#,
+                &format!(r#"{{"at": {t}, "action": {a}}}, {{"at": 1000, "action": "cut""#),
+            );
+        }
+        text
+    };
+    let s = Scenario::from_json(&at(
+        500,
+        &[
+            r#""epochs""#,
+            r#""dump_log", "broker": 2"#,
+            r#""dump_log", "broker": 3, "topic": "move", "partition": 0"#,
+            r#""dump_log", "broker": 1, "topic": "orders""#,
+        ],
+    ))
+    .expect("valid");
+    let sim = watermark_engine::run(&s, true).expect("runs");
+    // Partition.makeLeader assigns the leader's epoch at its log end
+    // (UnifiedLog.maybeAssignEpochStartOffset), so each leader's file has (0, 0); a follower's
+    // gets the entry with the first batch it appends (orders-1 and move-0 have records,
+    // orders-0 none). Partitions topic by topic, replicas in id order.
+    assert_eq!(
+        tool_lines(&sim, 500, LeaderEpochCheckpoints),
+        [
+            "broker 1: orders-0: 0 1 0 0",
+            "broker 2: orders-0: 0 0",
+            "broker 1: orders-1: 0 1 0 0",
+            "broker 2: orders-1: 0 1 0 0",
+            "broker 1: move-0: 0 1 0 0",
+            "broker 2: move-0: 0 1 0 0",
+        ]
+    );
+    let heads: Vec<String> = tool_lines(&sim, 500, DumpLog)
+        .into_iter()
+        .filter(|l| l.starts_with("broker "))
+        .collect();
+    assert_eq!(
+        heads,
+        [
+            // Broker 2: every partition it holds.
+            "broker 2 log (orders-0, log end offset 0):",
+            "broker 2 log (orders-1, log end offset 2):",
+            "broker 2 log (move-0, log end offset 1):",
+            // Broker 3 holds no replica of move-0.
+            "broker 3 log (move-0): none (no replica of move-0 on broker 3)",
+            // Broker 1: the partitions of orders.
+            "broker 1 log (orders-0, log end offset 0):",
+            "broker 1 log (orders-1, log end offset 2):",
+        ]
+    );
+    // One partition named: only its lines.
+    let s = Scenario::from_json(&at(
+        500,
+        &[r#""epochs", "topic": "orders", "partition": 1"#],
+    ))
+    .expect("valid");
+    let sim = watermark_engine::run(&s, true).expect("runs");
+    assert_eq!(
+        tool_lines(&sim, 500, LeaderEpochCheckpoints),
+        ["broker 1: orders-1: 0 1 0 0", "broker 2: orders-1: 0 1 0 0"]
+    );
 }
