@@ -299,7 +299,10 @@ mod tests {
         for line in out.lines() {
             let v: serde_json::Value = serde_json::from_str(line).unwrap();
             assert!(v.get("time_ms").is_some() && v.get("text").is_some());
+            // One partition: no line names it, no event carries it.
+            assert!(v["event"].get("tp").is_none() || v["event"]["type"] != "produce_result");
         }
+        assert!(out.contains(r#""type":"produce_result""#), "{out}");
     }
 
     #[test]
@@ -328,9 +331,14 @@ mod tests {
             && e["action"] == "lose"
             && e["zone"] == "b"
             && e["brokers"] == serde_json::json!([3, 4])));
+        // Many partitions: a consumer read and a produce result carry theirs.
+        let orders_0 = serde_json::json!({"topic": "orders", "partition": 0});
         assert!(events
             .iter()
-            .any(|e| e["type"] == "consumer_read" && e["from"] == 1));
+            .any(|e| e["type"] == "consumer_read" && e["from"] == 1 && e["tp"] == orders_0));
+        assert!(events
+            .iter()
+            .any(|e| e["type"] == "produce_result" && e["tp"] == orders_0));
         assert!(events
             .iter()
             .any(|e| e["type"] == "consumer_preferred_read_replica" && e["replica"] == 1));

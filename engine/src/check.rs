@@ -115,8 +115,29 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
             });
         }
     };
-    // The partition the scenario's expectations speak of: the first (version 1 has one).
-    let tp = sim.view_tp;
+    // The partition the expectation speaks of: the one it names, else the first (version 1
+    // has one). The event and loss checks look only at the named one's lines; where the
+    // cluster has one partition, no line names it (`Topics::label`) and every line is its.
+    let target = e.target(&sim.topics.topics[0].name);
+    let tp = match target {
+        Some((topic, partition)) => match sim.topics.find(topic, partition) {
+            Some(tp) => tp,
+            None => {
+                check(
+                    "partition".into(),
+                    format!("{topic}-{partition}"),
+                    "no such partition".into(),
+                );
+                return out;
+            }
+        },
+        None => Default::default(),
+    };
+    let named = target.is_some().then(|| sim.topics.name(tp));
+    let many = sim.topics.has_many_partitions();
+    // Whether a line or loss labelled `label` concerns the expectation's partition.
+    let concerns =
+        |label: Option<&crate::types::TopicPartition>| named.is_none() || !many || label == named;
     let p = sim.controller.partition(tp);
     if let Some(d) = &e.describe {
         check(
@@ -168,9 +189,14 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
         }
     }
     if let Some(o) = &e.offsets {
-        check("offsets".into(), o.clone(), sim.offsets_line());
+        check("offsets".into(), o.clone(), sim.offsets_line_of(tp));
     }
-    let losses = sim.losses();
+    let mut losses = vec![];
+    for l in sim.losses() {
+        if concerns(l.tp.as_ref()) {
+            losses.push(l);
+        }
+    }
     if let Some(loss) = e.loss {
         let show = |l: bool| if l { "a loss" } else { "no loss" }.to_string();
         check("loss".into(), show(loss), show(!losses.is_empty()));
@@ -199,6 +225,10 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
     let since = e.since.unwrap_or(0);
     let window = sim.trace.between(since, e.at);
     let window = || window.iter().copied();
+    // The produce results of the expectation's partition.
+    let results = || {
+        window().filter(|t| t.kind() == TraceKind::Produce && concerns(t.event().partition_label()))
+    };
     let span = format!("{}..={} ms", since, e.at);
     // What the window held of a kind, newest last, for the account of a failure.
     let seen = |lines: Vec<String>, none: &str| -> String {
@@ -223,16 +253,30 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
     // Loops, not filtered iterators collected (each collect's body compiled twice).
     let produced = || {
         let mut lines = vec![];
-        for t in window() {
-            if t.kind() == TraceKind::Produce {
-                lines.push(format!("{} at {} ms", quoted(&t.text()), t.time_ms));
-            }
+        for t in results() {
+            lines.push(format!("{} at {} ms", quoted(&t.text()), t.time_ms));
         }
         lines
     };
     if let Some(want) = &e.produce {
-        let hit =
-            window().any(|t| t.kind() == TraceKind::Produce && starts_with_words(&t.text(), want));
+        // The line as printed, or without its partition (`acks=all -> orders-3: ok` matches
+        // `acks=all -> ok` too: the partition is the expectation's to name).
+        // By prefixes, not a substring search (`holds` says why).
+        let hit = results().any(|t| {
+            let text = t.text();
+            starts_with_words(&text, want)
+                || match t.event() {
+                    Event::ProduceResult {
+                        acks, tp: Some(tp), ..
+                    } => {
+                        let head = format!("acks={acks} -> ");
+                        text.strip_prefix(&format!("{head}{tp}: "))
+                            .zip(want.strip_prefix(&head))
+                            .is_some_and(|(rest, want)| starts_with_words(rest, want))
+                    }
+                    _ => false,
+                }
+        });
         if !hit {
             check(
                 "produce".into(),
@@ -242,8 +286,7 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
         }
     }
     if let Some(code) = &e.error {
-        let hit =
-            window().any(|t| t.kind() == TraceKind::Produce && t.event().produce_failed_with(code));
+        let hit = results().any(|t| t.event().produce_failed_with(code));
         if !hit {
             check(
                 "error".into(),
@@ -470,7 +513,11 @@ mod tests {
         ));
         use crate::event::ProduceOutcome;
         use crate::types::{Acks, ErrorCode, TopicPartition};
-        let result = |acks, outcome| Event::ProduceResult { acks, outcome };
+        let result = |acks, outcome| Event::ProduceResult {
+            acks,
+            tp: None,
+            outcome,
+        };
         let error = |error, written_at| ProduceOutcome::Error { error, written_at };
         let nerr = result(Acks::All, error(ErrorCode::NOT_ENOUGH_REPLICAS, None));
         assert!(nerr.produce_failed_with("NOT_ENOUGH_REPLICAS"));

@@ -531,6 +531,7 @@ impl Producer {
                     spec.values.len() as u64 + u64::from(spec.count.unwrap_or(0));
                 ctx.emit(Event::ProduceResult {
                     acks,
+                    tp: None,
                     outcome: ProduceOutcome::ConfigException { message },
                 });
                 return;
@@ -686,7 +687,11 @@ impl Producer {
         };
         ctx.metrics.produce_errors += 1;
         ctx.metrics.record_errors += attempt.values.len() as u64;
-        ctx.emit(Event::ProduceResult { acks, outcome });
+        ctx.emit(Event::ProduceResult {
+            acks,
+            tp: ctx.tp_label(tp),
+            outcome,
+        });
         ctx.set_timer(
             now,
             Scheduled::Client(ClientTimer::ProducerSend { job: job_id }),
@@ -975,7 +980,11 @@ impl Producer {
                     ctx.metrics.acks_all_latencies_ms.remove(0);
                 }
             }
-            ctx.emit(Event::ProduceResult { acks, outcome });
+            ctx.emit(Event::ProduceResult {
+                acks,
+                tp: ctx.tp_label(tp),
+                outcome,
+            });
         } else if retriable && retries_left && in_time {
             if idempotent && out_of_order {
                 self.idempotence.can_retry_out_of_order(tp, attempt);
@@ -1019,6 +1028,7 @@ impl Producer {
             job.current = None;
             ctx.emit(Event::ProduceResult {
                 acks,
+                tp: ctx.tp_label(tp),
                 outcome: ProduceOutcome::Error { error, written_at },
             });
         }
@@ -1038,15 +1048,16 @@ impl Producer {
     pub(crate) fn on_close(&mut self, ctx: &mut Ctx) {
         let jobs = std::mem::take(&mut self.jobs);
         for job in jobs.values() {
-            let current = job.current.as_ref().map(|a| &a.values);
-            for values in current
+            let current = job.current.as_ref().map(|a| (job.tp, &a.values));
+            for (tp, values) in current
                 .into_iter()
-                .chain(job.pending.iter().rev().map(|(_, values)| values))
+                .chain(job.pending.iter().rev().map(|(tp, values)| (*tp, values)))
             {
                 ctx.metrics.produce_errors += 1;
                 ctx.metrics.record_errors += values.len() as u64;
                 ctx.emit(Event::ProduceResult {
                     acks: job.acks,
+                    tp: ctx.tp_label(tp),
                     outcome: ProduceOutcome::ClosedForcefully {
                         records: values.len(),
                     },
@@ -1240,7 +1251,10 @@ impl Consumer {
                 request: Outstanding::ConsumerFetch { request_id },
             } => {
                 if let Some(r) = self.requests.remove(&request_id) {
-                    ctx.emit(Event::ConsumerConnectionReset { target: r.target });
+                    ctx.emit(Event::ConsumerConnectionReset {
+                        tp: ctx.tp_label(r.tp),
+                        target: r.target,
+                    });
                     // AbstractFetch.handleFetchFailure: the session's partitions lose their
                     // preferred read replica.
                     self.clear_preferred_read_replica(
@@ -1344,6 +1358,7 @@ impl Consumer {
                         values.push(r.value);
                     }
                     ctx.emit(Event::ConsumerRead {
+                        tp: ctx.tp_label(tp),
                         first_offset,
                         last_offset,
                         values,
@@ -1353,6 +1368,7 @@ impl Consumer {
                 } else {
                     self.positions.insert(tp, position);
                     ctx.emit(Event::ConsumerNoRecords {
+                        tp: ctx.tp_label(tp),
                         high_watermark: hw,
                         position,
                         from,
@@ -1375,13 +1391,17 @@ impl Consumer {
                 let gone = first_gone.zip(last_gone);
                 self.positions.insert(tp, leo);
                 ctx.emit(Event::ConsumerOffsetOutOfRange {
+                    tp: ctx.tp_label(tp),
                     position,
                     log_end_offset: leo,
                     gone,
                 });
             }
             other => {
-                ctx.emit(Event::ConsumerError { error: other });
+                ctx.emit(Event::ConsumerError {
+                    tp: ctx.tp_label(tp),
+                    error: other,
+                });
                 // NOT_LEADER_OR_FOLLOWER and the other errors: requestMetadataUpdate, which
                 // clears the preferred read replica.
                 self.clear_preferred_read_replica(ctx, tp, other, request.offset);
@@ -1403,7 +1423,7 @@ mod tests {
     use super::*;
     use crate::effect::Effect;
     use crate::record::Record;
-    use crate::types::TP0;
+    use crate::types::{TopicPartition, TP0};
     use crate::Config;
 
     /// What a node's handler gets besides its own state, over local values.
@@ -1759,6 +1779,7 @@ mod tests {
         assert_eq!(
             h.take(),
             vec![Effect::Emit(Event::ConsumerRead {
+                tp: None,
                 first_offset: 3,
                 last_offset: 4,
                 values: vec!["x".into(), "y".into()],
@@ -2361,7 +2382,12 @@ mod tests {
         assert_eq!(
             h.take(),
             vec![
+                // Two partitions: the result names its own (`Topics::label`).
                 Effect::Emit(Event::ProduceResult {
+                    tp: Some(TopicPartition {
+                        topic: "t".into(),
+                        partition: 1
+                    }),
                     acks: Acks::All,
                     outcome: ProduceOutcome::Ok {
                         offsets: Some((1, 1)),
@@ -2472,7 +2498,46 @@ mod tests {
             1,
             "offset 0 of each partition is its own"
         );
-        h.take();
+        // Two partitions: each line names its own (`Topics::label`).
+        let named = |partition| {
+            Some(TopicPartition {
+                topic: "t".into(),
+                partition,
+            })
+        };
+        assert_eq!(
+            h.take(),
+            vec![
+                Effect::Emit(Event::ConsumerRead {
+                    tp: named(0),
+                    first_offset: 0,
+                    last_offset: 2,
+                    values: vec!["a".into(), "b".into(), "c".into()],
+                    position: 3,
+                    from: None,
+                }),
+                Effect::Emit(Event::ConsumerRead {
+                    tp: named(1),
+                    first_offset: 0,
+                    last_offset: 0,
+                    values: vec!["x".into()],
+                    position: 1,
+                    from: None,
+                }),
+            ]
+        );
+        assert_eq!(
+            Event::ConsumerRead {
+                tp: named(1),
+                first_offset: 0,
+                last_offset: 0,
+                values: vec!["x".into()],
+                position: 1,
+                from: None,
+            }
+            .to_string(),
+            "consumer: t-1: x (offsets 0..0, position 1)"
+        );
 
         c.on_consume(&mut h.ctx(10), &told(leader(1)), None, false, P0);
         c.on_consume(&mut h.ctx(10), &told(leader(2)), None, false, P1);
@@ -2487,6 +2552,7 @@ mod tests {
         assert_eq!(
             h.take(),
             vec![Effect::Emit(Event::ConsumerOffsetOutOfRange {
+                tp: named(1),
                 position: 1,
                 log_end_offset: 0,
                 gone: Some((0, 0)),
@@ -2596,6 +2662,7 @@ mod tests {
             assert_eq!(
                 h.take(),
                 vec![Effect::Emit(Event::ConsumerRead {
+                    tp: None,
                     first_offset: 0,
                     last_offset: 0,
                     values: vec!["x".into()],
@@ -2667,6 +2734,7 @@ mod tests {
                 h.take(),
                 vec![
                     Effect::Emit(Event::ConsumerError {
+                        tp: None,
                         error: ErrorCode::NOT_LEADER_OR_FOLLOWER
                     }),
                     not_leader,
@@ -2685,7 +2753,10 @@ mod tests {
             assert_eq!(
                 h.take(),
                 vec![
-                    Effect::Emit(Event::ConsumerConnectionReset { target: 2 }),
+                    Effect::Emit(Event::ConsumerConnectionReset {
+                        tp: None,
+                        target: 2,
+                    }),
                     reset
                 ]
             );

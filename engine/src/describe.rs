@@ -233,18 +233,29 @@ pub(crate) fn offsets_line(
     }
 }
 
-/// Each replica's leader-epoch-checkpoint joined on one line: `broker 2: 0 2 0 0 1 10`.
+/// Each replica's leader-epoch-checkpoint joined on one line: `broker 2: 0 2 0 0 1 10`, or
+/// with the partition's `label` where the cluster has more than one (each partition's
+/// directory holds its own file, `/var/lib/kafka/data/orders-3/leader-epoch-checkpoint`):
+/// `broker 2: orders-3: 0 2 0 0 1 10`.
 pub(crate) fn epoch_lines(
     tp: Tp,
+    label: Option<&TopicPartition>,
     replicas: &[BrokerId],
     brokers: &VecMap<BrokerId, Broker>,
 ) -> Vec<String> {
     let mut out = vec![];
     for b in crate::sort::sorted_ids(replicas) {
-        out.push(format!(
-            "broker {b}: {}",
-            brokers[&b].log(tp).epoch_cache.checkpoint_line()
-        ));
+        let mut line = format!("broker {b}: ");
+        if let Some(tp) = label {
+            line.push_str(&format!("{tp}: "));
+        }
+        // A replica that has no log of it yet (one a reassignment adds, before its broker
+        // applied the change) has no file.
+        match brokers[&b].partitions.get(&tp) {
+            Some(p) => line.push_str(&p.log.epoch_cache.checkpoint_line()),
+            None => line.push_str("(no leader-epoch-checkpoint)"),
+        }
+        out.push(line);
     }
     out
 }
@@ -267,19 +278,16 @@ pub(crate) fn hw_checkpoint_lines(
 }
 
 /// `kafka-dump-log.sh --print-data-log`, shortened: batches (with their producer id, epoch
-/// and sequences) and their records, of broker `broker`'s `log` (none: no such broker).
+/// and sequences) and their records, of broker `broker`'s `log` of partition `tp`.
 /// With `sizes` (version 2) each batch line goes on with its `position` in the log and its
 /// `size` (DefaultRecordBatch.sizeInBytes), and each record is DumpLogSegments' record line
 /// with `keySize`, `valueSize`, `key` and `payload`; version 1's lines stay as they were.
 pub(crate) fn dump_log_lines(
     tp: &TopicPartition,
     broker: BrokerId,
-    log: Option<&ReplicaLog>,
+    log: &ReplicaLog,
     sizes: bool,
 ) -> Vec<String> {
-    let Some(log) = log else {
-        return vec![];
-    };
     let mut out = vec![format!(
         "broker {broker} log ({tp}, log end offset {}):",
         log.log_end_offset()

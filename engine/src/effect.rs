@@ -114,6 +114,11 @@ impl Ctx<'_> {
         self.topics.name(tp).clone()
     }
 
+    /// The name of partition `tp` where the cluster has more than one (`Topics::label`).
+    pub fn tp_label(&self, tp: Tp) -> Option<TopicPartition> {
+        self.topics.label(tp)
+    }
+
     /// Asks for `payload` to go from `from` to `to`.
     pub fn send(&mut self, from: Node, to: Node, payload: Payload) {
         self.effects.push(Effect::Send { from, to, payload });

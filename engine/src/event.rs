@@ -151,6 +151,13 @@ pub enum Event {
     FetchTimedOut {
         broker: BrokerId,
         leader: Option<BrokerId>,
+        /// The thread's fetcher id (AbstractFetcherManager.getFetcherId), as its logger
+        /// prefix prints it.
+        fetcher_id: u32,
+        /// The request's partitions (its `fetchData`), where the cluster has more than one;
+        /// empty in a one-partition cluster, whose line names none.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        partitions: Vec<TopicPartition>,
         replica_socket_timeout_ms: u64,
     },
     /// ReplicaFetcherManager.removeFetcherForPartitions's "Removed fetcher for partitions" line.
@@ -224,7 +231,14 @@ pub enum Event {
     /// (Sender.completeBatch / failBatch; the expiry message of Sender.sendProducerData; the
     /// KafkaProducer constructor's ConfigException; RecordAccumulator.abortIncompleteBatches
     /// on a forced close).
-    ProduceResult { acks: Acks, outcome: ProduceOutcome },
+    ProduceResult {
+        acks: Acks,
+        /// The batch's partition, where the cluster has more than one (`Topics::label`); none
+        /// either when the producer threw before partitioning (ConfigException).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        tp: Option<TopicPartition>,
+        outcome: ProduceOutcome,
+    },
     /// Sender.completeBatch's warning for a retriable error: the batch is sent again after
     /// retry.backoff.ms.
     ProduceRetry {
@@ -244,6 +258,10 @@ pub enum Event {
     ProducerIdSet { producer_id: i64, epoch: i16 },
     /// The consumer read records (KafkaConsumer.poll returned them).
     ConsumerRead {
+        /// The partition, where the cluster has more than one (`Topics::label`): the line
+        /// names it after its subject; a one-partition cluster's line does not.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        tp: Option<TopicPartition>,
         first_offset: u64,
         last_offset: u64,
         values: Vec<String>,
@@ -256,6 +274,10 @@ pub enum Event {
     /// The consumer's fetch returned nothing: the broker has no records for it below the
     /// high watermark.
     ConsumerNoRecords {
+        /// The partition, where the cluster has more than one (`Topics::label`): the line
+        /// names it after its subject; a one-partition cluster's line does not.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        tp: Option<TopicPartition>,
         high_watermark: u64,
         position: u64,
         /// The follower it fetched from (its preferred read replica); None: the leader.
@@ -281,20 +303,40 @@ pub enum Event {
     /// The consumer's fetch failed with OFFSET_OUT_OF_RANGE (Fetcher's
     /// handleOffsetOutOfRange) and auto.offset.reset=latest moved it to the log end.
     ConsumerOffsetOutOfRange {
+        /// The partition, where the cluster has more than one (`Topics::label`): the line
+        /// names it after its subject; a one-partition cluster's line does not.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        tp: Option<TopicPartition>,
         position: u64,
         log_end_offset: u64,
         /// The first and last offsets it had read that are past the log end now.
         gone: Option<(u64, u64)>,
     },
     /// The consumer's fetch failed with another error.
-    ConsumerError { error: ErrorCode },
+    ConsumerError {
+        /// The partition, where the cluster has more than one (`Topics::label`): the line
+        /// names it after its subject; a one-partition cluster's line does not.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        tp: Option<TopicPartition>,
+        error: ErrorCode,
+    },
     /// The consumer has no leader to fetch from (the metadata's LEADER_NOT_AVAILABLE).
     ConsumerLeaderNotAvailable { tp: TopicPartition },
     /// NetworkClient: the consumer's connection to the broker it fetched from was reset.
-    ConsumerConnectionReset { target: BrokerId },
+    ConsumerConnectionReset {
+        /// The partition, where the cluster has more than one (`Topics::label`): the line
+        /// names it after its subject; a one-partition cluster's line does not.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        tp: Option<TopicPartition>,
+        target: BrokerId,
+    },
     /// The engine's own check (no Kafka line): offsets the consumer read now hold other
     /// records on the leader, after an unclean election rewrote them.
     ConsumerReadRewritten {
+        /// The partition, where the cluster has more than one (`Topics::label`): the line
+        /// names it after its subject; a one-partition cluster's line does not.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        tp: Option<TopicPartition>,
         first_offset: u64,
         last_offset: u64,
         /// The leader's records at those offsets now.
@@ -398,6 +440,10 @@ pub enum Event {
     /// Committed records the new leader does not have: gone, and why.
     CommittedRecordsLost {
         broker: BrokerId,
+        /// The partition, where the cluster has more than one (`Topics::label`): the line
+        /// names it after its subject; a one-partition cluster's line does not.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        tp: Option<TopicPartition>,
         records: Vec<Record>,
         cause: LossCause,
     },
@@ -801,12 +847,26 @@ impl fmt::Display for Event {
             Event::FetchTimedOut {
                 broker,
                 leader,
+                fetcher_id,
+                partitions,
                 replica_socket_timeout_ms,
-            } => write!(
-                f,
-                "[ReplicaFetcher replicaId={broker}, leaderId={}, fetcherId=0] Error sending fetch request: no response within replica.socket.timeout.ms={replica_socket_timeout_ms} ms",
-                OrNone(*leader)
-            ),
+            } => {
+                write!(
+                    f,
+                    "[ReplicaFetcher replicaId={broker}, leaderId={}, fetcherId={fetcher_id}] Error sending fetch request",
+                    OrNone(*leader)
+                )?;
+                // AbstractFetcherThread.processFetchRequest prints the request, whose
+                // fetchData names each partition as TopicPartition.toString does.
+                for (i, tp) in partitions.iter().enumerate() {
+                    let sep = if i == 0 { " for partitions " } else { ", " };
+                    write!(f, "{sep}{tp}")?;
+                }
+                write!(
+                    f,
+                    ": no response within replica.socket.timeout.ms={replica_socket_timeout_ms} ms"
+                )
+            }
             Event::FetcherRemoved { broker, tp, reason } => write!(
                 f,
                 "[ReplicaFetcherManager on broker {broker}] Removed fetcher for partitions {tp}: {reason}"
@@ -887,8 +947,9 @@ impl fmt::Display for Event {
             ),
             // (end of the follower's)
             // the clients (client.rs)
-            Event::ProduceResult { acks, outcome } => {
+            Event::ProduceResult { acks, tp, outcome } => {
                 write!(f, "acks={acks} -> ")?;
+                write_label(f, tp)?;
                 outcome.write(*acks, f)
             }
             Event::ProduceRetry {
@@ -913,6 +974,7 @@ impl fmt::Display for Event {
                 "[Producer clientId=producer-1] ProducerId set to {producer_id} with epoch {epoch}"
             ),
             Event::ConsumerRead {
+                tp,
                 first_offset,
                 last_offset,
                 values,
@@ -920,18 +982,22 @@ impl fmt::Display for Event {
                 from,
             } => {
                 f.write_str("consumer: ")?;
+                write_label(f, tp)?;
                 write_words(f, values)?;
                 write!(f, " (offsets {first_offset}..{last_offset}, position {position}")?;
                 write_from(f, *from)
             }
             Event::ConsumerNoRecords {
+                tp,
                 high_watermark,
                 position,
                 from,
             } => {
+                f.write_str("consumer: ")?;
+                write_label(f, tp)?;
                 write!(
                     f,
-                    "consumer: no records below the high watermark {high_watermark} (position {position}"
+                    "no records below the high watermark {high_watermark} (position {position}"
                 )?;
                 write_from(f, *from)
             }
@@ -958,31 +1024,45 @@ impl fmt::Display for Event {
                 "[Consumer clientId=consumer-1] Not fetching from {replica} for partition {tp} since it is marked offline or is missing from our metadata, using the leader instead."
             ),
             Event::ConsumerOffsetOutOfRange {
+                tp,
                 position,
                 log_end_offset: leo,
                 gone,
             } => {
-                write!(f, "consumer: OFFSET_OUT_OF_RANGE: position {position} is past the log end offset {leo}; auto.offset.reset=latest moves it to {leo}")?;
+                f.write_str("consumer: ")?;
+                write_label(f, tp)?;
+                write!(f, "OFFSET_OUT_OF_RANGE: position {position} is past the log end offset {leo}; auto.offset.reset=latest moves it to {leo}")?;
                 match gone {
                     Some((a, z)) => write!(f, ". Offsets {a}..{z} that it read no longer exist"),
                     None => Ok(()),
                 }
             }
-            Event::ConsumerError { error } => write!(f, "consumer: {error}"),
+            Event::ConsumerError { tp, error } => {
+                f.write_str("consumer: ")?;
+                write_label(f, tp)?;
+                write!(f, "{error}")
+            }
             Event::ConsumerLeaderNotAvailable { tp } => {
                 write!(f, "consumer: LEADER_NOT_AVAILABLE for {tp}")
             }
-            Event::ConsumerConnectionReset { target } => write!(
+            Event::ConsumerConnectionReset { tp, target } => {
+                f.write_str("consumer: ")?;
+                write_label(f, tp)?;
+                write!(
                 f,
-                "consumer: NETWORK_EXCEPTION: the connection to broker {target} was reset (its process is gone)"
-            ),
+                "NETWORK_EXCEPTION: the connection to broker {target} was reset (its process is gone)"
+            )
+            }
             Event::ConsumerReadRewritten {
+                tp,
                 first_offset,
                 last_offset,
                 now,
                 read,
             } => {
-                write!(f, "consumer: offsets {first_offset}..{last_offset} now hold different records (")?;
+                f.write_str("consumer: ")?;
+                write_label(f, tp)?;
+                write!(f, "offsets {first_offset}..{last_offset} now hold different records (")?;
                 write_words(f, now)?;
                 f.write_str(") than it read there (")?;
                 write_words(f, read)?;
@@ -1203,17 +1283,20 @@ impl fmt::Display for Event {
                 "[KafkaServer id={broker}] started: {tp} loaded with log end offset {log_end_offset}, high watermark {high_watermark} (from replication-offset-checkpoint)"
             ),
             Event::CommittedRecordsLost {
+                tp,
                 records,
                 cause,
                 ..
             } => {
+                f.write_str("Committed records lost: ")?;
+                write_label(f, tp)?;
                 let (first, last) = match (records.first(), records.last()) {
                     (Some(a), Some(b)) => (a.offset, b.offset),
                     _ => (0, 0),
                 };
                 write!(
                     f,
-                    "Committed records lost: offsets {first}..{last} ({}) are gone: {cause}.",
+                    "offsets {first}..{last} ({}) are gone: {cause}.",
                     Values(records)
                 )
             }
@@ -1565,6 +1648,16 @@ fn write_from(f: &mut fmt::Formatter<'_>, from: Option<BrokerId>) -> fmt::Result
     }
 }
 
+/// The partition a line concerns and a colon, where it names one (`Topics::label`): after
+/// the line's subject (`acks=all -> `, `consumer: `, `Committed records lost: `), as
+/// TopicPartition.toString prints it (`orders-3: `).
+fn write_label(f: &mut fmt::Formatter<'_>, tp: &Option<TopicPartition>) -> fmt::Result {
+    match tp {
+        Some(tp) => write!(f, "{tp}: "),
+        None => Ok(()),
+    }
+}
+
 /// Values joined by spaces, written in place.
 fn write_words(f: &mut fmt::Formatter<'_>, words: &[String]) -> fmt::Result {
     for (i, w) in words.iter().enumerate() {
@@ -1590,6 +1683,22 @@ impl Event {
                 outcome: ProduceOutcome::Expired { .. },
                 ..
             } => Some(ErrorCode::DELIVERY_TIMEOUT),
+            _ => None,
+        }
+    }
+
+    /// The partition a produce result, a consumer's line or a loss names (where the cluster
+    /// has more than one partition: `Topics::label`); None for every other event.
+    pub fn partition_label(&self) -> Option<&TopicPartition> {
+        match self {
+            Event::ProduceResult { tp, .. }
+            | Event::ConsumerRead { tp, .. }
+            | Event::ConsumerNoRecords { tp, .. }
+            | Event::ConsumerOffsetOutOfRange { tp, .. }
+            | Event::ConsumerError { tp, .. }
+            | Event::ConsumerConnectionReset { tp, .. }
+            | Event::ConsumerReadRewritten { tp, .. }
+            | Event::CommittedRecordsLost { tp, .. } => tp.as_ref(),
             _ => None,
         }
     }

@@ -33,6 +33,14 @@ pub struct Expectation {
     /// Start of the window the event checks search (ms, default 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub since: Option<TimeMs>,
+    /// The partition the checks speak of (version 2): a topic of the scenario, default the
+    /// first. With neither `topic` nor `partition` the state checks read the first topic's
+    /// partition 0 and the event and loss checks look at every partition.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topic: Option<String>,
+    /// The partition of `topic` (version 2), default 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition: Option<u32>,
     /// The whole `kafka-topics.sh --describe` line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub describe: Option<String>,
@@ -76,6 +84,19 @@ pub struct Expectation {
     /// A transcript line that contains this text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<String>,
+}
+
+impl Expectation {
+    /// The partition the expectation names, `(topic, partition)` with `first_topic` and 0 for
+    /// what it leaves out; None when it names neither (the checks' defaults above).
+    pub fn target<'a>(&'a self, first_topic: &'a str) -> Option<(&'a str, u32)> {
+        (self.topic.is_some() || self.partition.is_some()).then(|| {
+            (
+                self.topic.as_deref().unwrap_or(first_topic),
+                self.partition.unwrap_or(0),
+            )
+        })
+    }
 }
 
 /// An expected leader: a broker, or none.
@@ -210,6 +231,7 @@ impl Expectation {
         }
         let texts = [
             (Some(&self.label), "label"),
+            (self.topic.as_ref(), "topic"),
             (self.describe.as_ref(), "describe"),
             (self.offsets.as_ref(), "offsets"),
             (self.produce.as_ref(), "produce"),

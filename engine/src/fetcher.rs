@@ -308,9 +308,21 @@ impl ReplicaFetcher {
         key: ThreadKey,
         fetch_id: u64,
     ) {
+        // The request's partitions, as its `fetchData` names them, where the cluster has
+        // more than one (`Topics::label`).
+        let mut named = Vec::new();
+        for p in partitions.values() {
+            if let Role::Follower(f) = &p.role {
+                if f.in_flight_fetch == Some(fetch_id) {
+                    named.extend(ctx.tp_label(p.tp));
+                }
+            }
+        }
         let event = Event::FetchTimedOut {
             broker: host.id,
             leader: Some(key.0),
+            fetcher_id: key.1,
+            partitions: named,
             replica_socket_timeout_ms: ctx.config.replica_socket_timeout_ms,
         };
         self.on_request_failed(ctx, host, partitions, key, fetch_id, event);

@@ -13,7 +13,7 @@ use crate::log::ReplicaLog;
 use crate::process::Process;
 use crate::record_chunks::RecordChunks;
 use crate::snapshot::Loss;
-use crate::types::{BrokerId, ElectionKind, TimeMs, Tp};
+use crate::types::{BrokerId, ElectionKind, TimeMs, TopicPartition, Tp};
 use crate::vec_map::VecMap;
 
 /// `broker`, leading at `leader_epoch`, raised its HW to `high_watermark`: the records of
@@ -69,6 +69,7 @@ pub(crate) fn on_new_leader(
     recovering: bool,
     log: &ReplicaLog,
     now: TimeMs,
+    label: Option<TopicPartition>,
 ) -> Option<LossFound> {
     if leader_epoch != controller.partition(tp).leader_epoch {
         // A stale image (a broker catching up on metadata after a freeze or a cut): this
@@ -114,9 +115,11 @@ pub(crate) fn on_new_leader(
         values: lost.iter().map(|r| r.value.clone()).collect(),
         epochs: lost.iter().map(|r| r.epoch).collect(),
         cause: cause.to_string(),
+        tp: label.clone(),
     };
     let event = Event::CommittedRecordsLost {
         broker,
+        tp: label,
         records: lost,
         cause,
     };
@@ -193,6 +196,7 @@ mod tests {
                 recovering,
                 sim.brokers[&2].log(TP0),
                 5_000,
+                None,
             )
             .expect("a loss");
             assert_eq!(sim.committed[&TP0].len(), 0, "both left the history");
@@ -235,6 +239,7 @@ mod tests {
                 false,
                 sim.brokers[&broker].log(TP0),
                 0,
+                None,
             )
             .is_some()
         };

@@ -83,6 +83,20 @@ impl Topics {
         &self.topics[usize::from(tp.topic)].partitions[usize::from(tp.partition)]
     }
 
+    /// The name of partition `tp` for a line that would otherwise not name it (a produce
+    /// result, the consumer's lines, a fetch that timed out, a loss): `None` when the cluster
+    /// has one partition, so a version-1 scenario's lines stay as they always were, since
+    /// there is then no other partition they could mean (docs/engine.md, "Lines that name
+    /// their partition").
+    pub fn label(&self, tp: Tp) -> Option<TopicPartition> {
+        self.has_many_partitions().then(|| self.name(tp).clone())
+    }
+
+    /// Whether the cluster has more than one partition (lines then name theirs).
+    pub fn has_many_partitions(&self) -> bool {
+        self.topics.len() > 1 || self.topics.first().is_some_and(|t| t.partitions.len() > 1)
+    }
+
     /// The partition named `topic`-`partition`, if the cluster has it.
     pub fn find(&self, topic: &str, partition: u32) -> Option<Tp> {
         let t = self.topics.iter().position(|i| i.name == topic)?;

@@ -440,16 +440,28 @@ pub enum Action {
     Describe(DescribeSpec),
     /// `kafka-get-offsets.sh` (the HW).
     Offsets,
-    /// Every broker's leader-epoch-checkpoint on one line.
-    Epochs,
+    /// Each replica's leader-epoch-checkpoint on one line: of the partition named (version
+    /// 2's `topic` and `partition`), of every partition of `topic`, or of every partition.
+    Epochs {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        topic: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        partition: Option<u32>,
+    },
     /// Every broker's replication-offset-checkpoint.
     Checkpoints,
     /// Each broker's replica fetcher threads, as `jstack <pid> | grep ReplicaFetcherThread`
     /// lists them (article 000, example 1-1).
     FetcherThreads,
-    /// `kafka-dump-log.sh --print-data-log` for one broker.
+    /// `kafka-dump-log.sh --print-data-log` for one broker: its log of the partition named
+    /// (version 2's `topic` and `partition`), of every partition of `topic` it holds, or of
+    /// every partition it holds.
     DumpLog {
         broker: BrokerId,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        topic: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        partition: Option<u32>,
     },
     /// A comment in the transcript.
     Note {
@@ -602,13 +614,24 @@ impl Clone for Action {
             &Action::Cut { a, b } => Action::Cut { a, b },
             &Action::Heal { a, b } => Action::Heal { a, b },
             &Action::LoseDisk { broker } => Action::LoseDisk { broker },
-            &Action::DumpLog { broker } => Action::DumpLog { broker },
+            Action::DumpLog {
+                broker,
+                topic,
+                partition,
+            } => Action::DumpLog {
+                broker: *broker,
+                topic: topic.clone(),
+                partition: *partition,
+            },
             Action::ElectPreferred => Action::ElectPreferred,
             Action::ElectUnclean => Action::ElectUnclean,
             Action::Describe(d) => Action::Describe(d.clone()),
             Action::Metrics { name } => Action::Metrics { name: name.clone() },
             Action::Offsets => Action::Offsets,
-            Action::Epochs => Action::Epochs,
+            Action::Epochs { topic, partition } => Action::Epochs {
+                topic: topic.clone(),
+                partition: *partition,
+            },
             Action::Checkpoints => Action::Checkpoints,
             Action::FetcherThreads => Action::FetcherThreads,
             Action::CancelProduce => Action::CancelProduce,
@@ -665,6 +688,10 @@ impl Action {
                 topic, partition, ..
             } => (topic.as_deref(), *partition),
             Action::Describe(d) => (d.topic.as_deref(), None),
+            Action::Epochs { topic, partition }
+            | Action::DumpLog {
+                topic, partition, ..
+            } => (topic.as_deref(), *partition),
             _ => (None, None),
         }
     }
@@ -733,7 +760,7 @@ impl Action {
             | Action::Stop { broker }
             | Action::Start { broker }
             | Action::LoseDisk { broker }
-            | Action::DumpLog { broker } => broker_ok(*broker, "broker")?,
+            | Action::DumpLog { broker, .. } => broker_ok(*broker, "broker")?,
             Action::Slow { broker, ms } => {
                 broker_ok(*broker, "broker")?;
                 if *ms > 600_000 {
@@ -802,7 +829,7 @@ impl Action {
             | Action::Describe(_)
             | Action::Metrics { name: None }
             | Action::Offsets
-            | Action::Epochs
+            | Action::Epochs { .. }
             | Action::Checkpoints
             | Action::FetcherThreads
             | Action::CancelProduce
@@ -1026,6 +1053,9 @@ impl Scenario {
         let end = self.end_ms();
         for (i, e) in self.expect.iter().enumerate() {
             e.validate(&indexed("expect", i), self.brokers, end)?;
+            if e.topic.is_some() || e.partition.is_some() {
+                self.check_target(&indexed("expect", i), e.topic.as_deref(), e.partition)?;
+            }
         }
         Ok(())
     }

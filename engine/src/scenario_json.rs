@@ -440,8 +440,25 @@ fn topic_configs(path: &str, v: &Value) -> R<TopicConfigs> {
 }
 
 const EXPECTATION_FIELDS: &[&str] = &[
-    "at", "label", "since", "describe", "leader", "isr", "elr", "broker", "leo", "hw", "offsets",
-    "produce", "error", "loss", "lost", "caption", "line",
+    "at",
+    "label",
+    "since",
+    "topic",
+    "partition",
+    "describe",
+    "leader",
+    "isr",
+    "elr",
+    "broker",
+    "leo",
+    "hw",
+    "offsets",
+    "produce",
+    "error",
+    "loss",
+    "lost",
+    "caption",
+    "line",
 ];
 
 /// `lost`: two offsets.
@@ -475,6 +492,8 @@ fn expectation(path: &str, v: &Value) -> R<Expectation> {
         &mut [
             ("label", Field::Str(&mut e.label)),
             ("since", Field::OptU64(&mut e.since)),
+            ("topic", Field::OptStr(&mut e.topic)),
+            ("partition", Field::OptU32(&mut e.partition)),
             ("describe", Field::OptStr(&mut e.describe)),
             ("leader", Field::OptLeader(&mut e.leader)),
             ("isr", Field::OptIds(&mut e.isr)),
@@ -708,6 +727,19 @@ fn timed_action(path: &str, v: &Value) -> R<TimedAction> {
         fields(&["zone"])?;
         req(path, obj, "zone", string_of)
     };
+    // A read-out's `topic` and `partition` (version 2), each optional.
+    let target = || -> R<(Option<String>, Option<u32>)> {
+        let (mut topic, mut partition) = (None, None);
+        read_fields(
+            path,
+            obj,
+            &mut [
+                ("topic", Field::OptStr(&mut topic)),
+                ("partition", Field::OptU32(&mut partition)),
+            ],
+        )?;
+        Ok((topic, partition))
+    };
     let ends = || -> R<(Endpoint, Endpoint)> {
         fields(&["a", "b"])?;
         Ok((
@@ -766,7 +798,15 @@ fn timed_action(path: &str, v: &Value) -> R<TimedAction> {
         "stop" => Action::Stop { broker: broker()? },
         "start" => Action::Start { broker: broker()? },
         "lose_disk" => Action::LoseDisk { broker: broker()? },
-        "dump_log" => Action::DumpLog { broker: broker()? },
+        "dump_log" => {
+            fields(&["broker", "topic", "partition"])?;
+            let (topic, partition) = target()?;
+            Action::DumpLog {
+                broker: req(path, obj, "broker", u32_of)?,
+                topic,
+                partition,
+            }
+        }
         "slow" => {
             fields(&["broker", "ms"])?;
             Action::Slow {
@@ -822,7 +862,11 @@ fn timed_action(path: &str, v: &Value) -> R<TimedAction> {
             Action::Metrics { name }
         }
         "offsets" => Action::Offsets,
-        "epochs" => Action::Epochs,
+        "epochs" => {
+            fields(&["topic", "partition"])?;
+            let (topic, partition) = target()?;
+            Action::Epochs { topic, partition }
+        }
         "checkpoints" => Action::Checkpoints,
         "fetcher_threads" => Action::FetcherThreads,
         "cancel_produce" => Action::CancelProduce,
@@ -1115,10 +1159,10 @@ impl Writer {
             Action::Describe(_) => ("describe", None),
             Action::Metrics { .. } => ("metrics", None),
             Action::Offsets => ("offsets", None),
-            Action::Epochs => ("epochs", None),
+            Action::Epochs { .. } => ("epochs", None),
             Action::Checkpoints => ("checkpoints", None),
             Action::FetcherThreads => ("fetcher_threads", None),
-            Action::DumpLog { broker } => ("dump_log", Some(*broker)),
+            Action::DumpLog { broker, .. } => ("dump_log", Some(*broker)),
             Action::Note { .. } => ("note", None),
             Action::CancelProduce => ("cancel_produce", None),
             Action::LoseZone { .. } => ("lose_zone", None),
@@ -1145,6 +1189,10 @@ impl Writer {
                 self.key("from_beginning").bool(*from_beginning);
                 self.target(topic.as_deref(), *partition);
             }
+            Action::Epochs { topic, partition }
+            | Action::DumpLog {
+                topic, partition, ..
+            } => self.target(topic.as_deref(), *partition),
             Action::Slow { ms, .. } => self.key("ms").u64(*ms),
             Action::Cut { a, b } | Action::Heal { a, b } => {
                 self.key("a").endpoint(*a);
@@ -1239,6 +1287,7 @@ impl Writer {
         if let Some(v) = e.since {
             self.key("since").u64(v);
         }
+        self.target(e.topic.as_deref(), e.partition);
         if let Some(v) = &e.describe {
             self.key("describe").str(v);
         }

@@ -1015,6 +1015,7 @@ impl Sim {
                     recovering,
                     self.brokers[&broker].log(tp),
                     self.now,
+                    self.topics.label(tp),
                 );
                 if let Some(found) = found {
                     if let Some(what) = found.violation {
@@ -1072,10 +1073,36 @@ impl Sim {
 
     /// `kafka-get-offsets.sh` now.
     pub(crate) fn offsets_line(&self) -> String {
+        self.offsets_line_of(self.view_tp)
+    }
+
+    /// The partitions a read-out names: `topic`-`partition` (the first topic when only a
+    /// partition is named), every partition of `topic`, or every partition; none when the
+    /// cluster has no such partition (validation refuses it in a scenario).
+    fn readout_partitions(&self, topic: Option<&str>, partition: Option<u32>) -> Vec<Tp> {
+        let first = &self.topics.topics[0].name;
+        if let Some(p) = partition {
+            return self
+                .topics
+                .find(topic.unwrap_or(first), p)
+                .into_iter()
+                .collect();
+        }
+        let mut out = Vec::new();
+        for tp in self.topics.partitions() {
+            if topic.is_none_or(|t| self.topics.name(tp).topic == t) {
+                out.push(tp);
+            }
+        }
+        out
+    }
+
+    /// `kafka-get-offsets.sh --topic T --partitions P` now.
+    pub(crate) fn offsets_line_of(&self, tp: Tp) -> String {
         crate::describe::offsets_line(
-            self.view_tp,
-            self.topics.name(self.view_tp),
-            self.controller.partition(self.view_tp),
+            tp,
+            self.topics.name(tp),
+            self.controller.partition(tp),
             &self.brokers,
             &self.processes,
         )
@@ -1351,11 +1378,17 @@ impl Sim {
                     self.emit_tool_output(Tool::GetOffsets, None, line);
                 }
             }
-            Action::Epochs => {
-                let tp = self.view_tp;
-                let replicas = &self.controller.partition(tp).replicas;
-                for line in crate::describe::epoch_lines(tp, replicas, &self.brokers) {
-                    self.emit_tool_output(Tool::LeaderEpochCheckpoints, None, line);
+            Action::Epochs { topic, partition } => {
+                // Each partition's leader-epoch-checkpoint, replica by replica; a line names
+                // its partition where the cluster has more than one.
+                for tp in self.readout_partitions(topic.as_deref(), *partition) {
+                    let replicas = &self.controller.partition(tp).replicas;
+                    let label = self.topics.label(tp);
+                    let lines =
+                        crate::describe::epoch_lines(tp, label.as_ref(), replicas, &self.brokers);
+                    for line in lines {
+                        self.emit_tool_output(Tool::LeaderEpochCheckpoints, None, line);
+                    }
                 }
             }
             Action::Checkpoints => {
@@ -1412,13 +1445,38 @@ impl Sim {
                     }));
                 }
             }
-            Action::DumpLog { broker } => {
-                let tp = self.view_tp;
-                let log = self.brokers.get(broker).map(|b| b.log(tp));
+            Action::DumpLog {
+                broker,
+                topic,
+                partition,
+            } => {
+                // kafka-dump-log.sh --files with each partition's segment: the one named, or
+                // every one the broker holds (of `topic`).
+                let named = partition.is_some();
                 let sizes = self.record_size.is_some();
-                let name = self.topics.name(tp);
-                for line in crate::describe::dump_log_lines(name, *broker, log, sizes) {
-                    self.emit_tool_output(Tool::DumpLog, Some(*broker), line);
+                for tp in self.readout_partitions(topic.as_deref(), *partition) {
+                    let Some(b) = self.brokers.get(broker) else {
+                        break;
+                    };
+                    let name = self.topics.name(tp);
+                    // A broker has a partition's directory when it is a replica (Kafka creates
+                    // the log as it becomes one) or a log is left there.
+                    let replica = self.controller.partition(tp).replicas.contains(broker);
+                    let held = b
+                        .partitions
+                        .get(&tp)
+                        .filter(|p| replica || p.log.log_end_offset() > 0);
+                    let lines = match held {
+                        Some(p) => crate::describe::dump_log_lines(name, *broker, &p.log, sizes),
+                        // DumpLogSegments on a file that is not there.
+                        None if named || !self.topics.has_many_partitions() => vec![format!(
+                            "broker {broker} log ({name}): none (no replica of {name} on broker {broker})"
+                        )],
+                        None => continue,
+                    };
+                    for line in lines {
+                        self.emit_tool_output(Tool::DumpLog, Some(*broker), line);
+                    }
                 }
             }
             Action::Note { text } => self.emit(Event::Caption { text: text.clone() }),
@@ -1698,6 +1756,7 @@ impl Sim {
                 read.push(b);
             }
             let event = Event::ConsumerReadRewritten {
+                tp: self.topics.label(tp),
                 first_offset: first,
                 last_offset: last,
                 now,
@@ -1997,7 +2056,7 @@ mod tests {
         let order: Vec<TimeMs> = sim.pending_timeline().map(|a| a.at).collect();
         assert_eq!(order, [100, 100, 900]);
         assert!(
-            matches!(sim.timeline[1].action, Action::Epochs),
+            matches!(sim.timeline[1].action, Action::Epochs { .. }),
             "stable within a time"
         );
         sim.advance_to(2_000);

@@ -5,7 +5,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::record::Record;
-use crate::types::{Acks, BrokerId, ErrorCode, MessageKind, Node, ProcessState, TimeMs};
+use crate::types::{
+    Acks, BrokerId, ErrorCode, MessageKind, Node, ProcessState, TimeMs, TopicPartition,
+};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Snapshot {
@@ -487,6 +489,10 @@ pub struct Loss {
     #[serde(skip)]
     pub epochs: Vec<i32>,
     pub cause: String,
+    /// The partition, where the cluster has more than one (`Topics::label`; left out of the
+    /// JSON when none, so a one-partition run's snapshot is as it was).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tp: Option<TopicPartition>,
 }
 
 /// A message that left the wire at `at`: taken in by its destination, or dropped there.

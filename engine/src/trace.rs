@@ -440,7 +440,10 @@ mod tests {
         s.timeline = (0..4_000)
             .map(|i| crate::TimedAction {
                 at: i * 30,
-                action: crate::Action::Epochs,
+                action: crate::Action::Epochs {
+                    topic: None,
+                    partition: None,
+                },
             })
             .collect();
         let sim = crate::run(&s, true).unwrap();

@@ -68,6 +68,7 @@ fn produce_errors(events: &[Timed]) -> Vec<(u64, ErrorCode)> {
 /// A produce result that failed with the broker's `error`.
 fn failed(acks: Acks, error: ErrorCode) -> Event {
     Event::ProduceResult {
+        tp: None,
         acks,
         outcome: ProduceOutcome::Error {
             error,
@@ -83,6 +84,7 @@ type Written = (Acks, Option<(u64, u64)>);
 fn written(e: &Event) -> Option<Written> {
     match e {
         Event::ProduceResult {
+            tp: None,
             acks,
             outcome: ProduceOutcome::Ok { offsets, .. },
         } => Some((*acks, *offsets)),
@@ -240,6 +242,7 @@ fn a_batch_held_back_by_the_in_flight_limit_expires_on_time_and_its_late_success
             (
                 7000,
                 Event::ProduceResult {
+                    tp: None,
                     acks: Acks::All,
                     outcome: ProduceOutcome::Expired {
                         records: 1,
@@ -842,6 +845,7 @@ fn the_idempotent_producer_stores_a_retried_batch_once() {
     assert_eq!(
         untimed(&consumer_reads(&events)),
         [Event::ConsumerRead {
+            tp: None,
             first_offset: 0,
             last_offset: 0,
             values: vec!["once".into()],
@@ -872,6 +876,7 @@ fn without_idempotence_a_retried_batch_is_stored_again() {
     assert_eq!(
         untimed(&consumer_reads(&events)),
         [Event::ConsumerRead {
+            tp: None,
             first_offset: 0,
             last_offset: 2,
             values: vec!["once".into(); 3],
@@ -1012,7 +1017,7 @@ fn enable_idempotence_set_true_conflicting_with_acks_or_retries_is_a_config_erro
     sim.advance_to(1000);
     assert_eq!(
         untimed(&produce_results(&events(&sim))),
-        [Event::ProduceResult {
+        [Event::ProduceResult { tp: None,
             acks: Acks::One,
             outcome: ProduceOutcome::ConfigException {
                 message: "Must set acks to all (got 1) to use the idempotent producer (enable.idempotence=true)".into(),
@@ -1399,6 +1404,7 @@ fn cancel_produce_aborts_the_pending_batches_and_a_new_producer_sends_next() {
         Some(&(
             2_000,
             Event::ProduceResult {
+                tp: None,
                 acks: Acks::All,
                 outcome: ProduceOutcome::ClosedForcefully { records: 2 },
             }

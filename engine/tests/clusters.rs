@@ -127,9 +127,9 @@ fn writes_reach_the_partition_named_and_offsets_are_per_partition() {
         ]
     );
     // acks=all under the topic's min.insync.replicas=2: answered.
-    assert!(sim
-        .trace_events()
-        .any(|e| e.text().starts_with("acks=all -> ok, offsets=0..4")));
+    assert!(sim.trace_events().any(|e| e
+        .text()
+        .starts_with("acks=all -> orders-2: ok, offsets=0..4")));
 }
 
 #[test]
@@ -204,7 +204,7 @@ const KEYS: &str = r#"{
     {"at": 100, "action": "produce", "values": ["x"], "key": "21", "size": 10},
     {"at": 200, "action": "produce", "prefix": "s", "count": 31},
     {"at": 5000, "action": "offsets"},
-    {"at": 5000, "action": "dump_log", "broker": 2}
+    {"at": 5000, "action": "dump_log", "broker": 2, "topic": "orders", "partition": 0}
   ],
   "end_ms": 6000
 }"#;
@@ -312,4 +312,233 @@ fn the_controller_moves_leaderships_back_to_the_preferred_replicas_300_s_after_a
     for line in lines_at(&off, 400_000, "Topic: a Partition:") {
         assert_ne!(describe_fields(&line).2, Some(1), "{line}");
     }
+}
+
+/// Two topics on three brokers, assigned by hand: `orders` led by 1 and 2, `move` by 1. Every
+/// line about one partition names it where the cluster has more than one (docs/engine.md,
+/// "Lines that name their partition"). `num.replica.fetchers` 2 puts each partition on thread
+/// `Utils.abs(31 * topic.hashCode() + partition) % 2` (AbstractFetcherManager.getFetcherId):
+/// "orders".hashCode() = -1008770331 gives orders-0 thread 1 and orders-1 thread 0;
+/// "move".hashCode() = 3357649 gives move-0 thread 1.
+const TWO_TOPICS: &str = r#"{
+  "version": 2, "brokers": 3, "seed": 1,
+  "config": {"replica.socket.timeout.ms": 3000, "num.replica.fetchers": 2},
+  "topics": [
+    {"name": "orders", "assignment": [[1, 2], [2, 1]]},
+    {"name": "move", "assignment": [[1, 2]]}
+  ],
+  "timeline": [
+    {"at": 100, "action": "produce", "acks": "all", "topic": "orders", "partition": 1, "values": ["a", "b"]},
+    {"at": 200, "action": "consume", "topic": "move", "partition": 0},
+    {"at": 300, "action": "produce", "acks": "1", "topic": "move", "values": ["x"]},
+    {"at": 400, "action": "consume", "topic": "move", "partition": 0},
+    {"at": 1000, "action": "cut", "a": 1, "b": 2}
+  ],
+  "end_ms": 6000
+}"#;
+
+fn two_topics(expect: &str) -> Scenario {
+    let text = TWO_TOPICS.replace(r#""end_ms": 6000"#, &format!(r#""end_ms": 6000{expect}"#));
+    Scenario::from_json(&text).expect("a valid version-2 scenario")
+}
+
+/// The first line of the run at or after `from` that starts with `prefix`.
+fn first_line(sim: &Sim, from: u64, prefix: &str) -> Option<(u64, String)> {
+    sim.trace_events()
+        .find(|e| e.time_ms >= from && e.text().starts_with(prefix))
+        .map(|e| (e.time_ms, e.text().clone()))
+}
+
+#[test]
+fn lines_about_one_partition_name_it_in_a_cluster_of_two_topics() {
+    let sim = watermark_engine::run(&two_topics(""), true).expect("runs");
+    assert!(sim.violations().is_empty(), "{:?}", sim.violations());
+    // The produce result names the batch's partition (ProducerBatch.topicPartition).
+    let (_, line) = first_line(&sim, 100, "acks=all -> ").expect("a produce result");
+    assert!(
+        line.starts_with("acks=all -> orders-1: ok, offsets=0..1 (waited "),
+        "{line}"
+    );
+    // A topic with one partition: the sticky partitioner has only move-0.
+    let (_, line) = first_line(&sim, 300, "acks=1 -> ").expect("a produce result");
+    assert_eq!(line, "acks=1 -> move-0: ok, offset=0");
+    // The consumer's lines name the partition it fetched.
+    assert_eq!(
+        first_line(&sim, 200, "consumer: ").map(|l| l.1).as_deref(),
+        Some("consumer: move-0: no records below the high watermark 0 (position 0)")
+    );
+    assert_eq!(
+        first_line(&sim, 400, "consumer: ").map(|l| l.1).as_deref(),
+        Some("consumer: move-0: x (offsets 0..0, position 1)")
+    );
+    // The cut: each follower's request in flight gets no answer. Broker 2 follows orders-0
+    // and move-0 from broker 1 on thread 1; broker 1 follows orders-1 from broker 2 on
+    // thread 0. Each line names its thread and its request's partitions (fetchData), in the
+    // order the fetcher keeps them (topic by topic, in creation order).
+    let (t2, line) = first_line(&sim, 1000, "[ReplicaFetcher replicaId=2, leaderId=1")
+        .expect("broker 2's fetch times out");
+    assert_eq!(
+        line,
+        "[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=1] Error sending fetch request for partitions orders-0, move-0: no response within replica.socket.timeout.ms=3000 ms"
+    );
+    let (t1, line) = first_line(&sim, 1000, "[ReplicaFetcher replicaId=1, leaderId=2")
+        .expect("broker 1's fetch times out");
+    assert_eq!(
+        line,
+        "[ReplicaFetcher replicaId=1, leaderId=2, fetcherId=0] Error sending fetch request for partitions orders-1: no response within replica.socket.timeout.ms=3000 ms"
+    );
+    // Sent before the cut, each at most replica.fetch.wait.max.ms (500) before it.
+    for t in [t1, t2] {
+        assert!((3500..=4000).contains(&t), "timed out at {t}");
+    }
+}
+
+/// An expectation names its partition with `topic` and `partition` (version 2): the state
+/// checks read that partition, the event checks look at its lines only. The same check met on
+/// one partition is not met on the other.
+#[test]
+fn an_expectation_speaks_of_the_partition_it_names() {
+    let s = two_topics(
+        r#",
+  "expect": [
+    {"at": 500, "topic": "orders", "partition": 1, "produce": "acks=all -> ok, offsets=0..1"},
+    {"at": 500, "topic": "orders", "partition": 0, "produce": "acks=all -> ok, offsets=0..1"},
+    {"at": 500, "topic": "orders", "partition": 1, "leader": 2, "leo": 2, "hw": 2, "offsets": "orders:1:2"},
+    {"at": 500, "topic": "orders", "leader": 2, "leo": 2},
+    {"at": 500, "topic": "move", "leader": 1, "isr": [1, 2], "leo": 1, "offsets": "move:0:1",
+     "describe": "Topic: move Partition: 0 Leader: 1 Replicas: 1,2 Isr: 1,2 Elr: LastKnownElr:"},
+    {"at": 500, "produce": "acks=1 -> move-0: ok, offset=0"},
+    {"at": 500, "leo": 0}
+  ]"#,
+    );
+    let outcomes = watermark_engine::check::check(&s).expect("runs");
+    let met: Vec<bool> = outcomes.iter().map(|o| o.met()).collect();
+    assert_eq!(
+        met,
+        [true, false, true, false, true, true, true],
+        "{outcomes:#?}"
+    );
+    let a = outcomes[1].account();
+    assert!(
+        a.contains(r#"produce: expected "acks=all -> ok, offsets=0..1" in 0..=500 ms, got no produce result in 0..=500 ms"#),
+        "{a}"
+    );
+    // `topic` alone is its partition 0: led by 1, empty.
+    let a = outcomes[3].account();
+    assert!(a.contains("leader: expected 2, got 1"), "{a}");
+    assert!(a.contains("leo of the leader: expected 2, got 0"), "{a}");
+}
+
+/// A partition the scenario does not have, named by an expectation: refused before the run,
+/// naming the field and the range; version 1 has no `topic` or `partition` to name.
+#[test]
+fn an_expectation_naming_no_such_partition_is_refused() {
+    let e = Scenario::from_json(&TWO_TOPICS.replace(
+        r#""end_ms": 6000"#,
+        r#""end_ms": 6000, "expect": [{"at": 1, "topic": "move", "partition": 1, "hw": 0}]"#,
+    ))
+    .unwrap_err();
+    assert_eq!(e.field, "expect[0].partition");
+    assert_eq!(
+        e.message,
+        "partition must be one of 0..=0 (topic move has 1), got 1"
+    );
+    let e = Scenario::from_json(&TWO_TOPICS.replace(
+        r#""end_ms": 6000"#,
+        r#""end_ms": 6000, "expect": [{"at": 1, "topic": "payments", "hw": 0}]"#,
+    ))
+    .unwrap_err();
+    assert_eq!(e.field, "expect[0].topic");
+    assert!(
+        e.message
+            .starts_with("topic must be one of the scenario's topics"),
+        "{e}"
+    );
+    let e = Scenario::from_json(r#"{"expect": [{"at": 1, "partition": 0, "hw": 0}]}"#).unwrap_err();
+    assert_eq!(e.field, "expect[0].partition");
+    assert!(e.message.contains("version 2"), "{e}");
+}
+
+/// The tool lines of `tool` at `t`, in order.
+fn tool_lines(sim: &Sim, t: u64, tool: watermark_engine::event::Tool) -> Vec<String> {
+    sim.trace_events()
+        .filter(|e| {
+            e.time_ms == t
+                && matches!(e.event(), watermark_engine::Event::ToolOutput { tool: x, .. } if *x == tool)
+        })
+        .map(|e| e.text().clone())
+        .collect()
+}
+
+/// `epochs` and `dump_log` per partition: each partition's directory holds its own
+/// leader-epoch-checkpoint and segment (`/var/lib/kafka/data/orders-1/...`), so the read-out
+/// names the partition (one, a topic's, or every one) and each line says whose it is.
+#[test]
+fn epochs_and_dump_log_read_the_partition_named_or_every_one() {
+    use watermark_engine::event::Tool::{DumpLog, LeaderEpochCheckpoints};
+    let at = |t: u64, actions: &[&str]| {
+        let mut text = TWO_TOPICS.to_string();
+        for a in actions {
+            text = text.replace(
+                r#"{"at": 1000, "action": "cut""#,
+                &format!(r#"{{"at": {t}, "action": {a}}}, {{"at": 1000, "action": "cut""#),
+            );
+        }
+        text
+    };
+    let s = Scenario::from_json(&at(
+        500,
+        &[
+            r#""epochs""#,
+            r#""dump_log", "broker": 2"#,
+            r#""dump_log", "broker": 3, "topic": "move", "partition": 0"#,
+            r#""dump_log", "broker": 1, "topic": "orders""#,
+        ],
+    ))
+    .expect("valid");
+    let sim = watermark_engine::run(&s, true).expect("runs");
+    // Partition.makeLeader assigns the leader's epoch at its log end
+    // (UnifiedLog.maybeAssignEpochStartOffset), so each leader's file has (0, 0); a follower's
+    // gets the entry with the first batch it appends (orders-1 and move-0 have records,
+    // orders-0 none). Partitions topic by topic, replicas in id order.
+    assert_eq!(
+        tool_lines(&sim, 500, LeaderEpochCheckpoints),
+        [
+            "broker 1: orders-0: 0 1 0 0",
+            "broker 2: orders-0: 0 0",
+            "broker 1: orders-1: 0 1 0 0",
+            "broker 2: orders-1: 0 1 0 0",
+            "broker 1: move-0: 0 1 0 0",
+            "broker 2: move-0: 0 1 0 0",
+        ]
+    );
+    let heads: Vec<String> = tool_lines(&sim, 500, DumpLog)
+        .into_iter()
+        .filter(|l| l.starts_with("broker "))
+        .collect();
+    assert_eq!(
+        heads,
+        [
+            // Broker 2: every partition it holds.
+            "broker 2 log (orders-0, log end offset 0):",
+            "broker 2 log (orders-1, log end offset 2):",
+            "broker 2 log (move-0, log end offset 1):",
+            // Broker 3 holds no replica of move-0.
+            "broker 3 log (move-0): none (no replica of move-0 on broker 3)",
+            // Broker 1: the partitions of orders.
+            "broker 1 log (orders-0, log end offset 0):",
+            "broker 1 log (orders-1, log end offset 2):",
+        ]
+    );
+    // One partition named: only its lines.
+    let s = Scenario::from_json(&at(
+        500,
+        &[r#""epochs", "topic": "orders", "partition": 1"#],
+    ))
+    .expect("valid");
+    let sim = watermark_engine::run(&s, true).expect("runs");
+    assert_eq!(
+        tool_lines(&sim, 500, LeaderEpochCheckpoints),
+        ["broker 1: orders-1: 0 1 0 0", "broker 2: orders-1: 0 1 0 0"]
+    );
 }

@@ -46,6 +46,7 @@ fn acks_all_with_too_few_in_sync_replicas_is_retried_then_fails_not_enough_repli
                 error: ErrorCode::NOT_ENOUGH_REPLICAS,
             },
             Event::ProduceResult {
+                tp: None,
                 acks: Acks::All,
                 outcome: ProduceOutcome::Error {
                     error: ErrorCode::NOT_ENOUGH_REPLICAS,
@@ -86,6 +87,7 @@ fn successful_writes_give_their_offsets_and_the_consumer_reads_them() {
     assert_eq!(
         e,
         &Event::ProduceResult {
+            tp: None,
             acks: Acks::All,
             outcome: ProduceOutcome::Ok {
                 offsets: Some((0, 2)),
@@ -103,6 +105,7 @@ fn successful_writes_give_their_offsets_and_the_consumer_reads_them() {
     assert_eq!(
         e,
         &Event::ProduceResult {
+            tp: None,
             acks: Acks::One,
             outcome: ProduceOutcome::Ok {
                 offsets: Some((3, 3)),
@@ -117,6 +120,7 @@ fn successful_writes_give_their_offsets_and_the_consumer_reads_them() {
         (
             3000,
             Event::ProduceResult {
+                tp: None,
                 acks: Acks::Zero,
                 outcome: ProduceOutcome::Sent { records: 1 },
             }
@@ -138,6 +142,7 @@ fn successful_writes_give_their_offsets_and_the_consumer_reads_them() {
         consumer,
         vec![
             &Event::ConsumerRead {
+                tp: None,
                 first_offset: 0,
                 last_offset: 4,
                 values: strings(&["a", "b", "c", "d", "e"]),
@@ -145,6 +150,7 @@ fn successful_writes_give_their_offsets_and_the_consumer_reads_them() {
                 from: None,
             },
             &Event::ConsumerNoRecords {
+                tp: None,
                 high_watermark: 5,
                 position: 5,
                 from: None,
@@ -181,6 +187,7 @@ fn an_expired_batch_is_a_timeout_result_with_its_age() {
         vec![&(
             4000,
             Event::ProduceResult {
+                tp: None,
                 acks: Acks::All,
                 outcome: ProduceOutcome::Expired {
                     records: 1,
@@ -243,6 +250,7 @@ fn a_config_exception_and_a_forced_close_are_produce_results() {
         .map(|t| t.event().clone())
         .expect("an event");
     let Event::ProduceResult {
+        tp: None,
         acks: Acks::One,
         outcome: ProduceOutcome::ConfigException { message },
     } = &last
@@ -273,6 +281,7 @@ fn a_config_exception_and_a_forced_close_are_produce_results() {
     assert_eq!(
         last,
         Some(Event::ProduceResult {
+            tp: None,
             acks: Acks::All,
             outcome: ProduceOutcome::ClosedForcefully { records: 2 },
         })
@@ -320,6 +329,7 @@ fn the_consumer_sees_records_rewritten_by_an_unclean_election() {
         (
             48_002,
             Event::ConsumerReadRewritten {
+                tp: None,
                 first_offset: 10,
                 last_offset: 14,
                 now: strings(&["21", "22", "23", "24", "25"]),
@@ -336,6 +346,7 @@ fn the_consumer_sees_records_rewritten_by_an_unclean_election() {
         (
             48_002,
             Event::ConsumerOffsetOutOfRange {
+                tp: None,
                 position: 20,
                 log_end_offset: 15,
                 gone: Some((15, 19)),
@@ -347,7 +358,11 @@ fn the_consumer_sees_records_rewritten_by_an_unclean_election() {
 #[test]
 fn renderings_the_goldens_do_not_show_are_the_old_lines() {
     // Each expected text is the old `format!` of client.rs with these values.
-    let result = |acks, outcome| Event::ProduceResult { acks, outcome };
+    let result = |acks, outcome| Event::ProduceResult {
+        tp: None,
+        acks,
+        outcome,
+    };
     let cases = [
         (
             result(
@@ -411,17 +426,17 @@ fn renderings_the_goldens_do_not_show_are_the_old_lines() {
             "[Producer clientId=producer-1] ProducerId set to 1 with epoch 3",
         ),
         (
-            Event::ConsumerConnectionReset { target: 2 },
+            Event::ConsumerConnectionReset { tp: None, target: 2 },
             "consumer: NETWORK_EXCEPTION: the connection to broker 2 was reset (its process is gone)",
         ),
         (
-            Event::ConsumerError {
+            Event::ConsumerError { tp: None,
                 error: ErrorCode::NOT_LEADER_OR_FOLLOWER,
             },
             "consumer: NOT_LEADER_OR_FOLLOWER",
         ),
         (
-            Event::ConsumerOffsetOutOfRange {
+            Event::ConsumerOffsetOutOfRange { tp: None,
                 position: 9,
                 log_end_offset: 4,
                 gone: None,
@@ -432,5 +447,111 @@ fn renderings_the_goldens_do_not_show_are_the_old_lines() {
     for (event, text) in cases {
         assert_eq!(event.to_string(), text);
         assert_eq!(event.broker(), None);
+    }
+}
+
+/// Where the cluster has more than one partition, a line about one names it after its
+/// subject, as TopicPartition.toString prints it (docs/engine.md, "Lines that name their
+/// partition"); a ConfigException, thrown before the record is partitioned, names none.
+#[test]
+fn lines_of_one_partition_among_many_name_it() {
+    use watermark_engine::event::LossCause;
+    use watermark_engine::record::Record;
+    let p = |topic: &str, partition| {
+        Some(watermark_engine::types::TopicPartition {
+            topic: topic.into(),
+            partition,
+        })
+    };
+    let lost = Record {
+        offset: 4,
+        epoch: 1,
+        batch_base: 4,
+        value: "v".into(),
+        producer_id: -1,
+        producer_epoch: -1,
+        sequence: -1,
+        key: None,
+        size: None,
+    };
+    let cases = [
+        (
+            Event::ProduceResult {
+                acks: Acks::All,
+                tp: p("orders", 3),
+                outcome: ProduceOutcome::Error {
+                    error: ErrorCode::NOT_ENOUGH_REPLICAS,
+                    written_at: None,
+                },
+            },
+            "acks=all -> orders-3: NOT_ENOUGH_REPLICAS",
+        ),
+        (
+            Event::ProduceResult {
+                acks: Acks::One,
+                tp: p("orders", 3),
+                outcome: ProduceOutcome::Ok {
+                    offsets: Some((7, 9)),
+                    waited_ms: 2,
+                },
+            },
+            "acks=1 -> orders-3: ok, offsets=7..9",
+        ),
+        (
+            Event::ConsumerNoRecords {
+                tp: p("move", 0),
+                high_watermark: 5,
+                position: 5,
+                from: Some(2),
+            },
+            "consumer: move-0: no records below the high watermark 5 (position 5, from follower 2, its preferred read replica)",
+        ),
+        (
+            Event::ConsumerOffsetOutOfRange {
+                tp: p("move", 1),
+                position: 20,
+                log_end_offset: 15,
+                gone: Some((15, 19)),
+            },
+            "consumer: move-1: OFFSET_OUT_OF_RANGE: position 20 is past the log end offset 15; auto.offset.reset=latest moves it to 15. Offsets 15..19 that it read no longer exist",
+        ),
+        (
+            Event::ConsumerError {
+                tp: p("move", 1),
+                error: ErrorCode::NOT_LEADER_OR_FOLLOWER,
+            },
+            "consumer: move-1: NOT_LEADER_OR_FOLLOWER",
+        ),
+        (
+            Event::ConsumerConnectionReset {
+                tp: p("move", 1),
+                target: 2,
+            },
+            "consumer: move-1: NETWORK_EXCEPTION: the connection to broker 2 was reset (its process is gone)",
+        ),
+        (
+            Event::ConsumerReadRewritten {
+                tp: p("orders", 0),
+                first_offset: 1,
+                last_offset: 1,
+                now: strings(&["b"]),
+                read: strings(&["a"]),
+            },
+            "consumer: orders-0: offsets 1..1 now hold different records (b) than it read there (a)",
+        ),
+        (
+            Event::CommittedRecordsLost {
+                broker: 2,
+                tp: p("orders", 0),
+                records: vec![lost],
+                cause: LossCause::UncleanElection { broker: 2 },
+            },
+            "Committed records lost: orders-0: offsets 4..4 (v) are gone: ",
+        ),
+    ];
+    for (event, line) in cases {
+        let text = event.to_string();
+        assert!(text.starts_with(line), "{text}\n  expected {line}");
+        assert!(event.partition_label().is_some(), "{text}");
     }
 }

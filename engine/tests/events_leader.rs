@@ -369,7 +369,7 @@ fn the_rarer_lines_render_as_kafka_writes_them() {
             "[Partition t-0 broker=3] Leader t-0 starts at leader epoch 2 from offset 5 with partition epoch 6, high watermark 4, ISR [3] (under-min-isr). Previous leader None and previous leader epoch was -1.",
         ),
         (
-            Event::FetchTimedOut {
+            Event::FetchTimedOut { fetcher_id: 0, partitions: vec![],
                 broker: 2,
                 leader: None,
                 replica_socket_timeout_ms: 30_000,

@@ -213,7 +213,13 @@ fn acting_in_the_past_of_a_thinned_session_discards_the_future_exactly() {
         700_000,
         &[
             (400_000, Action::Start { broker: 2 }),
-            (650_000, Action::Epochs),
+            (
+                650_000,
+                Action::Epochs {
+                    topic: None,
+                    partition: None,
+                },
+            ),
         ],
     );
     assert!(s.rewind.checkpoint_count() <= MAX_CHECKPOINTS);
@@ -231,7 +237,13 @@ fn acting_in_the_past_of_a_thinned_session_discards_the_future_exactly() {
         .collect();
     assert_eq!(
         future,
-        [&Action::Start { broker: 2 }, &Action::Epochs],
+        [
+            &Action::Start { broker: 2 },
+            &Action::Epochs {
+                topic: None,
+                partition: None,
+            },
+        ],
         "the old future's inputs are gone"
     );
     for t in [

@@ -67,7 +67,7 @@ fn covered(a: &Action) {
         | Action::Describe(_)
         | Action::Metrics { .. }
         | Action::Offsets
-        | Action::Epochs
+        | Action::Epochs { .. }
         | Action::Checkpoints
         | Action::FetcherThreads
         | Action::CancelProduce
@@ -148,7 +148,11 @@ fn full_scenario_v2() -> Value {
          "reassignment": {"version": 1, "partitions": [{"topic": "move", "partition": 1, "replicas": [4, 3]}]}},
         {"at": 908, "action": "reassign_verify",
          "reassignment": {"partitions": [{"topic": "move", "partition": 1, "replicas": [4, 3]}, {"topic": "orders", "partition": 5, "replicas": []}]}},
-        {"at": 909, "action": "reassign_cancel", "reassignment": {"version": 1, "partitions": []}}
+        {"at": 909, "action": "reassign_cancel", "reassignment": {"version": 1, "partitions": []}},
+        {"at": 910, "action": "epochs", "topic": "move"},
+        {"at": 911, "action": "epochs", "topic": "orders", "partition": 5},
+        {"at": 912, "action": "dump_log", "broker": 2, "partition": 1},
+        {"at": 913, "action": "dump_log", "broker": 3, "topic": "p.q"}
     ]);
     let items = timeline.as_array_mut().unwrap();
     items.extend(targeted.as_array().unwrap().iter().cloned());
@@ -175,7 +179,9 @@ fn full_scenario_v2() -> Value {
         "timeline": timeline,
         "end_ms": 60000,
         "off_script_ms": 12,
-        "expect": [{"at": 100, "leader": 1}]
+        "expect": [{"at": 100, "leader": 1},
+                   {"at": 100, "topic": "orders", "partition": 3, "hw": 0, "produce": "acks=all -> ok"},
+                   {"at": 100, "partition": 1, "loss": false}]
     })
 }
 
@@ -953,6 +959,42 @@ fn version_2_errors_name_the_field_and_range() {
         is(
             "timeline[25].partition",
             "invalid value: integer `-1`, expected u32"
+        )
+    );
+    // The read-outs' targets (epochs, dump_log) and an expectation's, the same way.
+    assert_eq!(
+        set("/timeline/38/partition", json!(6)),
+        is(
+            "timeline[38].partition",
+            "partition must be one of 0..=5 (topic orders has 6), got 6"
+        )
+    );
+    assert_eq!(
+        set("/timeline/40/topic", json!("nope")),
+        is(
+            "timeline[40].topic",
+            "topic must be one of the scenario's topics, got \"nope\""
+        )
+    );
+    assert_eq!(
+        set("/expect/1/partition", json!(6)),
+        is(
+            "expect[1].partition",
+            "partition must be one of 0..=5 (topic orders has 6), got 6"
+        )
+    );
+    assert_eq!(
+        set("/expect/2/topic", json!("plain")),
+        is(
+            "expect[2].partition",
+            "partition must be one of 0..=0 (topic plain has 1), got 1"
+        )
+    );
+    assert_eq!(
+        set("/expect/1/topic", json!(7)),
+        is(
+            "expect[1].topic",
+            "invalid type: integer `7`, expected a string"
         )
     );
 }

@@ -170,7 +170,11 @@ fn random_scenario(rng: &mut Rng) -> watermark_engine::Scenario {
                 partition: None,
             },
             10 => Action::ElectUnclean,
-            11 => Action::DumpLog { broker: b(rng) },
+            11 => Action::DumpLog {
+                broker: b(rng),
+                topic: None,
+                partition: None,
+            },
             _ => Action::Describe(Default::default()),
         };
         timeline.push(TimedAction { at, action });

@@ -36,7 +36,10 @@ fn bounded_rewind_with_a_full_trace_rebuilds_exactly_in_wasm() {
         timeline: (0..3_000)
             .map(|i| TimedAction {
                 at: i * 10,
-                action: Action::Epochs,
+                action: Action::Epochs {
+                    topic: None,
+                    partition: None,
+                },
             })
             .collect(),
         end_ms: Some(30_000),

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { useApp } from "../lib/harness.mjs";
-import { SPEED_MAX, describe, eventLog, notice, offsets, openFresh, pause, play, poll, setRange, shareHash, waitForClock, waitForText } from "../lib/ui.mjs";
+import { SPEED_MAX, describe, eventLog, notice, offsets, openFresh, pause, play, poll, produceResults, setRange, shareHash, waitForClock, waitForText } from "../lib/ui.mjs";
 
 const app = useApp();
 
@@ -170,6 +170,11 @@ test("the cluster sliders build topics, partitions and racks; Produce writes to 
   await play(page);
   await waitForText(offsets(page), /rep:2:3/);
   await pause(page);
+  // Many partitions: the produce result and the shown partition's leader-epoch-checkpoint
+  // name rep-2 (docs/engine.md, "Lines that name their partition"); its leader's file has
+  // the entry Partition.makeLeader assigned, (0, 0).
+  await waitForText(produceResults(page), /acks=\S+ -> rep-2: ok, offsets?=0/);
+  await waitForText(page.locator('pre[aria-label="leader-epoch-checkpoint"]'), /^broker \d+: rep-2: 0 1 0 0$/m);
   // The read-outs speak of the shown partition: the others are still empty.
   for (const other of ["rep-0", "rep-3", "orders-2"]) {
     await page.getByRole("button", { name: other, exact: true }).click();

@@ -68,7 +68,10 @@ fn cells(snap: &Snapshot, window: OffsetWindow) -> Vec<CellData> {
     };
     let lost = |r: &watermark_engine::record::Record| {
         snap.losses.iter().any(|l| {
-            (l.first_offset..=l.last_offset).contains(&r.offset)
+            // A loss of another partition (the lanes show one) is not this log's.
+            l.tp.as_ref()
+                .is_none_or(|t| t.partition == snap.partition && t.topic == snap.topic)
+                && (l.first_offset..=l.last_offset).contains(&r.offset)
                 && usize::try_from(r.offset - l.first_offset)
                     .ok()
                     .is_some_and(|i| {

@@ -966,11 +966,22 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
     // type is code of its own).
     let hidden = RwSignal::new(kind_bit(TraceKind::Broker));
     let epochs = move || {
+        // The shown partition's files; each line names it where the cluster has more than
+        // one, as the engine's `epochs` read-out does (`broker 2: orders-3: 0 1 0 0`).
+        let many = ctx.pg.with_value(|pg| {
+            let s = pg.scenario();
+            s.version >= 2 && s.topics.iter().map(|t| t.partition_count()).sum::<u32>() > 1
+        });
         snap.with(|sn| {
+            let label = if many {
+                format!("{}-{}: ", sn.topic, sn.partition)
+            } else {
+                String::new()
+            };
             sn.brokers
                 .iter()
                 .filter(|b| b.hosts_replica)
-                .map(|b| format!("broker {}: {}", b.id, b.leader_epoch_checkpoint))
+                .map(|b| format!("broker {}: {label}{}", b.id, b.leader_epoch_checkpoint))
                 .collect::<Vec<_>>()
                 .join("\n")
         })
@@ -1128,8 +1139,13 @@ pub fn Alarms(ctx: Ctx) -> impl IntoView {
             sn.losses
                 .iter()
                 .map(|l| {
+                    // The partition, where the cluster has more than one (the loss names it).
+                    let of =
+                        l.tp.as_ref()
+                            .map(|t| format!(" of {t}"))
+                            .unwrap_or_default();
                     format!(
-                        "Committed records were lost at {}: offsets {}..{} ({}). Cause: {}.",
+                        "Committed records{of} were lost at {}: offsets {}..{} ({}). Cause: {}.",
                         geometry::format_clock(l.time_ms),
                         l.first_offset,
                         l.last_offset,

@@ -1216,6 +1216,8 @@ mod driven_alone {
                 Effect::Emit(Event::FetchTimedOut {
                     broker: 2,
                     leader: Some(1),
+                    fetcher_id: 0,
+                    partitions: vec![],
                     replica_socket_timeout_ms: 30_000,
                 }),
                 timer(

@@ -88,7 +88,10 @@ pub fn busy_seven_brokers() -> Scenario {
         }
         timeline.push(TimedAction {
             at,
-            action: Action::Epochs,
+            action: Action::Epochs {
+                topic: None,
+                partition: None,
+            },
         });
     }
     seven_brokers_for_15_minutes(timeline)
