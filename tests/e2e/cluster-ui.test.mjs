@@ -129,7 +129,7 @@ test("a record size: records larger than half of batch.size go one batch each; a
   await play(page);
   await waitForText(offsets(page), /^big:0:3$/);
   await pause(page);
-  const lines = async () => (await produceResults(page).locator("li").allTextContents()).filter((l) => /-> ok/.test(l));
+  const lines = async () => (await produceResults(page).locator("li").allTextContents()).filter((l) => /-> big-0: ok/.test(l));
   await poll(async () => (await lines()).length === 3, { message: async () => JSON.stringify(await lines()) });
   // One record a batch: each answered with its one offset.
   assert.deepEqual((await lines()).map((l) => /ok, (offsets?=[\d.]+)/.exec(l)?.[1]).sort(), ["offset=0", "offset=1", "offset=2"]);
