@@ -30,6 +30,7 @@ mod network;
 mod partition;
 mod partitioner;
 mod placement;
+mod quota;
 mod process;
 mod producer_state;
 mod reassign;

@@ -1342,6 +1342,11 @@ pub(crate) struct FetchLimits {
     /// `limitBytes`: what is left of the response's bytes.
     pub remaining_bytes: u64,
     pub min_one_message: bool,
+    /// The next partition read is throttled (ReplicaManager.shouldLeaderThrottle, set by the
+    /// broker before each read): readFromLog's checkFetchDataInfo answers it with no records
+    /// ("If the partition is being throttled, simply return an empty set"), which take nothing
+    /// off the response's bytes.
+    pub throttled: bool,
 }
 
 impl FetchLimits {
@@ -1350,6 +1355,7 @@ impl FetchLimits {
             partition_max_bytes: u64::from(config.replica_fetch_max_bytes),
             remaining_bytes: u64::from(config.replica_fetch_response_max_bytes),
             min_one_message: true,
+            throttled: false,
         }
     }
 
@@ -1360,6 +1366,9 @@ impl FetchLimits {
         log: &crate::log::ReplicaLog,
         offset: u64,
     ) -> (Vec<crate::record::Record>, u64) {
+        if self.throttled {
+            return (Vec::new(), 0);
+        }
         let max = self.partition_max_bytes.min(self.remaining_bytes);
         let (records, bytes) =
             log.read_bytes(offset, log.log_end_offset(), max, self.min_one_message);

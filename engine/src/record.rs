@@ -162,6 +162,15 @@ pub fn batch_size_in_bytes(records: &[Record]) -> u64 {
     size
 }
 
+/// The bytes of `records` as whole batches (each run of one `batch_base` measured by
+/// [`batch_size_in_bytes`]): what the replication throttle meters (`quota.rs`).
+pub fn records_size_in_bytes(records: &[Record]) -> u64 {
+    records
+        .chunk_by(|a, b| a.batch_base == b.batch_base)
+        .map(batch_size_in_bytes)
+        .sum()
+}
+
 fn no_producer_id() -> i64 {
     NO_PRODUCER_ID
 }
