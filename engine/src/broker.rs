@@ -544,7 +544,9 @@ impl Broker {
         // configs as this image has them, for both quota managers.
         let (rates, replicas) = (&image.throttle_rates, &image.throttled_replicas);
         self.leader_quota.configure(self.id, rates, replicas, true);
-        self.fetcher.quota.configure(self.id, rates, replicas, false);
+        self.fetcher
+            .quota
+            .configure(self.id, rates, replicas, false);
         for (tp, p) in &image.partitions {
             self.apply_partition(ctx, *tp, p, first);
         }

@@ -221,7 +221,10 @@ mod tests {
         assert!(q.is_throttled(tp(3, 9)));
         assert!(!q.is_throttled(tp(4, 0)));
         assert_eq!(q.bound, Some(200));
-        assert_eq!(parse_throttled_partitions(" 0:1 , 10:1,2:5", 1), Some(vec![0, 10]));
+        assert_eq!(
+            parse_throttled_partitions(" 0:1 , 10:1,2:5", 1),
+            Some(vec![0, 10])
+        );
     }
 
     /// The bytes over the window, as a fraction of a second: `rate(metrics)` of the Kafka test.
@@ -281,7 +284,10 @@ mod tests {
         // 40 s later every sample is purged: nothing over one window.
         assert_eq!(rate(&mut q, 70_000), (0, 1_000));
         q.bound = Some(0);
-        assert!(!q.is_quota_exceeded(70_000), "0 bytes is within a bound of 0");
+        assert!(
+            !q.is_quota_exceeded(70_000),
+            "0 bytes is within a bound of 0"
+        );
         q.record(1, 70_000);
         assert!(q.is_quota_exceeded(70_000));
     }

@@ -2139,7 +2139,10 @@ mod many_partitions {
     fn a_leader_over_its_quota_leaves_a_throttled_partition_out_of_a_lagging_followers_fetch() {
         let mut n = throttled_leader(&[1, 3]);
         assert_eq!(fetch_at(&mut n, 1_000, 2), Some(vec![(T0, 6), (T1, 6)]));
-        assert_eq!(n.broker.leader_quota.rate.clone().measure(1_000), (6_320, 1_000));
+        assert_eq!(
+            n.broker.leader_quota.rate.clone().measure(1_000),
+            (6_320, 1_000)
+        );
         assert_eq!(fetch_at(&mut n, 1_500, 2), Some(vec![(T0, 0), (T1, 6)]));
         assert_eq!(fetch_at(&mut n, 7_319, 2), Some(vec![(T0, 0), (T1, 6)]));
         assert_eq!(fetch_at(&mut n, 7_320, 2), Some(vec![(T0, 6), (T1, 6)]));
@@ -2156,7 +2159,10 @@ mod many_partitions {
         let mut n = throttled_leader(&[1, 3]);
         assert_eq!(fetch_at(&mut n, 1_000, 3), Some(vec![(T0, 6), (T1, 6)]));
         assert_eq!(fetch_at(&mut n, 1_500, 3), Some(vec![(T0, 6), (T1, 6)]));
-        assert_eq!(n.broker.leader_quota.rate.clone().measure(1_500), (12_640, 1_000));
+        assert_eq!(
+            n.broker.leader_quota.rate.clone().measure(1_500),
+            (12_640, 1_000)
+        );
         assert_eq!(fetch_at(&mut n, 1_500, 2), Some(vec![(T0, 0), (T1, 6)]));
     }
 
@@ -2187,7 +2193,13 @@ mod many_partitions {
             let held = n.run(|b, ctx| b.on_message(ctx, from, fetch));
             let answers = |effects: &[Effect]| {
                 effects.iter().any(|e| {
-                    matches!(e, Effect::Send { payload: Payload::FetchResponse { fetch_id: 50, .. }, .. })
+                    matches!(
+                        e,
+                        Effect::Send {
+                            payload: Payload::FetchResponse { fetch_id: 50, .. },
+                            ..
+                        }
+                    )
                 })
             };
             assert!(!answers(&held), "{held:?}");
@@ -2204,8 +2216,16 @@ mod many_partitions {
             let effects = n.run(|b, ctx| b.on_message(ctx, crate::client::PRODUCER, produce));
             (answers(&effects), n.broker.delayed_fetches.len())
         };
-        assert_eq!(hold_and_produce(2), (false, 1), "follower 2 waits for its expiry");
-        assert_eq!(hold_and_produce(3), (true, 0), "ISR member 3 gets the record");
+        assert_eq!(
+            hold_and_produce(2),
+            (false, 1),
+            "follower 2 waits for its expiry"
+        );
+        assert_eq!(
+            hold_and_produce(3),
+            (true, 0),
+            "ISR member 3 gets the record"
+        );
     }
 
     /// RemoteLeaderEndPoint.buildFetch with shouldFollowerThrottle: follower 2's quota (1000
@@ -2246,13 +2266,21 @@ mod many_partitions {
         };
         n.now = 1_010;
         let after = n.run(|b, ctx| b.on_message(ctx, crate::types::Node::Broker(1), answer));
-        assert_eq!(n.broker.fetcher.quota.rate.clone().measure(1_010), (6_320, 1_000));
+        assert_eq!(
+            n.broker.fetcher.quota.rate.clone().measure(1_010),
+            (6_320, 1_000)
+        );
         assert_eq!(Node::fetches(&n.send_fetches(&after)), [(1, 0, vec![T1])]);
         // Now t-1 backs off (as after an error): nothing to fetch, the thread waits 1 s.
         if let Role::Follower(f) = &mut n.broker.partitions.get_mut(&T1).expect("t-1").role {
             (f.in_flight_fetch, f.backing_off_until) = (None, Some(5_000));
         }
-        n.broker.fetcher.threads.get_mut(&(1, 0)).expect("thread").in_flight = None;
+        n.broker
+            .fetcher
+            .threads
+            .get_mut(&(1, 0))
+            .expect("thread")
+            .in_flight = None;
         let generation = n.broker.fetcher.threads[&(1, 0)].generation;
         let waited = n.run(|b, ctx| {
             b.on_timer(
@@ -2266,7 +2294,9 @@ mod many_partitions {
         });
         assert!(Node::fetches(&waited).is_empty(), "{waited:?}");
         assert!(
-            waited.iter().any(|e| matches!(e, Effect::SetTimer { at: 2_010, .. })),
+            waited
+                .iter()
+                .any(|e| matches!(e, Effect::SetTimer { at: 2_010, .. })),
             "replica.fetch.backoff.ms: {waited:?}"
         );
         // In sync (PartitionFetchState.isReplicaInSync: lag 0): fetched despite the quota.
