@@ -588,19 +588,14 @@ impl Broker {
             return;
         }
         let host = host!(self);
+        let mut was_leader = false;
         match &mut partition.role {
             Role::Follower(f) if f.leader == p.leader && f.leader_epoch == p.leader_epoch => {
                 f.partition_epoch = p.partition_epoch;
             }
             _ => {
-                let was_leader = matches!(partition.role, Role::Leader(_));
+                was_leader = matches!(partition.role, Role::Leader(_));
                 partition.make_follower(ctx, &host, p);
-                if was_leader {
-                    // The fetches held for this partition go with its leadership (the
-                    // follower's request times out).
-                    self.delayed_fetches
-                        .retain(|d| d.partitions.iter().all(|(t, _, _)| *t != tp));
-                }
                 if p.leader.is_some() {
                     self.fetcher.start(ctx, &host, &mut self.partitions, tp);
                 }
@@ -619,6 +614,9 @@ impl Broker {
                 FetcherRemovedReason::ControlledShutdownNotInIsr,
             );
         }
+        if was_leader {
+            self.complete_delayed_fetches_not_leader(ctx, tp);
+        }
     }
 
     /// This broker is no longer a replica of `tp`. ReplicaManager.applyDelta: the partition
@@ -634,8 +632,7 @@ impl Broker {
         partition.abandon(ctx, &host);
         partition.role = Role::None;
         partition.log.wipe();
-        self.delayed_fetches
-            .retain(|d| d.partitions.iter().all(|(t, _, _)| *t != tp));
+        self.complete_delayed_fetches_not_leader(ctx, tp);
         self.alter_partition.unsent.remove(&tp);
         ctx.emit(Event::ReplicaDeleted {
             broker: self.id,
@@ -727,6 +724,28 @@ impl Broker {
         }
         for d in ready {
             self.answer_delayed_fetch(ctx, d);
+        }
+    }
+
+    /// ReplicaManager.completeDelayedOperationsWhenNotPartitionLeader (applyLocalFollowersDelta
+    /// after the fetchers start, stopPartitions for a deleted replica): "If we were the leader,
+    /// we may have some operations still waiting for completion. We force completion to
+    /// prevent them from timing out." Each held fetch of `tp` completes (DelayedFetch
+    /// .tryComplete: NotLeaderOrFollowerException, Case A or B, or FencedLeaderEpochException,
+    /// Case E) and is answered with every partition read again, `tp` with its error.
+    fn complete_delayed_fetches_not_leader(&mut self, ctx: &mut Ctx, tp: Tp) {
+        let mut i = 0;
+        while i < self.delayed_fetches.len() {
+            if self.delayed_fetches[i]
+                .partitions
+                .iter()
+                .any(|(t, _, _)| *t == tp)
+            {
+                let d = self.delayed_fetches.remove(i);
+                self.answer_delayed_fetch(ctx, d);
+            } else {
+                i += 1;
+            }
         }
     }
 

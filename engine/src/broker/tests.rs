@@ -1848,6 +1848,90 @@ mod many_partitions {
         assert!(n.broker.delayed_fetches.is_empty());
     }
 
+    /// ReplicaManager.completeDelayedOperationsWhenNotPartitionLeader: a fetch held for t-0
+    /// and t-1 completes as soon as this broker stops leading t-0 (DelayedFetch.tryComplete,
+    /// Case E: the fetch's leader epoch 0 is fenced by the new epoch 1; Case A or B: the
+    /// replica is gone), answered with every partition read again: t-0 with its error, t-1
+    /// with nothing new. (The engine used to drop it, and the follower waited for its
+    /// request's timeout: docs/engine.md, simplification 16 before.)
+    #[test]
+    fn a_held_fetch_is_answered_when_this_broker_stops_leading_one_of_its_partitions() {
+        let held_then = |change: &dyn Fn(&mut MetadataImage)| {
+            let mut n = Node::formed(1, 1);
+            n.now = 1_000;
+            let fetch = Payload::Fetch {
+                fetch_id: 7,
+                fetcher_id: 0,
+                replica_id: 2,
+                broker_epoch: 1,
+                partitions: [T0, T1]
+                    .into_iter()
+                    .map(|tp| FetchPartition {
+                        tp,
+                        fetch_offset: 0,
+                        log_start_offset: 0,
+                        current_leader_epoch: 0,
+                        last_fetched_epoch: None,
+                    })
+                    .collect(),
+            };
+            n.run(|b, ctx| b.on_message(ctx, crate::types::Node::Broker(2), fetch));
+            assert_eq!(n.broker.delayed_fetches.len(), 1);
+            let mut image = image();
+            image.offset += 1;
+            change(&mut image);
+            n.now = 1_100;
+            let effects = n.run(|b, ctx| b.apply_metadata(ctx, Arc::new(image)));
+            assert!(n.broker.delayed_fetches.is_empty());
+            effects
+                .iter()
+                .find_map(|e| match e {
+                    Effect::Send {
+                        to: crate::types::Node::Broker(2),
+                        payload:
+                            Payload::FetchResponse {
+                                fetch_id: 7,
+                                partitions,
+                            },
+                        ..
+                    } => Some(
+                        partitions
+                            .iter()
+                            .map(|p| (p.tp, p.error, p.records.len()))
+                            .collect::<Vec<_>>(),
+                    ),
+                    _ => None,
+                })
+                .unwrap_or_else(|| panic!("the held fetch is answered: {effects:?}"))
+        };
+        // Broker 2 becomes t-0's leader at epoch 1: broker 1 follows it.
+        let moved = held_then(&|image| {
+            let p = &mut image.partitions[&T0];
+            (p.leader, p.leader_epoch, p.partition_epoch) = (Some(2), 1, 1);
+        });
+        assert_eq!(
+            moved,
+            [
+                (T0, ErrorCode::FENCED_LEADER_EPOCH, 0),
+                (T1, ErrorCode::NONE, 0)
+            ]
+        );
+        // A reassignment drops broker 1 from t-0 (broker 2 leads it at epoch 1): the replica is
+        // deleted (stopPartitions), then the fetch completes.
+        let deleted = held_then(&|image| {
+            let p = &mut image.partitions[&T0];
+            (p.replicas, p.isr) = (vec![2, 3], vec![2, 3]);
+            (p.leader, p.leader_epoch, p.partition_epoch) = (Some(2), 1, 1);
+        });
+        assert_eq!(
+            deleted,
+            [
+                (T0, ErrorCode::NOT_LEADER_OR_FOLLOWER, 0),
+                (T1, ErrorCode::NONE, 0)
+            ]
+        );
+    }
+
     /// DefaultAlterPartitionManager.maybePropagateIsrChanges: the ISR shrinks of both
     /// partitions (follower 3 silent past replica.lag.time.max.ms) go in one AlterPartition
     /// request; the second partition's proposal is not refused because the first's waits.
