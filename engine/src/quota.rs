@@ -170,7 +170,7 @@ pub fn parse_throttled_partitions(value: &str, broker: BrokerId) -> Option<Vec<u
     for item in value.split(',') {
         let mut parts = item.trim().split(':');
         if let (Some(p), Some(b)) = (parts.next(), parts.next()) {
-            if b.trim().parse::<u32>().ok() == Some(u32::from(broker)) {
+            if b.trim().parse::<BrokerId>().ok() == Some(broker) {
                 if let Ok(p) = p.trim().parse::<u16>() {
                     out.push(p);
                 }
