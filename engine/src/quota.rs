@@ -4,7 +4,8 @@
 //! (clients' org.apache.kafka.common.metrics.stats) of `replication.quota.window.num` (11)
 //! samples of `replication.quota.window.size.seconds` (1 s), in integer bytes and
 //! milliseconds. A rate is never a float here: `total / (window_ms / 1000) > bound` is
-//! decided as `total × 1000 > bound × window_ms`.
+//! decided as `total × 1000 > bound × window_ms` (Kafka divides in doubles: the two agree
+//! but where a double's rounding decides a tie).
 //!
 //! The configs come from the metadata (`MetadataImage::throttle_rates` and
 //! `throttled_replicas`, the ConfigRecords kafka-reassign-partitions.sh `--throttle` writes):
@@ -125,8 +126,10 @@ impl ReplicationQuota {
     /// the measured rate.
     pub fn is_quota_exceeded(&mut self, now: TimeMs) -> bool {
         let (bytes, window_ms) = self.rate.measure(now);
+        // Saturating: a product past u64::MAX is only ever a bound's (a rate above 1.5 PB/s
+        // over 12 s), which nothing reaches.
         self.bound
-            .is_some_and(|b| u128::from(bytes) * 1_000 > u128::from(b) * u128::from(window_ms))
+            .is_some_and(|b| bytes.saturating_mul(1_000) > b.saturating_mul(window_ms))
     }
 
     /// record: the bytes go into the rate whether or not the quota is exceeded.
