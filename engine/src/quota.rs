@@ -27,7 +27,7 @@ pub const QUOTA_WINDOW_MS: u64 = 1_000;
 
 /// SampledStat.Sample of a WindowedSum: its start, its last event and the bytes recorded in
 /// it. (`eventCount` only serves `isComplete` with `eventWindow`, Long.MAX_VALUE here.)
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Sample {
     start_ms: TimeMs,
     last_event_ms: TimeMs,
@@ -50,17 +50,20 @@ impl Sample {
 /// INACTIVE_SENSOR_EXPIRATION_TIME_SECONDS, an hour, is removed and made again at its next
 /// use; by then every sample is older than the 11 s window and purged, so measuring it gives
 /// what a new one gives, and the engine keeps it.)
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SampledRate {
-    samples: Vec<Sample>,
+    /// The ring: `len` samples made so far (at most `samples + 1`).
+    samples: [Sample; QUOTA_WINDOW_NUM + 1],
+    len: usize,
     current: usize,
 }
 
 impl SampledRate {
     /// SampledStat.current: the current sample, the first made at `now` if there is none.
     fn current(&mut self, now: TimeMs) -> &mut Sample {
-        if self.samples.is_empty() {
-            self.samples.push(Sample::new(now));
+        if self.len == 0 {
+            self.samples[0] = Sample::new(now);
+            self.len = 1;
         }
         &mut self.samples[self.current]
     }
@@ -71,12 +74,10 @@ impl SampledRate {
     pub fn record(&mut self, bytes: u64, now: TimeMs) {
         if now.saturating_sub(self.current(now).start_ms) >= QUOTA_WINDOW_MS {
             // SampledStat.advance.
+            // A new sample past the last one made, or the oldest reused (`reset`).
             self.current = (self.current + 1) % (QUOTA_WINDOW_NUM + 1);
-            if self.current >= self.samples.len() {
-                self.samples.push(Sample::new(now));
-            } else {
-                self.samples[self.current] = Sample::new(now);
-            }
+            self.samples[self.current] = Sample::new(now);
+            self.len = self.len.max(self.current + 1);
         }
         let sample = &mut self.samples[self.current];
         sample.bytes += bytes;
@@ -90,14 +91,15 @@ impl SampledRate {
     /// `now` if there is none). The rate is `bytes / (window / 1000)` bytes per second.
     pub fn measure(&mut self, now: TimeMs) -> (u64, u64) {
         let expire_ms = QUOTA_WINDOW_NUM as u64 * QUOTA_WINDOW_MS;
-        for s in &mut self.samples {
+        for s in &mut self.samples[..self.len] {
             if now.saturating_sub(s.last_event_ms) >= expire_ms {
                 *s = Sample::new(now);
             }
         }
         let _ = self.current(now);
-        let bytes = self.samples.iter().map(|s| s.bytes).sum();
-        let oldest = self.samples.iter().map(|s| s.start_ms).min().unwrap_or(now);
+        let samples = &self.samples[..self.len];
+        let bytes = samples.iter().map(|s| s.bytes).sum();
+        let oldest = samples.iter().map(|s| s.start_ms).min().unwrap_or(now);
         (bytes, now.saturating_sub(oldest).max(QUOTA_WINDOW_MS))
     }
 }
@@ -108,18 +110,18 @@ pub struct ReplicationQuota {
     /// `leader.replication.throttled.rate` or `follower.replication.throttled.rate` of this
     /// broker, bytes/s (`updateQuota(upperBound(rate))`); None: the default, Long.MAX_VALUE.
     pub bound: Option<u64>,
-    /// `throttledPartitions`: by topic index, the partitions throttled on this broker, or
-    /// None for every one (`AllReplicas`, the `*` wildcard).
-    pub throttled: VecMap<u16, Option<Vec<u16>>>,
+    /// `throttledPartitions`: the partitions throttled on this broker, a topic's every one
+    /// (`AllReplicas`, the `*` wildcard) as partition [`ALL_PARTITIONS`].
+    pub throttled: Vec<Tp>,
     pub rate: SampledRate,
 }
 
 impl ReplicationQuota {
     /// isThrottled: `tp`'s topic is marked, with every partition or with `tp`'s.
     pub fn is_throttled(&self, tp: Tp) -> bool {
-        self.throttled
-            .get(&tp.topic)
-            .is_some_and(|p| p.as_ref().is_none_or(|p| p.contains(&tp.partition)))
+        self.throttled.iter().any(|t| {
+            t.topic == tp.topic && (t.partition == ALL_PARTITIONS || t.partition == tp.partition)
+        })
     }
 
     /// isQuotaExceeded: Sensor.checkQuotas, `Quota.acceptable` (`value <= bound`) false for
@@ -150,37 +152,44 @@ impl ReplicationQuota {
         leader: bool,
     ) {
         self.bound = rates.get(&id).map(|r| if leader { r.0 } else { r.1 });
-        self.throttled = VecMap::new();
+        // An empty value marks no partition, as removeThrottle leaves none.
+        self.throttled = Vec::new();
         for (topic, lists) in replicas {
             let value = if leader { &lists.0 } else { &lists.1 };
-            if !value.trim().is_empty() {
-                self.throttled
-                    .insert(*topic, parse_throttled_partitions(value, id));
+            for partition in parse_throttled_partitions(value, id) {
+                self.throttled.push(Tp {
+                    topic: *topic,
+                    partition,
+                });
             }
         }
     }
 }
 
-/// ConfigHandler.parseThrottledPartitions: `*` is every partition (None); otherwise the
-/// partitions of the `partitionId:brokerId` items whose broker is `broker`. (The values are the
-/// tool's, which ThrottledReplicaListValidator accepts; an item that does not parse is skipped.)
-pub fn parse_throttled_partitions(value: &str, broker: BrokerId) -> Option<Vec<u16>> {
+/// The partition that stands for every partition of a topic (`*`).
+pub const ALL_PARTITIONS: u16 = u16::MAX;
+
+/// ConfigHandler.parseThrottledPartitions: `*` is every partition ([`ALL_PARTITIONS`]);
+/// otherwise the partitions of the `partitionId:brokerId` items whose broker is `broker`. (The
+/// values are the tool's, which ThrottledReplicaListValidator accepts; an item that does not
+/// parse is skipped.)
+pub fn parse_throttled_partitions(value: &str, broker: BrokerId) -> Vec<u16> {
     let value = value.trim();
     if value == "*" {
-        return None;
+        return vec![ALL_PARTITIONS];
     }
     let mut out = Vec::new();
     for item in value.split(',') {
         let mut parts = item.trim().split(':');
         if let (Some(p), Some(b)) = (parts.next(), parts.next()) {
-            if b.trim().parse::<BrokerId>().ok() == Some(broker) {
-                if let Ok(p) = p.trim().parse::<u16>() {
-                    out.push(p);
-                }
+            // Both parsed as u32 (one parser in the wasm); a partition above u16 is none here.
+            let id = |s: &str| s.trim().parse::<u32>().ok();
+            if let (Some(p), true) = (id(p), id(b) == Some(broker)) {
+                out.extend(u16::try_from(p).ok());
             }
         }
     }
-    Some(out)
+    out
 }
 
 #[cfg(test)]
@@ -226,8 +235,9 @@ mod tests {
         assert_eq!(q.bound, Some(200));
         assert_eq!(
             parse_throttled_partitions(" 0:1 , 10:1,2:5", 1),
-            Some(vec![0, 10])
+            vec![0, 10]
         );
+        assert!(parse_throttled_partitions("", 1).is_empty());
     }
 
     /// The bytes over the window, as a fraction of a second: `rate(metrics)` of the Kafka test.
@@ -280,7 +290,7 @@ mod tests {
             q.record(1_000, s * 1_000);
         }
         // 12 samples in the ring (11 + the overlapping one): the last 12 seconds' bytes.
-        assert_eq!(q.rate.samples.len(), QUOTA_WINDOW_NUM + 1);
+        assert_eq!(q.rate.len, QUOTA_WINDOW_NUM + 1);
         // At 29.5 s the sample of 18 s (last event 11.5 s ago) is purged: 19..29 s remain.
         assert_eq!(rate(&mut q, 29_500), (11_000, 10_500));
         assert!(!q.is_quota_exceeded(29_500));
