@@ -165,10 +165,16 @@ pub fn batch_size_in_bytes(records: &[Record]) -> u64 {
 /// The bytes of `records` as whole batches (each run of one `batch_base` measured by
 /// [`batch_size_in_bytes`]): what the replication throttle meters (`quota.rs`).
 pub fn records_size_in_bytes(records: &[Record]) -> u64 {
-    records
-        .chunk_by(|a, b| a.batch_base == b.batch_base)
-        .map(batch_size_in_bytes)
-        .sum()
+    let mut size = 0;
+    let mut batch = None;
+    for r in records {
+        if batch != Some(r.batch_base) {
+            batch = Some(r.batch_base);
+            size += RECORD_BATCH_OVERHEAD;
+        }
+        size += r.size_in_bytes();
+    }
+    size
 }
 
 fn no_producer_id() -> i64 {
