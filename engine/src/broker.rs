@@ -547,15 +547,31 @@ impl Broker {
         self.fetcher
             .quota
             .configure(self.id, rates, replicas, false);
+        let mut stopped_leading = Vec::new();
         for (tp, p) in &image.partitions {
-            self.apply_partition(ctx, *tp, p, first);
+            if self.apply_partition(ctx, *tp, p, first) {
+                stopped_leading.push(*tp);
+            }
+        }
+        // ReplicaManager.applyDelta completes what waited for a partition this broker no longer
+        // leads once the delta's partitions are applied (stopPartitions,
+        // applyLocalFollowersDelta after the fetchers start).
+        for tp in stopped_leading {
+            self.complete_delayed_fetches_not_leader(ctx, tp);
         }
     }
 
-    /// One partition's registration from a newer image.
-    fn apply_partition(&mut self, ctx: &mut Ctx, tp: Tp, p: &PartitionRegistration, first: bool) {
+    /// One partition's registration from a newer image. True when this broker stopped
+    /// leading it (now a follower, or its replica deleted).
+    fn apply_partition(
+        &mut self,
+        ctx: &mut Ctx,
+        tp: Tp,
+        p: &PartitionRegistration,
+        first: bool,
+    ) -> bool {
         let Some(partition) = self.partitions.get_mut(&tp) else {
-            return;
+            return false;
         };
         // A newer image never carries an older leader epoch: a broker's view of the
         // partition's epochs only rises.
@@ -574,7 +590,7 @@ impl Broker {
             if holds {
                 self.delete_replica(ctx, tp, p, first);
             }
-            return;
+            return holds;
         }
         if p.leader == Some(self.id) {
             let mut host = host!(self);
@@ -585,7 +601,7 @@ impl Broker {
             } else {
                 partition.make_leader(ctx, &mut host, p);
             }
-            return;
+            return false;
         }
         let host = host!(self);
         let mut was_leader = false;
@@ -602,7 +618,7 @@ impl Broker {
             }
         }
         let Some(partition) = self.partitions.get_mut(&tp) else {
-            return;
+            return was_leader;
         };
         // ReplicaManager.applyLocalFollowersDelta: "During controlled shutdown, replica
         // with no leaders and replica where this broker is not in the ISR are stopped."
@@ -614,9 +630,7 @@ impl Broker {
                 FetcherRemovedReason::ControlledShutdownNotInIsr,
             );
         }
-        if was_leader {
-            self.complete_delayed_fetches_not_leader(ctx, tp);
-        }
+        was_leader
     }
 
     /// This broker is no longer a replica of `tp`. ReplicaManager.applyDelta: the partition
@@ -632,7 +646,6 @@ impl Broker {
         partition.abandon(ctx, &host);
         partition.role = Role::None;
         partition.log.wipe();
-        self.complete_delayed_fetches_not_leader(ctx, tp);
         self.alter_partition.unsent.remove(&tp);
         ctx.emit(Event::ReplicaDeleted {
             broker: self.id,
