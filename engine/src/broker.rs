@@ -30,6 +30,7 @@ use crate::partition::{
     AlterPartitionManager, BrokerMeters, FetchLimits, Host, Partition, Role,
     ALTER_PARTITION_RETRY_MS,
 };
+use crate::quota::ReplicationQuota;
 use crate::types::{BrokerId, ErrorCode, Node, TimeMs, Tp};
 use crate::vec_map::VecMap;
 
@@ -68,6 +69,9 @@ pub struct Broker {
     pub registering_with_previous_epoch: i64,
     /// The process's meters (`metrics.rs`): gone with its memory.
     pub meters: BrokerMeters,
+    /// QuotaManagers.leader: the leader side of the replication throttle (`quota.rs`); the
+    /// follower side is the fetcher's.
+    pub leader_quota: ReplicationQuota,
 }
 
 /// A follower's Fetch held by this leader until one of its partitions has records past the
@@ -125,6 +129,7 @@ impl Broker {
             isr_expiration_generation: 0,
             registering_with_previous_epoch: -1,
             meters: BrokerMeters::default(),
+            leader_quota: ReplicationQuota::default(),
         }
     }
 
@@ -407,6 +412,7 @@ impl Broker {
         self.shutting_down = false;
         self.got_controlled_shutdown_response = false;
         self.meters = BrokerMeters::default();
+        self.leader_quota = ReplicationQuota::default();
     }
 
     /// The disk is replaced by an empty one: the log, its checkpoints and the clean-shutdown
@@ -534,15 +540,38 @@ impl Broker {
         // give it is a stray log (LogManager.isStrayKraftReplica, at the start).
         let first = self.metadata.is_none();
         self.metadata = Some(image.clone());
+        // BrokerConfigHandler and TopicConfigHandler.processConfigChanges: the throttle's
+        // configs as this image has them, for both quota managers.
+        let (rates, replicas) = (&image.throttle_rates, &image.throttled_replicas);
+        self.leader_quota.configure(self.id, rates, replicas, true);
+        self.fetcher
+            .quota
+            .configure(self.id, rates, replicas, false);
+        let mut stopped_leading = Vec::new();
         for (tp, p) in &image.partitions {
-            self.apply_partition(ctx, *tp, p, first);
+            if self.apply_partition(ctx, *tp, p, first) {
+                stopped_leading.push(*tp);
+            }
+        }
+        // ReplicaManager.applyDelta completes what waited for a partition this broker no longer
+        // leads once the delta's partitions are applied (stopPartitions,
+        // applyLocalFollowersDelta after the fetchers start).
+        for tp in stopped_leading {
+            self.complete_delayed_fetches_not_leader(ctx, tp);
         }
     }
 
-    /// One partition's registration from a newer image.
-    fn apply_partition(&mut self, ctx: &mut Ctx, tp: Tp, p: &PartitionRegistration, first: bool) {
+    /// One partition's registration from a newer image. True when this broker stopped
+    /// leading it (now a follower, or its replica deleted).
+    fn apply_partition(
+        &mut self,
+        ctx: &mut Ctx,
+        tp: Tp,
+        p: &PartitionRegistration,
+        first: bool,
+    ) -> bool {
         let Some(partition) = self.partitions.get_mut(&tp) else {
-            return;
+            return false;
         };
         // A newer image never carries an older leader epoch: a broker's view of the
         // partition's epochs only rises.
@@ -561,7 +590,7 @@ impl Broker {
             if holds {
                 self.delete_replica(ctx, tp, p, first);
             }
-            return;
+            return holds;
         }
         if p.leader == Some(self.id) {
             let mut host = host!(self);
@@ -572,29 +601,24 @@ impl Broker {
             } else {
                 partition.make_leader(ctx, &mut host, p);
             }
-            return;
+            return false;
         }
         let host = host!(self);
+        let mut was_leader = false;
         match &mut partition.role {
             Role::Follower(f) if f.leader == p.leader && f.leader_epoch == p.leader_epoch => {
                 f.partition_epoch = p.partition_epoch;
             }
             _ => {
-                let was_leader = matches!(partition.role, Role::Leader(_));
+                was_leader = matches!(partition.role, Role::Leader(_));
                 partition.make_follower(ctx, &host, p);
-                if was_leader {
-                    // The fetches held for this partition go with its leadership (the
-                    // follower's request times out).
-                    self.delayed_fetches
-                        .retain(|d| d.partitions.iter().all(|(t, _, _)| *t != tp));
-                }
                 if p.leader.is_some() {
                     self.fetcher.start(ctx, &host, &mut self.partitions, tp);
                 }
             }
         }
         let Some(partition) = self.partitions.get_mut(&tp) else {
-            return;
+            return was_leader;
         };
         // ReplicaManager.applyLocalFollowersDelta: "During controlled shutdown, replica
         // with no leaders and replica where this broker is not in the ISR are stopped."
@@ -606,6 +630,7 @@ impl Broker {
                 FetcherRemovedReason::ControlledShutdownNotInIsr,
             );
         }
+        was_leader
     }
 
     /// This broker is no longer a replica of `tp`. ReplicaManager.applyDelta: the partition
@@ -621,8 +646,6 @@ impl Broker {
         partition.abandon(ctx, &host);
         partition.role = Role::None;
         partition.log.wipe();
-        self.delayed_fetches
-            .retain(|d| d.partitions.iter().all(|(t, _, _)| *t != tp));
         self.alter_partition.unsent.remove(&tp);
         ctx.emit(Event::ReplicaDeleted {
             broker: self.id,
@@ -656,6 +679,8 @@ impl Broker {
             let Some(partition) = self.partitions.get_mut(&fp.tp) else {
                 continue;
             };
+            limits.throttled =
+                should_leader_throttle(&mut self.leader_quota, partition, replica_id, ctx.now);
             let (data, ready) = partition.read_for_follower(
                 ctx,
                 &mut host,
@@ -668,6 +693,7 @@ impl Broker {
             answers.push(data);
         }
         if now_ready {
+            self.record_throttled_bytes(ctx.now, &answers);
             let payload = Payload::FetchResponse {
                 fetch_id,
                 partitions: answers,
@@ -691,34 +717,84 @@ impl Broker {
     }
 
     /// Records were appended to `tp`: the held fetches of `tp` whose offset is now below its
-    /// log end complete (DelayedFetch.tryComplete: a follower's fetch reads to LOG_END).
+    /// log end complete (DelayedFetch.tryComplete: a follower's fetch reads to LOG_END), unless
+    /// `tp` is throttled for the fetching replica ("skip if a throttled partition": its bytes
+    /// do not count, so the fetch waits for its expiry).
     fn complete_delayed_fetches(&mut self, ctx: &mut Ctx, tp: Tp) {
-        let leo = self.partitions[&tp].log.log_end_offset();
-        let (ready, waiting): (Vec<DelayedFetch>, Vec<DelayedFetch>) =
-            std::mem::take(&mut self.delayed_fetches)
-                .into_iter()
-                .partition(|d| d.partitions.iter().any(|(t, o, _)| *t == tp && *o < leo));
-        self.delayed_fetches = waiting;
+        let partition = &self.partitions[&tp];
+        let leo = partition.log.log_end_offset();
+        let mut ready = Vec::new();
+        let mut i = 0;
+        while i < self.delayed_fetches.len() {
+            let d = &self.delayed_fetches[i];
+            if d.partitions.iter().any(|(t, o, _)| *t == tp && *o < leo)
+                && !should_leader_throttle(&mut self.leader_quota, partition, d.replica_id, ctx.now)
+            {
+                ready.push(self.delayed_fetches.remove(i));
+            } else {
+                i += 1;
+            }
+        }
         for d in ready {
             self.answer_delayed_fetch(ctx, d);
         }
     }
 
+    /// ReplicaManager.completeDelayedOperationsWhenNotPartitionLeader (applyLocalFollowersDelta
+    /// after the fetchers start, stopPartitions for a deleted replica): "If we were the leader,
+    /// we may have some operations still waiting for completion. We force completion to
+    /// prevent them from timing out." Each held fetch of `tp` completes (DelayedFetch
+    /// .tryComplete: NotLeaderOrFollowerException, Case A or B, or FencedLeaderEpochException,
+    /// Case E) and is answered with every partition read again, `tp` with its error.
+    fn complete_delayed_fetches_not_leader(&mut self, ctx: &mut Ctx, tp: Tp) {
+        let mut i = 0;
+        while i < self.delayed_fetches.len() {
+            if self.delayed_fetches[i]
+                .partitions
+                .iter()
+                .any(|(t, _, _)| *t == tp)
+            {
+                let d = self.delayed_fetches.remove(i);
+                self.answer_delayed_fetch(ctx, d);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
     /// DelayedFetch.onComplete: each partition read again from the purgatory (no fetch-state
-    /// update).
-    fn answer_delayed_fetch(&self, ctx: &mut Ctx, d: DelayedFetch) {
+    /// update), a throttled one left out as in the first read.
+    fn answer_delayed_fetch(&mut self, ctx: &mut Ctx, d: DelayedFetch) {
         let mut data = Vec::with_capacity(d.partitions.len());
         let mut limits = FetchLimits::new(ctx.config);
         for &(tp, fetch_offset, leader_epoch) in &d.partitions {
             if let Some(p) = self.partitions.get(&tp) {
+                limits.throttled =
+                    should_leader_throttle(&mut self.leader_quota, p, d.replica_id, ctx.now);
                 data.push(p.read_from_purgatory(fetch_offset, leader_epoch, &mut limits));
             }
         }
+        self.record_throttled_bytes(ctx.now, &data);
         let payload = Payload::FetchResponse {
             fetch_id: d.fetch_id,
             partitions: data,
         };
         ctx.send(Node::Broker(self.id), Node::Broker(d.replica_id), payload);
+    }
+
+    /// KafkaApis.handleFetchRequest, a follower's response: "We've already evaluated against
+    /// the quota and are good to go. Just need to record it now": the bytes of its throttled
+    /// partitions (sizeOfThrottledPartitions; in-sync followers' traffic counts too), into
+    /// the leader quota. The engine meters the records' batches (Kafka, the partitions'
+    /// entries in the response, headers included: docs/engine.md, simplification 23).
+    fn record_throttled_bytes(&mut self, now: TimeMs, data: &[crate::network::FetchPartitionData]) {
+        let quota = &mut self.leader_quota;
+        let bytes = data
+            .iter()
+            .filter(|d| quota.is_throttled(d.tp))
+            .map(|d| crate::record::records_size_in_bytes(&d.records))
+            .sum();
+        quota.record(bytes, now);
     }
 
     // ---- DefaultAlterPartitionManager ---------------------------------------------------
@@ -776,6 +852,22 @@ impl Broker {
         }
         host.propagate_alter_partition(ctx);
     }
+}
+
+/// ReplicaManager.shouldLeaderThrottle: "we only throttle a replica on the leader if it's
+/// in the throttled replica list, the quota is exceeded and the replica is not in sync" (not
+/// in the partition's committed ISR, `inSyncReplicaIds`). The quota is measured only when the
+/// first two hold, as Kafka's `&&` does.
+fn should_leader_throttle(
+    quota: &mut ReplicationQuota,
+    partition: &Partition,
+    replica: BrokerId,
+    now: TimeMs,
+) -> bool {
+    let in_sync = partition
+        .leader_state()
+        .is_some_and(|l| l.isr_state.isr().contains(&replica));
+    !in_sync && quota.is_throttled(partition.tp) && quota.is_quota_exceeded(now)
 }
 
 /// How often the isr-expiration task runs: replica.lag.time.max.ms / 2, as

@@ -384,7 +384,7 @@ pub struct Controller {
     /// ConfigRecord; `reassign.rs`): each broker's `leader.replication.throttled.rate` and
     /// `follower.replication.throttled.rate` (bytes/s), and each topic's (by topic index)
     /// `leader.replication.throttled.replicas` and `follower.replication.throttled.replicas`.
-    /// Stored and shown, not enforced yet (docs/clusters.md, step 7).
+    /// The image carries them to the brokers, whose quota managers enforce them (`quota.rs`).
     pub throttle_rates: VecMap<BrokerId, (u64, u64)>,
     pub throttled_replicas: VecMap<u16, (String, String)>,
     /// QuorumController.imbalancedScheduled: whether the leader-balancing task is queued,
@@ -472,6 +472,8 @@ impl Controller {
             partitions: self.partitions.clone(),
             brokers: self.brokers.clone(),
             min_insync_replicas: self.min_insync_replicas.clone(),
+            throttle_rates: self.throttle_rates.clone(),
+            throttled_replicas: self.throttled_replicas.clone(),
         }
     }
 

@@ -49,6 +49,8 @@ pub struct ReplicaFetcher {
     /// The fetcher threads by (leader, fetcher id) (`fetcherThreadMap`); a thread lives with
     /// its process.
     pub threads: VecMap<ThreadKey, FetcherThread>,
+    /// QuotaManagers.follower, which every ReplicaFetcherThread shares (`quota.rs`).
+    pub quota: crate::quota::ReplicationQuota,
 }
 
 /// AbstractFetcherThread.getOffsetTruncationState for a diverging epoch from the leader.
@@ -196,8 +198,10 @@ impl ReplicaFetcher {
     }
 
     /// AbstractFetcherThread.maybeFetch → buildFetch: one Fetch with every partition of the
-    /// thread that is ready; none ready, the thread waits for the first to end its backoff
-    /// (`partitionMapCond.await(fetchBackOffMs)`), or, with none left, idles.
+    /// thread that is ready and not throttled (RemoteLeaderEndPoint.shouldFollowerThrottle);
+    /// none, the thread waits for the first to end its backoff, or `replica.fetch.backoff.ms`
+    /// when one was throttled (`partitionMapCond.await(fetchBackOffMs)`), or, with none
+    /// left, idles.
     pub(crate) fn send_fetch(
         &mut self,
         ctx: &mut Ctx,
@@ -221,6 +225,16 @@ impl ReplicaFetcher {
             }
             match f.backing_off_until {
                 Some(t) if t > now => next_ready = Some(next_ready.map_or(t, |n| n.min(t))),
+                // shouldFollowerThrottle: "!fetchState.isReplicaInSync &&
+                // quota.isThrottled(topicPartition) && quota.isQuotaExceeded", in sync being
+                // a lag known and 0 (PartitionFetchState.isReplicaInSync).
+                _ if f.lag != Some(0)
+                    && self.quota.is_throttled(tp)
+                    && self.quota.is_quota_exceeded(now) =>
+                {
+                    let t = now + ctx.config.replica_fetch_backoff_ms;
+                    next_ready = Some(next_ready.map_or(t, |n| n.min(t)));
+                }
                 _ => {
                     let log = &p.log;
                     ready.push(FetchPartition {
@@ -526,6 +540,12 @@ impl ReplicaFetcher {
             "{records:?}"
         );
         log.append_as_follower(&records);
+        // ReplicaFetcherThread.processPartitionData: "Traffic from both in-sync and out of
+        // sync replicas are accounted for in replication quota".
+        if self.quota.is_throttled(tp) {
+            let bytes = crate::record::records_size_in_bytes(&records);
+            self.quota.record(bytes, ctx.now);
+        }
         let leo = log.log_end_offset();
         log.update_high_watermark(d.high_watermark.min(leo));
         // AbstractFetcherThread.processFetchRequest: "lag = Math.max(0L,
@@ -621,6 +641,7 @@ impl ReplicaFetcher {
     /// The process ended: its fetcher threads are gone.
     pub(crate) fn lose_threads(&mut self) {
         self.threads = VecMap::new();
+        self.quota = Default::default();
     }
 }
 

@@ -32,6 +32,7 @@ mod partitioner;
 mod placement;
 mod process;
 mod producer_state;
+mod quota;
 mod reassign;
 mod record_chunks;
 mod sim;

@@ -198,6 +198,12 @@ pub struct MetadataImage {
     /// Each topic's `min.insync.replicas` (its ConfigRecord, or the broker default), by
     /// topic index.
     pub min_insync_replicas: Vec<u32>,
+    /// The replication throttles (ConfigRecords; `Controller::throttle_rates` and
+    /// `throttled_replicas`): each broker's leader and follower
+    /// `*.replication.throttled.rate`, each topic's leader and follower
+    /// `*.replication.throttled.replicas`. A broker's quota managers read them (`quota.rs`).
+    pub throttle_rates: VecMap<BrokerId, (u64, u64)>,
+    pub throttled_replicas: VecMap<u16, (String, String)>,
 }
 
 impl MetadataImage {

@@ -702,20 +702,25 @@ impl Partition {
     }
 
     /// DelayedFetch.onComplete's read of this partition (readFromLog from the purgatory: no
-    /// fetch-state update): the records from `fetch_offset` at the fetch's leader epoch, or
-    /// FENCED_LEADER_EPOCH if this leader moved to a newer epoch since ("Case E").
+    /// fetch-state update): the records from `fetch_offset` at the fetch's leader epoch, else
+    /// the error Partition.localLogWithEpochOrThrow gives: NOT_LEADER_OR_FOLLOWER when the
+    /// replica is gone (getPartitionOrException), FENCED_LEADER_EPOCH when this broker moved to
+    /// a newer epoch since ("Case E"), NOT_LEADER_OR_FOLLOWER when it no longer leads at it.
     pub(crate) fn read_from_purgatory(
         &self,
         fetch_offset: u64,
         leader_epoch: i32,
         limits: &mut FetchLimits,
     ) -> FetchPartitionData {
-        let epoch = self.leader_state().map(|l| l.leader_epoch);
-        if epoch == Some(leader_epoch) {
-            self.fetch_data(fetch_offset, limits).0
-        } else {
-            self.fetch_error(ErrorCode::FENCED_LEADER_EPOCH)
-        }
+        let error = match &self.role {
+            Role::Leader(l) if l.leader_epoch == leader_epoch => {
+                return self.fetch_data(fetch_offset, limits).0
+            }
+            Role::Leader(l) if l.leader_epoch > leader_epoch => ErrorCode::FENCED_LEADER_EPOCH,
+            Role::Follower(f) if f.leader_epoch > leader_epoch => ErrorCode::FENCED_LEADER_EPOCH,
+            _ => ErrorCode::NOT_LEADER_OR_FOLLOWER,
+        };
+        self.fetch_error(error)
     }
 
     /// Partition.maybeExpandIsr.
@@ -1342,6 +1347,11 @@ pub(crate) struct FetchLimits {
     /// `limitBytes`: what is left of the response's bytes.
     pub remaining_bytes: u64,
     pub min_one_message: bool,
+    /// The next partition read is throttled (ReplicaManager.shouldLeaderThrottle, set by the
+    /// broker before each read): readFromLog's checkFetchDataInfo answers it with no records
+    /// ("If the partition is being throttled, simply return an empty set"), which take nothing
+    /// off the response's bytes.
+    pub throttled: bool,
 }
 
 impl FetchLimits {
@@ -1350,6 +1360,7 @@ impl FetchLimits {
             partition_max_bytes: u64::from(config.replica_fetch_max_bytes),
             remaining_bytes: u64::from(config.replica_fetch_response_max_bytes),
             min_one_message: true,
+            throttled: false,
         }
     }
 
@@ -1360,6 +1371,9 @@ impl FetchLimits {
         log: &crate::log::ReplicaLog,
         offset: u64,
     ) -> (Vec<crate::record::Record>, u64) {
+        if self.throttled {
+            return (Vec::new(), 0);
+        }
         let max = self.partition_max_bytes.min(self.remaining_bytes);
         let (records, bytes) =
             log.read_bytes(offset, log.log_end_offset(), max, self.min_one_message);

@@ -4,8 +4,8 @@
 //! ReplicationControlManager.alterPartitionReassignments), and the lines the tool prints,
 //! in its words. `--throttle` sets the replication throttle configs the tool computes
 //! (calculateProposedMoveMap, calculateLeaderThrottles, calculateFollowerThrottles) and
-//! `--verify` clears them once no reassignment is left (clearAllThrottles); they are stored
-//! as ConfigRecords, not enforced (docs/clusters.md, step 7).
+//! `--verify` clears them once no reassignment is left (clearAllThrottles); they are
+//! ConfigRecords, which the brokers' quota managers apply from the metadata (`quota.rs`).
 //!
 //! Where the tool prints a blank line (around the rollback JSON, and `--verify`'s empty list
 //! of log-directory moves) the transcript has none: a transcript line is never blank.
@@ -315,8 +315,16 @@ impl Sim {
             plural(topics.len())
         );
         let now = self.now;
+        let offset = self.controller.next_offset;
         self.controller
             .clear_reassignment_throttles(now, &self.topics, &brokers, &topics);
+        if self.controller.next_offset != offset {
+            // The brokers apply the deleted configs from the metadata: their quota managers
+            // stop throttling (`quota.rs`).
+            let audience = self.metadata_audience();
+            self.controller
+                .publish_metadata(&mut crate::effect::node_ctx!(self), &audience);
+        }
         self.reassign_line(broker_line);
         self.reassign_line(topic_line);
     }

@@ -162,6 +162,21 @@ pub fn batch_size_in_bytes(records: &[Record]) -> u64 {
     size
 }
 
+/// The bytes of `records` as whole batches (each run of one `batch_base` measured by
+/// [`batch_size_in_bytes`]): what the replication throttle meters (`quota.rs`).
+pub fn records_size_in_bytes(records: &[Record]) -> u64 {
+    let mut size = 0;
+    let mut batch = None;
+    for r in records {
+        if batch != Some(r.batch_base) {
+            batch = Some(r.batch_base);
+            size += RECORD_BATCH_OVERHEAD;
+        }
+        size += r.size_in_bytes();
+    }
+    size
+}
+
 fn no_producer_id() -> i64 {
     NO_PRODUCER_ID
 }

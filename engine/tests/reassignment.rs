@@ -288,7 +288,7 @@ fn describe_counts_the_replication_factor_without_the_adding_replicas() {
         "topics": [{{"name": "move", "assignment": [[1, 2]]}}],
         "timeline": [
           {{"at": 0, "action": "produce", "acks": "all", "prefix": "v", "count": 2000}},
-          {{"at": 1000, "action": "reassign_execute", "throttle": 1000, "reassignment": {to}}},
+          {{"at": 1000, "action": "reassign_execute", "throttle": 10000000, "reassignment": {to}}},
           {{"at": 1000, "action": "describe"}},
           {{"at": 1000, "action": "describe", "under_replicated_partitions": true}},
           {{"at": 9000, "action": "reassign_verify", "reassignment": {to}}},
@@ -350,4 +350,82 @@ fn a_reassignment_below_min_isr_leaves_the_removed_replica_in_the_elr() {
         describe_lines(&sim, 2000)[1],
         "Topic: shrink Partition: 0 Leader: 1 Replicas: 1,2 Isr: 1,2 Elr: 3 LastKnownElr:"
     );
+}
+
+/// Brokers 1..=3; topic `move` on 1,2 gets 2000 records of 1 KiB (about 2 MB) at 0 s, then
+/// is moved to 1,3 at 1 s with `--throttle` `rate` (none: no throttle), verified at `verify_ms`,
+/// and moved back to 1,2 (no throttle) at `verify_ms`. `replica.fetch.max.bytes` 64 KiB keeps
+/// each fetch small beside the rate. Returns the run, the log's bytes (whole batches), and
+/// when broker 3 joined the ISR and when broker 2 joined it again, in ms.
+fn throttled_move(rate: Option<u64>, verify_ms: u64) -> (Sim, u64, u64, u64) {
+    let to = file("move", &[1, 3]);
+    let back = file("move", &[1, 2]);
+    let throttle = rate.map_or(String::new(), |r| format!(r#", "throttle": {r}"#));
+    let sim = run(&format!(
+        r#"{{"version": 2, "brokers": 3,
+        "config": {{"replica.fetch.max.bytes": 65536}},
+        "topics": [{{"name": "move", "assignment": [[1, 2]]}}],
+        "timeline": [
+          {{"at": 0, "action": "produce", "acks": "all", "prefix": "v", "count": 2000}},
+          {{"at": 1000, "action": "reassign_execute", "reassignment": {to}{throttle}}},
+          {{"at": {verify_ms}, "action": "reassign_verify", "reassignment": {to}}},
+          {{"at": {verify_ms}, "action": "reassign_execute", "reassignment": {back}}}
+        ],
+        "end_ms": {end}}}"#,
+        end = verify_ms + 5_000
+    ));
+    let log = &sim.snapshot().brokers[0].records;
+    assert_eq!(log.len(), 2000, "broker 1 holds the topic's records");
+    let bytes = watermark_engine::record::records_size_in_bytes(log);
+    let joined = |b: u32, after: u64| {
+        sim.trace_events()
+            .find(|e| matches!(e.event(), Event::IsrExpanding { new_isr, .. } if new_isr.contains(&b) && e.time_ms >= after))
+            .map(|e| e.time_ms)
+            .expect("joined the ISR")
+    };
+    let (three, two) = (joined(3, 1_000), joined(2, verify_ms));
+    (sim, bytes, three, two)
+}
+
+/// The replication throttle (ReplicationQuotaManager, KIP-73): the new replica copies the
+/// backlog at about the throttle's rate on both sides (the leader leaves the partition out of
+/// its answers, the follower out of its requests, while their quotas are exceeded), so its
+/// catch-up takes about bytes / rate (within 10%): twice as long at half the rate. (2 074 174
+/// bytes took 22.07 s at 100 000 B/s and 11.07 s at 200 000 B/s: a fetch goes once the rate
+/// over the window, 11 samples of 1 s, is back at the bound, and takes up to 64 KiB above it;
+/// a follower that left the partition out checks again after replica.fetch.backoff.ms.)
+/// Without a throttle it takes a few fetches. Once `--verify` cleared the throttle (the move
+/// is done), moving the partition back copies as fast as an unthrottled move.
+#[test]
+fn a_throttled_move_copies_the_backlog_at_about_the_rate() {
+    let (_, bytes, free, _) = throttled_move(None, 40_000);
+    assert!(bytes > 2_000 * 1_024, "{bytes}");
+    assert!(
+        free - 1_000 < 500,
+        "unthrottled, the copy took {} ms",
+        free - 1_000
+    );
+    let mut took = Vec::new();
+    for rate in [100_000u64, 200_000] {
+        let (sim, b, joined, back) = throttled_move(Some(rate), 40_000);
+        assert_eq!(b, bytes);
+        let expected = bytes * 1_000 / rate;
+        let ms = joined - 1_000;
+        assert!(
+            ms.abs_diff(expected) <= expected / 10,
+            "rate {rate}: {ms} ms for {bytes} bytes (bytes / rate = {expected} ms)"
+        );
+        assert!(
+            back - 40_000 < 500,
+            "rate {rate}: the throttle cleared, the move back took {} ms",
+            back - 40_000
+        );
+        assert!(sim
+            .trace_events()
+            .any(|e| e.time_ms == 40_000
+                && e.text() == "Clearing topic-level throttles on topic move"));
+        took.push(ms);
+    }
+    // Half the rate, about twice the time (within the first second's allowance).
+    assert!(took[0].abs_diff(2 * took[1]) < 1_500, "{took:?}");
 }

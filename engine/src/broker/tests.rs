@@ -1952,6 +1952,90 @@ mod many_partitions {
         assert!(n.broker.delayed_fetches.is_empty());
     }
 
+    /// ReplicaManager.completeDelayedOperationsWhenNotPartitionLeader: a fetch held for t-0
+    /// and t-1 completes as soon as this broker stops leading t-0 (DelayedFetch.tryComplete,
+    /// Case E: the fetch's leader epoch 0 is fenced by the new epoch 1; Case A or B: the
+    /// replica is gone), answered with every partition read again: t-0 with its error, t-1
+    /// with nothing new. (The engine used to drop it, and the follower waited for its
+    /// request's timeout: docs/engine.md, simplification 16 before.)
+    #[test]
+    fn a_held_fetch_is_answered_when_this_broker_stops_leading_one_of_its_partitions() {
+        let held_then = |change: &dyn Fn(&mut MetadataImage)| {
+            let mut n = Node::formed(1, 1);
+            n.now = 1_000;
+            let fetch = Payload::Fetch {
+                fetch_id: 7,
+                fetcher_id: 0,
+                replica_id: 2,
+                broker_epoch: 1,
+                partitions: [T0, T1]
+                    .into_iter()
+                    .map(|tp| FetchPartition {
+                        tp,
+                        fetch_offset: 0,
+                        log_start_offset: 0,
+                        current_leader_epoch: 0,
+                        last_fetched_epoch: None,
+                    })
+                    .collect(),
+            };
+            n.run(|b, ctx| b.on_message(ctx, crate::types::Node::Broker(2), fetch));
+            assert_eq!(n.broker.delayed_fetches.len(), 1);
+            let mut image = image();
+            image.offset += 1;
+            change(&mut image);
+            n.now = 1_100;
+            let effects = n.run(|b, ctx| b.apply_metadata(ctx, Arc::new(image)));
+            assert!(n.broker.delayed_fetches.is_empty());
+            effects
+                .iter()
+                .find_map(|e| match e {
+                    Effect::Send {
+                        to: crate::types::Node::Broker(2),
+                        payload:
+                            Payload::FetchResponse {
+                                fetch_id: 7,
+                                partitions,
+                            },
+                        ..
+                    } => Some(
+                        partitions
+                            .iter()
+                            .map(|p| (p.tp, p.error, p.records.len()))
+                            .collect::<Vec<_>>(),
+                    ),
+                    _ => None,
+                })
+                .unwrap_or_else(|| panic!("the held fetch is answered: {effects:?}"))
+        };
+        // Broker 2 becomes t-0's leader at epoch 1: broker 1 follows it.
+        let moved = held_then(&|image| {
+            let p = &mut image.partitions[&T0];
+            (p.leader, p.leader_epoch, p.partition_epoch) = (Some(2), 1, 1);
+        });
+        assert_eq!(
+            moved,
+            [
+                (T0, ErrorCode::FENCED_LEADER_EPOCH, 0),
+                (T1, ErrorCode::NONE, 0)
+            ]
+        );
+        // A reassignment drops broker 1 from t-0 (broker 2 leads it at epoch 1): the replica is
+        // deleted (stopPartitions), then the fetch completes.
+        let deleted = held_then(&|image| {
+            let p = &mut image.partitions[&T0];
+            (p.replicas, p.isr) = (vec![2, 3], vec![2, 3]);
+            (p.leader, p.leader_epoch, p.partition_epoch) = (Some(2), 1, 1);
+        });
+        assert_eq!(
+            deleted,
+            [
+                (T0, ErrorCode::NOT_LEADER_OR_FOLLOWER, 0),
+                (T1, ErrorCode::NONE, 0)
+            ]
+        );
+    }
+
     /// DefaultAlterPartitionManager.maybePropagateIsrChanges: the ISR shrinks of both
     /// partitions (follower 3 silent past replica.lag.time.max.ms) go in one AlterPartition
     /// request; the second partition's proposal is not refused because the first's waits.
@@ -2170,6 +2254,255 @@ mod many_partitions {
         assert_eq!(consume(c(7_000, 52_428_800), 500), [0, 1, 2, 3, 4, 5]);
         assert_eq!(consume(c(1_048_576, 7_000), 500), [0, 1, 2, 3, 4, 5]);
         assert_eq!(consume(c(1_000, 52_428_800), 500), [0, 1, 2]);
+    }
+
+    // ---- the replication throttle (quota.rs) ----------------------------------------
+
+    /// `image()` one record later, as kafka-reassign-partitions.sh --throttle 1000 leaves it
+    /// for a move of t-0 to broker 2: both rates 1000 B/s on brokers 1..=3, t-0 throttled on
+    /// its leader 1 (`0:1`) and on follower 2 (`0:2`), t-1 not; both ISRs `isr`.
+    fn throttled_image(isr: &[BrokerId]) -> Arc<MetadataImage> {
+        let mut image = image();
+        image.offset += 1;
+        for p in image.partitions.values_mut() {
+            p.isr = isr.to_vec();
+            p.partition_epoch = 1;
+        }
+        for b in 1..=3 {
+            image.throttle_rates.insert(b, (1_000, 1_000));
+        }
+        image
+            .throttled_replicas
+            .insert(0, ("0:1,0:3".to_string(), "0:2".to_string()));
+        Arc::new(image)
+    }
+
+    /// Replica `replica`'s Fetch of t-0 and t-1 from offset 0 at `now`: the records answered
+    /// per partition, or None when the leader held the fetch.
+    fn fetch_at(n: &mut Node, now: TimeMs, replica: BrokerId) -> Option<Vec<(Tp, usize)>> {
+        n.now = now;
+        let fetch = Payload::Fetch {
+            fetch_id: now,
+            fetcher_id: 0,
+            replica_id: replica,
+            broker_epoch: i64::from(replica - 1),
+            partitions: [T0, T1]
+                .into_iter()
+                .map(|tp| FetchPartition {
+                    tp,
+                    fetch_offset: 0,
+                    log_start_offset: 0,
+                    current_leader_epoch: 0,
+                    last_fetched_epoch: None,
+                })
+                .collect(),
+        };
+        let from = crate::types::Node::Broker(replica);
+        let effects = n.run(|b, ctx| b.on_message(ctx, from, fetch));
+        effects.iter().find_map(|e| match e {
+            Effect::Send {
+                payload: Payload::FetchResponse { partitions, .. },
+                ..
+            } => Some(partitions.iter().map(|p| (p.tp, p.records.len())).collect()),
+            _ => None,
+        })
+    }
+
+    /// Leader 1 with two batches of three 1 KiB records on each partition (6320 bytes each),
+    /// the throttle applied with ISR `isr`.
+    fn throttled_leader(isr: &[BrokerId]) -> Node {
+        let mut n = leader_with(Config::default(), [&[KIB_BATCH; 2], &[KIB_BATCH; 2]]);
+        n.run(|b, ctx| b.apply_metadata(ctx, throttled_image(isr)));
+        n
+    }
+
+    /// ReplicaManager.readFromLog's checkFetchDataInfo with shouldLeaderThrottle, and
+    /// KafkaApis recording sizeOfThrottledPartitions into the leader quota (1000 B/s). At 1 s
+    /// the quota is not exceeded: follower 2 (not in the ISR) gets t-0's 6320 bytes, which are
+    /// recorded (t-1's are not: not throttled). From then on the rate is 6320 bytes over
+    /// max(elapsed since the first sample at 1 s, 1 s): above 1000 B/s until 6.32 s have
+    /// passed, so t-0 is left out (t-1 still answered) up to 7.319 s, and sent at 7.320 s,
+    /// where 6320 / 6.32 s is exactly the bound (Quota.acceptable: `value <= bound`).
+    #[test]
+    fn a_leader_over_its_quota_leaves_a_throttled_partition_out_of_a_lagging_followers_fetch() {
+        let mut n = throttled_leader(&[1, 3]);
+        assert_eq!(fetch_at(&mut n, 1_000, 2), Some(vec![(T0, 6), (T1, 6)]));
+        assert_eq!(
+            n.broker.leader_quota.rate.clone().measure(1_000),
+            (6_320, 1_000)
+        );
+        assert_eq!(fetch_at(&mut n, 1_500, 2), Some(vec![(T0, 0), (T1, 6)]));
+        assert_eq!(fetch_at(&mut n, 7_319, 2), Some(vec![(T0, 0), (T1, 6)]));
+        assert_eq!(fetch_at(&mut n, 7_320, 2), Some(vec![(T0, 6), (T1, 6)]));
+        // And again over the quota: 12640 bytes over 6.32 s.
+        assert_eq!(fetch_at(&mut n, 7_320, 2), Some(vec![(T0, 0), (T1, 6)]));
+    }
+
+    /// shouldLeaderThrottle: "To avoid ISR thrashing, we only throttle a replica on the leader
+    /// if ... the replica is not in sync": follower 3, in the ISR, gets t-0 though the quota
+    /// is exceeded, and its bytes still count (sizeOfThrottledPartitions: "Traffic from both
+    /// in-sync and out of sync replicas"); follower 2, out of it, does not.
+    #[test]
+    fn an_isr_member_is_never_throttled_by_the_leader_but_its_bytes_count() {
+        let mut n = throttled_leader(&[1, 3]);
+        assert_eq!(fetch_at(&mut n, 1_000, 3), Some(vec![(T0, 6), (T1, 6)]));
+        assert_eq!(fetch_at(&mut n, 1_500, 3), Some(vec![(T0, 6), (T1, 6)]));
+        assert_eq!(
+            n.broker.leader_quota.rate.clone().measure(1_500),
+            (12_640, 1_000)
+        );
+        assert_eq!(fetch_at(&mut n, 1_500, 2), Some(vec![(T0, 0), (T1, 6)]));
+    }
+
+    /// DelayedFetch.tryComplete: a throttled partition's new bytes do not count ("skip if a
+    /// throttled partition"), so records appended to t-0 do not complete lagging follower 2's
+    /// held fetch of t-0 while the quota is exceeded; they complete ISR member 3's.
+    #[test]
+    fn records_for_a_throttled_partition_do_not_complete_a_held_fetch() {
+        let hold_and_produce = |replica: BrokerId| {
+            let mut n = throttled_leader(&[1, 3]);
+            // Over the quota: 6320 bytes recorded at 1 s.
+            assert_eq!(fetch_at(&mut n, 1_000, 3), Some(vec![(T0, 6), (T1, 6)]));
+            n.now = 1_100;
+            let fetch = Payload::Fetch {
+                fetch_id: 50,
+                fetcher_id: 0,
+                replica_id: replica,
+                broker_epoch: i64::from(replica - 1),
+                partitions: vec![FetchPartition {
+                    tp: T0,
+                    fetch_offset: 6,
+                    log_start_offset: 0,
+                    current_leader_epoch: 0,
+                    last_fetched_epoch: None,
+                }],
+            };
+            let from = crate::types::Node::Broker(replica);
+            let held = n.run(|b, ctx| b.on_message(ctx, from, fetch));
+            let answers = |effects: &[Effect]| {
+                effects.iter().any(|e| {
+                    matches!(
+                        e,
+                        Effect::Send {
+                            payload: Payload::FetchResponse { fetch_id: 50, .. },
+                            ..
+                        }
+                    )
+                })
+            };
+            assert!(!answers(&held), "{held:?}");
+            let produce = Payload::Produce {
+                shape: Default::default(),
+                request_id: 9,
+                tp: T0,
+                acks: Acks::One,
+                values: vec!["x".into()],
+                timeout_ms: 30_000,
+                producer: BatchProducer::default(),
+            };
+            n.now = 1_200;
+            let effects = n.run(|b, ctx| b.on_message(ctx, crate::client::PRODUCER, produce));
+            (answers(&effects), n.broker.delayed_fetches.len())
+        };
+        assert_eq!(
+            hold_and_produce(2),
+            (false, 1),
+            "follower 2 waits for its expiry"
+        );
+        assert_eq!(
+            hold_and_produce(3),
+            (true, 0),
+            "ISR member 3 gets the record"
+        );
+    }
+
+    /// RemoteLeaderEndPoint.buildFetch with shouldFollowerThrottle: follower 2's quota (1000
+    /// B/s, t-0 throttled on it by `0:2`) is exceeded after it appended t-0's 6320 bytes, so
+    /// its next Fetch leaves t-0 out while t-0 lags (t-1 still goes); with t-1 left alone too
+    /// (backing off), the thread waits replica.fetch.backoff.ms. A t-0 in sync (lag 0) is
+    /// fetched whatever the quota.
+    #[test]
+    fn a_follower_over_its_quota_leaves_a_lagging_throttled_partition_out_of_its_fetch() {
+        let mut n = Node::unformed(2, 1);
+        n.now = 1_000;
+        let applied = n.run(|b, ctx| b.form(ctx, throttled_image(&[1, 3])));
+        let sent = n.send_fetches(&applied);
+        let Some(Effect::Send {
+            payload: Payload::Fetch { fetch_id, .. },
+            ..
+        }) = sent.iter().find(|e| matches!(e, Effect::Send { .. }))
+        else {
+            panic!("{sent:?}")
+        };
+        assert_eq!(Node::fetches(&sent), [(1, 0, vec![T0, T1])]);
+        // The leader's answer: t-0's two batches (HW 12: still lagging), t-1 nothing.
+        let leader = leader_with(Config::default(), [&[KIB_BATCH; 4], &[]]);
+        let t0 = leader.broker.partition(T0);
+        let (records, bytes) = FetchLimits::new(&Config {
+            replica_fetch_max_bytes: 6_320,
+            ..Config::default()
+        })
+        .read(&t0.log, 0);
+        assert_eq!((records.len(), bytes), (6, 6_320));
+        let mut d0 = t0.fetch_error(ErrorCode::NONE);
+        d0.records = records;
+        d0.high_watermark = 12;
+        let d1 = leader.broker.partition(T1).fetch_error(ErrorCode::NONE);
+        let answer = Payload::FetchResponse {
+            fetch_id: *fetch_id,
+            partitions: vec![d0, d1],
+        };
+        n.now = 1_010;
+        let after = n.run(|b, ctx| b.on_message(ctx, crate::types::Node::Broker(1), answer));
+        assert_eq!(
+            n.broker.fetcher.quota.rate.clone().measure(1_010),
+            (6_320, 1_000)
+        );
+        assert_eq!(Node::fetches(&n.send_fetches(&after)), [(1, 0, vec![T1])]);
+        // Now t-1 backs off (as after an error): nothing to fetch, the thread waits 1 s.
+        if let Role::Follower(f) = &mut n.broker.partitions.get_mut(&T1).expect("t-1").role {
+            (f.in_flight_fetch, f.backing_off_until) = (None, Some(5_000));
+        }
+        n.broker
+            .fetcher
+            .threads
+            .get_mut(&(1, 0))
+            .expect("thread")
+            .in_flight = None;
+        let generation = n.broker.fetcher.threads[&(1, 0)].generation;
+        let waited = n.run(|b, ctx| {
+            b.on_timer(
+                ctx,
+                BrokerTimer::SendFetch {
+                    leader: 1,
+                    fetcher_id: 0,
+                    generation,
+                },
+            )
+        });
+        assert!(Node::fetches(&waited).is_empty(), "{waited:?}");
+        assert!(
+            waited
+                .iter()
+                .any(|e| matches!(e, Effect::SetTimer { at: 2_010, .. })),
+            "replica.fetch.backoff.ms: {waited:?}"
+        );
+        // In sync (PartitionFetchState.isReplicaInSync: lag 0): fetched despite the quota.
+        if let Role::Follower(f) = &mut n.broker.partitions.get_mut(&T0).expect("t-0").role {
+            f.lag = Some(0);
+        }
+        let generation = n.broker.fetcher.threads[&(1, 0)].generation;
+        let in_sync = n.run(|b, ctx| {
+            b.on_timer(
+                ctx,
+                BrokerTimer::SendFetch {
+                    leader: 1,
+                    fetcher_id: 0,
+                    generation,
+                },
+            )
+        });
+        assert_eq!(Node::fetches(&in_sync), [(1, 0, vec![T0])]);
     }
 }
 
