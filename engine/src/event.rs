@@ -179,12 +179,19 @@ pub enum Event {
     },
     /// AbstractFetcherThread.processFetchRequest's "Error in response for fetch request": the
     /// connection to the leader was closed.
-    FetchDisconnected { broker: BrokerId, leader: BrokerId },
+    FetchDisconnected {
+        broker: BrokerId,
+        leader: BrokerId,
+        /// The thread's fetcher id, as its logger prefix prints it (as `FetchTimedOut`).
+        fetcher_id: u32,
+    },
     /// AbstractFetcherThread.onPartitionFenced's "has an older epoch ... than the current
     /// leader" line.
     FencedLeaderEpoch {
         broker: BrokerId,
         leader: BrokerId,
+        /// The fetcher id of the thread that follows the partition.
+        fetcher_id: u32,
         tp: TopicPartition,
         leader_epoch: i32,
     },
@@ -193,6 +200,8 @@ pub enum Event {
     TruncatingToEpochEndOffset {
         broker: BrokerId,
         leader: BrokerId,
+        /// The fetcher id of the thread that follows the partition.
+        fetcher_id: u32,
         tp: TopicPartition,
         /// The offset truncated to.
         offset: u64,
@@ -701,11 +710,25 @@ impl fmt::Display for Event {
             | Event::IsrUpdateFailed { broker, tp, .. } => {
                 write!(f, "[Partition {tp} broker={broker}] ")?
             }
-            Event::FetchDisconnected { broker, leader }
-            | Event::FencedLeaderEpoch { broker, leader, .. }
-            | Event::TruncatingToEpochEndOffset { broker, leader, .. } => write!(
+            Event::FetchDisconnected {
+                broker,
+                leader,
+                fetcher_id,
+            }
+            | Event::FencedLeaderEpoch {
+                broker,
+                leader,
+                fetcher_id,
+                ..
+            }
+            | Event::TruncatingToEpochEndOffset {
+                broker,
+                leader,
+                fetcher_id,
+                ..
+            } => write!(
                 f,
-                "[ReplicaFetcher replicaId={broker}, leaderId={leader}, fetcherId=0] "
+                "[ReplicaFetcher replicaId={broker}, leaderId={leader}, fetcherId={fetcher_id}] "
             )?,
             Event::PartitionHasNoLeader { .. }
             | Event::NewLeader { .. }

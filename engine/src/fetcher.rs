@@ -356,6 +356,7 @@ impl ReplicaFetcher {
         let event = Event::FetchDisconnected {
             broker: host.id,
             leader: key.0,
+            fetcher_id: key.1,
         };
         self.on_request_failed(ctx, host, partitions, key, fetch_id, event);
     }
@@ -446,7 +447,7 @@ impl ReplicaFetcher {
                 }
                 _ => continue, // the partition moved on since the request went
             }
-            let Some(delay) = self.on_partition_data(ctx, host, partition, leader, d) else {
+            let Some(delay) = self.on_partition_data(ctx, host, partition, key, d) else {
                 continue;
             };
             if let Role::Follower(f) = &mut partition.role {
@@ -473,7 +474,7 @@ impl ReplicaFetcher {
         ctx: &mut Ctx,
         host: &Host,
         partition: &mut Partition,
-        leader: BrokerId,
+        (leader, fetcher_id): ThreadKey,
         d: FetchPartitionData,
     ) -> Option<u64> {
         let tp = partition.tp;
@@ -490,6 +491,7 @@ impl ReplicaFetcher {
             ctx.emit(Event::FencedLeaderEpoch {
                 broker: host.id,
                 leader,
+                fetcher_id,
                 tp: ctx.tp_name(tp),
                 leader_epoch: f.leader_epoch,
             });
@@ -517,6 +519,7 @@ impl ReplicaFetcher {
             ctx.emit(Event::TruncatingToEpochEndOffset {
                 broker: host.id,
                 leader,
+                fetcher_id,
                 tp: ctx.tp_name(tp),
                 offset,
                 leader_epoch: epoch,

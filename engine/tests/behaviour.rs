@@ -1261,6 +1261,7 @@ fn a_follower_whose_leader_was_killed_learns_it_at_once() {
             Event::FetchDisconnected {
                 broker: 2,
                 leader: 1,
+                fetcher_id: 0,
             }
         )),
         "{disconnected:?}"

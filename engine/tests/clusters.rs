@@ -393,6 +393,31 @@ fn lines_about_one_partition_name_it_in_a_cluster_of_two_topics() {
     }
 }
 
+/// The fetcher's other lines carry their thread's fetcher id too: broker 2 follows orders-0
+/// and move-0 from broker 1 on thread 1 (AbstractFetcherManager.getFetcherId, worked out in
+/// the test above), so when broker 1's process dies the reset connection is thread 1's line,
+/// not thread 0's (it used to print fetcherId=0 whatever the thread).
+#[test]
+fn a_reset_connection_names_the_thread_it_happened_on() {
+    let text = TWO_TOPICS.replace(
+        r#"{"at": 1000, "action": "cut", "a": 1, "b": 2}"#,
+        r#"{"at": 1000, "action": "kill", "broker": 1}"#,
+    );
+    let s = Scenario::from_json(&text).expect("a valid version-2 scenario");
+    let sim = watermark_engine::run(&s, true).expect("runs");
+    assert!(sim.violations().is_empty(), "{:?}", sim.violations());
+    let (t, line) = first_line(&sim, 1000, "[ReplicaFetcher replicaId=2, leaderId=1")
+        .expect("broker 2's fetch fails");
+    // The reset reaches broker 2 within the millisecond (sim.network's connection reset).
+    assert!((1000..=1001).contains(&t), "at {t}");
+    assert!(
+        line.starts_with(
+            "[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=1] Error in response for fetch request"
+        ),
+        "{line}"
+    );
+}
+
 /// An expectation names its partition with `topic` and `partition` (version 2): the state
 /// checks read that partition, the event checks look at its lines only. The same check met on
 /// one partition is not met on the other.

@@ -182,6 +182,7 @@ fn a_frozen_leader_rejoins_as_follower_and_truncates_its_uncommitted_record() {
             Event::TruncatingToEpochEndOffset {
                 broker: 1,
                 leader: 2,
+                fetcher_id: 0,
                 tp: tp("rep"),
                 offset: 3,
                 leader_epoch: 0,
@@ -392,6 +393,7 @@ fn the_rarer_lines_render_as_kafka_writes_them() {
             Event::FencedLeaderEpoch {
                 broker: 2,
                 leader: 1,
+                fetcher_id: 0,
                 tp: tp("t"),
                 leader_epoch: 3,
             },

@@ -1337,6 +1337,7 @@ mod driven_alone {
                 Effect::Emit(Event::TruncatingToEpochEndOffset {
                     broker: 2,
                     leader: 1,
+                    fetcher_id: 0,
                     tp: tp(),
                     offset: 2,
                     leader_epoch: 0,
