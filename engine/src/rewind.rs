@@ -220,21 +220,25 @@ mod tests {
     use crate::scenario::{AcksOrDefault, ProduceSpec, TimedAction};
     use crate::types::Acks;
 
-    #[test]
-    fn a_replay_checks_every_event_again_only_where_the_live_run_found_something() {
-        let timeline = (0..50)
+    /// `n` one-record `acks=all` writes, `v0`, `v1`, …, one every `every_ms`.
+    fn writes(n: u64, every_ms: u64) -> Vec<TimedAction> {
+        (0..n)
             .map(|i| TimedAction {
-                at: i * 100,
+                at: i * every_ms,
                 action: Action::Produce(ProduceSpec {
                     acks: AcksOrDefault(Acks::All),
                     values: vec![format!("v{i}")],
                     ..ProduceSpec::default()
                 }),
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn a_replay_checks_every_event_again_only_where_the_live_run_found_something() {
         let scenario = crate::Scenario {
             brokers: 3,
-            timeline,
+            timeline: writes(50, 100),
             ..crate::Scenario::default()
         };
         let mut live = Sim::new(&scenario).expect("sim");
@@ -276,16 +280,7 @@ mod tests {
     fn checkpoints_share_the_sealed_chunks_of_every_log() {
         // 7 brokers, RF 7, the playground's 40 ms latency, a one-record acks=all write every
         // 150 ms; the playground's checkpoint spacing (2 s) and frames (1 667 ms, 100×).
-        let timeline = (0..2_000)
-            .map(|i| TimedAction {
-                at: i * 150,
-                action: Action::Produce(ProduceSpec {
-                    acks: AcksOrDefault(Acks::All),
-                    values: vec![format!("v{i}")],
-                    ..ProduceSpec::default()
-                }),
-            })
-            .collect();
+        let timeline = writes(2_000, 150);
         let scenario = crate::Scenario {
             brokers: 7,
             replication_factor: Some(7),
