@@ -228,7 +228,7 @@ impl ReplicaFetcher {
                 // shouldFollowerThrottle: "!fetchState.isReplicaInSync &&
                 // quota.isThrottled(topicPartition) && quota.isQuotaExceeded", in sync being
                 // a lag known and 0 (PartitionFetchState.isReplicaInSync).
-                _ if f.lag != Some(0)
+                _ if f.fetch_state_lag != Some(0)
                     && self.quota.is_throttled(tp)
                     && self.quota.is_quota_exceeded(now) =>
                 {
@@ -553,8 +553,14 @@ impl ReplicaFetcher {
         log.update_high_watermark(d.high_watermark.min(leo));
         // AbstractFetcherThread.processFetchRequest: "lag = Math.max(0L,
         // partitionData.highWatermark - nextOffset)", the next offset being our log end.
+        // The fetch state keeps its lag through an answer that appended nothing
+        // ("validBytes > 0 || currentFetchState.lag.isEmpty"); the metric takes every one.
         if let Role::Follower(f) = &mut partition.role {
-            f.lag = Some(d.high_watermark.saturating_sub(leo));
+            let lag = d.high_watermark.saturating_sub(leo);
+            f.lag = Some(lag);
+            if !records.is_empty() || f.fetch_state_lag.is_none() {
+                f.fetch_state_lag = Some(lag);
+            }
         }
         Some(self.slow_ms)
     }
@@ -596,7 +602,8 @@ impl ReplicaFetcher {
         // the leader's end minus the offset to fetch ("initialLag").
         let lag = leader_end.saturating_sub(log.log_end_offset());
         if let Role::Follower(f) = &mut partition.role {
-            f.lag = Some(lag);
+            // A new PartitionFetchState with the initial lag, and the metric with it.
+            (f.lag, f.fetch_state_lag) = (Some(lag), Some(lag));
         }
         if let Some(t) = truncated {
             record_truncation(

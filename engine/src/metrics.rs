@@ -174,6 +174,7 @@ mod tests {
             backing_off_until: None,
             failed,
             lag,
+            fetch_state_lag: lag,
         })
     }
 

@@ -244,7 +244,13 @@ pub struct FollowerState {
     pub failed: bool,
     /// FetcherLagMetrics.lag: the leader's HW in the last fetch response minus the next
     /// fetch offset (AbstractFetcherThread.processFetchRequest), None before the first one.
+    /// What MaxLag reads: set by every answer.
     pub lag: Option<u64>,
+    /// PartitionFetchState.lag, the same difference, but set only by an answer that appended
+    /// records or when none was known yet (processFetchRequest: "validBytes > 0 ||
+    /// currentFetchState.lag.isEmpty"): an empty answer leaves it as it was. What
+    /// isReplicaInSync reads (the follower side of the replication throttle).
+    pub fetch_state_lag: Option<u64>,
 }
 
 /// The replica's role on a broker, as ReplicaManager applies it from metadata.
@@ -1309,6 +1315,7 @@ impl Partition {
             backing_off_until: None,
             failed: false,
             lag: None,
+            fetch_state_lag: None,
         });
         let event = match p.leader {
             Some(l) => Event::BecameFollower {

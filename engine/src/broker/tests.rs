@@ -2490,7 +2490,7 @@ mod many_partitions {
         );
         // In sync (PartitionFetchState.isReplicaInSync: lag 0): fetched despite the quota.
         if let Role::Follower(f) = &mut n.broker.partitions.get_mut(&T0).expect("t-0").role {
-            f.lag = Some(0);
+            f.fetch_state_lag = Some(0);
         }
         let generation = n.broker.fetcher.threads[&(1, 0)].generation;
         let in_sync = n.run(|b, ctx| {
@@ -2504,6 +2504,80 @@ mod many_partitions {
             )
         });
         assert_eq!(Node::fetches(&in_sync), [(1, 0, vec![T0])]);
+    }
+
+    /// AbstractFetcherThread.processFetchRequest keeps two lags: FetcherLagMetrics (MaxLag) takes
+    /// every answer's `highWatermark - nextOffset`; the PartitionFetchState takes it only when
+    /// the answer appended records or no lag was known ("validBytes > 0 ||
+    /// currentFetchState.lag.isEmpty"), and isReplicaInSync reads that one.
+    mod fetch_state_lag {
+        use super::*;
+        use crate::partition::FollowerState;
+        use crate::record::Record;
+
+        fn follower(n: &Node, tp: Tp) -> FollowerState {
+            match &n.broker.partition(tp).role {
+                Role::Follower(f) => f.clone(),
+                r => panic!("{r:?}"),
+            }
+        }
+
+        /// The Fetch the node sends next, answered with `records` of t-0 at the leader's HW `hw`
+        /// (t-1 empty at HW 0).
+        fn answer(n: &mut Node, effects: &[Effect], records: Vec<Record>, hw: u64) -> Vec<Effect> {
+            let sent = n.send_fetches(effects);
+            let Some(Effect::Send {
+                payload: Payload::Fetch { fetch_id, .. },
+                ..
+            }) = sent.iter().find(|e| matches!(e, Effect::Send { .. }))
+            else {
+                panic!("{sent:?}")
+            };
+            let leader = leader_with(Config::default(), [&[KIB_BATCH; 4], &[]]);
+            let mut d0 = leader.broker.partition(T0).fetch_error(ErrorCode::NONE);
+            (d0.records, d0.high_watermark) = (records, hw);
+            let d1 = leader.broker.partition(T1).fetch_error(ErrorCode::NONE);
+            let answer = Payload::FetchResponse {
+                fetch_id: *fetch_id,
+                partitions: vec![d0, d1],
+            };
+            n.now += 10;
+            n.run(|b, ctx| b.on_message(ctx, crate::types::Node::Broker(1), answer))
+        }
+
+        #[test]
+        fn an_answer_that_appends_nothing_moves_the_metric_not_the_fetch_state() {
+            let mut n = Node::unformed(2, 1);
+            n.now = 1_000;
+            // No throttle: every fetch carries both partitions.
+            let mut image = image();
+            image.offset += 1;
+            let formed = n.run(|b, ctx| b.form(ctx, Arc::new(image)));
+            let leader = leader_with(Config::default(), [&[KIB_BATCH; 4], &[]]);
+            let (records, _) =
+                FetchLimits::new(&Config::default()).read(&leader.broker.partition(T0).log, 0);
+            let six: Vec<Record> = records.into_iter().take(6).collect();
+            // Six records at HW 12: both lags 12 - 6.
+            let after = answer(&mut n, &formed, six, 12);
+            let f = follower(&n, T0);
+            assert_eq!((f.lag, f.fetch_state_lag), (Some(6), Some(6)));
+            // t-1: nothing appended, but no lag was known yet, so the fetch state takes it.
+            let f = follower(&n, T1);
+            assert_eq!((f.lag, f.fetch_state_lag), (Some(0), Some(0)));
+            // Nothing appended at HW 20: the metric says 14, the fetch state still 6.
+            let after = answer(&mut n, &after, vec![], 20);
+            let f = follower(&n, T0);
+            assert_eq!((f.lag, f.fetch_state_lag), (Some(14), Some(6)));
+            // Records again: both follow.
+            let rest: Vec<Record> = FetchLimits::new(&Config::default())
+                .read(&leader.broker.partition(T0).log, 6)
+                .0;
+            let n_rest = rest.len() as u64;
+            answer(&mut n, &after, rest, 20);
+            let f = follower(&n, T0);
+            let lag = 20 - (6 + n_rest);
+            assert_eq!((f.lag, f.fetch_state_lag), (Some(lag), Some(lag)));
+        }
     }
 }
 
