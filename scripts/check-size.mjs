@@ -93,9 +93,13 @@ import { gzipSync, constants } from "node:zlib";
 // the replication throttle's quota and held fetches answered (+1.2); the fence in one image,
 // the balancing interval, the ELR after a reassignment and KIP-580's backoff (+0.25). Each
 // branch looked for its own savings (the events branch took its first +7.5 to +2.7); none
-// paid for itself. A size session stays on the issue. So the budget is that total rounded up
-// to the next 0.1 kB, 321.2 kB, with no room.
-const BUDGET_GZIP_BYTES = 321_200;
+// paid for itself. A size session stays on the issue. Then the playground's list of what the
+// simulation simplifies was brought up to date (it still said that reassignment was not
+// modelled and that a follower fetch carried at most 1 000 records, both false since the
+// second session) and the follower keeps the fetch state's lag apart from MaxLag's: +0.27,
+// 321 380 bytes. So the budget is that total rounded up to the next 0.1 kB, 321.4 kB, with
+// no room.
+const BUDGET_GZIP_BYTES = 321_400;
 // The embed loader (web/static/embed.js) is shipped too, but the playground never loads it:
 // documentation pages load it, and it loads the playground in an iframe. So it is not part
 // of the total above; it has a budget of its own, to stay one small script.

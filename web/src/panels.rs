@@ -1189,17 +1189,18 @@ pub fn Simplifications() -> impl IntoView {
         <details class="simplifications">
             <summary>"What this simulation simplifies"</summary>
             <ul>
-                <li>"The picture shows one partition: a shared cluster's first. The KRaft controller is one always-available node with a latency; its Raft quorum is not shown."</li>
+                <li>"The lanes show one partition at a time: the first, or the one chosen in the overview. The KRaft controller is one always-available node with a latency; its Raft quorum is not shown, and brokers get the whole metadata image at once."</li>
                 <li>"Clients always know the current leader, as if their metadata refreshed instantly."</li>
-                <li>"The idempotent producer has id 0, epoch 0 at once (no InitProducerId); its producer state never expires."</li>
-                <li>"No segments or retention: the log start offset stays 0. A follower fetch carries at most 1 000 records."</li>
+                <li>"The idempotent producer has id 0, epoch 0 at once (no InitProducerId); its producer state never expires. A produce request carries one batch."</li>
+                <li>"No segments, retention or compression: the log start offset stays 0. A batch's records share one timestamp."</li>
                 <li>"Writes reach the page cache at once and survive kill -9; a lost disk loses everything. fsync is not modelled."</li>
                 <li>"A slow broker waits the given time after each fetch response before fetching again."</li>
-                <li>"One consumer without a group; after OFFSET_OUT_OF_RANGE it moves to the log end (auto.offset.reset=latest)."</li>
+                <li>"One consumer without a group; after OFFSET_OUT_OF_RANGE it moves to the log end (auto.offset.reset=latest). A new client.rack stands for a new consumer in that rack."</li>
                 <li>"The last known leader is elected only when it is alive (Kafka's code logs but does not refuse a dead one)."</li>
-                <li>"Reassignment is not modelled."</li>
-                <li>"A killed broker's machine stays up: its kernel resets connections at once. A cut link drops packets, and requests time out."</li>
+                <li>"Reassignment has --execute, --verify and --cancel, not --additional, --list or --generate; a removed replica's log is deleted at once. Throttles come only from --throttle."</li>
+                <li>"A killed broker's machine stays up: its kernel resets connections at once. A cut link drops packets, and requests time out. A zone cut off loses the controller too."</li>
                 <li>"Changing replica.lag.time.max.ms applies at once on every broker, as if each were restarted with the new value (real Kafka needs a broker restart for it); min.insync.replicas reaches each broker through the metadata."</li>
+                <li>"Kafka's meters show their count, not a rate."</li>
             </ul>
         </details>
     }
