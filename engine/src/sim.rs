@@ -484,18 +484,9 @@ impl Sim {
         self.flush_effects();
         self.events_processed += 1;
         if self.check_invariants {
-            // The checker reads the nodes; what it finds is recorded here. After a node's
-            // event it looks again only at what that node may have changed.
-            let found = self.invariant_state.check(
-                scope,
-                &self.topics,
-                &self.controller,
-                &self.brokers,
-                &self.processes,
-            );
-            for what in found {
-                self.record_violation(what);
-            }
+            // After a node's event the checker looks again only at what that node may have
+            // changed.
+            self.check_scope(scope);
         }
         #[cfg(not(target_arch = "wasm32"))]
         if let Some(before) = before {
@@ -519,14 +510,19 @@ impl Sim {
     /// highest HW, the replicas' fingerprints) is then what the live run's was, because each
     /// is a function of the state the live run checked after every change.
     pub(crate) fn check_invariants_now(&mut self) {
+        self.check_scope(crate::invariants::Scope::All);
+        self.invariant_state.checked.clear();
+    }
+
+    /// The checker reads the nodes; what it finds is recorded here.
+    fn check_scope(&mut self, scope: crate::invariants::Scope) {
         let found = self.invariant_state.check(
-            crate::invariants::Scope::All,
+            scope,
             &self.topics,
             &self.controller,
             &self.brokers,
             &self.processes,
         );
-        self.invariant_state.checked.clear();
         for what in found {
             self.record_violation(what);
         }

@@ -6,6 +6,10 @@
 
 use watermark_engine::{Scenario, Sim};
 
+#[path = "common/describe.rs"]
+mod describe;
+use describe::describe_fields;
+
 const CLUSTER: &str = r#"{
   "version": 2, "brokers": 4, "seed": 7,
   "racks": {"1": "a", "2": "a", "3": "b", "4": "b"},
@@ -41,20 +45,6 @@ fn lines_at(sim: &Sim, t: u64, prefix: &str) -> Vec<String> {
         .filter(|e| e.time_ms == t && e.text().starts_with(prefix))
         .map(|e| e.text().clone())
         .collect()
-}
-
-/// `Topic: T Partition: P Leader: L Replicas: R Isr: I ...` → (replicas, isr, leader).
-fn describe_fields(line: &str) -> (Vec<u32>, Vec<u32>, Option<u32>) {
-    let field = |name: &str| {
-        let start = line.find(name).expect(name) + name.len();
-        line[start..].split(' ').next().unwrap_or("").to_string()
-    };
-    let ids = |s: String| -> Vec<u32> { s.split(',').filter_map(|x| x.parse().ok()).collect() };
-    (
-        ids(field("Replicas: ")),
-        ids(field("Isr: ")),
-        field("Leader: ").parse().ok(),
-    )
 }
 
 #[test]

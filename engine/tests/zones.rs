@@ -8,6 +8,10 @@
 use watermark_engine::event::ProduceOutcome;
 use watermark_engine::{Event, Scenario, Sim};
 
+#[path = "common/describe.rs"]
+mod describe;
+use describe::describe_fields;
+
 /// Six brokers in zones a (1, 2), b (3, 4), c (5, 6); two topics at RF 3, min ISR 2; an
 /// `acks=all` write to each partition in turn every 250 ms from 100 ms to `writes_until`;
 /// describe at 4 s, 30 s and 80 s; then `actions` (JSON timeline entries).
@@ -57,19 +61,7 @@ fn describe_at(sim: &Sim, t: u64) -> Vec<(Vec<u32>, Vec<u32>, Option<u32>)> {
         .map(|e| e.text().clone())
         .collect();
     assert_eq!(lines.len(), 9, "a line per partition at {t}: {lines:?}");
-    let fields = |line: &str| {
-        let field = |name: &str| {
-            let start = line.find(name).expect(name) + name.len();
-            line[start..].split(' ').next().unwrap_or("").to_string()
-        };
-        let ids = |s: String| -> Vec<u32> { s.split(',').filter_map(|x| x.parse().ok()).collect() };
-        (
-            ids(field("Replicas: ")),
-            ids(field("Isr: ")),
-            field("Leader: ").parse().ok(),
-        )
-    };
-    lines.iter().map(|l| fields(l)).collect()
+    lines.iter().map(|l| describe_fields(l)).collect()
 }
 
 /// The produce results: (acknowledged, failed).
