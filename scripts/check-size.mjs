@@ -99,7 +99,17 @@ import { gzipSync, constants } from "node:zlib";
 // second session) and the follower keeps the fetch state's lag apart from MaxLag's: +0.27,
 // 321 380 bytes. So the budget is that total rounded up to the next 0.1 kB, 321.4 kB, with
 // no room.
-const BUDGET_GZIP_BYTES = 321_400;
+// Issue 14's fourth session (branch ui14): the scenario's record_size_bytes in the Advanced
+// settings, the produce row's partitioner (the shown partition, by key, sticky) with the
+// engine saying where the records went, kafka-dump-log.sh and the leader-epoch-checkpoints of
+// the shown partition, and expectations of follower fetching and zones (read, written,
+// validated, evaluated; the zone-outage preset states them): +2 976 bytes, measured against
+// its base b089b7a built on the same machine (323 921 -> 326 897 bytes; that machine builds
+// b089b7a 2.5 kB above the 321 380 recorded here, so compare one machine's builds only).
+// Trimmed on the way: the dump read-out without a memo, the key's partition no longer worked
+// out in the web (BENCHMARKS.md, "Issue 14's fourth session, branch ui14"). So the budget is
+// 321 380 + 2 976 rounded up to the next 0.1 kB, with no room.
+const BUDGET_GZIP_BYTES = 324_400;
 // The embed loader (web/static/embed.js) is shipped too, but the playground never loads it:
 // documentation pages load it, and it loads the playground in an iframe. So it is not part
 // of the total above; it has a budget of its own, to stay one small script.

@@ -323,7 +323,133 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
             );
         }
     }
+    let show = |b: Option<BrokerId>| b.map_or("none".to_string(), |b| b.to_string());
+    if let Some(want) = e.preferred_read_replica {
+        // SubscriptionState.preferredReadReplica(tp, timeMs): the replica the leader named,
+        // until it expires ("timeMs > expireTimeMs" clears it).
+        let got = match sim.consumer.preferred_read_replicas.get(&tp) {
+            Some(&(replica, expires_ms)) if sim.now <= expires_ms => Some(replica),
+            _ => None,
+        };
+        let want = match want {
+            LeaderExpect::Broker(b) => Some(b),
+            LeaderExpect::None(_) => None,
+        };
+        check("preferred_read_replica".into(), show(want), show(got));
+    }
+    if let Some(want) = e.read_from {
+        let mut reads = vec![];
+        let mut hit = false;
+        for t in window() {
+            if let Event::ConsumerRead { tp, broker, .. } = t.event() {
+                if concerns(tp.as_ref()) {
+                    hit |= *broker == want;
+                    reads.push(format!("broker {broker} at {} ms", t.time_ms));
+                }
+            }
+        }
+        if !hit {
+            check(
+                "read_from".into(),
+                format!("a read from broker {want} in {span}"),
+                seen(reads, "no read"),
+            );
+        }
+    }
+    if let Some(want) = &e.client_rack {
+        let show = |r: &str| {
+            if r.is_empty() {
+                "none".to_string()
+            } else {
+                quoted(r)
+            }
+        };
+        let got = sim.consumer.client_rack.as_deref().unwrap_or_default();
+        check("client_rack".into(), show(want), show(got));
+    }
+    if let Some(want) = &e.fenced {
+        let mut fenced = vec![];
+        for (&b, r) in sim.controller.brokers.iter() {
+            if r.fenced {
+                fenced.push(b);
+            }
+        }
+        check(
+            "fenced".into(),
+            ids(&sorted_ids(want)),
+            ids(&sorted_ids(&fenced)),
+        );
+    }
+    if let (Some(zone), Some(want)) = (&e.zone, &e.zone_state) {
+        let (holds, got) = zone_state(sim, zone);
+        let met = holds.iter().any(|h| h == want);
+        check(
+            format!("zone {zone}"),
+            want.clone(),
+            if met { want.clone() } else { got },
+        );
+    }
     out
+}
+
+/// What the zone actions left of `zone` (docs/scenario-format.md, `zone_state`): the words
+/// that hold of it (`lost` when none of its brokers' processes runs, `cut` when every link
+/// `cut_zone` cuts is cut, `up` when its brokers all run and none of those links is cut), and
+/// what it is in words, for an account: those words, or each broker's state and how many of
+/// the links are cut.
+fn zone_state(sim: &Sim, zone: &str) -> (Vec<&'static str>, String) {
+    use crate::types::{link, Node, ProcessState};
+    let brokers = crate::scenario::zone_brokers(&sim.topics.racks, zone).unwrap_or_default();
+    let (mut links, mut cut) = (0, 0);
+    let (mut up, mut running) = (0, 0);
+    let mut states = String::new();
+    for &b in &brokers {
+        let state = sim.processes[&b].state;
+        up += usize::from(state.is_up());
+        running += usize::from(state == ProcessState::Running);
+        if !states.is_empty() {
+            states.push_str(", ");
+        }
+        let word = match state {
+            ProcessState::Running => "running",
+            ProcessState::Frozen => "frozen",
+            ProcessState::Killed => "killed",
+            ProcessState::Stopped => "stopped",
+        };
+        let _ = write!(states, "broker {b} {word}");
+        for &o in sim.brokers.keys() {
+            if !brokers.contains(&o) {
+                links += 1;
+                cut += usize::from(
+                    sim.network
+                        .cut
+                        .contains(&link(Node::Broker(b), Node::Broker(o))),
+                );
+            }
+        }
+        links += 1;
+        cut += usize::from(
+            sim.network
+                .cut
+                .contains(&link(Node::Broker(b), Node::Controller)),
+        );
+    }
+    let mut holds = vec![];
+    if up == 0 {
+        holds.push("lost");
+    }
+    if cut == links {
+        holds.push("cut");
+    }
+    if running == brokers.len() && cut == 0 {
+        holds.push("up");
+    }
+    let got = if holds.is_empty() {
+        format!("{states}; {cut} of its {links} links cut")
+    } else {
+        holds.join(" and ")
+    };
+    (holds, got)
 }
 
 /// Runs the scenario and checks each of its expectations at its time. The outcomes come

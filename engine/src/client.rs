@@ -1364,6 +1364,7 @@ impl Consumer {
                         values,
                         position: last_offset + 1,
                         from,
+                        broker: request.target,
                     });
                 } else {
                     self.positions.insert(tp, position);
@@ -1785,6 +1786,7 @@ mod tests {
                 values: vec!["x".into(), "y".into()],
                 position: 5,
                 from: None,
+                broker: 1,
             })]
         );
         assert_eq!(c.position(TP0), Some(5));
@@ -2515,6 +2517,7 @@ mod tests {
                     values: vec!["a".into(), "b".into(), "c".into()],
                     position: 3,
                     from: None,
+                    broker: 1,
                 }),
                 Effect::Emit(Event::ConsumerRead {
                     tp: named(1),
@@ -2523,6 +2526,7 @@ mod tests {
                     values: vec!["x".into()],
                     position: 1,
                     from: None,
+                    broker: 2,
                 }),
             ]
         );
@@ -2534,6 +2538,7 @@ mod tests {
                 values: vec!["x".into()],
                 position: 1,
                 from: None,
+                broker: 2,
             }
             .to_string(),
             "consumer: t-1: x (offsets 0..0, position 1)"
@@ -2668,6 +2673,7 @@ mod tests {
                     values: vec!["x".into()],
                     position: 1,
                     from: Some(2),
+                    broker: 2,
                 })]
             );
             // SubscriptionState.preferredReadReplica: still there at the expiry time ...

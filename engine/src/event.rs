@@ -279,6 +279,11 @@ pub enum Event {
         /// The follower it read from, its preferred read replica (KIP-392); None: the leader.
         #[serde(skip_serializing_if = "Option::is_none")]
         from: Option<BrokerId>,
+        /// The broker that answered the fetch (`from`, or the leader it was sent to): for the
+        /// expectations' `read_from`; neither printed nor written (the line names a follower
+        /// only, as it always did).
+        #[serde(skip)]
+        broker: BrokerId,
     },
     /// The consumer's fetch returned nothing: the broker has no records for it below the
     /// high watermark.
@@ -1003,6 +1008,7 @@ impl fmt::Display for Event {
                 values,
                 position,
                 from,
+                ..
             } => {
                 f.write_str("consumer: ")?;
                 write_label(f, tp)?;
@@ -1266,6 +1272,13 @@ impl fmt::Display for Event {
             // A client's config is no broker's: the consumer is built again with it.
             Event::ConfigSet { name, value } if name == crate::scenario::CLIENT_RACK => {
                 write!(f, "consumer: a new KafkaConsumer with client.rack={value}")
+            }
+            // The application's, neither a broker's nor a client's config.
+            Event::ConfigSet { name, value } if name == crate::scenario::RECORD_SIZE_BYTES => {
+                write!(
+                    f,
+                    "producer: values of {value} bytes from now on (record_size_bytes), unless a produce gives its size"
+                )
             }
             Event::ConfigSet { name, value } => {
                 write!(f, "kafka-configs.sh --alter --add-config {name}={value}")

@@ -84,7 +84,36 @@ pub struct Expectation {
     /// A transcript line that contains this text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<String>,
+    /// The consumer's preferred read replica of the partition (KIP-392: the FetchResponse's
+    /// `PreferredReadReplica`, which SubscriptionState keeps until it expires): a broker id,
+    /// or `"none"` (it fetches from the leader). Version 2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preferred_read_replica: Option<LeaderExpect>,
+    /// A read of the partition (a poll that returned records) between `since` and `at`
+    /// answered by this broker: the leader, or a follower that was the consumer's preferred
+    /// read replica. Version 2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_from: Option<BrokerId>,
+    /// The consumer's `client.rack`: a rack name, or `""` for none (ConsumerConfig's
+    /// default). Version 2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_rack: Option<String>,
+    /// The brokers the controller has fenced (BrokerRegistration.fenced), in any order; `[]`
+    /// for none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fenced: Option<Vec<BrokerId>>,
+    /// The zone (a rack of the scenario) `zone_state` speaks of. Version 2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zone: Option<String>,
+    /// What the zone actions left of `zone`: `lost` (none of its brokers' processes runs:
+    /// `lose_zone`), `cut` (every link `cut_zone` cuts is cut) or `up` (every broker of it
+    /// runs, none frozen, and none of those links is cut: `start_zone`, `heal_zone`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zone_state: Option<String>,
 }
+
+/// The words `zone_state` takes.
+pub const ZONE_STATES: [&str; 3] = ["lost", "cut", "up"];
 
 impl Expectation {
     /// The partition the expectation names, `(topic, partition)` with `first_topic` and 0 for
@@ -173,6 +202,30 @@ impl Expectation {
                 ));
             }
         }
+        match (&self.zone, &self.zone_state) {
+            (Some(_), None) => {
+                return Err(ScenarioError::new(
+                    at_field("zone"),
+                    "zone names the rack whose zone_state is expected: give zone_state with it",
+                ))
+            }
+            (None, Some(_)) => {
+                return Err(ScenarioError::new(
+                    at_field("zone_state"),
+                    "zone_state needs zone, the rack it speaks of",
+                ))
+            }
+            (_, Some(state)) if !ZONE_STATES.contains(&state.as_str()) => {
+                return Err(ScenarioError::new(
+                    at_field("zone_state"),
+                    format!(
+                        "zone_state must be one of lost, cut, up, got {}",
+                        crate::error::quoted(state)
+                    ),
+                ))
+            }
+            _ => {}
+        }
         let checks = [
             self.describe.is_some(),
             self.leader.is_some(),
@@ -187,17 +240,32 @@ impl Expectation {
             self.lost.is_some(),
             self.caption.is_some(),
             self.line.is_some(),
+            self.preferred_read_replica.is_some(),
+            self.read_from.is_some(),
+            self.client_rack.is_some(),
+            self.fenced.is_some(),
+            self.zone_state.is_some(),
         ];
         if !checks.contains(&true) {
             return Err(ScenarioError::new(
                 field.to_string(),
-                "an expectation needs at least one check: describe, leader, isr, elr, leo, hw, offsets, produce, error, loss, lost, caption or line",
+                "an expectation needs at least one check: describe, leader, isr, elr, leo, hw, offsets, produce, error, loss, lost, caption, line, preferred_read_replica, read_from, client_rack, fenced or zone_state",
             ));
         }
-        if let Some(LeaderExpect::Broker(b)) = self.leader {
-            broker_ok(b, "leader")?;
+        for (b, name) in [
+            (self.leader, "leader"),
+            (self.preferred_read_replica, "preferred_read_replica"),
+            (self.read_from.map(LeaderExpect::Broker), "read_from"),
+        ] {
+            if let Some(LeaderExpect::Broker(b)) = b {
+                broker_ok(b, name)?;
+            }
         }
-        for (list, name) in [(&self.isr, "isr"), (&self.elr, "elr")] {
+        for (list, name) in [
+            (&self.isr, "isr"),
+            (&self.elr, "elr"),
+            (&self.fenced, "fenced"),
+        ] {
             for (i, &b) in list.iter().flatten().enumerate() {
                 broker_ok(b, &crate::error::indexed(name, i))?;
                 if list.iter().flatten().take(i).any(|&x| x == b) {

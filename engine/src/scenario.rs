@@ -787,6 +787,10 @@ impl Action {
                 client_rack_value(value)
                     .map_err(|m| ScenarioError::new(member(field, "value"), m))?;
             }
+            Action::SetConfig { name, value } if name == RECORD_SIZE_BYTES => {
+                record_size_value(value)
+                    .map_err(|m| ScenarioError::new(member(field, "value"), m))?;
+            }
             Action::SetConfig { name, value } => {
                 let mut c = Config::default();
                 c.set(name, value)
@@ -988,10 +992,10 @@ impl Scenario {
                 }
             }
             if let (Action::SetConfig { name, .. }, true) = (&a.action, self.version < 2) {
-                if name == CLIENT_RACK {
+                if name == CLIENT_RACK || name == RECORD_SIZE_BYTES {
                     return Err(ScenarioError::new(
                         member(&indexed("timeline", i), "name"),
-                        "`client.rack` needs version 2 (\"version\": 2)",
+                        format!("`{name}` needs version 2 (\"version\": 2)"),
                     ));
                 }
             }
@@ -1052,9 +1056,34 @@ impl Scenario {
         }
         let end = self.end_ms();
         for (i, e) in self.expect.iter().enumerate() {
-            e.validate(&indexed("expect", i), self.brokers, end)?;
+            let field = indexed("expect", i);
+            e.validate(&field, self.brokers, end)?;
             if e.topic.is_some() || e.partition.is_some() {
-                self.check_target(&indexed("expect", i), e.topic.as_deref(), e.partition)?;
+                self.check_target(&field, e.topic.as_deref(), e.partition)?;
+            }
+            // The consumer's rack and the zones are version 2's (racks).
+            for (given, name) in [
+                (e.client_rack.is_some(), "client_rack"),
+                (e.zone.is_some(), "zone"),
+            ] {
+                if given && self.version < 2 {
+                    return Err(needs_version_2(&member(&field, name)));
+                }
+            }
+            if let Some(rack) = e.client_rack.as_deref().filter(|r| !r.is_empty()) {
+                if !legal_name(rack, MAX_RACK_LEN) {
+                    return Err(ScenarioError::new(
+                        member(&field, "client_rack"),
+                        format!(
+                            "client_rack is a rack name of 1..={MAX_RACK_LEN} characters of ASCII letters, digits, '.', '_' and '-', or \"\" for none, got {}",
+                            quoted(rack)
+                        ),
+                    ));
+                }
+            }
+            if let Some(zone) = &e.zone {
+                zone_brokers(&self.racks, zone)
+                    .map_err(|m| ScenarioError::new(member(&field, "zone"), m))?;
             }
         }
         Ok(())
@@ -1474,6 +1503,25 @@ fn check_record_size(field: &str, size: u32) -> Result<(), ScenarioError> {
 
 /// The consumer's config `client.rack` (KIP-392), as `set_config` names it (version 2).
 pub const CLIENT_RACK: &str = "client.rack";
+
+/// The scenario's `record_size_bytes`, as `set_config` names it (version 2): the value size
+/// of each record whose produce gives none, from then on.
+pub const RECORD_SIZE_BYTES: &str = "record_size_bytes";
+
+/// A `set_config` of `record_size_bytes`'s value: a whole number of bytes in
+/// `0..=MAX_RECORD_SIZE_BYTES` (as a number or a text, as the configs take theirs).
+pub fn record_size_value(value: &crate::json::Value) -> Result<u32, String> {
+    let text = match value {
+        crate::json::Value::String(s) => s.clone(),
+        v => crate::json::value_text(v),
+    };
+    match text.trim().parse::<u32>() {
+        Ok(n) if n <= MAX_RECORD_SIZE_BYTES => Ok(n),
+        _ => Err(format!(
+            "record_size_bytes must be a value size in bytes in 0..={MAX_RECORD_SIZE_BYTES}, got {text}"
+        )),
+    }
+}
 
 /// A `set_config` of `client.rack`'s value: a rack name (as `client_rack` takes it), or
 /// none (`null` or `""`: ConsumerConfig's default, the empty string).

@@ -459,6 +459,12 @@ const EXPECTATION_FIELDS: &[&str] = &[
     "lost",
     "caption",
     "line",
+    "preferred_read_replica",
+    "read_from",
+    "client_rack",
+    "fenced",
+    "zone",
+    "zone_state",
 ];
 
 /// `lost`: two offsets.
@@ -508,6 +514,15 @@ fn expectation(path: &str, v: &Value) -> R<Expectation> {
             ("lost", Field::OptLost(&mut e.lost)),
             ("caption", Field::OptStr(&mut e.caption)),
             ("line", Field::OptStr(&mut e.line)),
+            (
+                "preferred_read_replica",
+                Field::OptLeader(&mut e.preferred_read_replica),
+            ),
+            ("read_from", Field::OptU32(&mut e.read_from)),
+            ("client_rack", Field::OptStr(&mut e.client_rack)),
+            ("fenced", Field::OptIds(&mut e.fenced)),
+            ("zone", Field::OptStr(&mut e.zone)),
+            ("zone_state", Field::OptStr(&mut e.zone_state)),
         ],
     )?;
     Ok(e)
@@ -1334,6 +1349,27 @@ impl Writer {
             self.close(']');
         }
         for (k, v) in [("caption", &e.caption), ("line", &e.line)] {
+            if let Some(v) = v {
+                self.key(k).str(v);
+            }
+        }
+        if let Some(v) = e.preferred_read_replica {
+            let w = self.key("preferred_read_replica");
+            match v {
+                LeaderExpect::Broker(id) => w.u64(id.into()),
+                LeaderExpect::None(_) => w.str("none"),
+            }
+        }
+        if let Some(v) = e.read_from {
+            self.key("read_from").u64(v.into());
+        }
+        if let Some(v) = &e.client_rack {
+            self.key("client_rack").str(v);
+        }
+        if let Some(v) = &e.fenced {
+            self.key("fenced").ids(v);
+        }
+        for (k, v) in [("zone", &e.zone), ("zone_state", &e.zone_state)] {
             if let Some(v) = v {
                 self.key(k).str(v);
             }

@@ -362,6 +362,40 @@ impl Sim {
         self.consumer.client_rack.as_deref()
     }
 
+    /// The value size of a record whose produce gives none (`record_size_bytes`, changed by
+    /// `set_config`); `None` in version 1, whose records are their values' bytes.
+    pub fn record_size_bytes(&self) -> Option<u32> {
+        self.record_size
+    }
+
+    /// The number the producer gives its next produce's first job (one per partition a
+    /// produce's records went to): with [`Sim::produce_partitions_from`], where a produce
+    /// sent its records.
+    pub fn next_produce_job(&self) -> u64 {
+        self.producer.next_job
+    }
+
+    /// The partitions the producer's jobs from `first` on send to, each with its records,
+    /// in the order of their first batch (KafkaProducer.partition's choice: the partition
+    /// named, the key's, or the sticky partitioner's). A job done since is left out.
+    pub fn produce_partitions_from(&self, first: u64) -> Vec<(TopicPartition, usize)> {
+        let mut out: Vec<(TopicPartition, usize)> = Vec::new();
+        for (&id, job) in self.producer.jobs.iter() {
+            if id < first {
+                continue;
+            }
+            // `pending` holds the next batch last.
+            for (tp, values) in job.pending.iter().rev() {
+                let name = self.topics.name(*tp);
+                match out.iter_mut().find(|(t, _)| t == name) {
+                    Some((_, n)) => *n += values.len(),
+                    None => out.push((name.clone(), values.len())),
+                }
+            }
+        }
+        out
+    }
+
     pub fn view_partition(&self) -> &TopicPartition {
         self.topics.name(self.view_tp)
     }
@@ -1284,6 +1318,21 @@ impl Sim {
                     value: rack.clone().unwrap_or_default(),
                 });
                 self.consumer.client_rack = rack;
+            }
+            // The application's value size (kafka-producer-perf-test.sh --record-size):
+            // each later produce without a `size` (version 2; version 1's records are their
+            // values' bytes).
+            Action::SetConfig { name, value } if name == crate::scenario::RECORD_SIZE_BYTES => {
+                if self.format_version < 2 {
+                    return Err(crate::scenario::needs_version_2("name"));
+                }
+                let size = crate::scenario::record_size_value(value)
+                    .map_err(|m| ScenarioError::new("value", m))?;
+                self.record_size = Some(size);
+                self.emit(Event::ConfigSet {
+                    name: name.clone(),
+                    value: size.to_string(),
+                });
             }
             Action::SetConfig { name, value } => {
                 let lag_before = self.config.replica_lag_time_max_ms;

@@ -851,6 +851,7 @@ fn the_idempotent_producer_stores_a_retried_batch_once() {
             values: vec!["once".into()],
             position: 1,
             from: None,
+            broker: 1,
         }]
     );
 }
@@ -882,6 +883,7 @@ fn without_idempotence_a_retried_batch_is_stored_again() {
             values: vec!["once".into(); 3],
             position: 3,
             from: None,
+            broker: 1,
         }]
     );
 }

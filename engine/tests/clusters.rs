@@ -557,3 +557,114 @@ fn epochs_and_dump_log_read_the_partition_named_or_every_one() {
         ["broker 1: orders-1: 0 1 0 0", "broker 2: orders-1: 0 1 0 0"]
     );
 }
+
+/// `set_config` `record_size_bytes` (version 2, the playground's Advanced setting): each
+/// later produce that gives no size has values of that many bytes, a produce with its own
+/// size keeps it, and what came before keeps the scenario's (1024 unless it says). Read from
+/// kafka-dump-log.sh's record lines (`valueSize`).
+#[test]
+fn record_size_bytes_set_during_the_run_sizes_the_later_records() {
+    let s = Scenario::from_json(
+        r#"{"version": 2, "brokers": 1, "topics": [{"name": "t"}],
+        "timeline": [
+          {"at": 0, "action": "produce", "values": ["a"]},
+          {"at": 100, "action": "set_config", "name": "record_size_bytes", "value": 2048},
+          {"at": 200, "action": "produce", "values": ["b"]},
+          {"at": 300, "action": "produce", "values": ["c"], "size": 10},
+          {"at": 400, "action": "set_config", "name": "record_size_bytes", "value": "0"},
+          {"at": 500, "action": "produce", "values": ["d"]},
+          {"at": 1000, "action": "dump_log", "broker": 1}
+        ], "end_ms": 2000}"#,
+    )
+    .expect("valid");
+    let sim = watermark_engine::run(&s, true).expect("runs");
+    let sizes: Vec<String> = lines_at(&sim, 1000, "    | offset: ")
+        .iter()
+        .map(|l| {
+            let v = l.split(" valueSize: ").nth(1).unwrap();
+            v[..v.find(' ').unwrap()].to_string()
+        })
+        .collect();
+    assert_eq!(sizes, ["1024", "2048", "10", "0"]);
+    assert_eq!(
+        lines_at(&sim, 100, "producer: ")[0],
+        "producer: values of 2048 bytes from now on (record_size_bytes), unless a produce gives its size"
+    );
+    // A value the format does not take, and version 1, which has no record sizes.
+    for (value, got) in [("1000001", "1000001"), ("-1", "-1"), ("\"big\"", "big")] {
+        let e = Scenario::from_json(&format!(
+            r#"{{"version": 2, "topics": [{{"name": "t"}}], "timeline": [{{"at": 0, "action": "set_config", "name": "record_size_bytes", "value": {value}}}]}}"#
+        ))
+        .unwrap_err();
+        assert_eq!(e.field, "timeline[0].value");
+        assert_eq!(
+            e.message,
+            format!("record_size_bytes must be a value size in bytes in 0..=1000000, got {got}")
+        );
+    }
+    let e = Scenario::from_json(
+        r#"{"timeline": [{"at": 0, "action": "set_config", "name": "record_size_bytes", "value": 10}]}"#,
+    )
+    .unwrap_err();
+    assert_eq!(
+        (e.field.as_str(), e.message.as_str()),
+        (
+            "timeline[0].name",
+            "`record_size_bytes` needs version 2 (\"version\": 2)"
+        )
+    );
+    // Applied from the UI to a version-1 run, the simulator refuses it too.
+    let mut v1 = Sim::new(&Scenario::default()).unwrap();
+    let e = v1
+        .apply_now(&watermark_engine::Action::SetConfig {
+            name: "record_size_bytes".into(),
+            value: 10u64.into(),
+        })
+        .unwrap_err();
+    assert_eq!(e.field, "name");
+    assert_eq!(v1.record_size_bytes(), None);
+}
+
+/// Where a produce sent its records, as the producer appended them (what the playground's
+/// lanes follow): the partition named, the key's (murmur2 of "21", 1173551340 made
+/// positive, modulo 4 = 0), or the sticky partitioner's: the 31 keyless 1 KiB records of
+/// KEYS's reasoning, 30 on one partition and the 31st on the next one drawn (which may be the
+/// same).
+#[test]
+fn a_produce_says_which_partitions_its_records_went_to() {
+    let s = Scenario::from_json(
+        r#"{"version": 2, "brokers": 3, "seed": 5,
+        "topics": [{"name": "orders", "partitions": 4, "replication_factor": 2}], "end_ms": 1000}"#,
+    )
+    .unwrap();
+    let mut sim = Sim::new(&s).unwrap();
+    let produce = |sim: &mut Sim, partition: Option<u32>, key: Option<&str>, count: u32| {
+        let first = sim.next_produce_job();
+        sim.apply_now(&watermark_engine::Action::Produce(
+            watermark_engine::scenario::ProduceSpec {
+                prefix: Some("v".into()),
+                count: Some(count),
+                topic: Some("orders".into()),
+                partition,
+                key: key.map(str::to_string),
+                ..Default::default()
+            },
+        ))
+        .unwrap();
+        sim.produce_partitions_from(first)
+            .into_iter()
+            .map(|(tp, n)| (tp.partition, n))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(produce(&mut sim, Some(2), None, 3), [(2, 3)]);
+    assert_eq!(produce(&mut sim, None, Some("21"), 2), [(0, 2)]);
+    let sticky = produce(&mut sim, None, None, 31);
+    match sticky.as_slice() {
+        [(_, 30), (_, 1)] | [(_, 31)] => {}
+        other => panic!("{other:?}"),
+    }
+    // The sticky partition holds across sends: the next keyless record goes where the 31st
+    // went (it has not produced batch.size bytes there yet).
+    let last = sticky.last().unwrap().0;
+    assert_eq!(produce(&mut sim, None, None, 1), [(last, 1)]);
+}

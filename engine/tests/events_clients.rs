@@ -148,6 +148,7 @@ fn successful_writes_give_their_offsets_and_the_consumer_reads_them() {
                 values: strings(&["a", "b", "c", "d", "e"]),
                 position: 5,
                 from: None,
+                broker: 1,
             },
             &Event::ConsumerNoRecords {
                 tp: None,

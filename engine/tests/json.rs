@@ -309,6 +309,17 @@ fn writes_scenarios_as_serde_json_does() {
     // Read by serde (no validation: the writer must write what it is given).
     let s: Scenario = serde_json::from_value(every).unwrap();
     same_text(&s);
+    // The follower-fetching and zone checks, after every other field of an expectation.
+    let mut with_zones = s.clone();
+    with_zones.expect.extend(
+        serde_json::from_value::<Vec<watermark_engine::expect::Expectation>>(json!([
+            {"at": 7, "caption": "c", "preferred_read_replica": 3, "read_from": 2, "client_rack": "r",
+             "fenced": [2, 1], "zone": "z", "zone_state": "lost"},
+            {"at": 8, "preferred_read_replica": "none", "client_rack": "", "fenced": []}
+        ]))
+        .unwrap(),
+    );
+    same_text(&with_zones);
     let mut s2 = s.clone();
     s2.expect.clear();
     s2.end_ms = None;

@@ -181,7 +181,11 @@ fn full_scenario_v2() -> Value {
         "off_script_ms": 12,
         "expect": [{"at": 100, "leader": 1},
                    {"at": 100, "topic": "orders", "partition": 3, "hw": 0, "produce": "acks=all -> ok"},
-                   {"at": 100, "partition": 1, "loss": false}]
+                   {"at": 100, "partition": 1, "loss": false},
+                   {"at": 100, "since": 50, "preferred_read_replica": 2, "read_from": 1, "client_rack": "b",
+                    "fenced": [3, 1], "zone": "a", "zone_state": "cut"},
+                   {"at": 100, "preferred_read_replica": "none", "client_rack": "", "fenced": [],
+                    "zone": "zone-c.1_x", "zone_state": "up"}]
     })
 }
 

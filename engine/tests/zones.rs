@@ -319,3 +319,191 @@ fn client_rack_set_config_is_version_2_and_a_rack_name() {
         Scenario::from_json(&s).unwrap_or_else(|e| panic!("{ok}: {e}"));
     }
 }
+
+/// Four brokers: 1 in zone a, 2 and 4 in zone b, 3 in zone c; `orders-0` on [1, 2, 3], led by
+/// 1; the brokers run the rack-aware selector and the consumer is in zone c. Then the
+/// timeline below and `expect` (JSON entries).
+fn follower_and_zones(expect: &str) -> Scenario {
+    Scenario::from_json(&format!(
+        r#"{{"version": 2, "brokers": 4,
+        "racks": {{"1": "a", "2": "b", "3": "c", "4": "b"}},
+        "client_rack": "c",
+        "config": {{"replica.selector.class": "org.apache.kafka.common.replica.RackAwareReplicaSelector"}},
+        "topics": [{{"name": "orders", "assignment": [[1, 2, 3]]}}],
+        "timeline": [
+          {{"at": 0, "action": "produce", "acks": "all", "prefix": "r", "count": 5}},
+          {{"at": 1000, "action": "consume", "from_beginning": true}},
+          {{"at": 1200, "action": "set_config", "name": "client.rack", "value": ""}},
+          {{"at": 1200, "action": "produce", "acks": "all", "values": ["s1", "s2"]}},
+          {{"at": 1300, "action": "consume"}},
+          {{"at": 1500, "action": "kill", "broker": 4}},
+          {{"at": 2000, "action": "lose_zone", "zone": "b"}},
+          {{"at": 14000, "action": "cut_zone", "zone": "c"}},
+          {{"at": 16000, "action": "heal_zone", "zone": "c"}},
+          {{"at": 16000, "action": "start_zone", "zone": "b"}}
+        ],
+        "end_ms": 17000,
+        "expect": [{expect}]}}"#
+    ))
+    .expect("a valid scenario")
+}
+
+/// What an expectation says of follower fetching (KIP-392) and of the zones: the consumer's
+/// preferred read replica (SubscriptionState.preferredReadReplica), the broker a read came
+/// from, the consumer's client.rack, the brokers the controller fenced, and a zone lost, cut
+/// off or up. Each is worked out from Kafka's rules, not read from a run: the leader in zone a
+/// names the consumer's follower in zone c (RackAwareReplicaSelector), which it then reads
+/// from; a consumer without a rack reads from the leader; a killed broker is fenced within
+/// broker.heartbeat.interval.ms + broker.session.timeout.ms (2 + 9 s) of its death; a zone
+/// cut off cuts broker 1's link to broker 3 too.
+#[test]
+fn expectations_speak_of_follower_fetching_and_of_zones() {
+    let s = follower_and_zones(
+        r#"{"at": 500, "preferred_read_replica": "none", "client_rack": "c", "fenced": []},
+        {"at": 1100, "since": 1000, "preferred_read_replica": 3, "read_from": 3},
+        {"at": 1100, "since": 1000, "read_from": 1},
+        {"at": 1100, "client_rack": ""},
+        {"at": 1400, "since": 1300, "read_from": 1, "preferred_read_replica": "none", "client_rack": ""},
+        {"at": 1600, "zone": "b", "zone_state": "lost"},
+        {"at": 1600, "zone": "a", "zone_state": "up", "fenced": []},
+        {"at": 2100, "zone": "b", "zone_state": "lost"},
+        {"at": 2100, "zone": "b", "zone_state": "up"},
+        {"at": 13500, "fenced": [4, 2]},
+        {"at": 14100, "zone": "c", "zone_state": "cut"},
+        {"at": 14100, "zone": "c", "zone_state": "lost"},
+        {"at": 14100, "zone": "a", "zone_state": "up"},
+        {"at": 16100, "zone": "a", "zone_state": "up"},
+        {"at": 16100, "zone": "b", "zone_state": "up"},
+        {"at": 16100, "zone": "c", "zone_state": "up"}"#,
+    );
+    let outcomes = watermark_engine::check::check(&s).expect("runs");
+    let met: Vec<bool> = outcomes.iter().map(|o| o.met()).collect();
+    assert_eq!(
+        met,
+        [
+            true, true, false, false, true, false, true, true, false, true, true, false, false,
+            true, true, true
+        ],
+        "{outcomes:#?}"
+    );
+    let account = |i: usize| outcomes[i].account();
+    // The reads between 1000 and 1100 came from the follower in zone c only.
+    assert!(
+        account(2).contains(
+            "read_from: expected a read from broker 1 in 1000..=1100 ms, got broker 3 at "
+        ),
+        "{}",
+        account(2)
+    );
+    assert!(
+        account(3).contains("client_rack: expected none, got \"c\""),
+        "{}",
+        account(3)
+    );
+    // Broker 4 killed, broker 2 not yet: zone b is not lost; neither is it up.
+    assert!(
+        account(5).contains(
+            "zone b: expected lost, got broker 2 running, broker 4 killed; 0 of its 6 links cut"
+        ),
+        "{}",
+        account(5)
+    );
+    assert!(
+        account(8).contains("zone b: expected up, got lost"),
+        "{}",
+        account(8)
+    );
+    assert!(
+        account(11).contains("zone c: expected lost, got cut"),
+        "{}",
+        account(11)
+    );
+    // Zone c cut off: broker 1's link to broker 3 is one of zone a's four (brokers 2, 3, 4
+    // and the controller).
+    assert!(
+        account(12).contains("zone a: expected up, got broker 1 running; 1 of its 4 links cut"),
+        "{}",
+        account(12)
+    );
+}
+
+/// The new checks' errors name the field and what it takes; the consumer's rack and the
+/// zones are version 2's.
+#[test]
+fn follower_and_zone_expectations_are_checked_before_the_run() {
+    let err = |expect: &str| {
+        let text = follower_and_zones("").to_json_pretty().replace(
+            "\"end_ms\": 17000",
+            &format!("\"end_ms\": 17000, \"expect\": [{expect}]"),
+        );
+        Scenario::from_json(&text).expect_err("refused")
+    };
+    let cases = [
+        (r#"{"at": 1, "zone": "d", "zone_state": "lost"}"#, "expect[0].zone", "zone must be one of the racks a, b, c, got \"d\""),
+        (r#"{"at": 1, "zone": "a"}"#, "expect[0].zone", "zone names the rack whose zone_state is expected: give zone_state with it"),
+        (r#"{"at": 1, "zone_state": "lost"}"#, "expect[0].zone_state", "zone_state needs zone, the rack it speaks of"),
+        (r#"{"at": 1, "zone": "a", "zone_state": "down"}"#, "expect[0].zone_state", "zone_state must be one of lost, cut, up, got \"down\""),
+        (r#"{"at": 1, "read_from": 5}"#, "expect[0].read_from", "broker must be one of 1..=4, got 5"),
+        (r#"{"at": 1, "preferred_read_replica": 0}"#, "expect[0].preferred_read_replica", "broker must be one of 1..=4, got 0"),
+        (r#"{"at": 1, "fenced": [2, 2]}"#, "expect[0].fenced[1]", "broker 2 appears twice"),
+        (r#"{"at": 1, "client_rack": "a b"}"#, "expect[0].client_rack", "client_rack is a rack name of 1..=64 characters of ASCII letters, digits, '.', '_' and '-', or \"\" for none, got \"a b\""),
+        (r#"{"at": 1, "preferred_read_replica": "leader"}"#, "expect[0].preferred_read_replica", "invalid value: string \"leader\", expected a broker id or \"none\""),
+    ];
+    for (expect, field, message) in cases {
+        let e = err(expect);
+        assert_eq!(
+            (e.field.as_str(), e.message.as_str()),
+            (field, message),
+            "{expect}"
+        );
+    }
+    for (expect, field) in [
+        (r#"{"at": 1, "client_rack": "a"}"#, "expect[0].client_rack"),
+        (
+            r#"{"at": 1, "zone": "a", "zone_state": "up"}"#,
+            "expect[0].zone",
+        ),
+    ] {
+        let e = Scenario::from_json(&format!(r#"{{"expect": [{expect}]}}"#)).unwrap_err();
+        assert_eq!(e.field, field, "{expect}");
+        assert!(
+            e.message.ends_with("needs version 2 (\"version\": 2)"),
+            "{e}"
+        );
+    }
+    // Version 1 has brokers to fence and a consumer to read: those checks are its too.
+    let v1 = Scenario::from_json(
+        r#"{"timeline": [{"at": 0, "action": "produce", "values": ["a"]}, {"at": 100, "action": "consume"}],
+            "expect": [{"at": 200, "since": 100, "read_from": 1, "preferred_read_replica": "none", "fenced": []}]}"#,
+    )
+    .expect("valid");
+    let outcomes = watermark_engine::check::check(&v1).expect("runs");
+    assert!(outcomes[0].met(), "{}", outcomes[0].account());
+}
+
+/// SubscriptionState.preferredReadReplica(tp, timeMs): the replica a leader named holds until
+/// it expires, metadata.max.age.ms (5 minutes) after the response that named it
+/// (FetchCollector: "set to expire at"), and is none after, though the consumer has not
+/// fetched again.
+#[test]
+fn an_expected_preferred_read_replica_expires_with_metadata_max_age_ms() {
+    let s = Scenario::from_json(
+        r#"{"version": 2, "brokers": 3, "racks": {"1": "a", "2": "b", "3": "c"}, "client_rack": "c",
+        "config": {"replica.selector.class": "org.apache.kafka.common.replica.RackAwareReplicaSelector"},
+        "topics": [{"name": "orders", "assignment": [[1, 2, 3]]}],
+        "timeline": [
+          {"at": 0, "action": "produce", "acks": "all", "values": ["a"]},
+          {"at": 1000, "action": "consume", "from_beginning": true}
+        ],
+        "end_ms": 302000,
+        "expect": [
+          {"at": 1100, "preferred_read_replica": 3},
+          {"at": 300900, "preferred_read_replica": 3},
+          {"at": 301500, "preferred_read_replica": "none"}
+        ]}"#,
+    )
+    .expect("valid");
+    for o in watermark_engine::check::check(&s).expect("runs") {
+        assert!(o.met(), "{}", o.account());
+    }
+}

@@ -86,6 +86,8 @@ test("a key sends the records to its partition, the lanes follow it, and the lin
   const keys = ["alice", "bob", "carol", "dave", "erin", "frank"].filter((k) => partitionForKey(k, PARTITIONS) !== 0);
   const first = keys[0];
   const second = keys.find((k) => partitionForKey(k, PARTITIONS) !== partitionForKey(first, PARTITIONS));
+  // The producer chooses by the key (no partition named).
+  await page.getByRole("combobox", { name: "Partitioner", exact: true }).selectOption("key");
   for (const [key, records] of [[first, 2], [second, 3]]) {
     const p = partitionForKey(key, PARTITIONS);
     await page.getByLabel("Key", { exact: true }).fill(key);

@@ -10,6 +10,7 @@ mod model;
 mod overview;
 mod panels;
 mod patch;
+mod readout_tools;
 mod session;
 mod share_ui;
 mod state;

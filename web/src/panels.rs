@@ -284,6 +284,28 @@ pub fn Settings(ctx: Ctx, undo: crate::undo::Undo) -> impl IntoView {
                     } else {
                         Value::Null
                     }))}
+                // Version 2: the scenario's record size, for every later produce that gives
+                // none (set_config record_size_bytes, so a share link replays it). The
+                // engine checks the value and its error names the range.
+                <label class="v2" prop:hidden=move || !v2.get()
+                    title="The value size in bytes of each record whose produce gives no size (as kafka-producer-perf-test.sh --record-size); from now on">
+                    <code>"record_size_bytes"</code>" "
+                    <input type="number" min="0" max="1000000" aria-label="record_size_bytes"
+                        prop:value=move || status.with(|s| s.record_size.to_string())
+                        on:change=move |ev| {
+                            let text = event_target_value(&ev);
+                            let value = match text.trim().parse::<u64>() {
+                                Ok(n) => Value::from(n),
+                                Err(_) => Value::String(text),
+                            };
+                            set_config(ctx, watermark_engine::scenario::RECORD_SIZE_BYTES, value);
+                            // The field says what holds now (a refused value is not kept).
+                            if let Some(input) = event_input(&ev) {
+                                input.set_value(&status.with_untracked(|s| s.record_size.to_string()));
+                            }
+                        } />
+                    " bytes"
+                </label>
                 {number_setting(ctx, "replica.fetch.wait.max.ms", (0, 50), 5000, |c| c.replica_fetch_wait_max_ms)}
                 {number_setting(ctx, "broker.session.timeout.ms", (1000, 500), 60000, |c| c.broker_session_timeout_ms)}
                 {number_setting(ctx, "request.timeout.ms", (1000, 1000), 120000, |c| c.request_timeout_ms)}
@@ -426,7 +448,7 @@ pub(crate) fn clicked_act(ev: &leptos::ev::MouseEvent) -> Option<String> {
 /// Where Produce and Consume go: in a version-2 cluster, the partition the lanes show (the
 /// one the reader watches); a version-1 scenario has one, and its actions name none (so
 /// its links stay as they were).
-fn target(ctx: Ctx) -> (Option<String>, Option<u32>) {
+pub(crate) fn target(ctx: Ctx) -> (Option<String>, Option<u32>) {
     if ctx.status.with_untracked(|s| s.topic.is_empty()) {
         return (None, None);
     }
@@ -455,10 +477,11 @@ pub fn Actions(ctx: Ctx) -> impl IntoView {
             prefix.trim().chars().take(40).collect()
         };
         let (topic, mut partition) = target(ctx);
-        // Version 2: the records' key and value size. A key sends them where the producer's
-        // partitioner does (BuiltInPartitioner.partitionForKey: murmur2 of the key's bytes
-        // modulo the partition count), so the action names no partition, and the lanes
-        // follow the key to its partition.
+        // Version 2: the records' key and value size, and where they go
+        // (KafkaProducer.partition): the partition named (the shown one; a key goes with
+        // the records but does not choose), the key's (BuiltInPartitioner.partitionForKey:
+        // murmur2 of its bytes modulo the partition count), or, with neither, the sticky
+        // partitioner's (KIP-794). The lanes follow the records to where they went.
         let key = control_value(root, "[aria-label=Key]").trim().to_string();
         let size = control_value(root, "[aria-label='Record size']");
         let size = match size.trim() {
@@ -474,48 +497,77 @@ pub fn Actions(ctx: Ctx) -> impl IntoView {
                 }
             },
         };
-        // The key's partition, where the lanes go after the produce.
-        let to = match (&topic, key.is_empty()) {
-            (Some(t), false) => {
-                let n = ctx.pg.with_value(|pg| {
-                    pg.scenario()
-                        .topics
-                        .iter()
-                        .find(|s| s.name == *t)
-                        .map_or(1, |s| s.partition_count())
-                });
-                partition = None;
-                Some((
-                    t.clone(),
-                    watermark_engine::partition_for_key(key.as_bytes(), n.max(1)),
-                    n,
-                ))
-            }
-            _ => None,
-        };
         let v2 = topic.is_some();
+        let mode = if v2 {
+            control_value(root, "[aria-label=Partitioner]")
+        } else {
+            String::new()
+        };
+        let refuse = |why: &str| ctx.notice.set(Some(format!("Not done: {why}")));
+        match (mode.as_str(), key.is_empty()) {
+            ("key", true) => {
+                return refuse("by key needs a Key: murmur2 of its bytes chooses the partition")
+            }
+            ("sticky", false) => {
+                return refuse("a record with a key goes to its key's partition (KafkaProducer.partition): clear the Key for the sticky partitioner, or choose by key")
+            }
+            ("key" | "sticky", _) => partition = None,
+            _ => {}
+        }
         let start = next.get_value();
         next.set_value(start.saturating_add(n));
+        let first_job = ctx.pg.with_value(|pg| pg.current().next_produce_job());
         ctx.act(Action::Produce(ProduceSpec {
             acks: AcksOrDefault(acks),
             prefix: Some(format!("{prefix}-")),
             start: Some(start),
             count: Some(n),
-            topic,
+            topic: topic.clone(),
             partition,
-            key: to.is_some().then(|| key.clone()),
+            key: (v2 && !key.is_empty()).then(|| key.clone()),
             size: size.filter(|_| v2),
             ..ProduceSpec::default()
         }));
         let failed = ctx
             .notice
             .with_untracked(|n| n.as_deref().is_some_and(|n| n.starts_with("Not done")));
-        if let (Some((t, p, n)), false) = (to, failed) {
-            ctx.with_pg(|pg| pg.set_view_partition(&t, p));
-            ctx.notice.set(Some(format!(
-                "Key \"{key}\" goes to partition {t}-{p} (murmur2 of its bytes modulo {n} partitions), shown in the lanes."
-            )));
+        let Some(t) = topic.filter(|_| !failed) else {
+            return;
+        };
+        // Where the records went, as the producer appended them.
+        let went = ctx
+            .pg
+            .with_value(|pg| pg.current().produce_partitions_from(first_job));
+        let Some((shown, _)) = went.first() else {
+            return;
+        };
+        let mut to = String::new();
+        for (i, (tp, records)) in went.iter().enumerate() {
+            if i > 0 {
+                to.push_str(if i + 1 == went.len() { " and " } else { ", " });
+            }
+            to.push_str(&tp.to_string());
+            if went.len() > 1 {
+                to.push_str(&format!(" ({records})"));
+            }
         }
+        let note = match mode.as_str() {
+            "key" => {
+                let n = ctx.pg.with_value(|pg| {
+                    pg.scenario()
+                        .topics
+                        .iter()
+                        .find(|s| s.name == t)
+                        .map_or(1, |s| s.partition_count())
+                });
+                format!("Key \"{key}\" goes to partition {to} (murmur2 of its bytes modulo {n} partitions), shown in the lanes.")
+            }
+            "sticky" => format!("The sticky partitioner (KIP-794) sent the {n} record(s) to {to}; the lanes show {shown}."),
+            _ if !key.is_empty() => format!("Key \"{key}\" sent with the records to {to}, the partition named: a named partition wins over the key (KafkaProducer.partition); choose by key to let murmur2 choose."),
+            _ => return,
+        };
+        ctx.with_pg(|pg| pg.set_view_partition(&shown.topic, shown.partition));
+        ctx.notice.set(Some(note));
     };
     // One click handler for the section's buttons (each names its action in `data-act`),
     // and the fields read when Produce is pressed: the controls are then static markup,
@@ -594,8 +646,12 @@ pub fn Actions(ctx: Ctx) -> impl IntoView {
     }
 }
 
-/// The produce row's version-2 fields: the records' key and their value size.
-const PRODUCE_V2: &str = "<label title=\"A key sends the records to its partition: murmur2 of its bytes modulo the partition count\">Key \
+/// The produce row's version-2 fields: where the records go (KafkaProducer.partition), their
+/// key and their value size.
+const PRODUCE_V2: &str = "<label title=\"Where the records go, as KafkaProducer.partition decides: the partition named (the one the lanes show), the key's (murmur2), or with neither the sticky partitioner's (KIP-794)\">to \
+    <select aria-label=\"Partitioner\"><option value=\"shown\" selected>the shown partition</option>\
+    <option value=\"key\">by key (murmur2)</option><option value=\"sticky\">sticky (no key, no partition)</option></select></label> \
+    <label title=\"Each record's key (by key: murmur2 of its bytes modulo the partition count chooses the partition)\">Key \
     <input type=\"text\" aria-label=\"Key\" maxlength=\"64\" size=\"8\" placeholder=\"none\"></label> \
     <label title=\"Each record's value size in bytes (empty: the scenario's record_size_bytes, 1024 unless it says)\">size \
     <input type=\"number\" min=\"0\" max=\"1000000\" aria-label=\"Record size\" placeholder=\"record_size_bytes\"> bytes</label>";
@@ -1071,6 +1127,8 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
             <pre class="offsets" aria-label="kafka-get-offsets">{move || snap.with(|sn| sn.offsets.clone())}</pre>
             <h3>"leader-epoch-checkpoint"</h3>
             <pre class="epochs" aria-label="leader-epoch-checkpoint">{move || epochs()}</pre>
+            <h3>"kafka-dump-log.sh"</h3>
+            {crate::readout_tools::log_tools(ctx)}
             <h3>"Produce and consume results"</h3>
             // Rows keyed by sequence number and text (`RowList`): a new cluster's trace
             // numbers its lines from 0 again, and a key of the number alone kept the old

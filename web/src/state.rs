@@ -57,6 +57,9 @@ pub struct Status {
     /// none (Kafka's default, the empty string), then the cluster's racks in name order, the
     /// consumer's `client.rack` now selected.
     pub rack_options: String,
+    /// Version 2: the value size of a record whose produce gives none (`record_size_bytes`
+    /// now); 0 in version 1, where a record is its value's bytes.
+    pub record_size: u32,
 }
 
 impl Status {
@@ -189,6 +192,7 @@ fn status_of(pg: &Playground) -> Status {
         topic_min_isr,
         shape: crate::model::shape_of(scenario),
         rack_options,
+        record_size: sim.record_size_bytes().unwrap_or(0),
     }
 }
 
