@@ -940,6 +940,9 @@ thread_local! {
     static FOLLOW: std::cell::RefCell<Option<web_sys::Element>> = const { std::cell::RefCell::new(None) };
     /// Whether the event log follows its newest line: false once the reader scrolled up.
     static FOLLOWING: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+    /// Whether the browser skips the read-outs' rendering: they are off screen, and
+    /// `content-visibility: auto` (style/main.css) lays out and paints nothing in them.
+    static READOUTS_SKIPPED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// Scrolls the event log to its newest line if it grew while following. The frame loop
@@ -951,12 +954,44 @@ thread_local! {
 /// Whether it still follows is asked here, not when the log grew: a reader who scrolled up
 /// between the two (the scroll event runs before the frame's callbacks) stays where they
 /// are, instead of being pulled back to the bottom.
+///
+/// While the read-outs are off screen their layout is skipped, and reading the log's height
+/// would force it: the scroll waits (the log stays marked as grown) until they are shown.
 pub fn follow_log() {
+    if READOUTS_SKIPPED.get() {
+        return;
+    }
     if let Some(el) = FOLLOW.with(|f| f.borrow_mut().take()) {
         if FOLLOWING.get() {
             el.set_scroll_top(el.scroll_height());
         }
     }
+}
+
+/// Follows whether the browser skips the read-outs' rendering (`content-visibility: auto`
+/// on `.readouts`: off screen, nothing in them is laid out or painted, though their DOM is
+/// kept current every frame, so the accessibility tree and a reader who scrolls to them get
+/// the present moment). Shown again, the event log scrolls to its newest line at the next
+/// frame ([`follow_log`]).
+fn watch_skipped(ctx: Ctx, el: &web_sys::Element) {
+    use wasm_bindgen::closure::Closure;
+    // The closure type of the frame loop's listeners (crate::frames): one glue shim for all.
+    let on_change = Closure::<dyn FnMut(web_sys::Event)>::new(move |ev: web_sys::Event| {
+        let skipped = js_sys::Reflect::get(&ev, &"skipped".into())
+            .ok()
+            .and_then(|v| v.as_bool())
+            .unwrap_or(false);
+        READOUTS_SKIPPED.set(skipped);
+        if !skipped {
+            crate::frames::wake(ctx);
+        }
+    });
+    let _ = el.add_event_listener_with_callback(
+        "contentvisibilityautostatechange",
+        on_change.as_ref().unchecked_ref(),
+    );
+    // The read-outs are mounted once, for the page's life.
+    on_change.forget();
 }
 
 #[component]
@@ -1029,6 +1064,12 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
     // The log follows its newest line, like `tail -f`, unless the reader scrolled up.
     let log = || page_element(".readouts .log");
     FOLLOWING.set(true);
+    let section = NodeRef::<leptos::html::Section>::new();
+    Effect::new(move |_| {
+        if let Some(el) = section.get() {
+            watch_skipped(ctx, &el);
+        }
+    });
     row_list(
         ctx,
         ".readouts .results",
@@ -1063,7 +1104,7 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
     };
     view! {
         // One click handler for the Cancel buttons of both lists.
-        <section class="readouts" aria-labelledby="readouts-h" on:click=move |ev| on_cancel(ctx, ev)>
+        <section class="readouts" aria-labelledby="readouts-h" node_ref=section on:click=move |ev| on_cancel(ctx, ev)>
             <h2 id="readouts-h">"In Kafka's words"</h2>
             <h3>"kafka-topics.sh --describe"</h3>
             <pre class="describe" aria-label="kafka-topics --describe">{move || snap.with(|sn| sn.describe.clone())}</pre>
