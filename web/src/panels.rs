@@ -968,6 +968,15 @@ pub fn follow_log() {
     }
 }
 
+#[wasm_bindgen::prelude::wasm_bindgen]
+extern "C" {
+    /// ContentVisibilityAutoStateChangeEvent (not in web-sys): whether the browser now skips
+    /// the element's contents.
+    type StateChange;
+    #[wasm_bindgen(method, getter)]
+    fn skipped(this: &StateChange) -> bool;
+}
+
 /// Follows whether the browser skips the read-outs' rendering (`content-visibility: auto`
 /// on `.readouts`: off screen, nothing in them is laid out or painted, though their DOM is
 /// kept current every frame, so the accessibility tree and a reader who scrolls to them get
@@ -977,10 +986,7 @@ fn watch_skipped(ctx: Ctx, el: &web_sys::Element) {
     use wasm_bindgen::closure::Closure;
     // The closure type of the frame loop's listeners (crate::frames): one glue shim for all.
     let on_change = Closure::<dyn FnMut(web_sys::Event)>::new(move |ev: web_sys::Event| {
-        let skipped = js_sys::Reflect::get(&ev, &"skipped".into())
-            .ok()
-            .and_then(|v| v.as_bool())
-            .unwrap_or(false);
+        let skipped = ev.unchecked_into::<StateChange>().skipped();
         READOUTS_SKIPPED.set(skipped);
         if !skipped {
             crate::frames::wake(ctx);
@@ -1064,9 +1070,9 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
     // The log follows its newest line, like `tail -f`, unless the reader scrolled up.
     let log = || page_element(".readouts .log");
     FOLLOWING.set(true);
-    let section = NodeRef::<leptos::html::Section>::new();
+    // Once, after the section is mounted (an effect runs after its view is built).
     Effect::new(move |_| {
-        if let Some(el) = section.get() {
+        if let Some(el) = page_element("section.readouts") {
             watch_skipped(ctx, &el);
         }
     });
@@ -1104,7 +1110,7 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
     };
     view! {
         // One click handler for the Cancel buttons of both lists.
-        <section class="readouts" aria-labelledby="readouts-h" node_ref=section on:click=move |ev| on_cancel(ctx, ev)>
+        <section class="readouts" aria-labelledby="readouts-h" on:click=move |ev| on_cancel(ctx, ev)>
             <h2 id="readouts-h">"In Kafka's words"</h2>
             <h3>"kafka-topics.sh --describe"</h3>
             <pre class="describe" aria-label="kafka-topics --describe">{move || snap.with(|sn| sn.describe.clone())}</pre>
