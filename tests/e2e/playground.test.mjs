@@ -13,6 +13,7 @@ import {
   clockMs,
   describe,
   eventLog,
+  eventLogText,
   fault,
   menuItem,
   notice,
@@ -152,7 +153,7 @@ test("a frozen follower that falls behind leaves the ISR after replica.lag.time.
 
   // The leader shrank the ISR (not the controller): broker 3 last caught up with its fetch
   // at 40 ms, so it is out once 40 + 2000 ms have passed, at the leader's next lag check.
-  const log = await eventLog(page).innerText();
+  const log = await eventLogText(page);
   const shrink = /\[\s*(\d+)\.(\d{3})s\] \[Partition rep-0 broker=1\] Shrinking ISR from 1,2,3 to 1,2\. .*\(brokerId: 3, endOffset: 0, lastCaughtUpTimeMs: (\d+)\)/.exec(log);
   assert.ok(shrink, `no leader-side ISR shrink of broker 3 in the log:\n${log}`);
   const shrunkAt = Number(shrink[1]) * 1000 + Number(shrink[2]);
@@ -200,7 +201,7 @@ test("an idle frozen follower stays in the ISR: it is not behind", async () => {
   await waitForText(describe(page), /Isr: 1,2 /);
   await pause(page);
   assert.ok((await clockMs(page)) > 20_000);
-  assert.match(await eventLog(page).innerText(), /Shrinking ISR from 1,2,3 to 1,2/);
+  assert.match(await eventLogText(page), /Shrinking ISR from 1,2,3 to 1,2/);
 });
 
 test("killing the leader elects a new leader in a new leader epoch", async () => {
@@ -223,7 +224,7 @@ test("killing the leader elects a new leader in a new leader epoch", async () =>
   assert.match(line, /Leader: 2 Replicas: 1,2,3 Isr: 2,3 /);
   await waitForText(controller, /leader epoch 1/);
   await waitForText(lane(page, 1), /broker 2 · leader/);
-  const log = await eventLog(page).innerText();
+  const log = await eventLogText(page);
   assert.match(log, /\[\s*9\.000s\] \[QuorumController\] Fencing broker 1/);
   assert.match(log, /Setting new leader for topic rep, partition 0 to 2 using a clean election \(leader epoch 1\)/);
   // The narration for screen readers says it too.
@@ -637,6 +638,43 @@ test("the event log follows its newest line while it grows, unless the reader sc
   });
   await fault(page, "Thaw broker 3");
   await poll(async () => atBottom(await position()), { message: async () => `${await position()}` });
+});
+
+test("off screen the read-outs are not rendered, and shown again the event log is at its newest line", async () => {
+  // A cluster whose overview (100 partitions) puts the read-outs far below the window:
+  // the case where rendering them every frame cost the most (BENCHMARKS.md, "UI").
+  const racks = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [String(i + 1), `z${(i + 1) % 3}`]));
+  const scenario = {
+    version: 2,
+    brokers: 12,
+    racks,
+    topics: Array.from({ length: 10 }, (_, t) => ({ name: `t${t}`, partitions: 10, replication_factor: 3 })),
+    timeline: Array.from({ length: 60 }, (_, i) => ({ at: i * 100, action: "produce", acks: "1", values: [`v${i}`], topic: "t0", partition: 0 })),
+  };
+  const { page } = await openFresh(app, `/?t=1000${shareHash(scenario)}`);
+  const readouts = page.locator("section.readouts");
+  const log = page.locator("ol.log");
+  // checkVisibility with contentVisibilityAuto is false for what the browser skips: the
+  // section's contents (content-visibility: auto, style/main.css), not the section itself.
+  const rendered = () => log.evaluate((ol) => ol.checkVisibility({ contentVisibilityAuto: true }));
+  const frames = () => page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
+  assert.ok((await readouts.evaluate((s) => s.getBoundingClientRect().top)) > 2 * 640, "the read-outs start far below the window");
+  await frames();
+  assert.equal(await rendered(), false, "off screen, the read-outs are not rendered");
+  // Lines arrive while nobody sees the log; its DOM is current all the same.
+  const before = await log.locator("li").count();
+  await play(page);
+  await waitForClock(page, 4_000);
+  await pause(page);
+  assert.ok((await log.locator("li").count()) > before + 10, "the log's lines were added off screen");
+  assert.match(await eventLogText(page), /acks=1 -> t0-0: ok, offset=3\d/);
+  // A reader scrolls down to it: it is rendered, scrolled to its newest line.
+  await readouts.evaluate((s) => s.scrollIntoView({ block: "start" }));
+  await poll(rendered, { timeout: 5_000, message: async () => "the read-outs were not rendered once in view" });
+  await frames();
+  const [top, height, all] = await log.evaluate((ol) => [ol.scrollTop, ol.clientHeight, ol.scrollHeight]);
+  assert.ok(all > height, `the log overflows its box: ${all} px in ${height}`);
+  assert.ok(top + height >= all - 24, `the log shows its newest line: scrolled to ${top} of ${all} px in ${height}`);
 });
 
 test("on a 375 px phone and in dark mode the page fits its width and keeps the cluster view", async () => {

@@ -43,6 +43,13 @@ export const clock = (page) => page.getByLabel("Simulated time", { exact: true }
 export const waiting = (page) => page.getByRole("list", { name: "Waiting requests", exact: true });
 export const produceResults = (page) => page.getByRole("list", { name: "Produce results", exact: true });
 export const eventLog = (page) => page.getByRole("list", { name: "Event log", exact: true });
+/**
+ * The event log's lines, one per line (each row's text), read from the DOM: the read-outs
+ * are not rendered while off screen (`content-visibility: auto`), so `innerText`, which
+ * reads the rendering, is empty then.
+ */
+export const eventLogText = (page) =>
+  eventLog(page).evaluate((ol) => Array.from(ol.children, (li) => li.textContent).join("\n"));
 export const notice = (page) => page.locator("p.notice");
 export const button = (page, name) => page.getByRole("button", { name, exact: true });
 export const slider = (page, name) => page.getByRole("slider", { name, exact: true });

@@ -5,7 +5,7 @@
 //   trunk build --release
 //   node tests/perf/frame-time.mjs [--seconds 10] [--speeds 0,1,10,100] [--records 300]
 //                                  [--latency 40] [--loads 5] [--css CSS] [--wasm-top N]
-//                                  [--cpu-throttle N] [--cluster]
+//                                  [--cpu-throttle N] [--cluster] [--scroll SELECTOR]
 //
 // For each speed it opens dist/ on a share link (7 brokers, RF 7, latency 40 ms, 300
 // single-record produce actions spread over the measured window, ?autoplay=1), sets the
@@ -54,6 +54,9 @@ const LATENCY = Number(option("latency", 40));
 // For finding where the time goes: a stylesheet added to the page before measuring, e.g.
 // --css "ol.log{display:none}" shows what the event log's layout and paint cost.
 const CSS = option("css", "");
+// A part of the page scrolled into view before measuring, e.g. --scroll section.readouts:
+// what a frame costs while a reader watches the read-outs (by default the page is at its top).
+const SCROLL = option("scroll", "");
 // With N > 0, the N wasm functions with the most inclusive time in the CPU profile. Needs a
 // wasm with its name section, which the release build drops; see docs/ui.md "Profiling".
 const WASM_TOP = Number(option("wasm-top", 0));
@@ -406,7 +409,21 @@ async function tracePipeline(cdp, ms) {
   }
   // A main-thread frame is one BeginMainFrame (style, layout, paint and commit of one frame).
   const frames = events.filter((e) => e.name === "ProxyMain::BeginMainFrame" && (e.ph === "X" || e.ph === "B")).length;
+  // How much there was to lay out and restyle: counts from the trace's Layout and
+  // UpdateLayoutTree events, which the machine's load does not change as it changes times.
+  let dirtyObjects = 0;
+  let layoutObjects = 0;
+  let styledElements = 0;
+  for (const e of events) {
+    const begin = e.args?.beginData;
+    if (e.name === "Layout" && begin) {
+      dirtyObjects += begin.dirtyObjects ?? 0;
+      layoutObjects += begin.totalObjects ?? 0;
+    }
+    if (e.name === "UpdateLayoutTree") styledElements += e.args?.elementCount ?? e.args?.endData?.elementCount ?? 0;
+  }
   return {
+    counts: { dirtyObjects, layoutObjects, styledElements },
     frames: Math.max(1, frames),
     steps: [...totals.entries()].map(([k, us]) => [k, us / 1000]).sort((a, b) => b[1] - a[1]),
     busy: [...busy.entries()].map(([k, us]) => [k, us / 1000]).sort((a, b) => b[1] - a[1]),
@@ -422,6 +439,7 @@ async function measureSpeed(context, url, speed) {
   await page.locator(APP_READY).waitFor({ state: "attached", timeout: 30_000 });
   const clock = page.getByLabel("Simulated time", { exact: true });
   if (CSS) await page.addStyleTag({ content: CSS });
+  if (SCROLL) await page.locator(SCROLL).first().evaluate((el) => el.scrollIntoView({ block: "start" }));
   if (paused) {
     await page.waitForTimeout(2000);
     await page.getByRole("button", { name: "Pause", exact: true }).click();
@@ -584,6 +602,9 @@ try {
     const perFrame = (list) => list.filter(([, v]) => v / frames >= 0.05).map(([k, v]) => `${k} ${(v / frames).toFixed(2)}`).join("; ");
     console.log(`    busy per frame, by thread: ${perFrame(r.pipeline.busy)}`);
     console.log(`    renderer main thread, tasks by what they run: ${perFrame(r.pipeline.mainTasks)}`);
+    const c = r.pipeline.counts;
+    const each = (n) => (n / frames).toFixed(0);
+    console.log(`    per frame: ${each(c.dirtyObjects)} layout objects laid out (of ${each(c.layoutObjects)} in the trees laid out), ${each(c.styledElements)} elements restyled`);
   }
   console.log("\nDOM mutations per frame (3 s, MutationObserver; nodes added + removed, attributes set, texts changed):");
   for (const r of results) {

@@ -996,6 +996,9 @@ thread_local! {
     static FOLLOW: std::cell::RefCell<Option<web_sys::Element>> = const { std::cell::RefCell::new(None) };
     /// Whether the event log follows its newest line: false once the reader scrolled up.
     static FOLLOWING: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+    /// Whether the browser skips the read-outs' rendering: they are off screen, and
+    /// `content-visibility: auto` (style/main.css) lays out and paints nothing in them.
+    static READOUTS_SKIPPED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// Scrolls the event log to its newest line if it grew while following. The frame loop
@@ -1007,12 +1010,50 @@ thread_local! {
 /// Whether it still follows is asked here, not when the log grew: a reader who scrolled up
 /// between the two (the scroll event runs before the frame's callbacks) stays where they
 /// are, instead of being pulled back to the bottom.
+///
+/// While the read-outs are off screen their layout is skipped, and reading the log's height
+/// would force it: the scroll waits (the log stays marked as grown) until they are shown.
 pub fn follow_log() {
+    if READOUTS_SKIPPED.get() {
+        return;
+    }
     if let Some(el) = FOLLOW.with(|f| f.borrow_mut().take()) {
         if FOLLOWING.get() {
             el.set_scroll_top(el.scroll_height());
         }
     }
+}
+
+#[wasm_bindgen::prelude::wasm_bindgen]
+extern "C" {
+    /// ContentVisibilityAutoStateChangeEvent (not in web-sys): whether the browser now skips
+    /// the element's contents.
+    type StateChange;
+    #[wasm_bindgen(method, getter)]
+    fn skipped(this: &StateChange) -> bool;
+}
+
+/// Follows whether the browser skips the read-outs' rendering (`content-visibility: auto`
+/// on `.readouts`: off screen, nothing in them is laid out or painted, though their DOM is
+/// kept current every frame, so the accessibility tree and a reader who scrolls to them get
+/// the present moment). Shown again, the event log scrolls to its newest line at the next
+/// frame ([`follow_log`]).
+fn watch_skipped(ctx: Ctx, el: &web_sys::Element) {
+    use wasm_bindgen::closure::Closure;
+    // The closure type of the frame loop's listeners (crate::frames): one glue shim for all.
+    let on_change = Closure::<dyn FnMut(web_sys::Event)>::new(move |ev: web_sys::Event| {
+        let skipped = ev.unchecked_into::<StateChange>().skipped();
+        READOUTS_SKIPPED.set(skipped);
+        if !skipped {
+            crate::frames::wake(ctx);
+        }
+    });
+    let _ = el.add_event_listener_with_callback(
+        "contentvisibilityautostatechange",
+        on_change.as_ref().unchecked_ref(),
+    );
+    // The read-outs are mounted once, for the page's life.
+    on_change.forget();
 }
 
 #[component]
@@ -1085,6 +1126,12 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
     // The log follows its newest line, like `tail -f`, unless the reader scrolled up.
     let log = || page_element(".readouts .log");
     FOLLOWING.set(true);
+    // Once, after the section is mounted (an effect runs after its view is built).
+    Effect::new(move |_| {
+        if let Some(el) = page_element("section.readouts") {
+            watch_skipped(ctx, &el);
+        }
+    });
     row_list(
         ctx,
         ".readouts .results",
