@@ -185,7 +185,11 @@ fn full_scenario_v2() -> Value {
                    {"at": 100, "since": 50, "preferred_read_replica": 2, "read_from": 1, "client_rack": "b",
                     "fenced": [3, 1], "zone": "a", "zone_state": "cut"},
                    {"at": 100, "preferred_read_replica": "none", "client_rack": "", "fenced": [],
-                    "zone": "zone-c.1_x", "zone_state": "up"}]
+                    "zone": "zone-c.1_x", "zone_state": "up"},
+                   {"at": 100, "zone": "a", "under_replicated_partitions": 3,
+                    "at_min_isr_partitions": ["orders-0", "p.q-1"]},
+                   {"at": 100, "topic": "orders", "under_min_isr_partitions": [],
+                    "unavailable_partitions": 0}]
     })
 }
 
