@@ -608,6 +608,8 @@ pub(crate) const CONFIG_FIELDS: &[&str] = &[
     "enable.idempotence",
     "max.in.flight.requests.per.connection",
     "batch.size",
+    "partitioner.ignore.keys",
+    "partitioner.adaptive.partitioning.enable",
     "max.partition.fetch.bytes",
     "fetch.max.bytes",
     "sim.network.latency.ms",
