@@ -554,9 +554,8 @@ fn expectation(path: &str, v: &Value) -> R<Expectation> {
 /// A describe filter's expectation: a count, or a list of `topic-partition`s.
 fn partitions(path: &str, v: &Value) -> R<PartitionsExpect> {
     match v {
-        Value::Number(Number::PosInt(n)) => u32::try_from(*n)
-            .map(PartitionsExpect::Count)
-            .map_err(|_| {
+        Value::Number(Number::PosInt(n)) => {
+            u32::try_from(*n).map(PartitionsExpect::Count).map_err(|_| {
                 fail(
                     path,
                     format!(
@@ -564,7 +563,8 @@ fn partitions(path: &str, v: &Value) -> R<PartitionsExpect> {
                         crate::expect::PARTITIONS_EXPECTED
                     ),
                 )
-            }),
+            })
+        }
         Value::Array(_) => list_of(path, v, string_of).map(PartitionsExpect::List),
         _ => Err(invalid_type(path, v, crate::expect::PARTITIONS_EXPECTED)),
     }

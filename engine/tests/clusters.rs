@@ -268,17 +268,34 @@ fn a_keyed_produce_goes_sticky_with_partitioner_ignore_keys() {
     assert!(sim.violations().is_empty(), "{:?}", sim.violations());
     let results: Vec<(u64, String)> = sim
         .trace_events()
-        .filter(|e| e.text().starts_with("acks=all -> ") || e.text().starts_with("kafka-configs.sh"))
+        .filter(|e| {
+            e.text().starts_with("acks=all -> ") || e.text().starts_with("kafka-configs.sh")
+        })
         .map(|e| (e.time_ms, e.text()))
         .collect();
     assert_eq!(
         results,
         [
-            (104, "acks=all -> orders-2: ok, offsets=0..2 (waited 4 ms)".to_string()),
-            (200, "kafka-configs.sh --alter --add-config partitioner.ignore.keys=true".to_string()),
-            (304, "acks=all -> orders-1: ok, offsets=0..14 (waited 4 ms)".to_string()),
-            (304, "acks=all -> orders-0: ok, offset=0 (waited 4 ms)".to_string()),
-            (308, "acks=all -> orders-1: ok, offsets=15..29 (waited 4 ms)".to_string()),
+            (
+                104,
+                "acks=all -> orders-2: ok, offsets=0..2 (waited 4 ms)".to_string()
+            ),
+            (
+                200,
+                "kafka-configs.sh --alter --add-config partitioner.ignore.keys=true".to_string()
+            ),
+            (
+                304,
+                "acks=all -> orders-1: ok, offsets=0..14 (waited 4 ms)".to_string()
+            ),
+            (
+                304,
+                "acks=all -> orders-0: ok, offset=0 (waited 4 ms)".to_string()
+            ),
+            (
+                308,
+                "acks=all -> orders-1: ok, offsets=15..29 (waited 4 ms)".to_string()
+            ),
         ]
     );
     assert_eq!(
@@ -286,12 +303,17 @@ fn a_keyed_produce_goes_sticky_with_partitioner_ignore_keys() {
         ["orders:0:1", "orders:1:30", "orders:2:3", "orders:3:0"]
     );
     let adaptive_off = watermark_engine::run(
-        &Scenario::from_json(&text(r#""partitioner.adaptive.partitioning.enable": false"#))
-            .unwrap(),
+        &Scenario::from_json(&text(
+            r#""partitioner.adaptive.partitioning.enable": false"#,
+        ))
+        .unwrap(),
         true,
     )
     .unwrap();
-    assert_eq!(lines_at(&adaptive_off, 5000, "orders:"), lines_at(&sim, 5000, "orders:"));
+    assert_eq!(
+        lines_at(&adaptive_off, 5000, "orders:"),
+        lines_at(&sim, 5000, "orders:")
+    );
     let mut config = watermark_engine::Config::default();
     let e = config
         .set(
@@ -306,8 +328,8 @@ fn a_keyed_produce_goes_sticky_with_partitioner_ignore_keys() {
             "partitioner.ignore.keys must be true or false, got maybe"
         )
     );
-    let e = Scenario::from_json(&text(r#""partitioner.adaptive.partitioning.enable": 1"#))
-        .unwrap_err();
+    let e =
+        Scenario::from_json(&text(r#""partitioner.adaptive.partitioning.enable": 1"#)).unwrap_err();
     assert_eq!(e.field, "config.partitioner.adaptive.partitioning.enable");
 }
 

@@ -594,7 +594,11 @@ fn expectations_speak_of_what_the_describe_filters_list() {
         "{}",
         account(7)
     );
-    assert!(account(9).contains("unavailable_partitions: expected orders-0, got "), "{}", account(9));
+    assert!(
+        account(9).contains("unavailable_partitions: expected orders-0, got "),
+        "{}",
+        account(9)
+    );
 }
 
 /// A describe filter's expectation is version 2's, counts at most the cluster's partitions
@@ -633,5 +637,9 @@ fn describe_filter_expectations_are_checked_before_the_run() {
     let e = Scenario::from_json(r#"{"expect": [{"at": 1, "under_replicated_partitions": 0}]}"#)
         .unwrap_err();
     assert_eq!(e.field, "expect[0].under_replicated_partitions");
-    assert!(e.message.ends_with("needs version 2 (\"version\": 2)"), "{}", e.message);
+    assert!(
+        e.message.ends_with("needs version 2 (\"version\": 2)"),
+        "{}",
+        e.message
+    );
 }

@@ -1580,15 +1580,30 @@ mod tests {
                     let at = snap.describe.find(name).map(|i| i + name.len());
                     let rest = at.map(|i| &snap.describe[i..]).unwrap_or("");
                     let ids = rest.split(' ').next().unwrap_or("");
-                    ids.split(',').filter_map(|x| x.parse::<u32>().ok()).collect::<Vec<u32>>()
+                    ids.split(',')
+                        .filter_map(|x| x.parse::<u32>().ok())
+                        .collect::<Vec<u32>>()
                 };
-                let (adding, removing, isr) =
-                    (field("Adding Replicas: "), field("Removing Replicas: "), field("Isr: "));
+                let (adding, removing, isr) = (
+                    field("Adding Replicas: "),
+                    field("Removing Replicas: "),
+                    field("Isr: "),
+                );
                 for b in &snap.brokers {
                     let title = lane_info(b, snap.time_ms, snap.controller.leader).title;
                     let at = || format!("{title} at {}: {}", snap.time_ms, snap.describe);
-                    assert_eq!(title.contains("adding replica"), adding.contains(&b.id), "{}", at());
-                    assert_eq!(title.contains("removing replica"), removing.contains(&b.id), "{}", at());
+                    assert_eq!(
+                        title.contains("adding replica"),
+                        adding.contains(&b.id),
+                        "{}",
+                        at()
+                    );
+                    assert_eq!(
+                        title.contains("removing replica"),
+                        removing.contains(&b.id),
+                        "{}",
+                        at()
+                    );
                     if adding.contains(&b.id) {
                         assert_eq!(title.contains("in ISR"), isr.contains(&b.id), "{}", at());
                         assert_eq!(title.contains("copying"), !isr.contains(&b.id), "{}", at());
@@ -1618,18 +1633,66 @@ mod tests {
         // record), so broker 2 leaves in it.
         let seen = lanes(&scenario(3, "[1, 3]", ""));
         assert_eq!(seen[0], ["broker 1 · leader"]);
-        assert_eq!(seen[1], ["broker 2 · follower", "broker 2 · removing replica", "broker 2 · no replica"]);
-        assert_eq!(seen[2], ["broker 3 · no replica", "broker 3 · adding replica, copying", "broker 3 · follower"]);
+        assert_eq!(
+            seen[1],
+            [
+                "broker 2 · follower",
+                "broker 2 · removing replica",
+                "broker 2 · no replica"
+            ]
+        );
+        assert_eq!(
+            seen[2],
+            [
+                "broker 3 · no replica",
+                "broker 3 · adding replica, copying",
+                "broker 3 · follower"
+            ]
+        );
         // The leader is removed: an election moves the leadership to broker 3 as it completes.
         let seen = lanes(&scenario(3, "[3, 2]", ""));
-        assert_eq!(seen[0], ["broker 1 · leader", "broker 1 · leader · removing replica", "broker 1 · no replica"]);
+        assert_eq!(
+            seen[0],
+            [
+                "broker 1 · leader",
+                "broker 1 · leader · removing replica",
+                "broker 1 · no replica"
+            ]
+        );
         assert_eq!(seen[1], ["broker 2 · follower"]);
-        assert_eq!(seen[2], ["broker 3 · no replica", "broker 3 · adding replica, copying", "broker 3 · follower", "broker 3 · leader"]);
+        assert_eq!(
+            seen[2],
+            [
+                "broker 3 · no replica",
+                "broker 3 · adding replica, copying",
+                "broker 3 · follower",
+                "broker 3 · leader"
+            ]
+        );
         // Two adding replicas, broker 4 slow: broker 3 joins the ISR first and waits there,
         // adding still, until broker 4 joins too.
-        let seen = lanes(&scenario(4, "[1, 3, 4]", r#"{"at": 0, "action": "slow", "broker": 4, "ms": 3000},"#));
-        assert_eq!(seen[2], ["broker 3 · no replica", "broker 3 · adding replica, copying", "broker 3 · adding replica, in ISR", "broker 3 · follower"]);
-        assert_eq!(seen[3], ["broker 4 · no replica", "broker 4 · adding replica, copying", "broker 4 · follower"]);
+        let seen = lanes(&scenario(
+            4,
+            "[1, 3, 4]",
+            r#"{"at": 0, "action": "slow", "broker": 4, "ms": 3000},"#,
+        ));
+        assert_eq!(
+            seen[2],
+            [
+                "broker 3 · no replica",
+                "broker 3 · adding replica, copying",
+                "broker 3 · adding replica, in ISR",
+                "broker 3 · follower"
+            ]
+        );
+        assert_eq!(
+            seen[3],
+            [
+                "broker 4 · no replica",
+                "broker 4 · adding replica, copying",
+                "broker 4 · follower"
+            ]
+        );
     }
 
     /// The status line at each event of `json`'s run, until `until` holds of it.
