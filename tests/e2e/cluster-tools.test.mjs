@@ -220,7 +220,10 @@ test("partitioner.ignore.keys and partitioner.adaptive.partitioning.enable in th
   assert.equal(await fresh.page.getByRole("checkbox", { name: "partitioner.adaptive.partitioning.enable", exact: true }).isChecked(), false);
   const first = Number(m[1]);
   await button(fresh.page, `orders-${first}`).click();
+  // The link was taken as the records were sent: they are written once it plays on.
+  await play(fresh.page);
   await waitForText(offsets(fresh.page), new RegExp(`orders:${first}:${m[3] === undefined ? N : split[0]}`));
+  await pause(fresh.page);
 });
 
 test("expectations of what kafka-topics.sh --describe's filters list are marked on the timeline, met or not", async () => {
