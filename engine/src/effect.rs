@@ -287,6 +287,11 @@ pub enum ClientTimer {
     ProducerSend { job: u64 },
     /// The producer's in-flight request got no answer in time.
     ProducerRequestTimeout { job: u64, request_id: u64 },
+    /// A retried batch's backoff (`attempts` retries done) is over, unless a new leader
+    /// ended it already (KIP-951).
+    ProducerRetryBackoff { job: u64, batch: u64, attempts: u32 },
+    /// The producer's metadata refresh `id`, which a batch without a leader waits for.
+    ProducerMetadataRefresh { id: u64 },
     /// A batch reaches `delivery.timeout.ms`: Sender.sendProducerData expires it wherever it
     /// is (held in the accumulator, backing off, or in flight), at that very time.
     ProducerExpire { job: u64, batch: u64 },
