@@ -1905,6 +1905,11 @@ mod tests {
         assert_eq!(p.idempotence.entry(TP0).next_sequence, 2);
         let a = p.jobs[&0].current.as_ref().unwrap();
         assert_eq!((a.request_id, a.target), (Some(40), Some(2)));
+        assert_eq!(
+            (a.current_leader_epoch, a.attempts_when_leader_last_changed),
+            (Some(0), 0),
+            "drainBatchesForOneNode: maybeUpdateLeaderEpoch at the first send, no retry"
+        );
     }
 
     /// No leader at `epoch`, as a MetadataResponse has it (LEADER_NOT_AVAILABLE).
@@ -2376,6 +2381,14 @@ mod tests {
         same.on_timer(&mut h.ctx(1_090), &|_| led_by(1, 0), refresh.clone());
         assert_eq!(h.take(), vec![]);
         assert!(same.jobs[&0].current.as_ref().unwrap().backing_off);
+        // Nor does any other look drain it while it backs off (drainBatchesForOneNode:
+        // shouldBackoff, `continue`).
+        same.on_timer(
+            &mut h.ctx(1_095),
+            &|_| led_by(1, 0),
+            ClientTimer::ProducerSend { job: 0 },
+        );
+        assert_eq!(h.take(), vec![]);
 
         p.on_timer(&mut h.ctx(1_090), &|_| led_by(2, 1), refresh);
         assert_eq!(
