@@ -217,7 +217,7 @@ pub struct Producer {
     /// The request stays in flight on its connection until its response, a reset or its
     /// timeout, and its response still reaches the TransactionManager.
     pub expired_requests: VecMap<u64, ExpiredRequest>,
-    /// The metadata refreshes a batch without a leader waits for.
+    /// Its metadata refreshes: what they have seen, and the one requested.
     pub metadata: MetadataRefresh,
     /// How many refresh timers the producer set (the next one's id), over its whole life:
     /// a timer of a producer closed since is told apart.
@@ -891,8 +891,9 @@ impl Producer {
         self.wake(ctx);
     }
 
-    /// Metadata.requestUpdate(false) for a batch without a leader: the next refresh, unless
-    /// one is requested already, at Metadata.timeToAllowUpdate: the larger of
+    /// Metadata.requestUpdate(false) (for a batch without a leader, a lost connection or an
+    /// InvalidMetadataException error): the next refresh, unless one is requested already,
+    /// at Metadata.timeToAllowUpdate: the larger of
     /// lastRefreshMs + backoff(attempts - 1 or 0) (`attempts` is 0: no refresh fails here)
     /// and lastRefreshMs + backoff(equivalentResponseCount - 1) (0 for a count of 0), drawn
     /// once from the larger term's range, or at once if that time has passed. A refresh
