@@ -290,7 +290,8 @@ pub enum ClientTimer {
     /// A retried batch's backoff (`attempts` retries done) is over, unless a new leader
     /// ended it already (KIP-951).
     ProducerRetryBackoff { job: u64, batch: u64, attempts: u32 },
-    /// The producer's metadata refresh `id`, which a batch without a leader waits for.
+    /// The producer's metadata refresh `id` is answered (a batch without a leader waits for
+    /// it; a backing-off batch whose partition got a new leader goes then, KIP-951).
     ProducerMetadataRefresh { id: u64 },
     /// A batch reaches `delivery.timeout.ms`: Sender.sendProducerData expires it wherever it
     /// is (held in the accumulator, backing off, or in flight), at that very time.

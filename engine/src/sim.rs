@@ -1821,10 +1821,6 @@ const PARTITIONER_STREAM: u64 = 0x7061_7274_6974_696f;
 /// placing replicas changes no draw of the run).
 const PLACEMENT_STREAM: u64 = 0x706c_6163_6572_2121;
 
-/// Each topic's replica lists: the scenario's assignment where it gives one, else
-/// What the consumer is told of partition `tp` now ("clients always know the leader"): the
-/// controller's leader and that broker's log start offset, and the replicas whose brokers
-/// are not fenced (online in its metadata, KRaftMetadataCache.getOfflineReplicas).
 /// What the producer's metadata holds of `tp`: the controller's leader and leader epoch (the
 /// clients' metadata is the controller's, as if refreshed at once).
 fn producer_metadata(
@@ -1838,6 +1834,9 @@ fn producer_metadata(
     }
 }
 
+/// What the consumer is told of partition `tp` now ("clients always know the leader"): the
+/// controller's leader and that broker's log start offset, and the replicas whose brokers
+/// are not fenced (online in its metadata, KRaftMetadataCache.getOfflineReplicas).
 fn consumer_view(
     controller: &crate::controller::Controller,
     brokers: &VecMap<BrokerId, Broker>,
@@ -1866,6 +1865,7 @@ fn consumer_view(
     ConsumerView { leader, online }
 }
 
+/// Each topic's replica lists: the scenario's assignment where it gives one, else
 /// StripedReplicaPlacer over the registered brokers with their `broker.rack`
 /// (ReplicationControlManager.createTopic → ClusterControlManager.replicaPlacer), the seed
 /// playing the part of the controller's `Random`.
