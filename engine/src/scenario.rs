@@ -1403,12 +1403,14 @@ impl Scenario {
                 return Err(needs_version_2(&at));
             }
             match want {
-                PartitionsExpect::Count(n) if *n > total => return Err(ScenarioError::new(
-                    at,
-                    format!(
+                PartitionsExpect::Count(n) if *n > total => {
+                    return Err(ScenarioError::new(
+                        at,
+                        format!(
                         "{name} must be a count in 0..={total} (the cluster's partitions), got {n}"
                     ),
-                )),
+                    ))
+                }
                 PartitionsExpect::Count(_) => {}
                 PartitionsExpect::List(names) => {
                     for (i, tp) in names.iter().enumerate() {
