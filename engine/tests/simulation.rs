@@ -283,13 +283,21 @@ fn random_reassignment(rng: &mut Rng, scenario: &Scenario) -> Action {
             replicas,
         }],
     };
+    // The flags come from the draw that picks the command (no draw of their own).
     match rng.below_or_equal(5) {
-        0..=2 => Action::ReassignExecute {
+        k @ 0..=2 => Action::ReassignExecute {
             reassignment,
             throttle: (rng.below_or_equal(1) == 0).then_some(1_000_000),
+            additional: k == 2,
         },
-        3 | 4 => Action::ReassignVerify { reassignment },
-        _ => Action::ReassignCancel { reassignment },
+        k @ (3 | 4) => Action::ReassignVerify {
+            reassignment,
+            preserve_throttles: k == 4,
+        },
+        _ => Action::ReassignCancel {
+            reassignment,
+            preserve_throttles: false,
+        },
     }
 }
 
