@@ -1305,7 +1305,7 @@ pub fn Simplifications() -> impl IntoView {
                 <li>"Reassignment has --execute, --verify and --cancel (--additional and --preserve-throttles in scenario files), not --list or --generate; a removed replica's log is deleted at once. Throttles come only from --throttle."</li>
                 <li>"A killed broker's machine stays up: its kernel resets connections at once. A cut link drops packets, and requests time out. A zone cut off loses the controller too."</li>
                 <li>"Changing replica.lag.time.max.ms applies at once on every broker, as if each were restarted with the new value (real Kafka needs a broker restart for it); min.insync.replicas reaches each broker through the metadata."</li>
-                <li>"Kafka's meters show their count, not a rate."</li>
+                <li>"Kafka's meters show their count, not a rate; the replication byte-rate shows whole bytes per second."</li>
             </ul>
         </details>
     }
