@@ -554,3 +554,48 @@ fn a_cancel_with_preserve_throttles_keeps_the_throttles() {
         "{describe:?}"
     );
 }
+
+/// Kafka's override of a reassignment in progress (`--additional`) whose own adding list is
+/// empty: ReplicationControlManager.changePartitionReassignment sets on the builder only the
+/// lists that are not empty, and PartitionChangeBuilder starts from the partition's, so the
+/// old adding list stays beside the new removing one. 1 → 2,4 with broker 4 frozen (2
+/// catches up, 4 cannot), then → 4: replicas 4,1,2 (the target, then the removing 1,2
+/// ascending), adding still 2,4. Once broker 4 thaws and joins the ISR, the reassignment
+/// completes on 4 alone.
+#[test]
+fn an_override_with_nothing_to_add_keeps_the_old_adding_list_as_kafka_does() {
+    let first = file("move", &[2, 4]);
+    let second = file("move", &[4]);
+    let sim = run(&format!(
+        r#"{{"version": 2, "brokers": 4, "seed": 2,
+        "topics": [{{"name": "move", "assignment": [[1]]}}],
+        "timeline": [
+          {{"at": 0, "action": "produce", "acks": "all", "prefix": "m", "count": 10}},
+          {{"at": 1000, "action": "freeze", "broker": 4}},
+          {{"at": 1500, "action": "reassign_execute", "reassignment": {first}}},
+          {{"at": 3000, "action": "describe"}},
+          {{"at": 3000, "action": "reassign_execute", "reassignment": {second}, "additional": true}},
+          {{"at": 3000, "action": "describe"}},
+          {{"at": 4000, "action": "thaw", "broker": 4}},
+          {{"at": 9000, "action": "describe"}}
+        ],
+        "end_ms": 10000}}"#
+    ));
+    let describe = describe_lines(&sim, 3000);
+    assert_eq!(
+        describe[1],
+        "Topic: move Partition: 0 Leader: 1 Replicas: 2,4,1 Isr: 1,2 Adding Replicas: 2,4 Removing Replicas: 1 Elr: LastKnownElr:",
+        "{describe:?}"
+    );
+    assert_eq!(
+        describe[3],
+        "Topic: move Partition: 0 Leader: 1 Replicas: 4,1,2 Isr: 1,2 Adding Replicas: 2,4 Removing Replicas: 1,2 Elr: LastKnownElr:",
+        "{describe:?}"
+    );
+    assert!(
+        describe_lines(&sim, 9000)[1]
+            .starts_with("Topic: move Partition: 0 Leader: 4 Replicas: 4 Isr: 4 "),
+        "{:?}",
+        describe_lines(&sim, 9000)
+    );
+}
