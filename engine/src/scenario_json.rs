@@ -563,6 +563,7 @@ pub(crate) const CONFIG_FIELDS: &[&str] = &[
     "delivery.timeout.ms",
     "retries",
     "retry.backoff.ms",
+    "retry.backoff.max.ms",
     "enable.idempotence",
     "max.in.flight.requests.per.connection",
     "batch.size",
@@ -1132,8 +1133,9 @@ impl Writer {
     }
 
     /// In [`CONFIG_FIELDS`] order, which is `Config`'s; `enable.idempotence` only when
-    /// set, and `max.in.flight.requests.per.connection` and `num.replica.fetchers` only when
-    /// not the default, as the derived `Serialize` skips them.
+    /// set, and `max.in.flight.requests.per.connection`, `num.replica.fetchers`,
+    /// `retry.backoff.max.ms` and the others below only when not the default, as the derived
+    /// `Serialize` skips them.
     fn config(&mut self, c: &Config) {
         self.open('{');
         let mut c = c.clone();
@@ -1157,9 +1159,11 @@ impl Writer {
                     }
                 }
                 Some(Slot::U64(&mut n)) => {
-                    if name != "leader.imbalance.check.interval.seconds"
-                        || n != crate::config::LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS_DEFAULT
-                    {
+                    let default = (name == "leader.imbalance.check.interval.seconds"
+                        && n == crate::config::LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS_DEFAULT)
+                        || (name == "retry.backoff.max.ms"
+                            && n == crate::config::RETRY_BACKOFF_MAX_MS_DEFAULT);
+                    if !default {
                         self.key(name).u64(n);
                     }
                 }
