@@ -935,22 +935,42 @@ fn timed_action(path: &str, v: &Value) -> R<TimedAction> {
         "cut_zone" => Action::CutZone { zone: zone()? },
         "heal_zone" => Action::HealZone { zone: zone()? },
         "reassign_execute" => {
-            fields(&["reassignment", "throttle"])?;
+            fields(&["reassignment", "throttle", "additional"])?;
             let reassignment = reassignment(path, obj)?;
-            let mut throttle = None;
-            read_fields(path, obj, &mut [("throttle", Field::OptU64(&mut throttle))])?;
+            let (mut throttle, mut additional) = (None, false);
+            read_fields(
+                path,
+                obj,
+                &mut [
+                    ("throttle", Field::OptU64(&mut throttle)),
+                    ("additional", Field::Bool(&mut additional)),
+                ],
+            )?;
             Action::ReassignExecute {
                 reassignment,
                 throttle,
+                additional,
             }
         }
         "reassign_verify" | "reassign_cancel" => {
-            fields(&["reassignment"])?;
+            fields(&["reassignment", "preserve_throttles"])?;
             let reassignment = reassignment(path, obj)?;
+            let mut preserve_throttles = false;
+            read_fields(
+                path,
+                obj,
+                &mut [("preserve_throttles", Field::Bool(&mut preserve_throttles))],
+            )?;
             if name == "reassign_verify" {
-                Action::ReassignVerify { reassignment }
+                Action::ReassignVerify {
+                    reassignment,
+                    preserve_throttles,
+                }
             } else {
-                Action::ReassignCancel { reassignment }
+                Action::ReassignCancel {
+                    reassignment,
+                    preserve_throttles,
+                }
             }
         }
         other => {
@@ -1283,14 +1303,29 @@ impl Writer {
             Action::ReassignExecute {
                 reassignment,
                 throttle,
+                additional,
             } => {
                 self.reassignment(reassignment);
                 if let Some(t) = throttle {
                     self.key("throttle").u64(*t);
                 }
+                // Only when given, as serde's skip_serializing_if writes it.
+                if *additional {
+                    self.key("additional").bool(true);
+                }
             }
-            Action::ReassignVerify { reassignment } | Action::ReassignCancel { reassignment } => {
-                self.reassignment(reassignment)
+            Action::ReassignVerify {
+                reassignment,
+                preserve_throttles,
+            }
+            | Action::ReassignCancel {
+                reassignment,
+                preserve_throttles,
+            } => {
+                self.reassignment(reassignment);
+                if *preserve_throttles {
+                    self.key("preserve_throttles").bool(true);
+                }
             }
             _ => {}
         }

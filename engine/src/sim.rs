@@ -1533,9 +1533,16 @@ impl Sim {
             Action::ReassignExecute {
                 reassignment,
                 throttle,
-            } => self.reassign_execute(reassignment, *throttle)?,
-            Action::ReassignVerify { reassignment } => self.reassign_verify(reassignment)?,
-            Action::ReassignCancel { reassignment } => self.reassign_cancel(reassignment)?,
+                additional,
+            } => self.reassign_execute(reassignment, *throttle, *additional)?,
+            Action::ReassignVerify {
+                reassignment,
+                preserve_throttles,
+            } => self.reassign_verify(reassignment, *preserve_throttles)?,
+            Action::ReassignCancel {
+                reassignment,
+                preserve_throttles,
+            } => self.reassign_cancel(reassignment, *preserve_throttles)?,
         }
         Ok(())
     }

@@ -25,6 +25,7 @@ export const PRESET_TOPICS = {
   "unclean-election": "risky2",
   "last-replica-standing": "elr",
   "move-replica": "move",
+  "throttled-move": "move",
   "slow-follower": "rep",
   "slow-broker": "orders",
   "rolling-restart": "orders",
