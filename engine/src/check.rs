@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::error::{quoted, ScenarioError};
 use crate::event::{Event, TraceKind};
-use crate::expect::{Expectation, LeaderExpect};
+use crate::expect::{Expectation, LeaderExpect, PartitionsExpect};
 use crate::scenario::Scenario;
 use crate::sim::Sim;
 use crate::sort::{sorted_ids, stable_order};
@@ -380,6 +380,17 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
             ids(&sorted_ids(&fenced)),
         );
     }
+    for ((want, name), k) in e
+        .partition_filters()
+        .into_iter()
+        .zip(crate::scenario::DESCRIBE_FILTERS)
+        .zip(0..)
+    {
+        if let Some(want) = want {
+            let (what, expected, got) = partitions_listed(sim, e, name, k, want);
+            check(what, expected, got);
+        }
+    }
     if let (Some(zone), Some(want)) = (&e.zone, &e.zone_state) {
         let (holds, got) = zone_state(sim, zone);
         let met = holds.iter().any(|h| h == want);
@@ -390,6 +401,74 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
         );
     }
     out
+}
+
+/// A describe filter's expectation (`under_replicated_partitions`, …, the `k`th of
+/// `DESCRIBE_FILTERS`): the partitions `kafka-topics.sh --describe` with that filter (and
+/// `--topic` when the expectation names a topic) lists now ([`crate::describe::listed_partitions`]),
+/// those of `zone` alone when it names one (a replica on a broker of that rack). Returns what
+/// was checked, what was expected and what holds, in words that are equal when it is met: a
+/// count, or the `topic-partition`s in any order.
+fn partitions_listed(
+    sim: &Sim,
+    e: &Expectation,
+    name: &str,
+    k: usize,
+    want: &PartitionsExpect,
+) -> (String, String, String) {
+    let mut spec = crate::scenario::DescribeSpec {
+        topic: e.topic.clone(),
+        ..Default::default()
+    };
+    *[
+        &mut spec.under_replicated_partitions,
+        &mut spec.under_min_isr_partitions,
+        &mut spec.at_min_isr_partitions,
+        &mut spec.unavailable_partitions,
+    ][k] = true;
+    let zone = e
+        .zone
+        .as_deref()
+        .map(|z| crate::scenario::zone_brokers(&sim.topics.racks, z).unwrap_or_default());
+    let mut listed = vec![];
+    for tp in crate::describe::listed_partitions(&spec, &sim.topics, &sim.controller) {
+        let replicas = &sim.controller.partition(tp).replicas;
+        if zone
+            .as_ref()
+            .is_none_or(|z| replicas.iter().any(|r| z.contains(r)))
+        {
+            listed.push(sim.topics.name(tp).to_string());
+        }
+    }
+    let mut what = name.to_string();
+    if let Some(z) = &e.zone {
+        let _ = write!(what, " of zone {z}");
+    }
+    if let Some(t) = &e.topic {
+        let _ = write!(what, " of topic {t}");
+    }
+    let names = |v: &[String]| {
+        if v.is_empty() {
+            "none".to_string()
+        } else {
+            v.join(", ")
+        }
+    };
+    match want {
+        PartitionsExpect::Count(n) => {
+            let got = if listed.len() == *n as usize {
+                n.to_string()
+            } else {
+                format!("{} ({})", listed.len(), names(&listed))
+            };
+            (what, n.to_string(), got)
+        }
+        PartitionsExpect::List(want) => {
+            let same = want.len() == listed.len() && want.iter().all(|w| listed.contains(w));
+            let got = if same { names(want) } else { names(&listed) };
+            (what, names(want), got)
+        }
+    }
 }
 
 /// What the zone actions left of `zone` (docs/scenario-format.md, `zone_state`): the words

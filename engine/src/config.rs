@@ -188,6 +188,25 @@ pub struct Config {
     /// bytes (KIP-794). Written only when not the default.
     #[serde(rename = "batch.size", skip_serializing_if = "is_default_batch_size")]
     pub batch_size: u32,
+    /// Producer config `partitioner.ignore.keys` (default false): when true a keyed record
+    /// that names no partition goes to the topic's sticky partition like a keyless one
+    /// (KafkaProducer.partition: `if (serializedKey != null && !partitionerIgnoreKeys)`).
+    /// `None`: the default. Written only when set.
+    #[serde(
+        rename = "partitioner.ignore.keys",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub partitioner_ignore_keys: Option<bool>,
+    /// Producer config `partitioner.adaptive.partitioning.enable` (default true): the sticky
+    /// partitioner weighs the next partition by its queue's size (BuiltInPartitioner.
+    /// updatePartitionLoadStats). The engine's producer finds its queues empty whenever it
+    /// looks (docs/engine.md simplification 21), so on and off draw the same partitions.
+    /// `None`: the default. Written only when set.
+    #[serde(
+        rename = "partitioner.adaptive.partitioning.enable",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub partitioner_adaptive_partitioning_enable: Option<bool>,
     /// Consumer config `max.partition.fetch.bytes` (default 1 MiB): the bytes its Fetch asks
     /// of a partition (whole batches; a first batch larger still comes). Written only when
     /// not the default.
@@ -314,6 +333,8 @@ impl Default for Config {
             enable_idempotence: None,
             max_in_flight_requests_per_connection: DEFAULT_MAX_IN_FLIGHT,
             batch_size: BATCH_SIZE_DEFAULT,
+            partitioner_ignore_keys: None,
+            partitioner_adaptive_partitioning_enable: None,
             max_partition_fetch_bytes: MAX_PARTITION_FETCH_BYTES_DEFAULT,
             fetch_max_bytes: FETCH_MAX_BYTES_DEFAULT,
             network_latency_ms: 1,
@@ -538,6 +559,10 @@ impl Config {
                 U32(&mut self.max_in_flight_requests_per_connection)
             }
             "batch.size" => U32(&mut self.batch_size),
+            "partitioner.ignore.keys" => Slot::OptBool(&mut self.partitioner_ignore_keys),
+            "partitioner.adaptive.partitioning.enable" => {
+                Slot::OptBool(&mut self.partitioner_adaptive_partitioning_enable)
+            }
             "max.partition.fetch.bytes" => U32(&mut self.max_partition_fetch_bytes),
             "fetch.max.bytes" => U32(&mut self.fetch_max_bytes),
             "sim.network.latency.ms" => U64(&mut self.network_latency_ms),
@@ -556,6 +581,18 @@ impl Config {
     /// `auto.leader.rebalance.enable`, its default (true) when not set.
     pub fn auto_leader_rebalance(&self) -> bool {
         self.auto_leader_rebalance_enable != Some(false)
+    }
+
+    /// The producer's partitioner configs (`batch.size`, `partitioner.*`), their defaults
+    /// where not set.
+    pub(crate) fn partitioner(&self) -> crate::partitioner::PartitionerConfig {
+        crate::partitioner::PartitionerConfig {
+            batch_size: u64::from(self.batch_size),
+            adaptive_partitioning_enable: self.partitioner_adaptive_partitioning_enable
+                != Some(false),
+            ignore_keys: self.partitioner_ignore_keys == Some(true),
+            ..Default::default()
+        }
     }
 
     /// `leader.imbalance.check.interval.seconds` in ms (TimeUnit.convert saturates, as here).

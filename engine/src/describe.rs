@@ -59,17 +59,19 @@ pub(crate) fn describe_lines(
     config: &Config,
 ) -> Vec<String> {
     let filtered = spec.filters().contains(&true);
+    let listed = listed_partitions(spec, topics, controller);
+    let mut next = listed.iter().peekable();
     let mut out = Vec::new();
     for t in topic_order(topics) {
         let info = &topics.topics[t];
         if spec.topic.as_ref().is_some_and(|name| *name != info.name) {
             continue;
         }
-        let first = controller.partition(Tp {
-            topic: t as u16,
-            partition: 0,
-        });
         if !filtered {
+            let first = controller.partition(Tp {
+                topic: t as u16,
+                partition: 0,
+            });
             out.push(topic_line(
                 info,
                 first.replication_factor(),
@@ -77,6 +79,33 @@ pub(crate) fn describe_lines(
                 config,
                 t,
             ));
+        }
+        while let Some(tp) = next.next_if(|tp| usize::from(tp.topic) == t) {
+            out.push(describe_line(
+                &info.partitions[usize::from(tp.partition)],
+                controller.partition(*tp),
+            ));
+        }
+    }
+    out
+}
+
+/// The partitions whose lines `kafka-topics.sh --describe` prints with `spec`, in its order
+/// (topic by topic in [`topic_order`], partitions in index order): every partition of every
+/// topic (or of `--topic`'s), or with a filter those it selects ([`selected`]).
+pub(crate) fn listed_partitions(
+    spec: &DescribeSpec,
+    topics: &Topics,
+    controller: &Controller,
+) -> Vec<Tp> {
+    let filtered = spec.filters().contains(&true);
+    // Admin.describeCluster's nodes: the live brokers (registered, unfenced).
+    let live = |b: BrokerId| controller.brokers.get(&b).is_some_and(|r| !r.fenced);
+    let mut out = Vec::new();
+    for t in topic_order(topics) {
+        let info = &topics.topics[t];
+        if spec.topic.as_ref().is_some_and(|name| *name != info.name) {
+            continue;
         }
         // PartitionDescription.minIsrCount: the topic's configured min.insync.replicas
         // (DescribeConfigs' value, not capped at the replication factor).
@@ -86,11 +115,8 @@ pub(crate) fn describe_lines(
                 topic: t as u16,
                 partition: p as u16,
             };
-            let reg = controller.partition(tp);
-            // Admin.describeCluster's nodes: the live brokers (registered, unfenced).
-            let live = |b: BrokerId| controller.brokers.get(&b).is_some_and(|r| !r.fenced);
-            if !filtered || selected(spec, reg, min_isr, live) {
-                out.push(describe_line(&info.partitions[p], reg));
+            if !filtered || selected(spec, controller.partition(tp), min_isr, live) {
+                out.push(tp);
             }
         }
     }

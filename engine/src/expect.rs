@@ -110,10 +110,81 @@ pub struct Expectation {
     /// runs, none frozen, and none of those links is cut: `start_zone`, `heal_zone`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zone_state: Option<String>,
+    /// The partitions `kafka-topics.sh --describe --under-replicated-partitions` lists (its
+    /// ISR smaller than its replication factor): how many, or which. Of `topic`'s partitions
+    /// when given (`--topic`), of `zone`'s (those with a replica on a broker of that rack)
+    /// when given, else of the whole cluster. Version 2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub under_replicated_partitions: Option<PartitionsExpect>,
+    /// As `under_replicated_partitions`, for `--under-min-isr-partitions` (no leader, or an
+    /// ISR smaller than the topic's `min.insync.replicas`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub under_min_isr_partitions: Option<PartitionsExpect>,
+    /// As `under_replicated_partitions`, for `--at-min-isr-partitions` (an ISR exactly the
+    /// topic's `min.insync.replicas`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_min_isr_partitions: Option<PartitionsExpect>,
+    /// As `under_replicated_partitions`, for `--unavailable-partitions` (no leader, or a
+    /// leader that is not a live broker).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unavailable_partitions: Option<PartitionsExpect>,
 }
 
 /// The words `zone_state` takes.
 pub const ZONE_STATES: [&str; 3] = ["lost", "cut", "up"];
+
+/// What a describe filter's expectation says it lists: how many partitions, or exactly
+/// which (`topic-partition`s, in any order).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum PartitionsExpect {
+    Count(u32),
+    List(Vec<String>),
+}
+
+/// By hand rather than `untagged`, as [`LeaderExpect`]: a number or a list of names.
+impl<'de> Deserialize<'de> for PartitionsExpect {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Partitions;
+        impl<'de> serde::de::Visitor<'de> for Partitions {
+            type Value = PartitionsExpect;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(PARTITIONS_EXPECTED)
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<PartitionsExpect, E> {
+                u32::try_from(v)
+                    .map(PartitionsExpect::Count)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<PartitionsExpect, A::Error> {
+                let mut names = Vec::new();
+                while let Some(name) = seq.next_element::<String>()? {
+                    names.push(name);
+                }
+                Ok(PartitionsExpect::List(names))
+            }
+        }
+        d.deserialize_any(Partitions)
+    }
+}
+
+/// What a describe filter's expectation takes, for its errors.
+pub const PARTITIONS_EXPECTED: &str = "a count of partitions or a list of topic-partitions";
+
+impl Expectation {
+    /// The describe filters' expectations, in `DESCRIBE_FILTERS` order.
+    pub fn partition_filters(&self) -> [&Option<PartitionsExpect>; 4] {
+        [
+            &self.under_replicated_partitions,
+            &self.under_min_isr_partitions,
+            &self.at_min_isr_partitions,
+            &self.unavailable_partitions,
+        ]
+    }
+}
 
 impl Expectation {
     /// The partition the expectation names, `(topic, partition)` with `first_topic` and 0 for
@@ -202,11 +273,12 @@ impl Expectation {
                 ));
             }
         }
+        let filtered = self.partition_filters().iter().any(|f| f.is_some());
         match (&self.zone, &self.zone_state) {
-            (Some(_), None) => {
+            (Some(_), None) if !filtered => {
                 return Err(ScenarioError::new(
                     at_field("zone"),
-                    "zone names the rack whose zone_state is expected: give zone_state with it",
+                    "zone names the rack whose zone_state or partitions are expected: give zone_state, under_replicated_partitions, under_min_isr_partitions, at_min_isr_partitions or unavailable_partitions with it",
                 ))
             }
             (None, Some(_)) => {
@@ -245,11 +317,12 @@ impl Expectation {
             self.client_rack.is_some(),
             self.fenced.is_some(),
             self.zone_state.is_some(),
+            filtered,
         ];
         if !checks.contains(&true) {
             return Err(ScenarioError::new(
                 field.to_string(),
-                "an expectation needs at least one check: describe, leader, isr, elr, leo, hw, offsets, produce, error, loss, lost, caption, line, preferred_read_replica, read_from, client_rack, fenced or zone_state",
+                "an expectation needs at least one check: describe, leader, isr, elr, leo, hw, offsets, produce, error, loss, lost, caption, line, preferred_read_replica, read_from, client_rack, fenced, zone_state, under_replicated_partitions, under_min_isr_partitions, at_min_isr_partitions or unavailable_partitions",
             ));
         }
         for (b, name) in [

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{Config, MAX_BROKERS};
 use crate::error::{check_broker, indexed, member, quoted, ScenarioError, MAX_TEXT_LEN};
-use crate::expect::{Expectation, MAX_EXPECTATIONS};
+use crate::expect::{Expectation, PartitionsExpect, MAX_EXPECTATIONS};
 use crate::sort::stable_order;
 use crate::types::{Acks, BrokerId};
 use crate::vec_map::VecMap;
@@ -1104,6 +1104,7 @@ impl Scenario {
                 zone_brokers(&self.racks, zone)
                     .map_err(|m| ScenarioError::new(member(&field, "zone"), m))?;
             }
+            self.check_partition_filters(&field, e)?;
         }
         Ok(())
     }
@@ -1409,6 +1410,63 @@ impl Scenario {
 }
 
 impl Scenario {
+    /// An expectation's describe filters (`under_replicated_partitions`, …): version 2's; a
+    /// count at most the partitions of the cluster, a list of its `topic-partition`s (of
+    /// `topic`'s when the expectation names one), each once.
+    fn check_partition_filters(&self, field: &str, e: &Expectation) -> Result<(), ScenarioError> {
+        let total: u32 = self.topics.iter().map(NewTopic::partition_count).sum();
+        for (want, name) in e.partition_filters().into_iter().zip(DESCRIBE_FILTERS) {
+            let Some(want) = want else { continue };
+            let at = member(field, name);
+            if self.version < 2 {
+                return Err(needs_version_2(&at));
+            }
+            match want {
+                PartitionsExpect::Count(n) if *n > total => {
+                    return Err(ScenarioError::new(
+                        at,
+                        format!(
+                        "{name} must be a count in 0..={total} (the cluster's partitions), got {n}"
+                    ),
+                    ))
+                }
+                PartitionsExpect::Count(_) => {}
+                PartitionsExpect::List(names) => {
+                    for (i, tp) in names.iter().enumerate() {
+                        let known = tp.rsplit_once('-').is_some_and(|(topic, p)| {
+                            e.topic.as_deref().is_none_or(|t| t == topic)
+                                && self.topics.iter().any(|t| {
+                                    t.name == topic
+                                        && p.parse::<u32>().is_ok_and(|n| {
+                                            n < t.partition_count() && n.to_string() == p
+                                        })
+                                })
+                        });
+                        let item = indexed(&at, i);
+                        if !known {
+                            return Err(ScenarioError::new(
+                                item,
+                                format!(
+                                    "{name} lists topic-partitions of {} such as {}-0, got {}",
+                                    match &e.topic {
+                                        Some(t) => format!("topic {t}"),
+                                        None => "the scenario's topics".to_string(),
+                                    },
+                                    e.topic.as_deref().unwrap_or(self.first_topic()),
+                                    quoted(tp)
+                                ),
+                            ));
+                        }
+                        if names[..i].contains(tp) {
+                            return Err(ScenarioError::new(item, format!("{tp} appears twice")));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// A reassignment file, as kafka-reassign-partitions.sh checks it before it asks the
     /// cluster anything (parsePartitionReassignmentData, and for `--execute`
     /// parseExecuteAssignmentArgs and verifyBrokerIds, with their messages), and each

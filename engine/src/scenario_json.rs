@@ -24,7 +24,7 @@
 
 use crate::config::{Config, Slot};
 use crate::error::{indexed, quoted, ScenarioError};
-use crate::expect::{Expectation, LeaderExpect, NoLeader};
+use crate::expect::{Expectation, LeaderExpect, NoLeader, PartitionsExpect};
 use crate::json::{Map, Number, Value, Writer};
 use crate::scenario::{
     version_1_field, AcksOrDefault, Action, ControllerName, DescribeSpec, Endpoint, LinkLatency,
@@ -236,6 +236,7 @@ enum Field<'a> {
     OptIdLists(&'a mut Option<Vec<Vec<u32>>>),
     OptLeader(&'a mut Option<LeaderExpect>),
     OptLost(&'a mut Option<[u64; 2]>),
+    OptPartitions(&'a mut Option<PartitionsExpect>),
 }
 
 /// Reads each member that is present into its field, in the order given (which decides
@@ -257,6 +258,7 @@ fn read_fields(path: &str, obj: &Obj, fields: &mut [(&str, Field)]) -> R<()> {
                     | Field::OptIdLists(_)
                     | Field::OptLeader(_)
                     | Field::OptLost(_)
+                    | Field::OptPartitions(_)
             )
         {
             continue;
@@ -285,6 +287,7 @@ fn read_fields(path: &str, obj: &Obj, fields: &mut [(&str, Field)]) -> R<()> {
             Field::OptIdLists(x) => **x = Some(list_of(p, v, |p, v| list_of(p, v, u32_of))?),
             Field::OptLeader(x) => **x = Some(leader(p, v)?),
             Field::OptLost(x) => **x = Some(offset_pair(p, v)?),
+            Field::OptPartitions(x) => **x = Some(partitions(p, v)?),
         }
     }
     Ok(())
@@ -465,6 +468,10 @@ const EXPECTATION_FIELDS: &[&str] = &[
     "fenced",
     "zone",
     "zone_state",
+    "under_replicated_partitions",
+    "under_min_isr_partitions",
+    "at_min_isr_partitions",
+    "unavailable_partitions",
 ];
 
 /// `lost`: two offsets.
@@ -523,9 +530,44 @@ fn expectation(path: &str, v: &Value) -> R<Expectation> {
             ("fenced", Field::OptIds(&mut e.fenced)),
             ("zone", Field::OptStr(&mut e.zone)),
             ("zone_state", Field::OptStr(&mut e.zone_state)),
+            (
+                "under_replicated_partitions",
+                Field::OptPartitions(&mut e.under_replicated_partitions),
+            ),
+            (
+                "under_min_isr_partitions",
+                Field::OptPartitions(&mut e.under_min_isr_partitions),
+            ),
+            (
+                "at_min_isr_partitions",
+                Field::OptPartitions(&mut e.at_min_isr_partitions),
+            ),
+            (
+                "unavailable_partitions",
+                Field::OptPartitions(&mut e.unavailable_partitions),
+            ),
         ],
     )?;
     Ok(e)
+}
+
+/// A describe filter's expectation: a count, or a list of `topic-partition`s.
+fn partitions(path: &str, v: &Value) -> R<PartitionsExpect> {
+    match v {
+        Value::Number(Number::PosInt(n)) => {
+            u32::try_from(*n).map(PartitionsExpect::Count).map_err(|_| {
+                fail(
+                    path,
+                    format!(
+                        "invalid value: integer `{n}`, expected {}",
+                        crate::expect::PARTITIONS_EXPECTED
+                    ),
+                )
+            })
+        }
+        Value::Array(_) => list_of(path, v, string_of).map(PartitionsExpect::List),
+        _ => Err(invalid_type(path, v, crate::expect::PARTITIONS_EXPECTED)),
+    }
 }
 
 /// `leader`: a broker id, or `"none"`.
@@ -567,6 +609,8 @@ pub(crate) const CONFIG_FIELDS: &[&str] = &[
     "enable.idempotence",
     "max.in.flight.requests.per.connection",
     "batch.size",
+    "partitioner.ignore.keys",
+    "partitioner.adaptive.partitioning.enable",
     "max.partition.fetch.bytes",
     "fetch.max.bytes",
     "sim.network.latency.ms",
@@ -1411,6 +1455,24 @@ impl Writer {
         for (k, v) in [("zone", &e.zone), ("zone_state", &e.zone_state)] {
             if let Some(v) = v {
                 self.key(k).str(v);
+            }
+        }
+        for (want, k) in e
+            .partition_filters()
+            .into_iter()
+            .zip(crate::scenario::DESCRIBE_FILTERS)
+        {
+            match want {
+                Some(PartitionsExpect::Count(n)) => self.key(k).u64((*n).into()),
+                Some(PartitionsExpect::List(names)) => {
+                    self.key(k).open('[');
+                    for name in names {
+                        self.item();
+                        self.str(name);
+                    }
+                    self.close(']');
+                }
+                None => {}
             }
         }
         self.close('}');

@@ -1680,13 +1680,15 @@ impl Sim {
 
     /// A produce action to `tp`'s topic: KafkaProducer.partition picks the partition the
     /// action names, else its key's (BuiltInPartitioner.partitionForKey over the topic's
-    /// partition count), else the records go to the topic's sticky partition, chosen among
+    /// partition count) unless `partitioner.ignore.keys`, else the records go to the topic's
+    /// sticky partition, chosen among
     /// the partitions the producer's metadata gives a leader (the controller's: clients
     /// always know the leader).
     pub(crate) fn client_produce(&mut self, spec: &ProduceSpec, tp: Tp) {
         let count = self.topics.topics[usize::from(tp.topic)].partitions.len() as u32;
         let key = spec.key.as_deref().map(str::as_bytes);
-        let fixed = crate::partitioner::partition(spec.partition, key, count, false)
+        let ignore_keys = self.config.partitioner().ignore_keys;
+        let fixed = crate::partitioner::partition(spec.partition, key, count, ignore_keys)
             .ok()
             .flatten();
         let shape = crate::record::RecordShape {

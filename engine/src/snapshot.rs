@@ -94,6 +94,14 @@ pub struct BrokerSnapshot {
     pub role: ReplicaRole,
     pub in_isr: bool,
     pub in_elr: bool,
+    /// Among the registration's adding replicas (a reassignment's new replica: describe's
+    /// `Adding Replicas`), written only when true.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub adding: bool,
+    /// Among the registration's removing replicas (`Removing Replicas`), written only when
+    /// true.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub removing: bool,
     pub log_end_offset: u64,
     pub high_watermark: u64,
     pub records: Vec<Record>,

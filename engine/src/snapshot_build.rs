@@ -102,6 +102,8 @@ impl Sim {
                 role,
                 in_isr: p.isr.contains(&b.id),
                 in_elr: p.elr.contains(&b.id),
+                adding: p.adding_replicas.contains(&b.id),
+                removing: p.removing_replicas.contains(&b.id),
                 log_end_offset: log.log_end_offset(),
                 high_watermark: log.high_watermark,
                 records: {

@@ -241,6 +241,98 @@ fn keyed_records_go_to_their_keys_partition_and_keyless_ones_stick() {
             == "    | offset: 0 keySize: 2 valueSize: 10 sequence: 0 headerKeys: [] key: 21 payload: x"));
 }
 
+/// `partitioner.ignore.keys` (KafkaProducer.partition: `if (serializedKey != null &&
+/// !partitionerIgnoreKeys)`): before it, "foobar"'s three records go to its partition (2, as
+/// above); set to true, 31 records of that key and 1 KiB go where keyless ones would, the
+/// sticky partition, 30 on one partition and the 31st on the next drawn (the switch after a
+/// full batch, as above), each produce result naming its partition; no record of them on
+/// partition 2 (seed 5's draws are 1, then 0). `partitioner.adaptive.partitioning.enable`
+/// false draws the same (the queues are empty whenever the partitioner looks: docs/engine.md
+/// simplification 21), and a value that is not a boolean is refused naming the config.
+#[test]
+fn a_keyed_produce_goes_sticky_with_partitioner_ignore_keys() {
+    let text = |adaptive: &str| {
+        format!(
+            r#"{{"version": 2, "brokers": 3, "seed": 5, "config": {{{adaptive}}},
+            "topics": [{{"name": "orders", "assignment": [[1, 2, 3], [2, 3, 1], [3, 1, 2], [1, 2, 3]]}}],
+            "timeline": [
+              {{"at": 100, "action": "produce", "prefix": "f", "count": 3, "key": "foobar"}},
+              {{"at": 200, "action": "set_config", "name": "partitioner.ignore.keys", "value": "true"}},
+              {{"at": 300, "action": "produce", "prefix": "s", "count": 31, "key": "foobar", "size": 1024}},
+              {{"at": 5000, "action": "offsets"}}
+            ],
+            "end_ms": 6000}}"#
+        )
+    };
+    let sim = watermark_engine::run(&Scenario::from_json(&text("")).unwrap(), true).unwrap();
+    assert!(sim.violations().is_empty(), "{:?}", sim.violations());
+    let results: Vec<(u64, String)> = sim
+        .trace_events()
+        .filter(|e| {
+            e.text().starts_with("acks=all -> ") || e.text().starts_with("kafka-configs.sh")
+        })
+        .map(|e| (e.time_ms, e.text()))
+        .collect();
+    assert_eq!(
+        results,
+        [
+            (
+                104,
+                "acks=all -> orders-2: ok, offsets=0..2 (waited 4 ms)".to_string()
+            ),
+            (
+                200,
+                "kafka-configs.sh --alter --add-config partitioner.ignore.keys=true".to_string()
+            ),
+            (
+                304,
+                "acks=all -> orders-1: ok, offsets=0..14 (waited 4 ms)".to_string()
+            ),
+            (
+                304,
+                "acks=all -> orders-0: ok, offset=0 (waited 4 ms)".to_string()
+            ),
+            (
+                308,
+                "acks=all -> orders-1: ok, offsets=15..29 (waited 4 ms)".to_string()
+            ),
+        ]
+    );
+    assert_eq!(
+        lines_at(&sim, 5000, "orders:"),
+        ["orders:0:1", "orders:1:30", "orders:2:3", "orders:3:0"]
+    );
+    let adaptive_off = watermark_engine::run(
+        &Scenario::from_json(&text(
+            r#""partitioner.adaptive.partitioning.enable": false"#,
+        ))
+        .unwrap(),
+        true,
+    )
+    .unwrap();
+    assert_eq!(
+        lines_at(&adaptive_off, 5000, "orders:"),
+        lines_at(&sim, 5000, "orders:")
+    );
+    let mut config = watermark_engine::Config::default();
+    let e = config
+        .set(
+            "partitioner.ignore.keys",
+            &serde_json::from_str("\"maybe\"").unwrap(),
+        )
+        .unwrap_err();
+    assert_eq!(
+        (e.field.as_str(), e.message.as_str()),
+        (
+            "partitioner.ignore.keys",
+            "partitioner.ignore.keys must be true or false, got maybe"
+        )
+    );
+    let e =
+        Scenario::from_json(&text(r#""partitioner.adaptive.partitioning.enable": 1"#)).unwrap_err();
+    assert_eq!(e.field, "config.partitioner.adaptive.partitioning.enable");
+}
+
 /// Step 10, auto.leader.rebalance.enable as KRaft runs it: broker 1, the preferred leader of
 /// both partitions, is killed and comes back; its leaderships stay with the others until the
 /// balancing task, queued leader.imbalance.check.interval.seconds (300 s) after the controller

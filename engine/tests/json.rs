@@ -315,7 +315,10 @@ fn writes_scenarios_as_serde_json_does() {
         serde_json::from_value::<Vec<watermark_engine::expect::Expectation>>(json!([
             {"at": 7, "caption": "c", "preferred_read_replica": 3, "read_from": 2, "client_rack": "r",
              "fenced": [2, 1], "zone": "z", "zone_state": "lost"},
-            {"at": 8, "preferred_read_replica": "none", "client_rack": "", "fenced": []}
+            {"at": 8, "preferred_read_replica": "none", "client_rack": "", "fenced": []},
+            {"at": 9, "topic": "a", "zone": "z", "under_replicated_partitions": 2,
+             "under_min_isr_partitions": ["a-0", "b-1"], "at_min_isr_partitions": [],
+             "unavailable_partitions": 0}
         ]))
         .unwrap(),
     );

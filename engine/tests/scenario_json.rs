@@ -182,7 +182,8 @@ fn full_scenario_v2() -> Value {
         "config": {"min.insync.replicas": 2, "replica.fetch.max.bytes": 0,
                    "replica.fetch.response.max.bytes": 2147483647, "batch.size": 1,
                    "replica.selector.class": "org.apache.kafka.common.replica.RackAwareReplicaSelector",
-                   "leader.imbalance.check.interval.seconds": 60},
+                   "leader.imbalance.check.interval.seconds": 60,
+                   "partitioner.ignore.keys": true, "partitioner.adaptive.partitioning.enable": false},
         "links": [{"a": 1, "b": "controller", "latency_ms": 40}],
         "timeline": timeline,
         "end_ms": 60000,
@@ -193,7 +194,11 @@ fn full_scenario_v2() -> Value {
                    {"at": 100, "since": 50, "preferred_read_replica": 2, "read_from": 1, "client_rack": "b",
                     "fenced": [3, 1], "zone": "a", "zone_state": "cut"},
                    {"at": 100, "preferred_read_replica": "none", "client_rack": "", "fenced": [],
-                    "zone": "zone-c.1_x", "zone_state": "up"}]
+                    "zone": "zone-c.1_x", "zone_state": "up"},
+                   {"at": 100, "zone": "a", "under_replicated_partitions": 3,
+                    "unavailable_partitions": ["orders-0", "p.q-1"]},
+                   {"at": 100, "topic": "orders", "under_replicated_partitions": [],
+                    "unavailable_partitions": 0}]
     })
 }
 

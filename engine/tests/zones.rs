@@ -440,7 +440,7 @@ fn follower_and_zone_expectations_are_checked_before_the_run() {
     };
     let cases = [
         (r#"{"at": 1, "zone": "d", "zone_state": "lost"}"#, "expect[0].zone", "zone must be one of the racks a, b, c, got \"d\""),
-        (r#"{"at": 1, "zone": "a"}"#, "expect[0].zone", "zone names the rack whose zone_state is expected: give zone_state with it"),
+        (r#"{"at": 1, "zone": "a"}"#, "expect[0].zone", "zone names the rack whose zone_state or partitions are expected: give zone_state, under_replicated_partitions, under_min_isr_partitions, at_min_isr_partitions or unavailable_partitions with it"),
         (r#"{"at": 1, "zone_state": "lost"}"#, "expect[0].zone_state", "zone_state needs zone, the rack it speaks of"),
         (r#"{"at": 1, "zone": "a", "zone_state": "down"}"#, "expect[0].zone_state", "zone_state must be one of lost, cut, up, got \"down\""),
         (r#"{"at": 1, "read_from": 5}"#, "expect[0].read_from", "broker must be one of 1..=4, got 5"),
@@ -506,4 +506,140 @@ fn an_expected_preferred_read_replica_expires_with_metadata_max_age_ms() {
     for o in watermark_engine::check::check(&s).expect("runs") {
         assert!(o.met(), "{}", o.account());
     }
+}
+
+/// Four brokers: 1 in zone a, 2 and 4 in zone b, 3 in zone c; `orders` (min.insync.replicas
+/// 2) on [1, 2, 3], [2, 3, 1], [3, 1, 4], `audit` (the brokers' default of 1) on [1, 4]. Zone b
+/// is lost at 1 s, broker 3 killed at 14 s and broker 1 at 26 s; each is fenced within
+/// broker.heartbeat.interval.ms + broker.session.timeout.ms (11 s) of its death.
+fn losing_zones(expect: &str) -> Scenario {
+    Scenario::from_json(&losing_zones_text(expect)).expect("a valid scenario")
+}
+
+fn losing_zones_text(expect: &str) -> String {
+    format!(
+        r#"{{"version": 2, "brokers": 4,
+        "racks": {{"1": "a", "2": "b", "3": "c", "4": "b"}},
+        "topics": [{{"name": "orders", "assignment": [[1, 2, 3], [2, 3, 1], [3, 1, 4]],
+                     "configs": {{"min.insync.replicas": 2}}}},
+                   {{"name": "audit", "assignment": [[1, 4]]}}],
+        "timeline": [
+          {{"at": 1000, "action": "lose_zone", "zone": "b"}},
+          {{"at": 14000, "action": "kill", "broker": 3}},
+          {{"at": 26000, "action": "kill", "broker": 1}}
+        ],
+        "end_ms": 40000,
+        "expect": [{expect}]}}"#
+    )
+}
+
+/// What `kafka-topics.sh --describe`'s filters list, expected of the cluster, a topic or a
+/// zone as a whole, worked out from TopicCommand's rules (PartitionDescription): before the
+/// fence the dead brokers are still in the ISRs and live to describeCluster, so nothing is
+/// listed; once zone b is fenced every partition has lost a replica (under-replicated), the
+/// orders partitions are at 2 in-sync replicas of their minimum 2 and audit-0 at 1 of 1 (at
+/// min ISR); with broker 3 fenced too the orders partitions are under their minimum; with
+/// broker 1 fenced no partition has a leader (unavailable, and under min ISR too).
+#[test]
+fn expectations_speak_of_what_the_describe_filters_list() {
+    let s = losing_zones(
+        r#"{"at": 1500, "under_replicated_partitions": 0, "unavailable_partitions": [],
+            "at_min_isr_partitions": 0, "under_min_isr_partitions": 0},
+        {"at": 13000, "under_replicated_partitions": 4, "at_min_isr_partitions": ["audit-0", "orders-2", "orders-1", "orders-0"],
+            "under_min_isr_partitions": [], "unavailable_partitions": 0},
+        {"at": 13000, "under_replicated_partitions": 3},
+        {"at": 13000, "topic": "audit", "under_replicated_partitions": ["audit-0"]},
+        {"at": 13000, "zone": "c", "under_replicated_partitions": ["orders-0", "orders-1", "orders-2"]},
+        {"at": 13000, "zone": "c", "under_replicated_partitions": ["orders-0", "orders-1"]},
+        {"at": 25500, "under_min_isr_partitions": ["orders-0", "orders-1", "orders-2"], "at_min_isr_partitions": ["audit-0"]},
+        {"at": 25500, "topic": "orders", "under_min_isr_partitions": 2},
+        {"at": 38000, "unavailable_partitions": 4, "under_min_isr_partitions": 4, "zone": "a"},
+        {"at": 38000, "unavailable_partitions": ["orders-0"]}"#,
+    );
+    let outcomes = watermark_engine::check::check(&s).expect("runs");
+    let met: Vec<bool> = outcomes.iter().map(|o| o.met()).collect();
+    assert_eq!(
+        met,
+        [true, true, false, true, true, false, true, false, true, false],
+        "{outcomes:#?}"
+    );
+    let account = |i: usize| outcomes[i].account();
+    let listed = |i: usize| {
+        let a = account(i);
+        let got = a.rsplit_once("got ").map(|(_, g)| g.to_string());
+        got.unwrap_or_default()
+    };
+    assert!(
+        account(2).contains("under_replicated_partitions: expected 3, got 4 ("),
+        "{}",
+        account(2)
+    );
+    let mut all: Vec<String> = listed(2)
+        .trim_start_matches("4 (")
+        .trim_end_matches(')')
+        .split(", ")
+        .map(str::to_string)
+        .collect();
+    all.sort();
+    assert_eq!(all, ["audit-0", "orders-0", "orders-1", "orders-2"]);
+    assert!(
+        account(5).contains(
+            "under_replicated_partitions of zone c: expected orders-0, orders-1, got orders-0, orders-1, orders-2"
+        ),
+        "{}",
+        account(5)
+    );
+    assert!(
+        account(7).contains("under_min_isr_partitions of topic orders: expected 2, got 3 (orders-0, orders-1, orders-2)"),
+        "{}",
+        account(7)
+    );
+    assert!(
+        account(9).contains("unavailable_partitions: expected orders-0, got "),
+        "{}",
+        account(9)
+    );
+}
+
+/// A describe filter's expectation is version 2's, counts at most the cluster's partitions
+/// and lists its partitions (of `topic`'s when it names one), each once; both readers refuse
+/// a value of another type alike.
+#[test]
+fn describe_filter_expectations_are_checked_before_the_run() {
+    let err = |expect: &str| {
+        let text = losing_zones_text(expect);
+        let by_hand = Scenario::from_json(&text).expect_err("refused");
+        let by_serde = serde_json::from_str::<Scenario>(&text).map_err(|e| e.to_string());
+        (by_hand, by_serde)
+    };
+    let cases = [
+        (r#"{"at": 1, "under_replicated_partitions": 5}"#, "expect[0].under_replicated_partitions", "under_replicated_partitions must be a count in 0..=4 (the cluster's partitions), got 5"),
+        (r#"{"at": 1, "at_min_isr_partitions": ["orders-3"]}"#, "expect[0].at_min_isr_partitions[0]", "at_min_isr_partitions lists topic-partitions of the scenario's topics such as orders-0, got \"orders-3\""),
+        (r#"{"at": 1, "unavailable_partitions": ["orders-01"]}"#, "expect[0].unavailable_partitions[0]", "unavailable_partitions lists topic-partitions of the scenario's topics such as orders-0, got \"orders-01\""),
+        (r#"{"at": 1, "topic": "audit", "under_min_isr_partitions": ["orders-0"]}"#, "expect[0].under_min_isr_partitions[0]", "under_min_isr_partitions lists topic-partitions of topic audit such as audit-0, got \"orders-0\""),
+        (r#"{"at": 1, "under_replicated_partitions": ["audit-0", "audit-0"]}"#, "expect[0].under_replicated_partitions[1]", "audit-0 appears twice"),
+        (r#"{"at": 1, "under_replicated_partitions": "all"}"#, "expect[0].under_replicated_partitions", "invalid type: string \"all\", expected a count of partitions or a list of topic-partitions"),
+        (r#"{"at": 1, "under_replicated_partitions": -1}"#, "expect[0].under_replicated_partitions", "invalid type: integer `-1`, expected a count of partitions or a list of topic-partitions"),
+        (r#"{"at": 1, "under_replicated_partitions": [1]}"#, "expect[0].under_replicated_partitions[0]", "invalid type: integer `1`, expected a string"),
+    ];
+    for (expect, field, message) in cases {
+        let (e, serde) = err(expect);
+        assert_eq!(
+            (e.field.as_str(), e.message.as_str()),
+            (field, message),
+            "{expect}"
+        );
+        if message.starts_with("invalid type") {
+            let serde = serde.expect_err("serde refuses it too");
+            assert!(serde.starts_with(message), "{serde}");
+        }
+    }
+    let e = Scenario::from_json(r#"{"expect": [{"at": 1, "under_replicated_partitions": 0}]}"#)
+        .unwrap_err();
+    assert_eq!(e.field, "expect[0].under_replicated_partitions");
+    assert!(
+        e.message.ends_with("needs version 2 (\"version\": 2)"),
+        "{}",
+        e.message
+    );
 }

@@ -177,6 +177,83 @@ test("a produce with no partition and no key goes where the sticky partitioner s
   await waitForText(offsets(fresh.page), new RegExp(`orders:${first}:${firstCount}`));
 });
 
+test("partitioner.ignore.keys and partitioner.adaptive.partitioning.enable in the Advanced settings: a keyed produce goes sticky; the link replays both", async () => {
+  const PARTITIONS = 4;
+  const s = { version: 2, brokers: 3, topics: [{ name: "orders", partitions: PARTITIONS, replication_factor: 2 }], timeline: [], end_ms: 60_000, title: "ignore keys" };
+  const { page } = await openFresh(app, `/${shareHash(s)}`);
+  await overview(page).waitFor();
+  await page.locator("details.advanced > summary").click();
+  const ignore = page.getByRole("checkbox", { name: "partitioner.ignore.keys", exact: true });
+  const adaptive = page.getByRole("checkbox", { name: "partitioner.adaptive.partitioning.enable", exact: true });
+  assert.deepEqual([await ignore.isChecked(), await adaptive.isChecked()], [false, true], "ProducerConfig's defaults");
+  await ignore.check();
+  await waitForText(eventLog(page), /kafka-configs\.sh --alter --add-config partitioner\.ignore\.keys=true/);
+  await adaptive.uncheck();
+  await waitForText(eventLog(page), /kafka-configs\.sh --alter --add-config partitioner\.adaptive\.partitioning\.enable=false/);
+  // By key, 31 records of 1024 bytes with one key: a key would send them all to one
+  // partition; ignored, they go where keyless ones go, 30 on the sticky partition and the
+  // 31st on the next drawn (as the sticky test above works out).
+  const N = 31;
+  const split = stickySplit(N, 1024);
+  await partitioner(page).selectOption("key");
+  await page.getByLabel("Key", { exact: true }).fill("foobar");
+  await page.getByLabel("Records", { exact: true }).fill(String(N));
+  await button(page, "Produce").click();
+  const text = await waitForText(notice(page), /^partitioner\.ignore\.keys is true: key "foobar" goes with the records but does not choose; the sticky partitioner \(KIP-794\) sent the 31 record\(s\) to orders-\d/);
+  const m = /to orders-(\d)(?: \((\d+)\) and orders-(\d) \((\d+)\))?; the lanes show orders-(\d)\./.exec(text);
+  assert.ok(m, text);
+  if (m[3] !== undefined) assert.deepEqual([Number(m[2]), Number(m[4])], split);
+  // The sticky partitioner with a key is no longer refused.
+  await partitioner(page).selectOption("sticky");
+  await page.getByLabel("Records", { exact: true }).fill("1");
+  await button(page, "Produce").click();
+  await waitForText(notice(page), /^partitioner\.ignore\.keys is true: key "foobar" goes with the records but does not choose; the sticky partitioner \(KIP-794\) sent the 1 record\(s\) to orders-\d/);
+  // The link: both settings, then the produces with their key and no partition.
+  const { link, scenario } = await sharedScenario(page);
+  assert.deepEqual(actionsNamed(scenario, "set_config").map((a) => [a.name, a.value]), [["partitioner.ignore.keys", true], ["partitioner.adaptive.partitioning.enable", false]]);
+  assert.deepEqual(actionsNamed(scenario, "produce").map((a) => [a.count, a.key, a.partition]), [[N, "foobar", undefined], [1, "foobar", undefined]]);
+  // Replayed: the settings hold on a fresh page from the link, and the records are where
+  // the sticky partitioner put them.
+  const fresh = await openFresh(app, pathOf(link));
+  await fresh.page.locator("details.advanced > summary").click();
+  assert.equal(await fresh.page.getByRole("checkbox", { name: "partitioner.ignore.keys", exact: true }).isChecked(), true);
+  assert.equal(await fresh.page.getByRole("checkbox", { name: "partitioner.adaptive.partitioning.enable", exact: true }).isChecked(), false);
+  const first = Number(m[1]);
+  await button(fresh.page, `orders-${first}`).click();
+  // The link was taken as the records were sent: they are written once it plays on.
+  await play(fresh.page);
+  await waitForText(offsets(fresh.page), new RegExp(`orders:${first}:${m[3] === undefined ? N : split[0]}`));
+  await pause(fresh.page);
+});
+
+test("expectations of what kafka-topics.sh --describe's filters list are marked on the timeline, met or not", async () => {
+  // Brokers 1, 2, 3 in racks a, b, c; orders (min.insync.replicas 2) on [1, 2, 3] and
+  // [2, 3, 1]. Zone b is lost at 2 s; until the controller fences broker 2 (within
+  // heartbeat + session timeout, 11 s) it is in both ISRs and nothing is listed; then both
+  // partitions are under-replicated and at their minimum of two, orders-1 led by another.
+  const s = {
+    version: 2, brokers: 3, racks: { 1: "a", 2: "b", 3: "c" },
+    topics: [{ name: "orders", assignment: [[1, 2, 3], [2, 3, 1]], configs: { "min.insync.replicas": 2 } }],
+    timeline: [{ at: 2000, action: "lose_zone", zone: "b" }],
+    end_ms: 20_000, title: "describe filters",
+    expect: [
+      { at: 2100, label: "nothing under-replicated before the fence", under_replicated_partitions: 0 },
+      { at: 14_000, label: "both under-replicated, at min ISR", under_replicated_partitions: ["orders-1", "orders-0"], at_min_isr_partitions: 2 },
+      { at: 14_000, label: "under min ISR in zone b", zone: "b", under_min_isr_partitions: ["orders-1"] },
+      { at: 14_000, label: "every orders partition has a live leader", topic: "orders", unavailable_partitions: 0 },
+    ],
+  };
+  const { page } = await openFresh(app, `/?t=20000${shareHash(s)}`);
+  const marks = page.locator("svg.markers line.expect");
+  assert.equal(await marks.count(), 4);
+  assert.deepEqual(await marks.evaluateAll((els) => els.map((e) => e.getAttribute("class"))), ["expect met", "expect met", "expect unmet", "expect met"]);
+  const title = await marks.nth(2).locator("title").textContent();
+  assert.match(title, /^expect\[2\] at 14\.000s \("under min ISR in zone b"\): NOT MET\n\s+under_min_isr_partitions of zone b: expected orders-1, got none$/);
+  await waitForText(page.getByTestId("expectations"), /^Expectations: 3 met, 1 not met, 0 ahead · expect\[2\]/);
+  await slider(page, "Timeline").fill("1500");
+  await poll(async () => (await marks.nth(1).getAttribute("class")) === "expect pending");
+});
+
 test("kafka-dump-log.sh and the leader-epoch-checkpoints of the partition the lanes show; scrubbing back hides a later dump", async () => {
   // orders-1 on [1, 2, 3], led by 1 at epoch 0: three records, then broker 1 stops
   // (controlled shutdown: broker 2, the next in the ISR, leads at epoch 1), two more.

@@ -242,7 +242,8 @@ test("a reassignment of two partitions from the overview: each new replica copie
   const lane = (b) => page.locator("svg.lane-view").nth(b - 1);
   await waitForText(page.getByRole("region", { name: "In Kafka's words", exact: true }).locator("pre.describe"),
     /^Topic: move Partition: 1 Leader: 2 Replicas: 2,4,3 Isr: 2,3 .*Adding Replicas: 4 Removing Replicas: 3/);
-  await waitForText(lane(4), /broker 4 · replica.*out of sync.*LEO 0 /);
+  await waitForText(lane(4), /broker 4 · adding replica, copying.*out of sync.*LEO 0 /);
+  await waitForText(lane(3), /broker 3 · removing replica.*in ISR/);
   // Step event by event: broker 4's log end offset grows until it holds all 100 records, it
   // joins the ISR, and broker 3 leaves the replicas.
   const step = button(page, "Step one event");
@@ -284,6 +285,57 @@ test("a reassignment of two partitions from the overview: each new replica copie
   await button(page, "--execute").click();
   await waitForText(notice(page), /Not done: reassignment\.partitions\[0\]: missing field `replicas`/);
   await app.screenshot(page, "cluster-ui-reassign-two");
+});
+
+test("a reassignment in the lanes: each replica named as the registration lists it, copying, in the ISR, removed, at every step", async () => {
+  // move-0 on [1, 2] → [1, 3, 4]: brokers 3 and 4 are adding, broker 2 removing. 20 records
+  // of 1024 bytes (two batches) and replica.fetch.max.bytes below a batch, so each new
+  // replica copies them over two fetches (KIP-74). The leader takes one new replica into the
+  // ISR at a time (Partition.maybeExpandIsr: no second expansion while one is pending), so
+  // one adding replica is in the ISR, still adding, while the other copies; the
+  // reassignment completes when both are in (ReplicationControlManager's
+  // maybeCompleteReassignment): broker 2 leaves, the new ones are plain followers.
+  const s = {
+    version: 2, brokers: 4, config: { "replica.fetch.max.bytes": 4000 },
+    topics: [{ name: "move", assignment: [[1, 2]] }],
+    timeline: [{ at: 0, action: "produce", acks: "all", prefix: "m", count: 20 }],
+    end_ms: 1000, title: "move to three",
+  };
+  const { page } = await openFresh(app, `/?t=1000${shareHash(s)}`);
+  await overview(page).waitFor();
+  await page.getByLabel("Target replicas", { exact: true }).fill("1,3,4");
+  await button(page, "--execute").click();
+  await waitForText(eventLog(page), /Successfully started partition reassignment for move-0/);
+  const title = (b) => page.locator("svg.lane-view").nth(b - 1).locator("text.lane-title").textContent();
+  const words = page.getByRole("region", { name: "In Kafka's words", exact: true }).locator("pre.describe");
+  const ids = (line, field) => (new RegExp(`${field}: ([\\d,]+)`).exec(line)?.[1] ?? "").split(",").filter(Boolean).map(Number);
+  const seen = { 2: [], 3: [], 4: [] };
+  const step = button(page, "Step one event");
+  await poll(async () => {
+    // The lanes and the describe line of the same moment agree.
+    const line = await words.textContent();
+    const [adding, removing, isr] = ["Adding Replicas", "Removing Replicas", "Isr"].map((f) => ids(line, f));
+    for (const b of [2, 3, 4]) {
+      const t = await title(b);
+      assert.equal(/adding replica/.test(t), adding.includes(b), `${t} | ${line}`);
+      assert.equal(/removing replica/.test(t), removing.includes(b), `${t} | ${line}`);
+      if (adding.includes(b)) assert.equal(/in ISR/.test(t), isr.includes(b), `${t} | ${line}`);
+      if (seen[b].at(-1) !== t) seen[b].push(t);
+    }
+    if (seen[2].at(-1) === "broker 2 · no replica") return true;
+    await step.click();
+    return false;
+  }, { timeout: 60_000 });
+  assert.deepEqual(seen[2], ["broker 2 · removing replica", "broker 2 · no replica"]);
+  for (const b of [3, 4]) {
+    assert.equal(seen[b][0], `broker ${b} · adding replica, copying`, JSON.stringify(seen[b]));
+    assert.equal(seen[b].at(-1), `broker ${b} · follower`, JSON.stringify(seen[b]));
+  }
+  // The first to join waited in the ISR, still adding, for the other.
+  const joined = [3, 4].filter((b) => seen[b].includes(`broker ${b} · adding replica, in ISR`));
+  assert.equal(joined.length, 1, JSON.stringify(seen));
+  await waitForText(words, /^Topic: move Partition: 0 Leader: 1 Replicas: 1,3,4 Isr: /);
+  await app.screenshot(page, "cluster-ui-reassign-lanes");
 });
 
 test("the calculator speaks of each topic: its replication factor and min.insync.replicas", async () => {

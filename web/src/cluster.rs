@@ -995,15 +995,37 @@ struct LaneInfo {
 }
 
 /// A lane's role: what the broker does for the partition, and for a broker that is down
-/// what it was (the controller still names a dead leader until it fences it).
-fn role_text(b: &BrokerSnapshot, leader: Option<BrokerId>) -> &'static str {
-    match (b.hosts_replica, b.process.is_up(), b.role) {
-        (false, _, _) => "no replica",
-        (true, false, _) if leader == Some(b.id) => "leader (down)",
-        (true, false, _) => "replica (down)",
-        (true, true, ReplicaRole::Leader) => "leader",
-        (true, true, ReplicaRole::Follower) => "follower",
-        (true, true, ReplicaRole::None) => "replica",
+/// what it was (the controller still names a dead leader until it fences it). During a
+/// reassignment, a replica the registration lists as adding or removing is named so, in
+/// the words of describe's `Adding Replicas` / `Removing Replicas`: an adding replica is
+/// copying until the leader takes it into the ISR, then in it; a removing one leaves the
+/// replicas when the reassignment completes (`no replica`). All of it is the controller's
+/// registration, as the lane's ISR membership is, so the role changes with the describe line.
+fn role_text(b: &BrokerSnapshot, leader: Option<BrokerId>) -> String {
+    if !b.hosts_replica {
+        return "no replica".to_string();
+    }
+    let up = b.process.is_up();
+    let change = match (b.adding, b.removing) {
+        (true, _) if up && b.in_isr => Some("adding replica, in ISR"),
+        (true, _) if up => Some("adding replica, copying"),
+        (true, _) => Some("adding replica"),
+        (false, true) => Some("removing replica"),
+        (false, false) => None,
+    };
+    let leads = if up {
+        b.role == ReplicaRole::Leader
+    } else {
+        leader == Some(b.id)
+    };
+    let down = if up { "" } else { " (down)" };
+    match (leads, change) {
+        (true, Some(change)) => format!("leader{down} · {change}"),
+        (true, None) => format!("leader{down}"),
+        (false, Some(change)) => format!("{change}{down}"),
+        (false, None) if !up => "replica (down)".to_string(),
+        (false, None) if b.role == ReplicaRole::Follower => "follower".to_string(),
+        (false, None) => "replica".to_string(),
     }
 }
 
@@ -1553,6 +1575,141 @@ mod tests {
             "Broker 2 truncated offsets 10..19 (below its HW 20: records it held as committed).";
         assert!(cluster_status(&snap, t.time_ms + 2_900).contains(line));
         assert!(!cluster_status(&snap, t.time_ms + 3_000).contains("truncated"));
+    }
+
+    /// During a reassignment each lane names its replica as the registration does (describe's
+    /// `Adding Replicas` / `Removing Replicas`): stepped event by event, a lane says "adding"
+    /// exactly while the describe line of that moment lists its broker among the adding
+    /// replicas, "in ISR" exactly while its `Isr` does, "removing" while `Removing Replicas`
+    /// does; and each lane goes through the reassignment's steps in order. Moving [1, 2] to
+    /// [1, 3] (the move-replica preset: the leader stays) and to [3, 2] (the leader 1 is
+    /// removed: an election moves the leadership to 3 when it completes).
+    #[test]
+    fn a_reassignment_names_its_adding_and_removing_replicas_in_the_lanes() {
+        // Every lane's role at each event, each change once, checked against the describe
+        // line of its moment.
+        let lanes = |json: &str| {
+            let mut sim = watermark_engine::Sim::new(&Scenario::from_json(json).unwrap()).unwrap();
+            let mut seen: Vec<Vec<String>> = vec![vec![]; sim.snapshot().brokers.len()];
+            loop {
+                let snap = sim.snapshot();
+                let field = |name: &str| {
+                    let at = snap.describe.find(name).map(|i| i + name.len());
+                    let rest = at.map(|i| &snap.describe[i..]).unwrap_or("");
+                    let ids = rest.split(' ').next().unwrap_or("");
+                    ids.split(',')
+                        .filter_map(|x| x.parse::<u32>().ok())
+                        .collect::<Vec<u32>>()
+                };
+                let (adding, removing, isr) = (
+                    field("Adding Replicas: "),
+                    field("Removing Replicas: "),
+                    field("Isr: "),
+                );
+                for b in &snap.brokers {
+                    let title = lane_info(b, snap.time_ms, snap.controller.leader).title;
+                    let at = || format!("{title} at {}: {}", snap.time_ms, snap.describe);
+                    assert_eq!(
+                        title.contains("adding replica"),
+                        adding.contains(&b.id),
+                        "{}",
+                        at()
+                    );
+                    assert_eq!(
+                        title.contains("removing replica"),
+                        removing.contains(&b.id),
+                        "{}",
+                        at()
+                    );
+                    if adding.contains(&b.id) {
+                        assert_eq!(title.contains("in ISR"), isr.contains(&b.id), "{}", at());
+                        assert_eq!(title.contains("copying"), !isr.contains(&b.id), "{}", at());
+                    }
+                    let mine = &mut seen[b.id as usize - 1];
+                    if mine.last() != Some(&title) {
+                        mine.push(title);
+                    }
+                }
+                if !sim.step() || sim.now() > 20_000 {
+                    break;
+                }
+            }
+            seen
+        };
+        let scenario = |brokers: u32, target: &str, slow: &str| {
+            format!(
+                r#"{{"version": 2, "brokers": {brokers}, "topics": [{{"name": "move", "assignment": [[1, 2]]}}],
+                "timeline": [{{"at": 0, "action": "produce", "acks": "all", "prefix": "m", "count": 10}}, {slow}
+                  {{"at": 2000, "action": "reassign_execute",
+                   "reassignment": {{"version": 1, "partitions": [{{"topic": "move", "partition": 0, "replicas": {target}}}]}}}}],
+                "end_ms": 20000}}"#
+            )
+        };
+        // The leader stays: broker 3 copies, and the ISR change that takes it in completes
+        // the reassignment (PartitionChangeBuilder.completeReassignmentIfNeeded, in the same
+        // record), so broker 2 leaves in it.
+        let seen = lanes(&scenario(3, "[1, 3]", ""));
+        assert_eq!(seen[0], ["broker 1 · leader"]);
+        assert_eq!(
+            seen[1],
+            [
+                "broker 2 · follower",
+                "broker 2 · removing replica",
+                "broker 2 · no replica"
+            ]
+        );
+        assert_eq!(
+            seen[2],
+            [
+                "broker 3 · no replica",
+                "broker 3 · adding replica, copying",
+                "broker 3 · follower"
+            ]
+        );
+        // The leader is removed: an election moves the leadership to broker 3 as it completes.
+        let seen = lanes(&scenario(3, "[3, 2]", ""));
+        assert_eq!(
+            seen[0],
+            [
+                "broker 1 · leader",
+                "broker 1 · leader · removing replica",
+                "broker 1 · no replica"
+            ]
+        );
+        assert_eq!(seen[1], ["broker 2 · follower"]);
+        assert_eq!(
+            seen[2],
+            [
+                "broker 3 · no replica",
+                "broker 3 · adding replica, copying",
+                "broker 3 · follower",
+                "broker 3 · leader"
+            ]
+        );
+        // Two adding replicas, broker 4 slow: broker 3 joins the ISR first and waits there,
+        // adding still, until broker 4 joins too.
+        let seen = lanes(&scenario(
+            4,
+            "[1, 3, 4]",
+            r#"{"at": 0, "action": "slow", "broker": 4, "ms": 3000},"#,
+        ));
+        assert_eq!(
+            seen[2],
+            [
+                "broker 3 · no replica",
+                "broker 3 · adding replica, copying",
+                "broker 3 · adding replica, in ISR",
+                "broker 3 · follower"
+            ]
+        );
+        assert_eq!(
+            seen[3],
+            [
+                "broker 4 · no replica",
+                "broker 4 · adding replica, copying",
+                "broker 4 · follower"
+            ]
+        );
     }
 
     /// The status line at each event of `json`'s run, until `until` holds of it.

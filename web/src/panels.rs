@@ -277,6 +277,12 @@ pub fn Settings(ctx: Ctx, undo: crate::undo::Undo) -> impl IntoView {
                     |c| c.elr_enabled(), |on| ("eligible.leader.replicas.version", u64::from(on).into()))}
                 {check(ctx, "<code>enable.idempotence</code>", "enable.idempotence",
                     |c| c.enable_idempotence != Some(false), |on| ("enable.idempotence", on.into()))}
+                // The producer's partitioner (the produce row's "to" chooses by partition, key
+                // or sticky): a key that does not choose, and the adaptive sticky choice.
+                {check(ctx, "<code>partitioner.ignore.keys</code> (a keyed record goes to the sticky partition)", "partitioner.ignore.keys",
+                    |c| c.partitioner_ignore_keys == Some(true), |on| ("partitioner.ignore.keys", on.into()))}
+                {check(ctx, "<code>partitioner.adaptive.partitioning.enable</code>", "partitioner.adaptive.partitioning.enable",
+                    |c| c.partitioner_adaptive_partitioning_enable != Some(false), |on| ("partitioner.adaptive.partitioning.enable", on.into()))}
                 // KIP-392: leaders send a consumer with a client.rack to a follower there.
                 {check(ctx, "<code>replica.selector.class</code> RackAwareReplicaSelector (follower fetching, KIP-392)", "replica.selector.class",
                     |c| c.rack_aware_replica_selector, |on| ("replica.selector.class", if on {
@@ -504,11 +510,15 @@ pub fn Actions(ctx: Ctx) -> impl IntoView {
             String::new()
         };
         let refuse = |why: &str| ctx.notice.set(Some(format!("Not done: {why}")));
+        // partitioner.ignore.keys: a key goes with the records but never chooses.
+        let ignore_keys = ctx
+            .status
+            .with_untracked(|s| s.config.partitioner_ignore_keys == Some(true));
         match (mode.as_str(), key.is_empty()) {
             ("key", true) => {
                 return refuse("by key needs a Key: murmur2 of its bytes chooses the partition")
             }
-            ("sticky", false) => {
+            ("sticky", false) if !ignore_keys => {
                 return refuse("a record with a key goes to its key's partition (KafkaProducer.partition): clear the Key for the sticky partitioner, or choose by key")
             }
             ("key" | "sticky", _) => partition = None,
@@ -552,6 +562,7 @@ pub fn Actions(ctx: Ctx) -> impl IntoView {
             }
         }
         let note = match mode.as_str() {
+            "key" | "sticky" if ignore_keys && !key.is_empty() => format!("partitioner.ignore.keys is true: key \"{key}\" goes with the records but does not choose; the sticky partitioner (KIP-794) sent the {n} record(s) to {to}; the lanes show {shown}."),
             "key" => {
                 let n = ctx.pg.with_value(|pg| {
                     pg.scenario()
@@ -648,7 +659,7 @@ pub fn Actions(ctx: Ctx) -> impl IntoView {
 
 /// The produce row's version-2 fields: where the records go (KafkaProducer.partition), their
 /// key and their value size.
-const PRODUCE_V2: &str = "<label title=\"Where the records go, as KafkaProducer.partition decides: the partition named (the one the lanes show), the key's (murmur2), or with neither the sticky partitioner's (KIP-794)\">to \
+const PRODUCE_V2: &str = "<label title=\"Where the records go, as KafkaProducer.partition decides: the partition named (the one the lanes show), the key's (murmur2), or with neither the sticky partitioner's (KIP-794); with partitioner.ignore.keys (Advanced) a key never chooses\">to \
     <select aria-label=\"Partitioner\"><option value=\"shown\" selected>the shown partition</option>\
     <option value=\"key\">by key (murmur2)</option><option value=\"sticky\">sticky (no key, no partition)</option></select></label> \
     <label title=\"Each record's key (by key: murmur2 of its bytes modulo the partition count chooses the partition)\">Key \
@@ -1306,6 +1317,7 @@ pub fn Simplifications() -> impl IntoView {
                 <li>"A killed broker's machine stays up: its kernel resets connections at once. A cut link drops packets, and requests time out. A zone cut off loses the controller too."</li>
                 <li>"Changing replica.lag.time.max.ms applies at once on every broker, as if each were restarted with the new value (real Kafka needs a broker restart for it); min.insync.replicas reaches each broker through the metadata."</li>
                 <li>"Kafka's meters show their count, not a rate; the replication byte-rate shows whole bytes per second."</li>
+                <li>"A produce's records are all appended before the producer sends any of them, so the sticky partitioner always finds its queues empty: partitioner.adaptive.partitioning.enable changes nothing, and partitioner.availability.timeout.ms keeps its default."</li>
             </ul>
         </details>
     }
