@@ -119,8 +119,16 @@ impl ReplicaFetcher {
         };
         let log = &mut partition.log;
         // A log with no epoch information cannot use the leader's divergence check: it is
-        // truncated to its HW first (the TRUNCATING state).
-        if log.epoch_cache.entries.is_empty() && log.log_end_offset() > log.high_watermark {
+        // truncated to its HW first (the TRUNCATING state). Before KIP-101 (protocol
+        // `pre-kip-101`, Kafka 0.10.2) every replica that became follower did so:
+        // ReplicaManager.makeFollowers, "logManager.truncateTo(partitionsToMakeFollower.map(
+        // partition => (partition.topicPartition,
+        // partition.getOrCreateReplica().highWatermark.messageOffset)))", the HW being the
+        // one read back from replication-offset-checkpoint after a restart.
+        let by_epoch = ctx.config.protocol.has_leader_epoch_truncation();
+        if (!by_epoch || log.epoch_cache.entries.is_empty())
+            && log.log_end_offset() > log.high_watermark
+        {
             let hw = log.high_watermark;
             if let Some(t) = log.truncate_to(hw) {
                 record_truncation(ctx, tp, host.id, t, None);
@@ -237,12 +245,20 @@ impl ReplicaFetcher {
                 }
                 _ => {
                     let log = &p.log;
+                    // Before KIP-101 a fetch carried no leader epoch of the follower's log
+                    // (FetchRequest v4, Kafka 0.10.2): the leader could not tell where the
+                    // logs diverge.
+                    let last_fetched_epoch = if ctx.config.protocol.has_leader_epoch_truncation() {
+                        log.epoch_cache.latest_epoch()
+                    } else {
+                        None
+                    };
                     ready.push(FetchPartition {
                         tp,
                         fetch_offset: log.log_end_offset(),
                         log_start_offset: log.log_start_offset,
                         current_leader_epoch: f.leader_epoch,
-                        last_fetched_epoch: log.epoch_cache.latest_epoch(),
+                        last_fetched_epoch,
                     });
                 }
             }
@@ -268,7 +284,13 @@ impl ReplicaFetcher {
                 fetch_id,
                 fetcher_id: key.1,
                 replica_id: host.id,
-                broker_epoch: host.broker_epoch,
+                // KIP-903 (Kafka 3.5) put the broker epoch in a follower's fetch; before it,
+                // -1 ("no epoch": the leader takes the fetch state as it comes).
+                broker_epoch: if ctx.config.protocol.has_broker_epoch_in_fetch() {
+                    host.broker_epoch
+                } else {
+                    -1
+                },
                 partitions: ready,
             },
         );
@@ -542,7 +564,11 @@ impl ReplicaFetcher {
             records.windows(2).all(|w| w[1].offset == w[0].offset + 1),
             "{records:?}"
         );
+        let from = log.log_end_offset();
         log.append_as_follower(&records);
+        if ctx.config.track_writeback && !records.is_empty() {
+            log.note_append(from, ctx.now, ctx.config.writeback_delay_ms);
+        }
         // ReplicaFetcherThread.processPartitionData: "Traffic from both in-sync and out of
         // sync replicas are accounted for in replication quota".
         if self.quota.is_throttled(tp) {

@@ -630,11 +630,14 @@ impl Partition {
             Role::None => return (self.fetch_error(ErrorCode::NOT_LEADER_OR_FOLLOWER), true),
         };
         // Partition.getLocalLog → checkCurrentLeaderEpoch comes first, whether or not this
-        // broker leads: an older epoch is fenced, a newer one is not known here yet.
-        if fp.current_leader_epoch < local_epoch {
+        // broker leads: an older epoch is fenced, a newer one is not known here yet. Before
+        // KIP-320 (Kafka 2.1) a fetch carried no current leader epoch, so nothing was
+        // fenced: only a replica that does not lead refused it (NOT_LEADER_FOR_PARTITION).
+        let fenced_by_epoch = ctx.config.protocol.has_current_leader_epoch_in_fetch();
+        if fenced_by_epoch && fp.current_leader_epoch < local_epoch {
             return (self.fetch_error(ErrorCode::FENCED_LEADER_EPOCH), true);
         }
-        if fp.current_leader_epoch > local_epoch {
+        if fenced_by_epoch && fp.current_leader_epoch > local_epoch {
             return (self.fetch_error(ErrorCode::UNKNOWN_LEADER_EPOCH), true);
         }
         let Role::Leader(l) = &self.role else {
@@ -1164,6 +1167,10 @@ impl Partition {
                     appended.0 == leo && self.log.log_end_offset() == appended.1 + 1,
                     "{appended:?} at {leo}"
                 );
+                if ctx.config.track_writeback {
+                    self.log
+                        .note_append(leo, ctx.now, ctx.config.writeback_delay_ms);
+                }
                 ctx.observe(Observation::LeaderAppend {
                     tp: self.tp,
                     broker: b,
