@@ -374,9 +374,12 @@ impl Host<'_> {
         };
         match m.brokers.get(&replica) {
             Some(r) => {
+                // Partition.isBrokerEpochIsrEligible: "storedBrokerEpoch.get == -1 ||
+                // storedBrokerEpoch.get == cachedBrokerEpoch.get()": -1 is a fetch without a
+                // broker epoch (before KIP-903: protocol `pre-kip-101`).
                 !r.fenced
                     && !r.in_controlled_shutdown
-                    && fetch_broker_epoch.is_none_or(|e| e == r.epoch)
+                    && fetch_broker_epoch.is_none_or(|e| e == -1 || e == r.epoch)
             }
             None => false,
         }

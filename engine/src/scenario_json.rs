@@ -591,7 +591,13 @@ fn config(path: &str, v: &Value) -> R<Config> {
             Some(Slot::U32(n)) => *n = u32_of(&p, v)?,
             Some(Slot::U64(n)) => *n = u64_of(&p, v)?,
             Some(Slot::Bool(b)) => *b = bool_of(&p, v)?,
-            Some(Slot::OptBool(b)) => *b = Some(bool_of(&p, v)?),
+            // `null` is "not set", as serde reads an `Option`.
+            Some(Slot::OptBool(b)) => {
+                *b = match v {
+                    Value::Null => None,
+                    v => Some(bool_of(&p, v)?),
+                }
+            }
             Some(Slot::Selector(on)) => {
                 *on = crate::config::selector_class_of(match v {
                     Value::Null => None,
