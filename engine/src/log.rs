@@ -596,6 +596,49 @@ mod tests {
     }
 
     #[test]
+    fn a_power_loss_keeps_only_what_was_written_back() {
+        let mut log = ReplicaLog::default();
+        let delay = 1_000;
+        // Three appends at 0, 600 and 1 200 ms; a truncation drops the last one's record,
+        // and an append at 1 300 writes offset 3 again.
+        for (at, v) in [(0, "a"), (600, "b"), (1_200, "c")] {
+            let from = log.log_end_offset();
+            log.append_as_leader(0, &[v.to_string(), format!("{v}2")]);
+            log.note_append(from, at, delay);
+        }
+        // The append at 0 was written back by 1 200 and left the list.
+        assert_eq!(log.unwritten, [(2, 600), (4, 1_200)]);
+        log.truncate_to(5);
+        assert_eq!(
+            log.unwritten,
+            [(2, 600), (4, 1_200)],
+            "offset 4 is still there"
+        );
+        log.truncate_to(4);
+        assert_eq!(
+            log.unwritten,
+            [(2, 600)],
+            "the append at 4 went with its records"
+        );
+        log.append_as_leader(0, &["d".to_string()]);
+        log.note_append(4, 1_300, delay);
+        // At 1 650 the append at 600 is on disk: the log ends where the one at 1 300 began.
+        let mut a = log.clone();
+        let t = a.lose_unwritten(1_650, delay).expect("a loss");
+        assert_eq!((t.to_offset, a.log_end_offset()), (4, 4));
+        assert!(a.unwritten.is_empty());
+        // At 1 500 the append at 600 is not: offsets 2.. go.
+        let t = log.lose_unwritten(1_500, delay).expect("a loss");
+        assert_eq!((t.to_offset, t.removed.len()), (2, 3));
+        // Everything written back: nothing to lose.
+        let mut b = ReplicaLog::default();
+        b.append_as_leader(0, &["x".to_string()]);
+        b.note_append(0, 0, delay);
+        assert!(b.lose_unwritten(1_000, delay).is_none());
+        assert_eq!(b.log_end_offset(), 1);
+    }
+
+    #[test]
     fn leader_hw_only_rises() {
         let mut l = ReplicaLog::default();
         l.append_as_leader(0, &values("v", 5));

@@ -260,3 +260,41 @@ fn protocol_is_refused_when_unknown_and_travels_in_links() {
     assert_eq!(back.protocol, Protocol::PreKip101);
     assert_eq!(back, old);
 }
+
+/// `power_loss`: the records appended less than `sim.writeback.delay.ms` before are gone from
+/// that broker's log, older ones stay; the leader's HW above a power-lost ISR member is
+/// Kafka's contract at work, not a broken invariant; kill -9 loses nothing.
+#[test]
+fn a_power_loss_takes_what_the_os_had_not_written_back() {
+    let scenario = |fault: &str| {
+        Scenario::from_json(&format!(
+            r#"{{"version": 1, "brokers": 2, "assignment": [1, 2], "seed": 1,
+                "config": {{"sim.writeback.delay.ms": 5000}},
+                "timeline": [
+                  {{"at": 0, "action": "produce", "acks": "all", "values": ["old"]}},
+                  {{"at": 8000, "action": "produce", "acks": "all", "values": ["new"]}},
+                  {{"at": 9000, "action": "{fault}", "broker": 2}}
+                ],
+                "end_ms": 9500}}"#
+        ))
+        .expect("scenario")
+    };
+    let sim = run(&scenario("power_loss"));
+    assert!(has_line(
+        &sim,
+        9000,
+        9000,
+        "broker 2 lost power: the process is down, and what the OS had not written back (appended in the last 5000 ms) is gone"
+    ));
+    assert!(has_line(
+        &sim,
+        9000,
+        9000,
+        "broker 2: rep-0 offsets 1..1 were only in the page cache and are gone; the log ends at 1"
+    ));
+    assert_eq!(log_values(&sim, 2), ["old"]);
+    assert_eq!(log_values(&sim, 1), ["old", "new"]);
+    // kill -9: the OS keeps running and writes everything back.
+    let sim = run(&scenario("kill"));
+    assert_eq!(log_values(&sim, 2), ["old", "new"]);
+}
