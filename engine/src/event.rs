@@ -496,6 +496,9 @@ pub enum Event {
         #[serde(skip_serializing_if = "is_one")]
         partitions: u32,
     },
+    /// The run follows an older Kafka's replication rules (the scenario's `protocol`, when
+    /// not `kafka-4`): said once, at the start.
+    ProtocolMode { protocol: crate::protocol::Protocol },
 }
 
 impl Event {
@@ -563,7 +566,9 @@ impl Event {
             Event::BrokerShutDown { .. } | Event::BrokerStarted { .. } => TraceKind::Broker,
             Event::CommittedRecordsLost { .. } => TraceKind::Loss,
             Event::InvariantBroken { .. } => TraceKind::Violation,
-            Event::Caption { .. } | Event::TopicCreated { .. } => TraceKind::Note,
+            Event::Caption { .. } | Event::TopicCreated { .. } | Event::ProtocolMode { .. } => {
+                TraceKind::Note
+            }
         }
     }
 
@@ -645,7 +650,9 @@ impl Event {
             | Event::ToolOutput { .. }
             | Event::BrokerShutDown { .. }
             | Event::BrokerStarted { .. } => Level::Info,
-            Event::Caption { .. } | Event::TopicCreated { .. } => Level::Info,
+            Event::Caption { .. } | Event::TopicCreated { .. } | Event::ProtocolMode { .. } => {
+                Level::Info
+            }
         }
     }
 
@@ -715,7 +722,7 @@ impl Event {
             Event::BrokerShutDown { broker }
             | Event::BrokerStarted { broker, .. }
             | Event::CommittedRecordsLost { broker, .. } => Some(*broker),
-            Event::Caption { .. } | Event::TopicCreated { .. } => None,
+            Event::Caption { .. } | Event::TopicCreated { .. } | Event::ProtocolMode { .. } => None,
         }
     }
 }
@@ -1285,6 +1292,13 @@ impl fmt::Display for Event {
                     _ => ")",
                 })
             }
+            Event::ProtocolMode { protocol } => write!(
+                f,
+                "protocol {}: {} ({})",
+                protocol.name(),
+                protocol.era(),
+                protocol.fixed_by()
+            ),
             Event::DiskLost { broker } => write!(
                 f,
                 "broker {broker} lost its disk: its log and checkpoint files are gone (the process is down)"

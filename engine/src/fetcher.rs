@@ -120,11 +120,10 @@ impl ReplicaFetcher {
         let log = &mut partition.log;
         // A log with no epoch information cannot use the leader's divergence check: it is
         // truncated to its HW first (the TRUNCATING state). Before KIP-101 (protocol
-        // `pre-kip-101`, Kafka 0.10.2) every replica that became follower did so:
-        // ReplicaManager.makeFollowers, "logManager.truncateTo(partitionsToMakeFollower.map(
-        // partition => (partition.topicPartition,
-        // partition.getOrCreateReplica().highWatermark.messageOffset)))", the HW being the
-        // one read back from replication-offset-checkpoint after a restart.
+        // `pre-kip-101`, Kafka 0.10.2) every replica that became follower was:
+        // ReplicaManager.makeFollowers passed each new follower's highWatermark to
+        // logManager.truncateTo, the HW being the one read back from
+        // replication-offset-checkpoint after a restart.
         let by_epoch = ctx.config.protocol.has_leader_epoch_truncation();
         if (!by_epoch || log.epoch_cache.entries.is_empty())
             && log.log_end_offset() > log.high_watermark

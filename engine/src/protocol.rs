@@ -59,6 +59,32 @@ impl Protocol {
         Err(ScenarioError::new(field, text))
     }
 
+    /// Whose rules the mode runs, in words.
+    pub fn era(self) -> &'static str {
+        match self {
+            Protocol::Kafka4 => "Kafka 4.x replication",
+            Protocol::NoElr => {
+                "Kafka 3.x replication, without eligible leader replicas (as eligible.leader.replicas.version=0)"
+            }
+            Protocol::PreKip101 => {
+                "Kafka 0.10.2 replication: a new follower truncates to its own high watermark and fetches without leader epochs"
+            }
+        }
+    }
+
+    /// The KIP that ended the era, its release and its page.
+    pub fn fixed_by(self) -> &'static str {
+        match self {
+            Protocol::Kafka4 => "every rule the engine models",
+            Protocol::NoElr => {
+                "KIP-966 added them in Kafka 4.0: https://cwiki.apache.org/confluence/display/KAFKA/KIP-966%3A+Eligible+Leader+Replicas"
+            }
+            Protocol::PreKip101 => {
+                "KIP-101 replaced it with leader-epoch truncation in Kafka 0.11.0: https://cwiki.apache.org/confluence/display/KAFKA/KIP-101+-+Alter+Replication+Protocol+to+use+Leader+Epoch+rather+than+High+Watermark+for+Truncation"
+            }
+        }
+    }
+
     pub fn is_default(&self) -> bool {
         *self == Protocol::Kafka4
     }

@@ -332,6 +332,11 @@ impl Sim {
             sim.config.unclean_election_interval_ms,
             Scheduled::Controller(ControllerTimer::UncleanElection),
         );
+        if !scenario.protocol.is_default() {
+            sim.emit(Event::ProtocolMode {
+                protocol: scenario.protocol,
+            });
+        }
         for (t, spec) in specs.iter().enumerate() {
             sim.emit(Event::TopicCreated {
                 topic: spec.name.clone(),

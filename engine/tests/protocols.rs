@@ -74,6 +74,19 @@ fn losses(sim: &Sim) -> Vec<(u32, Vec<u64>, LossCause)> {
 fn kip_101_scenario_1_high_watermark_truncation_then_an_election_loses_m2() {
     let (old, new) = preset_and_kafka_4("pre-kip-101-hw-truncation");
     let sim = run(&old);
+    // The run says whose rules it follows, once, at the start; a kafka-4 run does not.
+    let said: Vec<_> = lines(&sim)
+        .into_iter()
+        .filter(|(_, l)| l.starts_with("protocol "))
+        .collect();
+    assert_eq!(said.len(), 1);
+    assert_eq!(said[0].0, 0);
+    assert!(said[0]
+        .1
+        .starts_with("protocol pre-kip-101: Kafka 0.10.2 replication"));
+    assert!(said[0]
+        .1
+        .contains("Kafka 0.11.0: https://cwiki.apache.org/"));
     // A (broker 1) restarts with HW 1 from its checkpoint and truncates m2 on becoming
     // follower (ReplicaManager.makeFollowers in 0.10.2), before B fails.
     assert!(has_line(
@@ -122,6 +135,7 @@ fn kip_101_scenario_1_high_watermark_truncation_then_an_election_loses_m2() {
     // Kafka 4.x, the same timeline: the restarted broker keeps m2 (it truncates by leader
     // epoch, not to its HW) and nothing committed is lost.
     let sim = run(&new);
+    assert!(!lines(&sim).iter().any(|(_, l)| l.starts_with("protocol ")));
     assert!(losses(&sim).is_empty(), "{:?}", losses(&sim));
     assert!(!lines(&sim)
         .iter()
@@ -207,10 +221,11 @@ fn without_elr_the_last_replica_standing_run_goes_offline() {
     let mut feature_off = preset("last-replica-standing").unwrap();
     feature_off.config.eligible_leader_replicas_version = 0;
     let feature_off = run(&feature_off);
+    // Apart from the captions and the line naming the mode.
     let captions = |sim: &Sim| -> Vec<(u64, String)> {
         lines(sim)
             .into_iter()
-            .filter(|(_, l)| !l.starts_with("# "))
+            .filter(|(_, l)| !l.starts_with("# ") && !l.starts_with("protocol no-elr: "))
             .collect()
     };
     assert_eq!(captions(&feature_off), captions(&without));
