@@ -990,6 +990,18 @@ impl Sim {
     }
 
     /// What a process loses when it ends: everything but the disk.
+    /// A fault of the machine (a lost disk, a power loss) ends broker `b`'s process if it
+    /// runs, as kill -9 does; whether it ran (its connections then reset).
+    fn end_process_of_machine_fault(&mut self, b: BrokerId) -> bool {
+        let was_up = self.processes[&b].is_up();
+        if was_up {
+            self.flush_effects(); // the process ends: what it sent goes out first
+            self.processes[&b].state = ProcessState::Killed;
+            self.clear_process_memory(b);
+        }
+        was_up
+    }
+
     fn clear_process_memory(&mut self, b: BrokerId) {
         let mut ids: Vec<u64> = Vec::new();
         for (id, m) in &self.buffered {
@@ -1306,12 +1318,7 @@ impl Sim {
                 });
             }
             Action::LoseDisk { broker } => {
-                let was_up = self.processes[broker].is_up();
-                if was_up {
-                    self.flush_effects(); // the process ends: what it sent goes out first
-                    self.processes[broker].state = ProcessState::Killed;
-                    self.clear_process_memory(*broker);
-                }
+                let was_up = self.end_process_of_machine_fault(*broker);
                 self.brokers[broker].lose_disk();
                 self.processes[broker].disk_lost = true;
                 self.emit(Event::DiskLost { broker: *broker });
@@ -1320,12 +1327,7 @@ impl Sim {
                 }
             }
             Action::PowerLoss { broker } => {
-                let was_up = self.processes[broker].is_up();
-                if was_up {
-                    self.flush_effects(); // the process ends: what it sent goes out first
-                    self.processes[broker].state = ProcessState::Killed;
-                    self.clear_process_memory(*broker);
-                }
+                let was_up = self.end_process_of_machine_fault(*broker);
                 self.processes[broker].power_lost = true;
                 self.emit(Event::PowerLost {
                     broker: *broker,

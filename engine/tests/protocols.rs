@@ -197,7 +197,16 @@ fn kip_101_scenario_2_replicas_diverge_after_a_power_outage() {
 #[test]
 fn without_elr_the_last_replica_standing_run_goes_offline() {
     let with_elr = run(&preset("last-replica-standing").unwrap());
-    let without = run(&preset("last-replica-standing-no-elr").unwrap());
+    let (old, new) = preset_and_kafka_4("last-replica-standing-no-elr");
+    let without = run(&old);
+    // The same preset without its protocol field is the ELR run: B is elected.
+    let new = run(&new);
+    assert!(losses(&new).is_empty());
+    assert_eq!(
+        new.snapshot().controller.leader,
+        Some(2),
+        "kafka-4 elects B from the ELR"
+    );
     assert!(has_line(
         &with_elr,
         48_000,
