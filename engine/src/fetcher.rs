@@ -245,9 +245,15 @@ impl ReplicaFetcher {
                 _ => {
                     let log = &p.log;
                     // Before KIP-101 a fetch carried no leader epoch of the follower's log
-                    // (FetchRequest v4, Kafka 0.10.2): the leader could not tell where the
-                    // logs diverge.
-                    let last_fetched_epoch = if ctx.config.protocol.has_leader_epoch_truncation() {
+                    // (FetchRequest v3, Kafka 0.10.2): the leader could not tell where the
+                    // logs diverge. Between KIP-101 and KIP-279 the follower asked where its
+                    // latest epoch ends once, on becoming follower (OffsetsForLeaderEpoch),
+                    // then fetched without it: the leader's divergence check answers that
+                    // one question here.
+                    let protocol = ctx.config.protocol;
+                    let last_fetched_epoch = if protocol.has_leader_epoch_truncation()
+                        && (protocol.has_epoch_in_truncation_answer() || f.awaiting_epoch_end)
+                    {
                         log.epoch_cache.latest_epoch()
                     } else {
                         None
@@ -531,11 +537,34 @@ impl ReplicaFetcher {
         if d.error != ErrorCode::NONE {
             return Some(ctx.config.replica_fetch_backoff_ms);
         }
+        let by_epoch = ctx.config.protocol.has_epoch_in_truncation_answer();
+        if let Role::Follower(f) = &mut partition.role {
+            // The one answer came (with a divergence or with records): fetch on without
+            // the epoch, as a 1.1 follower out of its truncating state does.
+            f.awaiting_epoch_end = false;
+        }
         let log = &mut partition.log;
         if let Some((epoch, end)) = d.diverging_epoch {
             let leo = log.log_end_offset();
             let follower_end = log.epoch_cache.end_offset_for(epoch, leo);
-            let (offset, _complete) = truncation_offset(epoch, end, follower_end, leo);
+            let (offset, _complete) = if by_epoch {
+                truncation_offset(epoch, end, follower_end, leo)
+            } else {
+                // ReplicaFetcherThread.maybeTruncate (1.1.0): OffsetsForLeaderEpoch v0 gave
+                // an offset only; an unknown one keeps the fetch offset, one at or past our
+                // end keeps the log, and any other is truncated to, whatever epoch our own
+                // record there has (the hole KIP-279 closed).
+                match end {
+                    crate::log::UNDEFINED_EPOCH_OFFSET => (leo, true),
+                    end => ((end.max(0) as u64).min(leo), true),
+                }
+            };
+            // v0's answer had no epoch: the line says -1.
+            let epoch = if by_epoch {
+                epoch
+            } else {
+                crate::log::UNDEFINED_EPOCH
+            };
             let t = log.truncate_to(offset);
             ctx.emit(Event::TruncatingToEpochEndOffset {
                 broker: host.id,

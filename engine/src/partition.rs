@@ -251,6 +251,11 @@ pub struct FollowerState {
     /// currentFetchState.lag.isEmpty"): an empty answer leaves it as it was. What
     /// isReplicaInSync reads (the follower side of the replication throttle).
     pub fetch_state_lag: Option<u64>,
+    /// Before KIP-279 (protocol `kip-101-without-kip-279`): the follower has not yet had
+    /// the leader's one answer on where its latest epoch ends (the partition is in the
+    /// fetcher's truncating state, ReplicaFetcherThread.maybeTruncate at 1.1.0). Always
+    /// false in the modes with KIP-279.
+    pub awaiting_epoch_end: bool,
 }
 
 /// The replica's role on a broker, as ReplicaManager applies it from metadata.
@@ -1326,6 +1331,8 @@ impl Partition {
             failed: false,
             lag: None,
             fetch_state_lag: None,
+            awaiting_epoch_end: ctx.config.protocol.has_leader_epoch_truncation()
+                && !ctx.config.protocol.has_epoch_in_truncation_answer(),
         });
         let event = match p.leader {
             Some(l) => Event::BecameFollower {

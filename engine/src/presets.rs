@@ -59,6 +59,10 @@ pub const PRESETS: &[Preset] = &[
         json: include_str!("../presets/pre-kip-101-divergence.json"),
     },
     Preset {
+        name: "kip-279-divergence",
+        json: include_str!("../presets/kip-279-divergence.json"),
+    },
+    Preset {
         name: "move-replica",
         json: include_str!("../presets/move-replica.json"),
     },

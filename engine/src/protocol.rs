@@ -20,6 +20,9 @@ pub enum Protocol {
     /// Kafka 3.x, before KIP-966 (4.0): no eligible leader replicas, as
     /// `eligible.leader.replicas.version=0`.
     NoElr,
+    /// Kafka 0.11 to 1.1, before KIP-279 (2.0): a new follower asks the leader once where
+    /// its latest epoch ends, gets an offset without an epoch, and truncates to it.
+    Kip101WithoutKip279,
     /// Kafka 0.10.2 and earlier, before KIP-101 (0.11): a replica that becomes follower
     /// truncates to its own high watermark and fetches without leader epochs.
     PreKip101,
@@ -29,6 +32,7 @@ pub enum Protocol {
 pub const PROTOCOLS: &[(Protocol, &str)] = &[
     (Protocol::Kafka4, "kafka-4"),
     (Protocol::NoElr, "no-elr"),
+    (Protocol::Kip101WithoutKip279, "kip-101-without-kip-279"),
     (Protocol::PreKip101, "pre-kip-101"),
 ];
 
@@ -38,6 +42,7 @@ impl Protocol {
         match self {
             Protocol::Kafka4 => "kafka-4",
             Protocol::NoElr => "no-elr",
+            Protocol::Kip101WithoutKip279 => "kip-101-without-kip-279",
             Protocol::PreKip101 => "pre-kip-101",
         }
     }
@@ -66,6 +71,9 @@ impl Protocol {
             Protocol::NoElr => {
                 "Kafka 3.x replication, without eligible leader replicas (as eligible.leader.replicas.version=0)"
             }
+            Protocol::Kip101WithoutKip279 => {
+                "Kafka 1.1 replication: a new follower asks once where its latest leader epoch ends and truncates to the offset it gets, without an epoch"
+            }
             Protocol::PreKip101 => {
                 "Kafka 0.10.2 replication: a new follower truncates to its own high watermark and fetches without leader epochs"
             }
@@ -78,6 +86,9 @@ impl Protocol {
             Protocol::Kafka4 => "every rule the engine models",
             Protocol::NoElr => {
                 "KIP-966 added them in Kafka 4.0: https://cwiki.apache.org/confluence/display/KAFKA/KIP-966%3A+Eligible+Leader+Replicas"
+            }
+            Protocol::Kip101WithoutKip279 => {
+                "KIP-279 added the epoch to the answer in Kafka 2.0: https://cwiki.apache.org/confluence/display/KAFKA/KIP-279%3A+Fix+log+divergence+between+leader+and+follower+after+fast+leader+fail+over"
             }
             Protocol::PreKip101 => {
                 "KIP-101 replaced it with leader-epoch truncation in Kafka 0.11.0: https://cwiki.apache.org/confluence/display/KAFKA/KIP-101+-+Alter+Replication+Protocol+to+use+Leader+Epoch+rather+than+High+Watermark+for+Truncation"
@@ -103,16 +114,24 @@ impl Protocol {
         self != Protocol::PreKip101
     }
 
+    /// KIP-279 (Kafka 2.0): the leader's answer names the epoch its offset ends, and the
+    /// follower truncates to where both logs agree, asking again until they do. Before it
+    /// (`kip-101-without-kip-279`) OffsetsForLeaderEpoch v0 answered an offset only, once,
+    /// when the replica became follower (ReplicaFetcherThread.maybeTruncate at 1.1.0).
+    pub fn has_epoch_in_truncation_answer(self) -> bool {
+        matches!(self, Protocol::Kafka4 | Protocol::NoElr)
+    }
+
     /// KIP-320 (Kafka 2.1): a fetch carries the follower's current leader epoch, and a
     /// replica answers FENCED_LEADER_EPOCH or UNKNOWN_LEADER_EPOCH when it differs.
     pub fn has_current_leader_epoch_in_fetch(self) -> bool {
-        self != Protocol::PreKip101
+        matches!(self, Protocol::Kafka4 | Protocol::NoElr)
     }
 
     /// KIP-903 (Kafka 3.5): a follower's fetch carries its broker epoch, and a leader
     /// ignores the fetch state of a replica whose epoch is older than the registered one.
     pub fn has_broker_epoch_in_fetch(self) -> bool {
-        self != Protocol::PreKip101
+        matches!(self, Protocol::Kafka4 | Protocol::NoElr)
     }
 
     /// KIP-380 (Kafka 2.2, broker epochs in the ZooKeeper controller) and KRaft's
@@ -121,7 +140,7 @@ impl Protocol {
     /// place in the ISR (KAFKA-1120: the controller's BrokerChange listener compared broker
     /// id sets and could miss a bounce).
     pub fn detects_broker_bounce(self) -> bool {
-        self != Protocol::PreKip101
+        matches!(self, Protocol::Kafka4 | Protocol::NoElr)
     }
 }
 
@@ -152,7 +171,7 @@ mod tests {
         assert_eq!(e.field, "protocol");
         assert_eq!(
             e.message,
-            "unknown protocol \"kafka-3\"; the protocols are: kafka-4, no-elr, pre-kip-101"
+            "unknown protocol \"kafka-3\"; the protocols are: kafka-4, no-elr, kip-101-without-kip-279, pre-kip-101"
         );
     }
 
@@ -166,5 +185,10 @@ mod tests {
         assert!(!old.has_current_leader_epoch_in_fetch());
         assert!(!old.has_broker_epoch_in_fetch());
         assert!(!old.detects_broker_bounce());
+        let mid = Protocol::Kip101WithoutKip279;
+        assert!(mid.has_leader_epoch_truncation() && !mid.has_epoch_in_truncation_answer());
+        assert!(!mid.has_elr() && !mid.has_current_leader_epoch_in_fetch());
+        assert!(!mid.has_broker_epoch_in_fetch() && !mid.detects_broker_bounce());
+        assert!(Protocol::NoElr.has_epoch_in_truncation_answer());
     }
 }

@@ -246,6 +246,7 @@ fn the_modes_presets_give_the_same_bytes_twice() {
         "last-replica-standing-no-elr",
         "pre-kip-101-hw-truncation",
         "pre-kip-101-divergence",
+        "kip-279-divergence",
     ] {
         let s = preset(name).unwrap();
         let a = run(&s);
@@ -265,7 +266,7 @@ fn protocol_is_refused_when_unknown_and_travels_in_links() {
     assert_eq!(e.field, "protocol");
     assert_eq!(
         e.message,
-        "unknown protocol \"kafka-3\"; the protocols are: kafka-4, no-elr, pre-kip-101"
+        "unknown protocol \"kafka-3\"; the protocols are: kafka-4, no-elr, kip-101-without-kip-279, pre-kip-101"
     );
     let e = Scenario::from_json(r#"{"protocol": 3}"#).unwrap_err();
     assert_eq!(e.field, "protocol");
@@ -321,4 +322,47 @@ fn a_power_loss_takes_what_the_os_had_not_written_back() {
     // kill -9: the OS keeps running and writes everything back.
     let sim = run(&scenario("kill"));
     assert_eq!(log_values(&sim, 2), ["old", "new"]);
+}
+
+#[test]
+fn kip_279_an_answer_without_an_epoch_leaves_replicas_diverged() {
+    let (old, new) = preset_and_kafka_4("kip-279-divergence");
+    let sim = run(&old);
+    // B asks once; A's answer is the start of its next epoch, without an epoch, and it is
+    // B's log end: nothing is truncated (ReplicaFetcherThread.maybeTruncate at 1.1.0).
+    assert!(has_line(
+        &sim,
+        35_000,
+        35_100,
+        "[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Truncating partition kip279-0 to offset 10 due to leader epoch and offset EpochEndOffset(errorCode=0, partition=0, leaderEpoch=-1, endOffset=10)"
+    ));
+    assert!(!lines(&sim)
+        .iter()
+        .any(|(t, l)| *t >= 35_000 && l.contains("threw away")));
+    // One question only: later fetches carry no epoch, so the leader never answers another
+    // divergence.
+    let answers = lines(&sim)
+        .iter()
+        .filter(|(_, l)| l.contains("due to leader epoch and offset"))
+        .count();
+    assert_eq!(answers, 1);
+    assert_eq!(log_values(&sim, 1)[9], "a-10");
+    assert_eq!(log_values(&sim, 2)[9], "b-10");
+    let snap = sim.snapshot();
+    assert!(snap.broker(1).unwrap().in_isr && snap.broker(2).unwrap().in_isr);
+    // b-10 was lost to the unclean election, which the scenario allows.
+    assert_eq!(
+        losses(&sim).last().map(|l| l.2.clone()),
+        Some(LossCause::UncleanElection { broker: 1 })
+    );
+
+    // Kafka 4.x (KIP-279's answer with its epoch): B truncates b-10 and copies a-10.
+    let sim = run(&new);
+    assert!(has_line(
+        &sim,
+        35_000,
+        35_100,
+        "[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Truncating partition kip279-0 to offset 9 due to leader epoch and offset EpochEndOffset(errorCode=0, partition=0, leaderEpoch=0, endOffset=10)"
+    ));
+    assert_eq!(log_values(&sim, 1), log_values(&sim, 2));
 }

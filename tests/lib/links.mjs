@@ -27,6 +27,7 @@ export const PRESET_TOPICS = {
   "last-replica-standing-no-elr": "elr",
   "pre-kip-101-hw-truncation": "kip101",
   "pre-kip-101-divergence": "kip101",
+  "kip-279-divergence": "kip279",
   "move-replica": "move",
   "slow-follower": "rep",
   "slow-broker": "orders",

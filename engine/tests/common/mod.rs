@@ -53,6 +53,10 @@ pub const GOLDEN: &[(&str, &str)] = &[
         "pre-kip-101-divergence",
         include_str!("../golden/pre-kip-101-divergence.txt"),
     ),
+    (
+        "kip-279-divergence",
+        include_str!("../golden/kip-279-divergence.txt"),
+    ),
 ];
 
 /// The golden text of a preset: its whole transcript, then its final snapshot as readable
