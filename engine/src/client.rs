@@ -1,7 +1,7 @@
-//! Clients: a producer (acks, retries, retry.backoff.ms, request.timeout.ms,
-//! delivery.timeout.ms with Kafka's retriable errors) and a consumer that reads from the
-//! leader below the HW, keeps a position, and notices when an unclean election rewrote what
-//! it had read.
+//! Clients: a producer (acks, retries, retry.backoff.ms and retry.backoff.max.ms (KIP-580,
+//! KIP-951), request.timeout.ms, delivery.timeout.ms with Kafka's retriable errors) and a
+//! consumer that reads from the leader below the HW, keeps a position, and notices when an
+//! unclean election rewrote what it had read.
 //!
 //! The idempotent producer (`enable.idempotence`, on by default): a producer id and epoch
 //! (one per producer), a sequence number per batch assigned once when the batch is first
@@ -14,7 +14,9 @@
 //!
 //! Simplifications (said in the UI): clients always know the controller's current leader, as
 //! if their metadata were refreshed instantly (the router below hands it to each call, the
-//! one place this is done); InitProducerId is not sent: the producer has
+//! one place this is done), though the producer's refreshes are timed for what they set off
+//! (a batch without a leader looks again, a backing-off batch goes to a new leader:
+//! [`MetadataRefresh`]); InitProducerId is not sent: the producer has
 //! producer id 0 and epoch 0 at once (the first id a new cluster's controller hands out),
 //! and bumps its epoch locally, as Kafka's idempotent producer does (KIP-360).
 
@@ -34,8 +36,18 @@ use crate::vec_map::{VecMap, VecSet};
 pub const PRODUCER: Node = Node::Client(1);
 pub const CONSUMER: Node = Node::Client(2);
 
+/// What the producer's metadata holds of a partition (Metadata.LeaderAndEpoch): its leader,
+/// if it has one, and its leader epoch, which a MetadataResponse carries with or without a
+/// leader (KRaftMetadataCache.getPartitionMetadata: LEADER_NOT_AVAILABLE with the epoch);
+/// `epoch` is None for a partition the metadata does not hold.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct LeaderAndEpoch {
+    pub leader: Option<BrokerId>,
+    pub epoch: Option<i32>,
+}
+
 /// The leader a client knows of a partition (its metadata), handed in by the simulator.
-pub(crate) type LeaderOf<'a> = &'a dyn Fn(Tp) -> Option<BrokerId>;
+pub(crate) type LeaderOf<'a> = &'a dyn Fn(Tp) -> LeaderAndEpoch;
 
 /// Extra time the client waits beyond request.timeout.ms before giving up on its own, so the
 /// broker's REQUEST_TIMED_OUT (from the purgatory) normally arrives first.
@@ -50,13 +62,19 @@ pub fn request_deadline_ms(config: &crate::Config) -> TimeMs {
 /// The producer's retry backoff after `attempts` earlier retries, as the lowest and highest
 /// value it can draw: ExponentialBackoff(retry.backoff.ms, RETRY_BACKOFF_EXP_BASE 2,
 /// retry.backoff.max.ms, RETRY_BACKOFF_JITTER 0.2).backoff(attempts) (KIP-580; the
-/// RecordAccumulator's). Its term, initial·2^min(attempts, log2(max/initial)), is
-/// min(initial·2^attempts, max) in integers; the backoff is ⌊r·term⌋ for r uniform in
-/// [0.8, 1.2), at most max (the caller's ceiling). With retry.backoff.ms at or above
-/// retry.backoff.max.ms the backoff is a static max, without jitter
-/// (CommonClientConfigs.warnDisablingExponentialBackoff; expMax is 0).
-pub(crate) fn retry_backoff(retry_backoff_ms: u64, attempts: u32) -> (u64, u64) {
-    let max = crate::config::RETRY_BACKOFF_MAX_MS;
+/// RecordAccumulator's and the Metadata's refreshBackoff). Its term,
+/// initial·2^min(attempts, log2(max/initial)), is min(initial·2^attempts, max) in integers;
+/// the backoff is ⌊r·term⌋ for r uniform in [0.8, 1.2), at most max (the caller's ceiling,
+/// [`backoff_timer`]). With retry.backoff.ms at or above retry.backoff.max.ms the backoff is
+/// a static max, without jitter (the constructor's initialInterval = min(max, initial) and
+/// expMax 0; CommonClientConfigs.warnDisablingExponentialBackoff warns, above it, that "a
+/// static backoff with value retry.backoff.max.ms will be applied").
+pub(crate) fn retry_backoff(
+    retry_backoff_ms: u64,
+    retry_backoff_max_ms: u64,
+    attempts: u32,
+) -> (u64, u64) {
+    let max = retry_backoff_max_ms;
     let initial = retry_backoff_ms.min(max);
     if initial == max {
         return (max, max);
@@ -66,6 +84,27 @@ pub(crate) fn retry_backoff(retry_backoff_ms: u64, attempts: u32) -> (u64, u64) 
         .filter(|t| t >> attempts == initial && *t <= max)
         .unwrap_or(max);
     (term * 4 / 5, (term * 6).div_ceil(5) - 1)
+}
+
+/// A timer at `from` plus the backoff after `attempts` ([`retry_backoff`]), its jitter drawn
+/// from the seeded generator when applied, and never later than `from` plus
+/// retry.backoff.max.ms (ExponentialBackoff.backoff's Math.min). A timer whose every draw
+/// falls before `now` is due at once, without a draw.
+fn backoff_timer(ctx: &Ctx, from: TimeMs, attempts: u32, scheduled: Scheduled) -> Effect {
+    let max = ctx.config.retry_backoff_max_ms;
+    let (lowest, highest) = retry_backoff(ctx.config.retry_backoff_ms, max, attempts);
+    if from + highest.min(max) <= ctx.now {
+        return Effect::SetTimer {
+            at: ctx.now,
+            scheduled,
+        };
+    }
+    Effect::SetTimerJittered {
+        at: from + lowest,
+        max_phase: highest - lowest,
+        at_most: from + max,
+        scheduled,
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,9 +128,39 @@ pub struct Attempt {
     /// The error of the last failed attempt, and when it came (for the view: the batch
     /// is being retried).
     pub last_error: Option<(ErrorCode, TimeMs)>,
+    /// ProducerBatch.currentLeaderEpoch: the newest leader epoch of the partition the
+    /// accumulator saw while the batch was its partition's head (None before the first look).
+    pub current_leader_epoch: Option<i32>,
+    /// ProducerBatch.attemptsWhenLeaderLastChanged: `retries_done` when
+    /// `current_leader_epoch` last moved.
+    pub attempts_when_leader_last_changed: u32,
+    /// RecordAccumulator.shouldBackoff: the batch waits out its retry backoff; a
+    /// [`ClientTimer::ProducerRetryBackoff`] ends it, or a new leader (KIP-951).
+    pub backing_off: bool,
 }
 
 impl Attempt {
+    /// ProducerBatch.maybeUpdateLeaderEpoch: a newer leader epoch than the batch's is
+    /// recorded, with the attempt it came at. RecordAccumulator calls it with the metadata's
+    /// epoch of the partition (MetadataSnapshot.leaderEpochFor) for the head of each
+    /// partition's deque, at each readiness check (partitionReady) and drain
+    /// (drainBatchesForOneNode), whether the partition has a leader or not.
+    pub(crate) fn maybe_update_leader_epoch(&mut self, latest: Option<i32>) {
+        if let Some(latest) = latest {
+            if self.current_leader_epoch.is_none_or(|c| c < latest) {
+                self.attempts_when_leader_last_changed = self.retries_done;
+                self.current_leader_epoch = Some(latest);
+            }
+        }
+    }
+
+    /// ProducerBatch.hasLeaderChangedForTheOngoingRetry: a retry whose partition got a newer
+    /// leader epoch since it last failed (KIP-951), which skips the backoff
+    /// (RecordAccumulator.shouldBackoff: `!hasLeaderChanged && shouldWaitMore`).
+    pub(crate) fn has_leader_changed_for_the_ongoing_retry(&self) -> bool {
+        self.retries_done >= 1 && self.retries_done == self.attempts_when_leader_last_changed
+    }
+
     /// ProducerBatch.lastSequence.
     pub fn last_sequence(&self) -> i32 {
         self.batch.map_or(NO_SEQUENCE, |b| {
@@ -148,6 +217,68 @@ pub struct Producer {
     /// The request stays in flight on its connection until its response, a reset or its
     /// timeout, and its response still reaches the TransactionManager.
     pub expired_requests: VecMap<u64, ExpiredRequest>,
+    /// Its metadata refreshes: what they have seen, and the one requested.
+    pub metadata: MetadataRefresh,
+    /// How many refresh timers the producer set (the next one's id), over its whole life:
+    /// a timer of a producer closed since is told apart.
+    pub metadata_refreshes: u64,
+}
+
+/// The producer's metadata refreshes (ProducerMetadata, Metadata). The producer's metadata is
+/// the controller's at every look (see the module's simplifications); what the refreshes
+/// time is what Kafka's producer does when one comes: a batch without a leader is looked at
+/// again (Sender.sendProducerData asks for a refresh with `metadata.requestUpdate(false)`),
+/// and a batch backing off whose partition got a new leader goes at once (KIP-951). They are
+/// requested as Kafka requests them, after a disconnect (NetworkClient's
+/// handleServerDisconnect: a reset connection or a request timeout) and after an error that
+/// is an InvalidMetadataException (Sender.completeBatch), and backed off as
+/// Metadata.timeToAllowUpdate does. Kafka's metadata requests can fail (failedUpdate counts
+/// `attempts`, also for a disconnect while an update is due); here a refresh is answered at
+/// once and never fails, so `attempts` stays 0 and its term is backoff(0) after each refresh,
+/// and what grows is the equivalent responses' term.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MetadataRefresh {
+    /// ProducerMetadata.topics: the topics the producer has sent to (by index; Kafka drops
+    /// one unused for `metadata.max.idle.ms`, 5 minutes; not here).
+    pub topics: VecSet<u16>,
+    /// Metadata.lastSeenLeaderEpochs of those topics' partitions.
+    pub last_seen_leader_epochs: VecMap<Tp, i32>,
+    /// Metadata.lastRefreshMs, which is also lastSuccessfulRefreshMs (no refresh fails).
+    pub last_refresh_ms: TimeMs,
+    /// Metadata.equivalentResponseCount: refreshes in a row that brought no newer leader
+    /// epoch.
+    pub equivalent_responses: u32,
+    /// The jobs whose batch waits for a leader from the next refresh.
+    pub waiting: Vec<u64>,
+    /// The refresh requested (Metadata.requestUpdate), by its timer's id.
+    pub requested: Option<u64>,
+}
+
+/// What answers a Produce request: its response, or the error the client makes of a reset
+/// connection or a timeout.
+#[derive(Debug, Clone, Copy)]
+struct Response {
+    request_id: u64,
+    error: ErrorCode,
+    base: Option<u64>,
+    last: Option<u64>,
+    /// The connection was lost (reset, or closed at the request's timeout), which asks for a
+    /// metadata refresh (NetworkClient's DefaultMetadataUpdater.handleServerDisconnect).
+    disconnected: bool,
+}
+
+/// Sender.completeBatch: an error that is an InvalidMetadataException asks for a metadata
+/// refresh (`metadata.requestUpdate(false)`), whether the batch is retried or not.
+fn is_invalid_metadata(error: ErrorCode) -> bool {
+    use ErrorCode::*;
+    matches!(
+        error,
+        NOT_LEADER_OR_FOLLOWER
+            | LEADER_NOT_AVAILABLE
+            | FENCED_LEADER_EPOCH
+            | UNKNOWN_TOPIC_OR_PARTITION
+            | NETWORK_EXCEPTION
+    )
 }
 
 /// A request whose batch was expired (failed with a TimeoutException) while it was in flight.
@@ -473,9 +604,11 @@ pub struct Consumer {
     pub preferred_read_replicas: VecMap<Tp, (BrokerId, TimeMs)>,
 }
 
-/// The consumer's `metadata.max.age.ms` default (CommonClientConfigs: 5 minutes): how long
-/// a preferred read replica holds (FetchCollector.updatePartitionState: "set to expire at"
-/// now + `metadata.metadataExpireMs()`).
+/// The clients' `metadata.max.age.ms` default (CommonClientConfigs: 5 minutes): how long
+/// a consumer's preferred read replica holds (FetchCollector.updatePartitionState: "set to
+/// expire at" now + `metadata.metadataExpireMs()`); a producer's refresh this long after its
+/// last is a periodic one, which starts the equivalent responses' count afresh
+/// (Metadata.timeToAllowUpdate).
 pub const METADATA_MAX_AGE_MS: u64 = 300_000;
 
 /// What the consumer is told of a partition when it picks a node to fetch from: its leader
@@ -537,6 +670,8 @@ impl Producer {
                 return;
             }
         };
+        // KafkaProducer.waitOnMetadata: metadata.add(topic), kept for the refreshes.
+        self.metadata.topics.insert(tp.topic);
         let batch_size = u64::from(ctx.config.batch_size);
         let single = [Some(0)];
         let (fixed, leaders, random) = match sticky {
@@ -618,17 +753,34 @@ impl Producer {
                     .and_then(|j| j.current.as_ref())
                     .and_then(|a| a.request_id);
                 if current == Some(request_id) {
-                    self.result(
-                        ctx,
-                        job,
+                    let response = Response {
                         request_id,
-                        ErrorCode::REQUEST_TIMED_OUT,
-                        None,
-                        None,
-                    );
+                        error: ErrorCode::REQUEST_TIMED_OUT,
+                        base: None,
+                        last: None,
+                        disconnected: true,
+                    };
+                    self.result(ctx, leader_of, job, response);
                 } else if self.expired_requests.contains_key(&request_id) {
-                    self.late_result(ctx, request_id, ErrorCode::REQUEST_TIMED_OUT, None);
+                    self.late_result(ctx, request_id, ErrorCode::REQUEST_TIMED_OUT, None, true);
                 }
+            }
+            ClientTimer::ProducerRetryBackoff {
+                job,
+                batch,
+                attempts,
+            } => {
+                // The backoff this timer timed is still on (KIP-951 may have ended it).
+                let attempt = self.jobs.get_mut(&job).and_then(|j| j.current.as_mut());
+                if let Some(a) = attempt
+                    .filter(|a| a.batch_id == batch && a.retries_done == attempts && a.backing_off)
+                {
+                    a.backing_off = false;
+                    self.send_batch(ctx, leader_of, job);
+                }
+            }
+            ClientTimer::ProducerMetadataRefresh { id } => {
+                self.on_metadata_refresh(ctx, leader_of, id);
             }
             ClientTimer::ProducerExpire { job, batch } => {
                 let this_batch = self
@@ -705,10 +857,22 @@ impl Producer {
     /// batch stays failed (ProducerBatch.done logs that it succeeded after it had failed); an
     /// error cannot be retried (the batch is done) and goes to handleFailedBatch with
     /// adjustSequenceNumbers = attempts < retries, which asks for an epoch bump.
-    fn late_result(&mut self, ctx: &mut Ctx, request_id: u64, error: ErrorCode, base: Option<u64>) {
+    fn late_result(
+        &mut self,
+        ctx: &mut Ctx,
+        request_id: u64,
+        error: ErrorCode,
+        base: Option<u64>,
+        disconnected: bool,
+    ) {
         let Some(late) = self.expired_requests.remove(&request_id) else {
             return;
         };
+        // A lost connection or an InvalidMetadataException asks for a metadata refresh, as
+        // for a batch not expired.
+        if disconnected || is_invalid_metadata(error) {
+            self.request_metadata_update(ctx);
+        }
         let idempotent = late.last_sequence != NO_SEQUENCE;
         if error == ErrorCode::NONE {
             if idempotent {
@@ -725,6 +889,105 @@ impl Producer {
             self.idempotence.request_epoch_bump_for_partition(late.tp);
         }
         self.wake(ctx);
+    }
+
+    /// Metadata.requestUpdate(false) (for a batch without a leader, a lost connection or an
+    /// InvalidMetadataException error): the next refresh, unless one is requested already,
+    /// at Metadata.timeToAllowUpdate: the larger of
+    /// lastRefreshMs + backoff(attempts - 1 or 0) (`attempts` is 0: no refresh fails here)
+    /// and lastRefreshMs + backoff(equivalentResponseCount - 1) (0 for a count of 0), drawn
+    /// once from the larger term's range, or at once if that time has passed. A refresh
+    /// `metadata.max.age.ms` after the last is a periodic one: the count starts afresh.
+    fn request_metadata_update(&mut self, ctx: &mut Ctx) {
+        if self.metadata.requested.is_some() {
+            return;
+        }
+        let id = self.metadata_refreshes;
+        self.metadata_refreshes += 1;
+        let m = &mut self.metadata;
+        m.requested = Some(id);
+        if ctx.now >= m.last_refresh_ms + METADATA_MAX_AGE_MS {
+            m.equivalent_responses = 0;
+        }
+        let attempts = m.equivalent_responses.saturating_sub(1);
+        let scheduled = Scheduled::Client(ClientTimer::ProducerMetadataRefresh { id });
+        let timer = backoff_timer(ctx, m.last_refresh_ms, attempts, scheduled);
+        ctx.effects.push(timer);
+    }
+
+    /// A metadata refresh's response (Metadata.update, with the engine's metadata: the
+    /// controller's at this moment): lastRefreshMs is now, equivalentResponseCount goes up
+    /// by one, and back to 0 if a partition of the producer's topics shows a leader epoch
+    /// newer than the last seen or one not seen before (updateLatestMetadata); then the
+    /// sender looks at its batches again: each one that waited for a leader.
+    fn on_metadata_refresh(&mut self, ctx: &mut Ctx, leader_of: LeaderOf<'_>, id: u64) {
+        if self.metadata.requested != Some(id) {
+            return;
+        }
+        let m = &mut self.metadata;
+        m.requested = None;
+        m.last_refresh_ms = ctx.now;
+        m.equivalent_responses = m.equivalent_responses.saturating_add(1);
+        for &topic in &m.topics {
+            let count = ctx
+                .topics
+                .topics
+                .get(usize::from(topic))
+                .map_or(0, |t| t.partitions.len());
+            for partition in 0..count as u16 {
+                let tp = Tp { topic, partition };
+                let Some(epoch) = leader_of(tp).epoch else {
+                    // A partition without a leader epoch: remembered no more.
+                    m.last_seen_leader_epochs.remove(&tp);
+                    m.equivalent_responses = 0;
+                    continue;
+                };
+                match m.last_seen_leader_epochs.get(&tp) {
+                    Some(&seen) if epoch < seen => {}
+                    Some(&seen) => {
+                        if epoch > seen {
+                            m.equivalent_responses = 0;
+                        }
+                        m.last_seen_leader_epochs.insert(tp, epoch);
+                    }
+                    None => {
+                        m.equivalent_responses = 0;
+                        m.last_seen_leader_epochs.insert(tp, epoch);
+                    }
+                }
+            }
+        }
+        for job in std::mem::take(&mut self.metadata.waiting) {
+            ctx.set_timer(
+                ctx.now,
+                Scheduled::Client(ClientTimer::ProducerSend { job }),
+            );
+        }
+        self.end_backoffs_for_new_leaders(ctx, leader_of);
+    }
+
+    /// The sender's readiness check after a metadata refresh (RecordAccumulator.partitionReady
+    /// → ProducerBatch.maybeUpdateLeaderEpoch) finds each backing-off batch whose partition
+    /// got a newer leader epoch, and its backoff ends (KIP-951: shouldBackoff is false when
+    /// hasLeaderChangedForTheOngoingRetry).
+    fn end_backoffs_for_new_leaders(&mut self, ctx: &mut Ctx, leader_of: LeaderOf<'_>) {
+        let mut ended = Vec::new();
+        for (&job, j) in self.jobs.iter_mut() {
+            let Some(a) = j.current.as_mut().filter(|a| a.backing_off) else {
+                continue;
+            };
+            a.maybe_update_leader_epoch(leader_of(j.tp).epoch);
+            if a.has_leader_changed_for_the_ongoing_retry() {
+                a.backing_off = false;
+                ended.push(job);
+            }
+        }
+        for job in ended {
+            ctx.set_timer(
+                ctx.now,
+                Scheduled::Client(ClientTimer::ProducerSend { job }),
+            );
+        }
     }
 
     /// Schedules a send for every job that waited for a response.
@@ -769,6 +1032,9 @@ impl Producer {
                 batch_id,
                 sent_ms: now,
                 last_error: None,
+                current_leader_epoch: None,
+                attempts_when_leader_last_changed: 0,
+                backing_off: false,
             });
             ctx.set_timer(
                 now + delivery_timeout,
@@ -787,7 +1053,8 @@ impl Producer {
         let Some(attempt) = job.current.as_mut() else {
             return;
         };
-        if attempt.request_id.is_some() {
+        // In flight, or backing off (RecordAccumulator.shouldBackoff: not drained).
+        if attempt.request_id.is_some() || attempt.backing_off {
             return;
         }
         if now >= attempt.created_ms + delivery_timeout {
@@ -795,15 +1062,22 @@ impl Producer {
             self.expire_batch(ctx, job_id);
             return;
         }
+        let metadata = leader_of(tp);
+        // RecordAccumulator.partitionReady and drainBatchesForOneNode, for the head of the
+        // partition's deque: the metadata's leader epoch is the batch's if newer.
+        if !self.behind_an_older_batch(job_id) {
+            if let Some(a) = self.jobs.get_mut(&job_id).and_then(|j| j.current.as_mut()) {
+                a.maybe_update_leader_epoch(metadata.epoch);
+            }
+        }
         // Sender.sendProducerData: the partition's leader in the producer's metadata.
-        let Some(target) = to.or_else(|| leader_of(tp)) else {
-            // No leader in the metadata: the batch waits (not a retry) and metadata is
-            // refreshed after retry.backoff.ms.
-            let backoff = ctx.config.retry_backoff_ms;
-            ctx.set_timer(
-                now + backoff,
-                Scheduled::Client(ClientTimer::ProducerSend { job: job_id }),
-            );
+        let Some(target) = to.or(metadata.leader) else {
+            // No leader in the metadata: the batch waits (not a retry) for a metadata
+            // refresh (RecordAccumulator.ready's unknownLeaderTopics: metadata.requestUpdate).
+            if !self.metadata.waiting.contains(&job_id) {
+                self.metadata.waiting.push(job_id);
+            }
+            self.request_metadata_update(ctx);
             return;
         };
         // NetworkClient.canSendMoreRequests: max.in.flight.requests.per.connection.
@@ -859,7 +1133,14 @@ impl Producer {
         );
         if acks == Acks::Zero {
             // acks=0: the producer does not wait for any response.
-            self.result(ctx, job_id, request_id, ErrorCode::NONE, None, None);
+            let response = Response {
+                request_id,
+                error: ErrorCode::NONE,
+                base: None,
+                last: None,
+                disconnected: false,
+            };
+            self.result(ctx, leader_of, job_id, response);
         } else {
             ctx.set_timer(
                 now + request_deadline_ms(ctx.config),
@@ -920,18 +1201,19 @@ impl Producer {
         });
     }
 
-    fn result(
-        &mut self,
-        ctx: &mut Ctx,
-        job_id: u64,
-        request_id: u64,
-        error: ErrorCode,
-        base: Option<u64>,
-        last: Option<u64>,
-    ) {
+    fn result(&mut self, ctx: &mut Ctx, leader_of: LeaderOf<'_>, job_id: u64, response: Response) {
+        let Response {
+            request_id,
+            error,
+            base,
+            last,
+            disconnected,
+        } = response;
         let now = ctx.now;
+        if disconnected {
+            self.request_metadata_update(ctx);
+        }
         self.requests.remove(&request_id);
-        let backoff = ctx.config.retry_backoff_ms;
         let delivery_timeout = ctx.config.delivery_timeout_ms;
         let Some(job) = self.jobs.get_mut(&job_id) else {
             return;
@@ -999,15 +1281,35 @@ impl Producer {
                 attempts_left,
                 error,
             });
-            // RecordAccumulator.shouldBackoff: the batch waits
-            // retryBackoff.backoff(attempts - 1), drawn (KIP-580).
-            let (lowest, highest) = retry_backoff(backoff, attempt.retries_done - 1);
-            ctx.effects.push(Effect::SetTimerJittered {
-                at: now + lowest,
-                max_phase: highest - lowest,
-                at_most: now + crate::config::RETRY_BACKOFF_MAX_MS,
-                scheduled: Scheduled::Client(ClientTimer::ProducerSend { job: job_id }),
-            });
+            // RecordAccumulator.reenqueue puts the batch back at its deque's head, and the
+            // sender's next readiness check (partitionReady, at once) looks at it with the
+            // metadata's leader epoch; for NOT_LEADER_OR_FOLLOWER and FENCED_LEADER_EPOCH the
+            // Sender has already taken the new leader from the response
+            // (handleProduceResponse → metadata.updatePartitionLeadership, KIP-951).
+            attempt.maybe_update_leader_epoch(leader_of(tp).epoch);
+            let attempts = attempt.retries_done;
+            if attempt.has_leader_changed_for_the_ongoing_retry() {
+                // KIP-951: a new leader, no backoff.
+                ctx.set_timer(
+                    now,
+                    Scheduled::Client(ClientTimer::ProducerSend { job: job_id }),
+                );
+            } else {
+                // RecordAccumulator.shouldBackoff: the batch waits
+                // retryBackoff.backoff(attempts - 1), drawn (KIP-580).
+                attempt.backing_off = true;
+                let batch = attempt.batch_id;
+                let scheduled = Scheduled::Client(ClientTimer::ProducerRetryBackoff {
+                    job: job_id,
+                    batch,
+                    attempts,
+                });
+                let timer = backoff_timer(ctx, now, attempts - 1, scheduled);
+                ctx.effects.push(timer);
+            }
+            if is_invalid_metadata(error) {
+                self.request_metadata_update(ctx);
+            }
             self.wake(ctx);
             return;
         } else {
@@ -1031,6 +1333,9 @@ impl Producer {
                 tp: ctx.tp_label(tp),
                 outcome: ProduceOutcome::Error { error, written_at },
             });
+            if is_invalid_metadata(error) {
+                self.request_metadata_update(ctx);
+            }
         }
         ctx.set_timer(
             now,
@@ -1067,6 +1372,8 @@ impl Producer {
         self.requests.clear();
         self.expired_requests.clear();
         self.blocked.clear();
+        // The next producer's Metadata is a new one (its refresh timer ids go on counting).
+        self.metadata = MetadataRefresh::default();
         // The next producer has an accumulator of its own: each topic's sticky partition is
         // chosen afresh (RecordAccumulator.topicInfoMap is the producer's).
         self.partitioners.clear();
@@ -1080,7 +1387,7 @@ impl Producer {
 
     /// A message to the producer: the answer to one of its Produce requests, or the reset of
     /// the connection it went on.
-    pub(crate) fn on_message(&mut self, ctx: &mut Ctx, payload: Payload) {
+    pub(crate) fn on_message(&mut self, ctx: &mut Ctx, leader_of: LeaderOf<'_>, payload: Payload) {
         match payload {
             // NetworkClient: the connection to the broker was reset. The producer's in-flight
             // batch fails with NETWORK_EXCEPTION (Sender.handleProduceResponse, disconnected),
@@ -1089,16 +1396,16 @@ impl Producer {
                 request: Outstanding::Produce { request_id },
             } => {
                 if let Some(&job) = self.requests.get(&request_id) {
-                    self.result(
-                        ctx,
-                        job,
+                    let response = Response {
                         request_id,
-                        ErrorCode::NETWORK_EXCEPTION,
-                        None,
-                        None,
-                    );
+                        error: ErrorCode::NETWORK_EXCEPTION,
+                        base: None,
+                        last: None,
+                        disconnected: true,
+                    };
+                    self.result(ctx, leader_of, job, response);
                 } else {
-                    self.late_result(ctx, request_id, ErrorCode::NETWORK_EXCEPTION, None);
+                    self.late_result(ctx, request_id, ErrorCode::NETWORK_EXCEPTION, None, true);
                 }
             }
             Payload::ProduceResponse {
@@ -1109,9 +1416,16 @@ impl Producer {
                 last_offset,
             } => {
                 if let Some(&job) = self.requests.get(&request_id) {
-                    self.result(ctx, job, request_id, error, base_offset, last_offset);
+                    let response = Response {
+                        request_id,
+                        error,
+                        base: base_offset,
+                        last: last_offset,
+                        disconnected: false,
+                    };
+                    self.result(ctx, leader_of, job, response);
                 } else {
-                    self.late_result(ctx, request_id, error, base_offset);
+                    self.late_result(ctx, request_id, error, base_offset, false);
                 }
             }
             _ => {}
@@ -1442,6 +1756,14 @@ mod tests {
         told(None)
     }
 
+    /// A partition led by `broker` at `epoch`, as the producer's metadata has it.
+    fn led_by(broker: BrokerId, epoch: i32) -> LeaderAndEpoch {
+        LeaderAndEpoch {
+            leader: Some(broker),
+            epoch: Some(epoch),
+        }
+    }
+
     fn harness() -> Harness {
         Harness::new(Config::default(), "orders", 40)
     }
@@ -1542,7 +1864,7 @@ mod tests {
 
         p.on_timer(
             &mut h.ctx(1_000),
-            &|_| Some(2),
+            &|_| led_by(2, 0),
             ClientTimer::ProducerSend { job: 0 },
         );
         let deadline = 1_000 + request_deadline_ms(&h.config);
@@ -1584,12 +1906,34 @@ mod tests {
         assert_eq!(p.idempotence.entry(TP0).next_sequence, 2);
         let a = p.jobs[&0].current.as_ref().unwrap();
         assert_eq!((a.request_id, a.target), (Some(40), Some(2)));
+        assert_eq!(
+            (a.current_leader_epoch, a.attempts_when_leader_last_changed),
+            (Some(0), 0),
+            "drainBatchesForOneNode: maybeUpdateLeaderEpoch at the first send, no retry"
+        );
+    }
+
+    /// No leader at `epoch`, as a MetadataResponse has it (LEADER_NOT_AVAILABLE).
+    fn leaderless(epoch: i32) -> impl Fn(Tp) -> LeaderAndEpoch {
+        move |_| LeaderAndEpoch {
+            leader: None,
+            epoch: Some(epoch),
+        }
+    }
+
+    fn refresh_timer(at: TimeMs, id: u64) -> Effect {
+        Effect::SetTimer {
+            at,
+            scheduled: Scheduled::Client(ClientTimer::ProducerMetadataRefresh { id }),
+        }
     }
 
     #[test]
-    fn with_no_leader_the_batch_waits_retry_backoff_without_a_retry() {
-        // Sender.sendProducerData: a partition with no known leader is not drained, and
-        // metadata is refreshed (here: the leader is asked again after retry.backoff.ms).
+    fn with_no_leader_the_batch_waits_for_a_metadata_refresh_without_a_retry() {
+        // Sender.sendProducerData: a partition with no known leader is not drained, and its
+        // topic's metadata is asked for (metadata.requestUpdate(false)); the last refresh (none
+        // yet: lastRefreshMs 0) is longer ago than any backoff, so the refresh goes at once
+        // (Metadata.timeToAllowUpdate is 0), and its response wakes the batch.
         let mut h = harness();
         let mut p = Producer::default();
         let spec = ProduceSpec {
@@ -1600,7 +1944,7 @@ mod tests {
         h.take();
         p.on_timer(
             &mut h.ctx(1_000),
-            &|_| None,
+            &leaderless(1),
             ClientTimer::ProducerSend { job: 0 },
         );
         assert_eq!(
@@ -1610,15 +1954,169 @@ mod tests {
                     at: 1_000 + h.config.delivery_timeout_ms,
                     scheduled: Scheduled::Client(ClientTimer::ProducerExpire { job: 0, batch: 0 }),
                 },
-                Effect::SetTimer {
-                    at: 1_000 + h.config.retry_backoff_ms,
-                    scheduled: Scheduled::Client(ClientTimer::ProducerSend { job: 0 }),
-                },
+                refresh_timer(1_000, 0),
             ]
         );
         let a = p.jobs[&0].current.as_ref().unwrap();
         assert_eq!((a.request_id, a.retries_done, a.batch), (None, 0, None));
+        assert_eq!(
+            a.current_leader_epoch,
+            Some(1),
+            "partitionReady looked at it"
+        );
         assert_eq!(h.next_request_id, 40, "no request id taken");
+        assert_eq!(
+            (p.metadata.waiting.clone(), p.metadata.requested),
+            (vec![0], Some(0))
+        );
+
+        // The response: the partition's epoch is one the metadata had not seen (the count of
+        // equivalent responses starts at 0), and the batch looks again.
+        p.on_timer(
+            &mut h.ctx(1_000),
+            &leaderless(1),
+            ClientTimer::ProducerMetadataRefresh { id: 0 },
+        );
+        assert_eq!(h.take(), vec![producer_send(0)]);
+        let m = &p.metadata;
+        assert_eq!((m.last_refresh_ms, m.equivalent_responses), (1_000, 0));
+        assert_eq!(m.last_seen_leader_epochs.get(&TP0), Some(&1));
+        assert_eq!((m.waiting.len(), m.requested), (0, None));
+
+        // Still no leader: the next refresh is allowed backoff(0) after this one, ⌊r·100⌋.
+        p.on_timer(
+            &mut h.ctx(1_000),
+            &leaderless(1),
+            ClientTimer::ProducerSend { job: 0 },
+        );
+        assert_eq!(
+            h.take(),
+            vec![Effect::SetTimerJittered {
+                at: 1_080,
+                max_phase: 39,
+                at_most: 2_000,
+                scheduled: Scheduled::Client(ClientTimer::ProducerMetadataRefresh { id: 1 }),
+            }]
+        );
+        // A refresh timer of a request that is no longer the one (a closed producer's) does
+        // nothing.
+        p.on_timer(
+            &mut h.ctx(1_050),
+            &leaderless(1),
+            ClientTimer::ProducerMetadataRefresh { id: 0 },
+        );
+        assert_eq!(h.take(), vec![]);
+        assert_eq!(p.metadata.equivalent_responses, 0);
+    }
+
+    #[test]
+    fn the_metadata_refresh_backs_off_exponentially_while_the_responses_bring_nothing_new() {
+        // Metadata.update counts equivalentResponseCount up by one per response, and
+        // updateLatestMetadata puts it back to 0 when a partition's leader epoch is newer;
+        // timeToAllowUpdate waits backoff(count - 1) after the last refresh (and at least
+        // backoff(0): `attempts` is 0). Two batches without a leader share each refresh.
+        let mut h = two_partitions();
+        // Long enough for the batches to live past a periodic refresh.
+        h.config.delivery_timeout_ms = 3_600_000;
+        let mut p = Producer::default();
+        for (value, tp) in [("a", P0), ("b", P1)] {
+            p.on_produce(
+                &mut h.ctx(1_000),
+                &one_record(value),
+                tp,
+                None,
+                RecordShape::default(),
+            );
+        }
+        h.take();
+        p.metadata.last_seen_leader_epochs.insert(P0, 4);
+        p.metadata.last_seen_leader_epochs.insert(P1, 4);
+        let mut now = 1_000;
+        let mut id = p.metadata_refreshes;
+        // Each refresh's response, the count it leaves, and the backoff's range then.
+        let mut step = |p: &mut Producer, h: &mut Harness, now: TimeMs, epoch: i32| {
+            for job in [0, 1] {
+                p.on_timer(
+                    &mut h.ctx(now),
+                    &leaderless(epoch),
+                    ClientTimer::ProducerSend { job },
+                );
+            }
+            let timer = h.take();
+            p.on_timer(
+                &mut h.ctx(now + 2_000),
+                &leaderless(epoch),
+                ClientTimer::ProducerMetadataRefresh { id },
+            );
+            assert_eq!(
+                h.take(),
+                vec![
+                    Effect::SetTimer {
+                        at: now + 2_000,
+                        scheduled: Scheduled::Client(ClientTimer::ProducerSend { job: 0 }),
+                    },
+                    Effect::SetTimer {
+                        at: now + 2_000,
+                        scheduled: Scheduled::Client(ClientTimer::ProducerSend { job: 1 }),
+                    },
+                ],
+                "the response wakes both"
+            );
+            id += 1;
+            (timer, p.metadata.equivalent_responses)
+        };
+        let jittered = |from: TimeMs, lowest: u64, phase: u64, id: u64| Effect::SetTimerJittered {
+            at: from + lowest,
+            max_phase: phase,
+            at_most: from + 1_000,
+            scheduled: Scheduled::Client(ClientTimer::ProducerMetadataRefresh { id }),
+        };
+        // The first wait: the count is 0 and the last refresh long ago, so at once.
+        let (timer, count) = step(&mut p, &mut h, now, 4);
+        let expire = |job| Effect::SetTimer {
+            at: 1_000 + h.config.delivery_timeout_ms,
+            scheduled: Scheduled::Client(ClientTimer::ProducerExpire { job, batch: job }),
+        };
+        assert_eq!(
+            (timer, count),
+            (vec![expire(0), refresh_timer(now, 0), expire(1)], 1),
+            "one refresh for both"
+        );
+        now += 2_000;
+        let mut seen = vec![];
+        for _ in 0..6 {
+            let last = p.metadata.last_refresh_ms;
+            let (timer, count) = step(&mut p, &mut h, now, 4);
+            seen.push((timer.into_iter().next(), count));
+            assert_eq!(last, now, "each response is the last refresh");
+            now += 2_000;
+        }
+        let ids: Vec<u64> = (1..7).collect();
+        assert_eq!(
+            seen,
+            [
+                (Some(jittered(3_000, 80, 39, ids[0])), 2),
+                (Some(jittered(5_000, 160, 79, ids[1])), 3),
+                (Some(jittered(7_000, 320, 159, ids[2])), 4),
+                (Some(jittered(9_000, 640, 319, ids[3])), 5),
+                (Some(jittered(11_000, 800, 399, ids[4])), 6),
+                (Some(jittered(13_000, 800, 399, ids[5])), 7),
+            ]
+        );
+        // A response with a newer leader epoch of one partition: the count starts again.
+        let (_, count) = step(&mut p, &mut h, now, 5);
+        assert_eq!(count, 0);
+        assert_eq!(p.metadata.last_seen_leader_epochs.get(&P1), Some(&5));
+        // A periodic refresh (metadata.max.age.ms after the last) starts the count afresh.
+        p.metadata.equivalent_responses = 6;
+        let last = p.metadata.last_refresh_ms;
+        p.on_timer(
+            &mut h.ctx(last + METADATA_MAX_AGE_MS),
+            &leaderless(5),
+            ClientTimer::ProducerSend { job: 0 },
+        );
+        assert_eq!(p.metadata.equivalent_responses, 0);
+        assert_eq!(h.take(), vec![refresh_timer(last + METADATA_MAX_AGE_MS, 8)]);
     }
 
     /// ExponentialBackoffTest.testExponentialBackoff's rule with the producer's values
@@ -1628,7 +2126,7 @@ mod tests {
     /// retry.backoff.ms at or above the maximum: a static 1000 (warnDisablingExponentialBackoff).
     #[test]
     fn the_retry_backoff_doubles_with_jitter_up_to_retry_backoff_max_ms() {
-        let ranges: Vec<(u64, u64)> = (0..6).map(|n| retry_backoff(100, n)).collect();
+        let ranges: Vec<(u64, u64)> = (0..6).map(|n| retry_backoff(100, 1_000, n)).collect();
         assert_eq!(
             ranges,
             [
@@ -1640,11 +2138,302 @@ mod tests {
                 (800, 1_199)
             ]
         );
-        assert_eq!(retry_backoff(100, 64), (800, 1_199));
-        assert_eq!(retry_backoff(100, u32::MAX), (800, 1_199));
-        assert_eq!(retry_backoff(1_000, 0), (1_000, 1_000));
-        assert_eq!(retry_backoff(5_000, 3), (1_000, 1_000));
-        assert_eq!(retry_backoff(333, 1), (532, 799));
+        assert_eq!(retry_backoff(100, 1_000, 64), (800, 1_199));
+        assert_eq!(retry_backoff(100, 1_000, u32::MAX), (800, 1_199));
+        assert_eq!(retry_backoff(1_000, 1_000, 0), (1_000, 1_000));
+        assert_eq!(retry_backoff(5_000, 1_000, 3), (1_000, 1_000));
+        assert_eq!(retry_backoff(333, 1_000, 1), (532, 799));
+        // retry.backoff.max.ms 400: the term stops at 400 from the third retry
+        // (expMax = log2(4) = 2).
+        let ranges: Vec<(u64, u64)> = (0..4).map(|n| retry_backoff(100, 400, n)).collect();
+        assert_eq!(ranges, [(80, 119), (160, 239), (320, 479), (320, 479)]);
+        // At or below retry.backoff.ms: a static retry.backoff.max.ms (expMax 0).
+        assert_eq!(retry_backoff(100, 100, 0), (100, 100));
+        assert_eq!(retry_backoff(500, 300, 3), (300, 300));
+    }
+
+    /// The response to request `request_id` of job 0's batch, as the producer's metadata
+    /// has the partition then.
+    fn respond(
+        p: &mut Producer,
+        h: &mut Harness,
+        now: TimeMs,
+        (request_id, error): (u64, ErrorCode),
+        metadata: LeaderAndEpoch,
+    ) {
+        p.requests.insert(request_id, 0);
+        p.on_message(
+            &mut h.ctx(now),
+            &|_| metadata,
+            produce_response(request_id, TP0, error, None),
+        );
+    }
+
+    fn retry_line(h: &Harness, attempts_left: u32, error: ErrorCode) -> Effect {
+        Effect::Emit(Event::ProduceRetry {
+            acks: Acks::All,
+            tp: h.topics.name(TP0).clone(),
+            attempts_left,
+            error,
+        })
+    }
+
+    fn backoff_end(attempts: u32) -> ClientTimer {
+        ClientTimer::ProducerRetryBackoff {
+            job: 0,
+            batch: 0,
+            attempts,
+        }
+    }
+
+    #[test]
+    fn the_retry_backoff_stops_at_retry_backoff_max_ms_and_is_static_at_or_below_retry_backoff_ms()
+    {
+        // RecordAccumulator's ExponentialBackoff(retry.backoff.ms, 2, retry.backoff.max.ms,
+        // 0.2): the third retry waits backoff(2), its term capped at retry.backoff.max.ms, and
+        // never more than it.
+        let mut h = harness();
+        h.config.retry_backoff_max_ms = 400;
+        let mut p = producer(&[1]);
+        p.jobs[&0].current.as_mut().unwrap().retries_done = 2;
+        let error = ErrorCode::NOT_ENOUGH_REPLICAS;
+        respond(&mut p, &mut h, 1_000, (0, error), led_by(1, 0));
+        let jittered = |lowest: u64, max_phase: u64, at_most: u64| Effect::SetTimerJittered {
+            at: 1_000 + lowest,
+            max_phase,
+            at_most: 1_000 + at_most,
+            scheduled: Scheduled::Client(backoff_end(3)),
+        };
+        assert_eq!(
+            h.take(),
+            vec![retry_line(&h, 2, error), jittered(320, 159, 400)]
+        );
+        // retry.backoff.ms above retry.backoff.max.ms: a static 300 from the first retry
+        // (warnDisablingExponentialBackoff's case).
+        let mut h = harness();
+        (h.config.retry_backoff_ms, h.config.retry_backoff_max_ms) = (500, 300);
+        let mut p = producer(&[1]);
+        respond(&mut p, &mut h, 1_000, (0, error), led_by(1, 0));
+        let mut static_300 = jittered(300, 0, 300);
+        if let Effect::SetTimerJittered { scheduled, .. } = &mut static_300 {
+            *scheduled = Scheduled::Client(backoff_end(1));
+        }
+        assert_eq!(h.take(), vec![retry_line(&h, 4, error), static_300]);
+    }
+
+    #[test]
+    fn a_retry_whose_partition_has_a_new_leader_skips_the_backoff() {
+        // KIP-951: the batch was drained at leader epoch 0 (maybeUpdateLeaderEpoch,
+        // attemptsWhenLeaderLastChanged 0); NOT_LEADER_OR_FOLLOWER comes with the new leader,
+        // broker 2 at epoch 1, which the Sender puts in the metadata before it re-enqueues
+        // the batch; the readiness check then records epoch 1 at attempt 1, so
+        // hasLeaderChangedForTheOngoingRetry and shouldBackoff is false: the retry goes at
+        // once (SenderTest.testWhenProduceResponseReturnsWithALeaderShipChangeErrorAndNewLeaderInformation).
+        let mut h = harness();
+        let mut p = producer(&[1]);
+        let error = ErrorCode::NOT_LEADER_OR_FOLLOWER;
+        respond(&mut p, &mut h, 1_000, (0, error), led_by(2, 1));
+        assert_eq!(
+            h.take(),
+            vec![
+                retry_line(&h, 4, error),
+                Effect::SetTimer {
+                    at: 1_000,
+                    scheduled: Scheduled::Client(ClientTimer::ProducerSend { job: 0 }),
+                },
+                // Sender.completeBatch: an InvalidMetadataException asks for a refresh.
+                refresh_timer(1_000, 0),
+            ]
+        );
+        let a = p.jobs[&0].current.as_ref().unwrap();
+        assert_eq!(
+            (
+                a.current_leader_epoch,
+                a.attempts_when_leader_last_changed,
+                a.backing_off
+            ),
+            (Some(1), 1, false)
+        );
+        p.on_timer(
+            &mut h.ctx(1_000),
+            &|_| led_by(2, 1),
+            ClientTimer::ProducerSend { job: 0 },
+        );
+        assert_eq!(
+            h.take(),
+            resend(&h, 1_000, (0, 40), (TP0, 2), &["v0"], idempotent(15, 5, 0)),
+            "to the new leader, with its sequence"
+        );
+        // The next retry, at the same leader epoch, backs off: backoff(1).
+        let error = ErrorCode::NOT_ENOUGH_REPLICAS;
+        respond(&mut p, &mut h, 1_010, (40, error), led_by(2, 1));
+        assert_eq!(
+            h.take(),
+            vec![
+                retry_line(&h, 3, error),
+                Effect::SetTimerJittered {
+                    at: 1_010 + 160,
+                    max_phase: 79,
+                    at_most: 1_010 + 1_000,
+                    scheduled: Scheduled::Client(backoff_end(2)),
+                },
+            ]
+        );
+        // The same error at the leader epoch the batch was drained at backs off too.
+        let mut h = harness();
+        let mut p = producer(&[1]);
+        respond(
+            &mut p,
+            &mut h,
+            1_000,
+            (0, ErrorCode::NOT_LEADER_OR_FOLLOWER),
+            led_by(1, 0),
+        );
+        assert!(p.jobs[&0].current.as_ref().unwrap().backing_off);
+    }
+
+    /// ProducerBatchTest.testWithLeaderChangesAcrossRetries, step by step.
+    #[test]
+    fn the_batch_keeps_its_leader_epoch_and_the_attempt_it_changed_at() {
+        let mut a = producer(&[1]).jobs[&0].current.take().unwrap();
+        (a.current_leader_epoch, a.attempts_when_leader_last_changed) = (None, 0);
+        let state = |a: &Attempt| {
+            (
+                a.has_leader_changed_for_the_ongoing_retry(),
+                a.current_leader_epoch,
+                a.attempts_when_leader_last_changed,
+            )
+        };
+        a.maybe_update_leader_epoch(None);
+        assert_eq!(state(&a), (false, None, 0), "not sent yet");
+        a.maybe_update_leader_epoch(Some(100));
+        assert_eq!(
+            state(&a),
+            (false, Some(100), 0),
+            "the first attempt is no retry"
+        );
+        a.retries_done += 1; // reenqueued
+        a.maybe_update_leader_epoch(Some(101));
+        assert_eq!(
+            state(&a),
+            (true, Some(101), 1),
+            "the first retry, to a new leader"
+        );
+        a.maybe_update_leader_epoch(Some(101));
+        assert_eq!(state(&a), (true, Some(101), 1), "still that retry");
+        a.retries_done += 1;
+        a.maybe_update_leader_epoch(Some(101));
+        assert_eq!(
+            state(&a),
+            (false, Some(101), 1),
+            "the second, to the same leader"
+        );
+        a.maybe_update_leader_epoch(Some(100));
+        assert_eq!(
+            state(&a),
+            (false, Some(101), 1),
+            "an older epoch changes nothing"
+        );
+        a.maybe_update_leader_epoch(None);
+        assert_eq!(state(&a), (false, Some(101), 1), "nor an unknown one");
+    }
+
+    #[test]
+    fn a_metadata_refresh_with_a_new_leader_during_the_backoff_ends_it() {
+        // A reset connection asks for a metadata refresh (handleServerDisconnect:
+        // requestUpdate), due backoff(0) after the last one (10 ms ago); the batch's third
+        // retry backs off longer. The refresh brings broker 2 at epoch 1, and the sender's
+        // readiness check after it (partitionReady → maybeUpdateLeaderEpoch at attempt 3)
+        // finds the batch no longer backing off; the backoff's own timer then ends nothing.
+        let mut h = harness();
+        let mut p = producer(&[1]);
+        p.jobs[&0].current.as_mut().unwrap().retries_done = 2;
+        p.metadata.last_refresh_ms = 990;
+        p.requests.insert(0, 0);
+        p.on_message(
+            &mut h.ctx(1_000),
+            &|_| led_by(1, 0),
+            Payload::ConnectionReset {
+                request: Outstanding::Produce { request_id: 0 },
+            },
+        );
+        let error = ErrorCode::NETWORK_EXCEPTION;
+        assert_eq!(
+            h.take(),
+            vec![
+                Effect::SetTimerJittered {
+                    at: 990 + 80,
+                    max_phase: 39,
+                    at_most: 990 + 1_000,
+                    scheduled: Scheduled::Client(ClientTimer::ProducerMetadataRefresh { id: 0 }),
+                },
+                retry_line(&h, 2, error),
+                Effect::SetTimerJittered {
+                    at: 1_000 + 320,
+                    max_phase: 159,
+                    at_most: 1_000 + 1_000,
+                    scheduled: Scheduled::Client(backoff_end(3)),
+                },
+            ]
+        );
+        let refresh = ClientTimer::ProducerMetadataRefresh { id: 0 };
+        // The same refresh, had it brought the leader the batch was sent to: it backs off on.
+        let mut same = p.clone();
+        same.on_timer(&mut h.ctx(1_090), &|_| led_by(1, 0), refresh.clone());
+        assert_eq!(h.take(), vec![]);
+        assert!(same.jobs[&0].current.as_ref().unwrap().backing_off);
+        // Nor does any other look drain it while it backs off (drainBatchesForOneNode:
+        // shouldBackoff, `continue`).
+        same.on_timer(
+            &mut h.ctx(1_095),
+            &|_| led_by(1, 0),
+            ClientTimer::ProducerSend { job: 0 },
+        );
+        assert_eq!(h.take(), vec![]);
+
+        p.on_timer(&mut h.ctx(1_090), &|_| led_by(2, 1), refresh);
+        assert_eq!(
+            h.take(),
+            vec![Effect::SetTimer {
+                at: 1_090,
+                scheduled: Scheduled::Client(ClientTimer::ProducerSend { job: 0 }),
+            }]
+        );
+        let a = p.jobs[&0].current.as_ref().unwrap();
+        assert_eq!(
+            (
+                a.backing_off,
+                a.current_leader_epoch,
+                a.attempts_when_leader_last_changed
+            ),
+            (false, Some(1), 3)
+        );
+        p.on_timer(
+            &mut h.ctx(1_090),
+            &|_| led_by(2, 1),
+            ClientTimer::ProducerSend { job: 0 },
+        );
+        assert_eq!(
+            h.take(),
+            resend(&h, 1_090, (0, 40), (TP0, 2), &["v0"], idempotent(15, 5, 0))
+        );
+        // That retry fails too and backs off (attempt 4); the first backoff's timer does not
+        // end the second one, its own does.
+        respond(
+            &mut p,
+            &mut h,
+            1_100,
+            (40, ErrorCode::NOT_ENOUGH_REPLICAS),
+            led_by(2, 1),
+        );
+        h.take();
+        p.on_timer(&mut h.ctx(1_320), &|_| led_by(2, 1), backoff_end(3));
+        assert_eq!(h.take(), vec![]);
+        p.on_timer(&mut h.ctx(1_800), &|_| led_by(2, 1), backoff_end(4));
+        assert_eq!(
+            h.take(),
+            resend(&h, 1_800, (0, 41), (TP0, 2), &["v0"], idempotent(15, 5, 0))
+        );
     }
 
     #[test]
@@ -1658,6 +2447,7 @@ mod tests {
         let now = 1_000;
         p.on_message(
             &mut h.ctx(now),
+            &leaders,
             Payload::ProduceResponse {
                 tp: TP0,
                 request_id: 0,
@@ -1681,7 +2471,11 @@ mod tests {
                     at: now + 80,
                     max_phase: 39,
                     at_most: now + 1_000,
-                    scheduled: Scheduled::Client(ClientTimer::ProducerSend { job: 0 }),
+                    scheduled: Scheduled::Client(ClientTimer::ProducerRetryBackoff {
+                        job: 0,
+                        batch: 0,
+                        attempts: 1,
+                    }),
                 },
             ]
         );
@@ -1848,6 +2642,10 @@ mod tests {
                         batch_id: job as u64,
                         sent_ms: 0,
                         last_error: None,
+                        // Drained while its leader was at epoch 0.
+                        current_leader_epoch: Some(0),
+                        attempts_when_leader_last_changed: 0,
+                        backing_off: false,
                     }),
                 },
             );
@@ -1974,12 +2772,12 @@ mod tests {
         h
     }
 
-    /// Partition 0 is led by broker 1, partition 1 by broker 2.
-    fn leaders(tp: Tp) -> Option<BrokerId> {
+    /// Partition 0 is led by broker 1, partition 1 by broker 2, both at leader epoch 0.
+    fn leaders(tp: Tp) -> LeaderAndEpoch {
         match tp.partition {
-            0 => Some(1),
-            1 => Some(2),
-            _ => None,
+            0 => led_by(1, 0),
+            1 => led_by(2, 0),
+            _ => LeaderAndEpoch::default(),
         }
     }
 
@@ -2146,6 +2944,7 @@ mod tests {
         // handleCompletedBatch → maybeUpdateLastAckedSequence of the batch's partition only.
         p.on_message(
             &mut h.ctx(1_010),
+            &leaders,
             produce_response(43, P1, ErrorCode::NONE, Some(7)),
         );
         assert_eq!(p.idempotence.entry(P1).last_acked_sequence, 3);
@@ -2228,6 +3027,7 @@ mod tests {
         p.requests.insert(1, 1);
         p.on_message(
             &mut h.ctx(1_000),
+            &leaders,
             produce_response(1, P0, ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER, None),
         );
         let backoff = h.config.retry_backoff_ms;
@@ -2244,7 +3044,11 @@ mod tests {
                     at: 1_000 + 80,
                     max_phase: 39,
                     at_most: 1_000 + 1_000,
-                    scheduled: Scheduled::Client(ClientTimer::ProducerSend { job: 1 }),
+                    scheduled: Scheduled::Client(ClientTimer::ProducerRetryBackoff {
+                        job: 1,
+                        batch: 1,
+                        attempts: 1,
+                    }),
                 },
             ]
         );
@@ -2256,7 +3060,11 @@ mod tests {
         p.on_timer(
             &mut h.ctx(now),
             &leaders,
-            ClientTimer::ProducerSend { job: 1 },
+            ClientTimer::ProducerRetryBackoff {
+                job: 1,
+                batch: 1,
+                attempts: 1,
+            },
         );
         assert_eq!(h.take(), vec![], "sequence 1 waits for sequence 0");
         produce_and_send(&mut p, &mut h, now, &one_record("x"), P0);
@@ -2311,6 +3119,7 @@ mod tests {
         // a bump.
         p.on_message(
             &mut h.ctx(1_000),
+            &leaders,
             produce_response(1, P0, ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER, None),
         );
         h.take();
@@ -2319,7 +3128,11 @@ mod tests {
         p.on_timer(
             &mut h.ctx(now),
             &leaders,
-            ClientTimer::ProducerSend { job: 1 },
+            ClientTimer::ProducerRetryBackoff {
+                job: 1,
+                batch: 1,
+                attempts: 1,
+            },
         );
         let mut expected = vec![Effect::Emit(Event::ProducerIdSet {
             producer_id: 15,
@@ -2379,6 +3192,7 @@ mod tests {
         // still under epoch 5); the waiting batch is woken.
         p.on_message(
             &mut h.ctx(now + 5),
+            &leaders,
             produce_response(3, P1, ErrorCode::NONE, Some(1)),
         );
         assert_eq!(

@@ -10,9 +10,13 @@ use crate::error::ConfigError;
 /// Most brokers a cluster may have (ids 1..=12; issue 14 sizes clusters up to 12).
 pub const MAX_BROKERS: u32 = 12;
 
-/// CommonClientConfigs.DEFAULT_RETRY_BACKOFF_MAX_MS: the producer's `retry.backoff.max.ms`,
-/// the ceiling of its exponential retry backoff (KIP-580), at its default here.
-pub const RETRY_BACKOFF_MAX_MS: u64 = 1_000;
+/// CommonClientConfigs.DEFAULT_RETRY_BACKOFF_MAX_MS: the default of the producer's
+/// `retry.backoff.max.ms`, the ceiling of its exponential retry backoff (KIP-580).
+pub const RETRY_BACKOFF_MAX_MS_DEFAULT: u64 = 1_000;
+
+fn is_default_retry_backoff_max(v: &u64) -> bool {
+    *v == RETRY_BACKOFF_MAX_MS_DEFAULT
+}
 
 /// ReplicationConfigs.LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS_DEFAULT (300).
 pub const LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS_DEFAULT: u64 = 300;
@@ -162,6 +166,16 @@ pub struct Config {
     /// Producer config `retry.backoff.ms` (default 100).
     #[serde(rename = "retry.backoff.ms")]
     pub retry_backoff_ms: u64,
+    /// Producer config `retry.backoff.max.ms` (CommonClientConfigs: default 1000): the
+    /// ceiling of the exponential backoff of its retries (KIP-580) and of its metadata
+    /// refreshes. At or below `retry.backoff.ms` the backoff is a static
+    /// `retry.backoff.max.ms` (CommonClientConfigs.warnDisablingExponentialBackoff: a warning,
+    /// not an error). Written only when not the default.
+    #[serde(
+        rename = "retry.backoff.max.ms",
+        skip_serializing_if = "is_default_retry_backoff_max"
+    )]
+    pub retry_backoff_max_ms: u64,
     /// Producer config `enable.idempotence` (default true since Kafka 3.0). `None` is "not
     /// set": idempotence is on unless a produce conflicts with it (acks other than all,
     /// retries 0, or more than 5 requests in flight), which silently turns it off for that
@@ -321,6 +335,7 @@ impl Default for Config {
             delivery_timeout_ms: 120_000,
             retries: 2_147_483_647,
             retry_backoff_ms: 100,
+            retry_backoff_max_ms: RETRY_BACKOFF_MAX_MS_DEFAULT,
             enable_idempotence: None,
             max_in_flight_requests_per_connection: DEFAULT_MAX_IN_FLIGHT,
             batch_size: BATCH_SIZE_DEFAULT,
@@ -461,6 +476,13 @@ pub const RANGES: &[Range] = &[
         min: 1,
         max: 60_000,
     },
+    // ProducerConfig: LONG, atLeast(0); at least 1 here, as retry.backoff.ms (a backoff of 0
+    // would retry at the same virtual time forever).
+    Range {
+        name: "retry.backoff.max.ms",
+        min: 1,
+        max: 60_000,
+    },
     Range {
         name: "max.in.flight.requests.per.connection",
         min: 1,
@@ -543,6 +565,7 @@ impl Config {
             "delivery.timeout.ms" => U64(&mut self.delivery_timeout_ms),
             "retries" => U32(&mut self.retries),
             "retry.backoff.ms" => U64(&mut self.retry_backoff_ms),
+            "retry.backoff.max.ms" => U64(&mut self.retry_backoff_max_ms),
             "enable.idempotence" => Slot::OptBool(&mut self.enable_idempotence),
             "max.in.flight.requests.per.connection" => {
                 U32(&mut self.max_in_flight_requests_per_connection)
@@ -785,6 +808,28 @@ mod tests {
         c.set("unclean.leader.election.enable", &Value::from(true))
             .unwrap();
         assert!(c.unclean_leader_election_enable);
+    }
+
+    #[test]
+    fn retry_backoff_max_ms_is_a_config_and_below_retry_backoff_ms_is_no_error() {
+        // ProducerConfig: retry.backoff.max.ms, LONG, atLeast(0), default
+        // CommonClientConfigs.DEFAULT_RETRY_BACKOFF_MAX_MS (1000); at least 1 here.
+        let mut c = Config::default();
+        assert_eq!(c.retry_backoff_max_ms, 1_000);
+        let e = c
+            .set("retry.backoff.max.ms", &Value::from(0u64))
+            .unwrap_err();
+        assert_eq!(e.field, "retry.backoff.max.ms");
+        assert_eq!(
+            e.message,
+            "retry.backoff.max.ms must be a whole number in 1..=60000, got 0"
+        );
+        c.set("retry.backoff.max.ms", &Value::from("250")).unwrap();
+        assert_eq!(c.numeric("retry.backoff.max.ms"), Some(250));
+        // CommonClientConfigs.warnDisablingExponentialBackoff only warns: retry.backoff.ms
+        // above the maximum is allowed, and the backoff is a static retry.backoff.max.ms.
+        c.set("retry.backoff.ms", &Value::from(500u64)).unwrap();
+        c.validate().unwrap();
     }
 
     #[test]

@@ -1496,11 +1496,11 @@ impl Controller {
             broker: b,
             what: BrokerControl::Unfenced,
         });
-        // The registration record was written first, so this image holds it with the
-        // partitions' changes (the second push repeats the same offset; brokers ignore it).
-        if self.generate_updates(ctx, None, Some(b), None, ChangeCause::BrokerUnfenced(b)) {
-            self.publish_metadata(ctx, audience);
-        }
+        // handleBrokerUnfenced returns the BrokerRegistrationChangeRecord and the
+        // PartitionChangeRecords generateLeaderAndIsrUpdates adds in one list, which
+        // ReplicationControlManager.processBrokerHeartbeat returns as one ControllerResult,
+        // written as one batch that brokers apply as one delta: one push, after both.
+        self.generate_updates(ctx, None, Some(b), None, ChangeCause::BrokerUnfenced(b));
         self.publish_metadata(ctx, audience);
     }
 
@@ -1520,12 +1520,12 @@ impl Controller {
             broker: b,
             what: BrokerControl::ControlledShutdownGranted,
         });
-        // As in handleBrokerUnfenced, the registration record is already in this image.
-        if self.generate_updates(ctx, Some(b), None, None, ChangeCause::ControlledShutdown(b)) {
-            self.publish_metadata(ctx, audience);
-        }
+        // As in handleBrokerUnfenced, the registration record and the partitions' changes
+        // are one batch (handleBrokerInControlledShutdown's list): one push.
+        self.generate_updates(ctx, Some(b), None, None, ChangeCause::ControlledShutdown(b));
         // BrokerHeartbeatManager.maybeUpdateControlledShutdownOffset: the offset every
-        // active broker must reach before this one may go.
+        // active broker must reach before this one may go (the last of that batch; the
+        // controller's own state, which no broker reads).
         let cs_offset = self.next_offset.saturating_sub(1);
         if let Some(r) = self.brokers.get_mut(&b) {
             r.controlled_shutdown_offset = Some(cs_offset);
@@ -1986,6 +1986,79 @@ mod tests {
             vec![1, 3],
             "the leader, not the controller, adds it back to the ISR"
         );
+    }
+
+    /// The images a run of the node pushed: (broker, offset), in push order.
+    fn pushes(effects: &[Effect]) -> Vec<(BrokerId, u64)> {
+        let mut out = Vec::new();
+        for e in effects {
+            if let Effect::Send {
+                to: Node::Broker(b),
+                payload: Payload::Metadata { image },
+                ..
+            } = e
+            {
+                out.push((*b, image.offset));
+            }
+        }
+        out
+    }
+
+    /// ReplicationControlManager.processBrokerHeartbeat returns handleBrokerUnfenced's
+    /// BrokerRegistrationChangeRecord and the PartitionChangeRecord that elects the broker
+    /// (generateLeaderAndIsrUpdates) as one ControllerResult, one batch: each broker is sent
+    /// one image, after both, and no second push of the same offset.
+    #[test]
+    fn an_unfence_that_elects_pushes_one_image() {
+        let mut n = Harness::new(Config::default());
+        // Broker 2 fenced, partition leaderless with ISR [2] (ClusterControlManager keeps a
+        // fenced broker's registration).
+        n.controller.brokers.get_mut(&2).unwrap().fenced = true;
+        let p = &mut n.controller.partitions[&TP0];
+        (p.leader, p.isr) = (None, vec![2]);
+        n.now = 6_000;
+        let heartbeat = Payload::BrokerHeartbeat {
+            broker_epoch: 1,
+            want_shut_down: false,
+            metadata_offset: 3,
+        };
+        let effects = n.run(|c, ctx| c.on_message(ctx, Node::Broker(2), heartbeat, &[1, 2, 3]));
+        let image = n.controller.image();
+        assert_eq!(image.partitions[&TP0].leader, Some(2), "{effects:#?}");
+        assert_eq!(
+            image.offset, 5,
+            "the unfence record (4), then the election (5)"
+        );
+        assert_eq!(
+            n.controller.records[4].kind,
+            "BrokerRegistrationChangeRecord"
+        );
+        assert_eq!(n.controller.records[5].kind, "PartitionChangeRecord");
+        // One image to each broker; broker 2 reported offset 3 and is sent the log's end
+        // once more after its heartbeat response (it catches up, as before).
+        assert_eq!(pushes(&effects), [(1, 5), (2, 5), (3, 5), (2, 5)]);
+    }
+
+    /// handleBrokerInControlledShutdown: the BrokerRegistrationChangeRecord
+    /// (inControlledShutdown) and the PartitionChangeRecord moving the leadership off the
+    /// broker are one batch (processBrokerHeartbeat's ControllerResult): one image to each
+    /// broker, and the controlled-shutdown offset is that batch's last record.
+    #[test]
+    fn a_controlled_shutdown_of_a_leader_pushes_one_image() {
+        let mut n = Harness::new(Config::default());
+        n.now = 6_000;
+        let heartbeat = Payload::BrokerHeartbeat {
+            broker_epoch: 0,
+            want_shut_down: true,
+            metadata_offset: 3,
+        };
+        let effects = n.run(|c, ctx| c.on_message(ctx, Node::Broker(1), heartbeat, &[1, 2, 3]));
+        let image = n.controller.image();
+        assert_eq!(image.partitions[&TP0].leader, Some(2), "{effects:#?}");
+        assert!(n.reg(1).in_controlled_shutdown);
+        assert_eq!(image.offset, 5);
+        assert_eq!(n.reg(1).controlled_shutdown_offset, Some(5));
+        assert_eq!(pushes(&effects), [(1, 5), (2, 5), (3, 5), (1, 5)]);
     }
 
     /// ReplicationControlManagerTest.testAlterPartitionShouldRejectFencedBrokers: an ISR

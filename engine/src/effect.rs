@@ -287,6 +287,12 @@ pub enum ClientTimer {
     ProducerSend { job: u64 },
     /// The producer's in-flight request got no answer in time.
     ProducerRequestTimeout { job: u64, request_id: u64 },
+    /// A retried batch's backoff (`attempts` retries done) is over, unless a new leader
+    /// ended it already (KIP-951).
+    ProducerRetryBackoff { job: u64, batch: u64, attempts: u32 },
+    /// The producer's metadata refresh `id` is answered (a batch without a leader waits for
+    /// it; a backing-off batch whose partition got a new leader goes then, KIP-951).
+    ProducerMetadataRefresh { id: u64 },
     /// A batch reaches `delivery.timeout.ms`: Sender.sendProducerData expires it wherever it
     /// is (held in the accumulator, backing off, or in flight), at that very time.
     ProducerExpire { job: u64, batch: u64 },

@@ -191,13 +191,16 @@ impl InvariantState {
             ));
         }
         // A reassignment's lists (PartitionReassignmentReplicas): adding and removing are
-        // replicas, never both, and some replica stays.
+        // replicas, and some replica stays. Not "never both": a reassignment over one in
+        // progress (`--additional`) whose own adding or removing list is empty keeps the
+        // partition's (ReplicationControlManager.changePartitionReassignment sets only the
+        // non-empty ones, and the PartitionChangeBuilder constructor starts from the
+        // partition's), so a replica may be in both until the reassignment completes.
         let (adding, removing) = (&p.adding_replicas, &p.removing_replicas);
         if adding
             .iter()
             .chain(removing)
             .any(|r| !p.replicas.contains(r))
-            || adding.iter().any(|r| removing.contains(r))
             || removing.len() >= p.replicas.len()
         {
             found.push(format!(

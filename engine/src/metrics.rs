@@ -1,7 +1,9 @@
 //! Kafka's metrics, under Kafka's names, read from the nodes as Kafka's gauges compute them
 //! (`snapshot::KafkaMetrics`): the view model carries them and the `metrics` action prints
 //! them. Gauges are computed from state when asked, as a Yammer gauge is; meters are the
-//! counts their node keeps (`partition::BrokerMeters`, the controller's in `Metrics`).
+//! counts their node keeps (`partition::BrokerMeters`, the controller's in `Metrics`); the
+//! replication quotas' `byte-rate` is their sensor's rate measured at the time asked
+//! (`quota::SampledRate::byte_rate`).
 
 use crate::broker::Broker;
 use crate::config::Config;
@@ -9,11 +11,11 @@ use crate::controller::Controller;
 use crate::partition::Role;
 use crate::process::Process;
 use crate::snapshot::{BrokerMetrics, KafkaMetrics, Metrics};
-use crate::types::{BrokerId, ProcessState};
+use crate::types::{BrokerId, ProcessState, TimeMs};
 use crate::vec_map::VecMap;
 
-/// One broker's metrics as its JMX shows them.
-pub(crate) fn broker_metrics(config: &Config, b: &Broker) -> BrokerMetrics {
+/// One broker's metrics as its JMX shows them at `now`.
+pub(crate) fn broker_metrics(config: &Config, b: &Broker, now: TimeMs) -> BrokerMetrics {
     let mut m = BrokerMetrics {
         broker: b.id,
         running: true,
@@ -27,6 +29,9 @@ pub(crate) fn broker_metrics(config: &Config, b: &Broker) -> BrokerMetrics {
             .iter()
             .map(|d| d.partitions.len() as u64)
             .sum(),
+        // QuotaManagers.leader and .follower (ReplicationQuotaManager's sensor, a SimpleRate).
+        leader_replication_byte_rate: b.leader_quota.rate.byte_rate(now),
+        follower_replication_byte_rate: b.fetcher.quota.rate.byte_rate(now),
         ..BrokerMetrics::default()
     };
     for (tp, p) in &b.partitions {
@@ -83,9 +88,10 @@ pub(crate) fn broker_metrics(config: &Config, b: &Broker) -> BrokerMetrics {
     m
 }
 
-/// Every broker's metrics (a broker whose process is not running answers nothing), the
-/// cluster's sums over the running ones, and the controller's.
+/// Every broker's metrics at `now` (a broker whose process is not running answers nothing),
+/// the cluster's sums over the running ones, and the controller's.
 pub(crate) fn kafka_metrics(
+    now: TimeMs,
     config: &Config,
     brokers: &VecMap<BrokerId, Broker>,
     processes: &VecMap<BrokerId, Process>,
@@ -108,7 +114,7 @@ pub(crate) fn kafka_metrics(
             });
             continue;
         }
-        let m = broker_metrics(config, b);
+        let m = broker_metrics(config, b, now);
         c.running = true;
         c.under_replicated_partitions += m.under_replicated_partitions;
         c.under_min_isr_partition_count += m.under_min_isr_partition_count;
@@ -121,6 +127,8 @@ pub(crate) fn kafka_metrics(
         c.replica_fetcher_max_lag = c.replica_fetcher_max_lag.max(m.replica_fetcher_max_lag);
         c.produce_purgatory_size += m.produce_purgatory_size;
         c.fetch_purgatory_size += m.fetch_purgatory_size;
+        c.leader_replication_byte_rate += m.leader_replication_byte_rate;
+        c.follower_replication_byte_rate += m.follower_replication_byte_rate;
         out.brokers.push(m);
     }
     // ControllerMetadataMetricsPublisher: OfflinePartitionsCount counts the partitions of the
@@ -140,6 +148,11 @@ mod tests {
     use crate::partition::{DelayedProduce, FollowerState, IsrState, LeaderState};
     use crate::scenario::Scenario;
     use crate::types::{Node, Tp};
+
+    /// A hand-built broker's metrics at time 0.
+    fn at_0(config: &Config, b: &Broker) -> BrokerMetrics {
+        broker_metrics(config, b, 0)
+    }
 
     fn tp(partition: u16) -> Tp {
         Tp {
@@ -210,12 +223,12 @@ mod tests {
     fn under_replicated_counts_the_led_partitions_whose_committed_isr_is_short() {
         // PartitionTest.testUnderReplicatedPartitionsCorrectSemantics: ISR 2 of 3 replicas
         // is under-replicated, all 3 is not.
-        let m = broker_metrics(
+        let m = at_0(
             &config(1),
             &broker(vec![leader(&[1, 2, 3], committed(&[1, 2]))]),
         );
         assert_eq!(m.under_replicated_partitions, 1);
-        let m = broker_metrics(
+        let m = at_0(
             &config(1),
             &broker(vec![leader(&[1, 2, 3], committed(&[1, 2, 3]))]),
         );
@@ -227,7 +240,7 @@ mod tests {
             new_in_sync: 3,
             proposal: 1,
         };
-        let m = broker_metrics(
+        let m = at_0(
             &config(1),
             &broker(vec![leader(&[1, 2, 3], pending), follower(Some(0), false)]),
         );
@@ -237,7 +250,7 @@ mod tests {
     #[test]
     fn under_and_at_min_isr_compare_the_isr_with_the_effective_minimum() {
         // PartitionTest.testAtMinIsr: min.insync.replicas 1 (the default), ISR [leader] of 3.
-        let m = broker_metrics(
+        let m = at_0(
             &config(1),
             &broker(vec![leader(&[1, 2, 3], committed(&[1]))]),
         );
@@ -250,7 +263,7 @@ mod tests {
         );
         // PartitionTest.testIsUnderMinIsr: min 2, ISR of two: not under (at it); ISR of one:
         // under.
-        let m = broker_metrics(
+        let m = at_0(
             &config(2),
             &broker(vec![leader(&[1, 2], committed(&[1, 2]))]),
         );
@@ -261,7 +274,7 @@ mod tests {
             ),
             (1, 0)
         );
-        let m = broker_metrics(&config(2), &broker(vec![leader(&[1, 2], committed(&[1]))]));
+        let m = at_0(&config(2), &broker(vec![leader(&[1, 2], committed(&[1]))]));
         assert_eq!(
             (
                 m.at_min_isr_partition_count,
@@ -270,7 +283,7 @@ mod tests {
             (0, 1)
         );
         // effectiveMinIsr: min 3 over two replicas counts as 2, so a full ISR is at it.
-        let m = broker_metrics(
+        let m = at_0(
             &config(3),
             &broker(vec![leader(&[1, 2], committed(&[1, 2]))]),
         );
@@ -305,7 +318,7 @@ mod tests {
             deadline_ms: 500,
         });
         b.meters.isr_shrinks = 4;
-        let m = broker_metrics(&config(1), &b);
+        let m = at_0(&config(1), &b);
         assert_eq!(
             m,
             BrokerMetrics {
@@ -325,6 +338,9 @@ mod tests {
                 produce_purgatory_size: 2,
                 // A DelayedFetch is watched under each of its two partitions.
                 fetch_purgatory_size: 2,
+                // No throttled traffic: no sensor, read as 0.
+                leader_replication_byte_rate: 0,
+                follower_replication_byte_rate: 0,
             }
         );
     }
@@ -436,9 +452,9 @@ mod tests {
             m.lines(Some("UncleanLeaderElectionsPerSec")),
             ["kafka.controller:type=ControllerStats,name=UncleanLeaderElectionsPerSec controller Count=0"]
         );
-        // Every metric: three lines for each of the broker's eleven, one for each of the
+        // Every metric: three lines for each of the broker's thirteen, one for each of the
         // controller's three and the producer's two.
-        assert_eq!(m.lines(None).len(), 11 * 3 + 3 + 2);
+        assert_eq!(m.lines(None).len(), 13 * 3 + 3 + 2);
         assert_eq!(
             m.lines(Some("record-error-total")),
             ["kafka.producer:type=producer-metrics,client-id=producer-1 record-error-total=0"]

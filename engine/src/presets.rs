@@ -67,6 +67,10 @@ pub const PRESETS: &[Preset] = &[
         json: include_str!("../presets/move-replica.json"),
     },
     Preset {
+        name: "throttled-move",
+        json: include_str!("../presets/throttled-move.json"),
+    },
+    Preset {
         name: "slow-follower",
         json: include_str!("../presets/slow-follower.json"),
     },

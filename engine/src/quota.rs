@@ -102,6 +102,19 @@ impl SampledRate {
         let oldest = samples.iter().map(|s| s.start_ms).min().unwrap_or(now);
         (bytes, now.saturating_sub(oldest).max(QUOTA_WINDOW_MS))
     }
+
+    /// The `byte-rate` metric's value at `now` (KafkaMetric.metricValue, which is
+    /// Rate.measure) in whole bytes per second, rounded down: `bytes × 1000 / window_ms` of
+    /// [`SampledRate::measure`], where Kafka divides in doubles. Measured on a copy: reading a
+    /// metric changes nothing here (Kafka's read purges the samples it finds obsolete, which
+    /// the next measure would purge too). A sensor not made yet reads 0 (what a new one
+    /// measures: nothing over one window), where Kafka has no such metric yet.
+    pub fn byte_rate(&self, now: TimeMs) -> u64 {
+        let mut copy = *self;
+        let (bytes, window_ms) = copy.measure(now);
+        // window_ms ≥ QUOTA_WINDOW_MS > 0; u128: no product of u64s overflows.
+        (u128::from(bytes) * 1_000 / u128::from(window_ms)) as u64
+    }
 }
 
 /// ReplicationQuotaManager: the bound, the throttled partitions, the rate.
@@ -279,6 +292,24 @@ mod tests {
         now += 2_000; // "251d / 4.5"
         assert!(!q.is_quota_exceeded(now));
         assert_eq!(rate(&mut q, now), (251, 4_500));
+    }
+
+    /// The `byte-rate` metric reads the measure as whole bytes/s, rounded down, and leaves the
+    /// samples as they were (a later purge and record see what they would have seen).
+    #[test]
+    fn the_byte_rate_is_the_measure_in_whole_bytes_per_second() {
+        let mut q = ReplicationQuota::default();
+        assert_eq!(q.rate.byte_rate(5_000), 0, "no sensor yet");
+        q.record(151, 6_500);
+        // 151 B over max(6.5 s − 6.5 s, 1 s): 151 B/s.
+        assert_eq!(q.rate.byte_rate(6_500), 151);
+        // 151 B over 1.5 s is 100.67 B/s: 100.
+        assert_eq!(q.rate.byte_rate(8_000), 100);
+        let before = q.rate;
+        // 30 s later the sample is obsolete: 0, and the copy's purge left the samples alone.
+        assert_eq!(q.rate.byte_rate(38_000), 0);
+        assert_eq!(q.rate, before);
+        assert_eq!(rate(&mut q, 8_000), (151, 1_500));
     }
 
     /// SampledStat's ring and purge: a sample with no event for 11 windows is reset to `now`,

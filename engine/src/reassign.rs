@@ -1,5 +1,6 @@
-//! `kafka-reassign-partitions.sh` (tools' ReassignPartitionsCommand): `--execute`,
-//! `--verify` and `--cancel` with a reassignment file, as the simulator runs them against
+//! `kafka-reassign-partitions.sh` (tools' ReassignPartitionsCommand): `--execute` (with
+//! `--additional`), `--verify` and `--cancel` (with `--preserve-throttles`) with a
+//! reassignment file, as the simulator runs them against
 //! the controller (`Controller::on_alter_partition_reassignments`, which is
 //! ReplicationControlManager.alterPartitionReassignments), and the lines the tool prints,
 //! in its words. `--throttle` sets the replication throttle configs the tool computes
@@ -102,20 +103,25 @@ impl Sim {
         ids
     }
 
-    /// `--execute` (executeAssignment): refused while any reassignment is in progress (no
-    /// `--additional`), or when a target broker is not alive (verifyBrokerIds); otherwise the
-    /// current assignment for rollback, the throttles, and the request to the controller.
+    /// `--execute` (executeAssignment): refused while any reassignment is in progress unless
+    /// `additional` (`--additional`), or when a target broker is not alive (verifyBrokerIds);
+    /// otherwise the current assignment for rollback, the throttles, and the request to the
+    /// controller.
     pub(crate) fn reassign_execute(
         &mut self,
         r: &Reassignment,
         throttle: Option<u64>,
+        additional: bool,
     ) -> Result<(), ScenarioError> {
         let targets = self.reassign_targets(r)?;
-        if self
-            .controller
-            .partitions
-            .values()
-            .any(|p| p.is_reassigning())
+        // executeAssignment: "If there is an existing assignment, check for --additional
+        // before proceeding" (listPartitionReassignments: every partition reassigning).
+        if !additional
+            && self
+                .controller
+                .partitions
+                .values()
+                .any(|p| p.is_reassigning())
         {
             self.reassign_line(CANNOT_EXECUTE.to_string());
             return Ok(());
@@ -199,8 +205,13 @@ impl Sim {
     }
 
     /// `--verify` (verifyAssignment): each partition's state, then, when no reassignment is
-    /// left in the cluster, every throttle cleared.
-    pub(crate) fn reassign_verify(&mut self, r: &Reassignment) -> Result<(), ScenarioError> {
+    /// left in the cluster and not `preserve_throttles` (`--preserve-throttles`), every
+    /// throttle cleared.
+    pub(crate) fn reassign_verify(
+        &mut self,
+        r: &Reassignment,
+        preserve_throttles: bool,
+    ) -> Result<(), ScenarioError> {
         let targets = self.reassign_targets(r)?;
         self.reassign_line("Status of partition reassignment:".to_string());
         for (tp, target) in &targets {
@@ -220,11 +231,13 @@ impl Sim {
             };
             self.reassign_line(line);
         }
-        if !self
-            .controller
-            .partitions
-            .values()
-            .any(|p| p.is_reassigning())
+        // "if (!partsOngoing && !movesOngoing && !preserveThrottles) clearAllThrottles".
+        if !preserve_throttles
+            && !self
+                .controller
+                .partitions
+                .values()
+                .any(|p| p.is_reassigning())
         {
             self.clear_all_throttles(&targets, "");
         }
@@ -233,8 +246,13 @@ impl Sim {
 
     /// `--cancel` (cancelAssignment): the listed partitions whose reassignment is active
     /// (one that only adds replicas is left alone: the tool's own filter), reverted by the
-    /// controller; then every throttle cleared.
-    pub(crate) fn reassign_cancel(&mut self, r: &Reassignment) -> Result<(), ScenarioError> {
+    /// controller; then every throttle cleared, unless `preserve_throttles`
+    /// (`--preserve-throttles`).
+    pub(crate) fn reassign_cancel(
+        &mut self,
+        r: &Reassignment,
+        preserve_throttles: bool,
+    ) -> Result<(), ScenarioError> {
         let targets = self.reassign_targets(r)?;
         let mut cancel: Vec<(Tp, Option<Vec<BrokerId>>)> = Vec::new();
         for (tp, _) in &targets {
@@ -268,11 +286,14 @@ impl Sim {
             self.reassign_line(line);
         }
         // The tool prints this one with `System.out.print`, no line break: the next line
-        // (the throttles cleared) follows it on the same line.
-        self.clear_all_throttles(
-            &targets,
-            "None of the specified partition moves are active.",
-        );
+        // (the throttles cleared) follows it on the same line; with --preserve-throttles
+        // ("if (!preserveThrottles) clearAllThrottles") nothing follows it.
+        let moves = "None of the specified partition moves are active.";
+        if preserve_throttles {
+            self.reassign_line(moves.to_string());
+        } else {
+            self.clear_all_throttles(&targets, moves);
+        }
         Ok(())
     }
 
@@ -359,18 +380,39 @@ pub(crate) struct PartitionMove {
     pub destinations: Vec<BrokerId>,
 }
 
-/// calculateProposedMoveMap with no reassignment in progress (`--execute` refuses to run
-/// beside one): each partition's current replicas are its sources.
+/// calculateProposedMoveMap: every reassignment in progress (there are some only with
+/// `--additional`) as calculateCurrentMoveMap has it (its replicas less the adding ones are
+/// the sources, the adding ones the destinations), then each partition of the file: the
+/// sources of its move in progress, else its current replicas, and the targets not among
+/// them. The file's partitions come first, in the file's order, then the others in partition
+/// order (Kafka's maps are HashMaps; the throttles built from them are sorted sets).
 fn move_map(controller: &Controller, targets: &[Target]) -> Vec<PartitionMove> {
     let mut out = Vec::with_capacity(targets.len());
     for (tp, target) in targets {
-        let sources = crate::sort::sorted_ids(&controller.partition(*tp).replicas);
+        let p = controller.partition(*tp);
+        // "If there is a reassignment in progress, use the sources from moveMap, otherwise
+        // use the sources from currentParts".
+        let sources = crate::sort::sorted_ids(&crate::types::ids_where(&p.replicas, &|r| {
+            !p.adding_replicas.contains(&r)
+        }));
         let destinations =
             crate::sort::sorted_ids(&crate::types::ids_where(target, &|r| !sources.contains(&r)));
         out.push(PartitionMove {
             tp: *tp,
             sources,
             destinations,
+        });
+    }
+    for (tp, p) in controller.partitions.iter() {
+        if !p.is_reassigning() || targets.iter().any(|(t, _)| t == tp) {
+            continue;
+        }
+        out.push(PartitionMove {
+            tp: *tp,
+            sources: crate::sort::sorted_ids(&crate::types::ids_where(&p.replicas, &|r| {
+                !p.adding_replicas.contains(&r)
+            })),
+            destinations: crate::sort::sorted_ids(&p.adding_replicas),
         });
     }
     out

@@ -507,21 +507,31 @@ pub enum Action {
     HealZone {
         zone: String,
     },
-    /// `kafka-reassign-partitions.sh --execute --reassignment-json-file F [--throttle B]`
-    /// (version 2).
+    /// `kafka-reassign-partitions.sh --execute --reassignment-json-file F [--throttle B]
+    /// [--additional]` (version 2).
     ReassignExecute {
         reassignment: Reassignment,
         /// `--throttle`: the inter-broker replication throttle, bytes/s.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         throttle: Option<u64>,
+        /// `--additional`: start it while other reassignments are in progress.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        additional: bool,
     },
-    /// `kafka-reassign-partitions.sh --verify --reassignment-json-file F` (version 2).
+    /// `kafka-reassign-partitions.sh --verify --reassignment-json-file F
+    /// [--preserve-throttles]` (version 2).
     ReassignVerify {
         reassignment: Reassignment,
+        /// `--preserve-throttles`: the throttles are not cleared.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        preserve_throttles: bool,
     },
-    /// `kafka-reassign-partitions.sh --cancel --reassignment-json-file F` (version 2).
+    /// `kafka-reassign-partitions.sh --cancel --reassignment-json-file F
+    /// [--preserve-throttles]` (version 2).
     ReassignCancel {
         reassignment: Reassignment,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        preserve_throttles: bool,
     },
 }
 
@@ -651,15 +661,25 @@ impl Clone for Action {
             Action::ReassignExecute {
                 reassignment,
                 throttle,
+                additional,
             } => Action::ReassignExecute {
                 reassignment: reassignment.clone(),
                 throttle: *throttle,
+                additional: *additional,
             },
-            Action::ReassignVerify { reassignment } => Action::ReassignVerify {
+            Action::ReassignVerify {
+                reassignment,
+                preserve_throttles,
+            } => Action::ReassignVerify {
                 reassignment: reassignment.clone(),
+                preserve_throttles: *preserve_throttles,
             },
-            Action::ReassignCancel { reassignment } => Action::ReassignCancel {
+            Action::ReassignCancel {
+                reassignment,
+                preserve_throttles,
+            } => Action::ReassignCancel {
                 reassignment: reassignment.clone(),
+                preserve_throttles: *preserve_throttles,
             },
         }
     }
@@ -867,9 +887,8 @@ impl Action {
     pub fn reassignment(&self) -> Option<(&Reassignment, bool)> {
         match self {
             Action::ReassignExecute { reassignment, .. } => Some((reassignment, true)),
-            Action::ReassignVerify { reassignment } | Action::ReassignCancel { reassignment } => {
-                Some((reassignment, false))
-            }
+            Action::ReassignVerify { reassignment, .. }
+            | Action::ReassignCancel { reassignment, .. } => Some((reassignment, false)),
             _ => None,
         }
     }

@@ -567,6 +567,7 @@ pub(crate) const CONFIG_FIELDS: &[&str] = &[
     "delivery.timeout.ms",
     "retries",
     "retry.backoff.ms",
+    "retry.backoff.max.ms",
     "enable.idempotence",
     "max.in.flight.requests.per.connection",
     "batch.size",
@@ -903,22 +904,42 @@ fn timed_action(path: &str, v: &Value) -> R<TimedAction> {
         "cut_zone" => Action::CutZone { zone: zone()? },
         "heal_zone" => Action::HealZone { zone: zone()? },
         "reassign_execute" => {
-            fields(&["reassignment", "throttle"])?;
+            fields(&["reassignment", "throttle", "additional"])?;
             let reassignment = reassignment(path, obj)?;
-            let mut throttle = None;
-            read_fields(path, obj, &mut [("throttle", Field::OptU64(&mut throttle))])?;
+            let (mut throttle, mut additional) = (None, false);
+            read_fields(
+                path,
+                obj,
+                &mut [
+                    ("throttle", Field::OptU64(&mut throttle)),
+                    ("additional", Field::Bool(&mut additional)),
+                ],
+            )?;
             Action::ReassignExecute {
                 reassignment,
                 throttle,
+                additional,
             }
         }
         "reassign_verify" | "reassign_cancel" => {
-            fields(&["reassignment"])?;
+            fields(&["reassignment", "preserve_throttles"])?;
             let reassignment = reassignment(path, obj)?;
+            let mut preserve_throttles = false;
+            read_fields(
+                path,
+                obj,
+                &mut [("preserve_throttles", Field::Bool(&mut preserve_throttles))],
+            )?;
             if name == "reassign_verify" {
-                Action::ReassignVerify { reassignment }
+                Action::ReassignVerify {
+                    reassignment,
+                    preserve_throttles,
+                }
             } else {
-                Action::ReassignCancel { reassignment }
+                Action::ReassignCancel {
+                    reassignment,
+                    preserve_throttles,
+                }
             }
         }
         other => {
@@ -1128,8 +1149,9 @@ impl Writer {
     }
 
     /// In [`CONFIG_FIELDS`] order, which is `Config`'s; `enable.idempotence` only when
-    /// set, and `max.in.flight.requests.per.connection` and `num.replica.fetchers` only when
-    /// not the default, as the derived `Serialize` skips them.
+    /// set, and `max.in.flight.requests.per.connection`, `num.replica.fetchers`,
+    /// `retry.backoff.max.ms` and the others below only when not the default, as the derived
+    /// `Serialize` skips them.
     fn config(&mut self, c: &Config) {
         self.open('{');
         let mut c = c.clone();
@@ -1155,6 +1177,8 @@ impl Writer {
                 Some(Slot::U64(&mut n)) => {
                     let default = (name == "leader.imbalance.check.interval.seconds"
                         && n == crate::config::LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS_DEFAULT)
+                        || (name == "retry.backoff.max.ms"
+                            && n == crate::config::RETRY_BACKOFF_MAX_MS_DEFAULT)
                         || (name == "sim.writeback.delay.ms"
                             && n == crate::config::WRITEBACK_DELAY_MS_DEFAULT);
                     if !default {
@@ -1254,14 +1278,29 @@ impl Writer {
             Action::ReassignExecute {
                 reassignment,
                 throttle,
+                additional,
             } => {
                 self.reassignment(reassignment);
                 if let Some(t) = throttle {
                     self.key("throttle").u64(*t);
                 }
+                // Only when given, as serde's skip_serializing_if writes it.
+                if *additional {
+                    self.key("additional").bool(true);
+                }
             }
-            Action::ReassignVerify { reassignment } | Action::ReassignCancel { reassignment } => {
-                self.reassignment(reassignment)
+            Action::ReassignVerify {
+                reassignment,
+                preserve_throttles,
+            }
+            | Action::ReassignCancel {
+                reassignment,
+                preserve_throttles,
+            } => {
+                self.reassignment(reassignment);
+                if *preserve_throttles {
+                    self.key("preserve_throttles").bool(true);
+                }
             }
             _ => {}
         }

@@ -1570,9 +1570,16 @@ impl Sim {
             Action::ReassignExecute {
                 reassignment,
                 throttle,
-            } => self.reassign_execute(reassignment, *throttle)?,
-            Action::ReassignVerify { reassignment } => self.reassign_verify(reassignment)?,
-            Action::ReassignCancel { reassignment } => self.reassign_cancel(reassignment)?,
+                additional,
+            } => self.reassign_execute(reassignment, *throttle, *additional)?,
+            Action::ReassignVerify {
+                reassignment,
+                preserve_throttles,
+            } => self.reassign_verify(reassignment, *preserve_throttles)?,
+            Action::ReassignCancel {
+                reassignment,
+                preserve_throttles,
+            } => self.reassign_cancel(reassignment, *preserve_throttles)?,
         }
         Ok(())
     }
@@ -1750,7 +1757,7 @@ impl Sim {
 
     pub(crate) fn client_timer(&mut self, t: ClientTimer) {
         let partitions = &self.controller.partitions;
-        let leader_of = |tp: Tp| partitions.get(&tp).and_then(|p| p.leader);
+        let leader_of = |tp: Tp| producer_metadata(partitions, tp);
         let mut ctx = node_ctx!(self);
         self.producer.on_timer(&mut ctx, &leader_of, t);
     }
@@ -1777,8 +1784,10 @@ impl Sim {
     pub(crate) fn client_receive(&mut self, to: Node, payload: Payload) {
         match to {
             PRODUCER => {
+                let partitions = &self.controller.partitions;
+                let leader_of = |tp: Tp| producer_metadata(partitions, tp);
                 let mut ctx = node_ctx!(self);
-                self.producer.on_message(&mut ctx, payload);
+                self.producer.on_message(&mut ctx, &leader_of, payload);
             }
             CONSUMER => {
                 // The oracle looks first, as a fetch response reaches the consumer's reader.
@@ -1856,7 +1865,19 @@ const PARTITIONER_STREAM: u64 = 0x7061_7274_6974_696f;
 /// placing replicas changes no draw of the run).
 const PLACEMENT_STREAM: u64 = 0x706c_6163_6572_2121;
 
-/// Each topic's replica lists: the scenario's assignment where it gives one, else
+/// What the producer's metadata holds of `tp`: the controller's leader and leader epoch (the
+/// clients' metadata is the controller's, as if refreshed at once).
+fn producer_metadata(
+    partitions: &crate::vec_map::VecMap<Tp, crate::metadata::PartitionRegistration>,
+    tp: Tp,
+) -> crate::client::LeaderAndEpoch {
+    let p = partitions.get(&tp);
+    crate::client::LeaderAndEpoch {
+        leader: p.and_then(|p| p.leader),
+        epoch: p.map(|p| p.leader_epoch),
+    }
+}
+
 /// What the consumer is told of partition `tp` now ("clients always know the leader"): the
 /// controller's leader and that broker's log start offset, and the replicas whose brokers
 /// are not fenced (online in its metadata, KRaftMetadataCache.getOfflineReplicas).
@@ -1888,6 +1909,7 @@ fn consumer_view(
     ConsumerView { leader, online }
 }
 
+/// Each topic's replica lists: the scenario's assignment where it gives one, else
 /// StripedReplicaPlacer over the registered brokers with their `broker.rack`
 /// (ReplicationControlManager.createTopic → ClusterControlManager.replicaPlacer), the seed
 /// playing the part of the controller's `Random`.

@@ -260,7 +260,8 @@ pub struct KafkaMetrics {
 }
 
 /// One broker's metrics: gauges as their `Value`, meters as their `Count` (events since
-/// the process started; a restarted broker counts from 0, as a new JVM does).
+/// the process started; a restarted broker counts from 0, as a new JVM does), the
+/// replication quotas' rates as their `byte-rate` in whole bytes per second.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BrokerMetrics {
     /// 0 for the cluster-wide sums.
@@ -277,15 +278,24 @@ pub struct BrokerMetrics {
     pub replica_fetcher_max_lag: u64,
     pub produce_purgatory_size: u64,
     pub fetch_purgatory_size: u64,
+    /// `kafka.server:type=LeaderReplication` `byte-rate`: the leader side's
+    /// ReplicationQuotaManager sensor (`quota.rs`), bytes/s rounded down.
+    pub leader_replication_byte_rate: u64,
+    /// `kafka.server:type=FollowerReplication` `byte-rate`: the follower side's.
+    pub follower_replication_byte_rate: u64,
 }
 
-/// Whether a metric is a gauge (JMX attribute `Value`), a meter or timer (`Count`), or a
-/// client's cumulative metric (the attribute is its name: `record-error-total`).
+/// Whether a metric is a gauge (JMX attribute `Value`), a meter or timer (`Count`), a
+/// client's cumulative metric (the attribute is its name: `record-error-total`), or a
+/// replication quota's rate (a Kafka metric, not a Yammer one: JmxReporter names the MBean
+/// by its group, `kafka.server:type=LeaderReplication`, and the attribute by its name,
+/// `byte-rate`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MetricKind {
     Gauge,
     Meter,
     Total,
+    ByteRate,
 }
 
 /// Each metric's short name and MBean, in [`BrokerMetrics::values`] order, then the
@@ -346,6 +356,18 @@ pub const KAFKA_METRICS: &[(&str, &str, MetricKind)] = &[
         "kafka.server:type=DelayedOperationPurgatory,name=PurgatorySize,delayedOperation=Fetch",
         MetricKind::Gauge,
     ),
+    // ReplicationQuotaManager: `metrics.metricName("byte-rate", replicationType.toString, …)`
+    // with QuotaType LEADER_REPLICATION ("LeaderReplication") and FOLLOWER_REPLICATION.
+    (
+        "LeaderReplication.byte-rate",
+        "kafka.server:type=LeaderReplication",
+        MetricKind::ByteRate,
+    ),
+    (
+        "FollowerReplication.byte-rate",
+        "kafka.server:type=FollowerReplication",
+        MetricKind::ByteRate,
+    ),
     (
         "OfflinePartitionsCount",
         "kafka.controller:type=KafkaController,name=OfflinePartitionsCount",
@@ -374,7 +396,7 @@ pub const KAFKA_METRICS: &[(&str, &str, MetricKind)] = &[
 ];
 
 /// How many of [`KAFKA_METRICS`] are a broker's.
-pub const BROKER_METRICS: usize = 11;
+pub const BROKER_METRICS: usize = 13;
 
 impl BrokerMetrics {
     /// The values in [`KAFKA_METRICS`] order.
@@ -391,6 +413,8 @@ impl BrokerMetrics {
             self.replica_fetcher_max_lag,
             self.produce_purgatory_size,
             self.fetch_purgatory_size,
+            self.leader_replication_byte_rate,
+            self.follower_replication_byte_rate,
         ]
     }
 }
@@ -409,7 +433,8 @@ impl KafkaMetrics {
     }
 
     /// The read-out of the `metrics` action: a line per metric and broker (and one per
-    /// controller metric), `MBEAN broker=ID Value=N` for a gauge, `... Count=N` for a meter;
+    /// controller metric), `MBEAN broker=ID Value=N` for a gauge, `... Count=N` for a meter,
+    /// `... byte-rate=N` for a replication quota's rate;
     /// a producer metric `MBEAN record-error-total=N`; `name` (a short name of
     /// [`KAFKA_METRICS`]) keeps that metric's lines only. A broker
     /// that is not running answers nothing (`broker=3 (not running)`); the cluster-wide
@@ -423,6 +448,7 @@ impl KafkaMetrics {
             let attribute = match kind {
                 MetricKind::Gauge => "Value",
                 MetricKind::Meter => "Count",
+                MetricKind::ByteRate => "byte-rate",
                 MetricKind::Total => {
                     let v = self.controller_values()[i - BROKER_METRICS];
                     out.push(format!("{mbean} {short}={v}"));

@@ -30,6 +30,7 @@ impl Sim {
     /// Kafka's metrics now, per broker and cluster-wide (`metrics.rs`).
     pub fn kafka_metrics(&self) -> crate::snapshot::KafkaMetrics {
         crate::metrics::kafka_metrics(
+            self.now,
             &self.config,
             &self.brokers,
             &self.processes,

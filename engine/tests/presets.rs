@@ -759,3 +759,109 @@ fn acknowledged(line: &str) -> bool {
         .and_then(|rest| rest.split_once(": "))
         .is_some_and(|(tp, rest)| tp.contains('-') && rest.starts_with("ok, "))
 }
+
+/// The replication throttle (KIP-73, ReplicationQuotaManager) as `throttled-move` shows it:
+/// the tool's lines for `--execute --throttle 30000` and `--verify`, byte for byte
+/// (ReassignPartitionsCommand); the copy taking the log's bytes ÷ the rate (within 10%), where
+/// the same move without `--throttle` takes a few fetches; and the LeaderReplication and
+/// FollowerReplication `byte-rate` metrics reading about the rate during the copy (at most
+/// one fetch of `replica.fetch.max.bytes` over it in an 11 s window, not far under it).
+#[test]
+fn throttled_move_copies_at_the_throttles_rate() {
+    let r = run("throttled-move");
+    for line in [
+        "Current partition replica assignment",
+        r#"{"version":1,"partitions":[{"topic":"move","partition":0,"replicas":[1,2],"log_dirs":["any","any"]}]}"#,
+        "Save this to use as the --reassignment-json-file option during rollback",
+        "Warning: You must run --verify periodically, until the reassignment completes, to ensure the throttle is removed.",
+        "The inter-broker throttle limit was set to 30000 B/s",
+        "Successfully started partition reassignment for move-0",
+    ] {
+        r.assert_line(2000, 2000, line);
+    }
+    r.assert_line(14000, 14000, "Status of partition reassignment:");
+    r.assert_line(
+        14000,
+        14000,
+        "Reassignment of partition move-0 is still in progress.",
+    );
+    r.assert_line(
+        26000,
+        26000,
+        "Reassignment of partition move-0 is completed.",
+    );
+    r.assert_line(
+        26000,
+        26000,
+        "Clearing broker-level throttles on brokers 1,2,3",
+    );
+    r.assert_line(26000, 26000, "Clearing topic-level throttles on topic move");
+
+    // The captions' figures: 600 records, 622 KB in whole batches.
+    let snap = r.sim.snapshot();
+    let log = &snap.brokers[0].records;
+    assert_eq!(log.len(), 600);
+    let bytes = watermark_engine::record::records_size_in_bytes(log);
+    assert_eq!(bytes / 1000, 622, "{bytes}");
+    let rate = 30_000;
+    let expected_ms = bytes * 1000 / rate;
+    let joined = |r: &Run| {
+        r.first_containing("Expanding ISR from 1,2 to 1,2,3")
+            .map(|(t, _)| *t)
+            .expect("broker 3 joined the ISR")
+    };
+    let took = joined(&r) - 2000;
+    assert!(
+        took.abs_diff(expected_ms) <= expected_ms / 10,
+        "{took} ms for {bytes} bytes at {rate} B/s (bytes / rate = {expected_ms} ms)"
+    );
+    assert!(took > 18_000, "still copying at 20 s, as the caption says");
+
+    // Without --throttle the same move is a few fetches.
+    let json = watermark_engine::presets::PRESETS
+        .iter()
+        .find(|p| p.name == "throttled-move")
+        .expect("the preset")
+        .json
+        .replace(r#""throttle": 30000, "#, "");
+    let free =
+        watermark_engine::run(&Scenario::from_json(&json).expect("parses"), true).expect("runs");
+    let free = Run {
+        lines: free
+            .trace_events()
+            .map(|e| (e.time_ms, e.text().clone()))
+            .collect(),
+        sim: free,
+    };
+    assert!(!free.has(
+        2000,
+        2000,
+        "The inter-broker throttle limit was set to 30000 B/s"
+    ));
+    assert!(joined(&free) - 2000 < 1000, "{}", joined(&free));
+
+    // byte-rate at 14 s: broker 1's leader quota and broker 3's follower quota measure about
+    // the rate; broker 2 (an in-sync follower, not throttled as one) records nothing.
+    let byte_rate = |mbean: &str, broker: u32| -> u64 {
+        let prefix = format!("{mbean} broker={broker} byte-rate=");
+        let (_, line) = r
+            .lines
+            .iter()
+            .find(|(t, l)| *t == 14000 && l.starts_with(&prefix))
+            .unwrap_or_else(|| panic!("{prefix}"));
+        line[prefix.len()..].parse().expect("a whole number")
+    };
+    let at_most = rate + 16_384 * 1000 / 11_000;
+    for (mbean, broker) in [
+        ("kafka.server:type=LeaderReplication", 1),
+        ("kafka.server:type=FollowerReplication", 3),
+    ] {
+        let v = byte_rate(mbean, broker);
+        assert!(
+            v * 10 >= rate * 8 && v <= at_most,
+            "{mbean} broker={broker}: {v}"
+        );
+    }
+    assert_eq!(byte_rate("kafka.server:type=FollowerReplication", 2), 0);
+    assert_eq!(byte_rate("kafka.server:type=LeaderReplication", 3), 0);
+}

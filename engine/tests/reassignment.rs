@@ -429,3 +429,173 @@ fn a_throttled_move_copies_the_backlog_at_about_the_rate() {
     // Half the rate, about twice the time (within the first second's allowance).
     assert!(took[0].abs_diff(2 * took[1]) < 1_500, "{took:?}");
 }
+
+/// `--additional` (ReassignPartitionsCommand.executeAssignment): beside a reassignment in
+/// progress the tool refuses without it and starts the new one with it; its throttles are
+/// calculateProposedMoveMap's, which keeps every move in progress (calculateCurrentMoveMap:
+/// the replicas less the adding ones are the sources). Resubmitting the move in progress
+/// with `--additional` changes the throttle and keeps its sources 1,2 (not its current
+/// replicas 1,3,2, which the rollback file lists). `--preserve-throttles` on `--verify`
+/// leaves every throttle in place once both moves are done; a later `--verify` clears them.
+#[test]
+fn additional_starts_a_reassignment_beside_another_and_preserve_throttles_keeps_them() {
+    let first = file("move", &[1, 3]);
+    let second = r#"{"version":1,"partitions":[{"topic":"move","partition":1,"replicas":[2,4]}]}"#;
+    let both = r#"{"version":1,"partitions":[{"topic":"move","partition":0,"replicas":[1,3]},{"topic":"move","partition":1,"replicas":[2,4]}]}"#;
+    let sim = run(&format!(
+        r#"{{"version": 2, "brokers": 4, "seed": 2,
+        "topics": [{{"name": "move", "assignment": [[1, 2], [2, 1]]}}],
+        "timeline": [
+          {{"at": 0, "action": "produce", "acks": "all", "prefix": "m", "count": 10, "partition": 0}},
+          {{"at": 0, "action": "produce", "acks": "all", "prefix": "n", "count": 10, "partition": 1}},
+          {{"at": 1000, "action": "freeze", "broker": 3}},
+          {{"at": 1500, "action": "reassign_execute", "reassignment": {first}, "throttle": 5000}},
+          {{"at": 2000, "action": "reassign_execute", "reassignment": {second}, "throttle": 6000}},
+          {{"at": 2001, "action": "reassign_execute", "reassignment": {second}, "throttle": 6000, "additional": true}},
+          {{"at": 2002, "action": "reassign_execute", "reassignment": {first}, "throttle": 8000, "additional": true}},
+          {{"at": 2002, "action": "describe"}},
+          {{"at": 3000, "action": "thaw", "broker": 3}},
+          {{"at": 6000, "action": "reassign_verify", "reassignment": {both}, "preserve_throttles": true}},
+          {{"at": 6000, "action": "describe"}},
+          {{"at": 6500, "action": "reassign_verify", "reassignment": {both}}},
+          {{"at": 6500, "action": "describe"}}
+        ],
+        "end_ms": 7000}}"#
+    ));
+    assert_eq!(
+        tool_lines(&sim, 2000),
+        ["Cannot execute because there is an existing partition assignment.  Use --additional to override this and create a new partition assignment in addition to the existing one. The --additional flag can also be used to change the throttle by resubmitting the current reassignment."]
+    );
+    assert_eq!(
+        tool_lines(&sim, 2001),
+        [
+            "Current partition replica assignment",
+            r#"{"version":1,"partitions":[{"topic":"move","partition":1,"replicas":[2,1],"log_dirs":["any","any"]}]}"#,
+            "Save this to use as the --reassignment-json-file option during rollback",
+            "Warning: You must run --verify periodically, until the reassignment completes, to ensure the throttle is removed.",
+            "The inter-broker throttle limit was set to 6000 B/s",
+            "Successfully started partition reassignment for move-1",
+        ]
+    );
+    assert_eq!(
+        tool_lines(&sim, 2002),
+        [
+            "Current partition replica assignment",
+            r#"{"version":1,"partitions":[{"topic":"move","partition":0,"replicas":[1,3,2],"log_dirs":["any","any","any"]}]}"#,
+            "Save this to use as the --reassignment-json-file option during rollback",
+            "Warning: You must run --verify periodically, until the reassignment completes, to ensure the throttle is removed.",
+            "The inter-broker throttle limit was set to 8000 B/s",
+            "Successfully started partition reassignment for move-0",
+        ]
+    );
+    // Both moves throttled: partition 0 from 1,2 to 3 (its sources are not 1,3,2), 1 from
+    // 2,1 to 4; a TreeSet<String> per topic.
+    assert!(
+        describe_lines(&sim, 2002)[0].ends_with(
+            " Configs: leader.replication.throttled.replicas=0:1,0:2,1:1,1:2,follower.replication.throttled.replicas=0:3,1:4"
+        ),
+        "{:?}",
+        describe_lines(&sim, 2002)
+    );
+    assert_eq!(
+        tool_lines(&sim, 6000),
+        [
+            "Status of partition reassignment:",
+            "Reassignment of partition move-0 is completed.",
+            "Reassignment of partition move-1 is completed.",
+        ],
+        "--preserve-throttles: nothing cleared"
+    );
+    assert!(
+        describe_lines(&sim, 6000)[0].contains("follower.replication.throttled.replicas=0:3,1:4")
+    );
+    assert_eq!(
+        tool_lines(&sim, 6500)[3..],
+        [
+            "Clearing broker-level throttles on brokers 1,2,3,4",
+            "Clearing topic-level throttles on topic move",
+        ]
+    );
+    assert!(describe_lines(&sim, 6500)[0].ends_with(" Configs:"));
+}
+
+/// `--cancel --preserve-throttles` (cancelAssignment: "if (!preserveThrottles)
+/// clearAllThrottles"): the move is reverted and the throttles stay; the moves line, which
+/// the tool prints without a line break, ends the output alone.
+#[test]
+fn a_cancel_with_preserve_throttles_keeps_the_throttles() {
+    let to = file("move", &[1, 3]);
+    let sim = run(&format!(
+        r#"{{"version": 2, "brokers": 3, "seed": 2,
+        "topics": [{{"name": "move", "assignment": [[1, 2]]}}],
+        "timeline": [
+          {{"at": 0, "action": "produce", "acks": "all", "prefix": "m", "count": 10}},
+          {{"at": 1000, "action": "freeze", "broker": 3}},
+          {{"at": 1500, "action": "reassign_execute", "reassignment": {to}, "throttle": 5000}},
+          {{"at": 3000, "action": "reassign_cancel", "reassignment": {to}, "preserve_throttles": true}},
+          {{"at": 3000, "action": "describe"}}
+        ],
+        "end_ms": 4000}}"#
+    ));
+    assert_eq!(
+        tool_lines(&sim, 3000),
+        [
+            "Successfully cancelled partition reassignment for: move-0",
+            "None of the specified partition moves are active.",
+        ]
+    );
+    let describe = describe_lines(&sim, 3000);
+    assert!(
+        describe[0].ends_with(" Configs: leader.replication.throttled.replicas=0:1,0:2,follower.replication.throttled.replicas=0:3"),
+        "{describe:?}"
+    );
+    assert!(
+        describe[1].contains(" Replicas: 1,2 Isr: 1,2 "),
+        "{describe:?}"
+    );
+}
+
+/// Kafka's override of a reassignment in progress (`--additional`) whose own adding list is
+/// empty: ReplicationControlManager.changePartitionReassignment sets on the builder only the
+/// lists that are not empty, and PartitionChangeBuilder starts from the partition's, so the
+/// old adding list stays beside the new removing one. 1 → 2,4 with broker 4 frozen (2
+/// catches up, 4 cannot), then → 4: replicas 4,1,2 (the target, then the removing 1,2
+/// ascending), adding still 2,4. Once broker 4 thaws and joins the ISR, the reassignment
+/// completes on 4 alone.
+#[test]
+fn an_override_with_nothing_to_add_keeps_the_old_adding_list_as_kafka_does() {
+    let first = file("move", &[2, 4]);
+    let second = file("move", &[4]);
+    let sim = run(&format!(
+        r#"{{"version": 2, "brokers": 4, "seed": 2,
+        "topics": [{{"name": "move", "assignment": [[1]]}}],
+        "timeline": [
+          {{"at": 0, "action": "produce", "acks": "all", "prefix": "m", "count": 10}},
+          {{"at": 1000, "action": "freeze", "broker": 4}},
+          {{"at": 1500, "action": "reassign_execute", "reassignment": {first}}},
+          {{"at": 3000, "action": "describe"}},
+          {{"at": 3000, "action": "reassign_execute", "reassignment": {second}, "additional": true}},
+          {{"at": 3000, "action": "describe"}},
+          {{"at": 4000, "action": "thaw", "broker": 4}},
+          {{"at": 9000, "action": "describe"}}
+        ],
+        "end_ms": 10000}}"#
+    ));
+    let describe = describe_lines(&sim, 3000);
+    assert_eq!(
+        describe[1],
+        "Topic: move Partition: 0 Leader: 1 Replicas: 2,4,1 Isr: 1,2 Adding Replicas: 2,4 Removing Replicas: 1 Elr: LastKnownElr:",
+        "{describe:?}"
+    );
+    assert_eq!(
+        describe[3],
+        "Topic: move Partition: 0 Leader: 1 Replicas: 4,1,2 Isr: 1,2 Adding Replicas: 2,4 Removing Replicas: 1,2 Elr: LastKnownElr:",
+        "{describe:?}"
+    );
+    assert!(
+        describe_lines(&sim, 9000)[1]
+            .starts_with("Topic: move Partition: 0 Leader: 4 Replicas: 4 Isr: 4 "),
+        "{:?}",
+        describe_lines(&sim, 9000)
+    );
+}

@@ -157,7 +157,15 @@ fn full_scenario_v2() -> Value {
         {"at": 910, "action": "epochs", "topic": "move"},
         {"at": 911, "action": "epochs", "topic": "orders", "partition": 5},
         {"at": 912, "action": "dump_log", "broker": 2, "partition": 1},
-        {"at": 913, "action": "dump_log", "broker": 3, "topic": "p.q"}
+        {"at": 913, "action": "dump_log", "broker": 3, "topic": "p.q"},
+        {"at": 914, "action": "reassign_execute", "additional": true,
+         "reassignment": {"version": 1, "partitions": [{"topic": "move", "partition": 0, "replicas": [2, 3]}]}},
+        {"at": 915, "action": "reassign_verify", "preserve_throttles": true,
+         "reassignment": {"version": 1, "partitions": [{"topic": "move", "partition": 0, "replicas": [2, 3]}]}},
+        {"at": 916, "action": "reassign_cancel", "preserve_throttles": true,
+         "reassignment": {"version": 1, "partitions": [{"topic": "move", "partition": 0, "replicas": [2, 3]}]}},
+        {"at": 917, "action": "reassign_verify", "preserve_throttles": false,
+         "reassignment": {"version": 1, "partitions": [{"topic": "move", "partition": 0, "replicas": [2, 3]}]}}
     ]);
     let items = timeline.as_array_mut().unwrap();
     items.extend(targeted.as_array().unwrap().iter().cloned());
@@ -248,6 +256,7 @@ fn every_version_2_field_reads_as_serde_reads_it() {
     let Action::ReassignExecute {
         reassignment,
         throttle: Some(1000),
+        additional: false,
     } = &s.timeline[34].action
     else {
         panic!("{:?}", s.timeline[34])
@@ -258,6 +267,32 @@ fn every_version_2_field_reads_as_serde_reads_it() {
             reassignment.partitions[0].replicas.as_slice()
         ),
         (1, &[4, 3][..])
+    );
+    // --additional and --preserve-throttles, given or not (false, as when absent).
+    let flags: Vec<(bool, bool)> = s.timeline[34..]
+        .iter()
+        .filter_map(|a| match &a.action {
+            Action::ReassignExecute { additional, .. } => Some((true, *additional)),
+            Action::ReassignVerify {
+                preserve_throttles, ..
+            }
+            | Action::ReassignCancel {
+                preserve_throttles, ..
+            } => Some((false, *preserve_throttles)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        flags,
+        [
+            (true, false),
+            (false, false),
+            (false, false),
+            (true, true),
+            (false, true),
+            (false, true),
+            (false, false)
+        ]
     );
     // Written back and read again, by hand.
     assert_eq!(Scenario::from_json(&s.to_json_pretty()).unwrap(), s);

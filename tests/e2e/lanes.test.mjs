@@ -354,3 +354,47 @@ test("messages are labelled inside the picture, and each cell's value fits its c
   assert.ok(seen >= 3, "labelled messages were drawn");
   assert.ok((await page.locator(".cluster g.cell text.value").allTextContents()).includes("s…-40"), "a long value keeps its number");
 });
+
+test("playing faster than 4×, messages carry no labels; paused, each label names its own message", async () => {
+  // 300 ms of latency and a record every 100 ms keep fetches and produces in flight.
+  const scenario = {
+    version: 1,
+    config: { "sim.network.latency.ms": 300 },
+    timeline: Array.from({ length: 80 }, (_, i) => ({ at: i * 100, action: "produce", acks: "all", values: [`v${i}`] })),
+  };
+  const { page } = await openFresh(app, `/?t=1000${shareHash(scenario)}`);
+  // What the labels in the picture say, beside each slot's tooltip (which names the message).
+  const labels = () =>
+    page.locator(".cluster-flow g.flights").evaluate((g) => ({
+      unlabelled: g.classList.contains("unlabelled"),
+      drawn: [...g.querySelectorAll(":scope > g:not(.free)")].map((s) => {
+        const label = s.querySelector("text.packet-label");
+        return { shown: getComputedStyle(label).display !== "none", label: label.textContent, title: s.querySelector("title").textContent };
+      }),
+    }));
+  const before = await labels();
+  assert.equal(before.unlabelled, false, "paused: labels are drawn");
+  assert.ok(before.drawn.some((d) => d.shown && d.label), "a labelled message is drawn at 1 s");
+  await setRange(page, "Speed", 667); // 10×
+  await play(page);
+  await poll(async () => (await labels()).unlabelled, { message: "the labels are hidden at 10×" });
+  const fast = await labels();
+  assert.ok(fast.drawn.length > 0, "messages are drawn while playing at 10×");
+  assert.deepEqual(fast.drawn.filter((d) => d.shown), [], "no label is shown at 10×");
+  await pause(page);
+  await poll(async () => !(await labels()).unlabelled, { message: "paused: the labels come back" });
+  // A slot shown while labels were hidden got its label when they came back: each label
+  // shown is its own message's (a tooltip says "route: summary…", the label the summary).
+  const after = await labels();
+  assert.ok(after.drawn.some((d) => d.shown && d.label), "labelled messages are drawn after pausing");
+  for (const d of after.drawn.filter((d) => d.shown && d.label)) {
+    // (Nothing is dropped in this run: each label is its message's summary.)
+    assert.ok(d.title.includes(`: ${d.label}`), `label “${d.label}” belongs to “${d.title}”`);
+  }
+  // Up to 4× playing, labels are drawn.
+  await setRange(page, "Speed", 534);
+  await play(page);
+  await waitForClock(page, (await clockMs(page)) + 500);
+  assert.equal((await labels()).unlabelled, false, "labels are drawn playing at 4×");
+  await pause(page);
+});

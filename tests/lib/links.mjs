@@ -29,6 +29,7 @@ export const PRESET_TOPICS = {
   "pre-kip-101-divergence": "kip101",
   "kip-279-divergence": "kip279",
   "move-replica": "move",
+  "throttled-move": "move",
   "slow-follower": "rep",
   "slow-broker": "orders",
   "rolling-restart": "orders",

@@ -108,6 +108,11 @@ pub fn App() -> impl IntoView {
     // stays a still picture, as its author asked.
     let reader_paused = RwSignal::new(false);
     let playing = Memo::new(move |_| ctx.status.with(|s| s.playing));
+    // Messages and trails are labelled paused and up to 4× (geometry::labels_drawn).
+    let labels = crate::panels::flag(Box::new(move || {
+        ctx.status
+            .with(|s| crate::geometry::labels_drawn(s.playing, s.speed))
+    }));
     let toggle_by_reader = move || {
         let was_playing = playing.get_untracked();
         ctx.with_pg(|pg| pg.playing = !was_playing);
@@ -218,7 +223,7 @@ pub fn App() -> impl IntoView {
                 <Alarms ctx=ctx />
                 <Walkthrough ctx=ctx />
                 {show_controls.then(|| view! { <TimeBar ctx=ctx /> }.into_any())}
-                <ClusterView snap=ctx.snap clock=ctx.clock tick=ctx.tick lag_time_max_ms=lag_time_max_ms width=width broker_ids=ctx.broker_ids />
+                <ClusterView snap=ctx.snap clock=ctx.clock tick=ctx.tick lag_time_max_ms=lag_time_max_ms width=width broker_ids=ctx.broker_ids labels=labels />
                 <p class="embed-foot">
                     // Built and removed, not a `<Show>` (less code, BENCHMARKS.md "Shipped size").
                     {move || reader_can_pause.get().then(|| view! {
@@ -263,7 +268,7 @@ pub fn App() -> impl IntoView {
                     // Each lane's faults are in its menu; produce and consume sit right under
                     // the picture, so acting never scrolls it away.
                     <LaneMenus ctx=ctx>
-                        <ClusterView snap=ctx.snap clock=ctx.clock tick=ctx.tick lag_time_max_ms=lag_time_max_ms width=width broker_ids=ctx.broker_ids />
+                        <ClusterView snap=ctx.snap clock=ctx.clock tick=ctx.tick lag_time_max_ms=lag_time_max_ms width=width broker_ids=ctx.broker_ids labels=labels />
                     </LaneMenus>
                     <Actions ctx=ctx />
                     <Legend />

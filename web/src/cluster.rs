@@ -202,6 +202,10 @@ struct Flight {
     /// changed: a slot's next message on the same route changes few of them.
     route: (Node, Node),
     set: [String; 8],
+    /// Whether the label was kept current when this slot was last shown: while labels are
+    /// not drawn (`geometry::labels_drawn`, hidden by the `unlabelled` class) its text and
+    /// place are left as they were, and set again once labels are drawn.
+    labelled: bool,
 }
 
 const SVG_NS: &str = "http://www.w3.org/2000/svg";
@@ -251,6 +255,7 @@ impl Flight {
             stack: 0,
             route: (Node::Controller, Node::Controller),
             set: Default::default(),
+            labelled: true,
         })
     }
 
@@ -270,7 +275,7 @@ impl Flight {
     }
 
     /// Draws `m` in this slot as `drawn`, between `ends`, placed for `now`, in a picture
-    /// `width` wide.
+    /// `width` wide; its label only `with_label`.
     fn show(
         &mut self,
         m: &MessageSnapshot,
@@ -278,7 +283,9 @@ impl Flight {
         ends: ((f64, f64), (f64, f64)),
         now: f64,
         width: f64,
+        with_label: bool,
     ) {
+        self.labelled = with_label;
         self.id = Some(m.id);
         self.drawn = drawn;
         (self.from, self.to) = ends;
@@ -323,7 +330,8 @@ impl Flight {
         ];
         let label = self.label.parent_element();
         for (k, v) in now_set.into_iter().enumerate() {
-            if self.set[k] == v {
+            // The label's text and place (3, 6, 7) wait while labels are not drawn.
+            if self.set[k] == v || (!with_label && (k == 3 || k >= 6)) {
                 continue;
             }
             let _ = match k {
@@ -351,7 +359,7 @@ impl Flight {
     /// other, newest lowest, instead of over each other; beyond [`STACKED_LABELS`] lines
     /// the older ones keep their ring and path, and their tooltip, but no label.
     fn stack_label(&mut self, k: u32) {
-        if k != self.stack {
+        if k != self.stack && self.labelled {
             if let Some(label) = self.label.parent_element() {
                 let y = 10 + 13 * k.min(STACKED_LABELS);
                 let _ = label.set_attribute("y", &format!("-{y}"));
@@ -614,6 +622,8 @@ pub fn ClusterView(
     lag_time_max_ms: Memo<u64>,
     width: RwSignal<u64>,
     broker_ids: Memo<Vec<BrokerId>>,
+    /// Whether messages and trails carry labels (`geometry::labels_drawn`).
+    labels: Memo<bool>,
 ) -> impl IntoView {
     let width_px = move || width.get() as f64;
     let window = Memo::new(move |_| snap.with(|s| window_of(s, width_px())));
@@ -648,6 +658,7 @@ pub fn ClusterView(
         let parent: &web_sys::Element = &parent;
         let now = now_of_untracked(clock);
         let width = width.get_untracked() as f64;
+        let labelled = labels.get();
         snap.with(|s| {
             let drawn = drawn_messages(s, now);
             let stacks = label_stacks(&drawn);
@@ -667,8 +678,12 @@ pub fn ClusterView(
                         // A new message for this slot, or its message just reached a
                         // frozen broker's socket buffer or left the wire (or, scrubbed back,
                         // is in flight again).
+                        // Or labels were just turned on or off.
                         Some((m, d))
-                            if f.id != Some(m.id) || f.drawn != *d || f.buffered != m.buffered =>
+                            if f.id != Some(m.id)
+                                || f.drawn != *d
+                                || f.buffered != m.buffered
+                                || f.labelled != labelled =>
                         {
                             // A message that just arrived stays on the path it flew; one
                             // first drawn as a trail (a link opened at that moment) is
@@ -678,7 +693,7 @@ pub fn ClusterView(
                             } else {
                                 message_ends(s, m, width)
                             };
-                            f.show(m, *d, ends, now, width);
+                            f.show(m, *d, ends, now, width, labelled);
                         }
                         _ => {}
                     }
@@ -781,7 +796,9 @@ pub fn ClusterView(
                 height=move || num(height())
             >
                 <g class="log-window" transform=move || shift() node_ref=falling_g></g>
-                <g class="flights" node_ref=flow></g>
+                // Without labels, the slots' labels are hidden (style/main.css) and left as
+                // they were until labels are drawn again (`Flight::show`).
+                <g class=move || crate::panels::pick(labels.get(), "flights", "flights unlabelled") node_ref=flow></g>
             </svg>
         </div>
     }

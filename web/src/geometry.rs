@@ -220,6 +220,20 @@ pub fn trail_opacity_percent(age_ms: f64, total_ms: f64) -> u32 {
     }
 }
 
+/// The fastest speed at which messages and trails carry their labels while playing. A trail
+/// stays 600 ms of simulated time (`cluster::TRAIL_MS`): at 4× its label is on screen for
+/// 150 ms, about the least in which its few words can be read; at 10× it would be 60 ms, four
+/// frames, and on a 12-broker cluster some forty labels changed every frame, a quarter of
+/// the frame's rendering (BENCHMARKS.md, "Issue 14's fifth session"). Paused, scrubbed or
+/// stepped, every label is drawn.
+pub const LABELLED_MAX_SPEED: f64 = 4.0;
+
+/// Whether messages and trails are drawn with their labels: always when paused, and while
+/// playing up to [`LABELLED_MAX_SPEED`].
+pub fn labels_drawn(playing: bool, speed: f64) -> bool {
+    !playing || speed <= LABELLED_MAX_SPEED
+}
+
 /// A truncated record falling out of its lane: (downward offset, opacity) after `age_ms`
 /// of a `total_ms` fall.
 pub fn falling(age_ms: f64, total_ms: f64) -> (f64, f64) {
@@ -427,6 +441,20 @@ mod tests {
             to,
             "zero latency: arrived"
         );
+    }
+
+    #[test]
+    fn labels_are_drawn_paused_and_up_to_four_times_while_playing() {
+        // Paused (or stepped, or scrubbed), at any speed.
+        assert!(labels_drawn(false, 100.0));
+        assert!(labels_drawn(true, 1.0));
+        assert!(labels_drawn(true, LABELLED_MAX_SPEED));
+        // The slider's 4x position rounds to just under or over 4: the last labelled
+        // position is the one at or below 4x.
+        assert!(labels_drawn(true, speed_from_slider(534)));
+        assert!(!labels_drawn(true, speed_from_slider(535)));
+        // 10x, the cluster's frame-rate goal, plays without labels.
+        assert!(!labels_drawn(true, speed_from_slider(667)));
     }
 
     #[test]

@@ -53,7 +53,7 @@ pub const ENTRIES: &[(&str, &str, &str)] = &[
     ("buffered", r#"<g class="packet buffered fetch"><circle cx="14" cy="9" r="6"/></g>"#,
         "dashed ring: waiting in a frozen broker's socket buffer"),
     ("trail", r#"<g class="trail fetch"><line class="trail-path" x1="1" y1="9" x2="19" y2="9"/><circle cx="20" cy="9" r="5"/></g>"#,
-        "hollow ring at the end of a thin line: a message that just arrived (read by its destination), and the path it took, fading over 0.6 s of simulated time"),
+        "hollow ring at the end of a thin line: a message that just arrived (read by its destination), and the path it took, fading over 0.6 s of simulated time. Playing faster than 4×, messages and trails are drawn without their labels (each would show for under 150 ms): pause to read them"),
     ("dropped", r#"<g class="trail dropped fetch"><line class="trail-path" x1="1" y1="9" x2="19" y2="9"/><circle cx="20" cy="9" r="5"/></g>"#,
         "red dashed ring and path: a message dropped where it arrived (its link is cut, or the process it was sent to is gone)"),
 ];

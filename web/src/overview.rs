@@ -467,9 +467,16 @@ pub fn reassign_action(
                     format!("--throttle is a rate in bytes/s, such as 10000000, got \"{t}\"")
                 })?),
             },
+            additional: false,
         },
-        "verify" => Action::ReassignVerify { reassignment },
-        "cancel" => Action::ReassignCancel { reassignment },
+        "verify" => Action::ReassignVerify {
+            reassignment,
+            preserve_throttles: false,
+        },
+        "cancel" => Action::ReassignCancel {
+            reassignment,
+            preserve_throttles: false,
+        },
         _ => return Err(format!("no such reassignment command: {tool}")),
     })
 }
@@ -594,6 +601,7 @@ mod tests {
         let Ok(Action::ReassignExecute {
             reassignment,
             throttle,
+            ..
         }) = reassign_action("execute", shown("execute", " 1, 3 ").unwrap(), "10000000")
         else {
             panic!("execute");

@@ -1302,10 +1302,10 @@ pub fn Simplifications() -> impl IntoView {
                 <li>"A slow broker waits the given time after each fetch response before fetching again."</li>
                 <li>"One consumer without a group; after OFFSET_OUT_OF_RANGE it moves to the log end (auto.offset.reset=latest). A new client.rack stands for a new consumer in that rack."</li>
                 <li>"The last known leader is elected only when it is alive (Kafka's code logs but does not refuse a dead one)."</li>
-                <li>"Reassignment has --execute, --verify and --cancel, not --additional, --list or --generate; a removed replica's log is deleted at once. Throttles come only from --throttle."</li>
+                <li>"Reassignment has --execute, --verify and --cancel (--additional and --preserve-throttles in scenario files), not --list or --generate; a removed replica's log is deleted at once. Throttles come only from --throttle."</li>
                 <li>"A killed broker's machine stays up: its kernel resets connections at once. A cut link drops packets, and requests time out. A zone cut off loses the controller too."</li>
                 <li>"Changing replica.lag.time.max.ms applies at once on every broker, as if each were restarted with the new value (real Kafka needs a broker restart for it); min.insync.replicas reaches each broker through the metadata."</li>
-                <li>"Kafka's meters show their count, not a rate."</li>
+                <li>"Kafka's meters show their count, not a rate; the replication byte-rate shows whole bytes per second."</li>
             </ul>
         </details>
     }

@@ -1248,7 +1248,7 @@ mod driven_alone {
             generation: 1,
         });
         let lag = |n: &Node1| {
-            crate::metrics::broker_metrics(&Config::default(), &n.broker).replica_fetcher_max_lag
+            crate::metrics::broker_metrics(&Config::default(), &n.broker, 0).replica_fetcher_max_lag
         };
         assert_eq!(lag(&n), 0, "no response yet");
         n.now = 10;

@@ -34,6 +34,10 @@ pub const GOLDEN: &[(&str, &str)] = &[
         include_str!("../golden/last-replica-standing.txt"),
     ),
     ("move-replica", include_str!("../golden/move-replica.txt")),
+    (
+        "throttled-move",
+        include_str!("../golden/throttled-move.txt"),
+    ),
     ("slow-follower", include_str!("../golden/slow-follower.txt")),
     ("slow-broker", include_str!("../golden/slow-broker.txt")),
     (
