@@ -55,6 +55,9 @@ fn run(args: &[String], out: &mut dyn Write) -> Result<ExitCode, String> {
                     Scenario::from_json(p.json).map_err(|e| format!("preset {}: {e}", p.name))?;
                 writeln!(out, "{:<24} {}", p.name, s.title).map_err(io)?;
                 writeln!(out, "{:<24} {}", "", s.source).map_err(io)?;
+                if !s.protocol.is_default() {
+                    writeln!(out, "{:<24} protocol {}", "", s.protocol.name()).map_err(io)?;
+                }
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -279,6 +282,14 @@ mod tests {
         for p in PRESETS {
             assert!(out.contains(p.name), "{} listed", p.name);
         }
+        // A preset of a historical mode says which.
+        assert!(
+            out.contains("pre-kip-101-divergence   Before KIP-101"),
+            "{out}"
+        );
+        assert!(out
+            .lines()
+            .any(|l| l.trim_start() == "protocol pre-kip-101"));
     }
 
     #[test]

@@ -20,7 +20,7 @@
 
 use std::sync::Arc;
 
-use crate::effect::{BrokerTimer, Ctx};
+use crate::effect::{BrokerTimer, Ctx, Observation};
 use crate::event::{Event, FetcherRemovedReason};
 use crate::fetcher::ReplicaFetcher;
 use crate::log::ReplicaLog;
@@ -422,6 +422,37 @@ impl Broker {
             partition.log.wipe();
         }
         self.clean_shutdown_epoch = -1;
+    }
+
+    /// The machine lost power: each log loses what the OS had not written back
+    /// (`ReplicaLog::lose_unwritten`); the checkpoint files, fsynced, stay. The process
+    /// itself ends through the simulator, as after kill -9.
+    pub(crate) fn lose_power(&mut self, ctx: &mut Ctx) {
+        let delay = ctx.config.writeback_delay_ms;
+        for (&tp, partition) in self.partitions.iter_mut() {
+            let Some(t) = partition.log.lose_unwritten(ctx.now, delay) else {
+                continue;
+            };
+            let (Some(first), Some(last)) = (t.removed.first(), t.removed.last()) else {
+                continue;
+            };
+            ctx.emit(Event::UnwrittenRecordsLost {
+                broker: self.id,
+                tp: ctx.tp_name(tp),
+                first_offset: first.offset,
+                last_offset: last.offset,
+            });
+            ctx.observe(Observation::Truncated(
+                tp,
+                crate::snapshot::TruncationRecord {
+                    time_ms: ctx.now,
+                    broker: self.id,
+                    to_offset: t.to_offset,
+                    removed: t.removed,
+                    below_high_watermark: t.below_high_watermark,
+                },
+            ));
+        }
     }
 
     /// Each fetch now takes `ms` longer on this broker's machine.

@@ -53,6 +53,13 @@ fn must_set(what: &str) -> String {
     format!("Must set {what} to use the idempotent producer (enable.idempotence=true)")
 }
 
+/// Linux's `vm.dirty_expire_centisecs` default (3000), in ms.
+pub const WRITEBACK_DELAY_MS_DEFAULT: u64 = 30_000;
+
+fn is_default_writeback_delay(v: &u64) -> bool {
+    *v == WRITEBACK_DELAY_MS_DEFAULT
+}
+
 fn is_default_fetchers(v: &u32) -> bool {
     *v == 1
 }
@@ -269,6 +276,24 @@ pub struct Config {
         skip_serializing_if = "is_default_imbalance_interval"
     )]
     pub leader_imbalance_check_interval_seconds: u64,
+    /// Simulation knob: how long an appended record stays only in the OS page cache before
+    /// the kernel writes it back to disk (Linux `vm.dirty_expire_centisecs`, 3000 by default:
+    /// 30 s). A power loss (`power_loss`) loses what was appended less than this long ago;
+    /// a kill -9 loses nothing (the OS keeps running). Written only when not the default.
+    #[serde(
+        rename = "sim.writeback.delay.ms",
+        skip_serializing_if = "is_default_writeback_delay"
+    )]
+    pub writeback_delay_ms: u64,
+    /// Whether the logs keep the times of their appends for a power loss: set by the
+    /// simulator when the scenario's timeline has one (so other runs keep no such list).
+    /// Not a config.
+    #[serde(skip)]
+    pub track_writeback: bool,
+    /// The run's protocol mode (the scenario's `protocol`, docs/history.md), which the
+    /// handlers read with the configs. Not a config: never in the `config` JSON.
+    #[serde(skip)]
+    pub protocol: crate::protocol::Protocol,
 }
 
 /// `replica.selector.class`'s one accepted class (ReplicationConfigs.REPLICA_SELECTOR_CLASS_CONFIG).
@@ -345,6 +370,9 @@ impl Default for Config {
             auto_leader_rebalance_enable: None,
             leader_imbalance_check_interval_seconds:
                 LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS_DEFAULT,
+            writeback_delay_ms: WRITEBACK_DELAY_MS_DEFAULT,
+            track_writeback: false,
+            protocol: crate::protocol::Protocol::Kafka4,
         }
     }
 }
@@ -523,6 +551,11 @@ pub const RANGES: &[Range] = &[
         min: 1,
         max: i64::MAX as u64,
     },
+    Range {
+        name: "sim.writeback.delay.ms",
+        min: 0,
+        max: 3_600_000,
+    },
 ];
 
 impl Config {
@@ -574,6 +607,7 @@ impl Config {
             "leader.imbalance.check.interval.seconds" => {
                 U64(&mut self.leader_imbalance_check_interval_seconds)
             }
+            "sim.writeback.delay.ms" => U64(&mut self.writeback_delay_ms),
             _ => return None,
         })
     }
@@ -757,8 +791,10 @@ impl Config {
     }
 
     /// Whether KIP-966 eligible leader replicas are on.
+    /// Before KIP-966 (protocol `no-elr` and older) the feature did not exist: the mode
+    /// runs as `eligible.leader.replicas.version=0` whatever the config says.
     pub fn elr_enabled(&self) -> bool {
-        self.eligible_leader_replicas_version >= 1
+        self.eligible_leader_replicas_version >= 1 && self.protocol.has_elr()
     }
 
     /// Partition.effectiveMinIsr: min.insync.replicas, but never more than the replica count.

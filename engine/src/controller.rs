@@ -1118,7 +1118,15 @@ impl Controller {
                 // session expires and the controller has fenced it.
                 let last_heartbeat = self.last_heartbeat_ms.get(&b).copied().unwrap_or(0);
                 let session_valid = now < last_heartbeat + ctx.config.broker_session_timeout_ms;
-                if existing.as_ref().is_some_and(|r| !r.fenced) && !same_process && session_valid {
+                // Before KIP-380 (protocol `pre-kip-101`) the ZooKeeper controller compared the
+                // ids under /brokers/ids and could miss a broker that crashed and came back
+                // (KAFKA-1120): the new process is taken as the one it knew, in the ISR.
+                let bounce_seen = ctx.config.protocol.detects_broker_bounce();
+                if existing.as_ref().is_some_and(|r| !r.fenced)
+                    && !same_process
+                    && session_valid
+                    && bounce_seen
+                {
                     ctx.emit(Event::RegistrationRejected { broker: b });
                     ctx.send(
                         Node::Controller,

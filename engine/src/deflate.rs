@@ -193,7 +193,12 @@ fn lz77(data: &[u8]) -> Vec<Symbol> {
                 pending = None;
                 continue;
             }
-            Some(_) => out.push(Symbol::literal(data[i - 1])),
+            // The longer match here wins: the previous position is a literal, and the
+            // match found there is dropped (left pending, it was written again later).
+            Some(_) => {
+                out.push(Symbol::literal(data[i - 1]));
+                pending = None;
+            }
             None => {}
         }
         if here.0 >= NICE.min(n - i) && here.0 > 0 {

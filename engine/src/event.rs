@@ -427,6 +427,20 @@ pub enum Event {
     },
     /// The broker's log and checkpoint files are gone.
     DiskLost { broker: BrokerId },
+    /// The broker's machine lost power (`power_loss`): the process is down, and what the
+    /// OS had not written back is gone (each partition's loss follows as its own line).
+    PowerLost {
+        broker: BrokerId,
+        writeback_delay_ms: u64,
+    },
+    /// A power loss took offsets `first_offset..=last_offset` of `tp` on `broker`: appended
+    /// less than `sim.writeback.delay.ms` before, they were only in the page cache.
+    UnwrittenRecordsLost {
+        broker: BrokerId,
+        tp: TopicPartition,
+        first_offset: u64,
+        last_offset: u64,
+    },
     /// `kafka-configs.sh --alter --add-config name=value`.
     ConfigSet { name: String, value: String },
     /// `kafka-leader-election.sh` and its answer.
@@ -482,6 +496,9 @@ pub enum Event {
         #[serde(skip_serializing_if = "is_one")]
         partitions: u32,
     },
+    /// The run follows an older Kafka's replication rules (the scenario's `protocol`, when
+    /// not `kafka-4`): said once, at the start.
+    ProtocolMode { protocol: crate::protocol::Protocol },
 }
 
 impl Event {
@@ -510,7 +527,8 @@ impl Event {
             Event::TruncatingToEpochEndOffset { .. }
             | Event::FetcherTruncating { .. }
             | Event::LogTruncated { .. }
-            | Event::RecordsThrownAway { .. } => TraceKind::Truncation,
+            | Event::RecordsThrownAway { .. }
+            | Event::UnwrittenRecordsLost { .. } => TraceKind::Truncation,
             // (end of the follower's)
             // the clients (client.rs)
             Event::ProduceResult { .. }
@@ -541,13 +559,16 @@ impl Event {
             | Event::Link { .. }
             | Event::Zone { .. }
             | Event::DiskLost { .. }
+            | Event::PowerLost { .. }
             | Event::ConfigSet { .. }
             | Event::LeaderElectionTool { .. } => TraceKind::Action,
             Event::ToolOutput { .. } => TraceKind::Readout,
             Event::BrokerShutDown { .. } | Event::BrokerStarted { .. } => TraceKind::Broker,
             Event::CommittedRecordsLost { .. } => TraceKind::Loss,
             Event::InvariantBroken { .. } => TraceKind::Violation,
-            Event::Caption { .. } | Event::TopicCreated { .. } => TraceKind::Note,
+            Event::Caption { .. } | Event::TopicCreated { .. } | Event::ProtocolMode { .. } => {
+                TraceKind::Note
+            }
         }
     }
 
@@ -578,7 +599,8 @@ impl Event {
             | Event::RecordsThrownAway {
                 below_high_watermark: true,
                 ..
-            } => Level::Warn,
+            }
+            | Event::UnwrittenRecordsLost { .. } => Level::Warn,
             Event::FetcherRemoved { .. }
             | Event::ReplicaDeleted { .. }
             | Event::TruncatingToEpochEndOffset { .. }
@@ -622,12 +644,15 @@ impl Event {
             | Event::Link { .. }
             | Event::Zone { .. }
             | Event::DiskLost { .. }
+            | Event::PowerLost { .. }
             | Event::ConfigSet { .. }
             | Event::LeaderElectionTool { .. }
             | Event::ToolOutput { .. }
             | Event::BrokerShutDown { .. }
             | Event::BrokerStarted { .. } => Level::Info,
-            Event::Caption { .. } | Event::TopicCreated { .. } => Level::Info,
+            Event::Caption { .. } | Event::TopicCreated { .. } | Event::ProtocolMode { .. } => {
+                Level::Info
+            }
         }
     }
 
@@ -656,7 +681,8 @@ impl Event {
             | Event::TruncatingToEpochEndOffset { broker, .. }
             | Event::FetcherTruncating { broker, .. }
             | Event::LogTruncated { broker, .. }
-            | Event::RecordsThrownAway { broker, .. } => Some(*broker),
+            | Event::RecordsThrownAway { broker, .. }
+            | Event::UnwrittenRecordsLost { broker, .. } => Some(*broker),
             // (end of the follower's)
             // the clients (client.rs)
             Event::ProduceResult { .. }
@@ -688,6 +714,7 @@ impl Event {
             | Event::Link { .. }
             | Event::Zone { .. }
             | Event::DiskLost { .. }
+            | Event::PowerLost { .. }
             | Event::ConfigSet { .. }
             | Event::LeaderElectionTool { .. }
             | Event::InvariantBroken { .. } => None,
@@ -695,7 +722,7 @@ impl Event {
             Event::BrokerShutDown { broker }
             | Event::BrokerStarted { broker, .. }
             | Event::CommittedRecordsLost { broker, .. } => Some(*broker),
-            Event::Caption { .. } | Event::TopicCreated { .. } => None,
+            Event::Caption { .. } | Event::TopicCreated { .. } | Event::ProtocolMode { .. } => None,
         }
     }
 }
@@ -1265,9 +1292,32 @@ impl fmt::Display for Event {
                     _ => ")",
                 })
             }
+            Event::ProtocolMode { protocol } => write!(
+                f,
+                "protocol {}: {} ({})",
+                protocol.name(),
+                protocol.era(),
+                protocol.fixed_by()
+            ),
             Event::DiskLost { broker } => write!(
                 f,
                 "broker {broker} lost its disk: its log and checkpoint files are gone (the process is down)"
+            ),
+            Event::PowerLost {
+                broker,
+                writeback_delay_ms,
+            } => write!(
+                f,
+                "broker {broker} lost power: the process is down, and what the OS had not written back (appended in the last {writeback_delay_ms} ms) is gone"
+            ),
+            Event::UnwrittenRecordsLost {
+                broker,
+                tp,
+                first_offset,
+                last_offset,
+            } => write!(
+                f,
+                "broker {broker}: {tp} offsets {first_offset}..{last_offset} were only in the page cache and are gone; the log ends at {first_offset}"
             ),
             // A client's config is no broker's: the consumer is built again with it.
             Event::ConfigSet { name, value } if name == crate::scenario::CLIENT_RACK => {
@@ -1556,6 +1606,19 @@ pub enum LossCause {
         broker: BrokerId,
         lost_disks: Vec<BrokerId>,
     },
+    /// A replica whose machine lost power (`power_loss`) lost them with what the OS had not
+    /// written back, and the new leader is one of those or follows from one.
+    PowerLoss {
+        broker: BrokerId,
+        power_lost: Vec<BrokerId>,
+    },
+    /// A clean election under a historical protocol whose rules lose committed records
+    /// (before KIP-101, a follower truncated to its own HW): the era's anomaly, not an
+    /// engine bug.
+    HistoricalProtocol {
+        broker: BrokerId,
+        protocol: crate::protocol::Protocol,
+    },
     /// A clean election lost them: an engine bug (an invariant is broken too).
     CleanElection,
 }
@@ -1575,6 +1638,16 @@ impl fmt::Display for LossCause {
                 f,
                 "broker {broker} became leader after broker {} lost its disk (a replica that came back empty counted as in sync)",
                 Ids(lost_disks)
+            ),
+            LossCause::PowerLoss { broker, power_lost } => write!(
+                f,
+                "broker {broker} became leader after broker {} lost power (records the OS had not written back were gone)",
+                Ids(power_lost)
+            ),
+            LossCause::HistoricalProtocol { broker, protocol } => write!(
+                f,
+                "broker {broker} became leader through a clean election without them: protocol {} (a follower truncated to its own high watermark, the loss KIP-101 fixed)",
+                protocol.name()
             ),
             LossCause::CleanElection => f.write_str("a clean election (engine bug)"),
         }

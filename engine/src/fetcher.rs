@@ -119,8 +119,15 @@ impl ReplicaFetcher {
         };
         let log = &mut partition.log;
         // A log with no epoch information cannot use the leader's divergence check: it is
-        // truncated to its HW first (the TRUNCATING state).
-        if log.epoch_cache.entries.is_empty() && log.log_end_offset() > log.high_watermark {
+        // truncated to its HW first (the TRUNCATING state). Before KIP-101 (protocol
+        // `pre-kip-101`, Kafka 0.10.2) every replica that became follower was:
+        // ReplicaManager.makeFollowers passed each new follower's highWatermark to
+        // logManager.truncateTo, the HW being the one read back from
+        // replication-offset-checkpoint after a restart.
+        let by_epoch = ctx.config.protocol.has_leader_epoch_truncation();
+        if (!by_epoch || log.epoch_cache.entries.is_empty())
+            && log.log_end_offset() > log.high_watermark
+        {
             let hw = log.high_watermark;
             if let Some(t) = log.truncate_to(hw) {
                 record_truncation(ctx, tp, host.id, t, None);
@@ -237,12 +244,26 @@ impl ReplicaFetcher {
                 }
                 _ => {
                     let log = &p.log;
+                    // Before KIP-101 a fetch carried no leader epoch of the follower's log
+                    // (FetchRequest v3, Kafka 0.10.2): the leader could not tell where the
+                    // logs diverge. Between KIP-101 and KIP-279 the follower asked where its
+                    // latest epoch ends once, on becoming follower (OffsetsForLeaderEpoch),
+                    // then fetched without it: the leader's divergence check answers that
+                    // one question here.
+                    let protocol = ctx.config.protocol;
+                    let last_fetched_epoch = if protocol.has_leader_epoch_truncation()
+                        && (protocol.has_epoch_in_truncation_answer() || f.awaiting_epoch_end)
+                    {
+                        log.epoch_cache.latest_epoch()
+                    } else {
+                        None
+                    };
                     ready.push(FetchPartition {
                         tp,
                         fetch_offset: log.log_end_offset(),
                         log_start_offset: log.log_start_offset,
                         current_leader_epoch: f.leader_epoch,
-                        last_fetched_epoch: log.epoch_cache.latest_epoch(),
+                        last_fetched_epoch,
                     });
                 }
             }
@@ -268,7 +289,13 @@ impl ReplicaFetcher {
                 fetch_id,
                 fetcher_id: key.1,
                 replica_id: host.id,
-                broker_epoch: host.broker_epoch,
+                // KIP-903 (Kafka 3.5) put the broker epoch in a follower's fetch; before it,
+                // -1 ("no epoch": the leader takes the fetch state as it comes).
+                broker_epoch: if ctx.config.protocol.has_broker_epoch_in_fetch() {
+                    host.broker_epoch
+                } else {
+                    -1
+                },
                 partitions: ready,
             },
         );
@@ -510,11 +537,34 @@ impl ReplicaFetcher {
         if d.error != ErrorCode::NONE {
             return Some(ctx.config.replica_fetch_backoff_ms);
         }
+        let by_epoch = ctx.config.protocol.has_epoch_in_truncation_answer();
+        if let Role::Follower(f) = &mut partition.role {
+            // The one answer came (with a divergence or with records): fetch on without
+            // the epoch, as a 1.1 follower out of its truncating state does.
+            f.awaiting_epoch_end = false;
+        }
         let log = &mut partition.log;
         if let Some((epoch, end)) = d.diverging_epoch {
             let leo = log.log_end_offset();
             let follower_end = log.epoch_cache.end_offset_for(epoch, leo);
-            let (offset, _complete) = truncation_offset(epoch, end, follower_end, leo);
+            let (offset, _complete) = if by_epoch {
+                truncation_offset(epoch, end, follower_end, leo)
+            } else {
+                // ReplicaFetcherThread.maybeTruncate (1.1.0): OffsetsForLeaderEpoch v0 gave
+                // an offset only; an unknown one keeps the fetch offset, one at or past our
+                // end keeps the log, and any other is truncated to, whatever epoch our own
+                // record there has (the hole KIP-279 closed).
+                match end {
+                    crate::log::UNDEFINED_EPOCH_OFFSET => (leo, true),
+                    end => ((end.max(0) as u64).min(leo), true),
+                }
+            };
+            // v0's answer had no epoch: the line says -1.
+            let epoch = if by_epoch {
+                epoch
+            } else {
+                crate::log::UNDEFINED_EPOCH
+            };
             let t = log.truncate_to(offset);
             ctx.emit(Event::TruncatingToEpochEndOffset {
                 broker: host.id,
@@ -542,7 +592,11 @@ impl ReplicaFetcher {
             records.windows(2).all(|w| w[1].offset == w[0].offset + 1),
             "{records:?}"
         );
+        let from = log.log_end_offset();
         log.append_as_follower(&records);
+        if ctx.config.track_writeback && !records.is_empty() {
+            log.note_append(from, ctx.now, ctx.config.writeback_delay_ms);
+        }
         // ReplicaFetcherThread.processPartitionData: "Traffic from both in-sync and out of
         // sync replicas are accounted for in replication quota".
         if self.quota.is_throttled(tp) {

@@ -11,6 +11,7 @@ use crate::controller::Controller;
 use crate::event::{Event, LossCause};
 use crate::log::ReplicaLog;
 use crate::process::Process;
+use crate::protocol::Protocol;
 use crate::record_chunks::RecordChunks;
 use crate::snapshot::Loss;
 use crate::types::{BrokerId, ElectionKind, TimeMs, TopicPartition, Tp};
@@ -70,6 +71,7 @@ pub(crate) fn on_new_leader(
     log: &ReplicaLog,
     now: TimeMs,
     label: Option<TopicPartition>,
+    protocol: Protocol,
 ) -> Option<LossFound> {
     if leader_epoch != controller.partition(tp).leader_epoch {
         // A stale image (a broker catching up on metadata after a freeze or a cut): this
@@ -89,9 +91,13 @@ pub(crate) fn on_new_leader(
         .find(|(t, epoch, _)| *t == tp && *epoch == leader_epoch)
         .map(|(_, _, k)| *k);
     let mut lost_disks = Vec::new();
+    let mut power_lost = Vec::new();
     for (id, p) in processes {
         if p.disk_lost {
             lost_disks.push(*id);
+        }
+        if p.power_lost {
+            power_lost.push(*id);
         }
     }
     let mut violation = None;
@@ -101,6 +107,12 @@ pub(crate) fn on_new_leader(
         LossCause::UncleanElection { broker }
     } else if !lost_disks.is_empty() {
         LossCause::LostDisk { broker, lost_disks }
+    } else if !power_lost.is_empty() {
+        LossCause::PowerLoss { broker, power_lost }
+    } else if !protocol.has_leader_epoch_truncation() {
+        // The era's rule, not a bug: the invariant stays strict in every mode that has
+        // KIP-101 (kafka-4, no-elr).
+        LossCause::HistoricalProtocol { broker, protocol }
     } else {
         violation = Some(format!(
             "committed offsets {}..{} lost by a clean election of broker {broker}",
@@ -133,6 +145,7 @@ pub(crate) fn on_new_leader(
 #[cfg(test)]
 mod tests {
     use crate::invariants::tests::sim;
+    use crate::protocol::Protocol;
     use crate::sim::Sim;
     use crate::types::ElectionKind;
     use crate::types::TP0;
@@ -172,12 +185,20 @@ mod tests {
     #[test]
     fn a_loss_names_its_cause() {
         // Broker 2's log is emptied and it is made leader of a new epoch: the two committed
-        // records are gone. What the loss says depends on how the controller chose it.
-        let lose = |kind: Option<ElectionKind>, recovering: bool, disk: bool| {
+        // records are gone. What the loss says depends on how the controller chose it, what
+        // happened to the machines, and the protocol of the run.
+        let lose_in = |kind: Option<ElectionKind>,
+                       recovering: bool,
+                       disk: bool,
+                       power: bool,
+                       protocol: Protocol| {
             let mut sim = sim();
             sim.brokers[&2].partitions[&TP0].log.wipe();
             if disk {
                 sim.processes[&3].disk_lost = true;
+            }
+            if power {
+                sim.processes[&2].power_lost = true;
             }
             let p = &mut sim.controller.partitions[&TP0];
             p.leader = Some(2);
@@ -197,6 +218,7 @@ mod tests {
                 sim.brokers[&2].log(TP0),
                 5_000,
                 None,
+                protocol,
             )
             .expect("a loss");
             assert_eq!(sim.committed[&TP0].len(), 0, "both left the history");
@@ -204,6 +226,8 @@ mod tests {
             assert_eq!(found.loss.values, ["a", "b"]);
             (found.loss.cause, found.violation)
         };
+        let lose =
+            |kind, recovering, disk| lose_in(kind, recovering, disk, false, Protocol::Kafka4);
         let (cause, violation) = lose(Some(ElectionKind::LastKnownLeader), false, false);
         assert!(
             cause.contains("last known leader") && violation.is_none(),
@@ -221,6 +245,22 @@ mod tests {
             violation.as_deref(),
             Some("committed offsets 0..1 lost by a clean election of broker 2"),
             "a clean election that loses committed records is a violation"
+        );
+        // A power loss explains it in any mode; an era without KIP-101 explains a clean
+        // election's loss, and no other era does.
+        let clean = Some(ElectionKind::Clean);
+        let (cause, violation) = lose_in(clean, false, false, true, Protocol::Kafka4);
+        assert!(cause.contains("broker 2 lost power"), "{cause}");
+        assert!(violation.is_none());
+        let (cause, violation) = lose_in(clean, false, false, false, Protocol::PreKip101);
+        assert!(
+            cause.contains("protocol pre-kip-101") && violation.is_none(),
+            "{cause}"
+        );
+        let (cause, violation) = lose_in(clean, false, false, false, Protocol::NoElr);
+        assert!(
+            cause.contains("engine bug") && violation.is_some(),
+            "no-elr has KIP-101: {cause}"
         );
     }
 
@@ -240,6 +280,7 @@ mod tests {
                 sim.brokers[&broker].log(TP0),
                 0,
                 None,
+                Protocol::Kafka4,
             )
             .is_some()
         };

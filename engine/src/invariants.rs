@@ -41,6 +41,8 @@ pub struct InvariantState {
     pub fingerprints: Vec<Vec<u64>>,
     /// The replicas the last check looked at, for `Digest::outside`.
     pub checked: Vec<(BrokerId, Tp)>,
+    /// The run's protocol mode: an older era's rules make some states legal (docs/history.md).
+    pub protocol: crate::protocol::Protocol,
 }
 
 /// What an event may have changed, and so what the checker must look at again after it.
@@ -266,9 +268,14 @@ impl InvariantState {
             let Some(mb) = brokers.get_near(m as usize - 1, &m) else {
                 continue;
             };
+            // A lost disk or a power loss took records the leader counted; before KIP-101
+            // (protocol `pre-kip-101`) a follower truncated to its own HW, below the
+            // leader's, and stayed in the ISR: the anomaly that mode shows, reported as a
+            // loss when a leader lacks them (history.rs), not as a broken rule.
             if processes
                 .get_near(m as usize - 1, &m)
-                .is_some_and(|p| p.disk_lost)
+                .is_some_and(|p| p.disk_lost || p.power_lost)
+                || !self.protocol.has_leader_epoch_truncation()
             {
                 continue;
             }

@@ -54,6 +54,7 @@ pub mod config;
 pub mod error;
 pub mod expect;
 pub mod presets;
+pub mod protocol;
 pub mod scenario;
 pub mod scenario_json;
 pub mod share;
@@ -71,6 +72,7 @@ pub use error::{ConfigError, ScenarioError};
 pub use event::Event;
 /// The partition of a keyed record (the playground shows where a key's records go).
 pub use hashing::partition_for_key;
+pub use protocol::Protocol;
 pub use scenario::{Action, Scenario, TimedAction};
 pub use sim::{Sim, ARRIVALS_KEPT_MS, MAX_EVENTS_PER_ADVANCE};
 pub use snapshot::Snapshot;

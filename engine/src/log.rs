@@ -6,6 +6,7 @@
 
 use crate::record::Record;
 use crate::record_chunks::RecordChunks;
+use crate::types::TimeMs;
 
 /// Kafka's UNDEFINED_EPOCH and UNDEFINED_EPOCH_OFFSET.
 pub const UNDEFINED_EPOCH: i32 = -1;
@@ -149,6 +150,9 @@ pub struct ReplicaLog {
     pub hw_checkpoint: Option<u64>,
     /// ProducerStateManager: derived from the records (see `producer_state.rs`).
     pub producers: crate::producer_state::ProducerStateManager,
+    /// The page cache's dirty tail, for a power loss: each append still within
+    /// `sim.writeback.delay.ms` as (its first offset, its time), oldest first. Kept only in a run that can lose power (`Config::track_writeback`).
+    pub unwritten: Vec<(u64, TimeMs)>,
 }
 
 impl ReplicaLog {
@@ -333,6 +337,14 @@ impl ReplicaLog {
             self.producers = crate::producer_state::ProducerStateManager::rebuild(&self.records);
         }
         self.epoch_cache.truncate_from_end(offset);
+        // The appends that began at or past `offset` are gone with their records.
+        while self
+            .unwritten
+            .last()
+            .is_some_and(|&(from, _)| from >= offset)
+        {
+            self.unwritten.pop();
+        }
         let below = (self.high_watermark > offset).then_some(self.high_watermark);
         if self.high_watermark > offset {
             self.high_watermark = offset;
@@ -342,6 +354,33 @@ impl ReplicaLog {
             removed,
             below_high_watermark: below,
         })
+    }
+
+    /// The OS took an append, from offset `from` to the log end, into its page cache at
+    /// `now`: the kernel writes it back `delay_ms` later (Linux's flusher writes the pages
+    /// older than `vm.dirty_expire_centisecs`). Appends already written back leave the list.
+    pub fn note_append(&mut self, from: u64, now: TimeMs, delay_ms: u64) {
+        let written = self
+            .unwritten
+            .iter()
+            .take_while(|(_, t)| t + delay_ms <= now)
+            .count();
+        self.unwritten.drain(..written);
+        if self.unwritten.last().is_none_or(|&(_, t)| t != now) {
+            self.unwritten.push((from, now));
+        }
+    }
+
+    /// The machine lost power at `now`: the records appended less than `delay_ms` ago were
+    /// only in the page cache and are gone, so the log ends where the oldest of those
+    /// appends began. Kafka's log recovery at the next start finds the shorter file (its
+    /// LogLoader truncates the leader-epoch cache and rebuilds the producer state to the
+    /// recovered end, as `truncate_to` does). The HW checkpoint is fsynced
+    /// (CheckpointFile.write syncs the file), so it survives and may be above the new end.
+    pub fn lose_unwritten(&mut self, now: TimeMs, delay_ms: u64) -> Option<Truncation> {
+        let &(end, _) = self.unwritten.iter().find(|(_, t)| t + delay_ms > now)?;
+        self.unwritten.clear();
+        self.truncate_to(end)
     }
 
     /// The disk is lost: nothing remains.
@@ -554,6 +593,49 @@ mod tests {
         let mut follower = ReplicaLog::default();
         follower.append_as_follower(&log.read(0, 2));
         assert_eq!(follower.producers, log.producers);
+    }
+
+    #[test]
+    fn a_power_loss_keeps_only_what_was_written_back() {
+        let mut log = ReplicaLog::default();
+        let delay = 1_000;
+        // Three appends at 0, 600 and 1 200 ms; a truncation drops the last one's record,
+        // and an append at 1 300 writes offset 3 again.
+        for (at, v) in [(0, "a"), (600, "b"), (1_200, "c")] {
+            let from = log.log_end_offset();
+            log.append_as_leader(0, &[v.to_string(), format!("{v}2")]);
+            log.note_append(from, at, delay);
+        }
+        // The append at 0 was written back by 1 200 and left the list.
+        assert_eq!(log.unwritten, [(2, 600), (4, 1_200)]);
+        log.truncate_to(5);
+        assert_eq!(
+            log.unwritten,
+            [(2, 600), (4, 1_200)],
+            "offset 4 is still there"
+        );
+        log.truncate_to(4);
+        assert_eq!(
+            log.unwritten,
+            [(2, 600)],
+            "the append at 4 went with its records"
+        );
+        log.append_as_leader(0, &["d".to_string()]);
+        log.note_append(4, 1_300, delay);
+        // At 1 650 the append at 600 is on disk: the log ends where the one at 1 300 began.
+        let mut a = log.clone();
+        let t = a.lose_unwritten(1_650, delay).expect("a loss");
+        assert_eq!((t.to_offset, a.log_end_offset()), (4, 4));
+        assert!(a.unwritten.is_empty());
+        // At 1 500 the append at 600 is not: offsets 2.. go.
+        let t = log.lose_unwritten(1_500, delay).expect("a loss");
+        assert_eq!((t.to_offset, t.removed.len()), (2, 3));
+        // Everything written back: nothing to lose.
+        let mut b = ReplicaLog::default();
+        b.append_as_leader(0, &["x".to_string()]);
+        b.note_append(0, 0, delay);
+        assert!(b.lose_unwritten(1_000, delay).is_none());
+        assert_eq!(b.log_end_offset(), 1);
     }
 
     #[test]

@@ -188,6 +188,7 @@ mod tests {
             failed,
             lag,
             fetch_state_lag: lag,
+            awaiting_epoch_end: false,
         })
     }
 

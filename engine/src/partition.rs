@@ -251,6 +251,11 @@ pub struct FollowerState {
     /// currentFetchState.lag.isEmpty"): an empty answer leaves it as it was. What
     /// isReplicaInSync reads (the follower side of the replication throttle).
     pub fetch_state_lag: Option<u64>,
+    /// Before KIP-279 (protocol `kip-101-without-kip-279`): the follower has not yet had
+    /// the leader's one answer on where its latest epoch ends (the partition is in the
+    /// fetcher's truncating state, ReplicaFetcherThread.maybeTruncate at 1.1.0). Always
+    /// false in the modes with KIP-279.
+    pub awaiting_epoch_end: bool,
 }
 
 /// The replica's role on a broker, as ReplicaManager applies it from metadata.
@@ -374,9 +379,12 @@ impl Host<'_> {
         };
         match m.brokers.get(&replica) {
             Some(r) => {
+                // Partition.isBrokerEpochIsrEligible: "storedBrokerEpoch.get == -1 ||
+                // storedBrokerEpoch.get == cachedBrokerEpoch.get()": -1 is a fetch without a
+                // broker epoch (before KIP-903: protocol `pre-kip-101`).
                 !r.fenced
                     && !r.in_controlled_shutdown
-                    && fetch_broker_epoch.is_none_or(|e| e == r.epoch)
+                    && fetch_broker_epoch.is_none_or(|e| e == -1 || e == r.epoch)
             }
             None => false,
         }
@@ -630,11 +638,14 @@ impl Partition {
             Role::None => return (self.fetch_error(ErrorCode::NOT_LEADER_OR_FOLLOWER), true),
         };
         // Partition.getLocalLog → checkCurrentLeaderEpoch comes first, whether or not this
-        // broker leads: an older epoch is fenced, a newer one is not known here yet.
-        if fp.current_leader_epoch < local_epoch {
+        // broker leads: an older epoch is fenced, a newer one is not known here yet. Before
+        // KIP-320 (Kafka 2.1) a fetch carried no current leader epoch, so nothing was
+        // fenced: only a replica that does not lead refused it (NOT_LEADER_FOR_PARTITION).
+        let fenced_by_epoch = ctx.config.protocol.has_current_leader_epoch_in_fetch();
+        if fenced_by_epoch && fp.current_leader_epoch < local_epoch {
             return (self.fetch_error(ErrorCode::FENCED_LEADER_EPOCH), true);
         }
-        if fp.current_leader_epoch > local_epoch {
+        if fenced_by_epoch && fp.current_leader_epoch > local_epoch {
             return (self.fetch_error(ErrorCode::UNKNOWN_LEADER_EPOCH), true);
         }
         let Role::Leader(l) = &self.role else {
@@ -1164,6 +1175,10 @@ impl Partition {
                     appended.0 == leo && self.log.log_end_offset() == appended.1 + 1,
                     "{appended:?} at {leo}"
                 );
+                if ctx.config.track_writeback {
+                    self.log
+                        .note_append(leo, ctx.now, ctx.config.writeback_delay_ms);
+                }
                 ctx.observe(Observation::LeaderAppend {
                     tp: self.tp,
                     broker: b,
@@ -1316,6 +1331,8 @@ impl Partition {
             failed: false,
             lag: None,
             fetch_state_lag: None,
+            awaiting_epoch_end: ctx.config.protocol.has_leader_epoch_truncation()
+                && !ctx.config.protocol.has_epoch_in_truncation_answer(),
         });
         let event = match p.leader {
             Some(l) => Event::BecameFollower {

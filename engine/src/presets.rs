@@ -45,6 +45,23 @@ pub const PRESETS: &[Preset] = &[
         name: "last-replica-standing",
         json: include_str!("../presets/last-replica-standing.json"),
     },
+    // Historical protocol modes (docs/history.md): the same rules without a KIP.
+    Preset {
+        name: "last-replica-standing-no-elr",
+        json: include_str!("../presets/last-replica-standing-no-elr.json"),
+    },
+    Preset {
+        name: "pre-kip-101-hw-truncation",
+        json: include_str!("../presets/pre-kip-101-hw-truncation.json"),
+    },
+    Preset {
+        name: "pre-kip-101-divergence",
+        json: include_str!("../presets/pre-kip-101-divergence.json"),
+    },
+    Preset {
+        name: "kip-279-divergence",
+        json: include_str!("../presets/kip-279-divergence.json"),
+    },
     Preset {
         name: "move-replica",
         json: include_str!("../presets/move-replica.json"),

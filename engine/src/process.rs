@@ -25,6 +25,9 @@ pub(crate) struct Process {
     /// The machine's disk was lost (at some time in the run): the observers do not count a
     /// record on it as held, and name the lost disk as a loss's cause.
     pub disk_lost: bool,
+    /// The machine lost power (at some time in the run): its logs may have lost records
+    /// the OS had not written back, so a loss may name it as the cause.
+    pub power_lost: bool,
 }
 
 impl Process {
@@ -37,6 +40,7 @@ impl Process {
             frozen_since: None,
             pending_sigterm: false,
             disk_lost: false,
+            power_lost: false,
         }
     }
 

@@ -221,6 +221,7 @@ enum Field<'a> {
     Ids(&'a mut Vec<u32>),
     Acks(&'a mut AcksOrDefault),
     Config(&'a mut Config),
+    Protocol(&'a mut crate::protocol::Protocol),
     Links(&'a mut Vec<LinkLatency>),
     Timeline(&'a mut Vec<TimedAction>),
     Expect(&'a mut Vec<Expectation>),
@@ -273,6 +274,7 @@ fn read_fields(path: &str, obj: &Obj, fields: &mut [(&str, Field)]) -> R<()> {
             Field::Ids(x) => **x = list_of(p, v, u32_of)?,
             Field::Acks(x) => **x = acks(p, v)?,
             Field::Config(x) => **x = config(p, v)?,
+            Field::Protocol(x) => **x = crate::protocol::Protocol::parse(p, &string_of(p, v)?)?,
             Field::Links(x) => **x = list_of(p, v, link)?,
             Field::Timeline(x) => **x = list_of(p, v, timed_action)?,
             Field::Expect(x) => **x = list_of(p, v, expectation)?,
@@ -307,6 +309,7 @@ const SCENARIO_FIELDS: &[&str] = &[
     "topics",
     "record_size_bytes",
     "seed",
+    "protocol",
     "config",
     "links",
     "timeline",
@@ -340,6 +343,7 @@ fn read_scenario(v: &Value) -> R<Scenario> {
             ("topics", Field::Topics(&mut s.topics)),
             ("record_size_bytes", Field::OptU32(&mut s.record_size_bytes)),
             ("seed", Field::U64(&mut s.seed)),
+            ("protocol", Field::Protocol(&mut s.protocol)),
             ("config", Field::Config(&mut s.config)),
             ("links", Field::Links(&mut s.links)),
             ("timeline", Field::Timeline(&mut s.timeline)),
@@ -620,6 +624,7 @@ pub(crate) const CONFIG_FIELDS: &[&str] = &[
     "replica.selector.class",
     "auto.leader.rebalance.enable",
     "leader.imbalance.check.interval.seconds",
+    "sim.writeback.delay.ms",
 ];
 
 fn config(path: &str, v: &Value) -> R<Config> {
@@ -631,7 +636,13 @@ fn config(path: &str, v: &Value) -> R<Config> {
             Some(Slot::U32(n)) => *n = u32_of(&p, v)?,
             Some(Slot::U64(n)) => *n = u64_of(&p, v)?,
             Some(Slot::Bool(b)) => *b = bool_of(&p, v)?,
-            Some(Slot::OptBool(b)) => *b = Some(bool_of(&p, v)?),
+            // `null` is "not set", as serde reads an `Option`.
+            Some(Slot::OptBool(b)) => {
+                *b = match v {
+                    Value::Null => None,
+                    v => Some(bool_of(&p, v)?),
+                }
+            }
             Some(Slot::Selector(on)) => {
                 *on = crate::config::selector_class_of(match v {
                     Value::Null => None,
@@ -686,6 +697,7 @@ pub(crate) const ACTIONS: &[&str] = &[
     "cut",
     "heal",
     "lose_disk",
+    "power_loss",
     "set_config",
     "elect_preferred",
     "elect_unclean",
@@ -858,6 +870,7 @@ fn timed_action(path: &str, v: &Value) -> R<TimedAction> {
         "stop" => Action::Stop { broker: broker()? },
         "start" => Action::Start { broker: broker()? },
         "lose_disk" => Action::LoseDisk { broker: broker()? },
+        "power_loss" => Action::PowerLoss { broker: broker()? },
         "dump_log" => {
             fields(&["broker", "topic", "partition"])?;
             let (topic, partition) = target()?;
@@ -1103,6 +1116,9 @@ impl Writer {
             self.key("record_size_bytes").u64(n.into());
         }
         self.key("seed").u64(s.seed);
+        if !s.protocol.is_default() {
+            self.key("protocol").str(s.protocol.name());
+        }
         self.key("config").config(&s.config);
         self.key("links").open('[');
         for l in &s.links {
@@ -1206,7 +1222,9 @@ impl Writer {
                     let default = (name == "leader.imbalance.check.interval.seconds"
                         && n == crate::config::LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS_DEFAULT)
                         || (name == "retry.backoff.max.ms"
-                            && n == crate::config::RETRY_BACKOFF_MAX_MS_DEFAULT);
+                            && n == crate::config::RETRY_BACKOFF_MAX_MS_DEFAULT)
+                        || (name == "sim.writeback.delay.ms"
+                            && n == crate::config::WRITEBACK_DELAY_MS_DEFAULT);
                     if !default {
                         self.key(name).u64(n);
                     }
@@ -1236,6 +1254,7 @@ impl Writer {
             Action::Cut { .. } => ("cut", None),
             Action::Heal { .. } => ("heal", None),
             Action::LoseDisk { broker } => ("lose_disk", Some(*broker)),
+            Action::PowerLoss { broker } => ("power_loss", Some(*broker)),
             Action::SetConfig { .. } => ("set_config", None),
             Action::ElectPreferred => ("elect_preferred", None),
             Action::ElectUnclean => ("elect_unclean", None),

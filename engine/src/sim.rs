@@ -197,7 +197,13 @@ impl Sim {
     /// and every replica in the ISR, leader epoch 0.
     pub fn new(scenario: &Scenario) -> Result<Sim, ScenarioError> {
         scenario.validate()?;
-        let config = scenario.config.clone();
+        let mut config = scenario.config.clone();
+        config.protocol = scenario.protocol;
+        // The logs keep their appends' times only for a run that can lose power.
+        config.track_writeback = scenario
+            .timeline
+            .iter()
+            .any(|t| matches!(t.action, Action::PowerLoss { .. }));
         let specs = scenario.topic_specs();
         let mut names = Vec::with_capacity(specs.len());
         for spec in &specs {
@@ -303,7 +309,10 @@ impl Sim {
             verify_invariant_scope: false,
             record_arrivals: false,
             arrivals: Default::default(),
-            invariant_state: Default::default(),
+            invariant_state: crate::invariants::InvariantState {
+                protocol: scenario.protocol,
+                ..Default::default()
+            },
             effects: Vec::new(),
         };
         for link in &scenario.links {
@@ -323,6 +332,11 @@ impl Sim {
             sim.config.unclean_election_interval_ms,
             Scheduled::Controller(ControllerTimer::UncleanElection),
         );
+        if !scenario.protocol.is_default() {
+            sim.emit(Event::ProtocolMode {
+                protocol: scenario.protocol,
+            });
+        }
         for (t, spec) in specs.iter().enumerate() {
             sim.emit(Event::TopicCreated {
                 topic: spec.name.clone(),
@@ -976,6 +990,18 @@ impl Sim {
     }
 
     /// What a process loses when it ends: everything but the disk.
+    /// A fault of the machine (a lost disk, a power loss) ends broker `b`'s process if it
+    /// runs, as kill -9 does; whether it ran (its connections then reset).
+    fn end_process_of_machine_fault(&mut self, b: BrokerId) -> bool {
+        let was_up = self.processes[&b].is_up();
+        if was_up {
+            self.flush_effects(); // the process ends: what it sent goes out first
+            self.processes[&b].state = ProcessState::Killed;
+            self.clear_process_memory(b);
+        }
+        was_up
+    }
+
     fn clear_process_memory(&mut self, b: BrokerId) {
         let mut ids: Vec<u64> = Vec::new();
         for (id, m) in &self.buffered {
@@ -1046,6 +1072,7 @@ impl Sim {
                     self.brokers[&broker].log(tp),
                     self.now,
                     self.topics.label(tp),
+                    self.config.protocol,
                 );
                 if let Some(found) = found {
                     if let Some(what) = found.violation {
@@ -1291,15 +1318,25 @@ impl Sim {
                 });
             }
             Action::LoseDisk { broker } => {
-                let was_up = self.processes[broker].is_up();
-                if was_up {
-                    self.flush_effects(); // the process ends: what it sent goes out first
-                    self.processes[broker].state = ProcessState::Killed;
-                    self.clear_process_memory(*broker);
-                }
+                let was_up = self.end_process_of_machine_fault(*broker);
                 self.brokers[broker].lose_disk();
                 self.processes[broker].disk_lost = true;
                 self.emit(Event::DiskLost { broker: *broker });
+                if was_up {
+                    self.reset_connections(*broker);
+                }
+            }
+            Action::PowerLoss { broker } => {
+                let was_up = self.end_process_of_machine_fault(*broker);
+                self.processes[broker].power_lost = true;
+                self.emit(Event::PowerLost {
+                    broker: *broker,
+                    writeback_delay_ms: self.config.writeback_delay_ms,
+                });
+                self.brokers[broker].lose_power(&mut node_ctx!(self));
+                self.flush_effects();
+                // The machine is off, so no kernel answers for it; the engine's network
+                // resets its connections as after kill -9 (docs/history.md, "Power loss").
                 if was_up {
                     self.reset_connections(*broker);
                 }

@@ -61,6 +61,7 @@ fn covered(a: &Action) {
         | Action::Cut { .. }
         | Action::Heal { .. }
         | Action::LoseDisk { .. }
+        | Action::PowerLoss { .. }
         | Action::SetConfig { .. }
         | Action::ElectPreferred
         | Action::ElectUnclean
@@ -113,12 +114,16 @@ fn every_action() -> Value {
 }
 
 fn full_scenario() -> Value {
+    let mut timeline = every_action();
+    let items = timeline.as_array_mut().unwrap();
+    items.push(json!({"at": 24, "action": "power_loss", "broker": 2}));
     json!({
         "version": 1, "title": "t", "description": "d", "source": "s", "topic": "top.ic-1",
         "brokers": 3, "assignment": [2, 1, 3], "replication_factor": 3, "seed": 99,
-        "config": {"min.insync.replicas": 2},
+        "protocol": "pre-kip-101",
+        "config": {"min.insync.replicas": 2, "sim.writeback.delay.ms": 5000},
         "links": [{"a": 1, "b": "controller", "latency_ms": 40}, {"a": 2, "b": 3, "latency_ms": 5}],
-        "timeline": every_action(),
+        "timeline": timeline,
         "end_ms": 60000,
         "off_script_ms": 12,
         "expect": [
@@ -305,7 +310,9 @@ fn every_version_2_field_reads_as_serde_reads_it() {
 #[test]
 fn every_action_and_field_reads_as_serde_reads_it() {
     let s = same(&full_scenario().to_string()).expect("valid");
-    assert_eq!(s.timeline.len(), 24);
+    assert_eq!(s.timeline.len(), 25);
+    assert_eq!(s.protocol, watermark_engine::Protocol::PreKip101);
+    assert_eq!(s.config.writeback_delay_ms, 5000);
     for a in &s.timeline {
         covered(&a.action);
     }
@@ -314,7 +321,7 @@ fn every_action_and_field_reads_as_serde_reads_it() {
         .iter()
         .map(|a| serde_json::to_value(&a.action).unwrap()["action"].to_string())
         .collect();
-    assert_eq!(kinds.len(), 22, "one of each action: {kinds:?}");
+    assert_eq!(kinds.len(), 23, "one of each action: {kinds:?}");
     assert_eq!(s.expect.len(), 2);
     assert_eq!(s.expect[0].lost, Some([1, 2]));
     // Written back and read again.

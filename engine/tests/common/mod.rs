@@ -45,6 +45,22 @@ pub const GOLDEN: &[(&str, &str)] = &[
         include_str!("../golden/rolling-restart.txt"),
     ),
     ("zone-outage", include_str!("../golden/zone-outage.txt")),
+    (
+        "last-replica-standing-no-elr",
+        include_str!("../golden/last-replica-standing-no-elr.txt"),
+    ),
+    (
+        "pre-kip-101-hw-truncation",
+        include_str!("../golden/pre-kip-101-hw-truncation.txt"),
+    ),
+    (
+        "pre-kip-101-divergence",
+        include_str!("../golden/pre-kip-101-divergence.txt"),
+    ),
+    (
+        "kip-279-divergence",
+        include_str!("../golden/kip-279-divergence.txt"),
+    ),
 ];
 
 /// The golden text of a preset: its whole transcript, then its final snapshot as readable

@@ -1,0 +1,368 @@
+//! Historical protocol modes (docs/history.md): each mode's presets reproduce the anomaly
+//! its KIP describes, with the lines Kafka printed; the same timeline in kafka-4 mode does
+//! not; the presets replay byte for byte; the scenario field is refused when unknown and
+//! travels in share links.
+#![cfg(not(target_arch = "wasm32"))]
+
+use watermark_engine::event::{Event, LossCause};
+use watermark_engine::presets::preset;
+use watermark_engine::{Protocol, Scenario, Sim};
+
+/// Runs `scenario` with the invariant checker on; a broken invariant fails the test (the
+/// historical anomaly must be reported as a loss, never as an engine bug).
+fn run(scenario: &Scenario) -> Sim {
+    let sim = watermark_engine::run(scenario, true).expect("runs");
+    assert!(
+        sim.violations().is_empty(),
+        "{}: invariants broken: {:?}",
+        scenario.title,
+        sim.violations()
+    );
+    sim
+}
+
+/// The preset, and the same preset with its `protocol` field removed (kafka-4).
+fn preset_and_kafka_4(name: &str) -> (Scenario, Scenario) {
+    let old = preset(name).expect("preset");
+    let text = old.to_json_pretty();
+    let mut v: serde_json::Value = serde_json::from_str(&text).expect("json");
+    v.as_object_mut().expect("object").remove("protocol");
+    let new = Scenario::from_json(&v.to_string()).expect("parses without protocol");
+    assert_eq!(new.protocol, Protocol::Kafka4);
+    assert_eq!(new.timeline, old.timeline, "the same timeline");
+    (old, new)
+}
+
+fn lines(sim: &Sim) -> Vec<(u64, String)> {
+    sim.trace_events().map(|e| (e.time_ms, e.text())).collect()
+}
+
+fn has_line(sim: &Sim, from: u64, to: u64, text: &str) -> bool {
+    lines(sim)
+        .iter()
+        .any(|(t, l)| *t >= from && *t <= to && l == text)
+}
+
+/// The records of `broker`'s log at the end, as values.
+fn log_values(sim: &Sim, broker: u32) -> Vec<String> {
+    let snap = sim.snapshot();
+    let b = snap.broker(broker).expect("broker");
+    b.records.iter().map(|r| r.value.clone()).collect()
+}
+
+fn losses(sim: &Sim) -> Vec<(u32, Vec<u64>, LossCause)> {
+    let mut out = vec![];
+    for e in sim.trace_events() {
+        if let Event::CommittedRecordsLost {
+            broker,
+            records,
+            cause,
+            ..
+        } = e.event()
+        {
+            out.push((
+                *broker,
+                records.iter().map(|r| r.offset).collect(),
+                cause.clone(),
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn kip_101_scenario_1_high_watermark_truncation_then_an_election_loses_m2() {
+    let (old, new) = preset_and_kafka_4("pre-kip-101-hw-truncation");
+    let sim = run(&old);
+    // The run says whose rules it follows, once, at the start; a kafka-4 run does not.
+    let said: Vec<_> = lines(&sim)
+        .into_iter()
+        .filter(|(_, l)| l.starts_with("protocol "))
+        .collect();
+    assert_eq!(said.len(), 1);
+    assert_eq!(said[0].0, 0);
+    assert!(said[0]
+        .1
+        .starts_with("protocol pre-kip-101: Kafka 0.10.2 replication"));
+    assert!(said[0]
+        .1
+        .contains("Kafka 0.11.0: https://cwiki.apache.org/"));
+    // A (broker 1) restarts with HW 1 from its checkpoint and truncates m2 on becoming
+    // follower (ReplicaManager.makeFollowers in 0.10.2), before B fails.
+    assert!(has_line(
+        &sim,
+        6100,
+        6100,
+        "[KafkaServer id=1] started: kip101-0 loaded with log end offset 2, high watermark 1 (from replication-offset-checkpoint)"
+    ));
+    assert!(has_line(
+        &sim,
+        6110,
+        6110,
+        "[UnifiedLog partition=kip101-0, dir=/tmp/kafka/1/data] Truncating to offset 1"
+    ));
+    assert!(has_line(
+        &sim,
+        6110,
+        6110,
+        "broker 1 threw away offsets 1..1: m2"
+    ));
+    // The controller kept A in the ISR through its bounce (before KIP-380), so A is
+    // elected cleanly when B is fenced.
+    assert!(!lines(&sim)
+        .iter()
+        .any(|(_, l)| l.contains("DuplicateBrokerRegistrationException")));
+    assert!(has_line(
+        &sim,
+        14_000,
+        15_000,
+        "[QuorumController] Setting new leader for topic kip101, partition 0 to 1 using a clean election (leader epoch 1)"
+    ));
+    // The loss is the era's anomaly, named as such, not an engine bug.
+    let found = losses(&sim);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, 1);
+    assert_eq!(found[0].1, [1]);
+    assert_eq!(
+        found[0].2,
+        LossCause::HistoricalProtocol {
+            broker: 1,
+            protocol: Protocol::PreKip101
+        }
+    );
+    assert_eq!(log_values(&sim, 1), ["m1"]);
+
+    // Kafka 4.x, the same timeline: the restarted broker keeps m2 (it truncates by leader
+    // epoch, not to its HW) and nothing committed is lost.
+    let sim = run(&new);
+    assert!(!lines(&sim).iter().any(|(_, l)| l.starts_with("protocol ")));
+    assert!(losses(&sim).is_empty(), "{:?}", losses(&sim));
+    assert!(!lines(&sim)
+        .iter()
+        .any(|(_, l)| l.contains("Truncating to offset 1")));
+    assert_eq!(log_values(&sim, 1), ["m1", "m2"]);
+    // The restarted process is refused while the old one's session lasts
+    // (ClusterControlManager.registerBroker), so it never rejoins as if nothing happened.
+    assert!(lines(&sim)
+        .iter()
+        .any(|(t, l)| *t == 6105 && l.contains("DuplicateBrokerRegistrationException")));
+}
+
+#[test]
+fn kip_101_scenario_2_replicas_diverge_after_a_power_outage() {
+    let (old, new) = preset_and_kafka_4("pre-kip-101-divergence");
+    let sim = run(&old);
+    // The outage takes m2 from B only: A's copy was written back, B's was not.
+    assert!(has_line(
+        &sim,
+        33_500,
+        33_500,
+        "broker 2: kip101-0 offsets 1..1 were only in the page cache and are gone; the log ends at 1"
+    ));
+    // B leads without m2: a loss the power loss explains (Kafka's contract allows it when
+    // every replica loses power).
+    let found = losses(&sim);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(
+        found[0].2,
+        LossCause::PowerLoss {
+            broker: 2,
+            power_lost: vec![1, 2]
+        }
+    );
+    // A comes back, truncates to its HW (2: nothing) and never learns its offset 1 differs.
+    assert!(!lines(&sim)
+        .iter()
+        .any(|(t, l)| *t >= 50_000 && (l.contains("Truncating") || l.contains("threw away"))));
+    assert_eq!(log_values(&sim, 1), ["m1", "m2"]);
+    assert_eq!(log_values(&sim, 2), ["m1", "m3"]);
+    let snap = sim.snapshot();
+    let (a, b) = (snap.broker(1).unwrap(), snap.broker(2).unwrap());
+    assert!(a.in_isr && b.in_isr, "both in the ISR, diverged");
+    assert_eq!(a.records[1].offset, b.records[1].offset);
+
+    // Kafka 4.x, the same timeline: A truncates on the leader's diverging epoch and both
+    // logs end equal (m2 is still lost: every replica lost power).
+    let sim = run(&new);
+    assert!(has_line(
+        &sim,
+        50_000,
+        51_000,
+        "[ReplicaFetcher replicaId=1, leaderId=2, fetcherId=0] Truncating partition kip101-0 to offset 1 due to leader epoch and offset EpochEndOffset(errorCode=0, partition=0, leaderEpoch=0, endOffset=1)"
+    ));
+    assert_eq!(log_values(&sim, 1), ["m1", "m3"]);
+    assert_eq!(log_values(&sim, 2), ["m1", "m3"]);
+}
+
+#[test]
+fn without_elr_the_last_replica_standing_run_goes_offline() {
+    let with_elr = run(&preset("last-replica-standing").unwrap());
+    let (old, new) = preset_and_kafka_4("last-replica-standing-no-elr");
+    let without = run(&old);
+    // The same preset without its protocol field is the ELR run: B is elected.
+    let new = run(&new);
+    assert!(losses(&new).is_empty());
+    assert_eq!(
+        new.snapshot().controller.leader,
+        Some(2),
+        "kafka-4 elects B from the ELR"
+    );
+    assert!(has_line(
+        &with_elr,
+        48_000,
+        49_000,
+        "[QuorumController] Setting new leader for topic elr, partition 0 to 2 using ELR (leader epoch 1)"
+    ));
+    assert!(has_line(
+        &without,
+        48_000,
+        49_000,
+        "[QuorumController] Partition elr-0 has no leader: no eligible replica (Isr: [1] Elr: []) leader epoch 1"
+    ));
+    assert!(losses(&without).is_empty());
+    let snap = without.snapshot();
+    assert!(
+        snap.brokers.iter().all(|b| !b.in_elr),
+        "no ELR before KIP-966"
+    );
+    // no-elr is eligible.leader.replicas.version=0: the same run with the feature off
+    // gives the same transcript.
+    let mut feature_off = preset("last-replica-standing").unwrap();
+    feature_off.config.eligible_leader_replicas_version = 0;
+    let feature_off = run(&feature_off);
+    // Apart from the captions and the line naming the mode.
+    let captions = |sim: &Sim| -> Vec<(u64, String)> {
+        lines(sim)
+            .into_iter()
+            .filter(|(_, l)| !l.starts_with("# ") && !l.starts_with("protocol no-elr: "))
+            .collect()
+    };
+    assert_eq!(captions(&feature_off), captions(&without));
+}
+
+#[test]
+fn the_modes_presets_give_the_same_bytes_twice() {
+    for name in [
+        "last-replica-standing-no-elr",
+        "pre-kip-101-hw-truncation",
+        "pre-kip-101-divergence",
+        "kip-279-divergence",
+    ] {
+        let s = preset(name).unwrap();
+        let a = run(&s);
+        let b = run(&s);
+        assert_eq!(a.transcript(), b.transcript(), "{name}");
+        assert_eq!(
+            serde_json::to_string(&a.snapshot()).unwrap(),
+            serde_json::to_string(&b.snapshot()).unwrap(),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn protocol_is_refused_when_unknown_and_travels_in_links() {
+    let e = Scenario::from_json(r#"{"protocol": "kafka-3"}"#).unwrap_err();
+    assert_eq!(e.field, "protocol");
+    assert_eq!(
+        e.message,
+        "unknown protocol \"kafka-3\"; the protocols are: kafka-4, no-elr, kip-101-without-kip-279, pre-kip-101"
+    );
+    let e = Scenario::from_json(r#"{"protocol": 3}"#).unwrap_err();
+    assert_eq!(e.field, "protocol");
+    // A scenario without the field is kafka-4, and its JSON and link do not name it.
+    let plain = preset("frozen-follower").unwrap();
+    assert_eq!(plain.protocol, Protocol::Kafka4);
+    assert!(!plain.to_json_pretty().contains("\"protocol\""));
+    let link = watermark_engine::share::encode(&plain);
+    assert!(!watermark_engine::share::decode(&link)
+        .unwrap()
+        .to_json_pretty()
+        .contains("protocol"));
+    // A mode goes into the link and comes back.
+    let old = preset("pre-kip-101-divergence").unwrap();
+    let back = watermark_engine::share::decode(&watermark_engine::share::encode(&old)).unwrap();
+    assert_eq!(back.protocol, Protocol::PreKip101);
+    assert_eq!(back, old);
+}
+
+/// `power_loss`: the records appended less than `sim.writeback.delay.ms` before are gone from
+/// that broker's log, older ones stay; the leader's HW above a power-lost ISR member is
+/// Kafka's contract at work, not a broken invariant; kill -9 loses nothing.
+#[test]
+fn a_power_loss_takes_what_the_os_had_not_written_back() {
+    let scenario = |fault: &str| {
+        Scenario::from_json(&format!(
+            r#"{{"version": 1, "brokers": 2, "assignment": [1, 2], "seed": 1,
+                "config": {{"sim.writeback.delay.ms": 5000}},
+                "timeline": [
+                  {{"at": 0, "action": "produce", "acks": "all", "values": ["old"]}},
+                  {{"at": 8000, "action": "produce", "acks": "all", "values": ["new"]}},
+                  {{"at": 9000, "action": "{fault}", "broker": 2}}
+                ],
+                "end_ms": 9500}}"#
+        ))
+        .expect("scenario")
+    };
+    let sim = run(&scenario("power_loss"));
+    assert!(has_line(
+        &sim,
+        9000,
+        9000,
+        "broker 2 lost power: the process is down, and what the OS had not written back (appended in the last 5000 ms) is gone"
+    ));
+    assert!(has_line(
+        &sim,
+        9000,
+        9000,
+        "broker 2: rep-0 offsets 1..1 were only in the page cache and are gone; the log ends at 1"
+    ));
+    assert_eq!(log_values(&sim, 2), ["old"]);
+    assert_eq!(log_values(&sim, 1), ["old", "new"]);
+    // kill -9: the OS keeps running and writes everything back.
+    let sim = run(&scenario("kill"));
+    assert_eq!(log_values(&sim, 2), ["old", "new"]);
+}
+
+#[test]
+fn kip_279_an_answer_without_an_epoch_leaves_replicas_diverged() {
+    let (old, new) = preset_and_kafka_4("kip-279-divergence");
+    let sim = run(&old);
+    // B asks once; A's answer is the start of its next epoch, without an epoch, and it is
+    // B's log end: nothing is truncated (ReplicaFetcherThread.maybeTruncate at 1.1.0).
+    assert!(has_line(
+        &sim,
+        35_000,
+        35_100,
+        "[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Truncating partition kip279-0 to offset 10 due to leader epoch and offset EpochEndOffset(errorCode=0, partition=0, leaderEpoch=-1, endOffset=10)"
+    ));
+    assert!(!lines(&sim)
+        .iter()
+        .any(|(t, l)| *t >= 35_000 && l.contains("threw away")));
+    // One question only: later fetches carry no epoch, so the leader never answers another
+    // divergence.
+    let answers = lines(&sim)
+        .iter()
+        .filter(|(_, l)| l.contains("due to leader epoch and offset"))
+        .count();
+    assert_eq!(answers, 1);
+    assert_eq!(log_values(&sim, 1)[9], "a-10");
+    assert_eq!(log_values(&sim, 2)[9], "b-10");
+    let snap = sim.snapshot();
+    assert!(snap.broker(1).unwrap().in_isr && snap.broker(2).unwrap().in_isr);
+    // b-10 was lost to the unclean election, which the scenario allows.
+    assert_eq!(
+        losses(&sim).last().map(|l| l.2.clone()),
+        Some(LossCause::UncleanElection { broker: 1 })
+    );
+
+    // Kafka 4.x (KIP-279's answer with its epoch): B truncates b-10 and copies a-10.
+    let sim = run(&new);
+    assert!(has_line(
+        &sim,
+        35_000,
+        35_100,
+        "[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Truncating partition kip279-0 to offset 9 due to leader epoch and offset EpochEndOffset(errorCode=0, partition=0, leaderEpoch=0, endOffset=10)"
+    ));
+    assert_eq!(log_values(&sim, 1), log_values(&sim, 2));
+}
