@@ -62,6 +62,14 @@ const BUSY = {
 };
 
 for (const colorScheme of ["light", "dark"]) {
+  test(`a run under an older protocol, its banner, loss and protocol choice (${colorScheme})`, async () => {
+    const { page } = await openFresh(app, "/?preset=pre-kip-101-hw-truncation&t=16000", { colorScheme });
+    await page.locator("aside.protocol").waitFor();
+    await page.locator("div.loss").waitFor();
+    await page.locator("details.advanced > summary").click();
+    await assertNoSeriousViolations(page, `protocol pre-kip-101, ${colorScheme}`);
+  });
+
   test(`the default page has no serious accessibility violations (${colorScheme})`, async () => {
     const { page } = await openFresh(app, "/", { colorScheme });
     await assertNoSeriousViolations(page, `default page, ${colorScheme}`);

@@ -271,9 +271,29 @@ pub fn Settings(ctx: Ctx, undo: crate::undo::Undo) -> impl IntoView {
             </dl>
             <details class="advanced">
                 <summary>"Advanced"</summary>
+                // The replication rules of a Kafka era (the scenario's `protocol`,
+                // docs/history.md): another runs the session again from 0 s under that era's
+                // rules, its actions included (Undo brings the old run back).
+                <label class="protocol-choice">"Replication protocol "
+                    <select aria-label="Replication protocol"
+                        inner_html=move || status.with(|s| protocol_options(s.config.protocol))
+                        on:change=move |ev| {
+                            let Ok(p) = watermark_engine::Protocol::parse("protocol", &event_target_value(&ev)) else {
+                                return;
+                            };
+                            let mut s = ctx.pg.with_value(|pg| pg.to_scenario());
+                            if s.protocol != p {
+                                s.protocol = p;
+                                let note = format!("Started again from 0 s under protocol {}: {}.", p.name(), p.era());
+                                undo.discarding(ctx, move || ctx.restart(s, note));
+                            }
+                        }></select>
+                </label>
                 {check(ctx, "<code>unclean.leader.election.enable</code>", "unclean.leader.election.enable",
                     |c| c.unclean_leader_election_enable, |on| ("unclean.leader.election.enable", on.into()))}
-                {check(ctx, "Eligible leader replicas (KIP-966)", "Eligible leader replicas (KIP-966)",
+                // Before KIP-966 the feature did not exist: an older protocol runs without it,
+                // whatever the box says, so the box is off and cannot be changed there.
+                {check(ctx, "Eligible leader replicas (KIP-966)", ELR_BOX,
                     |c| c.elr_enabled(), |on| ("eligible.leader.replicas.version", u64::from(on).into()))}
                 {check(ctx, "<code>enable.idempotence</code>", "enable.idempotence",
                     |c| c.enable_idempotence != Some(false), |on| ("enable.idempotence", on.into()))}
@@ -320,6 +340,22 @@ pub fn Settings(ctx: Ctx, undo: crate::undo::Undo) -> impl IntoView {
             </details>
         </section>
     }
+}
+
+/// The ELR's box's accessible name.
+const ELR_BOX: &str = "Eligible leader replicas (KIP-966)";
+
+/// The protocol choice's options, `now` selected: each mode's name and era.
+fn protocol_options(now: watermark_engine::Protocol) -> String {
+    let mut out = String::new();
+    for &(p, n) in watermark_engine::protocol::PROTOCOLS {
+        let sel = if p == now { " selected" } else { "" };
+        out.push_str(&format!(
+            r#"<option value="{n}"{sel}>{n}: {}</option>"#,
+            p.era()
+        ));
+    }
+    out
 }
 
 /// What the settings say of a version-2 cluster and the topic the lanes show.
@@ -399,10 +435,14 @@ fn check(
     set: fn(bool) -> (&'static str, Value),
 ) -> AnyView {
     let status = ctx.status;
+    // The ELR's box cannot be changed under a protocol from before KIP-966 (the feature
+    // did not exist; the run goes without it whatever the config says).
+    let fixed = aria == ELR_BOX;
     view! {
         <label class="check">
             <input type="checkbox" aria-label=aria
                 prop:checked=move || status.with(|s| get(&s.config))
+                prop:disabled=move || fixed && status.with(|s| !s.config.protocol.has_elr())
                 on:change=move |ev| {
                     let (name, value) = set(event_target_checked(&ev));
                     set_config(ctx, name, value);
@@ -1217,7 +1257,8 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
                     }
                 }>
             </fieldset>
-            <ol class="log" aria-label="Event log" on:scroll=on_log_scroll></ol>
+            // Focusable: it scrolls, and a keyboard must be able to scroll it too.
+            <ol class="log" aria-label="Event log" tabindex="0" on:scroll=on_log_scroll></ol>
         </section>
     }
 }
@@ -1275,7 +1316,13 @@ pub fn Alarms(ctx: Ctx) -> impl IntoView {
     let alarm = flag(Box::new(move || violations.with(|v| !v.is_empty())));
     let lost = flag(Box::new(move || losses.with(|l| !l.is_empty())));
     let noticed = flag(Box::new(move || ctx.notice.with(Option::is_some)));
+    // The replication protocol of an older Kafka (the scenario's `protocol`), said above
+    // the picture for as long as the run follows it: what the era did, and the KIP that
+    // fixed it, linked. Empty (and hidden) in Kafka 4.x.
+    let protocol = Memo::new(move |_| ctx.status.with(|s| protocol_markup(s.config.protocol)));
     view! {
+        <aside class="protocol" aria-label="Replication protocol" prop:hidden=move || protocol.with(String::is_empty)
+            inner_html=move || protocol.get()></aside>
         // Built and removed, not `<Show>`s (less code, BENCHMARKS.md "Shipped size"); while
         // shown, only their text changes (they are live regions).
         {move || alarm.get().then(|| view! {
@@ -1294,6 +1341,34 @@ pub fn Alarms(ctx: Ctx) -> impl IntoView {
             </p>
         }.into_any())}
     }
+}
+
+/// What the page says of a run in an older Kafka's protocol (`Protocol::era`, and the KIP
+/// that ended the era, its page linked): markup, empty for Kafka 4.x.
+pub(crate) fn protocol_markup(p: watermark_engine::Protocol) -> String {
+    if p.is_default() {
+        return String::new();
+    }
+    // "KIP-101 replaced it … in Kafka 0.11.0: https://…": the words, then the page.
+    // Byte loops, not `str::find`: core's substring searcher is kilobytes of wasm
+    // (BENCHMARKS.md, "Shipped size").
+    let fixed = p.fixed_by();
+    let b = fixed.as_bytes();
+    let (words, link) = match (0..b.len()).find(|&i| b[i..].starts_with(b": https://")) {
+        Some(at) => (&fixed[..at], &fixed[at + 2..]),
+        None => (fixed, ""),
+    };
+    let kip = &words[..words.bytes().position(|c| c == b' ').unwrap_or(words.len())];
+    let link = if link.is_empty() {
+        String::new()
+    } else {
+        format!(r#" (<a href="{link}" target="_blank" rel="noopener">{kip}</a>)"#)
+    };
+    format!(
+        "<strong>Protocol <code>{}</code>, not Kafka 4.x:</strong> {}. {words}{link}.",
+        p.name(),
+        p.era()
+    )
 }
 
 /// What the simulation simplifies, in plain words (docs/engine.md keeps the same list). All
@@ -1343,6 +1418,34 @@ pub fn narration(ctx: Ctx) -> String {
 mod tests {
     use super::*;
     use watermark_engine::Scenario;
+
+    #[test]
+    fn an_older_protocol_is_said_with_the_kip_that_fixed_it_and_kafka_4_says_nothing() {
+        use watermark_engine::protocol::PROTOCOLS;
+        assert_eq!(protocol_markup(watermark_engine::Protocol::Kafka4), "");
+        let old = PROTOCOLS
+            .iter()
+            .find(|(_, n)| *n == "pre-kip-101")
+            .map(|(p, _)| *p)
+            .unwrap();
+        assert_eq!(
+            protocol_markup(old),
+            format!(
+                "<strong>Protocol <code>pre-kip-101</code>, not Kafka 4.x:</strong> {}. KIP-101 replaced it with leader-epoch truncation in Kafka 0.11.0 (<a href=\"https://cwiki.apache.org/confluence/display/KAFKA/KIP-101+-+Alter+Replication+Protocol+to+use+Leader+Epoch+rather+than+High+Watermark+for+Truncation\" target=\"_blank\" rel=\"noopener\">KIP-101</a>).",
+                old.era()
+            )
+        );
+        // Every older mode names its KIP and links its page; its words need no escaping.
+        for &(p, n) in PROTOCOLS.iter().filter(|(p, _)| !p.is_default()) {
+            let m = protocol_markup(p);
+            assert!(m.contains(&format!("<code>{n}</code>")), "{m}");
+            assert!(m.contains(r#"<a href="https://cwiki.apache.org/"#), "{m}");
+            assert!(m.contains(">KIP-"), "{m}");
+            for text in [p.era(), p.fixed_by()] {
+                assert!(!text.contains(['<', '&', '"']), "{text}");
+            }
+        }
+    }
 
     #[test]
     fn kafkas_metrics_table_has_each_brokers_value_and_a_dash_for_one_not_running() {
