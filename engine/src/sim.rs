@@ -360,6 +360,14 @@ impl Sim {
         &self.config
     }
 
+    /// Keeps the logs' append times for a power loss from now on, whatever the timeline
+    /// holds (`Sim::new` keeps them only when it has a `power_loss`): the playground, where
+    /// a person may cut the power at any moment. They are read only by a power loss, so a
+    /// run with them kept prints and draws exactly what it would without.
+    pub fn track_writeback(&mut self) {
+        self.config.track_writeback = true;
+    }
+
     /// The cluster's partitions, topic by topic in creation order.
     pub fn partitions(&self) -> Vec<TopicPartition> {
         let mut out = Vec::new();

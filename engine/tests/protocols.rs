@@ -324,6 +324,83 @@ fn a_power_loss_takes_what_the_os_had_not_written_back() {
     assert_eq!(log_values(&sim, 2), ["old", "new"]);
 }
 
+/// The playground keeps the append times whatever the timeline holds
+/// (`Sim::track_writeback`), so a power loss applied at any moment takes what the OS had not
+/// written back, as one in the timeline does; a run that keeps them prints the same lines.
+#[test]
+fn a_power_loss_applied_during_a_run_that_tracks_writeback_takes_the_unwritten_tail() {
+    let scenario = Scenario::from_json(
+        r#"{"version": 1, "brokers": 2, "assignment": [1, 2], "seed": 1,
+            "config": {"sim.writeback.delay.ms": 5000},
+            "timeline": [
+              {"at": 0, "action": "produce", "acks": "all", "values": ["old"]},
+              {"at": 8000, "action": "produce", "acks": "all", "values": ["new"]}
+            ],
+            "end_ms": 9500}"#,
+    )
+    .expect("scenario");
+    let power_loss = watermark_engine::Action::PowerLoss { broker: 2 };
+    let run_to_9s = |track: bool| {
+        let mut sim = Sim::new(&scenario).expect("sim");
+        sim.check_invariants = true;
+        if track {
+            sim.track_writeback();
+        }
+        sim.advance_to(9000);
+        sim
+    };
+    let (mut tracked, mut untracked) = (run_to_9s(true), run_to_9s(false));
+    assert_eq!(
+        tracked.transcript(),
+        untracked.transcript(),
+        "tracking changes no line"
+    );
+    tracked.apply_now(&power_loss).expect("applies");
+    untracked.apply_now(&power_loss).expect("applies");
+    tracked.advance_to(9500);
+    untracked.advance_to(9500);
+    assert!(tracked.violations().is_empty() && untracked.violations().is_empty());
+    assert_eq!(log_values(&tracked, 2), ["old"]);
+    assert!(has_line(
+        &tracked,
+        9000,
+        9000,
+        "broker 2: rep-0 offsets 1..1 were only in the page cache and are gone; the log ends at 1"
+    ));
+    // Without the times a run cannot know what was unwritten: it loses nothing (which is
+    // why the playground tracks them).
+    assert_eq!(log_values(&untracked, 2), ["old", "new"]);
+}
+
+/// A clean shutdown flushes every log (LogManager.shutdown: `log.flush(true)` before
+/// `close`), so a power loss after it takes nothing.
+#[test]
+fn a_power_loss_after_a_clean_shutdown_takes_nothing() {
+    let scenario = Scenario::from_json(
+        r#"{"version": 1, "brokers": 2, "assignment": [1, 2], "seed": 1,
+            "config": {"sim.writeback.delay.ms": 5000},
+            "timeline": [
+              {"at": 0, "action": "produce", "acks": "all", "values": ["old"]},
+              {"at": 8000, "action": "produce", "acks": "all", "values": ["new"]},
+              {"at": 8200, "action": "stop", "broker": 2},
+              {"at": 12000, "action": "power_loss", "broker": 2}
+            ],
+            "end_ms": 12500}"#,
+    )
+    .expect("scenario");
+    let sim = run(&scenario);
+    assert!(
+        lines(&sim)
+            .iter()
+            .any(|(t, l)| *t < 12_000 && l == "[KafkaServer id=2] shut down completed"),
+        "broker 2 shut down cleanly before the power loss"
+    );
+    assert!(!lines(&sim)
+        .iter()
+        .any(|(_, l)| l.contains("were only in the page cache")));
+    assert_eq!(log_values(&sim, 2), ["old", "new"]);
+}
+
 #[test]
 fn kip_279_an_answer_without_an_epoch_leaves_replicas_diverged() {
     let (old, new) = preset_and_kafka_4("kip-279-divergence");

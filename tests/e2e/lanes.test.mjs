@@ -54,6 +54,7 @@ test("each broker's faults are in a menu on its lane, allowed as its state allow
     ["Cut broker 2 from the controller", true],
     ["Cut broker 2 from broker 1", true],
     ["Cut broker 2 from broker 3", true],
+    ["Cut the power to broker 2", true],
     ["Lose the disk of broker 2", true],
   ]);
   await menuItem(page, "Freeze broker 2").click();

@@ -7,7 +7,22 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { useApp } from "../lib/harness.mjs";
 import { decodeLink, payloadOf } from "../lib/links.mjs";
-import { button, notice, openFresh, play, setRange, SPEED_MAX, waitForClock, waitForText } from "../lib/ui.mjs";
+import {
+  button,
+  describe,
+  eventLog,
+  fault,
+  laneState,
+  notice,
+  openFresh,
+  pause,
+  play,
+  poll,
+  setRange,
+  SPEED_MAX,
+  waitForClock,
+  waitForText,
+} from "../lib/ui.mjs";
 
 const app = useApp();
 
@@ -63,4 +78,21 @@ test("choosing an older protocol on the default page puts it in the share link a
   const link = await shareLink(page);
   const { page: again } = await openFresh(app, link.slice(link.indexOf("/", 8)));
   await waitForText(banner(again), /^Protocol no-elr, not Kafka 4\.x:/);
+});
+
+test("cutting a broker's power loses what its OS had not written back; a started broker copies it again", async () => {
+  const { page } = await openFresh(app, "/");
+  await button(page, "Produce").click();
+  await setRange(page, "Speed", SPEED_MAX);
+  await play(page);
+  await waitForClock(page, 2000);
+  await pause(page);
+  await fault(page, "Cut the power to broker 2");
+  await waitForText(eventLog(page), /broker 2 lost power: the process is down, and what the OS had not written back \(appended in the last 30000 ms\) is gone/);
+  await waitForText(eventLog(page), /broker 2: rep-0 offsets 0\.\.0 were only in the page cache and are gone; the log ends at 0/);
+  await poll(async () => /\bkilled\b/.test(await laneState(page, 2)));
+  await fault(page, "Start broker 2");
+  await play(page);
+  await waitForText(describe(page), /Isr: 1,3,2 |Isr: 1,2,3 /, { timeout: 60_000 });
+  await pause(page);
 });

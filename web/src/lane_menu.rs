@@ -112,6 +112,14 @@ pub fn menu_items(s: &Snapshot, id: BrokerId) -> Vec<Item> {
             )
         });
     }
+    // The machine, not the process: what the OS had not written back is lost (issue 15,
+    // docs/history.md "Power loss"); the playground keeps the appends' times for it
+    // (`Sim::track_writeback`).
+    out.push(item(
+        format!("Cut the power to broker {id}"),
+        true,
+        Some(Action::PowerLoss { broker: id }),
+    ));
     out.push(item(
         format!("Lose the disk of broker {id}"),
         true,
@@ -570,6 +578,7 @@ mod tests {
                 "Cut broker 2 from the controller",
                 "Cut broker 2 from broker 1",
                 "Cut broker 2 from broker 3",
+                "Cut the power to broker 2",
                 "Lose the disk of broker 2",
             ]
         );

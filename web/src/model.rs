@@ -252,6 +252,8 @@ impl Playground {
         live.check_invariants = true;
         // The cluster view draws each message's trail for a moment after it arrived.
         live.record_arrivals = true;
+        // A person may cut a broker's power from its lane's menu at any moment.
+        live.track_writeback();
         let rewind = Rewind::new(&live, CHECKPOINT_MS);
         let times: Vec<u64> = scenario.expect.iter().map(|e| e.at).collect();
         let expect_order = watermark_engine::sort::stable_order(&times);
