@@ -4,7 +4,8 @@
 use crate::error::{quoted, ScenarioError};
 use crate::scenario::Scenario;
 
-/// A built-in scenario: its name and its JSON text.
+/// A built-in scenario: its name and its JSON text (the file's, without the white space
+/// between tokens: `build.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Preset {
     pub name: &'static str,
@@ -15,76 +16,91 @@ pub struct Preset {
 pub const PRESETS: &[Preset] = &[
     Preset {
         name: "acks-walkthrough",
-        json: include_str!("../presets/acks-walkthrough.json"),
+        json: include_str!(concat!(env!("OUT_DIR"), "/presets/acks-walkthrough.json")),
     },
     Preset {
         name: "fetcher-threads",
-        json: include_str!("../presets/fetcher-threads.json"),
+        json: include_str!(concat!(env!("OUT_DIR"), "/presets/fetcher-threads.json")),
     },
     Preset {
         name: "frozen-follower",
-        json: include_str!("../presets/frozen-follower.json"),
+        json: include_str!(concat!(env!("OUT_DIR"), "/presets/frozen-follower.json")),
     },
     Preset {
         name: "min-isr-3",
-        json: include_str!("../presets/min-isr-3.json"),
+        json: include_str!(concat!(env!("OUT_DIR"), "/presets/min-isr-3.json")),
     },
     Preset {
         name: "diverged-truncation",
-        json: include_str!("../presets/diverged-truncation.json"),
+        json: include_str!(concat!(
+            env!("OUT_DIR"),
+            "/presets/diverged-truncation.json"
+        )),
     },
     Preset {
         name: "leader-failover",
-        json: include_str!("../presets/leader-failover.json"),
+        json: include_str!(concat!(env!("OUT_DIR"), "/presets/leader-failover.json")),
     },
     Preset {
         name: "unclean-election",
-        json: include_str!("../presets/unclean-election.json"),
+        json: include_str!(concat!(env!("OUT_DIR"), "/presets/unclean-election.json")),
     },
     Preset {
         name: "last-replica-standing",
-        json: include_str!("../presets/last-replica-standing.json"),
+        json: include_str!(concat!(
+            env!("OUT_DIR"),
+            "/presets/last-replica-standing.json"
+        )),
     },
     // Historical protocol modes (docs/history.md): the same rules without a KIP.
     Preset {
         name: "last-replica-standing-no-elr",
-        json: include_str!("../presets/last-replica-standing-no-elr.json"),
+        json: include_str!(concat!(
+            env!("OUT_DIR"),
+            "/presets/last-replica-standing-no-elr.json"
+        )),
     },
     Preset {
         name: "pre-kip-101-hw-truncation",
-        json: include_str!("../presets/pre-kip-101-hw-truncation.json"),
+        json: include_str!(concat!(
+            env!("OUT_DIR"),
+            "/presets/pre-kip-101-hw-truncation.json"
+        )),
     },
     Preset {
         name: "pre-kip-101-divergence",
-        json: include_str!("../presets/pre-kip-101-divergence.json"),
+        json: include_str!(concat!(
+            env!("OUT_DIR"),
+            "/presets/pre-kip-101-divergence.json"
+        )),
     },
     Preset {
         name: "kip-279-divergence",
-        json: include_str!("../presets/kip-279-divergence.json"),
+        json: include_str!(concat!(env!("OUT_DIR"), "/presets/kip-279-divergence.json")),
     },
     Preset {
         name: "move-replica",
-        json: include_str!("../presets/move-replica.json"),
+        json: include_str!(concat!(env!("OUT_DIR"), "/presets/move-replica.json")),
     },
     Preset {
         name: "throttled-move",
-        json: include_str!("../presets/throttled-move.json"),
+        json: include_str!(concat!(env!("OUT_DIR"), "/presets/throttled-move.json")),
     },
     Preset {
         name: "slow-follower",
-        json: include_str!("../presets/slow-follower.json"),
+        json: include_str!(concat!(env!("OUT_DIR"), "/presets/slow-follower.json")),
     },
     Preset {
         name: "slow-broker",
-        json: include_str!("../presets/slow-broker.json"),
+        json: include_str!(concat!(env!("OUT_DIR"), "/presets/slow-broker.json")),
     },
     Preset {
         name: "rolling-restart",
-        json: include_str!("../presets/rolling-restart.json"),
+        json: include_str!(concat!(env!("OUT_DIR"), "/presets/rolling-restart.json")),
     },
     Preset {
         name: "zone-outage",
-        json: include_str!("../presets/zone-outage.json"),
+        json: include_str!(concat!(env!("OUT_DIR"), "/presets/zone-outage.json")),
     },
 ];
 
@@ -121,5 +137,27 @@ mod tests {
             .unwrap_err()
             .message
             .contains("frozen-follower"));
+    }
+
+    /// The text the crate carries (minified by build.rs) is the file's scenario exactly,
+    /// and every file under presets/ is a preset.
+    #[cfg(not(target_arch = "wasm32"))]
+    #[test]
+    fn each_preset_is_its_file_without_white_space() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/presets");
+        let mut files = 0;
+        for entry in std::fs::read_dir(dir).expect("presets/") {
+            let path = entry.expect("entry").path();
+            let name = path.file_stem().and_then(|n| n.to_str()).expect("a name");
+            let file = std::fs::read_to_string(&path).expect("the file");
+            let p = PRESETS.iter().find(|p| p.name == name);
+            let p = p.unwrap_or_else(|| panic!("{name}.json is not in PRESETS"));
+            assert!(p.json.len() < file.len(), "{name}: minified");
+            assert!(!p.json.contains('\n'), "{name}: one line");
+            let (a, b) = (Scenario::from_json(p.json), Scenario::from_json(&file));
+            assert_eq!(a.expect("carried"), b.expect("file"), "{name}");
+            files += 1;
+        }
+        assert_eq!(files, PRESETS.len());
     }
 }
