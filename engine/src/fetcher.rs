@@ -289,8 +289,10 @@ impl ReplicaFetcher {
                 fetch_id,
                 fetcher_id: key.1,
                 replica_id: host.id,
-                // KIP-903 (Kafka 3.5) put the broker epoch in a follower's fetch; before it,
-                // -1 ("no epoch": the leader takes the fetch state as it comes).
+                // KIP-903 (Kafka 3.5) put the broker epoch in a follower's fetch (FetchRequest
+                // v15's ReplicaState.ReplicaEpoch); before it, -1 ("no epoch": the leader takes
+                // the fetch state as it comes, and its AlterPartition names no epoch either:
+                // protocol `pre-kip-903` and older).
                 broker_epoch: if ctx.config.protocol.has_broker_epoch_in_fetch() {
                     host.broker_epoch
                 } else {

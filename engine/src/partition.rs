@@ -381,7 +381,7 @@ impl Host<'_> {
             Some(r) => {
                 // Partition.isBrokerEpochIsrEligible: "storedBrokerEpoch.get == -1 ||
                 // storedBrokerEpoch.get == cachedBrokerEpoch.get()": -1 is a fetch without a
-                // broker epoch (before KIP-903: protocol `pre-kip-101`).
+                // broker epoch (before KIP-903: protocol `pre-kip-903` and older).
                 !r.fenced
                     && !r.in_controlled_shutdown
                     && fetch_broker_epoch.is_none_or(|e| e == -1 || e == r.epoch)

@@ -51,6 +51,10 @@ pub const PRESETS: &[Preset] = &[
         json: include_str!("../presets/last-replica-standing-no-elr.json"),
     },
     Preset {
+        name: "pre-kip-903-stale-isr-join",
+        json: include_str!("../presets/pre-kip-903-stale-isr-join.json"),
+    },
+    Preset {
         name: "pre-kip-101-hw-truncation",
         json: include_str!("../presets/pre-kip-101-hw-truncation.json"),
     },

@@ -4,7 +4,7 @@
 //! travels in share links.
 #![cfg(not(target_arch = "wasm32"))]
 
-use watermark_engine::event::{Event, LossCause};
+use watermark_engine::event::{Event, HistoricalAnomaly, LossCause};
 use watermark_engine::presets::preset;
 use watermark_engine::{Protocol, Scenario, Sim};
 
@@ -127,7 +127,8 @@ fn kip_101_scenario_1_high_watermark_truncation_then_an_election_loses_m2() {
         found[0].2,
         LossCause::HistoricalProtocol {
             broker: 1,
-            protocol: Protocol::PreKip101
+            protocol: Protocol::PreKip101,
+            anomaly: HistoricalAnomaly::HwTruncation,
         }
     );
     assert_eq!(log_values(&sim, 1), ["m1"]);
@@ -244,6 +245,7 @@ fn without_elr_the_last_replica_standing_run_goes_offline() {
 fn the_modes_presets_give_the_same_bytes_twice() {
     for name in [
         "last-replica-standing-no-elr",
+        "pre-kip-903-stale-isr-join",
         "pre-kip-101-hw-truncation",
         "pre-kip-101-divergence",
         "kip-279-divergence",
@@ -266,7 +268,7 @@ fn protocol_is_refused_when_unknown_and_travels_in_links() {
     assert_eq!(e.field, "protocol");
     assert_eq!(
         e.message,
-        "unknown protocol \"kafka-3\"; the protocols are: kafka-4, no-elr, kip-101-without-kip-279, pre-kip-101"
+        "unknown protocol \"kafka-3\"; the protocols are: kafka-4, no-elr, pre-kip-903, kip-101-without-kip-279, pre-kip-101"
     );
     let e = Scenario::from_json(r#"{"protocol": 3}"#).unwrap_err();
     assert_eq!(e.field, "protocol");
@@ -365,4 +367,97 @@ fn kip_279_an_answer_without_an_epoch_leaves_replicas_diverged() {
         "[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Truncating partition kip279-0 to offset 9 due to leader epoch and offset EpochEndOffset(errorCode=0, partition=0, leaderEpoch=0, endOffset=10)"
     ));
     assert_eq!(log_values(&sim, 1), log_values(&sim, 2));
+}
+
+#[test]
+fn kip_903_a_replaced_disk_rejoins_the_isr_on_a_stale_fetch_and_loses_committed_records() {
+    let (old, new) = preset_and_kafka_4("pre-kip-903-stale-isr-join");
+    let sim = run(&old);
+    // A proposes B while B's first process has caught up; the request is lost on the cut.
+    assert!(has_line(
+        &sim,
+        12_515,
+        12_515,
+        "[Partition kip903-0 broker=1] Expanding ISR from 1 to 1,2"
+    ));
+    assert!(has_line(
+        &sim,
+        22_005,
+        22_005,
+        "[QuorumController] Registered broker 2 with broker epoch 8 (fenced until it catches up)"
+    ));
+    // Sent again after controller.socket.timeout.ms, without broker epochs: accepted.
+    assert!(has_line(
+        &sim,
+        42_515,
+        42_515,
+        "[NodeToControllerChannelManager id=1 name=alter-partition] AlterPartition request got no answer within controller.socket.timeout.ms=30000 ms: sending it again"
+    ));
+    assert!(has_line(
+        &sim,
+        42_525,
+        42_525,
+        "[Partition kip903-0 broker=1] ISR updated to 1,2  and version updated to 2"
+    ));
+    assert!(!lines(&sim)
+        .iter()
+        .any(|(_, l)| !l.starts_with("# ") && l.contains("INELIGIBLE_REPLICA")));
+    assert!(has_line(
+        &sim,
+        50_947,
+        50_947,
+        "[QuorumController] Setting new leader for topic kip903, partition 0 to 2 using a clean election (leader epoch 1)"
+    ));
+    // The loss is the era's anomaly, named as KIP-903's, not a lost disk's or a bug.
+    let found = losses(&sim);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, 2);
+    assert_eq!(found[0].1, [0, 1, 2]);
+    assert_eq!(
+        found[0].2,
+        LossCause::HistoricalProtocol {
+            broker: 2,
+            protocol: Protocol::PreKip903,
+            anomaly: HistoricalAnomaly::StaleIsrJoin,
+        }
+    );
+    assert!(has_line(
+        &sim,
+        50_952,
+        50_952,
+        "Committed records lost: offsets 0..2 (m1 m2 m3) are gone: broker 2 became leader through a clean election without them: protocol pre-kip-903 (it lost its log and rejoined the ISR on a fetch of its process before the restart, the loss KIP-903 fixed)."
+    ));
+    assert!(log_values(&sim, 1).is_empty() && log_values(&sim, 2).is_empty());
+
+    // Kafka 4.x, the same timeline: the request names B's broker epoch from its fetch (5),
+    // the controller has 8 and refuses it; B stays out, A's death leaves the partition
+    // without a leader, and A keeps every committed record.
+    let sim = run(&new);
+    assert!(has_line(
+        &sim,
+        42_520,
+        42_520,
+        "[QuorumController] Rejecting AlterPartition request from node 1 for kip903-0 because it specified ineligible replicas 2 (broker epoch mismatch: requested=5 VS expected=8) in the new ISR 1,2"
+    ));
+    assert!(has_line(
+        &sim,
+        42_525,
+        42_525,
+        "[Partition kip903-0 broker=1] Failed to alter partition since the controller rejected the request with INELIGIBLE_REPLICA. Partition state has been reset to the latest committed state (ISR 1)."
+    ));
+    assert!(losses(&sim).is_empty(), "{:?}", losses(&sim));
+    assert_eq!(log_values(&sim, 1), ["m1", "m2", "m3"]);
+    assert!(!sim
+        .trace_events()
+        .any(|e| e.text().contains("using a clean election")));
+
+    // The same run in no-elr (Kafka 3.5+, KIP-903 without ELR) refuses it too: the loss is
+    // KIP-903's alone.
+    let mut no_elr = old.clone();
+    no_elr.protocol = Protocol::NoElr;
+    let sim = run(&no_elr);
+    assert!(losses(&sim).is_empty(), "{:?}", losses(&sim));
+    assert!(lines(&sim)
+        .iter()
+        .any(|(_, l)| !l.starts_with("# ") && l.contains("INELIGIBLE_REPLICA")));
 }
