@@ -1634,6 +1634,10 @@ pub enum HistoricalAnomaly {
     /// Before KIP-903: the new leader lost its log, and an AlterPartition without broker
     /// epochs added it to the ISR on a fetch of its process before.
     StaleIsrJoin,
+    /// Before KIP-320: a follower that missed leader epochs fetched from a replica that
+    /// leads at a later one, which counted the follower toward its HW on the fetch offset
+    /// alone, though the follower's log had diverged.
+    UnfencedFetch,
 }
 
 impl HistoricalAnomaly {
@@ -1645,6 +1649,9 @@ impl HistoricalAnomaly {
             }
             HistoricalAnomaly::StaleIsrJoin => {
                 "it lost its log and rejoined the ISR on a fetch of its process before the restart, the loss KIP-903 fixed"
+            }
+            HistoricalAnomaly::UnfencedFetch => {
+                "a follower that missed leader epochs fetched from a leader of a later one without its current epoch, and counted toward its high watermark with a diverged log, the loss KIP-320 fixed"
             }
         }
     }

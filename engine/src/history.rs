@@ -133,11 +133,20 @@ pub(crate) fn on_new_leader(
         LossCause::PowerLoss { broker, power_lost }
     } else if !protocol.has_leader_epoch_truncation() {
         // The era's rule, not a bug: the invariant stays strict in every mode that has
-        // KIP-101 (kafka-4, no-elr).
+        // KIP-101 and KIP-320 (kafka-4, no-elr, pre-kip-903).
         LossCause::HistoricalProtocol {
             broker,
             protocol,
             anomaly: HistoricalAnomaly::HwTruncation,
+        }
+    } else if !protocol.has_current_leader_epoch_in_fetch() {
+        // Before KIP-320 (protocol pre-kip-320 and older): a follower that missed leader
+        // epochs fetched from a replica leading at a later one, which counted the offset of
+        // a log it did not have toward its HW.
+        LossCause::HistoricalProtocol {
+            broker,
+            protocol,
+            anomaly: HistoricalAnomaly::UnfencedFetch,
         }
     } else {
         violation = Some(format!(
@@ -283,10 +292,24 @@ mod tests {
             cause.contains("protocol pre-kip-101") && violation.is_none(),
             "{cause}"
         );
+        assert!(cause.contains("the loss KIP-101 fixed"), "{cause}");
         let (cause, violation) = lose_in(clean, false, false, false, Protocol::NoElr);
         assert!(
             cause.contains("engine bug") && violation.is_some(),
             "no-elr has KIP-101: {cause}"
+        );
+        // Without KIP-320 (and with KIP-101) a clean election's loss is the unfenced
+        // fetch's; Kafka 3.4 has KIP-320, and stays strict.
+        let (cause, violation) = lose_in(clean, false, false, false, Protocol::PreKip320);
+        assert!(
+            cause.contains("protocol pre-kip-320") && cause.contains("the loss KIP-320 fixed"),
+            "{cause}"
+        );
+        assert!(violation.is_none());
+        let (cause, violation) = lose_in(clean, false, false, false, Protocol::PreKip903);
+        assert!(
+            cause.contains("engine bug") && violation.is_some(),
+            "pre-kip-903 has KIP-320: {cause}"
         );
     }
 

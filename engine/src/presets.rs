@@ -55,6 +55,10 @@ pub const PRESETS: &[Preset] = &[
         json: include_str!("../presets/pre-kip-903-stale-isr-join.json"),
     },
     Preset {
+        name: "pre-kip-320-unfenced-fetch",
+        json: include_str!("../presets/pre-kip-320-unfenced-fetch.json"),
+    },
+    Preset {
         name: "pre-kip-101-hw-truncation",
         json: include_str!("../presets/pre-kip-101-hw-truncation.json"),
     },

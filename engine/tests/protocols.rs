@@ -246,6 +246,7 @@ fn the_modes_presets_give_the_same_bytes_twice() {
     for name in [
         "last-replica-standing-no-elr",
         "pre-kip-903-stale-isr-join",
+        "pre-kip-320-unfenced-fetch",
         "pre-kip-101-hw-truncation",
         "pre-kip-101-divergence",
         "kip-279-divergence",
@@ -268,7 +269,7 @@ fn protocol_is_refused_when_unknown_and_travels_in_links() {
     assert_eq!(e.field, "protocol");
     assert_eq!(
         e.message,
-        "unknown protocol \"kafka-3\"; the protocols are: kafka-4, no-elr, pre-kip-903, kip-101-without-kip-279, pre-kip-101"
+        "unknown protocol \"kafka-3\"; the protocols are: kafka-4, no-elr, pre-kip-903, pre-kip-320, kip-101-without-kip-279, pre-kip-101"
     );
     let e = Scenario::from_json(r#"{"protocol": 3}"#).unwrap_err();
     assert_eq!(e.field, "protocol");
@@ -460,4 +461,112 @@ fn kip_903_a_replaced_disk_rejoins_the_isr_on_a_stale_fetch_and_loses_committed_
     assert!(lines(&sim)
         .iter()
         .any(|(_, l)| !l.starts_with("# ") && l.contains("INELIGIBLE_REPLICA")));
+}
+
+#[test]
+fn kip_320_a_follower_that_missed_two_leader_changes_fetches_unfenced_and_y_is_lost() {
+    let (old, new) = preset_and_kafka_4("pre-kip-320-unfenced-fetch");
+    let sim = run(&old);
+    // A truncates x on becoming B's follower (KIP-279's answer, in the truncating state).
+    assert!(has_line(
+        &sim,
+        12_012,
+        12_012,
+        "[ReplicaFetcher replicaId=1, leaderId=2, fetcherId=0] Truncating partition kip320-0 to offset 1 due to leader epoch and offset EpochEndOffset(errorCode=0, partition=0, leaderEpoch=0, endOffset=1)"
+    ));
+    assert!(has_line(
+        &sim,
+        14_005,
+        14_005,
+        "[QuorumController] Setting new leader for topic kip320, partition 0 to 1 using a clean election (leader epoch 2)"
+    ));
+    // C (still at epoch 0) is never fenced: no fetch names an epoch before KIP-320.
+    let transcript = lines(&sim);
+    let engine_lines = transcript
+        .iter()
+        .filter(|(_, l)| !l.starts_with("# ") && !l.starts_with("protocol "));
+    assert!(!engine_lines
+        .clone()
+        .any(|(_, l)| l.contains("has an older epoch") || l.contains("FENCED_LEADER_EPOCH")));
+    assert!(engine_lines.count() > 20);
+    // A counted C's fetch from offset 2: its HW is 2 with x, not y, at C's offset 1.
+    assert!(has_line(&sim, 15_000, 15_000, "kip320:0:2"));
+    assert!(has_line(
+        &sim,
+        16_005,
+        16_005,
+        "[QuorumController] Setting new leader for topic kip320, partition 0 to 3 using a clean election (leader epoch 3)"
+    ));
+    let found = losses(&sim);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, 3);
+    assert_eq!(found[0].1, [1]);
+    assert_eq!(
+        found[0].2,
+        LossCause::HistoricalProtocol {
+            broker: 3,
+            protocol: Protocol::PreKip320,
+            anomaly: HistoricalAnomaly::UnfencedFetch,
+        }
+    );
+    assert!(has_line(
+        &sim,
+        16_581,
+        16_581,
+        "Committed records lost: offsets 1..1 (y) are gone: broker 3 became leader through a clean election without them: protocol pre-kip-320 (a follower that missed leader epochs fetched from a leader of a later one without its current epoch, and counted toward its high watermark with a diverged log, the loss KIP-320 fixed)."
+    ));
+    assert_eq!(log_values(&sim, 3), ["m1", "x"]);
+
+    // Kafka 4.x, the same timeline: C's first fetch that reaches A at a later epoch is
+    // fenced, C stops fetching, A's HW stays at 1 and y is never committed (its loss at
+    // C's election is acks=1's, not a committed record's).
+    let sim = run(&new);
+    assert!(has_line(
+        &sim,
+        12_021,
+        12_021,
+        "[ReplicaFetcher replicaId=3, leaderId=1, fetcherId=0] Partition kip320-0 has an older epoch (0) than the current leader. Will await the new LeaderAndIsr state before resuming fetching."
+    ));
+    let hw_1 = |sim: &Sim| {
+        lines(sim).iter().any(|(t, l)| {
+            *t == 15_000
+                && l.starts_with(
+                    "kafka-get-offsets.sh: OFFSET_NOT_AVAILABLE for kip320-0: the high watermark (1) of leader 1 at leader epoch 2",
+                )
+        })
+    };
+    assert!(hw_1(&sim));
+    assert!(losses(&sim).is_empty(), "{:?}", losses(&sim));
+    assert_eq!(log_values(&sim, 3), ["m1", "x"]);
+
+    // pre-kip-903 (Kafka 3.4) has KIP-320: the same as kafka-4.
+    let mut p903 = old.clone();
+    p903.protocol = Protocol::PreKip903;
+    let sim = run(&p903);
+    assert!(losses(&sim).is_empty(), "{:?}", losses(&sim));
+    assert!(hw_1(&sim));
+}
+
+/// Kafka 2.0 has KIP-279: the preset of its anomaly, run in `pre-kip-320`, truncates as
+/// Kafka 4 does (by the answer's epoch), in the one truncating state a new follower has;
+/// after it the fetches carry no epoch, so the leader answers no other divergence.
+#[test]
+fn pre_kip_320_truncates_by_kip_279s_answer_on_becoming_follower_only() {
+    let mut s = preset("kip-279-divergence").unwrap();
+    s.protocol = Protocol::PreKip320;
+    let sim = run(&s);
+    assert!(has_line(
+        &sim,
+        35_000,
+        35_100,
+        "[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Truncating partition kip279-0 to offset 9 due to leader epoch and offset EpochEndOffset(errorCode=0, partition=0, leaderEpoch=0, endOffset=10)"
+    ));
+    assert_eq!(log_values(&sim, 1), log_values(&sim, 2));
+    let answers = |sim: &Sim| {
+        lines(sim)
+            .iter()
+            .filter(|(_, l)| l.contains("due to leader epoch and offset"))
+            .count()
+    };
+    assert_eq!(answers(&sim), 1);
 }

@@ -54,6 +54,10 @@ pub const GOLDEN: &[(&str, &str)] = &[
         include_str!("../golden/pre-kip-903-stale-isr-join.txt"),
     ),
     (
+        "pre-kip-320-unfenced-fetch",
+        include_str!("../golden/pre-kip-320-unfenced-fetch.txt"),
+    ),
+    (
         "pre-kip-101-hw-truncation",
         include_str!("../golden/pre-kip-101-hw-truncation.txt"),
     ),
