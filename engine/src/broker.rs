@@ -740,7 +740,18 @@ impl Broker {
         let wait = ctx.config.replica_fetch_wait_max_ms;
         let mut held = Vec::with_capacity(partitions.len());
         for fp in &partitions {
-            held.push((fp.tp, fp.fetch_offset, fp.current_leader_epoch));
+            // Before KIP-320 (protocol `pre-kip-320` and older) the fetch named no epoch:
+            // 2.0's DelayedFetch.tryComplete checked only that this broker still leads
+            // ("Case A"), so the epoch held is the one it leads at now.
+            let epoch = if ctx.config.protocol.has_current_leader_epoch_in_fetch() {
+                fp.current_leader_epoch
+            } else {
+                match self.partitions.get(&fp.tp).map(|p| &p.role) {
+                    Some(Role::Leader(l)) => l.leader_epoch,
+                    _ => fp.current_leader_epoch,
+                }
+            };
+            held.push((fp.tp, fp.fetch_offset, epoch));
         }
         self.delayed_fetches.push(DelayedFetch {
             fetch_id,
@@ -807,7 +818,15 @@ impl Broker {
             if let Some(p) = self.partitions.get(&tp) {
                 limits.throttled =
                     should_leader_throttle(&mut self.leader_quota, p, d.replica_id, ctx.now);
-                data.push(p.read_from_purgatory(fetch_offset, leader_epoch, &mut limits));
+                let mut read = p.read_from_purgatory(fetch_offset, leader_epoch, &mut limits);
+                // Before KIP-320 no fetch was fenced: a broker that no longer leads answered
+                // NOT_LEADER_FOR_PARTITION (2.0's DelayedFetch "Case A").
+                if read.error == ErrorCode::FENCED_LEADER_EPOCH
+                    && !ctx.config.protocol.has_current_leader_epoch_in_fetch()
+                {
+                    read = p.fetch_error(ErrorCode::NOT_LEADER_OR_FOLLOWER);
+                }
+                data.push(read);
             }
         }
         self.record_throttled_bytes(ctx.now, &data);

@@ -378,6 +378,11 @@ pub struct Controller {
     /// How the controller chose the leader of each partition's leader epochs it elected
     /// (newest last, bounded), so a loss can name its cause.
     pub elections: Vec<(Tp, i32, ElectionKind)>,
+    /// The replicas an AlterPartition added to an ISR without a broker epoch (newest last,
+    /// bounded), with the broker's registration epoch when the controller accepted it: only
+    /// in a mode before KIP-903, whose controller cannot tell which process of the broker
+    /// the leader saw fetch, so a loss can name that cause (`history::on_new_leader`).
+    pub isr_joins_without_epoch: Vec<(Tp, BrokerId, i64)>,
     /// When the controller last elected a leader uncleanly (or the last known leader).
     pub last_unclean_election_at: Option<TimeMs>,
     /// The reassignment throttles kafka-reassign-partitions.sh set (dynamic configs, each a
@@ -429,6 +434,7 @@ impl Controller {
             next_offset: 0,
             min_insync_replicas,
             elections: vec![],
+            isr_joins_without_epoch: vec![],
             last_unclean_election_at: None,
             throttle_rates: VecMap::new(),
             throttled_replicas: VecMap::new(),
@@ -1333,6 +1339,9 @@ impl Controller {
                 // reassignment cleanup. In this case, we report back NEW_LEADER_ELECTED to the
                 // leader which made the AlterPartition request."
                 let moved = change.next.leader != Some(b);
+                if !ctx.config.protocol.has_broker_epoch_in_fetch() {
+                    self.note_joins_without_epoch(tp, new_isr);
+                }
                 self.record_change(ctx, tp, change, &format!("alterPartition[{b}]"));
                 let error = if moved {
                     ErrorCode::NEW_LEADER_ELECTED
@@ -1342,6 +1351,24 @@ impl Controller {
                 (error, true)
             }
             None => (ErrorCode::NONE, false),
+        }
+    }
+
+    /// Before KIP-903 (3.5) AlterPartition v2 carried no broker epochs: each replica the
+    /// accepted ISR adds is noted with its registration epoch of now (whichever process the
+    /// leader saw fetch).
+    fn note_joins_without_epoch(&mut self, tp: Tp, new_isr: &[(BrokerId, i64)]) {
+        let isr = self.partition(tp).isr.clone();
+        for &(id, epoch) in new_isr {
+            if epoch != -1 || isr.contains(&id) {
+                continue;
+            }
+            if let Some(r) = self.brokers.get(&id) {
+                self.isr_joins_without_epoch.push((tp, id, r.epoch));
+            }
+        }
+        if self.isr_joins_without_epoch.len() > 64 * self.partitions.len() {
+            self.isr_joins_without_epoch.remove(0);
         }
     }
 
@@ -1372,7 +1399,10 @@ impl Controller {
         if ids.iter().any(|id| !part.replicas.contains(id)) || !ids.contains(&b) {
             return ErrorCode::INVALID_REQUEST;
         }
-        // ineligibleReplicasForIsr
+        // ineligibleReplicasForIsr. An epoch of -1 is AlterPartition v2's NewIsr, a list of
+        // ids (before KIP-903, 3.5, added NewIsrWithEpochs in v3; protocol `pre-kip-903` and
+        // older): only the registration's fenced and controlled-shutdown state is checked
+        // (KIP-841, 3.3), whichever process of the broker the leader saw fetch.
         let mut ineligible = Vec::new();
         for &(id, epoch) in new_isr {
             let why = match self.brokers.get(&id) {

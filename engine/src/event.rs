@@ -1613,14 +1613,48 @@ pub enum LossCause {
         power_lost: Vec<BrokerId>,
     },
     /// A clean election under a historical protocol whose rules lose committed records
-    /// (before KIP-101, a follower truncated to its own HW): the era's anomaly, not an
-    /// engine bug.
+    /// (before KIP-101, a follower truncated to its own HW; before KIP-903, a replica that
+    /// lost its log rejoined the ISR on its previous process's fetch): the era's anomaly,
+    /// not an engine bug.
     HistoricalProtocol {
         broker: BrokerId,
         protocol: crate::protocol::Protocol,
+        anomaly: HistoricalAnomaly,
     },
     /// A clean election lost them: an engine bug (an invariant is broken too).
     CleanElection,
+}
+
+/// Which rule of an older era lost committed records ([`LossCause::HistoricalProtocol`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HistoricalAnomaly {
+    /// Before KIP-101: a follower truncated to its own high watermark.
+    HwTruncation,
+    /// Before KIP-903: the new leader lost its log, and an AlterPartition without broker
+    /// epochs added it to the ISR on a fetch of its process before.
+    StaleIsrJoin,
+    /// Before KIP-320: a follower that missed leader epochs fetched from a replica that
+    /// leads at a later one, which counted the follower toward its HW on the fetch offset
+    /// alone, though the follower's log had diverged.
+    UnfencedFetch,
+}
+
+impl HistoricalAnomaly {
+    /// What happened, and the KIP that fixed it.
+    pub fn text(self) -> &'static str {
+        match self {
+            HistoricalAnomaly::HwTruncation => {
+                "a follower truncated to its own high watermark, the loss KIP-101 fixed"
+            }
+            HistoricalAnomaly::StaleIsrJoin => {
+                "it lost its log and rejoined the ISR on a fetch of its process before the restart, the loss KIP-903 fixed"
+            }
+            HistoricalAnomaly::UnfencedFetch => {
+                "a follower that missed leader epochs fetched from a leader of a later one without its current epoch, and counted toward its high watermark with a diverged log, the loss KIP-320 fixed"
+            }
+        }
+    }
 }
 
 impl fmt::Display for LossCause {
@@ -1644,10 +1678,15 @@ impl fmt::Display for LossCause {
                 "broker {broker} became leader after broker {} lost power (records the OS had not written back were gone)",
                 Ids(power_lost)
             ),
-            LossCause::HistoricalProtocol { broker, protocol } => write!(
+            LossCause::HistoricalProtocol {
+                broker,
+                protocol,
+                anomaly,
+            } => write!(
                 f,
-                "broker {broker} became leader through a clean election without them: protocol {} (a follower truncated to its own high watermark, the loss KIP-101 fixed)",
-                protocol.name()
+                "broker {broker} became leader through a clean election without them: protocol {} ({})",
+                protocol.name(),
+                anomaly.text()
             ),
             LossCause::CleanElection => f.write_str("a clean election (engine bug)"),
         }

@@ -246,13 +246,13 @@ impl ReplicaFetcher {
                     let log = &p.log;
                     // Before KIP-101 a fetch carried no leader epoch of the follower's log
                     // (FetchRequest v3, Kafka 0.10.2): the leader could not tell where the
-                    // logs diverge. Between KIP-101 and KIP-279 the follower asked where its
-                    // latest epoch ends once, on becoming follower (OffsetsForLeaderEpoch),
-                    // then fetched without it: the leader's divergence check answers that
-                    // one question here.
+                    // logs diverge. From KIP-101 to 2.6 the follower asked where its latest
+                    // epoch ends only on becoming follower (OffsetsForLeaderEpoch: once
+                    // before KIP-279, until the logs agree after it), then fetched without
+                    // it: the leader's divergence check answers those questions here.
                     let protocol = ctx.config.protocol;
                     let last_fetched_epoch = if protocol.has_leader_epoch_truncation()
-                        && (protocol.has_epoch_in_truncation_answer() || f.awaiting_epoch_end)
+                        && (protocol.has_divergence_check_in_fetch() || f.awaiting_epoch_end)
                     {
                         log.epoch_cache.latest_epoch()
                     } else {
@@ -289,8 +289,10 @@ impl ReplicaFetcher {
                 fetch_id,
                 fetcher_id: key.1,
                 replica_id: host.id,
-                // KIP-903 (Kafka 3.5) put the broker epoch in a follower's fetch; before it,
-                // -1 ("no epoch": the leader takes the fetch state as it comes).
+                // KIP-903 (Kafka 3.5) put the broker epoch in a follower's fetch (FetchRequest
+                // v15's ReplicaState.ReplicaEpoch); before it, -1 ("no epoch": the leader takes
+                // the fetch state as it comes, and its AlterPartition names no epoch either:
+                // protocol `pre-kip-903` and older).
                 broker_epoch: if ctx.config.protocol.has_broker_epoch_in_fetch() {
                     host.broker_epoch
                 } else {
@@ -539,9 +541,13 @@ impl ReplicaFetcher {
         }
         let by_epoch = ctx.config.protocol.has_epoch_in_truncation_answer();
         if let Role::Follower(f) = &mut partition.role {
-            // The one answer came (with a divergence or with records): fetch on without
-            // the epoch, as a 1.1 follower out of its truncating state does.
-            f.awaiting_epoch_end = false;
+            // The truncating state ends (fetch on without the epoch) on the one answer before
+            // KIP-279 (1.1's maybeTruncate); after it, when the answer has no divergence
+            // left: 2.0's maybeTruncate asks again from the offset it truncated to until the
+            // leader's epoch and ours agree (OffsetTruncationState.truncationCompleted).
+            if !by_epoch || d.diverging_epoch.is_none() {
+                f.awaiting_epoch_end = false;
+            }
         }
         let log = &mut partition.log;
         if let Some((epoch, end)) = d.diverging_epoch {
@@ -815,6 +821,67 @@ mod tests {
         assert_eq!(
             truncation_offset(1, 7, (crate::log::UNDEFINED_EPOCH, -1), 9),
             (7, true)
+        );
+    }
+}
+
+#[cfg(test)]
+mod truncating_state_tests {
+    use crate::partition::Role;
+    use crate::protocol::Protocol;
+    use crate::scenario::Scenario;
+    use crate::sim::Sim;
+    use crate::types::TP0;
+
+    /// Leader 1 holds a, b in epoch 0, c, d in epoch 1 and e in epoch 3; follower 3,
+    /// restarted (so a new follower), holds a, b, f in epoch 0 and g in epoch 2. Its first
+    /// question (epoch 2) is answered (1, 4): it lacks epoch 1, so it truncates to where its
+    /// floor of it (epoch 0) ends, 3, where f still differs from c; only a second question
+    /// (epoch 0, answered (0, 2)) finds where the logs agree.
+    fn follower_values_after_its_truncating_state(protocol: Protocol) -> Vec<String> {
+        let mut s = Scenario::from_json(
+            r#"{"timeline":[{"at":100,"action":"produce","acks":"all","values":["a","b"]},
+                {"at":1000,"action":"kill","broker":3},
+                {"at":2500,"action":"start","broker":3}]}"#,
+        )
+        .expect("scenario");
+        s.protocol = protocol;
+        let mut sim = Sim::new(&s).expect("sim");
+        sim.advance_to(2_000);
+        let to_strings = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        let leader = &mut sim.brokers[&1].partitions[&TP0].log;
+        leader.append_as_leader(1, &to_strings(&["c", "d"]));
+        leader.append_as_leader(3, &to_strings(&["e"]));
+        leader.epoch_cache.assign(1, 2);
+        leader.epoch_cache.assign(3, 4);
+        let follower = &mut sim.brokers[&3].partitions[&TP0].log;
+        follower.wipe();
+        follower.append_as_leader(0, &to_strings(&["a", "b", "f"]));
+        follower.append_as_leader(2, &to_strings(&["g"]));
+        follower.epoch_cache.assign(0, 0);
+        follower.epoch_cache.assign(2, 3);
+        sim.advance_to(15_000);
+        assert!(matches!(
+            sim.brokers[&3].partitions[&TP0].role,
+            Role::Follower(_)
+        ));
+        let log = &sim.brokers[&3].partitions[&TP0].log;
+        (0..log.log_end_offset())
+            .filter_map(|o| log.record_at(o).map(|r| r.value.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn after_kip_279_the_truncating_state_asks_until_the_logs_agree() {
+        // Kafka 2.0 (AbstractFetcherThread.maybeTruncate, truncationCompleted): two rounds.
+        assert_eq!(
+            follower_values_after_its_truncating_state(Protocol::PreKip320),
+            ["a", "b", "c", "d", "e"]
+        );
+        // Kafka 1.1 asked once and got 4 without an epoch, its log end: it kept f and g.
+        assert_eq!(
+            follower_values_after_its_truncating_state(Protocol::Kip101WithoutKip279),
+            ["a", "b", "f", "g", "e"]
         );
     }
 }

@@ -8,7 +8,7 @@
 //! committed it dies.
 
 use crate::controller::Controller;
-use crate::event::{Event, LossCause};
+use crate::event::{Event, HistoricalAnomaly, LossCause};
 use crate::log::ReplicaLog;
 use crate::process::Process;
 use crate::protocol::Protocol;
@@ -100,19 +100,54 @@ pub(crate) fn on_new_leader(
             power_lost.push(*id);
         }
     }
+    // Before KIP-903 (protocol pre-kip-903 and older): the new leader lost its log (a disk
+    // or power) and was added to the ISR, in its current process, by an AlterPartition
+    // without broker epochs, which may carry the fetch state of the process before. With
+    // KIP-903 the controller refuses that (INELIGIBLE_REPLICA), and a replica rejoins only
+    // by fetches of its own process, so the same loss stays a lost disk's or an engine bug.
+    let stale_join = !protocol.has_broker_epoch_in_fetch()
+        && processes
+            .get(&broker)
+            .is_some_and(|p| p.disk_lost || p.power_lost)
+        && controller.brokers.get(&broker).is_some_and(|r| {
+            controller
+                .isr_joins_without_epoch
+                .iter()
+                .any(|&(t, id, epoch)| t == tp && id == broker && epoch == r.epoch)
+        });
     let mut violation = None;
     let cause = if kind == Some(ElectionKind::LastKnownLeader) {
         LossCause::LastKnownLeader { broker }
     } else if recovering || kind == Some(ElectionKind::Unclean) {
         LossCause::UncleanElection { broker }
+    } else if stale_join {
+        // The era's rule, not a bug: a mode with KIP-903 never reaches here.
+        LossCause::HistoricalProtocol {
+            broker,
+            protocol,
+            anomaly: HistoricalAnomaly::StaleIsrJoin,
+        }
     } else if !lost_disks.is_empty() {
         LossCause::LostDisk { broker, lost_disks }
     } else if !power_lost.is_empty() {
         LossCause::PowerLoss { broker, power_lost }
     } else if !protocol.has_leader_epoch_truncation() {
         // The era's rule, not a bug: the invariant stays strict in every mode that has
-        // KIP-101 (kafka-4, no-elr).
-        LossCause::HistoricalProtocol { broker, protocol }
+        // KIP-101 and KIP-320 (kafka-4, no-elr, pre-kip-903).
+        LossCause::HistoricalProtocol {
+            broker,
+            protocol,
+            anomaly: HistoricalAnomaly::HwTruncation,
+        }
+    } else if !protocol.has_current_leader_epoch_in_fetch() {
+        // Before KIP-320 (protocol pre-kip-320 and older): a follower that missed leader
+        // epochs fetched from a replica leading at a later one, which counted the offset of
+        // a log it did not have toward its HW.
+        LossCause::HistoricalProtocol {
+            broker,
+            protocol,
+            anomaly: HistoricalAnomaly::UnfencedFetch,
+        }
     } else {
         violation = Some(format!(
             "committed offsets {}..{} lost by a clean election of broker {broker}",
@@ -257,11 +292,79 @@ mod tests {
             cause.contains("protocol pre-kip-101") && violation.is_none(),
             "{cause}"
         );
+        assert!(cause.contains("the loss KIP-101 fixed"), "{cause}");
         let (cause, violation) = lose_in(clean, false, false, false, Protocol::NoElr);
         assert!(
             cause.contains("engine bug") && violation.is_some(),
             "no-elr has KIP-101: {cause}"
         );
+        // Without KIP-320 (and with KIP-101) a clean election's loss is the unfenced
+        // fetch's; Kafka 3.4 has KIP-320, and stays strict.
+        let (cause, violation) = lose_in(clean, false, false, false, Protocol::PreKip320);
+        assert!(
+            cause.contains("protocol pre-kip-320") && cause.contains("the loss KIP-320 fixed"),
+            "{cause}"
+        );
+        assert!(violation.is_none());
+        let (cause, violation) = lose_in(clean, false, false, false, Protocol::PreKip903);
+        assert!(
+            cause.contains("engine bug") && violation.is_some(),
+            "pre-kip-903 has KIP-320: {cause}"
+        );
+    }
+
+    #[test]
+    fn a_loss_by_a_replica_that_rejoined_without_a_broker_epoch_is_kip_903s_only_before_it() {
+        // Broker 2 lost its disk and is elected cleanly with an empty log. The loss is
+        // KIP-903's anomaly only when the controller added broker 2 to the ISR without a
+        // broker epoch in its current process, and the mode lacks KIP-903.
+        let lose = |joined: Option<i64>, protocol: Protocol| {
+            let mut sim = sim();
+            sim.brokers[&2].partitions[&TP0].log.wipe();
+            sim.processes[&2].disk_lost = true;
+            let registered = sim.controller.brokers[&2].epoch;
+            if let Some(back) = joined {
+                sim.controller
+                    .isr_joins_without_epoch
+                    .push((TP0, 2, registered - back));
+            }
+            let p = &mut sim.controller.partitions[&TP0];
+            p.leader = Some(2);
+            p.leader_epoch += 1;
+            let epoch = p.leader_epoch;
+            sim.controller
+                .elections
+                .push((TP0, epoch, ElectionKind::Clean));
+            let found = super::on_new_leader(
+                &mut sim.committed[&TP0],
+                &sim.controller,
+                &sim.processes,
+                TP0,
+                2,
+                epoch,
+                false,
+                sim.brokers[&2].log(TP0),
+                5_000,
+                None,
+                protocol,
+            )
+            .expect("a loss");
+            assert!(found.violation.is_none());
+            found.loss.cause
+        };
+        let stale = "protocol pre-kip-903 (it lost its log and rejoined the ISR on a fetch of its process before the restart, the loss KIP-903 fixed)";
+        assert!(lose(Some(0), Protocol::PreKip903).ends_with(stale));
+        // Cumulative: an older era lacks KIP-903 too.
+        assert!(lose(Some(0), Protocol::PreKip101).contains("the loss KIP-903 fixed"));
+        // No join, or a join in an earlier process: the lost disk explains it.
+        for cause in [
+            lose(None, Protocol::PreKip903),
+            lose(Some(3), Protocol::PreKip903),
+            lose(Some(0), Protocol::Kafka4),
+            lose(Some(0), Protocol::NoElr),
+        ] {
+            assert!(cause.contains("broker 2 lost its disk"), "{cause}");
+        }
     }
 
     #[test]

@@ -381,7 +381,7 @@ impl Host<'_> {
             Some(r) => {
                 // Partition.isBrokerEpochIsrEligible: "storedBrokerEpoch.get == -1 ||
                 // storedBrokerEpoch.get == cachedBrokerEpoch.get()": -1 is a fetch without a
-                // broker epoch (before KIP-903: protocol `pre-kip-101`).
+                // broker epoch (before KIP-903: protocol `pre-kip-903` and older).
                 !r.fenced
                     && !r.in_controlled_shutdown
                     && fetch_broker_epoch.is_none_or(|e| e == -1 || e == r.epoch)
@@ -1331,8 +1331,10 @@ impl Partition {
             failed: false,
             lag: None,
             fetch_state_lag: None,
+            // Before the fetch's divergence check (2.7) a new follower was in the truncating
+            // state until OffsetsForLeaderEpoch settled where its log ends (0.11 to 2.6).
             awaiting_epoch_end: ctx.config.protocol.has_leader_epoch_truncation()
-                && !ctx.config.protocol.has_epoch_in_truncation_answer(),
+                && !ctx.config.protocol.has_divergence_check_in_fetch(),
         });
         let event = match p.leader {
             Some(l) => Event::BecameFollower {

@@ -61,6 +61,20 @@ pub const PRESETS: &[Preset] = &[
         )),
     },
     Preset {
+        name: "pre-kip-903-stale-isr-join",
+        json: include_str!(concat!(
+            env!("OUT_DIR"),
+            "/presets/pre-kip-903-stale-isr-join.json"
+        )),
+    },
+    Preset {
+        name: "pre-kip-320-unfenced-fetch",
+        json: include_str!(concat!(
+            env!("OUT_DIR"),
+            "/presets/pre-kip-320-unfenced-fetch.json"
+        )),
+    },
+    Preset {
         name: "pre-kip-101-hw-truncation",
         json: include_str!(concat!(
             env!("OUT_DIR"),

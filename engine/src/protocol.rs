@@ -20,6 +20,14 @@ pub enum Protocol {
     /// Kafka 3.x, before KIP-966 (4.0): no eligible leader replicas, as
     /// `eligible.leader.replicas.version=0`.
     NoElr,
+    /// Kafka 3.0 to 3.4 with KRaft, before KIP-903 (3.5): a follower's fetch carries no
+    /// broker epoch, so an AlterPartition may add a replica to the ISR on the fetch state of
+    /// its previous process (and no ELR either).
+    PreKip903,
+    /// Kafka 2.0, before KIP-320 (2.1): a follower's fetch carries no current leader epoch,
+    /// so a replica leading at another epoch serves it, and a follower looks for where its
+    /// log diverges only on becoming follower (OffsetsForLeaderEpoch with KIP-279's answer).
+    PreKip320,
     /// Kafka 0.11 to 1.1, before KIP-279 (2.0): a new follower asks the leader once where
     /// its latest epoch ends, gets an offset without an epoch, and truncates to it.
     Kip101WithoutKip279,
@@ -32,6 +40,8 @@ pub enum Protocol {
 pub const PROTOCOLS: &[(Protocol, &str)] = &[
     (Protocol::Kafka4, "kafka-4"),
     (Protocol::NoElr, "no-elr"),
+    (Protocol::PreKip903, "pre-kip-903"),
+    (Protocol::PreKip320, "pre-kip-320"),
     (Protocol::Kip101WithoutKip279, "kip-101-without-kip-279"),
     (Protocol::PreKip101, "pre-kip-101"),
 ];
@@ -42,6 +52,8 @@ impl Protocol {
         match self {
             Protocol::Kafka4 => "kafka-4",
             Protocol::NoElr => "no-elr",
+            Protocol::PreKip903 => "pre-kip-903",
+            Protocol::PreKip320 => "pre-kip-320",
             Protocol::Kip101WithoutKip279 => "kip-101-without-kip-279",
             Protocol::PreKip101 => "pre-kip-101",
         }
@@ -71,6 +83,12 @@ impl Protocol {
             Protocol::NoElr => {
                 "Kafka 3.x replication, without eligible leader replicas (as eligible.leader.replicas.version=0)"
             }
+            Protocol::PreKip903 => {
+                "Kafka 3.4 replication with KRaft: a follower's fetch carries no broker epoch, so a restarted broker can rejoin the ISR on its previous process's fetch (and no eligible leader replicas)"
+            }
+            Protocol::PreKip320 => {
+                "Kafka 2.0 replication: a follower's fetch carries no current leader epoch, so a replica leading at another epoch serves it; a follower looks for divergence only on becoming follower"
+            }
             Protocol::Kip101WithoutKip279 => {
                 "Kafka 1.1 replication: a new follower asks once where its latest leader epoch ends and truncates to the offset it gets, without an epoch"
             }
@@ -86,6 +104,12 @@ impl Protocol {
             Protocol::Kafka4 => "every rule the engine models",
             Protocol::NoElr => {
                 "KIP-966 added them in Kafka 4.0: https://cwiki.apache.org/confluence/display/KAFKA/KIP-966%3A+Eligible+Leader+Replicas"
+            }
+            Protocol::PreKip903 => {
+                "KIP-903 put the broker epoch in fetches and AlterPartition in Kafka 3.5: https://cwiki.apache.org/confluence/display/KAFKA/KIP-903%3A+Replicas+with+stale+broker+epoch+should+not+be+allowed+to+join+the+ISR"
+            }
+            Protocol::PreKip320 => {
+                "KIP-320 added the current leader epoch to fetches (FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH) in Kafka 2.1: https://cwiki.apache.org/confluence/display/KAFKA/KIP-320%3A+Allow+fetchers+to+detect+and+handle+log+truncation"
             }
             Protocol::Kip101WithoutKip279 => {
                 "KIP-279 added the epoch to the answer in Kafka 2.0: https://cwiki.apache.org/confluence/display/KAFKA/KIP-279%3A+Fix+log+divergence+between+leader+and+follower+after+fast+leader+fail+over"
@@ -119,13 +143,32 @@ impl Protocol {
     /// (`kip-101-without-kip-279`) OffsetsForLeaderEpoch v0 answered an offset only, once,
     /// when the replica became follower (ReplicaFetcherThread.maybeTruncate at 1.1.0).
     pub fn has_epoch_in_truncation_answer(self) -> bool {
-        matches!(self, Protocol::Kafka4 | Protocol::NoElr)
+        matches!(
+            self,
+            Protocol::Kafka4 | Protocol::NoElr | Protocol::PreKip903 | Protocol::PreKip320
+        )
+    }
+
+    /// Every fetch of a follower carries the epoch of its last fetched record, and the leader
+    /// answers a divergence in the fetch response (FetchRequest v12's LastFetchedEpoch,
+    /// KIP-595; the replica fetcher's since KAFKA-10554, 2.7). Before it (`pre-kip-320` and
+    /// older) a follower asked where its log diverges only in its truncating state, on
+    /// becoming follower (OffsetsForLeaderEpoch: AbstractFetcherThread.maybeTruncate at
+    /// 2.0.0), then fetched by offset alone.
+    pub fn has_divergence_check_in_fetch(self) -> bool {
+        matches!(
+            self,
+            Protocol::Kafka4 | Protocol::NoElr | Protocol::PreKip903
+        )
     }
 
     /// KIP-320 (Kafka 2.1): a fetch carries the follower's current leader epoch, and a
     /// replica answers FENCED_LEADER_EPOCH or UNKNOWN_LEADER_EPOCH when it differs.
     pub fn has_current_leader_epoch_in_fetch(self) -> bool {
-        matches!(self, Protocol::Kafka4 | Protocol::NoElr)
+        matches!(
+            self,
+            Protocol::Kafka4 | Protocol::NoElr | Protocol::PreKip903
+        )
     }
 
     /// KIP-903 (Kafka 3.5): a follower's fetch carries its broker epoch, and a leader
@@ -140,7 +183,10 @@ impl Protocol {
     /// place in the ISR (KAFKA-1120: the controller's BrokerChange listener compared broker
     /// id sets and could miss a bounce).
     pub fn detects_broker_bounce(self) -> bool {
-        matches!(self, Protocol::Kafka4 | Protocol::NoElr)
+        matches!(
+            self,
+            Protocol::Kafka4 | Protocol::NoElr | Protocol::PreKip903
+        )
     }
 }
 
@@ -171,7 +217,7 @@ mod tests {
         assert_eq!(e.field, "protocol");
         assert_eq!(
             e.message,
-            "unknown protocol \"kafka-3\"; the protocols are: kafka-4, no-elr, kip-101-without-kip-279, pre-kip-101"
+            "unknown protocol \"kafka-3\"; the protocols are: kafka-4, no-elr, pre-kip-903, pre-kip-320, kip-101-without-kip-279, pre-kip-101"
         );
     }
 
@@ -190,5 +236,19 @@ mod tests {
         assert!(!mid.has_elr() && !mid.has_current_leader_epoch_in_fetch());
         assert!(!mid.has_broker_epoch_in_fetch() && !mid.detects_broker_bounce());
         assert!(Protocol::NoElr.has_epoch_in_truncation_answer());
+        // Kafka 3.4 lacks KIP-903 and KIP-966 only.
+        let p903 = Protocol::PreKip903;
+        assert!(!p903.has_broker_epoch_in_fetch() && !p903.has_elr());
+        assert!(p903.has_leader_epoch_truncation() && p903.has_epoch_in_truncation_answer());
+        assert!(p903.has_current_leader_epoch_in_fetch() && p903.detects_broker_bounce());
+        assert!(p903.has_divergence_check_in_fetch());
+        // Kafka 2.0 has KIP-279's answer, and none of KIP-320, KIP-380, the fetch's
+        // divergence check, KIP-903 or KIP-966.
+        let p320 = Protocol::PreKip320;
+        assert!(p320.has_leader_epoch_truncation() && p320.has_epoch_in_truncation_answer());
+        assert!(!p320.has_current_leader_epoch_in_fetch() && !p320.has_divergence_check_in_fetch());
+        assert!(!p320.detects_broker_bounce() && !p320.has_broker_epoch_in_fetch());
+        assert!(!p320.has_elr());
+        assert!(!mid.has_divergence_check_in_fetch() && !old.has_divergence_check_in_fetch());
     }
 }

@@ -4,7 +4,7 @@
 //! travels in share links.
 #![cfg(not(target_arch = "wasm32"))]
 
-use watermark_engine::event::{Event, LossCause};
+use watermark_engine::event::{Event, HistoricalAnomaly, LossCause};
 use watermark_engine::presets::preset;
 use watermark_engine::{Protocol, Scenario, Sim};
 
@@ -127,7 +127,8 @@ fn kip_101_scenario_1_high_watermark_truncation_then_an_election_loses_m2() {
         found[0].2,
         LossCause::HistoricalProtocol {
             broker: 1,
-            protocol: Protocol::PreKip101
+            protocol: Protocol::PreKip101,
+            anomaly: HistoricalAnomaly::HwTruncation,
         }
     );
     assert_eq!(log_values(&sim, 1), ["m1"]);
@@ -244,6 +245,8 @@ fn without_elr_the_last_replica_standing_run_goes_offline() {
 fn the_modes_presets_give_the_same_bytes_twice() {
     for name in [
         "last-replica-standing-no-elr",
+        "pre-kip-903-stale-isr-join",
+        "pre-kip-320-unfenced-fetch",
         "pre-kip-101-hw-truncation",
         "pre-kip-101-divergence",
         "kip-279-divergence",
@@ -266,7 +269,7 @@ fn protocol_is_refused_when_unknown_and_travels_in_links() {
     assert_eq!(e.field, "protocol");
     assert_eq!(
         e.message,
-        "unknown protocol \"kafka-3\"; the protocols are: kafka-4, no-elr, kip-101-without-kip-279, pre-kip-101"
+        "unknown protocol \"kafka-3\"; the protocols are: kafka-4, no-elr, pre-kip-903, pre-kip-320, kip-101-without-kip-279, pre-kip-101"
     );
     let e = Scenario::from_json(r#"{"protocol": 3}"#).unwrap_err();
     assert_eq!(e.field, "protocol");
@@ -442,4 +445,205 @@ fn kip_279_an_answer_without_an_epoch_leaves_replicas_diverged() {
         "[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Truncating partition kip279-0 to offset 9 due to leader epoch and offset EpochEndOffset(errorCode=0, partition=0, leaderEpoch=0, endOffset=10)"
     ));
     assert_eq!(log_values(&sim, 1), log_values(&sim, 2));
+}
+
+#[test]
+fn kip_903_a_replaced_disk_rejoins_the_isr_on_a_stale_fetch_and_loses_committed_records() {
+    let (old, new) = preset_and_kafka_4("pre-kip-903-stale-isr-join");
+    let sim = run(&old);
+    // A proposes B while B's first process has caught up; the request is lost on the cut.
+    assert!(has_line(
+        &sim,
+        12_515,
+        12_515,
+        "[Partition kip903-0 broker=1] Expanding ISR from 1 to 1,2"
+    ));
+    assert!(has_line(
+        &sim,
+        22_005,
+        22_005,
+        "[QuorumController] Registered broker 2 with broker epoch 8 (fenced until it catches up)"
+    ));
+    // Sent again after controller.socket.timeout.ms, without broker epochs: accepted.
+    assert!(has_line(
+        &sim,
+        42_515,
+        42_515,
+        "[NodeToControllerChannelManager id=1 name=alter-partition] AlterPartition request got no answer within controller.socket.timeout.ms=30000 ms: sending it again"
+    ));
+    assert!(has_line(
+        &sim,
+        42_525,
+        42_525,
+        "[Partition kip903-0 broker=1] ISR updated to 1,2  and version updated to 2"
+    ));
+    assert!(!lines(&sim)
+        .iter()
+        .any(|(_, l)| !l.starts_with("# ") && l.contains("INELIGIBLE_REPLICA")));
+    assert!(has_line(
+        &sim,
+        50_947,
+        50_947,
+        "[QuorumController] Setting new leader for topic kip903, partition 0 to 2 using a clean election (leader epoch 1)"
+    ));
+    // The loss is the era's anomaly, named as KIP-903's, not a lost disk's or a bug.
+    let found = losses(&sim);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, 2);
+    assert_eq!(found[0].1, [0, 1, 2]);
+    assert_eq!(
+        found[0].2,
+        LossCause::HistoricalProtocol {
+            broker: 2,
+            protocol: Protocol::PreKip903,
+            anomaly: HistoricalAnomaly::StaleIsrJoin,
+        }
+    );
+    assert!(has_line(
+        &sim,
+        50_952,
+        50_952,
+        "Committed records lost: offsets 0..2 (m1 m2 m3) are gone: broker 2 became leader through a clean election without them: protocol pre-kip-903 (it lost its log and rejoined the ISR on a fetch of its process before the restart, the loss KIP-903 fixed)."
+    ));
+    assert!(log_values(&sim, 1).is_empty() && log_values(&sim, 2).is_empty());
+
+    // Kafka 4.x, the same timeline: the request names B's broker epoch from its fetch (5),
+    // the controller has 8 and refuses it; B stays out, A's death leaves the partition
+    // without a leader, and A keeps every committed record.
+    let sim = run(&new);
+    assert!(has_line(
+        &sim,
+        42_520,
+        42_520,
+        "[QuorumController] Rejecting AlterPartition request from node 1 for kip903-0 because it specified ineligible replicas 2 (broker epoch mismatch: requested=5 VS expected=8) in the new ISR 1,2"
+    ));
+    assert!(has_line(
+        &sim,
+        42_525,
+        42_525,
+        "[Partition kip903-0 broker=1] Failed to alter partition since the controller rejected the request with INELIGIBLE_REPLICA. Partition state has been reset to the latest committed state (ISR 1)."
+    ));
+    assert!(losses(&sim).is_empty(), "{:?}", losses(&sim));
+    assert_eq!(log_values(&sim, 1), ["m1", "m2", "m3"]);
+    assert!(!sim
+        .trace_events()
+        .any(|e| e.text().contains("using a clean election")));
+
+    // The same run in no-elr (Kafka 3.5+, KIP-903 without ELR) refuses it too: the loss is
+    // KIP-903's alone.
+    let mut no_elr = old.clone();
+    no_elr.protocol = Protocol::NoElr;
+    let sim = run(&no_elr);
+    assert!(losses(&sim).is_empty(), "{:?}", losses(&sim));
+    assert!(lines(&sim)
+        .iter()
+        .any(|(_, l)| !l.starts_with("# ") && l.contains("INELIGIBLE_REPLICA")));
+}
+
+#[test]
+fn kip_320_a_follower_that_missed_two_leader_changes_fetches_unfenced_and_y_is_lost() {
+    let (old, new) = preset_and_kafka_4("pre-kip-320-unfenced-fetch");
+    let sim = run(&old);
+    // A truncates x on becoming B's follower (KIP-279's answer, in the truncating state).
+    assert!(has_line(
+        &sim,
+        12_012,
+        12_012,
+        "[ReplicaFetcher replicaId=1, leaderId=2, fetcherId=0] Truncating partition kip320-0 to offset 1 due to leader epoch and offset EpochEndOffset(errorCode=0, partition=0, leaderEpoch=0, endOffset=1)"
+    ));
+    assert!(has_line(
+        &sim,
+        14_005,
+        14_005,
+        "[QuorumController] Setting new leader for topic kip320, partition 0 to 1 using a clean election (leader epoch 2)"
+    ));
+    // C (still at epoch 0) is never fenced: no fetch names an epoch before KIP-320.
+    let transcript = lines(&sim);
+    let engine_lines = transcript
+        .iter()
+        .filter(|(_, l)| !l.starts_with("# ") && !l.starts_with("protocol "));
+    assert!(!engine_lines
+        .clone()
+        .any(|(_, l)| l.contains("has an older epoch") || l.contains("FENCED_LEADER_EPOCH")));
+    assert!(engine_lines.count() > 20);
+    // A counted C's fetch from offset 2: its HW is 2 with x, not y, at C's offset 1.
+    assert!(has_line(&sim, 15_000, 15_000, "kip320:0:2"));
+    assert!(has_line(
+        &sim,
+        16_005,
+        16_005,
+        "[QuorumController] Setting new leader for topic kip320, partition 0 to 3 using a clean election (leader epoch 3)"
+    ));
+    let found = losses(&sim);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, 3);
+    assert_eq!(found[0].1, [1]);
+    assert_eq!(
+        found[0].2,
+        LossCause::HistoricalProtocol {
+            broker: 3,
+            protocol: Protocol::PreKip320,
+            anomaly: HistoricalAnomaly::UnfencedFetch,
+        }
+    );
+    assert!(has_line(
+        &sim,
+        16_581,
+        16_581,
+        "Committed records lost: offsets 1..1 (y) are gone: broker 3 became leader through a clean election without them: protocol pre-kip-320 (a follower that missed leader epochs fetched from a leader of a later one without its current epoch, and counted toward its high watermark with a diverged log, the loss KIP-320 fixed)."
+    ));
+    assert_eq!(log_values(&sim, 3), ["m1", "x"]);
+
+    // Kafka 4.x, the same timeline: C's first fetch that reaches A at a later epoch is
+    // fenced, C stops fetching, A's HW stays at 1 and y is never committed (its loss at
+    // C's election is acks=1's, not a committed record's).
+    let sim = run(&new);
+    assert!(has_line(
+        &sim,
+        12_021,
+        12_021,
+        "[ReplicaFetcher replicaId=3, leaderId=1, fetcherId=0] Partition kip320-0 has an older epoch (0) than the current leader. Will await the new LeaderAndIsr state before resuming fetching."
+    ));
+    let hw_1 = |sim: &Sim| {
+        lines(sim).iter().any(|(t, l)| {
+            *t == 15_000
+                && l.starts_with(
+                    "kafka-get-offsets.sh: OFFSET_NOT_AVAILABLE for kip320-0: the high watermark (1) of leader 1 at leader epoch 2",
+                )
+        })
+    };
+    assert!(hw_1(&sim));
+    assert!(losses(&sim).is_empty(), "{:?}", losses(&sim));
+    assert_eq!(log_values(&sim, 3), ["m1", "x"]);
+
+    // pre-kip-903 (Kafka 3.4) has KIP-320: the same as kafka-4.
+    let mut p903 = old.clone();
+    p903.protocol = Protocol::PreKip903;
+    let sim = run(&p903);
+    assert!(losses(&sim).is_empty(), "{:?}", losses(&sim));
+    assert!(hw_1(&sim));
+}
+
+/// Kafka 2.0 has KIP-279: the preset of its anomaly, run in `pre-kip-320`, truncates as
+/// Kafka 4 does (by the answer's epoch), in the one truncating state a new follower has;
+/// after it the fetches carry no epoch, so the leader answers no other divergence.
+#[test]
+fn pre_kip_320_truncates_by_kip_279s_answer_on_becoming_follower_only() {
+    let mut s = preset("kip-279-divergence").unwrap();
+    s.protocol = Protocol::PreKip320;
+    let sim = run(&s);
+    assert!(has_line(
+        &sim,
+        35_000,
+        35_100,
+        "[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Truncating partition kip279-0 to offset 9 due to leader epoch and offset EpochEndOffset(errorCode=0, partition=0, leaderEpoch=0, endOffset=10)"
+    ));
+    assert_eq!(log_values(&sim, 1), log_values(&sim, 2));
+    let answers = |sim: &Sim| {
+        lines(sim)
+            .iter()
+            .filter(|(_, l)| l.contains("due to leader epoch and offset"))
+            .count()
+    };
+    assert_eq!(answers(&sim), 1);
 }

@@ -25,6 +25,8 @@ export const PRESET_TOPICS = {
   "unclean-election": "risky2",
   "last-replica-standing": "elr",
   "last-replica-standing-no-elr": "elr",
+  "pre-kip-903-stale-isr-join": "kip903",
+  "pre-kip-320-unfenced-fetch": "kip320",
   "pre-kip-101-hw-truncation": "kip101",
   "pre-kip-101-divergence": "kip101",
   "kip-279-divergence": "kip279",

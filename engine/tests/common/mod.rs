@@ -50,6 +50,14 @@ pub const GOLDEN: &[(&str, &str)] = &[
         include_str!("../golden/last-replica-standing-no-elr.txt"),
     ),
     (
+        "pre-kip-903-stale-isr-join",
+        include_str!("../golden/pre-kip-903-stale-isr-join.txt"),
+    ),
+    (
+        "pre-kip-320-unfenced-fetch",
+        include_str!("../golden/pre-kip-320-unfenced-fetch.txt"),
+    ),
+    (
         "pre-kip-101-hw-truncation",
         include_str!("../golden/pre-kip-101-hw-truncation.txt"),
     ),
