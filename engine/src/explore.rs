@@ -36,7 +36,7 @@
 
 use std::fmt::Write as _;
 
-use crate::error::ScenarioError;
+use crate::error::{ScenarioError, MAX_TEXT_LEN};
 use crate::event::{Event, ProduceOutcome};
 use crate::expect::Expectation;
 use crate::record::Record;
@@ -587,7 +587,10 @@ impl Explorer {
             let (begin, undo) = f.fault.actions();
             let (wb, wu) = f.fault.words();
             if notes {
-                let text = format!("Step {}. {}.", n + 1, if *start { wb } else { wu });
+                let text = clip(
+                    &format!("Step {}. {}.", n + 1, if *start { wb } else { wu }),
+                    MAX_TEXT_LEN,
+                );
                 scn.timeline.push(TimedAction {
                     at: *t,
                     action: Action::Note { text },
@@ -690,7 +693,7 @@ impl Explorer {
         } else {
             format!("{} (found by watermark explore)", scn.title)
         };
-        scn.title = title;
+        scn.title = clip(&title, MAX_TEXT_LEN);
         let mut d = format!(
             "watermark explore found a schedule of {} fault{} under which {}: {}",
             s.len(),
@@ -701,7 +704,7 @@ impl Explorer {
         if !self.base.description.is_empty() {
             let _ = write!(d, "\n\nThe original scenario: {}", self.base.description);
         }
-        scn.description = d;
+        scn.description = clip(&d, 4 * MAX_TEXT_LEN);
         let qs = self.quiet_start(s);
         scn.timeline.push(TimedAction {
             at: qs,
@@ -713,25 +716,28 @@ impl Explorer {
         scn.timeline.push(TimedAction {
             at: v.time_ms.min(end),
             action: Action::Note {
-                text: format!("Here {}: {}", v.property.words(), v.detail),
+                text: clip(
+                    &format!("Here {}: {}", v.property.words(), v.detail),
+                    MAX_TEXT_LEN,
+                ),
             },
         });
         sort_timeline(&mut scn.timeline);
         let label = format!("{}: {}", v.property.name(), v.detail);
         let mut e = Expectation {
             at: end,
-            label,
+            label: clip(&label, MAX_TEXT_LEN),
             ..Default::default()
         };
         if let Some(l) = &v.ack_line {
-            e.produce = Some(l.clone());
+            e.produce = Some(l.chars().take(MAX_TEXT_LEN).collect());
         }
         if let Some(l) = v.lost {
             e.loss = Some(true);
             e.lost = Some(l);
         }
         if let Some(l) = &v.line {
-            e.line = Some(l.clone());
+            e.line = Some(l.chars().take(MAX_TEXT_LEN).collect());
         }
         if e.produce.is_some() || e.loss.is_some() || e.line.is_some() {
             scn.expect.push(e);
@@ -945,7 +951,7 @@ pub fn check_run(scn: &Scenario) -> Result<Option<Violation>, ScenarioError> {
                 "committed records at offsets {}..{} ({}) left the committed history: {}",
                 l.first_offset,
                 l.last_offset,
-                l.values.join(","),
+                some_values(&l.values),
                 l.cause
             ),
             ack_line: None,
@@ -1062,6 +1068,31 @@ fn record_at_leader(snap: &Snapshot, offset: u64) -> Option<Record> {
         .or_else(|| snap.brokers.iter().filter_map(find).max_by_key(|r| r.epoch))
 }
 
+/// Values for a sentence: all of up to 8, else the first three, `…` and the last.
+fn some_values(values: &[String]) -> String {
+    if values.len() <= 8 {
+        return values.join(",");
+    }
+    format!(
+        "{},…,{}: {} records",
+        values[..3].join(","),
+        values[values.len() - 1],
+        values.len()
+    )
+}
+
+/// `text` cut to at most `max` characters (the format's limits: [`MAX_TEXT_LEN`] for a
+/// note, a title, an expectation's strings; four times that for a description), ending
+/// in `…` when cut.
+fn clip(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(max - 1).collect();
+    out.push('…');
+    out
+}
+
 /// The words of a schedule, one fault a line: `at 1.250s for 10000 ms: broker 2 is killed`.
 pub fn describe_schedule(s: &[ScheduledFault]) -> Vec<String> {
     s.iter()
@@ -1097,6 +1128,22 @@ mod tests {
         let found = vec![(17, "b", v(2)), (3, "a", v(1)), (9, "c", v(3))];
         assert_eq!(lowest_index(found).map(|r| (r.0, r.1)), Some((3, "a")));
         assert_eq!(lowest_index::<()>(vec![]), None);
+    }
+
+    #[test]
+    fn long_texts_are_cut_to_the_formats_limit() {
+        let long = "x".repeat(MAX_TEXT_LEN + 20);
+        let cut = clip(&long, MAX_TEXT_LEN);
+        assert_eq!(cut.chars().count(), MAX_TEXT_LEN);
+        assert!(cut.ends_with('…'));
+        assert_eq!(clip("short", MAX_TEXT_LEN), "short");
+    }
+
+    #[test]
+    fn many_values_are_summed_up() {
+        let v: Vec<String> = (1..=20).map(|i| i.to_string()).collect();
+        assert_eq!(some_values(&v), "1,2,3,…,20: 20 records");
+        assert_eq!(some_values(&v[..2]), "1,2");
     }
 
     #[test]
