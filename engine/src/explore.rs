@@ -747,6 +747,7 @@ impl Explorer {
 
     /// A whole search over `0..budget`, one schedule after another, then the shrink.
     pub fn search(&self, opts: Options) -> Result<Report, ScenarioError> {
+        validate(&opts)?;
         let first = self.search_range(opts.seed, 0..opts.budget)?;
         self.report(opts, first)
     }

@@ -265,6 +265,7 @@ fn bad_input_names_the_field() {
     let e = Explorer::new(&s, 4, Some(&[FaultKind::LoseZone])).unwrap_err();
     assert!(e.to_string().contains("racks"), "{e}");
     let ex = explorer(&s, None);
+    assert_eq!(ex.search(opts(0, 1)).unwrap_err().field, "budget");
     let e = explore::search_parallel(&ex, opts(0, 1), 2).unwrap_err();
     assert_eq!(e.field, "budget");
     assert!(e.to_string().contains("allowed 1 to"), "{e}");
