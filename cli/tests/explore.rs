@@ -1,21 +1,8 @@
 //! `watermark explore` run as a user runs it: what it prints, writes and exits with.
 
-use std::process::{Command, Output};
+mod common;
 
-fn watermark(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_watermark"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use common::{stderr, stdout, watermark};
 
 const PROCESS_FAULTS: &str = "freeze,kill,stop,slow,cut,cut_controller";
 
