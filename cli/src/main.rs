@@ -9,6 +9,9 @@
 //! watermark link --preset NAME [--base URL]
 //! watermark decode LINK
 //! watermark check FILE... [--preset NAME]... [--presets]
+//! watermark explore FILE [--budget N] [--seed S] [--faults LIST] [--max-faults K]
+//!                        [--jobs J] [--out FILE] [--base URL]
+//! watermark explore --preset NAME [...]
 //! ```
 
 use std::io::Write;
@@ -27,12 +30,22 @@ const USAGE: &str = "usage:
   watermark decode LINK                        print the scenario JSON a share link holds
   watermark check FILE... [--preset NAME]... [--presets]
                                                run the scenarios' expectations; exit 1 if one fails
+  watermark explore FILE [--budget N] [--seed S] [--faults LIST] [--max-faults K]
+                    [--jobs J] [--out FILE] [--base URL]
+  watermark explore --preset NAME [...]        search fault schedules for a lost acknowledged
+                                               record; exit 1 if one is found
 
 --json  print the transcript as JSON lines
 --all   also print broker lifecycle lines (becoming leader or follower, starting)
 --metrics  after the transcript, Kafka's metrics at the end of the run, per broker and
         cluster-wide (as the `metrics` action prints them; with --json one JSON object)
 --base  the playground's address: print URL#s=w1.... instead of the bare payload w1....
+--budget  schedules to try (default 200); --seed  the search's seed (default 0)
+--faults  the fault kinds to draw, comma-separated (default all: freeze, kill, stop,
+        power_loss, lose_disk, slow, cut, cut_controller, and lose_zone where brokers have racks)
+--max-faults  the most faults in a schedule (default 4, at most 8)
+--jobs  threads (default: every core); the answer does not depend on it
+--out   write the found schedule as a scenario file
 LINK    a whole link (https://.../#s=w1....), its fragment (#s=w1....) or the payload (w1....)";
 
 fn main() -> ExitCode {
@@ -129,6 +142,7 @@ fn run(args: &[String], out: &mut dyn Write) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         Some("check") => check(&args[1..], out),
+        Some("explore") => explore(&args[1..], out),
         Some("--version") | Some("-V") => {
             writeln!(out, "watermark {}", watermark_engine::VERSION).map_err(io)?;
             Ok(ExitCode::SUCCESS)
@@ -207,6 +221,114 @@ fn check(rest: &[String], out: &mut dyn Write) -> Result<ExitCode, String> {
     } else {
         Ok(ExitCode::SUCCESS)
     }
+}
+
+/// The value of `--name` as a number, if given; an error names the option.
+fn number_flag(rest: &[String], name: &str) -> Result<Option<u64>, String> {
+    match flag_value(rest, name)? {
+        None => Ok(None),
+        Some(v) => v
+            .parse::<u64>()
+            .map(Some)
+            .map_err(|_| format!("{name}: {v:?} is not a whole number ≥ 0")),
+    }
+}
+
+/// `watermark explore`: searches fault schedules of a scenario for a broken property
+/// (engine/src/explore.rs). Exit 0 when nothing is found, 1 when a schedule is, 2 on bad
+/// input.
+fn explore(rest: &[String], out: &mut dyn Write) -> Result<ExitCode, String> {
+    use watermark_engine::explore::{self, Explorer, Options};
+    let io = |e: std::io::Error| e.to_string();
+    const VALUED: [&str; 8] = [
+        "--budget",
+        "--seed",
+        "--faults",
+        "--max-faults",
+        "--jobs",
+        "--out",
+        "--base",
+        "--preset",
+    ];
+    let mut i = 0;
+    while i < rest.len() {
+        let a = rest[i].as_str();
+        if VALUED.contains(&a) {
+            i += 2;
+            continue;
+        }
+        if a.starts_with("--") {
+            return Err(format!("unknown option {a}\n{USAGE}"));
+        }
+        i += 1;
+    }
+    let scenario = scenario_arg(rest, &VALUED)?;
+    let budget = number_flag(rest, "--budget")?.unwrap_or(200);
+    let seed = number_flag(rest, "--seed")?.unwrap_or(0);
+    let max_faults = number_flag(rest, "--max-faults")?.unwrap_or(4);
+    let jobs = match number_flag(rest, "--jobs")? {
+        Some(0) => return Err("--jobs: 0 threads; allowed 1 or more".into()),
+        Some(j) => j as usize,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let kinds = match flag_value(rest, "--faults")? {
+        Some(list) => Some(explore::parse_fault_kinds(list).map_err(|e| format!("--{e}"))?),
+        None => None,
+    };
+    let opts = Options {
+        budget,
+        seed,
+        max_faults: usize::try_from(max_faults).unwrap_or(usize::MAX),
+    };
+    explore::validate(&opts).map_err(|e| format!("--{e}"))?;
+    let ex = Explorer::new(&scenario, opts.max_faults, kinds.as_deref()).map_err(|e| {
+        if e.field == "faults" {
+            format!("--{e}")
+        } else {
+            e.to_string()
+        }
+    })?;
+    let report = explore::search_parallel(&ex, opts, jobs).map_err(|e| e.to_string())?;
+    let Some(f) = report.found else {
+        writeln!(
+            out,
+            "tried {} schedules (seed {seed}): no property broke",
+            report.tried
+        )
+        .map_err(io)?;
+        return Ok(ExitCode::SUCCESS);
+    };
+    let v = &f.shrunk_violation;
+    writeln!(
+        out,
+        "tried {} schedules (seed {seed}): schedule {} broke {}: {}",
+        report.tried,
+        f.index,
+        f.violation.property.name(),
+        f.violation.property.words()
+    )
+    .map_err(io)?;
+    writeln!(out, "as found, {} fault(s):", f.schedule.len()).map_err(io)?;
+    for l in explore::describe_schedule(&f.schedule) {
+        writeln!(out, "  {l}").map_err(io)?;
+    }
+    writeln!(out, "shrunk to {} fault(s):", f.shrunk.len()).map_err(io)?;
+    for l in explore::describe_schedule(&f.shrunk) {
+        writeln!(out, "  {l}").map_err(io)?;
+    }
+    writeln!(out, "what broke: {}", v.detail).map_err(io)?;
+    let found = ex.found_scenario(&f.shrunk, v);
+    if let Some(file) = flag_value(rest, "--out")? {
+        std::fs::write(file, found.to_json_pretty() + "\n")
+            .map_err(|e| format!("--out: cannot write {file}: {e}"))?;
+        writeln!(out, "wrote {file}").map_err(io)?;
+    }
+    let payload = watermark_engine::share::encode(&found);
+    match flag_value(rest, "--base")? {
+        Some(base) => writeln!(out, "link: {base}#s={payload}").map_err(io)?,
+        None => writeln!(out, "link: {payload}").map_err(io)?,
+    }
+    Ok(ExitCode::from(1))
 }
 
 /// The scenario named by `--preset NAME` or by the first positional argument (a file);

@@ -1,25 +1,11 @@
 //! The `watermark` binary run as a user runs it: on the preset files in `engine/presets/`,
 //! on scenario files written here, and on damaged links.
 
+mod common;
+
+use common::{stderr, stdout, watermark};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
 use watermark_engine::Scenario;
-
-fn watermark(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_watermark"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 fn preset_files() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../engine/presets");

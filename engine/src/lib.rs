@@ -53,6 +53,7 @@ pub mod check;
 pub mod config;
 pub mod error;
 pub mod expect;
+pub mod explore;
 pub mod presets;
 pub mod protocol;
 pub mod scenario;
