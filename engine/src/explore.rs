@@ -853,7 +853,8 @@ pub fn search_parallel(
 }
 
 /// Of the schedules that threads found, in the order they found them, the one with the
-/// lowest index: the one a one-thread search finds.
+/// lowest index: the one a one-thread search finds. (Native only, as the threads are.)
+#[cfg(not(target_arch = "wasm32"))]
 fn lowest_index<T>(found: Vec<(u64, T, Violation)>) -> Option<(u64, T, Violation)> {
     found.into_iter().min_by_key(|r| r.0)
 }
@@ -1112,6 +1113,7 @@ pub fn describe_schedule(s: &[ScheduledFault]) -> Vec<String> {
 mod tests {
     use super::*;
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn v(t: TimeMs) -> Violation {
         Violation {
             property: Property::Divergence,
@@ -1123,6 +1125,7 @@ mod tests {
         }
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     #[test]
     fn threads_results_merge_to_the_lowest_index() {
         // Found out of order (a later chunk's thread finished first).

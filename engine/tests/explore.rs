@@ -1,5 +1,7 @@
 //! The data-loss finder (engine/src/explore.rs): what it finds in which configuration, its
-//! shrinking, its written scenario, its determinism and its errors.
+//! shrinking, its written scenario, its determinism and its errors. Native only: the search
+//! runs on threads there (the playground will run it in a Web Worker).
+#![cfg(not(target_arch = "wasm32"))]
 
 use watermark_engine::explore::{self, Explorer, FaultKind, Options, Property};
 use watermark_engine::Scenario;

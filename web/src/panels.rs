@@ -190,6 +190,12 @@ pub fn Settings(ctx: Ctx, undo: crate::undo::Undo) -> impl IntoView {
     // A slider of the cluster's shape: a new cluster of the shape with its value (Undo
     // brings the old session back). Shown only where the sliders could have built the
     // cluster (`model::shape_of`).
+    // A new session from `s`, saying `note`; one with actions can be brought back (the
+    // Undo bar). One closure for the sliders and the protocol choice (each closure given to
+    // `discarding` is a copy of it in the wasm).
+    let again = move |s: watermark_engine::Scenario, note: String| {
+        undo.discarding(ctx, move || ctx.restart(s, note))
+    };
     let restart = move |set: fn(&mut Shape, u32), v: String| {
         let Some(mut shape) = status.with_untracked(|s| s.shape) else {
             return;
@@ -215,8 +221,7 @@ pub fn Settings(ctx: Ctx, undo: crate::undo::Undo) -> impl IntoView {
                 s.topic_specs().first().map_or(1, |t| t.partitions)
             )
         };
-        // A session with actions can be brought back (the Undo bar).
-        undo.discarding(ctx, move || ctx.restart(s, note));
+        again(s, note);
     };
     let shaped = move |set: fn(&mut Shape, u32)| Callback::new(move |v: String| restart(set, v));
     let number = move |name: &'static str| {
@@ -285,7 +290,7 @@ pub fn Settings(ctx: Ctx, undo: crate::undo::Undo) -> impl IntoView {
                             if s.protocol != p {
                                 s.protocol = p;
                                 let note = format!("Started again from 0 s under protocol {}: {}.", p.name(), p.era());
-                                undo.discarding(ctx, move || ctx.restart(s, note));
+                                again(s, note);
                             }
                         }></select>
                 </label>
@@ -1318,11 +1323,12 @@ pub fn Alarms(ctx: Ctx) -> impl IntoView {
     let noticed = flag(Box::new(move || ctx.notice.with(Option::is_some)));
     // The replication protocol of an older Kafka (the scenario's `protocol`), said above
     // the picture for as long as the run follows it: what the era did, and the KIP that
-    // fixed it, linked. Empty (and hidden) in Kafka 4.x.
-    let protocol = Memo::new(move |_| ctx.status.with(|s| protocol_markup(s.config.protocol)));
+    // fixed it, linked. Hidden in Kafka 4.x. (Closures on the status, which changes
+    // seldom, not a memo: a memo of a new type is code of its own.)
     view! {
-        <aside class="protocol" aria-label="Replication protocol" prop:hidden=move || protocol.with(String::is_empty)
-            inner_html=move || protocol.get()></aside>
+        <aside class="protocol" aria-label="Replication protocol"
+            prop:hidden=move || ctx.status.with(|s| s.config.protocol.is_default())
+            inner_html=move || ctx.status.with(|s| protocol_markup(s.config.protocol))></aside>
         // Built and removed, not `<Show>`s (less code, BENCHMARKS.md "Shipped size"); while
         // shown, only their text changes (they are live regions).
         {move || alarm.get().then(|| view! {
@@ -1350,15 +1356,16 @@ pub(crate) fn protocol_markup(p: watermark_engine::Protocol) -> String {
         return String::new();
     }
     // "KIP-101 replaced it … in Kafka 0.11.0: https://…": the words, then the page.
-    // Byte loops, not `str::find`: core's substring searcher is kilobytes of wasm
-    // (BENCHMARKS.md, "Shipped size").
+    // Byte loops, not `str::find`, and `get`, not `&s[..i]`: core's substring searcher and
+    // the string-slicing panic (with char's Debug and Unicode's printable tables) are
+    // kilobytes of wasm (BENCHMARKS.md, "Shipped size").
     let fixed = p.fixed_by();
     let b = fixed.as_bytes();
-    let (words, link) = match (0..b.len()).find(|&i| b[i..].starts_with(b": https://")) {
-        Some(at) => (&fixed[..at], &fixed[at + 2..]),
-        None => (fixed, ""),
-    };
-    let kip = &words[..words.bytes().position(|c| c == b' ').unwrap_or(words.len())];
+    let at = (0..b.len()).find(|&i| b[i..].starts_with(b": https://"));
+    let words = at.and_then(|at| fixed.get(..at)).unwrap_or(fixed);
+    let link = at.and_then(|at| fixed.get(at + 2..)).unwrap_or("");
+    let space = words.bytes().position(|c| c == b' ');
+    let kip = space.and_then(|i| words.get(..i)).unwrap_or(words);
     let link = if link.is_empty() {
         String::new()
     } else {
