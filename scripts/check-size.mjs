@@ -109,7 +109,23 @@ import { gzipSync, constants } from "node:zlib";
 // Trimmed on the way: the dump read-out without a memo, the key's partition no longer worked
 // out in the web (BENCHMARKS.md, "Issue 14's fourth session, branch ui14"). So the budget is
 // 321 380 + 2 976 rounded up to the next 0.1 kB, with no room.
-const BUDGET_GZIP_BYTES = 324_400;
+// Issue 14's fifth session (2026-12-06), every figure built on this machine kind, the one CI
+// runs on: the starting main (f22d2ab) built at 327.2 kB here, above the 324.4 kB budget:
+// its CI run failed this check (the budget had been set from builds of another machine,
+// which built b089b7a 2.5 kB smaller; this one builds it as CI does). Then, commit by
+// commit (BENCHMARKS.md, "Issue 14's fifth session"): labels off above 4x +0.3; the
+// producer's backoffs (branch producer) +1.3; --additional, --preserve-throttles, the
+// byte-rate metrics and the throttled-move preset (reassign2) +2.6; the lanes' adding and
+// removing replicas, the partitioner configs and the describe-filter expectations (ui15)
+// +3.6; the protocol modes, power loss and four presets (history) +6.5; the protocol
+// banner and choice +5.5, the power-loss menu item +0.1; the presets without white space
+// (engine/build.rs) -1.6; two more protocol modes and presets (modes) +3.6; the finder
+// (explore, native only) 0.0; the banner trimmed (no string-slicing panic, memo or second
+// restart closure) -4.4: 344 703 bytes. So the budget is that rounded up to the next
+// 0.1 kB, with no room. Most of the session's growth is presets' prose (nearly half of the
+// wasm's data section): loading presets on demand instead of in the wasm is the next
+// size step (docs/clusters.md, "What remains").
+const BUDGET_GZIP_BYTES = 344_800;
 // The embed loader (web/static/embed.js) is shipped too, but the playground never loads it:
 // documentation pages load it, and it loads the playground in an iframe. So it is not part
 // of the total above; it has a budget of its own, to stay one small script.
