@@ -50,6 +50,14 @@ fn log_values(sim: &Sim, broker: u32) -> Vec<String> {
     b.records.iter().map(|r| r.value.clone()).collect()
 }
 
+/// The run lost committed records once: `offsets`, when `broker` was elected, for `cause`.
+fn assert_one_loss(sim: &Sim, broker: u32, offsets: &[u64], cause: LossCause) {
+    let found = losses(sim);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!((found[0].0, found[0].1.as_slice()), (broker, offsets));
+    assert_eq!(found[0].2, cause);
+}
+
 fn losses(sim: &Sim) -> Vec<(u32, Vec<u64>, LossCause)> {
     let mut out = vec![];
     for e in sim.trace_events() {
@@ -119,17 +127,15 @@ fn kip_101_scenario_1_high_watermark_truncation_then_an_election_loses_m2() {
         "[QuorumController] Setting new leader for topic kip101, partition 0 to 1 using a clean election (leader epoch 1)"
     ));
     // The loss is the era's anomaly, named as such, not an engine bug.
-    let found = losses(&sim);
-    assert_eq!(found.len(), 1, "{found:?}");
-    assert_eq!(found[0].0, 1);
-    assert_eq!(found[0].1, [1]);
-    assert_eq!(
-        found[0].2,
+    assert_one_loss(
+        &sim,
+        1,
+        &[1],
         LossCause::HistoricalProtocol {
             broker: 1,
             protocol: Protocol::PreKip101,
             anomaly: HistoricalAnomaly::HwTruncation,
-        }
+        },
     );
     assert_eq!(log_values(&sim, 1), ["m1"]);
 
@@ -487,17 +493,15 @@ fn kip_903_a_replaced_disk_rejoins_the_isr_on_a_stale_fetch_and_loses_committed_
         "[QuorumController] Setting new leader for topic kip903, partition 0 to 2 using a clean election (leader epoch 1)"
     ));
     // The loss is the era's anomaly, named as KIP-903's, not a lost disk's or a bug.
-    let found = losses(&sim);
-    assert_eq!(found.len(), 1, "{found:?}");
-    assert_eq!(found[0].0, 2);
-    assert_eq!(found[0].1, [0, 1, 2]);
-    assert_eq!(
-        found[0].2,
+    assert_one_loss(
+        &sim,
+        2,
+        &[0, 1, 2],
         LossCause::HistoricalProtocol {
             broker: 2,
             protocol: Protocol::PreKip903,
             anomaly: HistoricalAnomaly::StaleIsrJoin,
-        }
+        },
     );
     assert!(has_line(
         &sim,
@@ -574,17 +578,15 @@ fn kip_320_a_follower_that_missed_two_leader_changes_fetches_unfenced_and_y_is_l
         16_005,
         "[QuorumController] Setting new leader for topic kip320, partition 0 to 3 using a clean election (leader epoch 3)"
     ));
-    let found = losses(&sim);
-    assert_eq!(found.len(), 1, "{found:?}");
-    assert_eq!(found[0].0, 3);
-    assert_eq!(found[0].1, [1]);
-    assert_eq!(
-        found[0].2,
+    assert_one_loss(
+        &sim,
+        3,
+        &[1],
         LossCause::HistoricalProtocol {
             broker: 3,
             protocol: Protocol::PreKip320,
             anomaly: HistoricalAnomaly::UnfencedFetch,
-        }
+        },
     );
     assert!(has_line(
         &sim,
