@@ -295,23 +295,31 @@ fn protocol_is_refused_when_unknown_and_travels_in_links() {
     assert_eq!(back, old);
 }
 
+/// Two brokers, writeback after 5 s: "old" written at 0 (on disk by 5 s), "new" at 8 s
+/// (only in the page cache until 13 s), then the `more` actions (JSON, each after a comma).
+fn old_and_new(more: &str, end_ms: u64) -> Scenario {
+    Scenario::from_json(&format!(
+        r#"{{"version": 1, "brokers": 2, "assignment": [1, 2], "seed": 1,
+            "config": {{"sim.writeback.delay.ms": 5000}},
+            "timeline": [
+              {{"at": 0, "action": "produce", "acks": "all", "values": ["old"]}},
+              {{"at": 8000, "action": "produce", "acks": "all", "values": ["new"]}}{more}
+            ],
+            "end_ms": {end_ms}}}"#
+    ))
+    .expect("scenario")
+}
+
 /// `power_loss`: the records appended less than `sim.writeback.delay.ms` before are gone from
 /// that broker's log, older ones stay; the leader's HW above a power-lost ISR member is
 /// Kafka's contract at work, not a broken invariant; kill -9 loses nothing.
 #[test]
 fn a_power_loss_takes_what_the_os_had_not_written_back() {
     let scenario = |fault: &str| {
-        Scenario::from_json(&format!(
-            r#"{{"version": 1, "brokers": 2, "assignment": [1, 2], "seed": 1,
-                "config": {{"sim.writeback.delay.ms": 5000}},
-                "timeline": [
-                  {{"at": 0, "action": "produce", "acks": "all", "values": ["old"]}},
-                  {{"at": 8000, "action": "produce", "acks": "all", "values": ["new"]}},
-                  {{"at": 9000, "action": "{fault}", "broker": 2}}
-                ],
-                "end_ms": 9500}}"#
-        ))
-        .expect("scenario")
+        old_and_new(
+            &format!(r#", {{"at": 9000, "action": "{fault}", "broker": 2}}"#),
+            9500,
+        )
     };
     let sim = run(&scenario("power_loss"));
     assert!(has_line(
@@ -338,16 +346,7 @@ fn a_power_loss_takes_what_the_os_had_not_written_back() {
 /// written back, as one in the timeline does; a run that keeps them prints the same lines.
 #[test]
 fn a_power_loss_applied_during_a_run_that_tracks_writeback_takes_the_unwritten_tail() {
-    let scenario = Scenario::from_json(
-        r#"{"version": 1, "brokers": 2, "assignment": [1, 2], "seed": 1,
-            "config": {"sim.writeback.delay.ms": 5000},
-            "timeline": [
-              {"at": 0, "action": "produce", "acks": "all", "values": ["old"]},
-              {"at": 8000, "action": "produce", "acks": "all", "values": ["new"]}
-            ],
-            "end_ms": 9500}"#,
-    )
-    .expect("scenario");
+    let scenario = old_and_new("", 9500);
     let power_loss = watermark_engine::Action::PowerLoss { broker: 2 };
     let run_to_9s = |track: bool| {
         let mut sim = Sim::new(&scenario).expect("sim");
@@ -385,18 +384,11 @@ fn a_power_loss_applied_during_a_run_that_tracks_writeback_takes_the_unwritten_t
 /// `close`), so a power loss after it takes nothing.
 #[test]
 fn a_power_loss_after_a_clean_shutdown_takes_nothing() {
-    let scenario = Scenario::from_json(
-        r#"{"version": 1, "brokers": 2, "assignment": [1, 2], "seed": 1,
-            "config": {"sim.writeback.delay.ms": 5000},
-            "timeline": [
-              {"at": 0, "action": "produce", "acks": "all", "values": ["old"]},
-              {"at": 8000, "action": "produce", "acks": "all", "values": ["new"]},
-              {"at": 8200, "action": "stop", "broker": 2},
-              {"at": 12000, "action": "power_loss", "broker": 2}
-            ],
-            "end_ms": 12500}"#,
-    )
-    .expect("scenario");
+    let scenario = old_and_new(
+        r#", {"at": 8200, "action": "stop", "broker": 2},
+            {"at": 12000, "action": "power_loss", "broker": 2}"#,
+        12_500,
+    );
     let sim = run(&scenario);
     assert!(
         lines(&sim)
