@@ -469,6 +469,25 @@ impl Playground {
         self.rebuilt(s)
     }
 
+    /// Whether the live run has begun (a new session shows the moment before the events at 0).
+    pub fn started(&self) -> bool {
+        self.live.events_processed() > 0
+    }
+
+    /// Sets the runs shown beside this one (the scenario's `compare`): they take no part in
+    /// this run, so it goes on as it was. Expectations of runs that are no longer there
+    /// are dropped with them.
+    pub fn set_compare(
+        &mut self,
+        compare: Vec<watermark_engine::compare::Variant>,
+    ) -> Result<(), ScenarioError> {
+        let mut s = self.scenario.clone();
+        s.compare = compare;
+        s.validate()?;
+        self.scenario.compare = s.compare;
+        Ok(())
+    }
+
     /// Sets the scenario's title (what the page's title, a share link and an embed show).
     pub fn set_title(&mut self, title: &str) -> Result<(), ScenarioError> {
         let title = title.trim();
