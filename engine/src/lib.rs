@@ -50,6 +50,7 @@ pub mod types;
 
 // Scenarios: the format, its configs and expectations, the presets, share links.
 pub mod check;
+pub mod compare;
 pub mod config;
 pub mod error;
 pub mod expect;

@@ -126,6 +126,8 @@ pub struct Scenario {
     /// Not part of the run; left out of the JSON when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub off_script_ms: Option<u64>,
+    #[serde(skip)]
+    pub compare: Vec<crate::compare::Variant>,
 }
 
 impl Default for Scenario {
@@ -151,6 +153,7 @@ impl Default for Scenario {
             end_ms: None,
             expect: vec![],
             off_script_ms: None,
+            compare: vec![],
         }
     }
 }
