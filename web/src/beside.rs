@@ -128,6 +128,26 @@ pub fn views(runs: &[Beside], main: &Playground) -> Vec<BesideView> {
         .collect()
 }
 
+/// Adds to the time bar what the runs beside mark: their errors (a write refused, records
+/// lost) and their expectations, each named by its run.
+pub fn add_marks(runs: &[Beside], status: &mut crate::state::Status) {
+    for run in runs {
+        let title = run.variant.title();
+        for m in run.pg.markers() {
+            if m.kind == crate::model::MarkerKind::Error {
+                status.markers.push(crate::model::Marker {
+                    text: format!("Beside ({title}): {}", m.text),
+                    ..m.clone()
+                });
+            }
+        }
+        for mut e in run.pg.expect_marks() {
+            e.text = format!("Beside ({title}): {}", e.text);
+            status.expect.push(e);
+        }
+    }
+}
+
 /// The differences as list items: what, this run's value marked, the top run's after it.
 pub fn differences_markup(diffs: &[compare::Difference]) -> String {
     use crate::session::escape_attr as esc;

@@ -301,12 +301,14 @@ impl Ctx {
         // (play, speed, config) publish in full.
         if frame_at.is_none() || self.book().snap_key != Some(key) {
             self.note(|b| b.snap_key = Some(key));
-            let (snap, status) = self.pg.with_value(|pg| {
+            let (snap, mut status) = self.pg.with_value(|pg| {
                 (
                     pg.current().snapshot_tail(crate::geometry::SNAPSHOT_TAIL),
                     status_of(pg),
                 )
             });
+            self.beside_runs
+                .with_value(|runs| crate::beside::add_marks(runs, &mut status));
             self.snap.set(Arc::new(snap));
             if self.status.with_untracked(|s| *s != status) {
                 self.status.set(status);
