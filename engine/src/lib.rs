@@ -50,6 +50,7 @@ pub mod types;
 
 // Scenarios: the format, its configs and expectations, the presets, share links.
 pub mod check;
+pub mod compare;
 pub mod config;
 pub mod error;
 pub mod expect;
@@ -68,6 +69,7 @@ pub mod json;
 pub mod rng;
 pub mod sort;
 
+pub use compare::{Difference, Variant};
 pub use config::Config;
 pub use error::{ConfigError, ScenarioError};
 pub use event::Event;

@@ -116,6 +116,12 @@ pub struct Scenario {
     /// Where the run stops (ms); default: 5 s after the last action.
     #[serde(default)]
     pub end_ms: Option<u64>,
+    /// Runs beside this one under the same timeline (at most
+    /// [`crate::compare::MAX_VARIANTS`]): each with another protocol, configs or acks
+    /// ([`Scenario::variant`]). Left out of the JSON when empty, so scenarios and links
+    /// without it are unchanged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub compare: Vec<crate::compare::Variant>,
     /// What must hold, and when (`watermark check`); not part of the run itself. Left out
     /// of the JSON when empty, so links to scenarios without expectations are unchanged.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -149,6 +155,7 @@ impl Default for Scenario {
             links: vec![],
             timeline: vec![],
             end_ms: None,
+            compare: vec![],
             expect: vec![],
             off_script_ms: None,
         }
@@ -1091,6 +1098,9 @@ impl Scenario {
         for (i, e) in self.expect.iter().enumerate() {
             let field = indexed("expect", i);
             e.validate(&field, self.brokers, end)?;
+            if let Some(run) = e.run {
+                self.check_run(&member(&field, "run"), run)?;
+            }
             if e.topic.is_some() || e.partition.is_some() {
                 self.check_target(&field, e.topic.as_deref(), e.partition)?;
             }
@@ -1119,6 +1129,25 @@ impl Scenario {
                     .map_err(|m| ScenarioError::new(member(&field, "zone"), m))?;
             }
             self.check_partition_filters(&field, e)?;
+        }
+        self.validate_compare()?;
+        Ok(())
+    }
+
+    /// An expectation's `run`: 1 for `compare[0]`, 2 for `compare[1]`.
+    fn check_run(&self, field: &str, run: u32) -> Result<(), ScenarioError> {
+        let n = self.compare.len();
+        if n == 0 {
+            return Err(ScenarioError::new(
+                field,
+                format!("run names one of compare's runs, but the scenario has no compare (leave run out for the scenario's own run), got {run}"),
+            ));
+        }
+        if run == 0 || run as usize > n {
+            return Err(ScenarioError::new(
+                field,
+                format!("run must be one of 1..={n} (compare's variants; leave it out for the scenario's own run), got {run}"),
+            ));
         }
         Ok(())
     }

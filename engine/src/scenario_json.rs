@@ -22,6 +22,7 @@
 //! (`tests/json.rs` checks it against serde_json). A version-2 scenario leaves out version
 //! 1's topic fields, which the derive writes whatever the version.
 
+use crate::compare::Variant;
 use crate::config::{Config, Slot};
 use crate::error::{indexed, quoted, ScenarioError};
 use crate::expect::{Expectation, LeaderExpect, NoLeader, PartitionsExpect};
@@ -225,6 +226,7 @@ enum Field<'a> {
     Links(&'a mut Vec<LinkLatency>),
     Timeline(&'a mut Vec<TimedAction>),
     Expect(&'a mut Vec<Expectation>),
+    Compare(&'a mut Vec<Variant>),
     Racks(&'a mut VecMap<u32, String>),
     Topics(&'a mut Vec<NewTopic>),
     TopicConfigs(&'a mut TopicConfigs),
@@ -278,6 +280,7 @@ fn read_fields(path: &str, obj: &Obj, fields: &mut [(&str, Field)]) -> R<()> {
             Field::Links(x) => **x = list_of(p, v, link)?,
             Field::Timeline(x) => **x = list_of(p, v, timed_action)?,
             Field::Expect(x) => **x = list_of(p, v, expectation)?,
+            Field::Compare(x) => **x = list_of(p, v, compare_variant)?,
             Field::Racks(x) => **x = racks(p, v)?,
             Field::Topics(x) => **x = list_of(p, v, new_topic)?,
             Field::TopicConfigs(x) => **x = topic_configs(p, v)?,
@@ -314,6 +317,7 @@ const SCENARIO_FIELDS: &[&str] = &[
     "links",
     "timeline",
     "end_ms",
+    "compare",
     "expect",
     "off_script_ms",
 ];
@@ -348,6 +352,7 @@ fn read_scenario(v: &Value) -> R<Scenario> {
             ("links", Field::Links(&mut s.links)),
             ("timeline", Field::Timeline(&mut s.timeline)),
             ("end_ms", Field::OptU64(&mut s.end_ms)),
+            ("compare", Field::Compare(&mut s.compare)),
             ("expect", Field::Expect(&mut s.expect)),
             ("off_script_ms", Field::OptU64(&mut s.off_script_ms)),
         ],
@@ -448,6 +453,7 @@ fn topic_configs(path: &str, v: &Value) -> R<TopicConfigs> {
 
 const EXPECTATION_FIELDS: &[&str] = &[
     "at",
+    "run",
     "label",
     "since",
     "topic",
@@ -507,6 +513,7 @@ fn expectation(path: &str, v: &Value) -> R<Expectation> {
         path,
         obj,
         &mut [
+            ("run", Field::OptU32(&mut e.run)),
             ("label", Field::Str(&mut e.label)),
             ("since", Field::OptU64(&mut e.since)),
             ("topic", Field::OptStr(&mut e.topic)),
@@ -631,6 +638,17 @@ fn config(path: &str, v: &Value) -> R<Config> {
     let obj = object(path, v, "struct Config")?;
     let mut c = Config::default();
     for (name, v) in obj.iter() {
+        config_member(path, &mut c, name, v)?;
+    }
+    Ok(c)
+}
+
+/// Sets the config `name` of `c` from its JSON value as `config` reads it (the same types:
+/// a number, a boolean, the selector's class name); `path` is the config object's path. A
+/// variant's overrides are applied so (`compare::Variant`). The ranges are checked after,
+/// by `Config::validate`.
+pub(crate) fn config_member(path: &str, c: &mut Config, name: &str, v: &Value) -> R<()> {
+    {
         let p = at(path, name);
         match c.slot(name) {
             Some(Slot::U32(n)) => *n = u32_of(&p, v)?,
@@ -658,7 +676,32 @@ fn config(path: &str, v: &Value) -> R<Config> {
             }
         }
     }
-    Ok(c)
+    Ok(())
+}
+
+const VARIANT_FIELDS: &[&str] = &["label", "protocol", "config", "acks"];
+
+/// One entry of `compare` (`compare::Variant`). Its `config` is kept as written (a map of
+/// names to values); `Scenario::validate` reads each as `config` would, with its path.
+fn compare_variant(path: &str, v: &Value) -> R<Variant> {
+    let obj = object(path, v, "struct Variant")?;
+    known_fields(path, obj, VARIANT_FIELDS)?;
+    let mut out = Variant::default();
+    read_fields(path, obj, &mut [("label", Field::Str(&mut out.label))])?;
+    if let Some(p) = get(obj, "protocol").filter(|p| !matches!(p, Value::Null)) {
+        let field = at(path, "protocol");
+        out.protocol = Some(crate::protocol::Protocol::parse(
+            &field,
+            &string_of(&field, p)?,
+        )?);
+    }
+    if let Some(c) = get(obj, "config") {
+        out.config = object(&at(path, "config"), c, "a map")?.clone();
+    }
+    if let Some(a) = get(obj, "acks").filter(|a| !matches!(a, Value::Null)) {
+        out.acks = Some(acks(&at(path, "acks"), a)?.0);
+    }
+    Ok(out)
 }
 
 fn endpoint(path: &str, v: &Value) -> R<Endpoint> {
@@ -1137,6 +1180,14 @@ impl Writer {
         }
         self.close(']');
         self.key("end_ms").opt_u64(s.end_ms);
+        if !s.compare.is_empty() {
+            self.key("compare").open('[');
+            for v in &s.compare {
+                self.item();
+                self.compare_variant(v);
+            }
+            self.close(']');
+        }
         if !s.expect.is_empty() {
             self.key("expect").open('[');
             for e in &s.expect {
@@ -1147,6 +1198,28 @@ impl Writer {
         }
         if let Some(t) = s.off_script_ms {
             self.key("off_script_ms").u64(t);
+        }
+        self.close('}');
+    }
+
+    /// A variant as the derived `Serialize` writes it: the fields it sets.
+    fn compare_variant(&mut self, v: &Variant) {
+        self.open('{');
+        if !v.label.is_empty() {
+            self.key("label").str(&v.label);
+        }
+        if let Some(p) = v.protocol {
+            self.key("protocol").str(p.name());
+        }
+        if !v.config.is_empty() {
+            self.key("config").value(&Value::Object(v.config.clone()));
+        }
+        if let Some(a) = v.acks {
+            self.key("acks").str(match a {
+                Acks::Zero => "0",
+                Acks::One => "1",
+                Acks::All => "all",
+            });
         }
         self.close('}');
     }
@@ -1398,6 +1471,9 @@ impl Writer {
     fn expectation(&mut self, e: &Expectation) {
         self.open('{');
         self.key("at").u64(e.at);
+        if let Some(r) = e.run {
+            self.key("run").u64(r.into());
+        }
         if !e.label.is_empty() {
             self.key("label").str(&e.label);
         }
