@@ -208,6 +208,20 @@ pub struct Difference {
     pub other: String,
 }
 
+impl Difference {
+    /// One line for a transcript, `other` naming the other run (`compare[0]`):
+    /// `log end offset of broker 1: log end offset 3 (top), log end offset 6 (compare[0])`.
+    pub fn line(&self, other: &str) -> String {
+        let broker = self
+            .broker
+            .map_or(String::new(), |b| format!(" of broker {b}"));
+        format!(
+            "{}{broker}: {} (top), {} ({other})",
+            self.what, self.top, self.other
+        )
+    }
+}
+
 fn ids(v: &[BrokerId]) -> String {
     format!("[{}]", crate::types::Ids(v))
 }

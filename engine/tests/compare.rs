@@ -397,3 +397,131 @@ fn check_evaluates_each_expectation_on_its_run() {
     assert_eq!(outcomes[1].label, "sent");
     assert_eq!(outcomes[2].index, 2);
 }
+
+/// The side-by-side presets.
+const COMPARE_PRESETS: [&str; 4] = [
+    "acks-steps",
+    "min-isr-side-by-side",
+    "elr-side-by-side",
+    "kip-101-side-by-side",
+];
+
+#[test]
+fn the_links_of_every_earlier_preset_keep_their_bytes() {
+    // tests/share_links_wasm.rs's digest before `compare` existed, over the same presets.
+    const BEFORE_COMPARE: u64 = 0x4d19_664c_9cbd_2cd7;
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for p in watermark_engine::presets::PRESETS {
+        if COMPARE_PRESETS.contains(&p.name) {
+            continue;
+        }
+        let s = watermark_engine::presets::preset(p.name).expect("preset");
+        for b in watermark_engine::share::encode(&s).bytes().chain([b'\n']) {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    assert_eq!(h, BEFORE_COMPARE, "{h:#x}");
+}
+
+#[test]
+fn every_side_by_side_preset_checks_every_run() {
+    for name in COMPARE_PRESETS {
+        let s = watermark_engine::presets::preset(name).expect("preset");
+        assert!(!s.compare.is_empty(), "{name} compares");
+        let (outcomes, violations) =
+            watermark_engine::check::check_with_violations(&s).expect("runs");
+        for o in &outcomes {
+            assert!(o.met(), "{name}: {}", o.account());
+        }
+        assert!(violations.is_empty(), "{name}: {violations:?}");
+        // Each run, the top one and each variant, has expectations of its own.
+        for run in 0..=s.compare.len() {
+            let want = (run > 0).then_some(run as u32);
+            assert!(
+                s.expect.iter().any(|e| e.run == want),
+                "{name}: run {run} has expectations"
+            );
+        }
+    }
+}
+
+#[test]
+fn kip_101_side_by_side_shows_the_loss_and_its_absence() {
+    let s = watermark_engine::presets::preset("kip-101-side-by-side").unwrap();
+    let top = watermark_engine::run(&s, true).unwrap();
+    let kafka4 = watermark_engine::run(&s.variant(0).unwrap(), true).unwrap();
+    assert_eq!(
+        differences(&top, &kafka4),
+        vec![
+            diff(
+                "leader",
+                None,
+                "Leader: 1 (leader epoch 1)",
+                "Leader: 1 (leader epoch 3)"
+            ),
+            diff(
+                "high watermark",
+                None,
+                "high watermark 1",
+                "high watermark 2"
+            ),
+            diff(
+                "log end offset",
+                Some(1),
+                "log end offset 1",
+                "log end offset 2"
+            ),
+            diff("committed records lost", None, "offsets 1..1 (m2)", "none"),
+        ]
+    );
+    // Midway, at 15 s: the old process of A was elected and fenced in Kafka 4.x.
+    let mut a = Sim::new(&s).unwrap();
+    let mut b = Sim::new(&s.variant(0).unwrap()).unwrap();
+    a.advance_to(15_000);
+    b.advance_to(15_000);
+    let found = differences(&a, &b);
+    let whats: Vec<(&str, Option<u32>)> =
+        found.iter().map(|d| (d.what.as_str(), d.broker)).collect();
+    assert_eq!(
+        whats,
+        [
+            ("leader", None),
+            ("isr", None),
+            ("elr", None),
+            ("high watermark", None),
+            ("log end offset", Some(1)),
+            ("process", Some(1)),
+            ("committed records lost", None),
+        ]
+    );
+    assert_eq!(found[5].top, "running");
+    assert_eq!(found[5].other, "fenced");
+}
+
+#[test]
+fn differences_name_the_first_offset_where_a_replicas_log_differs() {
+    // KIP-101's Scenario 2: in 0.10.2 A keeps m2 at offset 1 where B wrote m3; in Kafka 4.x
+    // A truncates on the leader's diverging epoch and holds m3 too (B's
+    // epoch 3 there: Kafka 4.x's elections differ).
+    let mut s = watermark_engine::presets::preset("pre-kip-101-divergence").unwrap();
+    s.compare = vec![Variant {
+        protocol: Some(Protocol::Kafka4),
+        ..Variant::default()
+    }];
+    s.expect.clear();
+    let top = watermark_engine::run(&s, true).unwrap();
+    let kafka4 = watermark_engine::run(&s.variant(0).unwrap(), true).unwrap();
+    let logs: Vec<Difference> = differences(&top, &kafka4)
+        .into_iter()
+        .filter(|d| d.what == "log")
+        .collect();
+    assert_eq!(
+        logs,
+        [diff(
+            "log",
+            Some(1),
+            "offset 1: m2 (leader epoch 0)",
+            "offset 1: m3 (leader epoch 3)"
+        )]
+    );
+}
