@@ -35,6 +35,9 @@ const USAGE: &str = "usage:
   watermark explore --preset NAME [...]        search fault schedules for a lost acknowledged
                                                record; exit 1 if one is found
 
+A scenario with `compare` prints the top run, then each variant's run under a header
+(=== compare[0]: acks=1 ===), then what differs at the end (=== differences at T ===).
+
 --json  print the transcript as JSON lines
 --all   also print broker lifecycle lines (becoming leader or follower, starting)
 --metrics  after the transcript, Kafka's metrics at the end of the run, per broker and

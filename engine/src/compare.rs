@@ -1,73 +1,23 @@
 //! Side-by-side runs (issue 15, docs/history.md "Side by side"): a scenario's `compare`
-//! lists up to [`MAX_VARIANTS`] variants, each run beside the scenario itself (the top run)
-//! under the same timeline: the same cluster, seed, actions and end, with another protocol
-//! mode, other configs or another `acks` for every produce. [`Scenario::variant`] gives the
-//! scenario a variant runs; [`differences`] says what differs between two runs at one
-//! moment, in Kafka's words.
+//! lists up to [`MAX_VARIANTS`] variants ([`Variant`], a type of the scenario format in
+//! `scenario.rs`, with [`Scenario::variant`], the scenario a variant runs), each run beside
+//! the scenario itself (the top run) under the same timeline. Here: how a variant's run
+//! takes a person's action ([`Variant::adapt`]), and what differs between two runs at one
+//! moment ([`differences`]), in Kafka's words.
 //!
 //! Nothing here runs during a simulation: a run that does not compare pays nothing, and a
 //! compared run is an ordinary `Sim` of its own scenario.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::error::{indexed, member, ScenarioError};
-use crate::json::Map;
-use crate::protocol::Protocol;
-use crate::scenario::{AcksOrDefault, Action, Scenario};
+#[cfg(doc)]
+use crate::scenario::Scenario;
+use crate::scenario::{AcksOrDefault, Action};
+pub use crate::scenario::{Variant, MAX_LABEL_LEN, MAX_VARIANTS};
 use crate::sim::Sim;
-use crate::types::{Acks, BrokerId};
-
-/// Most variants a scenario compares with its own run.
-pub const MAX_VARIANTS: usize = 2;
-/// Longest label of a variant.
-pub const MAX_LABEL_LEN: usize = 64;
-
-/// One run beside the scenario's own: what it changes. Each field left out keeps the
-/// scenario's.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Variant {
-    /// What the playground calls it (≤ [`MAX_LABEL_LEN`] characters); empty: [`Variant::title`]
-    /// derives one from the changes.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub label: String,
-    /// The protocol mode it runs (as the scenario's `protocol`), `kafka-4` included.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub protocol: Option<Protocol>,
-    /// Overrides of the scenario's `config`: Kafka's names, each value as `config` takes it
-    /// (checked with the same types and ranges). In name order, as every JSON object here.
-    #[serde(default, skip_serializing_if = "Map::is_empty")]
-    pub config: Map,
-    /// Every `produce` of the timeline runs with this `acks` instead of its own.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub acks: Option<Acks>,
-}
+use crate::types::BrokerId;
 
 impl Variant {
-    /// What the UI calls it: the label, else its changes in a fixed order, `acks` first,
-    /// then each config by name, then the protocol: `acks=1`, `min.insync.replicas=1`,
-    /// `protocol no-elr`, joined by ", ".
-    pub fn title(&self) -> String {
-        if !self.label.is_empty() {
-            return self.label.clone();
-        }
-        let mut parts: Vec<String> = Vec::new();
-        if let Some(a) = self.acks {
-            parts.push(format!("acks={a}"));
-        }
-        for (name, value) in self.config.iter() {
-            let text = match value {
-                crate::json::Value::String(s) => s.clone(),
-                v => crate::json::value_text(v),
-            };
-            parts.push(format!("{name}={text}"));
-        }
-        if let Some(p) = self.protocol {
-            parts.push(format!("protocol {}", p.name()));
-        }
-        parts.join(", ")
-    }
-
     /// A person's action during a session, as this variant's run takes it: a `produce`'s
     /// `acks` replaced when the variant sets `acks`; a `set_config` of a config the variant
     /// overrides gives None (the comparison keeps its difference); anything else unchanged.
@@ -83,114 +33,6 @@ impl Variant {
             Action::SetConfig { name, .. } if self.config.get(name).is_some() => None,
             other => Some(other.clone()),
         }
-    }
-
-    /// The scenario this variant runs, from `top` (see [`Scenario::variant`]); `field` is
-    /// the variant's path (`compare[0]`) for the errors of its configs.
-    fn apply(&self, top: &Scenario, field: &str, run: u32) -> Result<Scenario, ScenarioError> {
-        let mut s = Scenario {
-            compare: Vec::new(),
-            expect: Vec::new(),
-            ..top.clone()
-        };
-        if let Some(p) = self.protocol {
-            s.protocol = p;
-        }
-        let config = member(field, "config");
-        for (name, value) in self.config.iter() {
-            crate::scenario_json::config_member(&config, &mut s.config, name, value)?;
-        }
-        if let Some(a) = self.acks {
-            for t in &mut s.timeline {
-                if let Action::Produce(p) = &mut t.action {
-                    p.acks = AcksOrDefault(a);
-                }
-            }
-        }
-        for e in &top.expect {
-            if e.run == Some(run) {
-                let mut e = e.clone();
-                e.run = None;
-                s.expect.push(e);
-            }
-        }
-        Ok(s)
-    }
-}
-
-impl Scenario {
-    /// The scenario that `compare[i]` runs: this one with the variant's protocol, config
-    /// overrides and acks applied, without `compare`, with the expectations of run `i + 1`
-    /// (their `run` cleared). The same cluster, seed, timeline (notes included) and end.
-    /// Errors name the variant's field (`compare[0].config.min.insync.replicas: ...`).
-    pub fn variant(&self, i: usize) -> Result<Scenario, ScenarioError> {
-        let field = indexed("compare", i);
-        let v = self.compare.get(i).ok_or_else(|| {
-            ScenarioError::new(
-                field.clone(),
-                format!(
-                    "no such variant: the scenario compares {} (compare[0..{}])",
-                    self.compare.len(),
-                    self.compare.len()
-                ),
-            )
-        })?;
-        let s = v.apply(self, &field, i as u32 + 1)?;
-        s.validate().map_err(|e| {
-            // A produce that conflicts with enable.idempotence=true because of the
-            // variant's acks: the variant's `acks` is at fault.
-            let name = if v.acks.is_some()
-                && e.field.starts_with("timeline[")
-                && e.field.ends_with(".acks")
-            {
-                member(&field, "acks")
-            } else {
-                member(&field, &e.field)
-            };
-            ScenarioError::new(name, e.message)
-        })?;
-        Ok(s)
-    }
-
-    /// The top run's scenario for checking: this one without the expectations that name
-    /// another run (`compare` kept). [`crate::check::check`] does not clone: it skips them.
-    pub fn top_run(&self) -> Scenario {
-        let mut s = self.clone();
-        s.expect.retain(|e| e.run.is_none());
-        s
-    }
-
-    /// `compare`: at most [`MAX_VARIANTS`], each labelled within [`MAX_LABEL_LEN`], each
-    /// changing something, each a valid scenario. Called by [`Scenario::validate`].
-    pub(crate) fn validate_compare(&self) -> Result<(), ScenarioError> {
-        if self.compare.len() > MAX_VARIANTS {
-            return Err(ScenarioError::new(
-                "compare",
-                format!(
-                    "at most {MAX_VARIANTS} variants, got {}",
-                    self.compare.len()
-                ),
-            ));
-        }
-        for (i, v) in self.compare.iter().enumerate() {
-            let field = indexed("compare", i);
-            let n = v.label.chars().count();
-            if n > MAX_LABEL_LEN {
-                return Err(ScenarioError::new(
-                    member(&field, "label"),
-                    format!("a label may be at most {MAX_LABEL_LEN} characters, got {n}"),
-                ));
-            }
-            let s = self.variant(i)?;
-            if s.protocol == self.protocol && s.config == self.config && s.timeline == self.timeline
-            {
-                return Err(ScenarioError::new(
-                    field,
-                    "a variant must change protocol, config or acks",
-                ));
-            }
-        }
-        Ok(())
     }
 }
 

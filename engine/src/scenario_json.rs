@@ -22,7 +22,6 @@
 //! (`tests/json.rs` checks it against serde_json). A version-2 scenario leaves out version
 //! 1's topic fields, which the derive writes whatever the version.
 
-use crate::compare::Variant;
 use crate::config::{Config, Slot};
 use crate::error::{indexed, quoted, ScenarioError};
 use crate::expect::{Expectation, LeaderExpect, NoLeader, PartitionsExpect};
@@ -30,7 +29,7 @@ use crate::json::{Map, Number, Value, Writer};
 use crate::scenario::{
     version_1_field, AcksOrDefault, Action, ControllerName, DescribeSpec, Endpoint, LinkLatency,
     NewTopic, PartitionReassignment, ProduceSpec, Reassignment, Scenario, TimedAction,
-    TopicConfigs,
+    TopicConfigs, Variant,
 };
 use crate::types::Acks;
 use crate::vec_map::VecMap;
@@ -638,17 +637,6 @@ fn config(path: &str, v: &Value) -> R<Config> {
     let obj = object(path, v, "struct Config")?;
     let mut c = Config::default();
     for (name, v) in obj.iter() {
-        config_member(path, &mut c, name, v)?;
-    }
-    Ok(c)
-}
-
-/// Sets the config `name` of `c` from its JSON value as `config` reads it (the same types:
-/// a number, a boolean, the selector's class name); `path` is the config object's path. A
-/// variant's overrides are applied so (`compare::Variant`). The ranges are checked after,
-/// by `Config::validate`.
-pub(crate) fn config_member(path: &str, c: &mut Config, name: &str, v: &Value) -> R<()> {
-    {
         let p = at(path, name);
         match c.slot(name) {
             Some(Slot::U32(n)) => *n = u32_of(&p, v)?,
@@ -676,13 +664,13 @@ pub(crate) fn config_member(path: &str, c: &mut Config, name: &str, v: &Value) -
             }
         }
     }
-    Ok(())
+    Ok(c)
 }
 
 const VARIANT_FIELDS: &[&str] = &["label", "protocol", "config", "acks"];
 
-/// One entry of `compare` (`compare::Variant`). Its `config` is kept as written (a map of
-/// names to values); `Scenario::validate` reads each as `config` would, with its path.
+/// One entry of `compare` (`scenario::Variant`). Its `config` is kept as written (a map of
+/// names to values); `Scenario::validate` sets each as `set_config` does, with its path.
 fn compare_variant(path: &str, v: &Value) -> R<Variant> {
     let obj = object(path, v, "struct Variant")?;
     known_fields(path, obj, VARIANT_FIELDS)?;
