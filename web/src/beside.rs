@@ -12,6 +12,7 @@
 
 use leptos::prelude::*;
 use watermark_engine::compare::{self, Variant, MAX_VARIANTS};
+use watermark_engine::json::Value;
 use watermark_engine::types::Acks;
 use watermark_engine::{Action, Protocol, Scenario};
 
@@ -63,7 +64,10 @@ pub fn build(main: &Playground) -> (Vec<Beside>, Option<String>) {
                 });
             }
             Err(e) => {
-                note = Some(format!("The run beside ({}) could not start: {e}", v.title()));
+                note = Some(format!(
+                    "The run beside ({}) could not start: {e}",
+                    v.title()
+                ));
             }
         }
     }
@@ -180,8 +184,8 @@ pub fn top_title(s: &Scenario) -> String {
         if v.acks.is_some() {
             push(produce_acks(s));
         }
-        for name in compare::config_names(v) {
-            push(format!("{name}={}", config_text(s, &name)));
+        for name in v.config.keys() {
+            push(format!("{name}={}", config_text(s, name)));
         }
         if v.protocol.is_some() {
             push(format!("protocol {}", s.protocol.name()));
@@ -236,7 +240,11 @@ pub fn choices(s: &Scenario) -> Vec<(String, String)> {
         "acks=1|acks=0".into(),
         "acks=1 and acks=0 (three runs)".into(),
     ));
-    let min = if s.config.min_insync_replicas > 1 { 1 } else { 2 };
+    let min = if s.config.min_insync_replicas > 1 {
+        1
+    } else {
+        2
+    };
     let name = format!("min.insync.replicas={min}");
     out.push((name.clone(), name));
     let unclean = !s.config.unclean_leader_election_enable;
@@ -244,7 +252,10 @@ pub fn choices(s: &Scenario) -> Vec<(String, String)> {
     out.push((name.clone(), name));
     for &(p, n) in watermark_engine::protocol::PROTOCOLS {
         if p != s.protocol {
-            out.push((format!("protocol={n}"), format!("protocol {n}: {}", p.era())));
+            out.push((
+                format!("protocol={n}"),
+                format!("protocol {n}: {}", p.era()),
+            ));
         }
     }
     let now = choice_of(&s.compare);
@@ -284,13 +295,21 @@ fn part_of(v: &Variant) -> String {
     if let Some(a) = v.acks {
         parts.push(format!("acks={}", acks_name(a)));
     }
-    for (name, value) in compare::config_texts(v) {
-        parts.push(format!("{name}={value}"));
+    for (name, value) in v.config.iter() {
+        parts.push(format!("{name}={}", value_text(value)));
     }
     if let Some(p) = v.protocol {
         parts.push(format!("protocol={}", p.name()));
     }
     parts.join("&")
+}
+
+/// A config value as a choice's part writes it: a text as it is.
+fn value_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => watermark_engine::json::value_text(other),
+    }
 }
 
 /// The variants of a choice's value; an error names what could not be read.
@@ -315,7 +334,14 @@ pub fn variants_of(choice: &str) -> Result<Vec<Variant>, String> {
                     v.protocol =
                         Some(Protocol::parse("protocol", value).map_err(|e| e.to_string())?)
                 }
-                _ => compare::set_config(&mut v, name, value).map_err(|e| e.to_string())?,
+                _ => {
+                    // Checked as the run will take it (Config::set: the range, by name).
+                    let value = Value::String(value.to_string());
+                    watermark_engine::Config::default()
+                        .set(name, &value)
+                        .map_err(|e| e.to_string())?;
+                    v.config.insert(name.to_string(), value);
+                }
             }
         }
         out.push(v);
@@ -331,7 +357,9 @@ pub fn variants_of(choice: &str) -> Result<Vec<Variant>, String> {
 pub fn BesideTop(ctx: Ctx) -> impl IntoView {
     let shown = crate::panels::flag(Box::new(move || ctx.beside.with(|b| !b.is_empty())));
     let text = move || {
-        let below: Vec<String> = ctx.beside.with(|b| b.iter().map(|v| v.title.clone()).collect());
+        let below: Vec<String> = ctx
+            .beside
+            .with(|b| b.iter().map(|v| v.title.clone()).collect());
         let top = ctx.pg.with_value(|pg| top_title(pg.scenario()));
         format!(
             "Side by side, on one clock. Top: this session's run ({top}). Below: the same timeline with {}.",
@@ -415,13 +443,25 @@ mod tests {
         main.run_to(5_000);
         assert_eq!(follow_all(&mut runs, &main, false), vec![0]);
         assert_eq!(runs[0].pg.current().now(), 5_000);
-        assert_eq!(follow_all(&mut runs, &main, false), Vec::<usize>::new(), "nothing moved");
-        assert_eq!(follow_all(&mut runs, &main, true), vec![0], "all: published again");
+        assert_eq!(
+            follow_all(&mut runs, &main, false),
+            Vec::<usize>::new(),
+            "nothing moved"
+        );
+        assert_eq!(
+            follow_all(&mut runs, &main, true),
+            vec![0],
+            "all: published again"
+        );
         main.seek(2_000);
         follow_all(&mut runs, &main, false);
         assert_eq!(runs[0].pg.current().now(), 2_000);
         assert!(runs[0].pg.is_scrubbed_back());
-        assert_eq!(runs[0].pg.max_time(), 5_000, "the past is shown, the run is kept");
+        assert_eq!(
+            runs[0].pg.max_time(),
+            5_000,
+            "the past is shown, the run is kept"
+        );
         main.run_to(9_000);
         follow_all(&mut runs, &main, false);
         assert_eq!(runs[0].pg.current().now(), 9_000);
@@ -452,8 +492,16 @@ mod tests {
         assert_eq!(acks_sent(&runs[1].pg), vec![Acks::All]);
         let min = |pg: &Playground| pg.current().config().min_insync_replicas;
         assert_eq!(min(&main), 3);
-        assert_eq!(min(&runs[0].pg), 3, "a run that does not set it takes the change");
-        assert_eq!(min(&runs[1].pg), 1, "the compared setting keeps its difference");
+        assert_eq!(
+            min(&runs[0].pg),
+            3,
+            "a run that does not set it takes the change"
+        );
+        assert_eq!(
+            min(&runs[1].pg),
+            1,
+            "the compared setting keeps its difference"
+        );
         // Acting in the past discards the future in every run alike.
         main.run_to(4_000);
         follow_all(&mut runs, &main, false);
@@ -464,6 +512,61 @@ mod tests {
         for r in &runs {
             assert_eq!(r.pg.max_time(), 2_000);
             assert!(!r.pg.is_scrubbed_back());
+        }
+    }
+
+    #[test]
+    fn each_side_by_side_preset_meets_every_runs_expectations_played_frame_by_frame() {
+        for name in [
+            "acks-steps",
+            "min-isr-side-by-side",
+            "elr-side-by-side",
+            "kip-101-side-by-side",
+        ] {
+            let scenario = watermark_engine::presets::preset(name).expect(name);
+            let straight = watermark_engine::check::check(&scenario).expect("checks");
+            let mut main = Playground::new(scenario.clone()).expect(name);
+            let (mut runs, note) = build(&main);
+            assert_eq!(note, None);
+            assert_eq!(runs.len(), scenario.compare.len());
+            main.pause_at_captions = false;
+            main.playing = true;
+            main.set_speed(20.0);
+            while main.max_time() < scenario.end_ms() {
+                main.tick(16.0);
+                follow_all(&mut runs, &main, false);
+            }
+            // The top run checks only its own; each run beside checks those naming it.
+            let top = scenario.expect.iter().filter(|e| e.run.is_none()).count();
+            assert_eq!(main.outcomes().iter().flatten().count(), top, "{name}");
+            let mut met = main.outcomes().iter().flatten().filter(|o| o.met()).count();
+            for (i, r) in runs.iter().enumerate() {
+                let own = scenario
+                    .expect
+                    .iter()
+                    .filter(|e| e.run == Some(i as u32 + 1))
+                    .count();
+                assert!(own > 0, "{name}: run {} has expectations", i + 1);
+                assert_eq!(r.pg.outcomes().iter().flatten().count(), own, "{name}");
+                met += r.pg.outcomes().iter().flatten().filter(|o| o.met()).count();
+            }
+            assert_eq!(
+                met,
+                straight.len(),
+                "{name}: every expectation met, as watermark check finds"
+            );
+            assert!(straight.iter().all(|o| o.met()), "{name}");
+            // The time bar shows every run's expectations, each run beside's named.
+            let mut status = crate::state::tests_status(&main);
+            add_marks(&runs, &mut status);
+            assert_eq!(status.expect.len(), scenario.expect.len(), "{name}");
+            assert!(status.expect.iter().all(|m| m.met == Some(true)), "{name}");
+            let named = status
+                .expect
+                .iter()
+                .filter(|m| m.text.starts_with("Beside ("))
+                .count();
+            assert_eq!(named, scenario.expect.len() - top, "{name}");
         }
     }
 
@@ -481,21 +584,36 @@ mod tests {
         }
         // The minimum offered is the other one.
         assert!(all.iter().any(|(v, _)| v == "min.insync.replicas=1"));
-        assert!(all.iter().any(|(v, _)| v == "unclean.leader.election.enable=true"));
-        assert!(!all.iter().any(|(v, _)| v == "protocol=kafka-4"), "not the run's own protocol");
+        assert!(all
+            .iter()
+            .any(|(v, _)| v == "unclean.leader.election.enable=true"));
+        assert!(
+            !all.iter().any(|(v, _)| v == "protocol=kafka-4"),
+            "not the run's own protocol"
+        );
         // A compare the page does not offer (from a link) is offered as it is, selected.
         let mut linked = s.clone();
         linked.compare = variants_of("acks=1&replica.lag.time.max.ms=10000").expect("two changes");
         let m = options_markup(&linked);
-        assert!(m.contains(r#"<option value="acks=1&amp;replica.lag.time.max.ms=10000" selected>"#), "{m}");
+        assert!(
+            m.contains(r#"<option value="acks=1&amp;replica.lag.time.max.ms=10000" selected>"#),
+            "{m}"
+        );
     }
 
     #[test]
     fn a_choice_that_cannot_be_read_says_why() {
-        assert_eq!(variants_of("acks=2").unwrap_err(), "acks: 2 is not 0, 1 or all");
+        assert_eq!(
+            variants_of("acks=2").unwrap_err(),
+            "acks: 2 is not 0, 1 or all"
+        );
         assert_eq!(variants_of("acks").unwrap_err(), "not a change: acks");
-        assert!(variants_of("protocol=kafka-3").unwrap_err().contains("kafka-3"));
-        assert!(variants_of("min.insync.replicas=0").unwrap_err().contains("min.insync.replicas"));
+        assert!(variants_of("protocol=kafka-3")
+            .unwrap_err()
+            .contains("kafka-3"));
+        assert!(variants_of("min.insync.replicas=0")
+            .unwrap_err()
+            .contains("min.insync.replicas"));
         assert_eq!(
             variants_of("acks=1|acks=0|acks=all").unwrap_err(),
             "at most 2 runs beside"
@@ -511,6 +629,9 @@ mod tests {
             action: produce(Acks::All, "a"),
         });
         s.compare = variants_of("acks=1&min.insync.replicas=1|protocol=no-elr").expect("choice");
-        assert_eq!(top_title(&s), "acks=all, min.insync.replicas=2, protocol kafka-4");
+        assert_eq!(
+            top_title(&s),
+            "acks=all, min.insync.replicas=2, protocol kafka-4"
+        );
     }
 }

@@ -256,7 +256,9 @@ impl Playground {
         live.track_writeback();
         let rewind = Rewind::new(&live, CHECKPOINT_MS);
         let times: Vec<u64> = scenario.expect.iter().map(|e| e.at).collect();
-        let expect_order = watermark_engine::sort::stable_order(&times);
+        // The expectations of the runs beside (`run`) are theirs (web/src/beside.rs).
+        let mut expect_order = watermark_engine::sort::stable_order(&times);
+        expect_order.retain(|&i| scenario.expect[i].run.is_none());
         let outcomes = vec![None; scenario.expect.len()];
         let pg = Playground {
             scenario,
@@ -297,6 +299,7 @@ impl Playground {
             .iter()
             .zip(self.outcomes())
             .enumerate()
+            .filter(|(_, (e, _))| e.run.is_none())
             .map(|(i, (e, o))| ExpectMark {
                 at: e.at,
                 met: o.as_ref().map(Outcome::met),

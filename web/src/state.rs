@@ -460,3 +460,9 @@ impl Ctx {
         r
     }
 }
+
+/// The controls' state of `pg`, for other modules' tests.
+#[cfg(test)]
+pub fn tests_status(pg: &Playground) -> Status {
+    status_of(pg)
+}
