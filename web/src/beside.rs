@@ -161,8 +161,9 @@ pub fn differences_markup(diffs: &[compare::Difference]) -> String {
     }
     let mut out = String::new();
     for d in diffs {
+        let of = d.broker.map_or(String::new(), |b| format!(" of broker {b}"));
         out.push_str(&format!(
-            r#"<li><span class="what">{}</span> <mark>{}</mark> <span class="top">(top: {})</span></li>"#,
+            r#"<li><span class="what">{}{of}</span> <mark>{}</mark> <span class="top">(top: {})</span></li>"#,
             esc(&d.what),
             esc(&d.other),
             esc(&d.top)
@@ -598,6 +599,30 @@ mod tests {
         assert!(
             m.contains(r#"<option value="acks=1&amp;replica.lag.time.max.ms=10000" selected>"#),
             "{m}"
+        );
+    }
+
+    #[test]
+    fn differences_are_listed_with_the_broker_the_value_below_marked_and_the_tops_after() {
+        assert_eq!(
+            differences_markup(&[]),
+            r#"<li class="same">Nothing differs from the top run at this moment.</li>"#
+        );
+        let d = |what: &str, broker, top: &str, other: &str| compare::Difference {
+            what: what.into(),
+            broker,
+            top: top.into(),
+            other: other.into(),
+        };
+        assert_eq!(
+            differences_markup(&[
+                d("leader", None, "Leader: 2 (leader epoch 3)", "Leader: none (leader epoch 2)"),
+                d("process", Some(2), "running", "killed <9>"),
+            ]),
+            concat!(
+                r#"<li><span class="what">leader</span> <mark>Leader: none (leader epoch 2)</mark> <span class="top">(top: Leader: 2 (leader epoch 3))</span></li>"#,
+                r#"<li><span class="what">process of broker 2</span> <mark>killed &lt;9&gt;</mark> <span class="top">(top: running)</span></li>"#
+            )
         );
     }
 
