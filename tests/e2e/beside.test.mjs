@@ -50,7 +50,7 @@ test("a side-by-side preset: Kafka 4.x's ELR elects B while Kafka 3.x has no lea
   );
   assert.equal(await runs(page).count(), 1);
   const below = run(page, "Kafka 3.x, no ELR");
-  await waitForText(below.locator("h3"), /^Below: the same timeline with Kafka 3\.x, no ELR$/);
+  await waitForText(below.locator("h2"), /^Below: the same timeline with Kafka 3\.x, no ELR$/);
   // Each run its own picture and describe line at the same moment.
   await waitForText(describe(page), /Leader: 2 Replicas: 1,2,3 Isr: 2/);
   await waitForText(describeOf(below), /^Topic: elr Partition: 0 Leader: none Replicas: 1,2,3 Isr: 1 Elr: LastKnownElr:$/);

@@ -391,7 +391,7 @@ pub fn BesideRuns(ctx: Ctx, labels: Memo<bool>) -> impl IntoView {
             view! {
                 {move || shown.get().then(|| view! {
                     <section class="beside" aria-label=move || format!("Beside: {}", field(|v| &v.title))>
-                        <h3 class="beside-title">"Below: the same timeline with "<b>{move || field(|v| &v.title)}</b></h3>
+                        <h2 class="beside-title">"Below: the same timeline with "<b>{move || field(|v| &v.title)}</b></h2>
                         <ClusterView snap=snap clock=ctx.clock tick=ctx.tick lag_time_max_ms=lag width=ctx.width broker_ids=ctx.broker_ids labels=labels />
                         <p class="describe-mini" aria-label="kafka-topics --describe">{move || field(|v| &v.describe)}</p>
                         <ul class="differences" aria-label="What differs from the top run" inner_html=move || field(|v| &v.differences)></ul>
