@@ -274,6 +274,21 @@ pub fn Settings(ctx: Ctx, undo: crate::undo::Undo) -> impl IntoView {
                 <dt>"Brokers that can be lost for ever without losing a committed record"</dt>
                 <dd data-testid="can-lose">{move || calc().1.to_string()}</dd>
             </dl>
+            // The scenario's `compare`: the same timeline under another configuration or
+            // protocol, drawn under this run on the same clock (web/src/beside.rs). This run
+            // goes on unchanged; the runs beside are built up to the shown moment.
+            <label class="beside-choice">"Side by side with "
+                <select aria-label="Side by side with"
+                    inner_html=move || {
+                        status.track();
+                        ctx.beside.track();
+                        ctx.pg.with_value(|pg| crate::beside::options_markup(pg.scenario()))
+                    }
+                    on:change=move |ev| match crate::beside::variants_of(&event_target_value(&ev)) {
+                        Ok(v) => ctx.set_beside(v),
+                        Err(e) => ctx.notice.set(Some(format!("Not done: {e}"))),
+                    }></select>
+            </label>
             <details class="advanced">
                 <summary>"Advanced"</summary>
                 // The replication rules of a Kafka era (the scenario's `protocol`,
