@@ -4,7 +4,7 @@
 //! travels in share links.
 #![cfg(not(target_arch = "wasm32"))]
 
-use watermark_engine::event::{Event, HistoricalAnomaly, LossCause};
+use watermark_engine::event::{Event, HistoricalAnomaly, LossCause, OwnDataLoss};
 use watermark_engine::presets::preset;
 use watermark_engine::{Protocol, Scenario, Sim};
 
@@ -640,4 +640,78 @@ fn pre_kip_320_truncates_by_kip_279s_answer_on_becoming_follower_only() {
             .count()
     };
     assert_eq!(answers(&sim), 1);
+}
+
+/// Three brokers, RF 3, `min.insync.replicas` 2, `acks=all`, unclean election off. a1 a2
+/// are committed on all three; broker 3 dies (kill -9, it stays down); b1 b2 are committed
+/// on 1 and 2; broker 1 dies (kill -9: its log survives) and 2 leads alone; 2's machine
+/// then loses `fault` (a power loss, or its disk). 2 comes back first, then 1.
+fn last_known_leader_after(fault: &str) -> Scenario {
+    let json = format!(
+        r#"{{"version": 1, "title": "lkl", "topic": "lkl", "brokers": 3, "replication_factor": 3,
+            "config": {{"min.insync.replicas": 2}},
+            "timeline": [
+              {{"at": 0, "action": "produce", "acks": "all", "prefix": "a", "count": 2}},
+              {{"at": 1000, "action": "kill", "broker": 3}},
+              {{"at": 12000, "action": "produce", "acks": "all", "prefix": "b", "count": 2}},
+              {{"at": 14000, "action": "kill", "broker": 1}},
+              {{"at": 25000, "action": "{fault}", "broker": 2}},
+              {{"at": 40000, "action": "start", "broker": 2}},
+              {{"at": 45000, "action": "start", "broker": 1}}
+            ], "end_ms": 60000}}"#
+    );
+    Scenario::from_json(&json).expect("the scenario parses")
+}
+
+#[test]
+fn kafka_4_elects_the_last_known_leader_though_it_lost_its_data() {
+    // KIP-966 as Kafka's trunk builds it (PartitionChangeBuilder.electAnyLeader →
+    // canElectLastKnownLeader; ReplicationControlManagerTest
+    // testEligibleLeaderReplicas_UncleanShutdown, QuorumControllerTest
+    // testUncleanShutdownBroker, PartitionChangeBuilderTest
+    // testEligibleLeaderReplicas_ElectLastKnownLeader): 2, the last leader, is fenced with
+    // ISR [] ELR [1,2] LastKnownElr [2]. Its unclean restart takes it out of the ELR only;
+    // 1's unclean restart empties the ELR, and with ISR and ELR empty the controller elects
+    // the last known leader, 2, now unfenced, though it lost a1..b2 and 1 holds them.
+    for (fault, how) in [
+        ("power_loss", OwnDataLoss::PowerLoss),
+        ("lose_disk", OwnDataLoss::LostDisk),
+    ] {
+        let sim = run(&last_known_leader_after(fault));
+        assert!(
+            has_line(
+                &sim,
+                33_000,
+                34_000,
+                "[QuorumController] Partition lkl-0 has no leader: no eligible replica (Isr: [] Elr: [1,2]) leader epoch 2"
+            ),
+            "{fault}: {:?}",
+            lines(&sim)
+        );
+        // 2 alone is not elected: 1 is still in the ELR (canElectLastKnownLeader wants it
+        // empty); 1's registration empties it and elects 2.
+        assert!(!lines(&sim)
+            .iter()
+            .any(|(t, l)| *t < 45_000 && l.contains("last known leader")));
+        assert!(has_line(
+            &sim,
+            45_005,
+            45_005,
+            "[QuorumController] Setting new leader for topic lkl, partition 0 to 2 using an unclean election of the last known leader (leader epoch 3)"
+        ));
+        assert_one_loss(
+            &sim,
+            2,
+            &[0, 1, 2, 3],
+            LossCause::LastKnownLeader {
+                broker: 2,
+                lost_own_data: Some(how),
+            },
+        );
+        // 1 follows 2 and throws the records away: they are on no running replica.
+        assert!(log_values(&sim, 1).is_empty(), "{fault}");
+        assert!(log_values(&sim, 2).is_empty(), "{fault}");
+        let snap = sim.snapshot();
+        assert_eq!(snap.controller.leader, Some(2));
+    }
 }
