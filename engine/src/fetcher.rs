@@ -600,8 +600,8 @@ impl ReplicaFetcher {
         );
         let from = log.log_end_offset();
         log.append_as_follower(&records);
-        if ctx.config.track_writeback && !records.is_empty() {
-            log.note_append(from, ctx.now, ctx.config.writeback_delay_ms);
+        if !records.is_empty() {
+            log.appended(from, ctx.now, ctx.config);
         }
         // ReplicaFetcherThread.processPartitionData: "Traffic from both in-sync and out of
         // sync replicas are accounted for in replication quota".

@@ -625,6 +625,9 @@ pub(crate) const CONFIG_FIELDS: &[&str] = &[
     "auto.leader.rebalance.enable",
     "leader.imbalance.check.interval.seconds",
     "sim.writeback.delay.ms",
+    "log.flush.interval.messages",
+    "log.flush.interval.ms",
+    "log.flush.scheduler.interval.ms",
 ];
 
 fn config(path: &str, v: &Value) -> R<Config> {
@@ -1224,7 +1227,8 @@ impl Writer {
                         || (name == "retry.backoff.max.ms"
                             && n == crate::config::RETRY_BACKOFF_MAX_MS_DEFAULT)
                         || (name == "sim.writeback.delay.ms"
-                            && n == crate::config::WRITEBACK_DELAY_MS_DEFAULT);
+                            && n == crate::config::WRITEBACK_DELAY_MS_DEFAULT)
+                        || (name.starts_with("log.flush.") && n == crate::config::LOG_FLUSH_NEVER);
                     if !default {
                         self.key(name).u64(n);
                     }

@@ -1402,6 +1402,13 @@ impl Sim {
                 if self.config.replica_lag_time_max_ms != lag_before {
                     self.restart_isr_expiration_tasks();
                 }
+                // The log flusher's interval is read when it is scheduled: a broker restarted
+                // with the new values schedules it again (30 s on).
+                if name.starts_with("log.flush.") {
+                    for b in self.broker_ids_where(&|_, process| process.is_up()) {
+                        self.brokers[&b].restart_log_flusher(&mut node_ctx!(self));
+                    }
+                }
             }
             Action::ElectPreferred => {
                 let results = self.controller_elect(

@@ -715,3 +715,102 @@ fn kafka_4_elects_the_last_known_leader_though_it_lost_its_data() {
         assert_eq!(snap.controller.leader, Some(2));
     }
 }
+
+/// One broker, RF 1: `m` produced at 29 s and `n` at 31 s (one record each, `acks=1`), and
+/// the machine loses power at 32.5 s, within `sim.writeback.delay.ms` (30 s) of both. With
+/// `config` (extra configs, JSON), what is left of the log after the power loss.
+fn log_after_power_loss(config: &str, timeline: &str) -> (Sim, Vec<String>) {
+    let json = format!(
+        r#"{{"version": 1, "title": "flush", "topic": "f", "brokers": 1, "replication_factor": 1,
+            "config": {{"min.insync.replicas": 1{config}}},
+            "timeline": [{timeline},
+              {{"at": 32500, "action": "power_loss", "broker": 1}}], "end_ms": 33000}}"#
+    );
+    let sim = run(&Scenario::from_json(&json).expect("the scenario parses"));
+    let values = log_values(&sim, 1);
+    (sim, values)
+}
+
+const AT_29_AND_31: &str = r#"{"at": 29000, "action": "produce", "acks": "1", "prefix": "m", "count": 1},
+    {"at": 31000, "action": "produce", "acks": "1", "prefix": "n", "count": 1}"#;
+
+#[test]
+fn log_flush_interval_messages_flushes_after_the_append_that_reaches_it() {
+    // UnifiedLog.append: "if (localLog.unflushedMessages >= config.flushInterval)
+    // flush(false)". Five one-record appends with an interval of 2: flushes after the 2nd
+    // and the 4th; a power loss takes the 5th only. Without the config, all five.
+    let five = r#"{"at": 10000, "action": "produce", "acks": "1", "prefix": "m", "count": 5, "one_by_one": true}"#;
+    let (sim, values) = log_after_power_loss(r#", "log.flush.interval.messages": 2"#, five);
+    assert!(has_line(
+        &sim,
+        32_500,
+        32_500,
+        "broker 1: f-0 offsets 4..4 were only in the page cache and are gone; the log ends at 4"
+    ));
+    assert_eq!(values, ["m1", "m2", "m3", "m4"]);
+    let (_, values) = log_after_power_loss(r#", "log.flush.interval.messages": 3"#, five);
+    assert_eq!(values, ["m1", "m2", "m3"], "flushed after the 3rd only");
+    let (_, values) = log_after_power_loss("", five);
+    assert!(values.is_empty(), "no forced flush by default: {values:?}");
+    // The goldens' default: the config is not written.
+    let s = preset("leader-failover").expect("preset");
+    assert!(!s.to_json_pretty().contains("log.flush"));
+}
+
+#[test]
+fn log_flush_interval_ms_flushes_on_the_log_flusher_s_runs() {
+    // LogManager schedules flushDirtyLogs 30 s after its start (log.initial.task.delay.ms),
+    // then every log.flush.scheduler.interval.ms (Long.MAX_VALUE by default); each run
+    // flushes a log last flushed at least flush.ms ago (log.flush.interval.ms, or when not
+    // set the scheduler's interval).
+    // log.flush.interval.ms alone: the one run at 30 s flushes m; n, appended after, is lost.
+    let (sim, values) = log_after_power_loss(r#", "log.flush.interval.ms": 1000"#, AT_29_AND_31);
+    assert_eq!(values, ["m1"]);
+    assert!(has_line(
+        &sim,
+        32_500,
+        32_500,
+        "broker 1: f-0 offsets 1..1 were only in the page cache and are gone; the log ends at 1"
+    ));
+    // With the scheduler every second, the run at 32 s flushes n too.
+    let both = r#", "log.flush.interval.ms": 1000, "log.flush.scheduler.interval.ms": 1000"#;
+    let (_, values) = log_after_power_loss(both, AT_29_AND_31);
+    assert_eq!(values, ["m1", "n1"]);
+    // The scheduler's interval alone is also flush.ms (KafkaConfig.logFlushIntervalMs).
+    let sched = r#", "log.flush.scheduler.interval.ms": 1000"#;
+    let (_, values) = log_after_power_loss(sched, AT_29_AND_31);
+    assert_eq!(values, ["m1", "n1"]);
+    // A run that flushed less than flush.ms ago waits: flush.ms 5 s, every second: the run
+    // at 30 s flushes m, and the runs at 31 s and 32 s find it flushed 2 s ago at most.
+    let slow = r#", "log.flush.interval.ms": 5000, "log.flush.scheduler.interval.ms": 1000"#;
+    let (_, values) = log_after_power_loss(slow, AT_29_AND_31);
+    assert_eq!(values, ["m1"]);
+    // Defaults: no flush, both lost.
+    let (_, values) = log_after_power_loss("", AT_29_AND_31);
+    assert!(values.is_empty(), "{values:?}");
+}
+
+#[test]
+fn log_flush_configs_name_the_field_and_range() {
+    for (config, says) in [
+        (
+            r#""log.flush.interval.messages": 0"#,
+            "log.flush.interval.messages must be a whole number in 1..=9223372036854775807, got 0",
+        ),
+        (
+            r#""log.flush.scheduler.interval.ms": 0"#,
+            "log.flush.scheduler.interval.ms must be a whole number in 1..=9223372036854775807, got 0",
+        ),
+        (
+            r#""log.flush.interval.ms": 9223372036854775808"#,
+            "log.flush.interval.ms must be a whole number in 0..=9223372036854775807, got 9223372036854775808",
+        ),
+    ] {
+        let json = format!(
+            r#"{{"version": 1, "title": "t", "topic": "t", "brokers": 1, "replication_factor": 1,
+                "config": {{{config}}}, "timeline": []}}"#
+        );
+        let e = Scenario::from_json(&json).expect_err("refused");
+        assert!(e.to_string().contains(says), "{e}");
+    }
+}
