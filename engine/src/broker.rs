@@ -317,8 +317,9 @@ impl Broker {
                 }
                 // LogManager.flushDirtyLogs: "if (timeSinceLastFlush >= log.config.flushMs)
                 // log.flush(false)", for every log of the broker.
-                let flush_ms = ctx.config.log_flush_ms();
-                for partition in self.partitions.values_mut() {
+                let broker_flush_ms = ctx.config.log_flush_ms();
+                for (&tp, partition) in self.partitions.iter_mut() {
+                    let flush_ms = ctx.topics.flush_ms(tp, broker_flush_ms);
                     let log = &mut partition.log;
                     if ctx.now.saturating_sub(log.last_flush_ms) >= flush_ms {
                         log.flush(ctx.now);
@@ -525,7 +526,7 @@ impl Broker {
     /// `log.flush.scheduler.interval.ms`. With the defaults (flush.ms Long.MAX_VALUE) no run
     /// can flush anything, so the task is not scheduled at all: runs stay as they were.
     fn schedule_log_flusher(&mut self, ctx: &mut Ctx) {
-        if ctx.config.log_flush_ms() < crate::config::LOG_FLUSH_NEVER {
+        if ctx.config.log_flush_ms() < crate::config::LOG_FLUSH_NEVER || ctx.topics.any_flush_ms() {
             let generation = self.log_flusher_generation;
             let delay = crate::config::LOG_INITIAL_TASK_DELAY_MS;
             self.set_timer(ctx, delay, BrokerTimer::LogFlusher { generation });

@@ -601,7 +601,10 @@ impl ReplicaFetcher {
         let from = log.log_end_offset();
         log.append_as_follower(&records);
         if !records.is_empty() {
-            log.appended(from, ctx.now, ctx.config);
+            let interval = ctx
+                .topics
+                .flush_messages(tp, ctx.config.log_flush_interval_messages);
+            log.appended(from, ctx.now, ctx.config, interval);
         }
         // ReplicaFetcherThread.processPartitionData: "Traffic from both in-sync and out of
         // sync replicas are accounted for in replication quota".

@@ -385,12 +385,20 @@ impl ReplicaLog {
     /// them), and "if (localLog.unflushedMessages >= config.flushInterval) flush(false)",
     /// where unflushedMessages is the log end minus the recovery point (LocalLog) and
     /// flushInterval is `log.flush.interval.messages`.
-    pub fn appended(&mut self, from: u64, now: TimeMs, config: &crate::config::Config) {
+    /// `flush_interval` is the topic's `flush.messages` or the broker's default
+    /// (`Topics::flush_messages`).
+    pub fn appended(
+        &mut self,
+        from: u64,
+        now: TimeMs,
+        config: &crate::config::Config,
+        flush_interval: u64,
+    ) {
         if config.track_writeback {
             self.note_append(from, now, config.writeback_delay_ms);
         }
         let unflushed = self.log_end_offset().saturating_sub(self.recovery_point);
-        if unflushed >= config.log_flush_interval_messages {
+        if unflushed >= flush_interval {
             self.flush(now);
         }
     }
@@ -681,23 +689,22 @@ mod tests {
     fn an_append_that_reaches_the_flush_interval_flushes_the_log() {
         let config = crate::config::Config {
             track_writeback: true,
-            log_flush_interval_messages: 3,
             ..Default::default()
         };
         let mut log = ReplicaLog::default();
         // Batches of two: 2 unflushed after the first, 4 ≥ 3 after the second: flushed.
         let (first, _) = log.append_as_leader(0, &values("a", 2));
-        log.appended(first, 100, &config);
+        log.appended(first, 100, &config, 3);
         assert_eq!((log.recovery_point, log.unwritten.len()), (0, 1));
         let (second, _) = log.append_as_leader(0, &values("b", 2));
-        log.appended(second, 200, &config);
+        log.appended(second, 200, &config, 3);
         assert_eq!((log.recovery_point, log.last_flush_ms), (4, 200));
         assert!(
             log.unwritten.is_empty(),
             "flushed: nothing for a power loss"
         );
         let (third, _) = log.append_as_leader(0, &values("c", 2));
-        log.appended(third, 300, &config);
+        log.appended(third, 300, &config, 3);
         assert_eq!(log.recovery_point, 4);
         // A truncation below the recovery point brings it down (updateLogEndOffset).
         let mut t = log.clone();

@@ -1175,7 +1175,10 @@ impl Partition {
                     appended.0 == leo && self.log.log_end_offset() == appended.1 + 1,
                     "{appended:?} at {leo}"
                 );
-                self.log.appended(leo, ctx.now, ctx.config);
+                let interval = ctx
+                    .topics
+                    .flush_messages(self.tp, ctx.config.log_flush_interval_messages);
+                self.log.appended(leo, ctx.now, ctx.config, interval);
                 ctx.observe(Observation::LeaderAppend {
                     tp: self.tp,
                     broker: b,

@@ -422,8 +422,12 @@ fn new_topic(path: &str, v: &Value) -> R<NewTopic> {
 }
 
 /// The topic configs a scenario may set, as `TopicConfigs` serializes them.
-pub(crate) const TOPIC_CONFIG_FIELDS: &[&str] =
-    &["min.insync.replicas", "unclean.leader.election.enable"];
+pub(crate) const TOPIC_CONFIG_FIELDS: &[&str] = &[
+    "min.insync.replicas",
+    "unclean.leader.election.enable",
+    "flush.messages",
+    "flush.ms",
+];
 
 fn topic_configs(path: &str, v: &Value) -> R<TopicConfigs> {
     let obj = object(path, v, "struct TopicConfigs")?;
@@ -441,6 +445,8 @@ fn topic_configs(path: &str, v: &Value) -> R<TopicConfigs> {
                 "unclean.leader.election.enable",
                 Field::OptBool(&mut c.unclean_leader_election_enable),
             ),
+            ("flush.messages", Field::OptU64(&mut c.flush_messages)),
+            ("flush.ms", Field::OptU64(&mut c.flush_ms)),
         ],
     )?;
     Ok(c)
@@ -1179,6 +1185,12 @@ impl Writer {
             }
             if let Some(b) = c.unclean_leader_election_enable {
                 self.key(TOPIC_CONFIG_FIELDS[1]).bool(b);
+            }
+            if let Some(n) = c.flush_messages {
+                self.key(TOPIC_CONFIG_FIELDS[2]).u64(n);
+            }
+            if let Some(n) = c.flush_ms {
+                self.key(TOPIC_CONFIG_FIELDS[3]).u64(n);
             }
             self.close('}');
         }

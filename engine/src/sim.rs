@@ -219,6 +219,11 @@ impl Sim {
                 PartitionRegistration::new(replicas.clone(), replicas.first().copied());
             partitions.insert(tp, registration);
         }
+        for spec in &specs {
+            topics
+                .flush
+                .push((spec.configs.flush_messages, spec.configs.flush_ms));
+        }
         let mut min_isr = Vec::with_capacity(specs.len());
         for spec in &specs {
             min_isr.push(

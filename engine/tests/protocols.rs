@@ -814,3 +814,45 @@ fn log_flush_configs_name_the_field_and_range() {
         assert!(e.to_string().contains(says), "{e}");
     }
 }
+
+#[test]
+fn topic_flush_configs_override_the_broker_s() {
+    // LogConfig: a topic's flush.messages and flush.ms override the broker's
+    // log.flush.interval.messages and log.flush.interval.ms for its logs only.
+    let json = r#"{"version": 2, "brokers": 1,
+        "config": {"log.flush.scheduler.interval.ms": 1000, "log.flush.interval.ms": 600000},
+        "topics": [
+          {"name": "each", "configs": {"flush.messages": 1}},
+          {"name": "timed", "configs": {"flush.ms": 1000}},
+          {"name": "plain"}
+        ],
+        "timeline": [
+          {"at": 29000, "action": "produce", "topic": "each", "acks": "1", "prefix": "e", "count": 2},
+          {"at": 29000, "action": "produce", "topic": "timed", "acks": "1", "prefix": "t", "count": 2},
+          {"at": 29000, "action": "produce", "topic": "plain", "acks": "1", "prefix": "p", "count": 2},
+          {"at": 31500, "action": "describe"},
+          {"at": 31500, "action": "power_loss", "broker": 1}
+        ], "end_ms": 32000}"#;
+    let sim = run(&Scenario::from_json(json).expect("parses"));
+    let text = lines(&sim);
+    let lost = |topic: &str| {
+        text.iter().any(|(t, l)| {
+            *t == 31_500 && l.starts_with(&format!("broker 1: {topic}-0 offsets 0..1 were only"))
+        })
+    };
+    // `each` flushed at its append; `timed` on the flusher's run at 30 s (flush.ms 1 s);
+    // `plain` waits for the broker's flush.ms of 10 minutes, and loses its records.
+    assert!(!lost("each") && !lost("timed") && lost("plain"), "{text:?}");
+    // kafka-topics.sh --describe lists them (the broker's are STATIC_BROKER_CONFIG), in the
+    // HashMap's order (flush.ms in bucket 20, flush.messages in 30).
+    let configs = |topic: &str| {
+        let line = text
+            .iter()
+            .find(|(_, l)| l.starts_with(&format!("Topic: {topic} TopicId:")))
+            .expect("the topic line");
+        line.1.split(" Configs: ").nth(1).unwrap_or("").to_string()
+    };
+    assert_eq!(configs("each"), "flush.ms=600000,flush.messages=1");
+    assert_eq!(configs("timed"), "flush.ms=1000");
+    assert_eq!(configs("plain"), "flush.ms=600000");
+}
