@@ -1689,7 +1689,7 @@ impl fmt::Display for LossCause {
                 lost_own_data: Some(how),
             } => write!(
                 f,
-                "broker {broker} was elected as the last known leader and does not have them: it lost them {} while no in-sync replica was up, and when it came back Kafka's controller elected it because ISR and ELR were empty and it had led last (KIP-966; an unclean election, made even with unclean.leader.election.enable=false)",
+                "broker {broker} was elected as the last known leader and does not have them: it lost them {}, and when it came back Kafka's controller elected it because ISR and ELR were empty and it had led last (KIP-966; an unclean election, made even with unclean.leader.election.enable=false)",
                 match how {
                     OwnDataLoss::PowerLoss => "when its machine lost power (the OS had not written them back)",
                     OwnDataLoss::LostDisk => "with its disk",
