@@ -1679,22 +1679,24 @@ impl fmt::Display for LossCause {
         match self {
             LossCause::LastKnownLeader {
                 broker,
-                lost_own_data: None,
-            } => write!(
-                f,
-                "broker {broker} was elected as the last known leader (ISR and ELR were empty; Kafka counts this as an unclean election) and does not have them"
-            ),
-            LossCause::LastKnownLeader {
-                broker,
-                lost_own_data: Some(how),
-            } => write!(
-                f,
-                "broker {broker} was elected as the last known leader and does not have them: it lost them {}, and when it came back Kafka's controller elected it because ISR and ELR were empty and it had led last (KIP-966; an unclean election, made even with unclean.leader.election.enable=false)",
-                match how {
-                    OwnDataLoss::PowerLoss => "when its machine lost power (the OS had not written them back)",
-                    OwnDataLoss::LostDisk => "with its disk",
+                lost_own_data,
+            } => {
+                write!(
+                    f,
+                    "broker {broker} was elected as the last known leader (ISR and ELR were empty; Kafka counts this as an unclean election) and does not have them"
+                )?;
+                match lost_own_data {
+                    None => Ok(()),
+                    Some(how) => write!(
+                        f,
+                        ": it lost them {}, and Kafka elects the last leader when it is back whatever it lost (KIP-966), even with unclean.leader.election.enable=false",
+                        match how {
+                            OwnDataLoss::PowerLoss => "when its machine lost power",
+                            OwnDataLoss::LostDisk => "with its disk",
+                        }
+                    ),
                 }
-            ),
+            }
             LossCause::UncleanElection { broker } => write!(
                 f,
                 "broker {broker} became leader through an unclean election and does not have them"

@@ -294,7 +294,7 @@ mod tests {
         );
         assert!(violation.is_none());
         assert!(
-            cause.starts_with("broker 2 was elected as the last known leader and does not have them: it lost them when its machine lost power")
+            cause.starts_with("broker 2 was elected as the last known leader (ISR and ELR were empty; Kafka counts this as an unclean election) and does not have them: it lost them when its machine lost power")
                 && cause.contains("even with unclean.leader.election.enable=false"),
             "{cause}"
         );

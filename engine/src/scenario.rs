@@ -1304,9 +1304,10 @@ impl Scenario {
             ] {
                 let max = crate::config::LOG_FLUSH_NEVER;
                 if let Some(v) = value.filter(|&v| v < min || v > max) {
+                    let range = crate::config::Range { name, min, max };
                     return Err(ScenarioError::new(
                         member(&member(&field, "configs"), name),
-                        format!("{name} must be a whole number in {min}..={max}, got {v}"),
+                        range.error(&v.to_string()).message,
                     ));
                 }
             }

@@ -812,7 +812,15 @@ fn log_flush_configs_name_the_field_and_range() {
         );
         let e = Scenario::from_json(&json).expect_err("refused");
         assert!(e.to_string().contains(says), "{e}");
-    }
+    } // The topic configs, by their path.
+    let json = r#"{"version": 2, "brokers": 1, "topics": [{"name": "t", "configs": {"flush.messages": 0}}]}"#;
+    let e = Scenario::from_json(json).expect_err("refused");
+    assert_eq!(e.field, "topics[0].configs.flush.messages");
+    assert!(
+        e.to_string()
+            .contains("flush.messages must be a whole number in 1..=9223372036854775807, got 0"),
+        "{e}"
+    );
 }
 
 #[test]
