@@ -236,11 +236,25 @@ pub struct TopicConfigs {
         skip_serializing_if = "Option::is_none"
     )]
     pub unclean_leader_election_enable: Option<bool>,
+    /// `flush.messages` (LogConfig: LONG, atLeast(1)): the topic's
+    /// `log.flush.interval.messages`.
+    #[serde(
+        rename = "flush.messages",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub flush_messages: Option<u64>,
+    /// `flush.ms` (LogConfig: LONG, atLeast(0)): the topic's `log.flush.interval.ms`.
+    #[serde(rename = "flush.ms", default, skip_serializing_if = "Option::is_none")]
+    pub flush_ms: Option<u64>,
 }
 
 impl TopicConfigs {
     pub fn is_empty(&self) -> bool {
-        self.min_insync_replicas.is_none() && self.unclean_leader_election_enable.is_none()
+        self.min_insync_replicas.is_none()
+            && self.unclean_leader_election_enable.is_none()
+            && self.flush_messages.is_none()
+            && self.flush_ms.is_none()
     }
 }
 
@@ -1312,6 +1326,20 @@ impl Scenario {
                     ));
                 }
             }
+            // LogConfig: flush.messages is a LONG, atLeast(1); flush.ms a LONG, atLeast(0).
+            for (name, value, min) in [
+                ("flush.messages", t.configs.flush_messages, 1),
+                ("flush.ms", t.configs.flush_ms, 0),
+            ] {
+                let max = crate::config::LOG_FLUSH_NEVER;
+                if let Some(v) = value.filter(|&v| v < min || v > max) {
+                    let range = crate::config::Range { name, min, max };
+                    return Err(ScenarioError::new(
+                        member(&member(&field, "configs"), name),
+                        range.error(&v.to_string()).message,
+                    ));
+                }
+            }
         }
         Ok(())
     }
@@ -2004,6 +2032,7 @@ mod tests {
                 configs: TopicConfigs {
                     min_insync_replicas: Some(2),
                     unclean_leader_election_enable: Some(true),
+                    ..Default::default()
                 },
             }
         );

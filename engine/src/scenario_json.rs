@@ -426,8 +426,12 @@ fn new_topic(path: &str, v: &Value) -> R<NewTopic> {
 }
 
 /// The topic configs a scenario may set, as `TopicConfigs` serializes them.
-pub(crate) const TOPIC_CONFIG_FIELDS: &[&str] =
-    &["min.insync.replicas", "unclean.leader.election.enable"];
+pub(crate) const TOPIC_CONFIG_FIELDS: &[&str] = &[
+    "min.insync.replicas",
+    "unclean.leader.election.enable",
+    "flush.messages",
+    "flush.ms",
+];
 
 fn topic_configs(path: &str, v: &Value) -> R<TopicConfigs> {
     let obj = object(path, v, "struct TopicConfigs")?;
@@ -445,6 +449,8 @@ fn topic_configs(path: &str, v: &Value) -> R<TopicConfigs> {
                 "unclean.leader.election.enable",
                 Field::OptBool(&mut c.unclean_leader_election_enable),
             ),
+            ("flush.messages", Field::OptU64(&mut c.flush_messages)),
+            ("flush.ms", Field::OptU64(&mut c.flush_ms)),
         ],
     )?;
     Ok(c)
@@ -631,6 +637,9 @@ pub(crate) const CONFIG_FIELDS: &[&str] = &[
     "auto.leader.rebalance.enable",
     "leader.imbalance.check.interval.seconds",
     "sim.writeback.delay.ms",
+    "log.flush.interval.messages",
+    "log.flush.interval.ms",
+    "log.flush.scheduler.interval.ms",
 ];
 
 fn config(path: &str, v: &Value) -> R<Config> {
@@ -1238,6 +1247,12 @@ impl Writer {
             if let Some(b) = c.unclean_leader_election_enable {
                 self.key(TOPIC_CONFIG_FIELDS[1]).bool(b);
             }
+            if let Some(n) = c.flush_messages {
+                self.key(TOPIC_CONFIG_FIELDS[2]).u64(n);
+            }
+            if let Some(n) = c.flush_ms {
+                self.key(TOPIC_CONFIG_FIELDS[3]).u64(n);
+            }
             self.close('}');
         }
         self.close('}');
@@ -1285,7 +1300,8 @@ impl Writer {
                         || (name == "retry.backoff.max.ms"
                             && n == crate::config::RETRY_BACKOFF_MAX_MS_DEFAULT)
                         || (name == "sim.writeback.delay.ms"
-                            && n == crate::config::WRITEBACK_DELAY_MS_DEFAULT);
+                            && n == crate::config::WRITEBACK_DELAY_MS_DEFAULT)
+                        || (name.starts_with("log.flush.") && n == crate::config::LOG_FLUSH_NEVER);
                     if !default {
                         self.key(name).u64(n);
                     }

@@ -830,7 +830,7 @@ fn version_2_errors_name_the_field_and_range() {
         set("/topics/0/configs/retention.ms", json!(1000)),
         is(
             "topics[0].configs",
-            "unknown field `retention.ms`, expected one of `min.insync.replicas`, `unclean.leader.election.enable`"
+            "unknown field `retention.ms`, expected one of `min.insync.replicas`, `unclean.leader.election.enable`, `flush.messages`, `flush.ms`"
         )
     );
     assert_eq!(
