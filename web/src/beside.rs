@@ -79,7 +79,13 @@ pub fn build(main: &Playground) -> (Vec<Beside>, Option<String>) {
 pub fn follow_all(runs: &mut [Beside], main: &Playground, all: bool) -> Vec<usize> {
     let now = main.current().now();
     let mut changed = Vec::new();
+    let shown = main.current().view_partition();
     for (i, run) in runs.iter_mut().enumerate() {
+        // The partition the person chose in the overview, in every run (the same cluster:
+        // it is there), so that each picture and its differences are of that partition.
+        if run.pg.current().view_partition() != shown {
+            let _ = run.pg.set_view_partition(&shown.topic, shown.partition);
+        }
         if main.started() {
             // `run_to` moves a view of the past on, or the live run forward; a run showing
             // its live moment is sent back by `seek`.
@@ -161,7 +167,9 @@ pub fn differences_markup(diffs: &[compare::Difference]) -> String {
     }
     let mut out = String::new();
     for d in diffs {
-        let of = d.broker.map_or(String::new(), |b| format!(" of broker {b}"));
+        let of = d
+            .broker
+            .map_or(String::new(), |b| format!(" of broker {b}"));
         out.push_str(&format!(
             r#"<li><span class="what">{}{of}</span> <mark>{}</mark> <span class="top">(top: {})</span></li>"#,
             esc(&d.what),
@@ -475,6 +483,45 @@ mod tests {
     }
 
     #[test]
+    fn a_run_beside_shows_the_partition_the_person_chose() {
+        let shape = crate::model::Shape {
+            brokers: 3,
+            racks: 0,
+            topics: 1,
+            partitions: 3,
+            replication_factor: 3,
+        };
+        let mut s = crate::model::scenario_for(shape, &crate::model::default_scenario());
+        s.compare = variants_of("acks=1").expect("choice");
+        let mut main = Playground::new(s).expect("builds");
+        main.run_to(2_000);
+        let (mut runs, _) = build(&main);
+        let first = main.current().view_partition().clone();
+        // Another partition than the one shown.
+        let (topic, partition) = if first.partition == 0 {
+            (first.topic.clone(), 1)
+        } else {
+            (first.topic.clone(), 0)
+        };
+        main.set_view_partition(&topic, partition)
+            .expect("a partition of the cluster");
+        follow_all(&mut runs, &main, false);
+        let shown = runs[0].pg.current().view_partition();
+        assert_eq!(
+            (shown.topic.as_str(), shown.partition),
+            (topic.as_str(), partition)
+        );
+        // Back in the past too.
+        main.seek(1_000);
+        follow_all(&mut runs, &main, false);
+        let shown = runs[0].pg.current().view_partition();
+        assert_eq!(
+            (shown.topic.as_str(), shown.partition),
+            (topic.as_str(), partition)
+        );
+    }
+
+    #[test]
     fn each_run_takes_the_persons_actions_as_its_variant_has_them() {
         let mut main = session("acks=1|min.insync.replicas=1");
         main.run_to(1_000);
@@ -616,7 +663,12 @@ mod tests {
         };
         assert_eq!(
             differences_markup(&[
-                d("leader", None, "Leader: 2 (leader epoch 3)", "Leader: none (leader epoch 2)"),
+                d(
+                    "leader",
+                    None,
+                    "Leader: 2 (leader epoch 3)",
+                    "Leader: none (leader epoch 2)"
+                ),
                 d("process", Some(2), "running", "killed <9>"),
             ]),
             concat!(
