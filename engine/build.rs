@@ -13,8 +13,8 @@
 use std::path::Path;
 use std::{env, fs};
 
-/// The presets in the order the articles tell them, then the historical protocol modes
-/// (docs/history.md), then the clusters' presets. A preset's file that is not listed here
+/// The presets in the order the articles tell them, then the historical protocol modes and
+/// the side-by-side presets (docs/history.md), then the clusters' presets. A preset's file that is not listed here
 /// comes after these, in the order of the names.
 const ORDER: &[&str] = &[
     "acks-walkthrough",
@@ -31,6 +31,12 @@ const ORDER: &[&str] = &[
     "pre-kip-101-hw-truncation",
     "pre-kip-101-divergence",
     "kip-279-divergence",
+    // Side by side (docs/history.md): one timeline, runs that differ in acks, a config or
+    // the protocol, on one clock.
+    "acks-steps",
+    "min-isr-side-by-side",
+    "elr-side-by-side",
+    "kip-101-side-by-side",
     "move-replica",
     "throttled-move",
     "slow-follower",

@@ -127,13 +127,26 @@ import { gzipSync, constants } from "node:zlib";
 // 0.1 kB, with no room. Most of the session's growth is presets' prose (nearly half of the
 // wasm's data section): loading presets on demand instead of in the wasm is the next
 // size step (docs/clusters.md, "What remains").
+// Branch durability (2026-12-06, built on this machine kind against main's 344 703 bytes):
+// the last-known-leader loss explained when the leader lost its own data, the broker's
+// log.flush.interval.messages / log.flush.interval.ms / log.flush.scheduler.interval.ms
+// with the log flusher (+0.8 kB), and the topic configs flush.messages and flush.ms, read,
+// written, validated and listed by describe (+1.1 kB, describe's entries 0.2 of it):
+// 346 461 bytes. Trimmed on the way: one loss sentence shared, the topic range error
+// through Range::error (-0.1 kB). It did not pay for itself (the flush rules are engine
+// fidelity the playground runs; a size session stays on the issue). So the budget is that
+// rounded up to the next 0.1 kB, with no room.
 // That step (branch presets, 2026-12-06, measured on this machine kind against e321920):
 // the wasm carries each preset's name, title, description and digest, and the page fetches
 // presets/NAME.json when one is opened (docs/ui.md, "Presets load on demand"): 344 703 ->
 // 335 651 bytes (BENCHMARKS.md, "Presets loaded on demand"). The presets' files are not in
 // the total (below): each is one fetch, reported when chosen. So the budget is that rounded
 // up to the next 0.1 kB, with no room, as before.
-const BUDGET_GZIP_BYTES = 335_700;
+// Merged with main at fa10e38 (side by side, whose merge raised no budget, and durability:
+// main builds 364 647 bytes there on this machine kind, as branch finder measured), the
+// presets on demand take it to 353 579 bytes (24 presets, -11.1 kB). So the budget is that
+// rounded up to the next 0.1 kB, with no room.
+const BUDGET_GZIP_BYTES = 353_600;
 // The embed loader (web/static/embed.js) is shipped too, but the playground never loads it:
 // documentation pages load it, and it loads the playground in an iframe. So it is not part
 // of the total above; it has a budget of its own, to stay one small script.
