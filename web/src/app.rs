@@ -278,6 +278,7 @@ pub fn App() -> impl IntoView {
                 <aside class="side">
                     <SessionPanel ctx=ctx />
                     <Settings ctx=ctx undo=undo />
+                    <crate::finder::Finder ctx=ctx undo=undo />
                 </aside>
                 <Readouts ctx=ctx />
             </main>
