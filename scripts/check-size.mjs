@@ -125,7 +125,13 @@ import { gzipSync, constants } from "node:zlib";
 // 0.1 kB, with no room. Most of the session's growth is presets' prose (nearly half of the
 // wasm's data section): loading presets on demand instead of in the wasm is the next
 // size step (docs/clusters.md, "What remains").
-const BUDGET_GZIP_BYTES = 344_800;
+// The data-loss finder in the playground (branch finder, issue 15): the engine's explore
+// module (schedules, the runs and their properties, shrink, the written scenario) now ships
+// in the page's wasm for its Web Worker, with the finder's panel: 344 703 -> 360 827 bytes,
+// +16.1 kB, measured at the branch's base and tip on one machine (BENCHMARKS.md, "The
+// data-loss finder in the playground"; its sort_by_key calls replaced first, -2.9 kB). So
+// the budget is that rounded up to the next 0.1 kB, with no room.
+const BUDGET_GZIP_BYTES = 360_900;
 // The embed loader (web/static/embed.js) is shipped too, but the playground never loads it:
 // documentation pages load it, and it loads the playground in an iframe. So it is not part
 // of the total above; it has a budget of its own, to stay one small script.

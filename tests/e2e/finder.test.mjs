@@ -55,7 +55,11 @@ const field = (page, name) => page.getByLabel(name, { exact: true });
 const status = (page) => page.locator(".finder-status");
 const findButton = (page) => button(page, "Find a way to lose acknowledged data");
 
+/** Opens the finder (a closed `<details>` in the side panel). */
+const openFinder = (page) => page.locator("details.finder > summary").click();
+
 async function settings(page, { budget, seed, faults, kinds }) {
+  await openFinder(page);
   await field(page, "Schedules to try").fill(String(budget));
   await field(page, "Seed").fill(String(seed));
   await field(page, "Most faults per schedule").fill(String(faults));
@@ -178,6 +182,7 @@ test("the search leaves the page free: the time bar plays while it runs", async 
 
 test("a session without writes is told so, in words", async () => {
   const { page } = await openFresh(app, `/${shareHash({ ...writes("1", 1), timeline: [] })}`);
+  await openFinder(page);
   await findButton(page).click();
   await waitForText(status(page), /The search stopped: The session writes no records, so there is nothing acknowledged to lose/);
   await field(page, "Most faults per schedule").fill("9");

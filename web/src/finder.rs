@@ -277,8 +277,9 @@ pub fn finder_run(scenario_json: String, settings: String) {
 #[derive(Default)]
 struct Run {
     worker: Option<web_sys::Worker>,
-    /// Keeps the worker's message handler alive while it runs.
-    handler: Option<Closure<dyn FnMut(web_sys::MessageEvent)>>,
+    /// The worker's message handler, alive until the next search (a terminated worker
+    /// posts nothing more).
+    _handler: Option<Closure<dyn FnMut(web_sys::MessageEvent)>>,
     url: String,
     tried: u64,
     /// The found scenario's JSON and the moment of the break.
@@ -289,14 +290,14 @@ thread_local! {
     static RUN: std::cell::RefCell<Run> = std::cell::RefCell::new(Run::default());
 }
 
-/// Ends the worker (if one runs) and forgets it; how many schedules it had tried.
+/// Ends the worker (if one runs) and forgets it; how many schedules it had tried. Its
+/// message handler is kept until the next search replaces it: `stop` runs inside it too.
 fn stop() -> u64 {
     RUN.with(|r| {
         let mut r = r.borrow_mut();
         if let Some(w) = r.worker.take() {
             w.terminate();
         }
-        r.handler = None;
         if !r.url.is_empty() {
             let _ = web_sys::Url::revoke_object_url(&r.url);
             r.url.clear();
@@ -366,7 +367,7 @@ fn start(
     RUN.with(|r| {
         *r.borrow_mut() = Run {
             worker: Some(worker),
-            handler: Some(handler),
+            _handler: Some(handler),
             url,
             tried: 0,
             found: None,
@@ -458,8 +459,10 @@ pub fn Finder(ctx: Ctx, undo: crate::undo::Undo) -> impl IntoView {
         }
     };
     view! {
-        <section class="finder" aria-labelledby="finder-h" on:click=on_click>
-            <h2 id="finder-h">"Data-loss finder"</h2>
+        // Closed until opened: open, it would push the read-outs below the side panel
+        // further down the page on narrow screens.
+        <details class="finder" on:click=on_click>
+            <summary>"Data-loss finder"</summary>
             <p class="hint">"Searches fault schedules of this session's writes, as "<code>"watermark explore"</code>" does: its faults are replaced by each schedule, then every fault heals and the cluster has time to converge. The first schedule that loses an acknowledged record, rewrites a record a consumer read, or leaves replicas differing is shrunk and can be opened."</p>
             <label>"Schedules to try "<input type="number" min="1" max="10000000" value="200" aria-label="Schedules to try" />" (1 to 10 000 000)"</label>
             <label>"Seed "<input type="number" min="0" value="1" aria-label="Seed" /></label>
@@ -474,7 +477,7 @@ pub fn Finder(ctx: Ctx, undo: crate::undo::Undo) -> impl IntoView {
             " "
             <button data-act="finder-cancel" prop:hidden=move || !running.get()>"Cancel"</button>
             <div class="finder-status" role="status" inner_html=move || shown.get().unwrap_or_default()></div>
-        </section>
+        </details>
     }
 }
 
