@@ -20,7 +20,7 @@ const app = useApp();
  * The explore tests' cluster (engine/tests/explore.rs): three brokers, RF 3, two records a
  * second with `acks` for 10 s, a consume every 2 s, and a kill the finder drops.
  */
-function writes(acks, minIsr) {
+function writes(acks, minIsr, protocol = "kafka-4") {
   const timeline = [];
   for (let i = 0; i < 10; i++) {
     timeline.push({ at: i * 1000, action: "produce", acks, prefix: `v${i}-`, count: 2 });
@@ -28,7 +28,7 @@ function writes(acks, minIsr) {
   }
   timeline.push({ at: 4000, action: "kill", broker: 2 });
   return {
-    version: 1, title: "t", topic: "t", brokers: 3, replication_factor: 3,
+    version: 1, title: "t", topic: "t", brokers: 3, replication_factor: 3, protocol,
     config: { "min.insync.replicas": minIsr }, timeline, end_ms: 12000,
   };
 }
@@ -129,6 +129,37 @@ test("finds what watermark explore finds, opens it at the moment of the loss, an
   await button(page, "Undo").click();
   await waitForText(notice(page), /^Restored the session from before/);
   assert.equal(await page.title(), "t · Watermark");
+});
+
+test("a loss of committed records opens at the moment it happens, as the command found it", async () => {
+  // KIP-101's anomaly (Kafka 0.10.2's truncation to the high watermark): acks=all, min 2.
+  const scenario = writes("all", 2, "pre-kip-101");
+  const cli = explore(scenario, ["--budget", "300", "--seed", "1", "--faults", PROCESS_FAULTS, "--max-faults", "4"]);
+  const head = /^tried (\d+) schedules \(seed 1\): schedule (\d+) broke acknowledged-loss/.exec(cli[0]);
+  assert.ok(head, cli.join("\n"));
+  const cliDetail = cli.find((l) => l.startsWith("what broke: ")).slice("what broke: ".length);
+  assert.match(cliDetail, /^committed records at offsets \d+\.\.\d+ .* left the committed history: .*KIP-101/);
+
+  const { page } = await openFresh(app, `/${shareHash(scenario)}`);
+  await settings(page, { budget: 300, seed: 1, faults: 4, kinds: "process" });
+  await findButton(page).click();
+  await waitForText(status(page), /Found, schedule/, { timeout: 120_000 });
+  assert.equal(
+    await page.locator(".finder-found").textContent(),
+    `Found, schedule ${head[2]} of seed 1 (tried ${head[1]}): an acknowledged record disappeared. ${cliDetail}.`,
+  );
+  const open = page.getByRole("button", { name: /^Open it at the moment of loss \(/ });
+  const clockText = /\((\d+:\d\d\.\d\d\d)\)/.exec(await open.textContent())[1];
+  await open.click();
+  await waitForText(notice(page), /^Opened the schedule the finder found/);
+  assert.equal(await clockMs(page), parseClock(`t = ${clockText}`));
+  // The loss is shown at that moment, and not a moment before.
+  await waitForText(page.locator("div.loss"), new RegExp(`^Committed records( of \\S+)? were lost at ${escape(clockText)}: offsets`));
+  assert.match(await eventLogText(page), /Committed records lost: /);
+  // ← goes back 100 ms (the focus off the button, which keeps its keys).
+  await page.evaluate(() => document.activeElement?.blur());
+  await page.keyboard.press("ArrowLeft");
+  await poll(async () => (await page.locator("div.loss").count()) === 0, { message: async () => "the loss still shown 100 ms before it" });
 });
 
 test("Cancel stops the search at once and leaves the page working", async () => {
