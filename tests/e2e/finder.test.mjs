@@ -221,6 +221,18 @@ test("a session without writes is told so, in words", async () => {
   await waitForText(status(page), /^Not started: Most faults per schedule: a whole number from 1 to 8, please$/);
 });
 
+test("a worker that cannot load the page's code is said in words, and the page goes on", async () => {
+  const { page } = await openFresh(app, `/${shareHash(writes("1", 1))}`);
+  // The glue, as the worker asks for it again, fails to evaluate.
+  await page.route(/watermark-web-[0-9a-f]+\.js$/, (route) =>
+    route.fulfill({ status: 200, contentType: "text/javascript", body: "throw new Error('no glue here');" }));
+  await openFinder(page);
+  await findButton(page).click();
+  await waitForText(status(page), /^The search stopped: /, { timeout: 30_000 });
+  assert.equal(await findButton(page).isDisabled(), false);
+  assert.equal(await button(page, "Cancel").isHidden(), true);
+});
+
 function escape(s) {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

@@ -279,7 +279,7 @@ struct Run {
     worker: Option<web_sys::Worker>,
     /// The worker's message handler, alive until the next search (a terminated worker
     /// posts nothing more).
-    _handler: Option<Closure<dyn FnMut(web_sys::MessageEvent)>>,
+    _handler: Option<Closure<dyn FnMut(JsValue)>>,
     url: String,
     tried: u64,
     /// The found scenario's JSON and the moment of the break.
@@ -352,11 +352,21 @@ fn start(
     let Ok((worker, url)) = worker else {
         return fail("this browser could not start a Web Worker".into());
     };
-    let handler =
-        Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
-            on_message(shown, running, &s, &e.data())
-        });
+    // One handler for its messages and its `error` event (its script or the glue did not
+    // load), which has no data.
+    let handler = Closure::<dyn FnMut(JsValue)>::new(move |ev: JsValue| {
+        let mut data = field(&ev, "data");
+        if data.is_undefined() {
+            let why = field(&ev, "message")
+                .as_string()
+                .filter(|m| !m.is_empty())
+                .unwrap_or_else(|| "the worker could not load the page's code".into());
+            data = object(&[("error", why.into())]);
+        }
+        on_message(shown, running, &s, &data)
+    });
     worker.set_onmessage(Some(handler.as_ref().unchecked_ref()));
+    worker.set_onerror(Some(handler.as_ref().unchecked_ref()));
     worker
         .post_message(&object(&[
             ("m", wasm_bindgen::module()),
