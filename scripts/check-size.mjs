@@ -127,11 +127,11 @@ import { gzipSync, constants } from "node:zlib";
 // size step (docs/clusters.md, "What remains").
 // The data-loss finder in the playground (branch finder, issue 15): the engine's explore
 // module (schedules, the runs and their properties, shrink, the written scenario) now ships
-// in the page's wasm for its Web Worker, with the finder's panel: 344 703 -> 360 873 bytes,
-// +16.2 kB, measured at the branch's base and tip on one machine (BENCHMARKS.md, "The
+// in the page's wasm for its Web Worker, with the finder's panel: 344 703 -> 361 033 bytes,
+// +16.3 kB, measured at the branch's base and tip on one machine (BENCHMARKS.md, "The
 // data-loss finder in the playground"; its sort_by_key calls replaced first, -2.9 kB). So
 // the budget is that rounded up to the next 0.1 kB, with no room.
-const BUDGET_GZIP_BYTES = 360_900;
+const BUDGET_GZIP_BYTES = 361_100;
 // The embed loader (web/static/embed.js) is shipped too, but the playground never loads it:
 // documentation pages load it, and it loads the playground in an iframe. So it is not part
 // of the total above; it has a budget of its own, to stay one small script.

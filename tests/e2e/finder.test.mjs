@@ -53,6 +53,7 @@ function explore(scenario, args) {
 
 const field = (page, name) => page.getByLabel(name, { exact: true });
 const status = (page) => page.locator(".finder-status");
+const progress = (page) => page.locator(".finder-progress");
 const findButton = (page) => button(page, "Find a way to lose acknowledged data");
 
 /** Opens the finder (a closed `<details>` in the side panel). */
@@ -68,7 +69,7 @@ async function settings(page, { budget, seed, faults, kinds }) {
 
 /** The number in the progress line, or -1 when there is none. */
 const tried = async (page) => {
-  const m = /Tried (\d+) of (\d+) schedules/.exec((await status(page).textContent()) ?? "");
+  const m = /Tried (\d+) of (\d+) schedules/.exec((await progress(page).textContent()) ?? "");
   return m ? Number(m[1]) : -1;
 };
 
@@ -93,7 +94,7 @@ test("finds what watermark explore finds, opens it at the moment of the loss, an
     new MutationObserver(() => {
       const t = document.querySelector(".finder-tried")?.textContent;
       if (t && window.finderSeen.at(-1) !== t) window.finderSeen.push(t);
-    }).observe(document.querySelector(".finder-status"), { childList: true, subtree: true, characterData: true });
+    }).observe(document.querySelector(".finder-progress"), { childList: true, subtree: true, characterData: true });
   });
   await findButton(page).click();
   await waitForText(status(page), /Found, schedule/, { timeout: 120_000 });
@@ -173,10 +174,11 @@ test("Cancel stops the search at once and leaves the page working", async () => 
   const text = await waitForText(status(page), /^Search cancelled after \d+ schedules\.$/);
   const n = Number(/after (\d+)/.exec(text)[1]);
   assert.ok(n >= 16 && n % 8 === 0, text);
-  assert.equal(await page.locator(".finder-status progress").count(), 0);
+  assert.equal(await progress(page).locator("progress").count(), 0);
   // The worker is gone: nothing changes any more.
   await page.waitForTimeout(1500);
   assert.equal(await status(page).textContent(), text);
+  assert.equal(await progress(page).textContent(), "", "no progress after Cancel");
   assert.equal(await findButton(page).isDisabled(), false);
   // The page still works: the time bar plays.
   const t0 = await clockMs(page);

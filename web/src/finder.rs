@@ -317,7 +317,7 @@ fn worker_script(glue: &str) -> String {
 fn start(
     ctx: Ctx,
     shown: RwSignal<Option<String>>,
-    running: RwSignal<bool>,
+    progress: RwSignal<Option<String>>,
     root: &web_sys::Element,
 ) {
     use crate::panels::control_value;
@@ -363,7 +363,7 @@ fn start(
                 .unwrap_or_else(|| "the worker could not load the page's code".into());
             data = object(&[("error", why.into())]);
         }
-        on_message(shown, running, &s, &data)
+        on_message(shown, progress, &s, &data)
     });
     worker.set_onmessage(Some(handler.as_ref().unchecked_ref()));
     worker.set_onerror(Some(handler.as_ref().unchecked_ref()));
@@ -383,20 +383,20 @@ fn start(
             found: None,
         }
     });
-    running.set(true);
-    shown.set(Some(progress_markup(0, s.budget)));
+    shown.set(None);
+    progress.set(Some(progress_markup(0, s.budget)));
 }
 
 fn on_message(
     shown: RwSignal<Option<String>>,
-    running: RwSignal<bool>,
+    progress: RwSignal<Option<String>>,
     s: &Search,
     data: &JsValue,
 ) {
     let number = |name: &str| field(data, name).as_f64().unwrap_or(0.0) as u64;
     if let Some(e) = field(data, "error").as_string() {
         stop();
-        running.set(false);
+        progress.set(None);
         shown.set(Some(format!(
             "<p class=\"finder-error\">The search stopped: {}</p>",
             escape_attr(&e)
@@ -407,12 +407,12 @@ fn on_message(
             .map(|json| (json, number("at_ms")));
         stop();
         RUN.with(|r| r.borrow_mut().found = found);
-        running.set(false);
+        progress.set(None);
         shown.set(field(data, "markup").as_string());
     } else {
         let tried = number("tried");
         RUN.with(|r| r.borrow_mut().tried = tried);
-        shown.set(Some(progress_markup(tried, s.budget)));
+        progress.set(Some(progress_markup(tried, s.budget)));
     }
 }
 
@@ -443,9 +443,11 @@ fn open(ctx: Ctx, undo: crate::undo::Undo) {
 /// with `data-act` (docs/ui.md, "Controls as markup").
 #[component]
 pub fn Finder(ctx: Ctx, undo: crate::undo::Undo) -> impl IntoView {
-    // An Option<String> and a bool: the types of other signals (each signal type is code).
+    // What the search said (a live region: an answer, an error, a cancel), and its
+    // progress while it runs (not live: it changes many times a second). Option<String>,
+    // the type of another signal (each signal type is code of its own).
     let shown = RwSignal::new(None::<String>);
-    let running = RwSignal::new(false);
+    let progress = RwSignal::new(None::<String>);
     let on_click = move |ev: leptos::ev::MouseEvent| {
         use wasm_bindgen::JsCast;
         match crate::panels::clicked_act(&ev).as_deref() {
@@ -454,12 +456,12 @@ pub fn Finder(ctx: Ctx, undo: crate::undo::Undo) -> impl IntoView {
                     .current_target()
                     .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
                 {
-                    start(ctx, shown, running, &root);
+                    start(ctx, shown, progress, &root);
                 }
             }
             Some("finder-cancel") => {
                 let tried = stop();
-                running.set(false);
+                progress.set(None);
                 shown.set(Some(format!(
                     "<p class=\"finder-cancelled\">Search cancelled after {tried} schedules.</p>"
                 )));
@@ -483,9 +485,10 @@ pub fn Finder(ctx: Ctx, undo: crate::undo::Undo) -> impl IntoView {
                     <option value="all">"also power loss and lost disks"</option>
                 </select>
             </label>
-            <button data-act="finder-find" prop:disabled=move || running.get()>"Find a way to lose acknowledged data"</button>
+            <button data-act="finder-find" prop:disabled=move || progress.with(Option::is_some)>"Find a way to lose acknowledged data"</button>
             " "
-            <button data-act="finder-cancel" prop:hidden=move || !running.get()>"Cancel"</button>
+            <button data-act="finder-cancel" prop:hidden=move || progress.with(Option::is_none)>"Cancel"</button>
+            <div class="finder-progress" inner_html=move || progress.get().unwrap_or_default()></div>
             <div class="finder-status" role="status" inner_html=move || shown.get().unwrap_or_default()></div>
         </details>
     }
