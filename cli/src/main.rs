@@ -35,6 +35,9 @@ const USAGE: &str = "usage:
   watermark explore --preset NAME [...]        search fault schedules for a lost acknowledged
                                                record; exit 1 if one is found
 
+A scenario with `compare` prints the top run, then each variant's run under a header
+(=== compare[0]: acks=1 ===), then what differs at the end (=== differences at T ===).
+
 --json  print the transcript as JSON lines
 --all   also print broker lifecycle lines (becoming leader or follower, starting)
 --metrics  after the transcript, Kafka's metrics at the end of the run, per broker and
@@ -71,6 +74,9 @@ fn run(args: &[String], out: &mut dyn Write) -> Result<ExitCode, String> {
                 if !s.protocol.is_default() {
                     writeln!(out, "{:<24} protocol {}", "", s.protocol.name()).map_err(io)?;
                 }
+                for (i, v) in s.compare.iter().enumerate() {
+                    writeln!(out, "{:<24} compare[{i}]: {}", "", v.title()).map_err(io)?;
+                }
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -90,18 +96,7 @@ fn run(args: &[String], out: &mut dyn Write) -> Result<ExitCode, String> {
                 read_scenario(file)?
             };
             let sim = watermark_engine::run(&scenario, true).map_err(|e| e.to_string())?;
-            for e in sim.trace_events().filter(|e| all || shown(e)) {
-                if json {
-                    writeln!(
-                        out,
-                        "{}",
-                        serde_json::to_string(e).map_err(|e| e.to_string())?
-                    )
-                    .map_err(io)?;
-                } else {
-                    writeln!(out, "{}", e.line()).map_err(io)?;
-                }
-            }
+            transcript(&sim, json, all, out)?;
             if metrics {
                 let m = sim.kafka_metrics();
                 if json {
@@ -114,7 +109,8 @@ fn run(args: &[String], out: &mut dyn Write) -> Result<ExitCode, String> {
                     }
                 }
             }
-            if sim.violations().is_empty() {
+            let broken = compared(&scenario, &sim, json, all, out)?;
+            if sim.violations().is_empty() && !broken {
                 Ok(ExitCode::SUCCESS)
             } else {
                 Ok(ExitCode::from(1))
@@ -149,6 +145,85 @@ fn run(args: &[String], out: &mut dyn Write) -> Result<ExitCode, String> {
         }
         _ => Err(USAGE.to_string()),
     }
+}
+
+/// A run's transcript, as text lines or JSON lines.
+fn transcript(
+    sim: &watermark_engine::Sim,
+    json: bool,
+    all: bool,
+    out: &mut dyn Write,
+) -> Result<(), String> {
+    let io = |e: std::io::Error| e.to_string();
+    for e in sim.trace_events().filter(|e| all || shown(e)) {
+        if json {
+            writeln!(
+                out,
+                "{}",
+                serde_json::to_string(e).map_err(|e| e.to_string())?
+            )
+            .map_err(io)?;
+        } else {
+            writeln!(out, "{}", e.line()).map_err(io)?;
+        }
+    }
+    Ok(())
+}
+
+/// After the top run's transcript, each variant of `compare`'s: a header line
+/// (`=== compare[0]: acks=1 ===`) and its transcript, then what differs between the top run
+/// and each variant at the end (`=== differences at 36.000s ===`, a line per difference).
+/// With `--json` the header and the differences are JSON objects. Nothing without
+/// `compare`. Returns whether a variant's run broke an invariant.
+fn compared(
+    scenario: &Scenario,
+    top: &watermark_engine::Sim,
+    json: bool,
+    all: bool,
+    out: &mut dyn Write,
+) -> Result<bool, String> {
+    let io = |e: std::io::Error| e.to_string();
+    let mut runs = Vec::new();
+    let mut broken = false;
+    for (i, v) in scenario.compare.iter().enumerate() {
+        let variant = scenario.variant(i).map_err(|e| e.to_string())?;
+        let sim = watermark_engine::run(&variant, true).map_err(|e| e.to_string())?;
+        if json {
+            let header = serde_json::json!({ "compare": i, "title": v.title() });
+            writeln!(out, "{header}").map_err(io)?;
+        } else {
+            writeln!(out, "=== compare[{i}]: {} ===", v.title()).map_err(io)?;
+        }
+        transcript(&sim, json, all, out)?;
+        broken |= !sim.violations().is_empty();
+        runs.push(sim);
+    }
+    if runs.is_empty() {
+        return Ok(broken);
+    }
+    let time = watermark_engine::trace::format_time(top.now());
+    if !json {
+        writeln!(out, "=== differences at {} ===", time.trim()).map_err(io)?;
+    }
+    for (i, sim) in runs.iter().enumerate() {
+        let found = watermark_engine::compare::differences(top, sim);
+        if json {
+            let v = serde_json::json!({
+                "differences_at_ms": top.now(),
+                "compare": i,
+                "differences": found,
+            });
+            writeln!(out, "{v}").map_err(io)?;
+            continue;
+        }
+        if found.is_empty() {
+            writeln!(out, "compare[{i}]: no difference").map_err(io)?;
+        }
+        for d in found {
+            writeln!(out, "compare[{i}]: {}", d.line(&format!("compare[{i}]"))).map_err(io)?;
+        }
+    }
+    Ok(broken)
 }
 
 /// `watermark check`: every scenario's expectations, a line per scenario and an account of
@@ -205,9 +280,15 @@ fn check(rest: &[String], out: &mut dyn Write) -> Result<ExitCode, String> {
         };
         writeln!(out, "{name}: {verdict}").map_err(io)?;
         for o in outcomes.iter().filter(|o| !o.met()) {
-            writeln!(out, "  {}", o.account().replace('\n', "\n  ")).map_err(io)?;
+            // An expectation of a compared run says which (`run`: 1 is compare[0]).
+            let run = match scenario.expect.get(o.index).and_then(|e| e.run) {
+                Some(r) => format!("compare[{}]: ", r.saturating_sub(1)),
+                None => String::new(),
+            };
+            writeln!(out, "  {run}{}", o.account().replace('\n', "\n  ")).map_err(io)?;
         }
         for v in &violations {
+            // A variant's violation names it already (`compare[0]: ...`).
             writeln!(out, "  invariant broken: {v}").map_err(io)?;
         }
         if not_met > 0 || !violations.is_empty() {

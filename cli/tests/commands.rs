@@ -307,3 +307,86 @@ fn describe_filters_and_metrics_print_as_the_tools_do() {
         "{json}"
     );
 }
+
+/// `watermark run` of a scenario that compares runs: the top run's transcript exactly as
+/// without `compare`, then each variant's under its header, then the differences at the end.
+#[test]
+fn run_prints_each_compared_run_and_the_differences() {
+    let o = watermark(&["run", "--preset", "acks-steps"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let headers: Vec<&str> = out.lines().filter(|l| l.starts_with("===")).collect();
+    assert_eq!(
+        headers,
+        [
+            "=== compare[0]: acks=1 ===",
+            "=== compare[1]: acks=0 ===",
+            "=== differences at 2.500s ==="
+        ]
+    );
+    // The top run is printed as the same scenario without `compare` prints it.
+    let mut plain = watermark_engine::presets::preset("acks-steps").unwrap();
+    plain.compare.clear();
+    plain.expect.retain(|e| e.run.is_none());
+    let file = temp_file("acks-steps-top.json", &plain.to_json_pretty());
+    let o = watermark(&["run", file.to_str().expect("UTF-8")]);
+    let top = stdout(&o);
+    assert!(!top.contains("==="), "{top}");
+    assert!(out.starts_with(&top), "{out}");
+    let sections: Vec<&str> = out.split("=== ").collect();
+    assert!(
+        sections[1].contains("[   1.040s] acks=1 -> ok, offset=0\n"),
+        "{out}"
+    );
+    assert!(!sections[1].contains("acks=all -> ok"), "{out}");
+    assert!(
+        sections[2]
+            .contains("[   1.000s] acks=0 -> sent (1 record(s); no response, so no offset)\n"),
+        "{out}"
+    );
+    assert!(top.contains("[   1.080s] acks=all -> ok, offset=0 (waited 80 ms)\n"));
+    // At the end the three runs agree.
+    assert!(out.ends_with(
+        "=== differences at 2.500s ===\ncompare[0]: no difference\ncompare[1]: no difference\n"
+    ));
+    // Where they end apart, one line per difference.
+    let o = watermark(&["run", "--preset", "kip-101-side-by-side"]);
+    let out = stdout(&o);
+    let diffs = out
+        .split("=== differences at 20.000s ===\n")
+        .nth(1)
+        .expect("a differences section");
+    assert_eq!(
+        diffs,
+        "compare[0]: leader: Leader: 1 (leader epoch 1) (top), Leader: 1 (leader epoch 3) (compare[0])\n\
+         compare[0]: high watermark: high watermark 1 (top), high watermark 2 (compare[0])\n\
+         compare[0]: log end offset of broker 1: log end offset 1 (top), log end offset 2 (compare[0])\n\
+         compare[0]: committed records lost: offsets 1..1 (m2) (top), none (compare[0])\n"
+    );
+}
+
+/// `watermark check` says which run an unmet expectation is of.
+#[test]
+fn check_names_the_run_of_an_unmet_expectation() {
+    let file = temp_file(
+        "compare-check.json",
+        r#"{"brokers":3,"timeline":[{"at":0,"action":"produce","values":["a"]}],"end_ms":1000,
+            "compare":[{"acks":"0"}],
+            "expect":[{"at":500,"produce":"acks=all -> ok, offset=0"},
+                      {"at":500,"run":1,"label":"acks=0's result","produce":"acks=all -> ok, offset=0"}]}"#,
+    );
+    let o = watermark(&["check", file.to_str().expect("UTF-8")]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let out = stdout(&o);
+    assert!(out.contains(": 2 expectations, 1 NOT MET\n"), "{out}");
+    assert!(
+        out.contains("  compare[0]: expect[1] at 0.500s (\"acks=0's result\"): NOT MET\n"),
+        "{out}"
+    );
+    let o = watermark(&["presets"]);
+    assert!(
+        stdout(&o).contains("compare[0]: min.insync.replicas=1\n"),
+        "{}",
+        stdout(&o)
+    );
+}

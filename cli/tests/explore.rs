@@ -48,7 +48,14 @@ fn a_found_loss_exits_1_and_writes_a_scenario_that_shows_it() {
         out.starts_with("tried 59 schedules (seed 0): schedule 58 broke read-rewritten"),
         "{out}"
     );
-    assert!(out.contains("shrunk to 2 fault(s):"), "{out}");
+    // Shrunk: each fault as early and as short as still breaks it (a 20 s cut and a 10 s
+    // lost disk as found shrink to 10 s and 200 ms).
+    assert!(
+        out.contains(
+            "shrunk to 2 fault(s):\n  at 0.050s for 10000 ms: the link between broker 3 and the controller is cut\n  at 9.550s for 200 ms: broker 2 loses its disk (the process dies with it)\n"
+        ),
+        "{out}"
+    );
     assert!(out.contains(&format!("wrote {file}")), "{out}");
     // The file runs, its expectation (the engine's line of the rewritten read) is met.
     let check = watermark(&["check", file]);

@@ -65,6 +65,8 @@ pub struct Broker {
     /// The current isr-expiration task: bumped when replica.lag.time.max.ms changes, so the
     /// task scheduled at the old period dies and one at the new period takes its place.
     pub isr_expiration_generation: u64,
+    /// The current log-flusher task: bumped when a `log.flush.*` config changes.
+    pub log_flusher_generation: u64,
     /// The previous broker epoch this process registers with (kept across retries).
     pub registering_with_previous_epoch: i64,
     /// The process's meters (`metrics.rs`): gone with its memory.
@@ -127,6 +129,7 @@ impl Broker {
             alter_partition: AlterPartitionManager::default(),
             delayed_fetches: Vec::new(),
             isr_expiration_generation: 0,
+            log_flusher_generation: 0,
             registering_with_previous_epoch: -1,
             meters: BrokerMeters::default(),
             leader_quota: ReplicationQuota::default(),
@@ -308,6 +311,27 @@ impl Broker {
                 let period = isr_expiration_period(ctx);
                 self.set_timer(ctx, period, BrokerTimer::IsrExpiration { generation });
             }
+            BrokerTimer::LogFlusher { generation } => {
+                if generation != self.log_flusher_generation {
+                    return; // scheduled under earlier log.flush.* configs
+                }
+                // LogManager.flushDirtyLogs: "if (timeSinceLastFlush >= log.config.flushMs)
+                // log.flush(false)", for every log of the broker.
+                let broker_flush_ms = ctx.config.log_flush_ms();
+                for (&tp, partition) in self.partitions.iter_mut() {
+                    let flush_ms = ctx.topics.flush_ms(tp, broker_flush_ms);
+                    let log = &mut partition.log;
+                    if ctx.now.saturating_sub(log.last_flush_ms) >= flush_ms {
+                        log.flush(ctx.now);
+                    }
+                }
+                // KafkaScheduler.schedule: at a fixed rate of log.flush.scheduler.interval.ms
+                // (Long.MAX_VALUE by default: the first run is the only one).
+                let period = ctx.config.log_flush_scheduler_interval_ms;
+                if period < crate::config::LOG_FLUSH_NEVER {
+                    self.set_timer(ctx, period, BrokerTimer::LogFlusher { generation });
+                }
+            }
             BrokerTimer::HwCheckpoint => {
                 self.checkpoint_high_watermark();
                 let interval = ctx.config.replica_high_watermark_checkpoint_interval_ms;
@@ -375,6 +399,10 @@ impl Broker {
         }
         self.registering_with_previous_epoch = self.clean_shutdown_epoch;
         self.clean_shutdown_epoch = -1;
+        for partition in self.partitions.values_mut() {
+            // LocalLog's lastFlushedTime starts at the log's load.
+            partition.log.last_flush_ms = ctx.now;
+        }
         self.start_tasks(ctx);
         self.set_timer(ctx, 0, BrokerTimer::Register);
         for (&tp, partition) in &self.partitions {
@@ -490,6 +518,26 @@ impl Broker {
         let cp = ctx.config.replica_high_watermark_checkpoint_interval_ms;
         let checkpoint = host!(self).timer(BrokerTimer::HwCheckpoint);
         ctx.set_timer_with_phase(cp - 1, checkpoint);
+        self.schedule_log_flusher(ctx);
+    }
+
+    /// LogManager.startupWithConfigOverrides schedules kafka-log-flusher
+    /// `log.initial.task.delay.ms` (30 s) after its start, then every
+    /// `log.flush.scheduler.interval.ms`. With the defaults (flush.ms Long.MAX_VALUE) no run
+    /// can flush anything, so the task is not scheduled at all: runs stay as they were.
+    fn schedule_log_flusher(&mut self, ctx: &mut Ctx) {
+        if ctx.config.log_flush_ms() < crate::config::LOG_FLUSH_NEVER || ctx.topics.any_flush_ms() {
+            let generation = self.log_flusher_generation;
+            let delay = crate::config::LOG_INITIAL_TASK_DELAY_MS;
+            self.set_timer(ctx, delay, BrokerTimer::LogFlusher { generation });
+        }
+    }
+
+    /// A `log.flush.*` config changed: drop the log-flusher task scheduled under the old
+    /// values and schedule it again, as if the process had been restarted with the new ones.
+    pub(crate) fn restart_log_flusher(&mut self, ctx: &mut Ctx) {
+        self.log_flusher_generation += 1;
+        self.schedule_log_flusher(ctx);
     }
 
     /// Schedules the broker's isr-expiration task under its current generation, first run at
@@ -536,6 +584,7 @@ impl Broker {
         // LogManager.shutdown flushes every log before closing it (`log.flush(true)`), so
         // after a clean shutdown nothing waits in the page cache for a power loss to take.
         for partition in self.partitions.values_mut() {
+            partition.log.flush(ctx.now);
             partition.log.unwritten.clear();
         }
         let host = host!(self);

@@ -531,26 +531,41 @@ fn zone_state(sim: &Sim, zone: &str) -> (Vec<&'static str>, String) {
     (holds, got)
 }
 
-/// Runs the scenario and checks each of its expectations at its time. The outcomes come
-/// in the order of the `expect` list.
+/// Runs the scenario and checks each of its expectations at its time, each on its run: the
+/// scenario's own, or the variant of `compare` its `run` names ([`Scenario::variant`]). The
+/// outcomes come in the order of the `expect` list.
 pub fn check(scenario: &Scenario) -> Result<Vec<Outcome>, ScenarioError> {
     check_with_violations(scenario).map(|(o, _)| o)
 }
 
-/// [`check`], and the invariant violations of the run (to its end), which should be none.
+/// [`check`], and the invariant violations of the runs (to their end), which should be
+/// none; a variant's are prefixed with its path (`compare[0]: `).
 pub fn check_with_violations(
     scenario: &Scenario,
 ) -> Result<(Vec<Outcome>, Vec<String>), ScenarioError> {
-    let mut sim = Sim::new(scenario)?;
-    sim.check_invariants = true;
-    // Evaluated in time order (stable: expectations at the same time keep their order),
-    // reported in list order.
-    let times: Vec<u64> = scenario.expect.iter().map(|e| e.at).collect();
-    let mut mismatches = vec![Vec::new(); times.len()];
-    for i in stable_order(&times) {
-        let e = &scenario.expect[i];
-        sim.advance_to(e.at);
-        mismatches[i] = evaluate(&sim, e);
+    let mut mismatches = vec![Vec::new(); scenario.expect.len()];
+    // The top run: the scenario itself (`Sim` ignores `compare`), without the expectations
+    // of another run.
+    let mine: Vec<usize> = (0..scenario.expect.len())
+        .filter(|&i| scenario.expect[i].run.is_none())
+        .collect();
+    let mut violations = run_checks(scenario, &mine, &scenario.expect, &mut mismatches)?;
+    for v in 0..scenario.compare.len() {
+        let variant = scenario.variant(v)?;
+        let run = Some(v as u32 + 1);
+        let theirs: Vec<usize> = (0..scenario.expect.len())
+            .filter(|&i| scenario.expect[i].run == run)
+            .collect();
+        // The variant carries the same expectations in the same order, `run` cleared.
+        debug_assert_eq!(variant.expect.len(), theirs.len());
+        let mut found = vec![Vec::new(); theirs.len()];
+        let all: Vec<usize> = (0..theirs.len()).collect();
+        for line in run_checks(&variant, &all, &variant.expect, &mut found)? {
+            violations.push(format!("compare[{v}]: {line}"));
+        }
+        for (k, m) in found.into_iter().enumerate() {
+            mismatches[theirs[k]] = m;
+        }
     }
     let outcomes = scenario
         .expect
@@ -564,8 +579,30 @@ pub fn check_with_violations(
             mismatches,
         })
         .collect();
+    Ok((outcomes, violations))
+}
+
+/// Runs `scenario` to its end, evaluating `expect[i]` for each `i` of `which` at its time
+/// into `mismatches[i]`; returns the run's invariant violations.
+fn run_checks(
+    scenario: &Scenario,
+    which: &[usize],
+    expect: &[Expectation],
+    mismatches: &mut [Vec<Mismatch>],
+) -> Result<Vec<String>, ScenarioError> {
+    let mut sim = Sim::new(scenario)?;
+    sim.check_invariants = true;
+    // Evaluated in time order (stable: expectations at the same time keep their order),
+    // reported in list order.
+    let times: Vec<u64> = which.iter().map(|&i| expect[i].at).collect();
+    for k in stable_order(&times) {
+        let i = which[k];
+        let e = &expect[i];
+        sim.advance_to(e.at);
+        mismatches[i] = evaluate(&sim, e);
+    }
     sim.advance_to(scenario.end_ms());
-    Ok((outcomes, sim.violations().to_vec()))
+    Ok(sim.violations().to_vec())
 }
 
 #[cfg(test)]

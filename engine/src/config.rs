@@ -53,6 +53,20 @@ fn must_set(what: &str) -> String {
     format!("Must set {what} to use the idempotent producer (enable.idempotence=true)")
 }
 
+/// ServerLogConfigs.LOG_FLUSH_INTERVAL_MESSAGES_DEFAULT and
+/// LOG_FLUSH_SCHEDULER_INTERVAL_MS_DEFAULT: Long.MAX_VALUE, no forced flush. Also what
+/// `log.flush.interval.ms` holds when not set (Kafka's default is null: the scheduler's
+/// interval is used, KafkaConfig.logFlushIntervalMs).
+pub const LOG_FLUSH_NEVER: u64 = i64::MAX as u64;
+
+/// ServerLogConfigs.LOG_INITIAL_TASK_DELAY_MS_DEFAULT (an internal config, 30 s): LogManager
+/// runs its first log-flusher pass this long after its start.
+pub const LOG_INITIAL_TASK_DELAY_MS: u64 = 30_000;
+
+fn is_log_flush_never(v: &u64) -> bool {
+    *v == LOG_FLUSH_NEVER
+}
+
 /// Linux's `vm.dirty_expire_centisecs` default (3000), in ms.
 pub const WRITEBACK_DELAY_MS_DEFAULT: u64 = 30_000;
 
@@ -285,6 +299,30 @@ pub struct Config {
         skip_serializing_if = "is_default_writeback_delay"
     )]
     pub writeback_delay_ms: u64,
+    /// Broker config `log.flush.interval.messages` (LONG, default Long.MAX_VALUE,
+    /// atLeast(1)): a log whose unflushed messages (log end − recovery point) reach this
+    /// after an append is flushed at once (UnifiedLog.append). Written only when set.
+    #[serde(
+        rename = "log.flush.interval.messages",
+        skip_serializing_if = "is_log_flush_never"
+    )]
+    pub log_flush_interval_messages: u64,
+    /// Broker config `log.flush.interval.ms` (LONG, default null: then
+    /// `log.flush.scheduler.interval.ms`): the log flusher flushes a log last flushed at
+    /// least this long ago. [`LOG_FLUSH_NEVER`] stands for "not set". Written only when set.
+    #[serde(
+        rename = "log.flush.interval.ms",
+        skip_serializing_if = "is_log_flush_never"
+    )]
+    pub log_flush_interval_ms: u64,
+    /// Broker config `log.flush.scheduler.interval.ms` (LONG, default Long.MAX_VALUE): how
+    /// often LogManager's log flusher runs (its first run is 30 s after the broker's start,
+    /// `log.initial.task.delay.ms`). Written only when set.
+    #[serde(
+        rename = "log.flush.scheduler.interval.ms",
+        skip_serializing_if = "is_log_flush_never"
+    )]
+    pub log_flush_scheduler_interval_ms: u64,
     /// Whether the logs keep the times of their appends for a power loss: set by the
     /// simulator when the scenario's timeline has one (so other runs keep no such list).
     /// Not a config.
@@ -371,6 +409,9 @@ impl Default for Config {
             leader_imbalance_check_interval_seconds:
                 LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS_DEFAULT,
             writeback_delay_ms: WRITEBACK_DELAY_MS_DEFAULT,
+            log_flush_interval_messages: LOG_FLUSH_NEVER,
+            log_flush_interval_ms: LOG_FLUSH_NEVER,
+            log_flush_scheduler_interval_ms: LOG_FLUSH_NEVER,
             track_writeback: false,
             protocol: crate::protocol::Protocol::Kafka4,
         }
@@ -556,6 +597,25 @@ pub const RANGES: &[Range] = &[
         min: 0,
         max: 3_600_000,
     },
+    // LogConfig: LONG, atLeast(1), to Long.MAX_VALUE.
+    Range {
+        name: "log.flush.interval.messages",
+        min: 1,
+        max: LOG_FLUSH_NEVER,
+    },
+    // LogConfig: LONG (no validator; the topic's flush.ms is atLeast(0)).
+    Range {
+        name: "log.flush.interval.ms",
+        min: 0,
+        max: LOG_FLUSH_NEVER,
+    },
+    // LogConfig: LONG; KafkaScheduler.schedule runs the flusher at this fixed rate, which
+    // must be positive (ScheduledThreadPoolExecutor.scheduleAtFixedRate).
+    Range {
+        name: "log.flush.scheduler.interval.ms",
+        min: 1,
+        max: LOG_FLUSH_NEVER,
+    },
 ];
 
 impl Config {
@@ -608,6 +668,9 @@ impl Config {
                 U64(&mut self.leader_imbalance_check_interval_seconds)
             }
             "sim.writeback.delay.ms" => U64(&mut self.writeback_delay_ms),
+            "log.flush.interval.messages" => U64(&mut self.log_flush_interval_messages),
+            "log.flush.interval.ms" => U64(&mut self.log_flush_interval_ms),
+            "log.flush.scheduler.interval.ms" => U64(&mut self.log_flush_scheduler_interval_ms),
             _ => return None,
         })
     }
@@ -626,6 +689,17 @@ impl Config {
                 != Some(false),
             ignore_keys: self.partitioner_ignore_keys == Some(true),
             ..Default::default()
+        }
+    }
+
+    /// The log's `flush.ms` as the broker derives it: `log.flush.interval.ms`, or when not
+    /// set `log.flush.scheduler.interval.ms` (KafkaConfig.logFlushIntervalMs, copied into
+    /// each LogConfig's `flush.ms`).
+    pub fn log_flush_ms(&self) -> u64 {
+        if self.log_flush_interval_ms == LOG_FLUSH_NEVER {
+            self.log_flush_scheduler_interval_ms
+        } else {
+            self.log_flush_interval_ms
         }
     }
 

@@ -171,9 +171,22 @@ pub fn build_partition_change(
     let is_valid_new_leader = |r: BrokerId, isr: &[BrokerId], elr: &[BrokerId]| -> bool {
         (isr.contains(&r) || (isr.is_empty() && elr.contains(&r))) && (req.is_acceptable_leader)(r)
     };
-    // canElectLastKnownLeader. Kafka's trunk logs, but does not refuse, a last known leader
-    // that is not alive; we require it to be acceptable so a dead broker is never elected
-    // (it is elected when it comes back and is unfenced, through handleBrokerUnfenced).
+    // canElectLastKnownLeader: ELR on (and useLastKnownLeaderInBalancedRecovery, true
+    // unless a test sets it), the target ISR and ELR empty, lastKnownElr exactly one broker,
+    // and that broker an acceptable leader (the LeaderAcceptor: registered, unfenced, not
+    // shutting down, not the broker whose unclean shutdown is being handled, its replica's
+    // directory online). The acceptance check is KAFKA-19522 (apache/kafka#20200, July
+    // 2025, "avoid electing fenced lastKnownLeader"); before it, 4.0's code only logged and
+    // elected a fenced or dead last known leader anyway. It is the first fallback after the
+    // ISR and ELR in every election (electAnyLeader, electPreferredLeader), before and
+    // independently of unclean.leader.election.enable, and nothing in it asks whether the
+    // broker lost data: an unclean shutdown (handleBrokerUncleanShutdown) takes the broker
+    // out of the ISR and ELR, never out of lastKnownElr (ReplicationControlManagerTest
+    // testEligibleLeaderReplicas_UncleanShutdown, QuorumControllerTest
+    // testUncleanShutdownBroker). The partition's leaderRecoveryState is not read; the
+    // election sets RECOVERING. A dead last known leader is elected once it is back and
+    // unfenced (handleBrokerUnfenced over partitionsWithNoLeader), or at the next change of
+    // a leaderless partition.
     let can_elect_last_known = req.elr_enabled
         && target_elr.is_empty()
         && target_isr.is_empty()

@@ -72,12 +72,14 @@ pub(crate) fn describe_lines(
                 topic: t as u16,
                 partition: 0,
             });
+            let flush = topics.flush.get(t).copied().unwrap_or_default();
             out.push(topic_line(
                 info,
                 first.replication_factor(),
                 controller,
                 config,
                 t,
+                flush,
             ));
         }
         while let Some(tp) = next.next_if(|tp| usize::from(tp.topic) == t) {
@@ -158,14 +160,16 @@ pub(crate) fn topic_order(topics: &Topics) -> Vec<usize> {
 /// whose source is the topic's own or the broker's (static or dynamic) is not a default
 /// (ConfigHelper.createTopicConfigEntry). Of the engine's two topic configs,
 /// `min.insync.replicas` is listed when the topic sets it or its value is not Kafka's
-/// default 1, and `unclean.leader.election.enable` when the topic sets it or the broker's
-/// is true; in the client `Config`'s HashMap order (min.insync.replicas hashes first).
+/// default 1, `unclean.leader.election.enable` when the topic sets it or the broker's
+/// is true, `flush.messages` and `flush.ms` when the topic or the broker sets them; in the
+/// client `Config`'s HashMap order (min.insync.replicas hashes first).
 pub(crate) fn topic_line(
     info: &TopicInfo,
     replication_factor: usize,
     controller: &Controller,
     config: &Config,
     t: usize,
+    flush: (Option<u64>, Option<u64>),
 ) -> String {
     let mut line = format!(
         "Topic: {} TopicId: {} PartitionCount: {} ReplicationFactor: {replication_factor} Configs:",
@@ -187,10 +191,28 @@ pub(crate) fn topic_line(
     if controller.topic_min_isr_set[t] || min_isr != 1 {
         entries.push(format!("min.insync.replicas={min_isr}"));
     }
+    // flush.ms (bucket 20) and flush.messages (bucket 30): set on the topic, or on the broker
+    // (their synonyms log.flush.interval.ms and log.flush.scheduler.interval.ms, and
+    // log.flush.interval.messages: a STATIC_BROKER_CONFIG source is not a default).
+    let broker_ms_set = config.log_flush_ms() != crate::config::LOG_FLUSH_NEVER;
+    if flush.1.is_some() || broker_ms_set {
+        let v = flush.1.unwrap_or(config.log_flush_ms());
+        entries.push(format!("flush.ms={v}"));
+    }
+    let flush_messages = if flush.0.is_some()
+        || config.log_flush_interval_messages != crate::config::LOG_FLUSH_NEVER
+    {
+        Some(flush.0.unwrap_or(config.log_flush_interval_messages))
+    } else {
+        None
+    };
     if let Some((_, follower)) = throttled.filter(|(_, f)| !f.is_empty()) {
         entries.push(format!(
             "follower.replication.throttled.replicas={follower}"
         ));
+    }
+    if let Some(v) = flush_messages {
+        entries.push(format!("flush.messages={v}"));
     }
     let unclean = controller.topic_unclean[t];
     if unclean.is_some() || config.unclean_leader_election_enable {

@@ -270,6 +270,10 @@ pub enum BrokerTimer {
     AlterPartitionRetry,
     /// BrokerLifecycleManager: (re)send the registration until it is answered.
     Register,
+    /// LogManager's kafka-log-flusher task (flushDirtyLogs), scheduled only when a log
+    /// could be flushed by time (`Config::log_flush_ms`); the generation is the broker's
+    /// `log_flusher_generation` (a change of a `log.flush.*` config restarts the task).
+    LogFlusher { generation: u64 },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1595,8 +1595,14 @@ pub enum Tool {
 #[serde(tag = "cause", rename_all = "snake_case")]
 pub enum LossCause {
     /// The last known leader was elected with ISR and ELR empty (Kafka counts it unclean).
+    /// `lost_own_data` says when the elected broker had itself lost records (a power loss
+    /// or a lost disk) before it came back: Kafka elects it all the same (KIP-966,
+    /// PartitionChangeBuilder.canElectLastKnownLeader), whatever
+    /// `unclean.leader.election.enable` says.
     LastKnownLeader {
         broker: BrokerId,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        lost_own_data: Option<OwnDataLoss>,
     },
     UncleanElection {
         broker: BrokerId,
@@ -1623,6 +1629,17 @@ pub enum LossCause {
     },
     /// A clean election lost them: an engine bug (an invariant is broken too).
     CleanElection,
+}
+
+/// How a broker lost records of its own log before it was elected
+/// ([`LossCause::LastKnownLeader`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OwnDataLoss {
+    /// Its machine lost power: what the OS had not written back was gone.
+    PowerLoss,
+    /// Its disk was lost and replaced by an empty one.
+    LostDisk,
 }
 
 /// Which rule of an older era lost committed records ([`LossCause::HistoricalProtocol`]).
@@ -1660,10 +1677,26 @@ impl HistoricalAnomaly {
 impl fmt::Display for LossCause {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            LossCause::LastKnownLeader { broker } => write!(
-                f,
-                "broker {broker} was elected as the last known leader (ISR and ELR were empty; Kafka counts this as an unclean election) and does not have them"
-            ),
+            LossCause::LastKnownLeader {
+                broker,
+                lost_own_data,
+            } => {
+                write!(
+                    f,
+                    "broker {broker} was elected as the last known leader (ISR and ELR were empty; Kafka counts this as an unclean election) and does not have them"
+                )?;
+                match lost_own_data {
+                    None => Ok(()),
+                    Some(how) => write!(
+                        f,
+                        ": it lost them {}, and Kafka elects the last leader when it is back whatever it lost (KIP-966), even with unclean.leader.election.enable=false",
+                        match how {
+                            OwnDataLoss::PowerLoss => "when its machine lost power",
+                            OwnDataLoss::LostDisk => "with its disk",
+                        }
+                    ),
+                }
+            }
             LossCause::UncleanElection { broker } => write!(
                 f,
                 "broker {broker} became leader through an unclean election and does not have them"

@@ -27,6 +27,10 @@ pub const MAX_ERROR_CODE_LEN: usize = 64;
 pub struct Expectation {
     /// Simulated time in ms.
     pub at: TimeMs,
+    /// The run it checks, when the scenario compares runs (`compare`): 1 for `compare[0]`,
+    /// 2 for `compare[1]`; absent for the scenario's own run (the top run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<u32>,
     /// For people: what the text this scenario illustrates says (shown when it fails).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub label: String,

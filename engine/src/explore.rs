@@ -633,8 +633,11 @@ impl Explorer {
         Ok(None)
     }
 
-    /// Shrinks a schedule that breaks `property`: removes faults one at a time while it
-    /// still breaks it, then moves each fault earlier by halving steps while it still does.
+    /// Shrinks a schedule that breaks `property`, in rounds until a round changes nothing:
+    /// removes faults one at a time while it still breaks it, moves each fault earlier by
+    /// halving steps while it still does, then shortens each fault's duration to the
+    /// shortest of [`DURATIONS_MS`] below its own that still breaks it. Deterministic: the
+    /// same schedule shrinks to the same one.
     pub fn shrink(
         &self,
         s: &[ScheduledFault],
@@ -653,33 +656,55 @@ impl Explorer {
                 "the schedule to shrink does not break the property",
             )
         })?;
-        let mut i = 0;
-        while i < cur.len() {
-            let mut c = cur.clone();
-            c.remove(i);
-            if let Some(v) = breaks(&c)? {
-                cur = c;
-                last = v;
-            } else {
-                i += 1;
-            }
-        }
-        for i in 0..cur.len() {
-            let mut step = cur[i].at / 2;
-            while step >= TIME_STEP_MS {
+        loop {
+            let before = cur.clone();
+            let mut i = 0;
+            while i < cur.len() {
                 let mut c = cur.clone();
-                c[i].at = c[i].at.saturating_sub(step);
-                c[i].at -= c[i].at % TIME_STEP_MS;
+                c.remove(i);
                 if let Some(v) = breaks(&c)? {
                     cur = c;
                     last = v;
-                    step = step.min(cur[i].at / 2);
                 } else {
-                    step /= 2;
+                    i += 1;
                 }
             }
+            for i in 0..cur.len() {
+                let mut step = cur[i].at / 2;
+                while step >= TIME_STEP_MS {
+                    let mut c = cur.clone();
+                    c[i].at = c[i].at.saturating_sub(step);
+                    c[i].at -= c[i].at % TIME_STEP_MS;
+                    if let Some(v) = breaks(&c)? {
+                        cur = c;
+                        last = v;
+                        step = step.min(cur[i].at / 2);
+                    } else {
+                        step /= 2;
+                    }
+                }
+            }
+            for i in 0..cur.len() {
+                // The shortest first: the first that still breaks it is the one kept.
+                for d in DURATIONS_MS {
+                    if d >= cur[i].duration_ms {
+                        break;
+                    }
+                    let mut c = cur.clone();
+                    c[i].duration_ms = d;
+                    if let Some(v) = breaks(&c)? {
+                        cur = c;
+                        last = v;
+                        break;
+                    }
+                }
+            }
+            cur = by_time(cur, |f| f.at);
+            if cur == before {
+                break;
+            }
         }
-        Ok((by_time(cur, |f| f.at), last))
+        Ok((cur, last))
     }
 
     /// The written scenario of a found schedule: the original with the faults in its

@@ -600,8 +600,11 @@ impl ReplicaFetcher {
         );
         let from = log.log_end_offset();
         log.append_as_follower(&records);
-        if ctx.config.track_writeback && !records.is_empty() {
-            log.note_append(from, ctx.now, ctx.config.writeback_delay_ms);
+        if !records.is_empty() {
+            let interval = ctx
+                .topics
+                .flush_messages(tp, ctx.config.log_flush_interval_messages);
+            log.appended(from, ctx.now, ctx.config, interval);
         }
         // ReplicaFetcherThread.processPartitionData: "Traffic from both in-sync and out of
         // sync replicas are accounted for in replication quota".

@@ -8,7 +8,7 @@
 //! committed it dies.
 
 use crate::controller::Controller;
-use crate::event::{Event, HistoricalAnomaly, LossCause};
+use crate::event::{Event, HistoricalAnomaly, LossCause, OwnDataLoss};
 use crate::log::ReplicaLog;
 use crate::process::Process;
 use crate::protocol::Protocol;
@@ -117,7 +117,22 @@ pub(crate) fn on_new_leader(
         });
     let mut violation = None;
     let cause = if kind == Some(ElectionKind::LastKnownLeader) {
-        LossCause::LastKnownLeader { broker }
+        // Kafka elects the last known leader whether or not it lost its own data: the
+        // controller does not know (a power loss and a replaced disk are both an unclean
+        // shutdown, which takes a replica out of the ELR but not out of lastKnownElr).
+        let lost_own_data = processes.get(&broker).and_then(|p| {
+            if p.disk_lost {
+                Some(OwnDataLoss::LostDisk)
+            } else if p.power_lost {
+                Some(OwnDataLoss::PowerLoss)
+            } else {
+                None
+            }
+        });
+        LossCause::LastKnownLeader {
+            broker,
+            lost_own_data,
+        }
     } else if recovering || kind == Some(ElectionKind::Unclean) {
         LossCause::UncleanElection { broker }
     } else if stale_join {
@@ -266,6 +281,21 @@ mod tests {
         let (cause, violation) = lose(Some(ElectionKind::LastKnownLeader), false, false);
         assert!(
             cause.contains("last known leader") && violation.is_none(),
+            "{cause}"
+        );
+        assert!(!cause.contains("lost them"), "{cause}");
+        // The last known leader lost them itself, in a power loss: the loss says so.
+        let (cause, violation) = lose_in(
+            Some(ElectionKind::LastKnownLeader),
+            false,
+            false,
+            true,
+            Protocol::Kafka4,
+        );
+        assert!(violation.is_none());
+        assert!(
+            cause.starts_with("broker 2 was elected as the last known leader (ISR and ELR were empty; Kafka counts this as an unclean election) and does not have them: it lost them when its machine lost power")
+                && cause.contains("even with unclean.leader.election.enable=false"),
             "{cause}"
         );
         let (cause, _) = lose(Some(ElectionKind::Unclean), false, false);

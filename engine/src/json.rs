@@ -228,6 +228,28 @@ impl<'de> serde::Deserialize<'de> for Value {
     }
 }
 
+/// An object's members as serde_json's `Map` has them (a variant's `config` overrides,
+/// `compare::Variant`): written as a JSON object, read from one.
+impl serde::Serialize for Map {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.len()))?;
+        for (k, v) in self.iter() {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Map {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Map, D::Error> {
+        match <Value as serde::Deserialize>::deserialize(d)? {
+            Value::Object(map) => Ok(map),
+            _ => Err(serde::de::Error::custom("invalid type: expected a map")),
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Reading
 

@@ -50,6 +50,7 @@ pub mod types;
 
 // Scenarios: the format, its configs and expectations, the presets, share links.
 pub mod check;
+pub mod compare;
 pub mod config;
 pub mod error;
 pub mod expect;
@@ -68,13 +69,14 @@ pub mod json;
 pub mod rng;
 pub mod sort;
 
+pub use compare::Difference;
 pub use config::Config;
 pub use error::{ConfigError, ScenarioError};
 pub use event::Event;
 /// The partition of a keyed record (the playground shows where a key's records go).
 pub use hashing::partition_for_key;
 pub use protocol::Protocol;
-pub use scenario::{Action, Scenario, TimedAction};
+pub use scenario::{Action, Scenario, TimedAction, Variant};
 pub use sim::{Sim, ARRIVALS_KEPT_MS, MAX_EVENTS_PER_ADVANCE};
 pub use snapshot::Snapshot;
 pub use trace::TraceEvent;

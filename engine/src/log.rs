@@ -153,6 +153,13 @@ pub struct ReplicaLog {
     /// The page cache's dirty tail, for a power loss: each append still within
     /// `sim.writeback.delay.ms` as (its first offset, its time), oldest first. Kept only in a run that can lose power (`Config::track_writeback`).
     pub unwritten: Vec<(u64, TimeMs)>,
+    /// LocalLog's recovery point: the offset up to which the log was last flushed (fsync),
+    /// by `log.flush.interval.messages`, the log flusher or a clean shutdown. What is
+    /// below it survives a power loss whatever the OS wrote back.
+    pub recovery_point: u64,
+    /// LocalLog's lastFlushedTime: the last flush that moved the recovery point, or the
+    /// log's load (the broker's start).
+    pub last_flush_ms: TimeMs,
 }
 
 impl ReplicaLog {
@@ -337,6 +344,8 @@ impl ReplicaLog {
             self.producers = crate::producer_state::ProducerStateManager::rebuild(&self.records);
         }
         self.epoch_cache.truncate_from_end(offset);
+        // LocalLog.updateLogEndOffset: a recovery point past the new end comes down to it.
+        self.recovery_point = self.recovery_point.min(offset);
         // The appends that began at or past `offset` are gone with their records.
         while self
             .unwritten
@@ -368,6 +377,41 @@ impl ReplicaLog {
         self.unwritten.drain(..written);
         if self.unwritten.last().is_none_or(|&(_, t)| t != now) {
             self.unwritten.push((from, now));
+        }
+    }
+
+    /// What UnifiedLog.append does once an append (`from` to the log end, as leader or
+    /// follower) is written: the OS holds its pages (`note_append`, in a run that tracks
+    /// them), and "if (localLog.unflushedMessages >= config.flushInterval) flush(false)",
+    /// where unflushedMessages is the log end minus the recovery point (LocalLog) and
+    /// flushInterval is `log.flush.interval.messages`.
+    /// `flush_interval` is the topic's `flush.messages` or the broker's default
+    /// (`Topics::flush_messages`).
+    pub fn appended(
+        &mut self,
+        from: u64,
+        now: TimeMs,
+        config: &crate::config::Config,
+        flush_interval: u64,
+    ) {
+        if config.track_writeback {
+            self.note_append(from, now, config.writeback_delay_ms);
+        }
+        let unflushed = self.log_end_offset().saturating_sub(self.recovery_point);
+        if unflushed >= flush_interval {
+            self.flush(now);
+        }
+    }
+
+    /// UnifiedLog.flush up to the log end: only "if (flushOffset > localLog.recoveryPoint)",
+    /// the segments are fsynced (nothing is left for a power loss to take) and
+    /// LocalLog.markFlushed moves the recovery point and lastFlushedTime.
+    pub fn flush(&mut self, now: TimeMs) {
+        let end = self.log_end_offset();
+        if end > self.recovery_point {
+            self.unwritten.clear();
+            self.recovery_point = end;
+            self.last_flush_ms = now;
         }
     }
 
@@ -636,6 +680,42 @@ mod tests {
         b.note_append(0, 0, delay);
         assert!(b.lose_unwritten(1_000, delay).is_none());
         assert_eq!(b.log_end_offset(), 1);
+    }
+
+    /// UnifiedLog.append's flush by `log.flush.interval.messages` (unflushed = log end −
+    /// recovery point, counted in messages whatever the OS wrote back), LocalLog's recovery
+    /// point under a truncation, and what a power loss then takes.
+    #[test]
+    fn an_append_that_reaches_the_flush_interval_flushes_the_log() {
+        let config = crate::config::Config {
+            track_writeback: true,
+            ..Default::default()
+        };
+        let mut log = ReplicaLog::default();
+        // Batches of two: 2 unflushed after the first, 4 ≥ 3 after the second: flushed.
+        let (first, _) = log.append_as_leader(0, &values("a", 2));
+        log.appended(first, 100, &config, 3);
+        assert_eq!((log.recovery_point, log.unwritten.len()), (0, 1));
+        let (second, _) = log.append_as_leader(0, &values("b", 2));
+        log.appended(second, 200, &config, 3);
+        assert_eq!((log.recovery_point, log.last_flush_ms), (4, 200));
+        assert!(
+            log.unwritten.is_empty(),
+            "flushed: nothing for a power loss"
+        );
+        let (third, _) = log.append_as_leader(0, &values("c", 2));
+        log.appended(third, 300, &config, 3);
+        assert_eq!(log.recovery_point, 4);
+        // A truncation below the recovery point brings it down (updateLogEndOffset).
+        let mut t = log.clone();
+        t.truncate_to(3);
+        assert_eq!(t.recovery_point, 3);
+        // A flush with nothing new changes nothing, not even lastFlushedTime.
+        t.flush(400);
+        assert_eq!((t.recovery_point, t.last_flush_ms), (3, 200));
+        // A power loss takes the records after the recovery point still in the page cache.
+        let loss = log.lose_unwritten(1_000, 30_000).expect("a loss");
+        assert_eq!((loss.to_offset, log.log_end_offset()), (4, 4));
     }
 
     #[test]

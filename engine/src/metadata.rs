@@ -32,6 +32,9 @@ pub struct Topics {
     /// `racks`). Static for a run, as the topics are, so the handlers read it here
     /// (`ctx.topics.racks`) rather than from each registration in the image.
     pub racks: VecMap<BrokerId, String>,
+    /// Each topic's `flush.messages` and `flush.ms` when its configs set them (static for a
+    /// run: topic configs are given at creation), by topic index.
+    pub flush: Vec<(Option<u64>, Option<u64>)>,
 }
 
 /// The stream of the topic-id generator, apart from the simulation's own generator (so that
@@ -39,6 +42,29 @@ pub struct Topics {
 const TOPIC_ID_STREAM: u64 = 0x746f_7069_6349_6421;
 
 impl Topics {
+    /// The log's `flushInterval`: the topic's `flush.messages`, or the broker's
+    /// `log.flush.interval.messages` (LogConfig's topic override of the broker default).
+    pub fn flush_messages(&self, tp: Tp, broker_default: u64) -> u64 {
+        self.flush
+            .get(usize::from(tp.topic))
+            .and_then(|f| f.0)
+            .unwrap_or(broker_default)
+    }
+
+    /// The log's `flushMs`: the topic's `flush.ms`, or the broker's derived one
+    /// (`log.flush.interval.ms`, else `log.flush.scheduler.interval.ms`).
+    pub fn flush_ms(&self, tp: Tp, broker_default: u64) -> u64 {
+        self.flush
+            .get(usize::from(tp.topic))
+            .and_then(|f| f.1)
+            .unwrap_or(broker_default)
+    }
+
+    /// Whether some topic sets `flush.ms`.
+    pub fn any_flush_ms(&self) -> bool {
+        self.flush.iter().any(|f| f.1.is_some())
+    }
+
     /// Topics named `names`, with `partitions[i]` partitions each, and topic ids drawn
     /// deterministically from `seed`. The controller draws a topic id with
     /// `Uuid.randomUuid()` (ReplicationControlManager.createTopic), which skips the reserved
@@ -75,6 +101,7 @@ impl Topics {
         Topics {
             topics: out,
             racks: VecMap::new(),
+            flush: Vec::new(),
         }
     }
 

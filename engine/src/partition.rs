@@ -1175,10 +1175,10 @@ impl Partition {
                     appended.0 == leo && self.log.log_end_offset() == appended.1 + 1,
                     "{appended:?} at {leo}"
                 );
-                if ctx.config.track_writeback {
-                    self.log
-                        .note_append(leo, ctx.now, ctx.config.writeback_delay_ms);
-                }
+                let interval = ctx
+                    .topics
+                    .flush_messages(self.tp, ctx.config.log_flush_interval_messages);
+                self.log.appended(leo, ctx.now, ctx.config, interval);
                 ctx.observe(Observation::LeaderAppend {
                     tp: self.tp,
                     broker: b,

@@ -92,6 +92,30 @@ pub const PRESETS: &[Preset] = &[
         name: "kip-279-divergence",
         json: include_str!(concat!(env!("OUT_DIR"), "/presets/kip-279-divergence.json")),
     },
+    // Side by side (docs/history.md): one timeline, runs that differ in acks, a config or
+    // the protocol, on one clock.
+    Preset {
+        name: "acks-steps",
+        json: include_str!(concat!(env!("OUT_DIR"), "/presets/acks-steps.json")),
+    },
+    Preset {
+        name: "min-isr-side-by-side",
+        json: include_str!(concat!(
+            env!("OUT_DIR"),
+            "/presets/min-isr-side-by-side.json"
+        )),
+    },
+    Preset {
+        name: "elr-side-by-side",
+        json: include_str!(concat!(env!("OUT_DIR"), "/presets/elr-side-by-side.json")),
+    },
+    Preset {
+        name: "kip-101-side-by-side",
+        json: include_str!(concat!(
+            env!("OUT_DIR"),
+            "/presets/kip-101-side-by-side.json"
+        )),
+    },
     Preset {
         name: "move-replica",
         json: include_str!(concat!(env!("OUT_DIR"), "/presets/move-replica.json")),

@@ -116,6 +116,12 @@ pub struct Scenario {
     /// Where the run stops (ms); default: 5 s after the last action.
     #[serde(default)]
     pub end_ms: Option<u64>,
+    /// Runs beside this one under the same timeline (at most
+    /// [`MAX_VARIANTS`]): each with another protocol, configs or acks
+    /// ([`Scenario::variant`]). Left out of the JSON when empty, so scenarios and links
+    /// without it are unchanged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub compare: Vec<Variant>,
     /// What must hold, and when (`watermark check`); not part of the run itself. Left out
     /// of the JSON when empty, so links to scenarios without expectations are unchanged.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -149,6 +155,7 @@ impl Default for Scenario {
             links: vec![],
             timeline: vec![],
             end_ms: None,
+            compare: vec![],
             expect: vec![],
             off_script_ms: None,
         }
@@ -229,11 +236,25 @@ pub struct TopicConfigs {
         skip_serializing_if = "Option::is_none"
     )]
     pub unclean_leader_election_enable: Option<bool>,
+    /// `flush.messages` (LogConfig: LONG, atLeast(1)): the topic's
+    /// `log.flush.interval.messages`.
+    #[serde(
+        rename = "flush.messages",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub flush_messages: Option<u64>,
+    /// `flush.ms` (LogConfig: LONG, atLeast(0)): the topic's `log.flush.interval.ms`.
+    #[serde(rename = "flush.ms", default, skip_serializing_if = "Option::is_none")]
+    pub flush_ms: Option<u64>,
 }
 
 impl TopicConfigs {
     pub fn is_empty(&self) -> bool {
-        self.min_insync_replicas.is_none() && self.unclean_leader_election_enable.is_none()
+        self.min_insync_replicas.is_none()
+            && self.unclean_leader_election_enable.is_none()
+            && self.flush_messages.is_none()
+            && self.flush_ms.is_none()
     }
 }
 
@@ -1091,6 +1112,9 @@ impl Scenario {
         for (i, e) in self.expect.iter().enumerate() {
             let field = indexed("expect", i);
             e.validate(&field, self.brokers, end)?;
+            if let Some(run) = e.run {
+                self.check_run(&member(&field, "run"), run)?;
+            }
             if e.topic.is_some() || e.partition.is_some() {
                 self.check_target(&field, e.topic.as_deref(), e.partition)?;
             }
@@ -1119,6 +1143,25 @@ impl Scenario {
                     .map_err(|m| ScenarioError::new(member(&field, "zone"), m))?;
             }
             self.check_partition_filters(&field, e)?;
+        }
+        self.validate_compare()?;
+        Ok(())
+    }
+
+    /// An expectation's `run`: 1 for `compare[0]`, 2 for `compare[1]`.
+    fn check_run(&self, field: &str, run: u32) -> Result<(), ScenarioError> {
+        let n = self.compare.len();
+        if n == 0 {
+            return Err(ScenarioError::new(
+                field,
+                format!("run names one of compare's runs, but the scenario has no compare (leave run out for the scenario's own run), got {run}"),
+            ));
+        }
+        if run == 0 || run as usize > n {
+            return Err(ScenarioError::new(
+                field,
+                format!("run must be one of 1..={n} (compare's variants; leave it out for the scenario's own run), got {run}"),
+            ));
         }
         Ok(())
     }
@@ -1280,6 +1323,20 @@ impl Scenario {
                             "min.insync.replicas must be a whole number in 1..={}, got {m}",
                             i32::MAX
                         ),
+                    ));
+                }
+            }
+            // LogConfig: flush.messages is a LONG, atLeast(1); flush.ms a LONG, atLeast(0).
+            for (name, value, min) in [
+                ("flush.messages", t.configs.flush_messages, 1),
+                ("flush.ms", t.configs.flush_ms, 0),
+            ] {
+                let max = crate::config::LOG_FLUSH_NEVER;
+                if let Some(v) = value.filter(|&v| v < min || v > max) {
+                    let range = crate::config::Range { name, min, max };
+                    return Err(ScenarioError::new(
+                        member(&member(&field, "configs"), name),
+                        range.error(&v.to_string()).message,
                     ));
                 }
             }
@@ -1560,6 +1617,179 @@ impl Scenario {
     }
 }
 
+// ---- side by side (`compare`) -------------------------------------------------------
+
+/// Most variants a scenario compares with its own run.
+pub const MAX_VARIANTS: usize = 2;
+/// Longest label of a variant.
+pub const MAX_LABEL_LEN: usize = 64;
+
+/// One run beside the scenario's own: what it changes. Each field left out keeps the
+/// scenario's.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Variant {
+    /// What the playground calls it (≤ [`MAX_LABEL_LEN`] characters); empty: [`Variant::title`]
+    /// derives one from the changes.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub label: String,
+    /// The protocol mode it runs (as the scenario's `protocol`), `kafka-4` included.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<Protocol>,
+    /// Overrides of the scenario's `config`: Kafka's names, each value as `set_config`
+    /// takes it (a number, a boolean, or a text holding either), checked against the same
+    /// ranges. In name order, as every JSON object here.
+    #[serde(default, skip_serializing_if = "crate::json::Map::is_empty")]
+    pub config: crate::json::Map,
+    /// Every `produce` of the timeline runs with this `acks` instead of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub acks: Option<Acks>,
+}
+
+impl Variant {
+    /// What the UI calls it: the label, else its changes in a fixed order, `acks` first,
+    /// then each config by name, then the protocol: `acks=1`, `min.insync.replicas=1`,
+    /// `protocol no-elr`, joined by ", ".
+    pub fn title(&self) -> String {
+        if !self.label.is_empty() {
+            return self.label.clone();
+        }
+        let mut parts: Vec<String> = Vec::new();
+        if let Some(a) = self.acks {
+            parts.push(format!("acks={a}"));
+        }
+        for (name, value) in self.config.iter() {
+            let text = match value {
+                crate::json::Value::String(s) => s.clone(),
+                v => crate::json::value_text(v),
+            };
+            parts.push(format!("{name}={text}"));
+        }
+        if let Some(p) = self.protocol {
+            parts.push(format!("protocol {}", p.name()));
+        }
+        parts.join(", ")
+    }
+
+    /// The scenario this variant runs, from `top` (see [`Scenario::variant`]); `field` is
+    /// the variant's path (`compare[0]`) for the errors of its configs.
+    fn apply(&self, top: &Scenario, field: &str, run: u32) -> Result<Scenario, ScenarioError> {
+        let mut s = Scenario {
+            compare: Vec::new(),
+            expect: Vec::new(),
+            ..top.clone()
+        };
+        if let Some(p) = self.protocol {
+            s.protocol = p;
+        }
+        // Each as `set_config` takes it (Config::set: a number, a boolean, or a text holding
+        // either), checked against its range and the rules between configs.
+        let config = member(field, "config");
+        for (name, value) in self.config.iter() {
+            s.config
+                .set(name, value)
+                .map_err(|e| ScenarioError::new(member(&config, &e.field), e.message))?;
+        }
+        // Every action as the variant's run takes it (`Variant::adapt`): a produce with its
+        // acks, and no change of a config it sets, so that a session's inputs, once in the
+        // timeline (a saved or shared session), run as they ran live.
+        s.timeline.retain_mut(|t| match self.adapt(&t.action) {
+            Some(a) => {
+                t.action = a;
+                true
+            }
+            None => false,
+        });
+        for e in &top.expect {
+            if e.run == Some(run) {
+                let mut e = e.clone();
+                e.run = None;
+                s.expect.push(e);
+            }
+        }
+        Ok(s)
+    }
+}
+
+impl Scenario {
+    /// The scenario that `compare[i]` runs: this one with the variant's protocol, config
+    /// overrides and acks applied, without `compare`, with the expectations of run `i + 1`
+    /// (their `run` cleared). The same cluster, seed, timeline (notes included) and end.
+    /// Errors name the variant's field (`compare[0].config.min.insync.replicas: ...`).
+    pub fn variant(&self, i: usize) -> Result<Scenario, ScenarioError> {
+        let field = indexed("compare", i);
+        let v = self.compare.get(i).ok_or_else(|| {
+            ScenarioError::new(
+                field.clone(),
+                format!(
+                    "no such variant: the scenario compares {} (compare[0..{}])",
+                    self.compare.len(),
+                    self.compare.len()
+                ),
+            )
+        })?;
+        let s = v.apply(self, &field, i as u32 + 1)?;
+        s.validate().map_err(|e| {
+            // A produce that conflicts with enable.idempotence=true because of the
+            // variant's acks: the variant's `acks` is at fault.
+            let name = if v.acks.is_some()
+                && e.field.starts_with("timeline[")
+                && e.field.ends_with(".acks")
+            {
+                member(&field, "acks")
+            } else {
+                member(&field, &e.field)
+            };
+            ScenarioError::new(name, e.message)
+        })?;
+        Ok(s)
+    }
+
+    /// The top run's scenario for checking: this one without the expectations that name
+    /// another run (`compare` kept). [`crate::check::check`] does not clone: it skips them.
+    pub fn top_run(&self) -> Scenario {
+        let mut s = self.clone();
+        s.expect.retain(|e| e.run.is_none());
+        s
+    }
+
+    /// `compare`: at most [`MAX_VARIANTS`], each labelled within [`MAX_LABEL_LEN`], each
+    /// changing something, each a valid scenario. Called by [`Scenario::validate`].
+    pub(crate) fn validate_compare(&self) -> Result<(), ScenarioError> {
+        if self.compare.len() > MAX_VARIANTS {
+            return Err(ScenarioError::new(
+                "compare",
+                format!(
+                    "at most {MAX_VARIANTS} variants, got {}",
+                    self.compare.len()
+                ),
+            ));
+        }
+        for (i, v) in self.compare.iter().enumerate() {
+            let field = indexed("compare", i);
+            let n = v.label.chars().count();
+            if n > MAX_LABEL_LEN {
+                return Err(ScenarioError::new(
+                    member(&field, "label"),
+                    format!("a label may be at most {MAX_LABEL_LEN} characters, got {n}"),
+                ));
+            }
+            // A variant that sets something is kept even where it equals the top run now
+            // (acks with no produce yet, a config the top run has too): the playground's
+            // person may produce or change the top run's setting later, and a session it
+            // saved must open again.
+            if v.protocol.is_none() && v.config.is_empty() && v.acks.is_none() {
+                return Err(ScenarioError::new(
+                    field,
+                    "a variant must change protocol, config or acks",
+                ));
+            }
+            self.variant(i)?;
+        }
+        Ok(())
+    }
+}
+
 /// 1..=`max` characters, each an ASCII letter or digit, `.`, `_` or `-` (Kafka's
 /// `Topic.LEGAL_CHARS`).
 fn legal_name(name: &str, max: usize) -> bool {
@@ -1802,6 +2032,7 @@ mod tests {
                 configs: TopicConfigs {
                     min_insync_replicas: Some(2),
                     unclean_leader_election_enable: Some(true),
+                    ..Default::default()
                 },
             }
         );

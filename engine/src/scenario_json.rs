@@ -29,7 +29,7 @@ use crate::json::{Map, Number, Value, Writer};
 use crate::scenario::{
     version_1_field, AcksOrDefault, Action, ControllerName, DescribeSpec, Endpoint, LinkLatency,
     NewTopic, PartitionReassignment, ProduceSpec, Reassignment, Scenario, TimedAction,
-    TopicConfigs,
+    TopicConfigs, Variant,
 };
 use crate::types::Acks;
 use crate::vec_map::VecMap;
@@ -225,6 +225,7 @@ enum Field<'a> {
     Links(&'a mut Vec<LinkLatency>),
     Timeline(&'a mut Vec<TimedAction>),
     Expect(&'a mut Vec<Expectation>),
+    Compare(&'a mut Vec<Variant>),
     Racks(&'a mut VecMap<u32, String>),
     Topics(&'a mut Vec<NewTopic>),
     TopicConfigs(&'a mut TopicConfigs),
@@ -278,6 +279,7 @@ fn read_fields(path: &str, obj: &Obj, fields: &mut [(&str, Field)]) -> R<()> {
             Field::Links(x) => **x = list_of(p, v, link)?,
             Field::Timeline(x) => **x = list_of(p, v, timed_action)?,
             Field::Expect(x) => **x = list_of(p, v, expectation)?,
+            Field::Compare(x) => **x = list_of(p, v, compare_variant)?,
             Field::Racks(x) => **x = racks(p, v)?,
             Field::Topics(x) => **x = list_of(p, v, new_topic)?,
             Field::TopicConfigs(x) => **x = topic_configs(p, v)?,
@@ -314,6 +316,7 @@ const SCENARIO_FIELDS: &[&str] = &[
     "links",
     "timeline",
     "end_ms",
+    "compare",
     "expect",
     "off_script_ms",
 ];
@@ -348,6 +351,7 @@ fn read_scenario(v: &Value) -> R<Scenario> {
             ("links", Field::Links(&mut s.links)),
             ("timeline", Field::Timeline(&mut s.timeline)),
             ("end_ms", Field::OptU64(&mut s.end_ms)),
+            ("compare", Field::Compare(&mut s.compare)),
             ("expect", Field::Expect(&mut s.expect)),
             ("off_script_ms", Field::OptU64(&mut s.off_script_ms)),
         ],
@@ -422,8 +426,12 @@ fn new_topic(path: &str, v: &Value) -> R<NewTopic> {
 }
 
 /// The topic configs a scenario may set, as `TopicConfigs` serializes them.
-pub(crate) const TOPIC_CONFIG_FIELDS: &[&str] =
-    &["min.insync.replicas", "unclean.leader.election.enable"];
+pub(crate) const TOPIC_CONFIG_FIELDS: &[&str] = &[
+    "min.insync.replicas",
+    "unclean.leader.election.enable",
+    "flush.messages",
+    "flush.ms",
+];
 
 fn topic_configs(path: &str, v: &Value) -> R<TopicConfigs> {
     let obj = object(path, v, "struct TopicConfigs")?;
@@ -441,6 +449,8 @@ fn topic_configs(path: &str, v: &Value) -> R<TopicConfigs> {
                 "unclean.leader.election.enable",
                 Field::OptBool(&mut c.unclean_leader_election_enable),
             ),
+            ("flush.messages", Field::OptU64(&mut c.flush_messages)),
+            ("flush.ms", Field::OptU64(&mut c.flush_ms)),
         ],
     )?;
     Ok(c)
@@ -448,6 +458,7 @@ fn topic_configs(path: &str, v: &Value) -> R<TopicConfigs> {
 
 const EXPECTATION_FIELDS: &[&str] = &[
     "at",
+    "run",
     "label",
     "since",
     "topic",
@@ -507,6 +518,7 @@ fn expectation(path: &str, v: &Value) -> R<Expectation> {
         path,
         obj,
         &mut [
+            ("run", Field::OptU32(&mut e.run)),
             ("label", Field::Str(&mut e.label)),
             ("since", Field::OptU64(&mut e.since)),
             ("topic", Field::OptStr(&mut e.topic)),
@@ -625,6 +637,9 @@ pub(crate) const CONFIG_FIELDS: &[&str] = &[
     "auto.leader.rebalance.enable",
     "leader.imbalance.check.interval.seconds",
     "sim.writeback.delay.ms",
+    "log.flush.interval.messages",
+    "log.flush.interval.ms",
+    "log.flush.scheduler.interval.ms",
 ];
 
 fn config(path: &str, v: &Value) -> R<Config> {
@@ -659,6 +674,31 @@ fn config(path: &str, v: &Value) -> R<Config> {
         }
     }
     Ok(c)
+}
+
+const VARIANT_FIELDS: &[&str] = &["label", "protocol", "config", "acks"];
+
+/// One entry of `compare` (`scenario::Variant`). Its `config` is kept as written (a map of
+/// names to values); `Scenario::validate` sets each as `set_config` does, with its path.
+fn compare_variant(path: &str, v: &Value) -> R<Variant> {
+    let obj = object(path, v, "struct Variant")?;
+    known_fields(path, obj, VARIANT_FIELDS)?;
+    let mut out = Variant::default();
+    read_fields(path, obj, &mut [("label", Field::Str(&mut out.label))])?;
+    if let Some(p) = get(obj, "protocol").filter(|p| !matches!(p, Value::Null)) {
+        let field = at(path, "protocol");
+        out.protocol = Some(crate::protocol::Protocol::parse(
+            &field,
+            &string_of(&field, p)?,
+        )?);
+    }
+    if let Some(c) = get(obj, "config") {
+        out.config = object(&at(path, "config"), c, "a map")?.clone();
+    }
+    if let Some(a) = get(obj, "acks").filter(|a| !matches!(a, Value::Null)) {
+        out.acks = Some(acks(&at(path, "acks"), a)?.0);
+    }
+    Ok(out)
 }
 
 fn endpoint(path: &str, v: &Value) -> R<Endpoint> {
@@ -1137,6 +1177,14 @@ impl Writer {
         }
         self.close(']');
         self.key("end_ms").opt_u64(s.end_ms);
+        if !s.compare.is_empty() {
+            self.key("compare").open('[');
+            for v in &s.compare {
+                self.item();
+                self.compare_variant(v);
+            }
+            self.close(']');
+        }
         if !s.expect.is_empty() {
             self.key("expect").open('[');
             for e in &s.expect {
@@ -1147,6 +1195,28 @@ impl Writer {
         }
         if let Some(t) = s.off_script_ms {
             self.key("off_script_ms").u64(t);
+        }
+        self.close('}');
+    }
+
+    /// A variant as the derived `Serialize` writes it: the fields it sets.
+    fn compare_variant(&mut self, v: &Variant) {
+        self.open('{');
+        if !v.label.is_empty() {
+            self.key("label").str(&v.label);
+        }
+        if let Some(p) = v.protocol {
+            self.key("protocol").str(p.name());
+        }
+        if !v.config.is_empty() {
+            self.key("config").value(&Value::Object(v.config.clone()));
+        }
+        if let Some(a) = v.acks {
+            self.key("acks").str(match a {
+                Acks::Zero => "0",
+                Acks::One => "1",
+                Acks::All => "all",
+            });
         }
         self.close('}');
     }
@@ -1176,6 +1246,12 @@ impl Writer {
             }
             if let Some(b) = c.unclean_leader_election_enable {
                 self.key(TOPIC_CONFIG_FIELDS[1]).bool(b);
+            }
+            if let Some(n) = c.flush_messages {
+                self.key(TOPIC_CONFIG_FIELDS[2]).u64(n);
+            }
+            if let Some(n) = c.flush_ms {
+                self.key(TOPIC_CONFIG_FIELDS[3]).u64(n);
             }
             self.close('}');
         }
@@ -1224,7 +1300,8 @@ impl Writer {
                         || (name == "retry.backoff.max.ms"
                             && n == crate::config::RETRY_BACKOFF_MAX_MS_DEFAULT)
                         || (name == "sim.writeback.delay.ms"
-                            && n == crate::config::WRITEBACK_DELAY_MS_DEFAULT);
+                            && n == crate::config::WRITEBACK_DELAY_MS_DEFAULT)
+                        || (name.starts_with("log.flush.") && n == crate::config::LOG_FLUSH_NEVER);
                     if !default {
                         self.key(name).u64(n);
                     }
@@ -1398,6 +1475,9 @@ impl Writer {
     fn expectation(&mut self, e: &Expectation) {
         self.open('{');
         self.key("at").u64(e.at);
+        if let Some(r) = e.run {
+            self.key("run").u64(r.into());
+        }
         if !e.label.is_empty() {
             self.key("label").str(&e.label);
         }

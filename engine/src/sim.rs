@@ -219,6 +219,11 @@ impl Sim {
                 PartitionRegistration::new(replicas.clone(), replicas.first().copied());
             partitions.insert(tp, registration);
         }
+        for spec in &specs {
+            topics
+                .flush
+                .push((spec.configs.flush_messages, spec.configs.flush_ms));
+        }
         let mut min_isr = Vec::with_capacity(specs.len());
         for spec in &specs {
             min_isr.push(
@@ -1401,6 +1406,13 @@ impl Sim {
                 // it on the new period now, rather than after the run queued at the old one.
                 if self.config.replica_lag_time_max_ms != lag_before {
                     self.restart_isr_expiration_tasks();
+                }
+                // The log flusher's interval is read when it is scheduled: a broker restarted
+                // with the new values schedules it again (30 s on).
+                if name.starts_with("log.flush.") {
+                    for b in self.broker_ids_where(&|_, process| process.is_up()) {
+                        self.brokers[&b].restart_log_flusher(&mut node_ctx!(self));
+                    }
                 }
             }
             Action::ElectPreferred => {

@@ -323,6 +323,17 @@ fn writes_scenarios_as_serde_json_does() {
         .unwrap(),
     );
     same_text(&with_zones);
+    // Side by side (`compare`) and the expectations of a run, after the others.
+    let mut compared = s.clone();
+    compared.compare = serde_json::from_value(json!([
+        {"label": "l\"1", "protocol": "no-elr", "acks": "1",
+         "config": {"min.insync.replicas": 1, "unclean.leader.election.enable": true, "replica.selector.class": null}},
+        {"acks": "-1"}, {"protocol": "kafka-4"}, {"config": {"retries": 0, "batch.size": "x"}}
+    ]))
+    .unwrap();
+    compared.expect[0].run = Some(1);
+    compared.expect[1].run = Some(2);
+    same_text(&compared);
     let mut s2 = s.clone();
     s2.expect.clear();
     s2.end_ms = None;

@@ -4,7 +4,7 @@
 //! travels in share links.
 #![cfg(not(target_arch = "wasm32"))]
 
-use watermark_engine::event::{Event, HistoricalAnomaly, LossCause};
+use watermark_engine::event::{Event, HistoricalAnomaly, LossCause, OwnDataLoss};
 use watermark_engine::presets::preset;
 use watermark_engine::{Protocol, Scenario, Sim};
 
@@ -640,4 +640,227 @@ fn pre_kip_320_truncates_by_kip_279s_answer_on_becoming_follower_only() {
             .count()
     };
     assert_eq!(answers(&sim), 1);
+}
+
+/// Three brokers, RF 3, `min.insync.replicas` 2, `acks=all`, unclean election off. a1 a2
+/// are committed on all three; broker 3 dies (kill -9, it stays down); b1 b2 are committed
+/// on 1 and 2; broker 1 dies (kill -9: its log survives) and 2 leads alone; 2's machine
+/// then loses `fault` (a power loss, or its disk). 2 comes back first, then 1.
+fn last_known_leader_after(fault: &str) -> Scenario {
+    let json = format!(
+        r#"{{"version": 1, "title": "lkl", "topic": "lkl", "brokers": 3, "replication_factor": 3,
+            "config": {{"min.insync.replicas": 2}},
+            "timeline": [
+              {{"at": 0, "action": "produce", "acks": "all", "prefix": "a", "count": 2}},
+              {{"at": 1000, "action": "kill", "broker": 3}},
+              {{"at": 12000, "action": "produce", "acks": "all", "prefix": "b", "count": 2}},
+              {{"at": 14000, "action": "kill", "broker": 1}},
+              {{"at": 25000, "action": "{fault}", "broker": 2}},
+              {{"at": 40000, "action": "start", "broker": 2}},
+              {{"at": 45000, "action": "start", "broker": 1}}
+            ], "end_ms": 60000}}"#
+    );
+    Scenario::from_json(&json).expect("the scenario parses")
+}
+
+#[test]
+fn kafka_4_elects_the_last_known_leader_though_it_lost_its_data() {
+    // KIP-966 as Kafka's trunk builds it (PartitionChangeBuilder.electAnyLeader →
+    // canElectLastKnownLeader; ReplicationControlManagerTest
+    // testEligibleLeaderReplicas_UncleanShutdown, QuorumControllerTest
+    // testUncleanShutdownBroker, PartitionChangeBuilderTest
+    // testEligibleLeaderReplicas_ElectLastKnownLeader): 2, the last leader, is fenced with
+    // ISR [] ELR [1,2] LastKnownElr [2]. Its unclean restart takes it out of the ELR only;
+    // 1's unclean restart empties the ELR, and with ISR and ELR empty the controller elects
+    // the last known leader, 2, now unfenced, though it lost a1..b2 and 1 holds them.
+    for (fault, how) in [
+        ("power_loss", OwnDataLoss::PowerLoss),
+        ("lose_disk", OwnDataLoss::LostDisk),
+    ] {
+        let sim = run(&last_known_leader_after(fault));
+        assert!(
+            has_line(
+                &sim,
+                33_000,
+                34_000,
+                "[QuorumController] Partition lkl-0 has no leader: no eligible replica (Isr: [] Elr: [1,2]) leader epoch 2"
+            ),
+            "{fault}: {:?}",
+            lines(&sim)
+        );
+        // 2 alone is not elected: 1 is still in the ELR (canElectLastKnownLeader wants it
+        // empty); 1's registration empties it and elects 2.
+        assert!(!lines(&sim)
+            .iter()
+            .any(|(t, l)| *t < 45_000 && l.contains("last known leader")));
+        assert!(has_line(
+            &sim,
+            45_005,
+            45_005,
+            "[QuorumController] Setting new leader for topic lkl, partition 0 to 2 using an unclean election of the last known leader (leader epoch 3)"
+        ));
+        assert_one_loss(
+            &sim,
+            2,
+            &[0, 1, 2, 3],
+            LossCause::LastKnownLeader {
+                broker: 2,
+                lost_own_data: Some(how),
+            },
+        );
+        // 1 follows 2 and throws the records away: they are on no running replica.
+        assert!(log_values(&sim, 1).is_empty(), "{fault}");
+        assert!(log_values(&sim, 2).is_empty(), "{fault}");
+        let snap = sim.snapshot();
+        assert_eq!(snap.controller.leader, Some(2));
+    }
+}
+
+/// One broker, RF 1: `m` produced at 29 s and `n` at 31 s (one record each, `acks=1`), and
+/// the machine loses power at 32.5 s, within `sim.writeback.delay.ms` (30 s) of both. With
+/// `config` (extra configs, JSON), what is left of the log after the power loss.
+fn log_after_power_loss(config: &str, timeline: &str) -> (Sim, Vec<String>) {
+    let json = format!(
+        r#"{{"version": 1, "title": "flush", "topic": "f", "brokers": 1, "replication_factor": 1,
+            "config": {{"min.insync.replicas": 1{config}}},
+            "timeline": [{timeline},
+              {{"at": 32500, "action": "power_loss", "broker": 1}}], "end_ms": 33000}}"#
+    );
+    let sim = run(&Scenario::from_json(&json).expect("the scenario parses"));
+    let values = log_values(&sim, 1);
+    (sim, values)
+}
+
+const AT_29_AND_31: &str = r#"{"at": 29000, "action": "produce", "acks": "1", "prefix": "m", "count": 1},
+    {"at": 31000, "action": "produce", "acks": "1", "prefix": "n", "count": 1}"#;
+
+#[test]
+fn log_flush_interval_messages_flushes_after_the_append_that_reaches_it() {
+    // UnifiedLog.append: "if (localLog.unflushedMessages >= config.flushInterval)
+    // flush(false)". Five one-record appends with an interval of 2: flushes after the 2nd
+    // and the 4th; a power loss takes the 5th only. Without the config, all five.
+    let five = r#"{"at": 10000, "action": "produce", "acks": "1", "prefix": "m", "count": 5, "one_by_one": true}"#;
+    let (sim, values) = log_after_power_loss(r#", "log.flush.interval.messages": 2"#, five);
+    assert!(has_line(
+        &sim,
+        32_500,
+        32_500,
+        "broker 1: f-0 offsets 4..4 were only in the page cache and are gone; the log ends at 4"
+    ));
+    assert_eq!(values, ["m1", "m2", "m3", "m4"]);
+    let (_, values) = log_after_power_loss(r#", "log.flush.interval.messages": 3"#, five);
+    assert_eq!(values, ["m1", "m2", "m3"], "flushed after the 3rd only");
+    let (_, values) = log_after_power_loss("", five);
+    assert!(values.is_empty(), "no forced flush by default: {values:?}");
+    // The goldens' default: the config is not written.
+    let s = preset("leader-failover").expect("preset");
+    assert!(!s.to_json_pretty().contains("log.flush"));
+}
+
+#[test]
+fn log_flush_interval_ms_flushes_on_the_log_flusher_s_runs() {
+    // LogManager schedules flushDirtyLogs 30 s after its start (log.initial.task.delay.ms),
+    // then every log.flush.scheduler.interval.ms (Long.MAX_VALUE by default); each run
+    // flushes a log last flushed at least flush.ms ago (log.flush.interval.ms, or when not
+    // set the scheduler's interval).
+    // log.flush.interval.ms alone: the one run at 30 s flushes m; n, appended after, is lost.
+    let (sim, values) = log_after_power_loss(r#", "log.flush.interval.ms": 1000"#, AT_29_AND_31);
+    assert_eq!(values, ["m1"]);
+    assert!(has_line(
+        &sim,
+        32_500,
+        32_500,
+        "broker 1: f-0 offsets 1..1 were only in the page cache and are gone; the log ends at 1"
+    ));
+    // With the scheduler every second, the run at 32 s flushes n too.
+    let both = r#", "log.flush.interval.ms": 1000, "log.flush.scheduler.interval.ms": 1000"#;
+    let (_, values) = log_after_power_loss(both, AT_29_AND_31);
+    assert_eq!(values, ["m1", "n1"]);
+    // The scheduler's interval alone is also flush.ms (KafkaConfig.logFlushIntervalMs).
+    let sched = r#", "log.flush.scheduler.interval.ms": 1000"#;
+    let (_, values) = log_after_power_loss(sched, AT_29_AND_31);
+    assert_eq!(values, ["m1", "n1"]);
+    // A run that flushed less than flush.ms ago waits: flush.ms 5 s, every second: the run
+    // at 30 s flushes m, and the runs at 31 s and 32 s find it flushed 2 s ago at most.
+    let slow = r#", "log.flush.interval.ms": 5000, "log.flush.scheduler.interval.ms": 1000"#;
+    let (_, values) = log_after_power_loss(slow, AT_29_AND_31);
+    assert_eq!(values, ["m1"]);
+    // Defaults: no flush, both lost.
+    let (_, values) = log_after_power_loss("", AT_29_AND_31);
+    assert!(values.is_empty(), "{values:?}");
+}
+
+#[test]
+fn log_flush_configs_name_the_field_and_range() {
+    for (config, says) in [
+        (
+            r#""log.flush.interval.messages": 0"#,
+            "log.flush.interval.messages must be a whole number in 1..=9223372036854775807, got 0",
+        ),
+        (
+            r#""log.flush.scheduler.interval.ms": 0"#,
+            "log.flush.scheduler.interval.ms must be a whole number in 1..=9223372036854775807, got 0",
+        ),
+        (
+            r#""log.flush.interval.ms": 9223372036854775808"#,
+            "log.flush.interval.ms must be a whole number in 0..=9223372036854775807, got 9223372036854775808",
+        ),
+    ] {
+        let json = format!(
+            r#"{{"version": 1, "title": "t", "topic": "t", "brokers": 1, "replication_factor": 1,
+                "config": {{{config}}}, "timeline": []}}"#
+        );
+        let e = Scenario::from_json(&json).expect_err("refused");
+        assert!(e.to_string().contains(says), "{e}");
+    } // The topic configs, by their path.
+    let json = r#"{"version": 2, "brokers": 1, "topics": [{"name": "t", "configs": {"flush.messages": 0}}]}"#;
+    let e = Scenario::from_json(json).expect_err("refused");
+    assert_eq!(e.field, "topics[0].configs.flush.messages");
+    assert!(
+        e.to_string()
+            .contains("flush.messages must be a whole number in 1..=9223372036854775807, got 0"),
+        "{e}"
+    );
+}
+
+#[test]
+fn topic_flush_configs_override_the_broker_s() {
+    // LogConfig: a topic's flush.messages and flush.ms override the broker's
+    // log.flush.interval.messages and log.flush.interval.ms for its logs only.
+    let json = r#"{"version": 2, "brokers": 1,
+        "config": {"log.flush.scheduler.interval.ms": 1000, "log.flush.interval.ms": 600000},
+        "topics": [
+          {"name": "each", "configs": {"flush.messages": 1}},
+          {"name": "timed", "configs": {"flush.ms": 1000}},
+          {"name": "plain"}
+        ],
+        "timeline": [
+          {"at": 29000, "action": "produce", "topic": "each", "acks": "1", "prefix": "e", "count": 2},
+          {"at": 29000, "action": "produce", "topic": "timed", "acks": "1", "prefix": "t", "count": 2},
+          {"at": 29000, "action": "produce", "topic": "plain", "acks": "1", "prefix": "p", "count": 2},
+          {"at": 31500, "action": "describe"},
+          {"at": 31500, "action": "power_loss", "broker": 1}
+        ], "end_ms": 32000}"#;
+    let sim = run(&Scenario::from_json(json).expect("parses"));
+    let text = lines(&sim);
+    let lost = |topic: &str| {
+        text.iter().any(|(t, l)| {
+            *t == 31_500 && l.starts_with(&format!("broker 1: {topic}-0 offsets 0..1 were only"))
+        })
+    };
+    // `each` flushed at its append; `timed` on the flusher's run at 30 s (flush.ms 1 s);
+    // `plain` waits for the broker's flush.ms of 10 minutes, and loses its records.
+    assert!(!lost("each") && !lost("timed") && lost("plain"), "{text:?}");
+    // kafka-topics.sh --describe lists them (the broker's are STATIC_BROKER_CONFIG), in the
+    // HashMap's order (flush.ms in bucket 20, flush.messages in 30).
+    let configs = |topic: &str| {
+        let line = text
+            .iter()
+            .find(|(_, l)| l.starts_with(&format!("Topic: {topic} TopicId:")))
+            .expect("the topic line");
+        line.1.split(" Configs: ").nth(1).unwrap_or("").to_string()
+    };
+    assert_eq!(configs("each"), "flush.ms=600000,flush.messages=1");
+    assert_eq!(configs("timed"), "flush.ms=1000");
+    assert_eq!(configs("plain"), "flush.ms=600000");
 }

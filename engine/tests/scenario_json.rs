@@ -126,8 +126,12 @@ fn full_scenario() -> Value {
         "timeline": timeline,
         "end_ms": 60000,
         "off_script_ms": 12,
+        "compare": [
+            {"label": "acks 1", "protocol": "kafka-4", "config": {"min.insync.replicas": 1, "sim.writeback.delay.ms": 0}, "acks": "1"},
+            {"acks": "0", "protocol": null, "config": {"unclean.leader.election.enable": true}}
+        ],
         "expect": [
-            {"at": 100, "label": "l", "since": 50, "describe": "d", "leader": 2, "isr": [1, 2],
+            {"at": 100, "run": 2, "label": "l", "since": 50, "describe": "d", "leader": 2, "isr": [1, 2],
              "elr": [3], "broker": 1, "leo": 5, "hw": 4, "offsets": "o", "produce": "p",
              "error": "NOT_ENOUGH_REPLICAS", "loss": false, "lost": [1, 2], "caption": "c", "line": "x"},
             {"at": 0, "leader": "none", "isr": [], "since": null}
@@ -324,6 +328,14 @@ fn every_action_and_field_reads_as_serde_reads_it() {
     assert_eq!(kinds.len(), 23, "one of each action: {kinds:?}");
     assert_eq!(s.expect.len(), 2);
     assert_eq!(s.expect[0].lost, Some([1, 2]));
+    assert_eq!((s.expect[0].run, s.expect[1].run), (Some(2), None));
+    assert_eq!(s.compare.len(), 2);
+    assert_eq!(s.compare[0].title(), "acks 1");
+    assert_eq!(
+        s.compare[1].title(),
+        "acks=0, unclean.leader.election.enable=true"
+    );
+    assert_eq!(s.compare[0].config.len(), 2);
     // Written back and read again.
     same(&serde_json::to_string(&s).unwrap()).expect("round trip");
     same(&s.to_json_pretty()).expect("round trip, pretty");
@@ -818,7 +830,7 @@ fn version_2_errors_name_the_field_and_range() {
         set("/topics/0/configs/retention.ms", json!(1000)),
         is(
             "topics[0].configs",
-            "unknown field `retention.ms`, expected one of `min.insync.replicas`, `unclean.leader.election.enable`"
+            "unknown field `retention.ms`, expected one of `min.insync.replicas`, `unclean.leader.election.enable`, `flush.messages`, `flush.ms`"
         )
     );
     assert_eq!(

@@ -70,6 +70,12 @@ for (const colorScheme of ["light", "dark"]) {
     await assertNoSeriousViolations(page, `protocol pre-kip-101, ${colorScheme}`);
   });
 
+  test(`runs side by side, their differences and the side-by-side choice (${colorScheme})`, async () => {
+    const { page } = await openFresh(app, "/?preset=elr-side-by-side&t=52100", { colorScheme });
+    await page.locator("section.beside ul.differences li").first().waitFor();
+    await assertNoSeriousViolations(page, `side by side, ${colorScheme}`);
+  });
+
   test(`the default page has no serious accessibility violations (${colorScheme})`, async () => {
     const { page } = await openFresh(app, "/", { colorScheme });
     await assertNoSeriousViolations(page, `default page, ${colorScheme}`);

@@ -6,6 +6,7 @@
 //   node tests/perf/frame-time.mjs [--seconds 10] [--speeds 0,1,10,100] [--records 300]
 //                                  [--latency 40] [--loads 5] [--css CSS] [--wasm-top N]
 //                                  [--cpu-throttle N] [--cluster] [--scroll SELECTOR]
+//                                  [--beside]
 //
 // For each speed it opens dist/ on a share link (7 brokers, RF 7, latency 40 ms, 300
 // single-record produce actions spread over the measured window, ?autoplay=1), sets the
@@ -68,6 +69,9 @@ const THROTTLE = Number(option("cpu-throttle", 1));
 // partitions at RF 3, min.insync.replicas 2, the RECORDS produce actions round-robin over
 // the partitions): the cluster overview drawn above the lanes of one partition.
 const CLUSTER = process.argv.includes("--cluster");
+// --beside: the load's scenario with two runs beside it (`compare`: acks=1 and acks=0,
+// web/src/beside.rs): three simulations and three cluster views on one clock.
+const BESIDE = process.argv.includes("--beside");
 /** A frame counts as late when it took over 16.7 ms by more than vsync jitter (10%). */
 const LATE_MS = 16.7 * 1.1;
 
@@ -80,6 +84,15 @@ const sliderPosition = (speed) => Math.round((Math.log10(speed / 0.1) / 3) * 100
  * cover at `speed`, so records keep arriving and fetches keep flying throughout.
  */
 function scenarioFor(speed) {
+  const s = loadFor(speed);
+  if (BESIDE) {
+    s.compare = [{ acks: "1" }, { acks: "0" }];
+    s.title += ", beside acks=1 and acks=0";
+  }
+  return s;
+}
+
+function loadFor(speed) {
   const span = Math.max(1, speed) * (SECONDS + 8) * 1000;
   const step = Math.max(1, Math.floor(span / RECORDS));
   if (CLUSTER) {

@@ -8,6 +8,7 @@
 
 use leptos::prelude::*;
 
+use crate::beside::{BesideRuns, BesideTop};
 use crate::cluster::{ClusterView, Waiting};
 use crate::geometry;
 use crate::lane_menu::LaneMenus;
@@ -223,7 +224,9 @@ pub fn App() -> impl IntoView {
                 <Alarms ctx=ctx />
                 <Walkthrough ctx=ctx />
                 {show_controls.then(|| view! { <TimeBar ctx=ctx /> }.into_any())}
+                <BesideTop ctx=ctx />
                 <ClusterView snap=ctx.snap clock=ctx.clock tick=ctx.tick lag_time_max_ms=lag_time_max_ms width=width broker_ids=ctx.broker_ids labels=labels />
+                <BesideRuns ctx=ctx labels=labels />
                 <p class="embed-foot">
                     // Built and removed, not a `<Show>` (less code, BENCHMARKS.md "Shipped size").
                     {move || reader_can_pause.get().then(|| view! {
@@ -267,9 +270,12 @@ pub fn App() -> impl IntoView {
                     <ClusterOverview ctx=ctx />
                     // Each lane's faults are in its menu; produce and consume sit right under
                     // the picture, so acting never scrolls it away.
+                    <BesideTop ctx=ctx />
                     <LaneMenus ctx=ctx>
                         <ClusterView snap=ctx.snap clock=ctx.clock tick=ctx.tick lag_time_max_ms=lag_time_max_ms width=width broker_ids=ctx.broker_ids labels=labels />
                     </LaneMenus>
+                    // The runs beside this one (the scenario's `compare`), on the same clock.
+                    <BesideRuns ctx=ctx labels=labels />
                     <Actions ctx=ctx />
                     <Legend />
                     <Waiting snap=ctx.snap tick=ctx.tick />

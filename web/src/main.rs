@@ -1,6 +1,7 @@
 //! Watermark's playground: mounts the Leptos app on the page's `<body>`.
 
 mod app;
+mod beside;
 mod cluster;
 mod finder;
 mod frames;

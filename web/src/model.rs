@@ -256,7 +256,9 @@ impl Playground {
         live.track_writeback();
         let rewind = Rewind::new(&live, CHECKPOINT_MS);
         let times: Vec<u64> = scenario.expect.iter().map(|e| e.at).collect();
-        let expect_order = watermark_engine::sort::stable_order(&times);
+        // The expectations of the runs beside (`run`) are theirs (web/src/beside.rs).
+        let mut expect_order = watermark_engine::sort::stable_order(&times);
+        expect_order.retain(|&i| scenario.expect[i].run.is_none());
         let outcomes = vec![None; scenario.expect.len()];
         let pg = Playground {
             scenario,
@@ -297,6 +299,7 @@ impl Playground {
             .iter()
             .zip(self.outcomes())
             .enumerate()
+            .filter(|(_, (e, _))| e.run.is_none())
             .map(|(i, (e, o))| ExpectMark {
                 at: e.at,
                 met: o.as_ref().map(Outcome::met),
@@ -467,6 +470,25 @@ impl Playground {
             s.timeline.remove(i);
         }
         self.rebuilt(s)
+    }
+
+    /// Whether the live run has begun (a new session shows the moment before the events at 0).
+    pub fn started(&self) -> bool {
+        self.live.events_processed() > 0
+    }
+
+    /// Sets the runs shown beside this one (the scenario's `compare`): they take no part in
+    /// this run, so it goes on as it was. Expectations of runs that are no longer there
+    /// are dropped with them.
+    pub fn set_compare(
+        &mut self,
+        compare: Vec<watermark_engine::compare::Variant>,
+    ) -> Result<(), ScenarioError> {
+        let mut s = self.scenario.clone();
+        s.compare = compare;
+        s.validate()?;
+        self.scenario.compare = s.compare;
+        Ok(())
     }
 
     /// Sets the scenario's title (what the page's title, a share link and an embed show).

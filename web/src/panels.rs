@@ -274,6 +274,21 @@ pub fn Settings(ctx: Ctx, undo: crate::undo::Undo) -> impl IntoView {
                 <dt>"Brokers that can be lost for ever without losing a committed record"</dt>
                 <dd data-testid="can-lose">{move || calc().1.to_string()}</dd>
             </dl>
+            // The scenario's `compare`: the same timeline under another configuration or
+            // protocol, drawn under this run on the same clock (web/src/beside.rs). This run
+            // goes on unchanged; the runs beside are built up to the shown moment.
+            <label class="beside-choice">"Side by side with "
+                <select aria-label="Side by side with"
+                    inner_html=move || {
+                        status.track();
+                        ctx.beside.track();
+                        ctx.pg.with_value(|pg| crate::beside::options_markup(pg.scenario()))
+                    }
+                    on:change=move |ev| match crate::beside::variants_of(&event_target_value(&ev)) {
+                        Ok(v) => ctx.set_beside(v),
+                        Err(e) => ctx.notice.set(Some(format!("Not done: {e}"))),
+                    }></select>
+            </label>
             <details class="advanced">
                 <summary>"Advanced"</summary>
                 // The replication rules of a Kafka era (the scenario's `protocol`,
@@ -1391,10 +1406,10 @@ pub fn Simplifications() -> impl IntoView {
                 <li>"Clients always know the current leader, as if their metadata refreshed instantly."</li>
                 <li>"The idempotent producer has id 0, epoch 0 at once (no InitProducerId); its producer state never expires. A produce request carries one batch."</li>
                 <li>"No segments, retention or compression: the log start offset stays 0. A batch's records share one timestamp."</li>
-                <li>"Writes reach the page cache at once and survive kill -9; a lost disk loses everything. A power cut loses what each log appended in the last sim.writeback.delay.ms (30 s), as if the kernel wrote each page back exactly then; a clean shutdown flushes first. fsync (log.flush.interval.*) is not modelled."</li>
+                <li>"Writes reach the page cache at once and survive kill -9; a lost disk loses everything. A power cut loses what each log appended in the last sim.writeback.delay.ms (30 s), as if the kernel wrote each page back exactly then; a clean shutdown and log.flush.interval.* (or a topic's flush.*) flush; a segment roll's flush is not modelled."</li>
                 <li>"A slow broker waits the given time after each fetch response before fetching again."</li>
                 <li>"One consumer without a group; after OFFSET_OUT_OF_RANGE it moves to the log end (auto.offset.reset=latest). A new client.rack stands for a new consumer in that rack."</li>
-                <li>"The last known leader is elected only when it is alive (Kafka's code logs but does not refuse a dead one)."</li>
+                <li>"Log directories have no ids: a broker back with a new disk can lead once it is unfenced (Kafka waits the moment it takes to move its replicas to the new directory)."</li>
                 <li>"Reassignment has --execute, --verify and --cancel (--additional and --preserve-throttles in scenario files), not --list or --generate; a removed replica's log is deleted at once. Throttles come only from --throttle."</li>
                 <li>"A killed broker's machine stays up: its kernel resets connections at once. A cut link drops packets, and requests time out. A zone cut off loses the controller too."</li>
                 <li>"Changing replica.lag.time.max.ms applies at once on every broker, as if each were restarted with the new value (real Kafka needs a broker restart for it); min.insync.replicas reaches each broker through the metadata."</li>

@@ -101,6 +101,13 @@ pub struct Ctx {
     pub title: Memo<String>,
     /// Embedded in another page: never touches storage or the URL.
     pub embed: bool,
+    /// The runs beside the session's own (the scenario's `compare`, web/src/beside.rs):
+    /// the same timeline under another configuration or protocol, on the same clock.
+    pub beside_runs: StoredValue<Vec<crate::beside::Beside>>,
+    /// What the page shows of each run beside: its title, describe line and differences.
+    pub beside: RwSignal<Vec<crate::beside::BesideView>>,
+    /// Each run beside's shown state, for its cluster view (one signal a run).
+    pub beside_snaps: [RwSignal<Arc<Snapshot>>; watermark_engine::compare::MAX_VARIANTS],
     /// What publishing and saving remember between calls: one stored value, not one per
     /// field (each stored value's type is code of its own).
     book: StoredValue<Book>,
@@ -203,8 +210,9 @@ impl Ctx {
         ));
         let clock = clock_of(&pg);
         let status = RwSignal::new(status_of(&pg));
+        let (runs, note) = crate::beside::build(&pg);
         let pg = StoredValue::new(pg);
-        Ctx {
+        let ctx = Ctx {
             pg,
             snap,
             clock: RwSignal::new(clock),
@@ -223,6 +231,9 @@ impl Ctx {
                 pg.with_value(|pg| pg.scenario().title.clone())
             }),
             embed,
+            beside_runs: StoredValue::new(runs),
+            beside: RwSignal::new(vec![]),
+            beside_snaps: std::array::from_fn(|_| RwSignal::new(snap.get_untracked())),
             book: StoredValue::new(Book {
                 dirty: false,
                 stored_is_current: false,
@@ -231,7 +242,9 @@ impl Ctx {
                 log_at: f64::NEG_INFINITY,
                 log_pending: false,
             }),
-        }
+        };
+        ctx.notice.set(note);
+        ctx
     }
 
     fn book(&self) -> Book {
@@ -282,17 +295,20 @@ impl Ctx {
 
     fn publish_at(&self, frame_at: Option<f64>) {
         let (key, clock) = self.pg.with_value(|pg| (snap_key(pg), clock_of(pg)));
+        self.publish_beside(frame_at.is_none());
         // Between events only the clock moves: what else a frame could change (markers,
         // leaving the past for the live run) comes with a new key, and the controls
         // (play, speed, config) publish in full.
         if frame_at.is_none() || self.book().snap_key != Some(key) {
             self.note(|b| b.snap_key = Some(key));
-            let (snap, status) = self.pg.with_value(|pg| {
+            let (snap, mut status) = self.pg.with_value(|pg| {
                 (
                     pg.current().snapshot_tail(crate::geometry::SNAPSHOT_TAIL),
                     status_of(pg),
                 )
             });
+            self.beside_runs
+                .with_value(|runs| crate::beside::add_marks(runs, &mut status));
             self.snap.set(Arc::new(snap));
             if self.status.with_untracked(|s| *s != status) {
                 self.status.set(status);
@@ -333,11 +349,69 @@ impl Ctx {
         }
     }
 
-    /// Runs an action now; shows the error (naming the field) or the note it produced.
+    /// Brings the runs beside to the shown moment (web/src/beside.rs) and publishes what
+    /// changed: each one's snapshot when its state changed, and their titles and
+    /// differences from the session's own run.
+    fn publish_beside(&self, all: bool) {
+        if self.beside_runs.with_value(Vec::is_empty) {
+            if self.beside.with_untracked(|b| !b.is_empty()) {
+                self.beside.set(vec![]);
+            }
+            return;
+        }
+        let changed = self.pg.with_value(|pg| {
+            self.beside_runs
+                .try_update_value(|runs| crate::beside::follow_all(runs, pg, all))
+                .unwrap_or_default()
+        });
+        if changed.is_empty() {
+            return;
+        }
+        for &i in &changed {
+            let snap = self.beside_runs.with_value(|runs| {
+                runs.get(i)
+                    .map(|r| r.pg.current().snapshot_tail(crate::geometry::SNAPSHOT_TAIL))
+            });
+            if let (Some(snap), Some(signal)) = (snap, self.beside_snaps.get(i)) {
+                signal.set(Arc::new(snap));
+            }
+        }
+        let views = self.pg.with_value(|pg| {
+            self.beside_runs
+                .with_value(|runs| crate::beside::views(runs, pg))
+        });
+        if self.beside.with_untracked(|b| *b != views) {
+            self.beside.set(views);
+        }
+    }
+
+    /// Sets the runs beside the session's own (the scenario's `compare`) and builds them
+    /// up to the shown moment; the session's own run goes on unchanged.
+    pub fn set_beside(&self, compare: Vec<watermark_engine::compare::Variant>) {
+        let result = self.pg.try_update_value(|pg| pg.set_compare(compare));
+        if let Some(Err(e)) = result {
+            self.notice.set(Some(format!("Not done: {e}")));
+            return;
+        }
+        let (runs, note) = self.pg.with_value(crate::beside::build);
+        self.beside_runs.set_value(runs);
+        self.notice.set(note);
+        self.publish();
+        crate::share_ui::save_session(*self);
+    }
+
+    /// Runs an action now; shows the error (naming the field) or the note it produced. The
+    /// runs beside take it too, as each one's variant has it (`Variant::adapt`).
     pub fn act(&self, action: Action) {
         let result = self.pg.try_update_value(|pg| pg.act(&action));
         match result {
-            Some(Ok(note)) => self.notice.set(note),
+            Some(Ok(note)) => {
+                let beside = self
+                    .beside_runs
+                    .try_update_value(|runs| crate::beside::act(runs, &action))
+                    .flatten();
+                self.notice.set(note.or(beside));
+            }
             Some(Err(e)) => self.notice.set(Some(format!("Not done: {e}"))),
             None => {}
         }
@@ -366,7 +440,14 @@ impl Ctx {
     /// checkbox keeps saying what the new run does).
     pub fn replace(&self, mut pg: Playground, note: String) {
         pg.pause_at_captions = self.pg.with_value(|old| old.pause_at_captions);
+        let (runs, beside_note) = crate::beside::build(&pg);
         self.pg.set_value(pg);
+        self.beside_runs.set_value(runs);
+        let note = match beside_note {
+            Some(b) if note.is_empty() => b,
+            Some(b) => format!("{note} {b}"),
+            None => note,
+        };
         self.note(|b| b.log_seq = (u64::MAX, u64::MAX));
         self.notice.set((!note.is_empty()).then_some(note));
         self.publish();
@@ -378,4 +459,10 @@ impl Ctx {
         self.publish();
         r
     }
+}
+
+/// The controls' state of `pg`, for other modules' tests.
+#[cfg(test)]
+pub fn tests_status(pg: &Playground) -> Status {
+    status_of(pg)
 }

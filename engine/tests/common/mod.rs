@@ -69,14 +69,60 @@ pub const GOLDEN: &[(&str, &str)] = &[
         "kip-279-divergence",
         include_str!("../golden/kip-279-divergence.txt"),
     ),
+    ("acks-steps", include_str!("../golden/acks-steps.txt")),
+    (
+        "min-isr-side-by-side",
+        include_str!("../golden/min-isr-side-by-side.txt"),
+    ),
+    (
+        "elr-side-by-side",
+        include_str!("../golden/elr-side-by-side.txt"),
+    ),
+    (
+        "kip-101-side-by-side",
+        include_str!("../golden/kip-101-side-by-side.txt"),
+    ),
 ];
 
 /// The golden text of a preset: its whole transcript, then its final snapshot as readable
 /// JSON (`readable_json`), so that a change of state shows in the diff as the lines that
 /// moved, not as a new digest.
+/// A preset that compares runs (`compare`) goes on with each variant's header
+/// (`=== compare[0]: acks=1 ===`), transcript and final snapshot, then what differs from the
+/// top run at the end (`=== differences at 2.500s ===`), as `watermark run` prints them.
 pub fn golden_text(name: &str) -> String {
     let scenario = preset(name).expect("preset parses");
     let sim = watermark_engine::run(&scenario, true).expect("preset runs");
+    let mut out = run_text(&sim);
+    let mut runs = Vec::new();
+    for (i, v) in scenario.compare.iter().enumerate() {
+        let variant = scenario.variant(i).expect("the variant is valid");
+        let other = watermark_engine::run(&variant, true).expect("the variant runs");
+        out.push_str(&format!("=== compare[{i}]: {} ===\n", v.title()));
+        out.push_str(&run_text(&other));
+        runs.push(other);
+    }
+    if !runs.is_empty() {
+        let time = watermark_engine::trace::format_time(sim.now());
+        out.push_str(&format!("=== differences at {} ===\n", time.trim()));
+        for (i, other) in runs.iter().enumerate() {
+            let found = watermark_engine::compare::differences(&sim, other);
+            if found.is_empty() {
+                out.push_str(&format!("compare[{i}]: no difference\n"));
+            }
+            for d in found {
+                out.push_str(&format!(
+                    "compare[{i}]: {}\n",
+                    d.line(&format!("compare[{i}]"))
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// A run's whole transcript, then its final snapshot as readable JSON.
+fn run_text(sim: &watermark_engine::Sim) -> String {
     let mut out = sim.transcript().join("\n");
     let snapshot = serde_json::to_value(sim.snapshot()).expect("snapshot serializes");
     out.push_str("\nfinal snapshot:\n");

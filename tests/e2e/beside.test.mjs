@@ -1,0 +1,156 @@
+// Runs side by side (issue 15): the scenario's `compare` runs the session's timeline again
+// under another configuration or protocol, each run drawn under the session's own on the
+// same clock, with what differs from the top run listed (web/src/beside.rs).
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { useApp } from "../lib/harness.mjs";
+import { decodeLink, linkPath, payloadOf, presetScenario } from "../lib/links.mjs";
+import {
+  button,
+  describe,
+  fault,
+  notice,
+  openFresh,
+  pause,
+  play,
+  poll,
+  produceResults,
+  setRange,
+  shareHash,
+  SPEED_MAX,
+  waitForClock,
+  waitForText,
+} from "../lib/ui.mjs";
+
+const app = useApp();
+
+const choice = (page) => page.getByRole("combobox", { name: "Side by side with", exact: true });
+const top = (page) => page.locator("p.beside-top");
+const runs = (page) => page.locator("section.beside");
+const run = (page, title) => page.getByRole("region", { name: `Beside: ${title}`, exact: true });
+const differences = (section) => section.getByRole("list", { name: "What differs from the top run", exact: true });
+const describeOf = (section) => section.locator("p.describe-mini");
+const summary = (page) => page.getByTestId("expectations");
+const marks = (page) => page.locator("svg.markers line.expect");
+
+async function shareLink(page) {
+  await button(page, "Share").click();
+  const link = await page.getByLabel("Share link", { exact: true }).inputValue();
+  await button(page, "Share").click();
+  return link;
+}
+
+test("a side-by-side preset: Kafka 4.x's ELR elects B while Kafka 3.x has no leader, on one clock, every run's expectations met", async () => {
+  const preset = presetScenario("elr-side-by-side");
+  const { page } = await openFresh(app, "/?preset=elr-side-by-side&t=52100");
+  await waitForText(
+    top(page),
+    /^Side by side, on one clock\. Top: this session's run \(protocol kafka-4\)\. Below: the same timeline with Kafka 3\.x, no ELR\.$/,
+  );
+  assert.equal(await runs(page).count(), 1);
+  const below = run(page, "Kafka 3.x, no ELR");
+  await waitForText(below.locator("h2"), /^Below: the same timeline with Kafka 3\.x, no ELR$/);
+  // Each run its own picture and describe line at the same moment.
+  await waitForText(describe(page), /Leader: 2 Replicas: 1,2,3 Isr: 2/);
+  await waitForText(describeOf(below), /^Topic: elr Partition: 0 Leader: none Replicas: 1,2,3 Isr: 1 Elr: LastKnownElr:$/);
+  assert.equal(await below.locator(".cluster g.lane").count(), 3, "three lanes beside too");
+  // What differs: the leader first, the run beside's value marked, the top's after it.
+  const items = await differences(below).locator("li").allTextContents();
+  assert.match(items[0], /^leader /);
+  assert.match(items.join("\n"), /Leader: none/);
+  assert.match(items.join("\n"), /\(top: Leader: 2/);
+  assert.ok((await differences(below).locator("mark").count()) >= 2);
+  // Every run's expectations are on the time bar; all met by the end.
+  assert.equal(await marks(page).count(), preset.expect.length);
+  await page.getByRole("checkbox", { name: "Pause at each step", exact: true }).uncheck();
+  await setRange(page, "Speed", SPEED_MAX);
+  await play(page);
+  await waitForText(summary(page), new RegExp(`^Expectations: ${preset.expect.length} met, 0 not met, 0 ahead$`), { timeout: 30_000 });
+  const beside = await marks(page).evaluateAll((els) =>
+    els.map((e) => e.querySelector("title")?.textContent ?? "").filter((t) => t.startsWith("Beside (Kafka 3.x, no ELR): ")),
+  );
+  assert.equal(beside.length, preset.expect.filter((e) => e.run === 1).length);
+});
+
+test("acks=1 beside a person's session: each run takes the write with its own acks, both go back in time together, and the link holds both", async () => {
+  const { page } = await openFresh(app, "/");
+  await choice(page).selectOption("acks=1");
+  await waitForText(top(page), /Top: this session's run \(acks=all\)\. Below: the same timeline with acks=1\.$/);
+  const below = run(page, "acks=1");
+  await waitForText(differences(below), /^Nothing differs from the top run at this moment\.$/);
+  // Both followers die; a write with acks=all fails in the top run (the ISR shrinks below
+  // the minimum) and is acknowledged by the leader alone in the run beside.
+  await play(page);
+  await waitForClock(page, 300);
+  await pause(page);
+  await fault(page, "Kill broker 2");
+  await fault(page, "Kill broker 3");
+  await setRange(page, "Speed", SPEED_MAX);
+  await play(page);
+  await waitForText(describe(page), /Isr: 1 /, { timeout: 40_000 });
+  await pause(page);
+  await page.getByLabel("Value", { exact: true }).fill("x");
+  await page.getByLabel("Records", { exact: true }).fill("1");
+  await page.getByRole("combobox", { name: "acks", exact: true }).selectOption("all");
+  await button(page, "Produce").click();
+  await play(page);
+  await waitForText(produceResults(page), /NOT_ENOUGH_REPLICAS/, { timeout: 20_000 });
+  await pause(page);
+  await waitForText(differences(below), /produce results/);
+  const diff = await differences(below).textContent();
+  assert.match(diff, /1 acknowledged/, diff);
+
+  // The link holds the variant; opened again, both runs are there at the same moment.
+  const link = await shareLink(page);
+  const scenario = decodeLink(payloadOf(link));
+  assert.deepEqual(scenario.compare, [{ acks: "1" }]);
+  const { page: again } = await openFresh(app, linkPath(payloadOf(link), { t: 100 }));
+  await run(again, "acks=1").waitFor();
+  assert.equal(await choice(again).inputValue(), "acks=1");
+  // Back in time: before the kills the two runs agree; forward again, they differ again.
+  await waitForText(differences(run(again, "acks=1")), /^Nothing differs from the top run at this moment\.$/);
+  await setRange(again, "Speed", SPEED_MAX);
+  await play(again);
+  await poll(async () => /produce results/.test((await differences(run(again, "acks=1")).textContent()) ?? ""), {
+    timeout: 30_000,
+  });
+  await pause(again);
+
+  // Nothing beside again: the session's own run goes on as it was.
+  await choice(page).selectOption("");
+  await runs(page).first().waitFor({ state: "detached" });
+  assert.equal(await top(page).isHidden(), true);
+  assert.equal(decodeLink(payloadOf(await shareLink(page))).compare, undefined);
+});
+
+test("three runs: acks=all above acks=1 and acks=0, article 003's step view, in an embed too", async () => {
+  const { page } = await openFresh(app, "/?preset=acks-steps&t=1040");
+  assert.equal(await runs(page).count(), 2);
+  assert.equal(await choice(page).inputValue(), "acks=1|acks=0");
+  // At 1.040 s acks=1 has its answer; acks=all waits; acks=0 never gets one.
+  await waitForText(differences(run(page, "acks=1")), /produce results/);
+  assert.match(await differences(run(page, "acks=1")).textContent(), /1 acknowledged/);
+  assert.match(await differences(run(page, "acks=0")).textContent(), /produce results/);
+
+  const { page: embed } = await openFresh(app, "/?embed=1&preset=acks-steps&t=1040");
+  await embed.locator("section.beside").nth(1).waitFor();
+  assert.equal(await embed.locator("section.beside").count(), 2);
+  await waitForText(embed.locator("p.beside-top"), /Top: this session's run \(acks=all\)\. Below: the same timeline with acks=1, then with acks=0\.$/);
+});
+
+test("a link whose compare cannot run says what was wrong and opens the default", async () => {
+  const bad = {
+    version: 1,
+    brokers: 3,
+    replication_factor: 3,
+    compare: [{ label: "nothing" }],
+  };
+  const { page } = await openFresh(app, `/${shareHash(bad)}`);
+  await waitForText(notice(page), /compare\[0\]: a variant must change protocol, config or acks/);
+  assert.equal(await runs(page).count(), 0);
+  const tooMany = { ...bad, compare: [{ acks: "1" }, { acks: "0" }, { protocol: "no-elr" }] };
+  const { page: other } = await openFresh(app, `/${shareHash(tooMany)}`);
+  await waitForText(notice(other), /compare: at most 2 variants, got 3/);
+  assert.equal(await runs(other).count(), 0);
+});

@@ -1,0 +1,714 @@
+//! Runs side by side (issue 15): the scenario's `compare` runs the session's own timeline
+//! again under another configuration or protocol (`acks=1` beside `acks=all`, Kafka 3.x
+//! beside 4.x), drawn under the session's own run on the same clock, with what differs
+//! from it listed.
+//!
+//! Each run beside is a [`Playground`] of its own, built from the session's scenario
+//! (`Scenario::variant`), that follows the session's shown moment: it plays, steps, seeks
+//! and goes back in time with it, and takes each of the person's actions as its variant has
+//! it (`Variant::adapt`: a produce with the variant's acks; a change of a setting the
+//! variant sets is not taken, so the comparison keeps its difference). The pure parts are
+//! tested natively here; the view is at the end.
+
+use leptos::prelude::*;
+use watermark_engine::compare::{self, Variant, MAX_VARIANTS};
+use watermark_engine::json::Value;
+use watermark_engine::types::Acks;
+use watermark_engine::{Action, Protocol, Scenario};
+
+use crate::cluster::ClusterView;
+use crate::model::Playground;
+use crate::state::Ctx;
+
+/// A run beside the session's own.
+#[derive(Clone)]
+pub struct Beside {
+    pub pg: Playground,
+    pub variant: Variant,
+    /// (events processed, shown time, scrubbed back) when its snapshot was last published.
+    key: Option<(u64, u64, bool)>,
+}
+
+/// What the page shows of a run beside.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BesideView {
+    /// What the run changes (`Variant::title`).
+    pub title: String,
+    /// Its `kafka-topics.sh --describe` line at the shown moment.
+    pub describe: String,
+    /// What differs from the session's own run at the shown moment, as list items.
+    pub differences: String,
+    /// Its `replica.lag.time.max.ms` (a variant may set it), for its lanes' lag bars.
+    pub lag_time_max_ms: u64,
+}
+
+/// The runs beside `main` (its scenario's `compare`), each brought to `main`'s shown moment;
+/// and a note when one cannot be built (the error names the field).
+pub fn build(main: &Playground) -> (Vec<Beside>, Option<String>) {
+    let s = main.to_scenario();
+    let mut runs = Vec::new();
+    let mut note = None;
+    for (i, v) in s.compare.iter().enumerate() {
+        match s.variant(i).and_then(Playground::new) {
+            Ok(mut pg) => {
+                // The session's own run stops at captions; the runs beside follow it.
+                pg.pause_at_captions = false;
+                if main.started() {
+                    pg.run_to(main.max_time());
+                    pg.seek(main.current().now());
+                }
+                runs.push(Beside {
+                    pg,
+                    variant: v.clone(),
+                    key: None,
+                });
+            }
+            Err(e) => {
+                note = Some(format!(
+                    "The run beside ({}) could not start: {e}",
+                    v.title()
+                ));
+            }
+        }
+    }
+    (runs, note)
+}
+
+/// Brings each run to `main`'s shown moment. Returns the runs whose shown state changed
+/// since it was last published (every run when `all`).
+pub fn follow_all(runs: &mut [Beside], main: &Playground, all: bool) -> Vec<usize> {
+    let now = main.current().now();
+    let mut changed = Vec::new();
+    let shown = main.current().view_partition();
+    for (i, run) in runs.iter_mut().enumerate() {
+        // The partition the person chose in the overview, in every run (the same cluster:
+        // it is there), so that each picture and its differences are of that partition.
+        if run.pg.current().view_partition() != shown {
+            let _ = run.pg.set_view_partition(&shown.topic, shown.partition);
+        }
+        if main.started() {
+            // `run_to` moves a view of the past on, or the live run forward; a run showing
+            // its live moment is sent back by `seek`.
+            if !run.pg.is_scrubbed_back() && now < run.pg.max_time() {
+                run.pg.seek(now);
+            } else {
+                run.pg.run_to(now);
+            }
+        }
+        let sim = run.pg.current();
+        let key = (sim.events_processed(), sim.now(), run.pg.is_scrubbed_back());
+        if all || run.key != Some(key) {
+            run.key = Some(key);
+            changed.push(i);
+        }
+    }
+    changed
+}
+
+/// Each run takes the person's action as its variant has it. Returns a note when a run
+/// refused it (the session's own run took it).
+pub fn act(runs: &mut [Beside], action: &Action) -> Option<String> {
+    let mut note = None;
+    for run in runs.iter_mut() {
+        let Some(a) = run.variant.adapt(action) else {
+            continue;
+        };
+        if let Err(e) = run.pg.act(&a) {
+            note = Some(format!(
+                "The run beside ({}) did not take it: {e}",
+                run.variant.title()
+            ));
+        }
+    }
+    note
+}
+
+/// What the page shows of each run, compared with `main` at the shown moment.
+pub fn views(runs: &[Beside], main: &Playground) -> Vec<BesideView> {
+    runs.iter()
+        .map(|run| {
+            let sim = run.pg.current();
+            BesideView {
+                title: run.variant.title(),
+                describe: sim.snapshot_tail(0).describe,
+                differences: differences_markup(&compare::differences(main.current(), sim)),
+                lag_time_max_ms: sim.config().replica_lag_time_max_ms,
+            }
+        })
+        .collect()
+}
+
+/// Adds to the time bar what the runs beside mark: their errors (a write refused, records
+/// lost) and their expectations, each named by its run.
+pub fn add_marks(runs: &[Beside], status: &mut crate::state::Status) {
+    for run in runs {
+        let title = run.variant.title();
+        for m in run.pg.markers() {
+            if m.kind == crate::model::MarkerKind::Error {
+                status.markers.push(crate::model::Marker {
+                    text: format!("Beside ({title}): {}", m.text),
+                    ..m.clone()
+                });
+            }
+        }
+        for mut e in run.pg.expect_marks() {
+            e.text = format!("Beside ({title}): {}", e.text);
+            status.expect.push(e);
+        }
+    }
+}
+
+/// The differences as list items: what, this run's value marked, the top run's after it.
+pub fn differences_markup(diffs: &[compare::Difference]) -> String {
+    use crate::session::escape_attr as esc;
+    if diffs.is_empty() {
+        return r#"<li class="same">Nothing differs from the top run at this moment.</li>"#
+            .to_string();
+    }
+    let mut out = String::new();
+    for d in diffs {
+        let of = d
+            .broker
+            .map_or(String::new(), |b| format!(" of broker {b}"));
+        out.push_str(&format!(
+            r#"<li><span class="what">{}{of}</span> <mark>{}</mark> <span class="top">(top: {})</span></li>"#,
+            esc(&d.what),
+            esc(&d.other),
+            esc(&d.top)
+        ));
+    }
+    out
+}
+
+/// What the session's own run has of what the runs beside change: `acks=all`,
+/// `min.insync.replicas=2`, `protocol kafka-4`.
+pub fn top_title(s: &Scenario) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut push = |p: String| {
+        if !parts.contains(&p) {
+            parts.push(p);
+        }
+    };
+    for v in &s.compare {
+        if v.acks.is_some() {
+            push(produce_acks(s));
+        }
+        for name in v.config.keys() {
+            push(format!("{name}={}", config_text(s, name)));
+        }
+        if v.protocol.is_some() {
+            push(format!("protocol {}", s.protocol.name()));
+        }
+    }
+    parts.join(", ")
+}
+
+/// The acks the scenario's produce actions use: one value, or "acks as each write sets it".
+fn produce_acks(s: &Scenario) -> String {
+    let mut seen: Option<Acks> = None;
+    for a in &s.timeline {
+        if let Action::Produce(p) = &a.action {
+            match seen {
+                Some(x) if x != p.acks.0 => return "acks as each write sets it".to_string(),
+                _ => seen = Some(p.acks.0),
+            }
+        }
+    }
+    format!("acks={}", acks_name(seen.unwrap_or(Acks::All)))
+}
+
+fn acks_name(a: Acks) -> &'static str {
+    match a {
+        Acks::Zero => "0",
+        Acks::One => "1",
+        Acks::All => "all",
+    }
+}
+
+/// A config's value in the scenario, as Kafka prints it.
+fn config_text(s: &Scenario, name: &str) -> String {
+    let c = &s.config;
+    match name {
+        "unclean.leader.election.enable" => c.unclean_leader_election_enable.to_string(),
+        "eligible.leader.replicas.version" => u8::from(c.elr_enabled()).to_string(),
+        "enable.idempotence" => (c.enable_idempotence != Some(false)).to_string(),
+        _ => c
+            .numeric(name)
+            .map_or_else(|| "as the scenario sets it".to_string(), |v| v.to_string()),
+    }
+}
+
+/// The choices the page offers (the select's values): none; acks=1; acks=0; both (article
+/// 003's acks=0/1/all view); the other `min.insync.replicas`; the other unclean election;
+/// each other protocol. A `compare` that is none of these (from a link) is offered as it is.
+pub fn choices(s: &Scenario) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = vec![(String::new(), "nothing".to_string())];
+    out.push(("acks=1".into(), "acks=1".into()));
+    out.push(("acks=0".into(), "acks=0".into()));
+    out.push((
+        "acks=1|acks=0".into(),
+        "acks=1 and acks=0 (three runs)".into(),
+    ));
+    let min = if s.config.min_insync_replicas > 1 {
+        1
+    } else {
+        2
+    };
+    let name = format!("min.insync.replicas={min}");
+    out.push((name.clone(), name));
+    let unclean = !s.config.unclean_leader_election_enable;
+    let name = format!("unclean.leader.election.enable={unclean}");
+    out.push((name.clone(), name));
+    for &(p, n) in watermark_engine::protocol::PROTOCOLS {
+        if p != s.protocol {
+            out.push((
+                format!("protocol={n}"),
+                format!("protocol {n}: {}", p.era()),
+            ));
+        }
+    }
+    let now = choice_of(&s.compare);
+    if !out.iter().any(|(v, _)| *v == now) {
+        let title: Vec<String> = s.compare.iter().map(Variant::title).collect();
+        out.push((now, title.join(" and ")));
+    }
+    out
+}
+
+/// The select's options, the scenario's own choice selected.
+pub fn options_markup(s: &Scenario) -> String {
+    use crate::session::escape_attr as esc;
+    let now = choice_of(&s.compare);
+    let mut out = String::new();
+    for (value, label) in choices(s) {
+        let sel = if value == now { " selected" } else { "" };
+        out.push_str(&format!(
+            r#"<option value="{}"{sel}>{}</option>"#,
+            esc(&value),
+            esc(&label)
+        ));
+    }
+    out
+}
+
+/// The choice's value of a `compare`: its variants' parts joined by `|`.
+pub fn choice_of(compare: &[Variant]) -> String {
+    let parts: Vec<String> = compare.iter().map(part_of).collect();
+    parts.join("|")
+}
+
+/// One variant as a choice's part: `acks=1`, `min.insync.replicas=1`, `protocol=no-elr`;
+/// a variant of more than one change (from a link) joins them with `&`.
+fn part_of(v: &Variant) -> String {
+    let mut parts = Vec::new();
+    if let Some(a) = v.acks {
+        parts.push(format!("acks={}", acks_name(a)));
+    }
+    for (name, value) in v.config.iter() {
+        parts.push(format!("{name}={}", value_text(value)));
+    }
+    if let Some(p) = v.protocol {
+        parts.push(format!("protocol={}", p.name()));
+    }
+    parts.join("&")
+}
+
+/// A config value as a choice's part writes it: a text as it is.
+fn value_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => watermark_engine::json::value_text(other),
+    }
+}
+
+/// The variants of a choice's value; an error names what could not be read.
+pub fn variants_of(choice: &str) -> Result<Vec<Variant>, String> {
+    let mut out = Vec::new();
+    for part in choice.split('|').filter(|p| !p.is_empty()) {
+        let mut v = Variant::default();
+        for change in part.split('&') {
+            let Some((name, value)) = change.split_once('=') else {
+                return Err(format!("not a change: {change}"));
+            };
+            match name {
+                "acks" => {
+                    v.acks = Some(match value {
+                        "0" => Acks::Zero,
+                        "1" => Acks::One,
+                        "all" => Acks::All,
+                        _ => return Err(format!("acks: {value} is not 0, 1 or all")),
+                    })
+                }
+                "protocol" => {
+                    v.protocol =
+                        Some(Protocol::parse("protocol", value).map_err(|e| e.to_string())?)
+                }
+                _ => {
+                    // Checked as the run will take it (Config::set: the range, by name).
+                    let value = Value::String(value.to_string());
+                    watermark_engine::Config::default()
+                        .set(name, &value)
+                        .map_err(|e| e.to_string())?;
+                    v.config.insert(name.to_string(), value);
+                }
+            }
+        }
+        out.push(v);
+    }
+    if out.len() > MAX_VARIANTS {
+        return Err(format!("at most {MAX_VARIANTS} runs beside"));
+    }
+    Ok(out)
+}
+
+/// The line above the session's own run while runs are beside it.
+#[component]
+pub fn BesideTop(ctx: Ctx) -> impl IntoView {
+    let shown = crate::panels::flag(Box::new(move || ctx.beside.with(|b| !b.is_empty())));
+    let text = move || {
+        let below: Vec<String> = ctx
+            .beside
+            .with(|b| b.iter().map(|v| v.title.clone()).collect());
+        let top = ctx.pg.with_value(|pg| top_title(pg.scenario()));
+        format!(
+            "Side by side, on one clock. Top: this session's run ({top}). Below: the same timeline with {}.",
+            below.join(", then with ")
+        )
+    };
+    view! {
+        <p class="beside-top" prop:hidden=move || !shown.get()>{move || shown.get().then(text)}</p>
+    }
+}
+
+/// The runs beside, each under the one before: its title, its cluster view on the same
+/// clock, its describe line, and what differs from the top run.
+#[component]
+pub fn BesideRuns(ctx: Ctx, labels: Memo<bool>) -> impl IntoView {
+    (0..MAX_VARIANTS)
+        .map(|i| {
+            let shown = crate::panels::flag(Box::new(move || ctx.beside.with(|b| b.len() > i)));
+            let lag = Memo::new(move |_| {
+                ctx.beside
+                    .with(|b| b.get(i).map_or(0, |v| v.lag_time_max_ms))
+            });
+            let field = move |f: fn(&BesideView) -> &String| {
+                ctx.beside
+                    .with(|b| b.get(i).map(|v| f(v).clone()).unwrap_or_default())
+            };
+            let snap = ctx.beside_snaps[i];
+            view! {
+                {move || shown.get().then(|| view! {
+                    <section class="beside" aria-label=move || format!("Beside: {}", field(|v| &v.title))>
+                        <h2 class="beside-title">"Below: the same timeline with "<b>{move || field(|v| &v.title)}</b></h2>
+                        <ClusterView snap=snap clock=ctx.clock tick=ctx.tick lag_time_max_ms=lag width=ctx.width broker_ids=ctx.broker_ids labels=labels />
+                        <p class="describe-mini" aria-label="kafka-topics --describe">{move || field(|v| &v.describe)}</p>
+                        <ul class="differences" aria-label="What differs from the top run" inner_html=move || field(|v| &v.differences)></ul>
+                    </section>
+                }.into_any())}
+            }
+        })
+        .collect_view()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use watermark_engine::scenario::{AcksOrDefault, ProduceSpec};
+
+    fn produce(acks: Acks, value: &str) -> Action {
+        Action::Produce(ProduceSpec {
+            acks: AcksOrDefault(acks),
+            values: vec![value.into()],
+            ..ProduceSpec::default()
+        })
+    }
+
+    fn session(choice: &str) -> Playground {
+        let mut s = crate::model::default_scenario();
+        s.compare = variants_of(choice).expect("a choice of the page");
+        Playground::new(s).expect("the default scenario with a run beside")
+    }
+
+    /// The acks of every produce a playground's run has had, in time order.
+    fn acks_sent(pg: &Playground) -> Vec<Acks> {
+        pg.to_scenario()
+            .timeline
+            .iter()
+            .filter_map(|a| match &a.action {
+                Action::Produce(p) => Some(p.acks.0),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_run_beside_follows_the_shown_moment_forward_back_and_forward() {
+        let mut main = session("acks=1");
+        // Not started: the run beside shows the moment before the events at 0 too.
+        let (mut runs, note) = build(&main);
+        assert_eq!(note, None);
+        assert_eq!(runs.len(), 1);
+        assert!(!runs[0].pg.started());
+        main.run_to(5_000);
+        assert_eq!(follow_all(&mut runs, &main, false), vec![0]);
+        assert_eq!(runs[0].pg.current().now(), 5_000);
+        assert_eq!(
+            follow_all(&mut runs, &main, false),
+            Vec::<usize>::new(),
+            "nothing moved"
+        );
+        assert_eq!(
+            follow_all(&mut runs, &main, true),
+            vec![0],
+            "all: published again"
+        );
+        main.seek(2_000);
+        follow_all(&mut runs, &main, false);
+        assert_eq!(runs[0].pg.current().now(), 2_000);
+        assert!(runs[0].pg.is_scrubbed_back());
+        assert_eq!(
+            runs[0].pg.max_time(),
+            5_000,
+            "the past is shown, the run is kept"
+        );
+        main.run_to(9_000);
+        follow_all(&mut runs, &main, false);
+        assert_eq!(runs[0].pg.current().now(), 9_000);
+        // Built anew at a moment (a session restored, a choice made while paused): it
+        // shows the same moment, having run as far as the session.
+        main.seek(4_000);
+        let (runs, _) = build(&main);
+        assert_eq!(runs[0].pg.current().now(), 4_000);
+        assert_eq!(runs[0].pg.max_time(), 9_000);
+    }
+
+    #[test]
+    fn a_run_beside_shows_the_partition_the_person_chose() {
+        let shape = crate::model::Shape {
+            brokers: 3,
+            racks: 0,
+            topics: 1,
+            partitions: 3,
+            replication_factor: 3,
+        };
+        let mut s = crate::model::scenario_for(shape, &crate::model::default_scenario());
+        s.compare = variants_of("acks=1").expect("choice");
+        let mut main = Playground::new(s).expect("builds");
+        main.run_to(2_000);
+        let (mut runs, _) = build(&main);
+        let first = main.current().view_partition().clone();
+        // Another partition than the one shown.
+        let (topic, partition) = if first.partition == 0 {
+            (first.topic.clone(), 1)
+        } else {
+            (first.topic.clone(), 0)
+        };
+        main.set_view_partition(&topic, partition)
+            .expect("a partition of the cluster");
+        follow_all(&mut runs, &main, false);
+        let shown = runs[0].pg.current().view_partition();
+        assert_eq!(
+            (shown.topic.as_str(), shown.partition),
+            (topic.as_str(), partition)
+        );
+        // Back in the past too.
+        main.seek(1_000);
+        follow_all(&mut runs, &main, false);
+        let shown = runs[0].pg.current().view_partition();
+        assert_eq!(
+            (shown.topic.as_str(), shown.partition),
+            (topic.as_str(), partition)
+        );
+    }
+
+    #[test]
+    fn each_run_takes_the_persons_actions_as_its_variant_has_them() {
+        let mut main = session("acks=1|min.insync.replicas=1");
+        main.run_to(1_000);
+        let (mut runs, _) = build(&main);
+        let write = produce(Acks::All, "x");
+        main.act(&write).expect("a produce");
+        assert_eq!(act(&mut runs, &write), None);
+        let min_isr = Action::SetConfig {
+            name: "min.insync.replicas".into(),
+            value: watermark_engine::json::Value::from(3u64),
+        };
+        main.act(&min_isr).expect("a setting");
+        act(&mut runs, &min_isr);
+        assert_eq!(acks_sent(&main), vec![Acks::All]);
+        assert_eq!(acks_sent(&runs[0].pg), vec![Acks::One], "acks=1 beside");
+        assert_eq!(acks_sent(&runs[1].pg), vec![Acks::All]);
+        let min = |pg: &Playground| pg.current().config().min_insync_replicas;
+        assert_eq!(min(&main), 3);
+        assert_eq!(
+            min(&runs[0].pg),
+            3,
+            "a run that does not set it takes the change"
+        );
+        assert_eq!(
+            min(&runs[1].pg),
+            1,
+            "the compared setting keeps its difference"
+        );
+        // Acting in the past discards the future in every run alike.
+        main.run_to(4_000);
+        follow_all(&mut runs, &main, false);
+        main.seek(2_000);
+        follow_all(&mut runs, &main, false);
+        main.act(&write).expect("a produce in the past");
+        act(&mut runs, &write);
+        for r in &runs {
+            assert_eq!(r.pg.max_time(), 2_000);
+            assert!(!r.pg.is_scrubbed_back());
+        }
+    }
+
+    #[test]
+    fn each_side_by_side_preset_meets_every_runs_expectations_played_frame_by_frame() {
+        for name in [
+            "acks-steps",
+            "min-isr-side-by-side",
+            "elr-side-by-side",
+            "kip-101-side-by-side",
+        ] {
+            let scenario = watermark_engine::presets::preset(name).expect(name);
+            let straight = watermark_engine::check::check(&scenario).expect("checks");
+            let mut main = Playground::new(scenario.clone()).expect(name);
+            let (mut runs, note) = build(&main);
+            assert_eq!(note, None);
+            assert_eq!(runs.len(), scenario.compare.len());
+            main.pause_at_captions = false;
+            main.playing = true;
+            main.set_speed(20.0);
+            while main.max_time() < scenario.end_ms() {
+                main.tick(16.0);
+                follow_all(&mut runs, &main, false);
+            }
+            // The top run checks only its own; each run beside checks those naming it.
+            let top = scenario.expect.iter().filter(|e| e.run.is_none()).count();
+            assert_eq!(main.outcomes().iter().flatten().count(), top, "{name}");
+            let mut met = main.outcomes().iter().flatten().filter(|o| o.met()).count();
+            for (i, r) in runs.iter().enumerate() {
+                let own = scenario
+                    .expect
+                    .iter()
+                    .filter(|e| e.run == Some(i as u32 + 1))
+                    .count();
+                assert!(own > 0, "{name}: run {} has expectations", i + 1);
+                assert_eq!(r.pg.outcomes().iter().flatten().count(), own, "{name}");
+                met += r.pg.outcomes().iter().flatten().filter(|o| o.met()).count();
+            }
+            assert_eq!(
+                met,
+                straight.len(),
+                "{name}: every expectation met, as watermark check finds"
+            );
+            assert!(straight.iter().all(|o| o.met()), "{name}");
+            // The time bar shows every run's expectations, each run beside's named.
+            let mut status = crate::state::tests_status(&main);
+            add_marks(&runs, &mut status);
+            assert_eq!(status.expect.len(), scenario.expect.len(), "{name}");
+            assert!(status.expect.iter().all(|m| m.met == Some(true)), "{name}");
+            let named = status
+                .expect
+                .iter()
+                .filter(|m| m.text.starts_with("Beside ("))
+                .count();
+            assert_eq!(named, scenario.expect.len() - top, "{name}");
+        }
+    }
+
+    #[test]
+    fn every_choice_of_the_page_reads_back_as_itself() {
+        let s = crate::model::default_scenario();
+        let all = choices(&s);
+        assert!(all.len() >= 6 + watermark_engine::protocol::PROTOCOLS.len() - 1);
+        for (value, _) in &all {
+            let v = variants_of(value).expect(value);
+            assert_eq!(choice_of(&v), *value);
+            let mut with = s.clone();
+            with.compare = v;
+            assert!(with.validate().is_ok(), "{value} builds");
+        }
+        // The minimum offered is the other one.
+        assert!(all.iter().any(|(v, _)| v == "min.insync.replicas=1"));
+        assert!(all
+            .iter()
+            .any(|(v, _)| v == "unclean.leader.election.enable=true"));
+        assert!(
+            !all.iter().any(|(v, _)| v == "protocol=kafka-4"),
+            "not the run's own protocol"
+        );
+        // A compare the page does not offer (from a link) is offered as it is, selected.
+        let mut linked = s.clone();
+        linked.compare = variants_of("acks=1&replica.lag.time.max.ms=10000").expect("two changes");
+        let m = options_markup(&linked);
+        assert!(
+            m.contains(r#"<option value="acks=1&amp;replica.lag.time.max.ms=10000" selected>"#),
+            "{m}"
+        );
+    }
+
+    #[test]
+    fn differences_are_listed_with_the_broker_the_value_below_marked_and_the_tops_after() {
+        assert_eq!(
+            differences_markup(&[]),
+            r#"<li class="same">Nothing differs from the top run at this moment.</li>"#
+        );
+        let d = |what: &str, broker, top: &str, other: &str| compare::Difference {
+            what: what.into(),
+            broker,
+            top: top.into(),
+            other: other.into(),
+        };
+        assert_eq!(
+            differences_markup(&[
+                d(
+                    "leader",
+                    None,
+                    "Leader: 2 (leader epoch 3)",
+                    "Leader: none (leader epoch 2)"
+                ),
+                d("process", Some(2), "running", "killed <9>"),
+            ]),
+            concat!(
+                r#"<li><span class="what">leader</span> <mark>Leader: none (leader epoch 2)</mark> <span class="top">(top: Leader: 2 (leader epoch 3))</span></li>"#,
+                r#"<li><span class="what">process of broker 2</span> <mark>killed &lt;9&gt;</mark> <span class="top">(top: running)</span></li>"#
+            )
+        );
+    }
+
+    #[test]
+    fn a_choice_that_cannot_be_read_says_why() {
+        assert_eq!(
+            variants_of("acks=2").unwrap_err(),
+            "acks: 2 is not 0, 1 or all"
+        );
+        assert_eq!(variants_of("acks").unwrap_err(), "not a change: acks");
+        assert!(variants_of("protocol=kafka-3")
+            .unwrap_err()
+            .contains("kafka-3"));
+        assert!(variants_of("min.insync.replicas=0")
+            .unwrap_err()
+            .contains("min.insync.replicas"));
+        assert_eq!(
+            variants_of("acks=1|acks=0|acks=all").unwrap_err(),
+            "at most 2 runs beside"
+        );
+        assert_eq!(variants_of(""), Ok(vec![]));
+    }
+
+    #[test]
+    fn the_top_run_is_titled_by_what_the_runs_beside_change() {
+        let mut s = crate::model::default_scenario();
+        s.timeline.push(watermark_engine::TimedAction {
+            at: 0,
+            action: produce(Acks::All, "a"),
+        });
+        s.compare = variants_of("acks=1&min.insync.replicas=1|protocol=no-elr").expect("choice");
+        assert_eq!(
+            top_title(&s),
+            "acks=all, min.insync.replicas=2, protocol kafka-4"
+        );
+    }
+}
