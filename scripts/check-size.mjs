@@ -134,7 +134,17 @@ import { gzipSync, constants } from "node:zlib";
 // through Range::error (-0.1 kB). It did not pay for itself (the flush rules are engine
 // fidelity the playground runs; a size session stays on the issue). So the budget is that
 // rounded up to the next 0.1 kB, with no room.
-const BUDGET_GZIP_BYTES = 346_500;
+// The data-loss finder in the playground (branch finder, issue 15): the engine's explore
+// module (schedules, the runs and their properties, shrink, the written scenario) now ships
+// in the page's wasm for its Web Worker, with the finder's panel: 344 703 -> 361 033 bytes,
+// +16.3 kB, measured at the branch's base and tip on one machine (BENCHMARKS.md, "The
+// data-loss finder in the playground"; its sort_by_key calls replaced first, -2.9 kB). So
+// the budget is that rounded up to the next 0.1 kB, with no room.
+// Merged with main at fa10e38 (side by side, whose merge raised no budget: main builds
+// 364 647 bytes here, above the 346.5 kB above), the finder takes it to 380 505 bytes,
+// +15.9 kB. So the budget is that rounded up to the next 0.1 kB, with no room; side by
+// side's share of it (about 18 kB) is the lead's to account for.
+const BUDGET_GZIP_BYTES = 380_600;
 // The embed loader (web/static/embed.js) is shipped too, but the playground never loads it:
 // documentation pages load it, and it loads the playground in an iframe. So it is not part
 // of the total above; it has a budget of its own, to stay one small script.

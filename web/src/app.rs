@@ -284,6 +284,7 @@ pub fn App() -> impl IntoView {
                 <aside class="side">
                     <SessionPanel ctx=ctx />
                     <Settings ctx=ctx undo=undo />
+                    <crate::finder::Finder ctx=ctx undo=undo />
                 </aside>
                 <Readouts ctx=ctx />
             </main>
