@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { test } from "node:test";
 import { useApp } from "../lib/harness.mjs";
-import { button, openFresh, shareHash } from "../lib/ui.mjs";
+import { button, openFresh, setRange, shareHash } from "../lib/ui.mjs";
 
 const require = createRequire(import.meta.url);
 const AXE_PATH = require.resolve("axe-core/axe.min.js");
@@ -74,6 +74,13 @@ for (const colorScheme of ["light", "dark"]) {
     const { page } = await openFresh(app, "/?preset=elr-side-by-side&t=52100", { colorScheme });
     await page.locator("section.beside ul.differences li").first().waitFor();
     await assertNoSeriousViolations(page, `side by side, ${colorScheme}`);
+  });
+
+  test(`the settings' configuration warnings (${colorScheme})`, async () => {
+    const { page } = await openFresh(app, "/", { colorScheme });
+    await setRange(page, "min.insync.replicas", 1);
+    await page.locator("ul.warnings li").first().waitFor();
+    await assertNoSeriousViolations(page, `configuration warnings, ${colorScheme}`);
   });
 
   test(`the default page has no serious accessibility violations (${colorScheme})`, async () => {
