@@ -124,13 +124,20 @@ pub fn act(runs: &mut [Beside], action: &Action) -> Option<String> {
 }
 
 /// What the page shows of each run, compared with `main` at the shown moment.
-pub fn views(runs: &[Beside], main: &Playground) -> Vec<BesideView> {
+/// `describe` gives each run's describe line (from the snapshot its view already has: a
+/// snapshot is not built again for it).
+pub fn views(
+    runs: &[Beside],
+    main: &Playground,
+    describe: impl Fn(usize) -> String,
+) -> Vec<BesideView> {
     runs.iter()
-        .map(|run| {
+        .enumerate()
+        .map(|(i, run)| {
             let sim = run.pg.current();
             BesideView {
                 title: run.variant.title(),
-                describe: sim.snapshot_tail(0).describe,
+                describe: describe(i),
                 differences: differences_markup(&compare::differences(main.current(), sim)),
                 lag_time_max_ms: sim.config().replica_lag_time_max_ms,
             }
