@@ -17,6 +17,7 @@ import {
   poll,
   produceResults,
   setRange,
+  shareLink,
   shareHash,
   SPEED_MAX,
   waitForClock,
@@ -33,13 +34,6 @@ const differences = (section) => section.getByRole("list", { name: "What differs
 const describeOf = (section) => section.locator("p.describe-mini");
 const summary = (page) => page.getByTestId("expectations");
 const marks = (page) => page.locator("svg.markers line.expect");
-
-async function shareLink(page) {
-  await button(page, "Share").click();
-  const link = await page.getByLabel("Share link", { exact: true }).inputValue();
-  await button(page, "Share").click();
-  return link;
-}
 
 test("a side-by-side preset: Kafka 4.x's ELR elects B while Kafka 3.x has no leader, on one clock, every run's expectations met", async () => {
   const preset = presetScenario("elr-side-by-side");
