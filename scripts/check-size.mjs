@@ -136,6 +136,16 @@ import { gzipSync, constants } from "node:zlib";
 // through Range::error (-0.1 kB). It did not pay for itself (the flush rules are engine
 // fidelity the playground runs; a size session stays on the issue). So the budget is that
 // rounded up to the next 0.1 kB, with no room.
+// The data-loss finder in the playground (branch finder, issue 15): the engine's explore
+// module (schedules, the runs and their properties, shrink, the written scenario) now ships
+// in the page's wasm for its Web Worker, with the finder's panel: 344 703 -> 361 033 bytes,
+// +16.3 kB, measured at the branch's base and tip on one machine (BENCHMARKS.md, "The
+// data-loss finder in the playground"; its sort_by_key calls replaced first, -2.9 kB). So
+// the budget is that rounded up to the next 0.1 kB, with no room.
+// Merged with main at fa10e38 (side by side, whose merge raised no budget: main builds
+// 364 647 bytes here, above the 346.5 kB above), the finder takes it to 380 505 bytes,
+// +15.9 kB. So the budget is that rounded up to the next 0.1 kB, with no room; side by
+// side's share of it (about 18 kB) is the lead's to account for.
 // That step (branch presets, 2026-12-06, measured on this machine kind against e321920):
 // the wasm carries each preset's name, title, description and digest, and the page fetches
 // presets/NAME.json when one is opened (docs/ui.md, "Presets load on demand"): 344 703 ->
@@ -146,7 +156,10 @@ import { gzipSync, constants } from "node:zlib";
 // main builds 364 647 bytes there on this machine kind, as branch finder measured), the
 // presets on demand take it to 353 579 bytes (24 presets, -11.1 kB). So the budget is that
 // rounded up to the next 0.1 kB, with no room.
-const BUDGET_GZIP_BYTES = 353_600;
+// Merged with main at 2462337 (the finder, whose budget above is main's 380 505 bytes on this
+// machine kind): 369 173 bytes, -11.3 kB. So the budget is that rounded up to the next
+// 0.1 kB, with no room.
+const BUDGET_GZIP_BYTES = 369_200;
 // The embed loader (web/static/embed.js) is shipped too, but the playground never loads it:
 // documentation pages load it, and it loads the playground in an iframe. So it is not part
 // of the total above; it has a budget of its own, to stay one small script.

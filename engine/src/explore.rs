@@ -520,8 +520,7 @@ impl Explorer {
                 }
             }
         }
-        out.sort_by_key(|f| f.at);
-        out
+        by_time(out, |f| f.at)
     }
 
     /// Whether a schedule keeps the fault model: faults on one broker never overlap, at
@@ -582,7 +581,7 @@ impl Explorer {
             steps.push((f.at, true, f));
             steps.push((f.until(), false, f));
         }
-        steps.sort_by_key(|(t, _, _)| *t);
+        let steps = by_time(steps, |(t, _, _)| *t);
         for (n, (t, start, f)) in steps.iter().enumerate() {
             let (begin, undo) = f.fault.actions();
             let (wb, wu) = f.fault.words();
@@ -700,7 +699,7 @@ impl Explorer {
                     }
                 }
             }
-            cur.sort_by_key(|f| f.at);
+            cur = by_time(cur, |f| f.at);
             if cur == before {
                 break;
             }
@@ -801,6 +800,18 @@ impl Explorer {
             }
         }
     }
+}
+
+/// `v` in the order of its times, equal times in their order (a stable sort): the engine's
+/// merge sort (`crate::sort`), not `sort_by_key`, whose sort is kilobytes of wasm per
+/// element type (the playground's finder runs this module in the page's wasm).
+fn by_time<T>(v: Vec<T>, at: fn(&T) -> TimeMs) -> Vec<T> {
+    let keys: Vec<u64> = v.iter().map(at).collect();
+    let mut slots: Vec<Option<T>> = v.into_iter().map(Some).collect();
+    crate::sort::stable_order(&keys)
+        .into_iter()
+        .filter_map(|i| slots[i].take())
+        .collect()
 }
 
 /// The seed of schedule `index`: the generator seeded with `seed`, stepped by the index
@@ -1172,6 +1183,15 @@ mod tests {
         let v: Vec<String> = (1..=20).map(|i| i.to_string()).collect();
         assert_eq!(some_values(&v), "1,2,3,…,20: 20 records");
         assert_eq!(some_values(&v[..2]), "1,2");
+    }
+
+    #[test]
+    fn by_time_keeps_equal_times_in_their_order() {
+        let v = vec![(30, 'a'), (10, 'b'), (30, 'c'), (10, 'd'), (20, 'e')];
+        assert_eq!(
+            by_time(v, |x| x.0),
+            [(10, 'b'), (10, 'd'), (20, 'e'), (30, 'a'), (30, 'c')]
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { test } from "node:test";
 import { useApp } from "../lib/harness.mjs";
-import { button, openFresh, shareHash } from "../lib/ui.mjs";
+import { button, openFresh, setRange, shareHash } from "../lib/ui.mjs";
 
 const require = createRequire(import.meta.url);
 const AXE_PATH = require.resolve("axe-core/axe.min.js");
@@ -76,6 +76,13 @@ for (const colorScheme of ["light", "dark"]) {
     await assertNoSeriousViolations(page, `side by side, ${colorScheme}`);
   });
 
+  test(`the settings' configuration warnings (${colorScheme})`, async () => {
+    const { page } = await openFresh(app, "/", { colorScheme });
+    await setRange(page, "min.insync.replicas", 1);
+    await page.locator("ul.warnings li").first().waitFor();
+    await assertNoSeriousViolations(page, `configuration warnings, ${colorScheme}`);
+  });
+
   test(`the default page has no serious accessibility violations (${colorScheme})`, async () => {
     const { page } = await openFresh(app, "/", { colorScheme });
     await assertNoSeriousViolations(page, `default page, ${colorScheme}`);
@@ -98,6 +105,24 @@ for (const colorScheme of ["light", "dark"]) {
     await assertNoSeriousViolations(page, `Advanced, Share and help open, ${colorScheme}`);
   });
 }
+
+// The data-loss finder's answer (web/src/finder.rs): acks=1 writes, where a search of 60
+// schedules finds a loss, with its schedule and Open button. (min.insync.replicas 2: at 1
+// the settings' warning list has a serious violation of its own, `li[role=note]`.)
+const ACKS_1 = {
+  title: "t", topic: "t", brokers: 3, replication_factor: 3, config: { "min.insync.replicas": 2 },
+  timeline: Array.from({ length: 10 }, (_, i) => ({ at: i * 1000, action: "produce", acks: "1", prefix: `v${i}-`, count: 2 })),
+  end_ms: 12000,
+};
+
+for (const colorScheme of ["light", "dark"]) test(`the data-loss finder's settings and answer (${colorScheme})`, async () => {
+  const { page } = await openFresh(app, `/${shareHash(ACKS_1)}`, { colorScheme });
+  await page.locator("details.finder > summary").click();
+  await page.getByLabel("Schedules to try", { exact: true }).fill("60");
+  await button(page, "Find a way to lose acknowledged data").click();
+  await page.locator(".finder-status :is(.finder-found, .finder-none)").waitFor({ timeout: 120_000 });
+  await assertNoSeriousViolations(page, `the finder's answer, ${colorScheme}`);
+});
 
 // A version-2 cluster with racks: the overview with its zone buttons, the calculator per
 // topic and the reassignment form, the produce row's key and size, the client.rack choice.

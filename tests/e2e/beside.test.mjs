@@ -17,6 +17,7 @@ import {
   poll,
   produceResults,
   setRange,
+  shareLink,
   shareHash,
   SPEED_MAX,
   waitForClock,
@@ -34,13 +35,6 @@ const describeOf = (section) => section.locator("p.describe-mini");
 const summary = (page) => page.getByTestId("expectations");
 const marks = (page) => page.locator("svg.markers line.expect");
 
-async function shareLink(page) {
-  await button(page, "Share").click();
-  const link = await page.getByLabel("Share link", { exact: true }).inputValue();
-  await button(page, "Share").click();
-  return link;
-}
-
 test("a side-by-side preset: Kafka 4.x's ELR elects B while Kafka 3.x has no leader, on one clock, every run's expectations met", async () => {
   const preset = presetScenario("elr-side-by-side");
   const { page } = await openFresh(app, "/?preset=elr-side-by-side&t=52100");
@@ -56,7 +50,8 @@ test("a side-by-side preset: Kafka 4.x's ELR elects B while Kafka 3.x has no lea
   await waitForText(describeOf(below), /^Topic: elr Partition: 0 Leader: none Replicas: 1,2,3 Isr: 1 Elr: LastKnownElr:$/);
   assert.equal(await below.locator(".cluster g.lane").count(), 3, "three lanes beside too");
   // What differs: the leader first, the run beside's value marked, the top's after it.
-  const items = await differences(below).locator("li").allTextContents();
+  const [note, ...items] = await differences(below).locator("li").allTextContents();
+  assert.equal(note, "The lanes of the brokers named below are outlined.");
   assert.match(items[0], /^leader /);
   assert.match(items.join("\n"), /Leader: none/);
   assert.match(items.join("\n"), /\(top: Leader: 2/);
@@ -100,6 +95,14 @@ test("acks=1 beside a person's session: each run takes the write with its own ac
   await waitForText(differences(below), /produce results/);
   const diff = await differences(below).textContent();
   assert.match(diff, /1 acknowledged/, diff);
+  // The leader's log differs (it appended x below, refused it on top): its lane is
+  // outlined below, and only its lane.
+  assert.match(diff, /log end offset of broker 1/, diff);
+  await poll(async () => /\bd1\b/.test((await below.getAttribute("class")) ?? ""));
+  const outlines = await below
+    .locator(".cluster > svg.lane-view")
+    .evaluateAll((els) => els.map((e) => getComputedStyle(e).outlineStyle));
+  assert.deepEqual(outlines, ["solid", "none", "none"]);
 
   // The link holds the variant; opened again, both runs are there at the same moment.
   const link = await shareLink(page);

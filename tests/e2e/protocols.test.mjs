@@ -19,6 +19,7 @@ import {
   play,
   poll,
   setRange,
+  shareLink,
   SPEED_MAX,
   waitForClock,
   waitForText,
@@ -31,13 +32,6 @@ const protocolChoice = (page) => page.getByRole("combobox", { name: "Replication
 const elrBox = (page) => page.getByRole("checkbox", { name: "Eligible leader replicas (KIP-966)", exact: true });
 const KIP_101 =
   "https://cwiki.apache.org/confluence/display/KAFKA/KIP-101+-+Alter+Replication+Protocol+to+use+Leader+Epoch+rather+than+High+Watermark+for+Truncation";
-
-async function shareLink(page) {
-  await button(page, "Share").click();
-  const link = await page.getByLabel("Share link", { exact: true }).inputValue();
-  await button(page, "Share").click();
-  return link;
-}
 
 test("a run before KIP-101 says so with the KIP; the same session under Kafka 4.x loses nothing", async () => {
   // KIP-101's first scenario: at 16 s the acknowledged m2 is gone.

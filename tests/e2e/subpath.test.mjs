@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { APP_READY, DIST_DIR, useApp } from "../lib/harness.mjs";
 import { payloadOf, decodeLink } from "../lib/links.mjs";
-import { button, openFresh } from "../lib/ui.mjs";
+import { button, openFresh, shareHash, waitForText } from "../lib/ui.mjs";
 
 // A site root with the build copied into docs/watermark/ and a guide page beside it.
 const root = mkdtempSync(join(tmpdir(), "watermark-subpath-"));
@@ -71,6 +71,16 @@ test("the playground opens from a sub-folder, and its links point there", async 
   for (const id of ["#left", "#right"]) {
     await example.frameLocator(id).locator(APP_READY).waitFor({ state: "attached", timeout: 15_000 });
   }
+});
+
+test("the data-loss finder's worker loads the page's glue and wasm from the sub-folder", async () => {
+  // The worker imports the glue by its own address (web/src/finder.rs): the harness fails
+  // on any request that is not found.
+  const { page } = await openFresh(app, `/docs/watermark/${shareHash({ ...scenario, config: { "min.insync.replicas": 2 } })}`);
+  await page.locator("details.finder > summary").click();
+  await page.getByLabel("Schedules to try", { exact: true }).fill("8");
+  await button(page, "Find a way to lose acknowledged data").click();
+  await waitForText(page.locator(".finder-status"), /^(No way to lose acknowledged data in 8 schedules \(seed 1\)\.|Found, schedule)/, { timeout: 60_000 });
 });
 
 test("a guide beside the folder embeds through the loader, and the embed fits a 700 px column", async () => {

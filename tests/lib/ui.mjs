@@ -168,3 +168,11 @@ export async function fault(page, name) {
 export async function laneState(page, id) {
   return (await page.locator(".cluster g.lane").nth(id - 1).getAttribute("class")) ?? "";
 }
+
+/** The session's share link, read from the Share panel (opened and closed again). */
+export async function shareLink(page) {
+  await button(page, "Share").click();
+  const link = await page.getByLabel("Share link", { exact: true }).inputValue();
+  await button(page, "Share").click();
+  return link;
+}

@@ -316,6 +316,7 @@ fn playground(options: &session::UrlOptions, opening: session::Opening) -> AnyVi
                 <aside class="side">
                     <SessionPanel ctx=ctx />
                     <Settings ctx=ctx undo=undo />
+                    <crate::finder::Finder ctx=ctx undo=undo />
                 </aside>
                 <Readouts ctx=ctx />
             </main>

@@ -40,6 +40,9 @@ pub struct BesideView {
     pub differences: String,
     /// Its `replica.lag.time.max.ms` (a variant may set it), for its lanes' lag bars.
     pub lag_time_max_ms: u64,
+    /// Its section's class: `beside`, and `dN` for each broker N whose replica or process
+    /// differs from the top run's (style/main.css outlines its lane).
+    pub class: String,
 }
 
 /// The runs beside `main` (its scenario's `compare`), each brought to `main`'s shown moment;
@@ -124,15 +127,24 @@ pub fn act(runs: &mut [Beside], action: &Action) -> Option<String> {
 }
 
 /// What the page shows of each run, compared with `main` at the shown moment.
-pub fn views(runs: &[Beside], main: &Playground) -> Vec<BesideView> {
+/// `describe` gives each run's describe line (from the snapshot its view already has: a
+/// snapshot is not built again for it).
+pub fn views(
+    runs: &[Beside],
+    main: &Playground,
+    describe: impl Fn(usize) -> String,
+) -> Vec<BesideView> {
     runs.iter()
-        .map(|run| {
+        .enumerate()
+        .map(|(i, run)| {
             let sim = run.pg.current();
+            let diffs = compare::differences(main.current(), sim);
             BesideView {
                 title: run.variant.title(),
-                describe: sim.snapshot_tail(0).describe,
-                differences: differences_markup(&compare::differences(main.current(), sim)),
+                describe: describe(i),
+                differences: differences_markup(&diffs),
                 lag_time_max_ms: sim.config().replica_lag_time_max_ms,
+                class: section_class(&diffs),
             }
         })
         .collect()
@@ -158,6 +170,20 @@ pub fn add_marks(runs: &[Beside], status: &mut crate::state::Status) {
     }
 }
 
+/// The class of a run's section: `beside`, then `dN` for each broker N a difference is of
+/// (its log end offset, process or log), once each, in the order listed.
+pub fn section_class(diffs: &[compare::Difference]) -> String {
+    let mut class = String::from("beside");
+    let mut seen: Vec<u32> = Vec::new();
+    for b in diffs.iter().filter_map(|d| d.broker) {
+        if !seen.contains(&b) {
+            seen.push(b);
+            class.push_str(&format!(" d{b}"));
+        }
+    }
+    class
+}
+
 /// The differences as list items: what, this run's value marked, the top run's after it.
 pub fn differences_markup(diffs: &[compare::Difference]) -> String {
     use crate::session::escape_attr as esc;
@@ -166,6 +192,9 @@ pub fn differences_markup(diffs: &[compare::Difference]) -> String {
             .to_string();
     }
     let mut out = String::new();
+    if diffs.iter().any(|d| d.broker.is_some()) {
+        out.push_str(r#"<li class="same">The lanes of the brokers named below are outlined.</li>"#);
+    }
     for d in diffs {
         let of = d
             .broker
@@ -398,7 +427,7 @@ pub fn BesideRuns(ctx: Ctx, labels: Memo<bool>) -> impl IntoView {
             let snap = ctx.beside_snaps[i];
             view! {
                 {move || shown.get().then(|| view! {
-                    <section class="beside" aria-label=move || format!("Beside: {}", field(|v| &v.title))>
+                    <section class=move || field(|v| &v.class) aria-label=move || format!("Beside: {}", field(|v| &v.title))>
                         <h2 class="beside-title">"Below: the same timeline with "<b>{move || field(|v| &v.title)}</b></h2>
                         <ClusterView snap=snap clock=ctx.clock tick=ctx.tick lag_time_max_ms=lag width=ctx.width broker_ids=ctx.broker_ids labels=labels />
                         <p class="describe-mini" aria-label="kafka-topics --describe">{move || field(|v| &v.describe)}</p>
@@ -672,9 +701,26 @@ mod tests {
                 d("process", Some(2), "running", "killed <9>"),
             ]),
             concat!(
+                r#"<li class="same">The lanes of the brokers named below are outlined.</li>"#,
                 r#"<li><span class="what">leader</span> <mark>Leader: none (leader epoch 2)</mark> <span class="top">(top: Leader: 2 (leader epoch 3))</span></li>"#,
                 r#"<li><span class="what">process of broker 2</span> <mark>killed &lt;9&gt;</mark> <span class="top">(top: running)</span></li>"#
             )
+        );
+    }
+
+    #[test]
+    fn a_run_whose_brokers_differ_outlines_their_lanes_once_each() {
+        let d = |broker| compare::Difference {
+            what: "log end offset".into(),
+            broker,
+            top: "log end offset 1".into(),
+            other: "log end offset 2".into(),
+        };
+        assert_eq!(section_class(&[]), "beside");
+        assert_eq!(section_class(&[d(None)]), "beside");
+        assert_eq!(
+            section_class(&[d(Some(3)), d(None), d(Some(1)), d(Some(3))]),
+            "beside d3 d1"
         );
     }
 

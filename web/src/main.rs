@@ -3,6 +3,7 @@
 mod app;
 mod beside;
 mod cluster;
+mod finder;
 mod frames;
 mod geometry;
 mod lane_menu;
@@ -28,6 +29,11 @@ mod walkthrough;
 static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
 
 fn main() {
+    // In the data-loss finder's Web Worker (web/src/finder.rs) the same wasm runs without a
+    // page: nothing to mount there; the worker calls `finder_run`.
+    if web_sys::window().is_none() {
+        return;
+    }
     // Panics in wasm otherwise print only "unreachable executed"; this sends the
     // message and location to the browser console instead (console_error_panic_hook did
     // the same and added the JavaScript stack, which names no function in a release build:

@@ -267,7 +267,7 @@ pub fn Settings(ctx: Ctx, undo: crate::undo::Undo) -> impl IntoView {
             {slider("<code>replica.lag.time.max.ms</code> ", "replica.lag.time.max.ms", (500, 500), Signal::stored(60000),
                 of(|s| s.config.replica_lag_time_max_ms), number("replica.lag.time.max.ms"))}
             // Markup, not a view per line (a list of views is code of its own).
-            <ul class="warnings" inner_html=move || lines_markup(r#"<li role="note">"#, "</li>", &warnings())></ul>
+            <ul class="warnings" aria-label="Configuration warnings" inner_html=move || lines_markup("<li>", "</li>", &warnings())></ul>
             <dl class="calculator">
                 <dt>"Brokers that can fail with acks=all writes continuing"</dt>
                 <dd data-testid="can-fail">{move || calc().0.to_string()}</dd>

@@ -377,8 +377,14 @@ impl Ctx {
             }
         }
         let views = self.pg.with_value(|pg| {
-            self.beside_runs
-                .with_value(|runs| crate::beside::views(runs, pg))
+            self.beside_runs.with_value(|runs| {
+                crate::beside::views(runs, pg, |i| {
+                    self.beside_snaps
+                        .get(i)
+                        .map(|s| s.with_untracked(|s| s.describe.clone()))
+                        .unwrap_or_default()
+                })
+            })
         });
         if self.beside.with_untracked(|b| *b != views) {
             self.beside.set(views);
