@@ -1,6 +1,7 @@
 //! Built-in scenarios: every lab of the reference articles, reproduced. Each is a scenario
 //! file under `engine/presets/`, shared by the command-line runner and the UI.
 
+#[cfg(any(not(target_arch = "wasm32"), feature = "preset-json"))]
 use crate::error::{quoted, ScenarioError};
 use crate::scenario::Scenario;
 
@@ -12,137 +13,30 @@ pub struct Preset {
     pub json: &'static str,
 }
 
-/// Every preset, in the order the articles tell them.
-pub const PRESETS: &[Preset] = &[
-    Preset {
-        name: "acks-walkthrough",
-        json: include_str!(concat!(env!("OUT_DIR"), "/presets/acks-walkthrough.json")),
-    },
-    Preset {
-        name: "fetcher-threads",
-        json: include_str!(concat!(env!("OUT_DIR"), "/presets/fetcher-threads.json")),
-    },
-    Preset {
-        name: "frozen-follower",
-        json: include_str!(concat!(env!("OUT_DIR"), "/presets/frozen-follower.json")),
-    },
-    Preset {
-        name: "min-isr-3",
-        json: include_str!(concat!(env!("OUT_DIR"), "/presets/min-isr-3.json")),
-    },
-    Preset {
-        name: "diverged-truncation",
-        json: include_str!(concat!(
-            env!("OUT_DIR"),
-            "/presets/diverged-truncation.json"
-        )),
-    },
-    Preset {
-        name: "leader-failover",
-        json: include_str!(concat!(env!("OUT_DIR"), "/presets/leader-failover.json")),
-    },
-    Preset {
-        name: "unclean-election",
-        json: include_str!(concat!(env!("OUT_DIR"), "/presets/unclean-election.json")),
-    },
-    Preset {
-        name: "last-replica-standing",
-        json: include_str!(concat!(
-            env!("OUT_DIR"),
-            "/presets/last-replica-standing.json"
-        )),
-    },
-    // Historical protocol modes (docs/history.md): the same rules without a KIP.
-    Preset {
-        name: "last-replica-standing-no-elr",
-        json: include_str!(concat!(
-            env!("OUT_DIR"),
-            "/presets/last-replica-standing-no-elr.json"
-        )),
-    },
-    Preset {
-        name: "pre-kip-903-stale-isr-join",
-        json: include_str!(concat!(
-            env!("OUT_DIR"),
-            "/presets/pre-kip-903-stale-isr-join.json"
-        )),
-    },
-    Preset {
-        name: "pre-kip-320-unfenced-fetch",
-        json: include_str!(concat!(
-            env!("OUT_DIR"),
-            "/presets/pre-kip-320-unfenced-fetch.json"
-        )),
-    },
-    Preset {
-        name: "pre-kip-101-hw-truncation",
-        json: include_str!(concat!(
-            env!("OUT_DIR"),
-            "/presets/pre-kip-101-hw-truncation.json"
-        )),
-    },
-    Preset {
-        name: "pre-kip-101-divergence",
-        json: include_str!(concat!(
-            env!("OUT_DIR"),
-            "/presets/pre-kip-101-divergence.json"
-        )),
-    },
-    Preset {
-        name: "kip-279-divergence",
-        json: include_str!(concat!(env!("OUT_DIR"), "/presets/kip-279-divergence.json")),
-    },
-    // Side by side (docs/history.md): one timeline, runs that differ in acks, a config or
-    // the protocol, on one clock.
-    Preset {
-        name: "acks-steps",
-        json: include_str!(concat!(env!("OUT_DIR"), "/presets/acks-steps.json")),
-    },
-    Preset {
-        name: "min-isr-side-by-side",
-        json: include_str!(concat!(
-            env!("OUT_DIR"),
-            "/presets/min-isr-side-by-side.json"
-        )),
-    },
-    Preset {
-        name: "elr-side-by-side",
-        json: include_str!(concat!(env!("OUT_DIR"), "/presets/elr-side-by-side.json")),
-    },
-    Preset {
-        name: "kip-101-side-by-side",
-        json: include_str!(concat!(
-            env!("OUT_DIR"),
-            "/presets/kip-101-side-by-side.json"
-        )),
-    },
-    Preset {
-        name: "move-replica",
-        json: include_str!(concat!(env!("OUT_DIR"), "/presets/move-replica.json")),
-    },
-    Preset {
-        name: "throttled-move",
-        json: include_str!(concat!(env!("OUT_DIR"), "/presets/throttled-move.json")),
-    },
-    Preset {
-        name: "slow-follower",
-        json: include_str!(concat!(env!("OUT_DIR"), "/presets/slow-follower.json")),
-    },
-    Preset {
-        name: "slow-broker",
-        json: include_str!(concat!(env!("OUT_DIR"), "/presets/slow-broker.json")),
-    },
-    Preset {
-        name: "rolling-restart",
-        json: include_str!(concat!(env!("OUT_DIR"), "/presets/rolling-restart.json")),
-    },
-    Preset {
-        name: "zone-outage",
-        json: include_str!(concat!(env!("OUT_DIR"), "/presets/zone-outage.json")),
-    },
-];
+/// Every preset: one per file of `presets/`, in the order the articles tell them (the
+/// table is written by `build.rs` from the folder).
+///
+/// Native builds always carry the presets' text; a wasm build only with the `preset-json`
+/// feature (the engine's own wasm tests turn it on). The playground's wasm does without it:
+/// it knows each preset's name, title and digest (`web/build.rs`) and fetches the file
+/// (docs/ui.md, "Presets load on demand").
+#[cfg(any(not(target_arch = "wasm32"), feature = "preset-json"))]
+pub const PRESETS: &[Preset] = include!(concat!(env!("OUT_DIR"), "/presets.rs"));
+
+/// A digest of a scenario: 64-bit FNV-1a of its JSON as a share link carries it (every
+/// field written, in one order), so two scenarios have the same digest exactly when they
+/// are the same scenario (up to a 64-bit collision). The playground tells an unchanged
+/// preset by it, and checks a fetched preset file with it.
+pub fn digest(scenario: &Scenario) -> u64 {
+    crate::scenario_json::scenario(scenario, false)
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        })
+}
 
 /// The preset called `name`, parsed.
+#[cfg(any(not(target_arch = "wasm32"), feature = "preset-json"))]
 pub fn preset(name: &str) -> Result<Scenario, ScenarioError> {
     let p = PRESETS.iter().find(|p| p.name == name).ok_or_else(|| {
         ScenarioError::new("preset", {
@@ -160,7 +54,7 @@ pub fn preset(name: &str) -> Result<Scenario, ScenarioError> {
     Scenario::from_json(p.json)
 }
 
-#[cfg(test)]
+#[cfg(all(test, any(not(target_arch = "wasm32"), feature = "preset-json")))]
 mod tests {
     use super::*;
 
@@ -186,6 +80,9 @@ mod tests {
         let mut files = 0;
         for entry in std::fs::read_dir(dir).expect("presets/") {
             let path = entry.expect("entry").path();
+            if path.extension().is_none_or(|x| x != "json") {
+                continue;
+            }
             let name = path.file_stem().and_then(|n| n.to_str()).expect("a name");
             let file = std::fs::read_to_string(&path).expect("the file");
             let p = PRESETS.iter().find(|p| p.name == name);
@@ -197,5 +94,43 @@ mod tests {
             files += 1;
         }
         assert_eq!(files, PRESETS.len());
+    }
+
+    /// The same scenario has the same digest; any change to it (one action less, another
+    /// title) gives another; and no two presets share one (the playground tells them apart
+    /// by it).
+    #[test]
+    fn a_digest_names_one_scenario() {
+        let a = preset("frozen-follower").unwrap();
+        assert_eq!(digest(&a), digest(&preset("frozen-follower").unwrap()));
+        let mut fewer = a.clone();
+        fewer.timeline.pop();
+        assert_ne!(digest(&fewer), digest(&a));
+        let mut retitled = a.clone();
+        retitled.title.push('.');
+        assert_ne!(digest(&retitled), digest(&a));
+        let mut all: Vec<u64> = PRESETS
+            .iter()
+            .map(|p| digest(&preset(p.name).unwrap()))
+            .collect();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len(), PRESETS.len());
+    }
+
+    /// The table (written by build.rs from the folder) keeps the articles' order.
+    #[test]
+    fn the_presets_come_in_the_articles_order() {
+        let names: Vec<&str> = PRESETS.iter().map(|p| p.name).collect();
+        assert_eq!(
+            names[..4],
+            [
+                "acks-walkthrough",
+                "fetcher-threads",
+                "frozen-follower",
+                "min-isr-3"
+            ]
+        );
+        assert_eq!(names.last(), Some(&"zone-outage"));
     }
 }

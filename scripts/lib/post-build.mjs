@@ -14,6 +14,9 @@
 // glue (as the key of its function), no wasm-bindgen name may be left after it, and every
 // export the glue reads must have a new name. Anything else stops the build with a message.
 //
+// In every profile, first: the presets' files, `presets/NAME.json`, which the page fetches
+// when a preset is opened (scripts/lib/presets.mjs).
+//
 // Environment (set by Trunk): TRUNK_PROFILE, TRUNK_STAGING_DIR. Debug builds are left as
 // they are. WATERMARK_WASM_NAMES=1 (for profiling, docs/ui.md "Profiling") keeps the
 // function names and wasm-bindgen's names and glue: `wasm-opt -Oz -g`, nothing renamed.
@@ -24,6 +27,7 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { writePresets } from "./presets.mjs";
 
 const fail = (message) => {
   console.error(`post-build: ${message}`);
@@ -32,6 +36,18 @@ const fail = (message) => {
 
 const staging = process.env.TRUNK_STAGING_DIR;
 if (!staging) fail("TRUNK_STAGING_DIR is not set (this runs as Trunk's post_build hook)");
+
+// Every profile: the presets' files, which the page fetches (scripts/lib/presets.mjs).
+{
+  const wasm = readdirSync(staging).filter((f) => /^watermark-web-[0-9a-f]+_bg\.wasm$/.test(f));
+  if (wasm.length !== 1) fail(`expected one watermark-web-HASH_bg.wasm in ${staging}, found ${wasm.length}`);
+  try {
+    const written = writePresets(staging, readFileSync(join(staging, wasm[0])));
+    console.log(`post-build: ${written.length} presets written to presets/`);
+  } catch (e) {
+    fail(e.message);
+  }
+}
 if (process.env.TRUNK_PROFILE !== "release") process.exit(0);
 
 // terser and binaryen's wasm-opt are installed in tests/ (tests/package.json pins both).

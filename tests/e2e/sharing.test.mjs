@@ -16,7 +16,7 @@ import {
   payloadOf,
   presetScenario,
 } from "../lib/links.mjs";
-import { fault, laneState } from "../lib/ui.mjs";
+import { choosePreset, fault, laneState } from "../lib/ui.mjs";
 
 const app = useApp();
 
@@ -281,7 +281,7 @@ test("every preset link opens that preset, and Next step walks through its capti
 
   // Choosing a preset opens it at once (there is no separate Open button), with its own link.
   assert.equal(await button(page, "Open preset").count(), 0);
-  await page.getByLabel("Preset", { exact: true }).selectOption("min-isr-3");
+  await choosePreset(page, "min-isr-3");
   const minIsr = presetScenario("min-isr-3");
   assert.equal(await noticeText(page), `Opened the preset “${minIsr.title}”. Play it (it pauses at each step), or step through it with Next step.`);
   const href = await page.getByRole("link", { name: "Link to this preset" }).getAttribute("href");

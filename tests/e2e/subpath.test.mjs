@@ -57,6 +57,15 @@ test("the playground opens from a sub-folder, and its links point there", async 
   const { page: shared } = await app.open(link.slice(app.url.length - 1));
   await shared.locator(".cluster").waitFor();
 
+  // A preset link opens there, its file fetched from the sub-folder too.
+  const { page: preset } = await app.open("/docs/watermark/?preset=frozen-follower&t=2000");
+  const presets = await preset.evaluate(() =>
+    performance.getEntriesByType("resource").map((r) => r.name).filter((u) => u.includes("/presets/")),
+  );
+  assert.equal(presets.length, 1, `${presets}`);
+  assert.ok(presets[0].startsWith(`${base}presets/frozen-follower.json`), presets[0]);
+  assert.equal(await preset.getByLabel("Preset", { exact: true }).inputValue(), "frozen-follower");
+
   // The example page beside it embeds two presets.
   const { page: example } = await app.open("/docs/watermark/embed-example.html", { waitForApp: false });
   for (const id of ["#left", "#right"]) {

@@ -28,7 +28,10 @@ export const DIST_DIR = process.env.WM_DIST || join(REPO_ROOT, "dist");
 export const OUTPUT_DIR = join(REPO_ROOT, "tests", "output");
 export const CHROMIUM_PATH = process.env.WM_CHROMIUM || "/usr/bin/chromium";
 
-/** Selector of the attribute that only the mounted wasm app sets (web/src/app.rs). */
+/**
+ * Selector of the attribute that only the mounted wasm app sets (web/src/app.rs), and not
+ * while a preset it opens is loading (`data-wasm="loading"` then).
+ */
 export const APP_READY = '[data-wasm="ready"]';
 
 const CONTENT_TYPES = {
@@ -157,8 +160,10 @@ export function lockedVersion(crate) {
 /**
  * Registers hooks for one test file: one static server and one browser for the whole file,
  * a fresh page per `open`, and a check after each test that none of its pages reported a
- * problem. Returns `{ open, screenshot }`; `open(path, { colorScheme, waitForApp })` resolves
- * to `{ page, problems }` once the wasm app has mounted (unless `waitForApp: false`).
+ * problem. Returns `{ open, screenshot }`; `open(path, { colorScheme, waitForApp, beforeGoto })`
+ * resolves to `{ page, problems }` once the wasm app is ready (unless `waitForApp: false`):
+ * mounted, and with a preset it opens (`?preset=NAME`) loaded. `beforeGoto(page)` runs
+ * before the page is opened.
  */
 export function useApp({ root = DIST_DIR } = {}) {
   let server;
@@ -184,10 +189,12 @@ export function useApp({ root = DIST_DIR } = {}) {
     get url() {
       return server.url;
     },
-    async open(path = "/", { colorScheme = "light", waitForApp = true } = {}) {
+    async open(path = "/", { colorScheme = "light", waitForApp = true, beforeGoto } = {}) {
       const watched = await newWatchedPage(browser);
       opened.push(watched);
       await watched.page.emulateMedia({ colorScheme });
+      // E.g. `page.route(…)`, to hold or replace a request the page makes while it opens.
+      if (beforeGoto) await beforeGoto(watched.page);
       await watched.page.goto(new URL(path.replace(/^\//, ""), server.url).href, { waitUntil: "load" });
       if (waitForApp) {
         try {

@@ -54,6 +54,16 @@ export const notice = (page) => page.locator("p.notice");
 export const button = (page, name) => page.getByRole("button", { name, exact: true });
 export const slider = (page, name) => page.getByRole("slider", { name, exact: true });
 
+/**
+ * Chooses a preset in the Scenarios panel as a person does, and waits until it has opened
+ * (or failed to): its file is fetched when chosen, and the app is `data-wasm="loading"`
+ * until then (web/src/share_ui.rs).
+ */
+export async function choosePreset(page, name) {
+  await page.getByLabel("Preset", { exact: true }).selectOption(name);
+  await page.locator(APP_READY).waitFor({ state: "attached", timeout: 15_000 });
+}
+
 /** `t = 1:02.345` → 62345 (ms). */
 export function parseClock(text) {
   const m = /t = (\d+):(\d\d)\.(\d\d\d)/.exec(text ?? "");

@@ -65,6 +65,38 @@ pub fn App() -> impl IntoView {
         share_ui::stored_session().as_deref(),
         default_scenario(),
     );
+    let Some(info) = opening.fetch else {
+        return playground(&options, opening);
+    };
+    // `?preset=NAME`: the preset's file is fetched first (docs/ui.md, "Presets load on
+    // demand"). Until it is here the page says so, and shows no scenario: not the default,
+    // not a stored session, nothing that could pass for the preset.
+    let opened = RwSignal::new(None::<session::Opening>);
+    leptos::task::spawn_local(async move {
+        let fetched = share_ui::fetch_preset(info).await;
+        opened.set(Some(session::preset_opening(
+            info,
+            fetched,
+            default_scenario(),
+        )));
+    });
+    let class = if options.embed { "app embed" } else { "app" };
+    view! {
+        {move || match opened.get() {
+            Some(opening) => playground(&options, opening),
+            None => view! {
+                <div class=class data-wasm="loading" aria-busy="true">
+                    <p class="notice" role="status">{session::preset_loading(info)}</p>
+                </div>
+            }
+            .into_any(),
+        }}
+    }
+    .into_any()
+}
+
+/// The playground on `opening`, as the URL's options ask.
+fn playground(options: &session::UrlOptions, opening: session::Opening) -> AnyView {
     let embed = options.embed;
     let pg = match Playground::new(opening.scenario.clone())
         .or_else(|_| Playground::new(default_scenario()))

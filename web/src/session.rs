@@ -2,9 +2,75 @@
 //! options), local storage, and files. The parsing is pure and tested natively; the browser
 //! glue is small.
 
-use watermark_engine::presets::{preset, PRESETS};
+use watermark_engine::presets::digest;
 use watermark_engine::share;
 use watermark_engine::Scenario;
+
+/// A built-in preset as the page knows it before it is opened: what the Scenarios panel
+/// shows, and the digest of its scenario (`presets::digest`). The page carries this, not the
+/// preset's JSON: it fetches `presets/NAME.json` when the preset is opened (docs/ui.md,
+/// "Presets load on demand").
+#[derive(Debug, PartialEq, Eq)]
+pub struct PresetInfo {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    pub source: &'static str,
+    pub digest: u64,
+}
+
+// `CATALOG`: every preset, in the engine's order, written by build.rs from the engine's
+// presets.
+include!(concat!(env!("OUT_DIR"), "/preset_catalog.rs"));
+
+/// The preset called `name`, or what to say when there is none.
+pub fn preset_info(name: &str) -> Result<&'static PresetInfo, String> {
+    CATALOG.iter().find(|p| p.name == name).ok_or_else(|| {
+        // The names written in place, not collected and joined.
+        let mut text = format!("no preset named {name:?}; the presets are: ");
+        for (i, p) in CATALOG.iter().enumerate() {
+            if i > 0 {
+                text.push_str(", ");
+            }
+            text.push_str(p.name);
+        }
+        text
+    })
+}
+
+/// Where the built site keeps a preset's file, relative to the page (so the site works
+/// from any folder, and in an embed): `presets/NAME.json`, written by the release build
+/// (scripts/lib/presets.mjs).
+pub fn preset_path(name: &str) -> String {
+    format!("presets/{name}.json")
+}
+
+/// The scenario of a fetched preset file: it must parse, and be exactly the preset this
+/// page was built with (its digest), or the page says what is wrong instead of showing
+/// something else under the preset's name.
+pub fn read_preset(info: &PresetInfo, text: &str) -> Result<Scenario, String> {
+    let scenario = Scenario::from_json(text).map_err(|e| e.to_string())?;
+    if digest(&scenario) != info.digest {
+        return Err("the file is not the preset this page was built with".into());
+    }
+    Ok(scenario)
+}
+
+/// What the page says when a preset could not be loaded (`why`: the HTTP status, the
+/// network error, or what is wrong with the file).
+pub fn preset_failed(info: &PresetInfo, why: &str) -> String {
+    format!(
+        "The preset “{}” ({}) could not be loaded from {}: {why}.",
+        info.title,
+        info.name,
+        preset_path(info.name)
+    )
+}
+
+/// What the page says while a preset loads.
+pub fn preset_loading(info: &PresetInfo) -> String {
+    format!("Loading the preset “{}” …", info.title)
+}
 
 /// Local storage key of the current session (a share-link payload).
 pub const STORAGE_KEY: &str = "watermark.session.v1";
@@ -88,10 +154,14 @@ pub struct Opening {
     pub notice: Option<String>,
     /// The scenario came from storage (a restored session).
     pub restored: bool,
+    /// A preset to fetch first (`?preset=NAME`): until it has loaded, the page shows that it
+    /// is loading, not `scenario` (`preset_opening` then says what opens).
+    pub fetch: Option<&'static PresetInfo>,
 }
 
-/// Chooses the scenario to open: a shared link, then a preset, then the stored session,
-/// then the default. A bad link or preset opens the default and says what was wrong.
+/// Chooses the scenario to open: a shared link, then a preset (fetched: `fetch`), then the
+/// stored session, then the default. A bad link or preset name opens the default and says
+/// what was wrong.
 pub fn choose_opening(options: &UrlOptions, stored: Option<&str>, default: Scenario) -> Opening {
     if let Some(link) = &options.link {
         return match share::decode(link) {
@@ -99,6 +169,7 @@ pub fn choose_opening(options: &UrlOptions, stored: Option<&str>, default: Scena
                 scenario,
                 notice: None,
                 restored: false,
+                fetch: None,
             },
             Err(e) => Opening {
                 scenario: default,
@@ -107,24 +178,23 @@ pub fn choose_opening(options: &UrlOptions, stored: Option<&str>, default: Scena
                     e.field, e.message
                 )),
                 restored: false,
+                fetch: None,
             },
         };
     }
     if let Some(name) = &options.preset {
-        return match preset(name) {
-            Ok(scenario) => Opening {
-                scenario,
-                notice: None,
-                restored: false,
-            },
-            Err(e) => Opening {
-                scenario: default,
-                notice: Some(format!(
-                    "{}. Showing the default scenario instead.",
-                    e.message
-                )),
-                restored: false,
-            },
+        let (fetch, notice) = match preset_info(name) {
+            Ok(info) => (Some(info), None),
+            Err(e) => (
+                None,
+                Some(format!("{e}. Showing the default scenario instead.")),
+            ),
+        };
+        return Opening {
+            scenario: default,
+            notice,
+            restored: false,
+            fetch,
         };
     }
     if !options.embed {
@@ -133,6 +203,7 @@ pub fn choose_opening(options: &UrlOptions, stored: Option<&str>, default: Scena
                 scenario,
                 notice: Some("Restored your last session. Reset starts over.".into()),
                 restored: true,
+                fetch: None,
             };
         }
     }
@@ -140,6 +211,33 @@ pub fn choose_opening(options: &UrlOptions, stored: Option<&str>, default: Scena
         scenario: default,
         notice: None,
         restored: false,
+        fetch: None,
+    }
+}
+
+/// What opens once the preset `info` was fetched (`fetched`: the file's text, or why there
+/// is none): the preset, or the default scenario and a notice that names the preset and
+/// says what went wrong.
+pub fn preset_opening(
+    info: &'static PresetInfo,
+    fetched: Result<String, String>,
+    default: Scenario,
+) -> Opening {
+    let (scenario, notice) = match fetched.and_then(|text| read_preset(info, &text)) {
+        Ok(scenario) => (scenario, None),
+        Err(why) => (
+            default,
+            Some(format!(
+                "{} Showing the default scenario instead.",
+                preset_failed(info, &why)
+            )),
+        ),
+    };
+    Opening {
+        scenario,
+        notice,
+        restored: false,
+        fetch: None,
     }
 }
 
@@ -163,19 +261,17 @@ pub struct EmbedOptions {
 
 /// The name of the built-in preset this scenario is, unchanged (no input added), if any: its
 /// snippet and links can then say `?preset=NAME` instead of carrying the whole scenario.
-/// The presets are parsed once: the Share panel asks on every frame while it plays.
+/// Told by the digest of the scenario (`presets::digest`), which the page carries for each
+/// preset instead of its JSON; the Share panel asks on every frame while it plays, so the
+/// digest is only taken when a preset's title matches.
 pub fn unchanged_preset(scenario: &Scenario) -> Option<&'static str> {
-    thread_local! {
-        static PARSED: Vec<(&'static str, Scenario)> = PRESETS
-            .iter()
-            .filter_map(|p| Some((p.name, preset(p.name).ok()?)))
-            .collect();
-    }
-    PARSED.with(|all| {
-        all.iter()
-            .find(|(_, s)| s == scenario)
-            .map(|&(name, _)| name)
-    })
+    let mut d = None;
+    CATALOG
+        .iter()
+        .find(|p| {
+            p.title == scenario.title && *d.get_or_insert_with(|| digest(scenario)) == p.digest
+        })
+        .map(|p| p.name)
 }
 
 /// The `<iframe>` snippet for a scenario: `?preset=NAME` for an unchanged preset, the whole
@@ -233,6 +329,7 @@ pub fn escape_attr(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use watermark_engine::presets::{preset, PRESETS};
 
     #[test]
     fn url_options_are_read_with_defaults() {
@@ -390,6 +487,10 @@ mod tests {
             .and_then(|r| r.split_once('"'))
             .unwrap();
         let opened = choose_opening(&parse_url(search, ""), None, Scenario::default());
+        let info = opened.fetch.expect("the preset is fetched");
+        assert_eq!(info.name, "frozen-follower");
+        let file = PRESETS.iter().find(|p| p.name == info.name).unwrap().json;
+        let opened = preset_opening(info, Ok(file.into()), Scenario::default());
         assert_eq!(opened.scenario, s);
         // Changed in any way, it is carried whole.
         let mut changed = s.clone();
@@ -437,5 +538,85 @@ mod tests {
             a.contains("height=\"300\""),
             "the height until the first report"
         );
+    }
+
+    /// The table the page carries (build.rs) is the engine's presets: the same names in the
+    /// same order, their words, and the digest of each one's scenario.
+    #[test]
+    fn the_catalog_is_the_engines_presets() {
+        assert_eq!(CATALOG.len(), PRESETS.len());
+        for (info, p) in CATALOG.iter().zip(PRESETS) {
+            let s = preset(p.name).unwrap();
+            assert_eq!(info.name, p.name);
+            assert_eq!(
+                (info.title, info.description, info.source),
+                (s.title.as_str(), s.description.as_str(), s.source.as_str())
+            );
+            assert_eq!(info.digest, digest(&s), "{}", p.name);
+        }
+        assert_eq!(
+            preset_info("min-isr-3").unwrap().title,
+            preset("min-isr-3").unwrap().title
+        );
+        let e = preset_info("nope").unwrap_err();
+        assert!(
+            e.starts_with(
+                "no preset named \"nope\"; the presets are: acks-walkthrough, fetcher-threads,"
+            ),
+            "{e}"
+        );
+    }
+
+    /// `?preset=NAME` opens nothing until the file is fetched (not even a stored session);
+    /// the file then opens only if it is exactly the preset, and anything else opens the
+    /// default scenario with a notice that names the preset and says what was wrong.
+    #[test]
+    fn a_preset_link_waits_for_its_file_and_a_bad_file_opens_the_default() {
+        let stored = share::encode(&preset("frozen-follower").unwrap());
+        let opened = choose_opening(
+            &parse_url("?preset=min-isr-3&t=500", ""),
+            Some(&stored),
+            Scenario::default(),
+        );
+        let info = opened.fetch.expect("a preset to fetch");
+        assert_eq!(info.name, "min-isr-3");
+        assert!(!opened.restored && opened.notice.is_none());
+        assert_eq!(preset_path(info.name), "presets/min-isr-3.json");
+        assert_eq!(
+            preset_loading(info),
+            "Loading the preset “min.insync.replicas=3 with one broker stopped” …"
+        );
+
+        // The site's file (minified) and the readable one are the same scenario.
+        let minified = PRESETS.iter().find(|p| p.name == "min-isr-3").unwrap().json;
+        let readable = include_str!("../../engine/presets/min-isr-3.json");
+        for text in [minified, readable] {
+            let opened = preset_opening(info, Ok(text.into()), Scenario::default());
+            assert_eq!(opened.scenario, preset("min-isr-3").unwrap());
+            assert_eq!(opened.notice, None);
+        }
+
+        let failed = |fetched: Result<String, String>| {
+            let opened = preset_opening(info, fetched, Scenario::default());
+            assert_eq!(opened.scenario, Scenario::default());
+            opened.notice.expect("a notice")
+        };
+        assert_eq!(
+            failed(Err("HTTP 404".into())),
+            format!("The preset “{}” (min-isr-3) could not be loaded from presets/min-isr-3.json: HTTP 404. Showing the default scenario instead.", info.title)
+        );
+        let garbage = failed(Ok("<html>not found</html>".into()));
+        assert!(
+            garbage.contains("(min-isr-3) could not be loaded")
+                && garbage.contains("not a valid scenario"),
+            "{garbage}"
+        );
+        let other = PRESETS
+            .iter()
+            .find(|p| p.name == "frozen-follower")
+            .unwrap()
+            .json;
+        assert!(failed(Ok(other.into()))
+            .contains(": the file is not the preset this page was built with."));
     }
 }

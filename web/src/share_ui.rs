@@ -5,12 +5,11 @@
 
 use leptos::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
-use watermark_engine::presets::{preset, PRESETS};
 use watermark_engine::{share, Scenario};
 
 use crate::geometry;
 use crate::model::default_scenario;
-use crate::session::{self, EmbedOptions, STORAGE_KEY, TIME_KEY};
+use crate::session::{self, EmbedOptions, PresetInfo, CATALOG, STORAGE_KEY, TIME_KEY};
 use crate::state::Ctx;
 
 /// The page address without query or fragment (origin + path).
@@ -94,6 +93,42 @@ fn clear_session(ctx: Ctx) {
     if let Some(s) = storage() {
         let _ = s.remove_item(STORAGE_KEY);
         let _ = s.remove_item(TIME_KEY);
+    }
+}
+
+/// Fetches the file of the preset `info` (`presets/NAME.json`, relative to the page, so it
+/// comes from the page's own folder, embedded or not): its text, or why there is none (the
+/// HTTP status, or the browser's error). The query names the digest the page expects, so a
+/// browser never answers from a cached file of another build.
+pub async fn fetch_preset(info: &'static PresetInfo) -> Result<String, String> {
+    use wasm_bindgen_futures::JsFuture;
+    let error = |e: JsValue| {
+        e.dyn_ref::<js_sys::Error>().map_or_else(
+            || "the request failed".to_string(),
+            |e| String::from(e.message()),
+        )
+    };
+    let window = web_sys::window().ok_or("no window")?;
+    let url = format!("{}?v={:016x}", session::preset_path(info.name), info.digest);
+    let response: web_sys::Response = JsFuture::from(window.fetch_with_str(&url))
+        .await
+        .map_err(error)?
+        .unchecked_into();
+    if !response.ok() {
+        return Err(format!("HTTP {}", response.status()));
+    }
+    let text = JsFuture::from(response.text().map_err(error)?)
+        .await
+        .map_err(error)?;
+    text.as_string()
+        .ok_or_else(|| "the file is not text".into())
+}
+
+/// Marks the app as loading (`data-wasm="loading"`) or ready again, at once (not on the
+/// next render), so that whoever waits for the ready app waits for the preset too.
+fn set_loading(loading: bool) {
+    if let Some(app) = crate::panels::page_element(".app") {
+        let _ = app.set_attribute("data-wasm", if loading { "loading" } else { "ready" });
     }
 }
 
@@ -285,30 +320,72 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
             }
         });
     };
-    // A page opened with ?preset=NAME shows that preset in the picker.
-    let (search, hash) = page_search_and_hash();
-    let from_url = session::parse_url(&search, &hash).preset;
-    // The chosen preset's index in PRESETS: a u64, the type of another signal (each signal
+    // A session that is a preset, unchanged (opened with ?preset=NAME, or a link or stored
+    // session of one), shows that preset in the picker.
+    let current = ctx
+        .pg
+        .with_value(|pg| session::unchanged_preset(&pg.to_scenario()));
+    // The chosen preset's index in CATALOG: a u64, the type of another signal (each signal
     // type is code of its own).
-    let chosen = RwSignal::new(preset_index(from_url.as_deref().unwrap_or_default()));
-    let chosen_preset = move || preset(preset_name(chosen.get())).ok();
-    // Choosing a preset opens it.
-    let open_preset = move |ev| {
+    let chosen = RwSignal::new(preset_index(current.unwrap_or_default()));
+    let chosen_preset = move || {
+        usize::try_from(chosen.get())
+            .ok()
+            .and_then(|i| CATALOG.get(i))
+    };
+    // Choosing a preset opens it, once its file is fetched: meanwhile the session stays as
+    // it was and the notice says what loads. A preset chosen later wins over one still
+    // loading.
+    let open_preset = move |ev: web_sys::Event| {
         let name = event_target_value(&ev);
-        chosen.set(preset_index(&name));
-        if let Ok(s) = preset(&name) {
-            let title = s.title.clone();
-            let pauses = ctx.pg.with_value(|pg| pg.pause_at_captions);
-            let play = if pauses {
-                "Play it (it pauses at each step)"
-            } else {
-                "Play it"
-            };
-            ctx.restart(
-                s,
-                format!("Opened the preset “{title}”. {play}, or step through it with Next step."),
-            );
-        }
+        let Ok(info) = session::preset_info(&name) else {
+            return;
+        };
+        let before = chosen.get_untracked();
+        let index = preset_index(info.name);
+        chosen.set(index);
+        set_loading(true);
+        ctx.notice.set(Some(session::preset_loading(info)));
+        let picker = ev.target();
+        leptos::task::spawn_local(async move {
+            let fetched = fetch_preset(info).await;
+            if chosen.get_untracked() != index {
+                return;
+            }
+            match fetched.and_then(|text| session::read_preset(info, &text)) {
+                Ok(s) => {
+                    let pauses = ctx.pg.with_value(|pg| pg.pause_at_captions);
+                    let play = if pauses {
+                        "Play it (it pauses at each step)"
+                    } else {
+                        "Play it"
+                    };
+                    ctx.restart(
+                        s,
+                        format!(
+                            "Opened the preset “{}”. {play}, or step through it with Next step.",
+                            info.title
+                        ),
+                    );
+                }
+                Err(why) => {
+                    // The picker goes back to what it showed: the session did not change.
+                    chosen.set(before);
+                    if let Some(picker) = &picker {
+                        let _ = js_sys::Reflect::set(
+                            picker,
+                            &JsValue::from_str("value"),
+                            &JsValue::from_str(preset_name(before)),
+                        );
+                    }
+                    ctx.notice.set(Some(format!(
+                        "{} Your session is as it was; Reset opens the default scenario.",
+                        session::preset_failed(info, &why)
+                    )));
+                }
+            }
+            set_loading(false);
+        });
     };
     let on_embed_option = move |ev: web_sys::Event| {
         let Some(input) = crate::panels::event_input(&ev) else {
@@ -338,8 +415,8 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
             {move || chosen_preset().map(|s| view! {
                 <p class="preset-about" inner_html=format!(
                     "{}<br><small>Source: {}</small>",
-                    session::escape_attr(&s.description),
-                    session::escape_attr(&s.source)
+                    session::escape_attr(s.description),
+                    session::escape_attr(s.source)
                 )></p>
             }.into_any())}
             <div class="row">
@@ -400,31 +477,30 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
     }
 }
 
-/// The index in PRESETS of the preset `name`, or of the first one if there is none of that
+/// The index in CATALOG of the preset `name`, or of the first one if there is none of that
 /// name.
 fn preset_index(name: &str) -> u64 {
-    PRESETS.iter().position(|p| p.name == name).unwrap_or(0) as u64
+    CATALOG.iter().position(|p| p.name == name).unwrap_or(0) as u64
 }
 
-/// The name of the preset at `index` in PRESETS.
+/// The name of the preset at `index` in CATALOG.
 fn preset_name(index: u64) -> &'static str {
     usize::try_from(index)
         .ok()
-        .and_then(|i| PRESETS.get(i))
+        .and_then(|i| CATALOG.get(i))
         .map_or("", |p| p.name)
 }
 
 /// The preset picker's options, `chosen` selected.
 fn presets_markup(chosen: &str) -> String {
-    PRESETS
+    CATALOG
         .iter()
         .map(|p| {
-            let title = preset(p.name).map(|s| s.title).unwrap_or_default();
             let selected = if p.name == chosen { " selected" } else { "" };
             format!(
                 r#"<option value="{}"{selected}>{}</option>"#,
                 p.name,
-                session::escape_attr(&title)
+                session::escape_attr(p.title)
             )
         })
         .collect()
