@@ -167,7 +167,10 @@ import { gzipSync, constants } from "node:zlib";
 // Its presets' prose left the wasm with the rest (above). Main with all four branches, and
 // the lead's follow-ups (the warnings' list items, the outlined lanes beside, each run's
 // describe line from its snapshot): 369 173 bytes, the budget above unchanged.
-const BUDGET_GZIP_BYTES = 369_200;
+// The runs beside then took the session's snapshot key (the clock left out) instead of one
+// with the shown time: their snapshots and differences are built at events, not every
+// frame: 369 263 bytes (+90). So the budget is that rounded up to the next 0.1 kB.
+const BUDGET_GZIP_BYTES = 369_300;
 // The embed loader (web/static/embed.js) is shipped too, but the playground never loads it:
 // documentation pages load it, and it loads the playground in an iframe. So it is not part
 // of the total above; it has a budget of its own, to stay one small script.

@@ -25,8 +25,9 @@ use crate::state::Ctx;
 pub struct Beside {
     pub pg: Playground,
     pub variant: Variant,
-    /// (events processed, shown time, scrubbed back) when its snapshot was last published.
-    key: Option<(u64, u64, bool)>,
+    /// Its state's key (`state::snap_key`, the clock left out) when its snapshot was last
+    /// published.
+    key: Option<crate::state::SnapKey>,
 }
 
 /// What the page shows of a run beside.
@@ -98,8 +99,7 @@ pub fn follow_all(runs: &mut [Beside], main: &Playground, all: bool) -> Vec<usiz
                 run.pg.run_to(now);
             }
         }
-        let sim = run.pg.current();
-        let key = (sim.events_processed(), sim.now(), run.pg.is_scrubbed_back());
+        let key = crate::state::snap_key(&run.pg);
         if all || run.key != Some(key) {
             run.key = Some(key);
             changed.push(i);

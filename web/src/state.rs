@@ -73,7 +73,7 @@ impl Status {
 /// What identifies the shown state apart from the clock: it changes when an event runs, a
 /// trace line or an action is recorded, or the view moves between the live run and the past.
 /// (events run, trace length, timeline actions pending, scrubbed back, expectations passed)
-type SnapKey = (u64, u64, usize, bool, usize);
+pub(crate) type SnapKey = (u64, u64, usize, bool, usize);
 
 #[derive(Clone, Copy)]
 pub struct Ctx {
@@ -137,7 +137,7 @@ pub const LOG_LINES: usize = 400;
 /// once.
 pub const LOG_REFRESH_MS: f64 = 250.0;
 
-fn snap_key(pg: &Playground) -> SnapKey {
+pub(crate) fn snap_key(pg: &Playground) -> SnapKey {
     let sim = pg.current();
     (
         sim.events_processed(),
@@ -295,7 +295,10 @@ impl Ctx {
 
     fn publish_at(&self, frame_at: Option<f64>) {
         let (key, clock) = self.pg.with_value(|pg| (snap_key(pg), clock_of(pg)));
-        self.publish_beside(frame_at.is_none());
+        self.publish_beside(
+            frame_at.is_none(),
+            frame_at.is_none() || self.book().snap_key != Some(key),
+        );
         // Between events only the clock moves: what else a frame could change (markers,
         // leaving the past for the live run) comes with a new key, and the controls
         // (play, speed, config) publish in full.
@@ -350,9 +353,11 @@ impl Ctx {
     }
 
     /// Brings the runs beside to the shown moment (web/src/beside.rs) and publishes what
-    /// changed: each one's snapshot when its state changed, and their titles and
-    /// differences from the session's own run.
-    fn publish_beside(&self, all: bool) {
+    /// changed: each one's snapshot when its state changed (`all`: every one), and their
+    /// titles and differences from the session's own run when a run's or the session's own
+    /// state (`main_changed`) did. Between events only the clock moves, as for the session's
+    /// own snapshot.
+    fn publish_beside(&self, all: bool, main_changed: bool) {
         if self.beside_runs.with_value(Vec::is_empty) {
             if self.beside.with_untracked(|b| !b.is_empty()) {
                 self.beside.set(vec![]);
@@ -364,7 +369,7 @@ impl Ctx {
                 .try_update_value(|runs| crate::beside::follow_all(runs, pg, all))
                 .unwrap_or_default()
         });
-        if changed.is_empty() {
+        if changed.is_empty() && !main_changed {
             return;
         }
         for &i in &changed {
