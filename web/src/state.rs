@@ -87,6 +87,9 @@ pub struct Ctx {
     pub status: RwSignal<Status>,
     /// The trace up to the shown moment (newest last, bounded).
     pub log: RwSignal<Arc<Vec<TraceEvent>>>,
+    /// The kinds of line the event logs hide (the filters under "Event log", a set of
+    /// `panels::kind_bit`s): the session's own and each run beside's.
+    pub log_hidden: RwSignal<u64>,
     /// A message for the person: what an action did or why it was refused.
     pub notice: RwSignal<Option<String>>,
     /// Width available to the cluster view, in whole pixels (it is always whole: the
@@ -146,6 +149,20 @@ pub(crate) fn snap_key(pg: &Playground) -> SnapKey {
         pg.is_scrubbed_back(),
         pg.expectations_passed(),
     )
+}
+
+/// The newest [`LOG_LINES`] trace lines of `pg`'s shown state, oldest first: the event log's
+/// lines, of the session's own run and of each run beside.
+pub(crate) fn newest_trace(pg: &Playground) -> Vec<TraceEvent> {
+    let mut newest: Vec<TraceEvent> = pg
+        .current()
+        .trace_events()
+        .rev()
+        .take(LOG_LINES)
+        .cloned()
+        .collect();
+    newest.reverse();
+    newest
 }
 
 fn clock_of(pg: &Playground) -> Clock {
@@ -219,6 +236,9 @@ impl Ctx {
             tick: RwSignal::new(tick_of(clock.now)),
             status,
             log: RwSignal::new(Arc::new(vec![])),
+            log_hidden: RwSignal::new(crate::panels::kind_bit(
+                watermark_engine::event::TraceKind::Broker,
+            )),
             notice: RwSignal::new(None),
             width: RwSignal::new(width),
             broker_ids: Memo::new(move |_| {
@@ -337,17 +357,7 @@ impl Ctx {
                 b.log_seq = (key.1, clock.now);
                 b.log_at = frame_at.unwrap_or(f64::NEG_INFINITY);
             });
-            let lines: Vec<TraceEvent> = self.pg.with_value(|pg| {
-                let mut newest: Vec<TraceEvent> = pg
-                    .current()
-                    .trace_events()
-                    .rev()
-                    .take(LOG_LINES)
-                    .cloned()
-                    .collect();
-                newest.reverse();
-                newest
-            });
+            let lines = self.pg.with_value(newest_trace);
             self.log.set(Arc::new(lines));
         }
     }
