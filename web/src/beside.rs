@@ -459,8 +459,10 @@ pub fn BesideTop(ctx: Ctx) -> impl IntoView {
 }
 
 /// Keeps run `i`'s event log and read-outs (in its section's two `<details>`) showing its
-/// shown moment while each is open (`log_open`, `readouts_open`). Closed, an effect reads
-/// only whether it is open, so the run's events wake nothing and build nothing.
+/// shown moment while each is open (`log_open`, `readouts_open`), refreshed at the event
+/// log's pace (`Ctx::beside_logs`: at most four times a second while playing, at once on a
+/// pause, an action or a seek). Closed, an effect reads only whether it is open, so the
+/// run's events wake nothing and build nothing.
 fn follow_details(ctx: Ctx, i: usize, log_open: RwSignal<bool>, readouts_open: RwSignal<bool>) {
     let snap = ctx.beside_snaps[i];
     // Each run's log keeps its rows' elements while they stay, as the session's own does.
@@ -469,7 +471,7 @@ fn follow_details(ctx: Ctx, i: usize, log_open: RwSignal<bool>, readouts_open: R
         if !log_open.get() {
             return;
         }
-        snap.track();
+        ctx.beside_logs.track();
         let hidden = ctx.log_hidden.get();
         let rows = ctx.beside_runs.with_value(|runs| {
             runs.get(i)
@@ -486,7 +488,8 @@ fn follow_details(ctx: Ctx, i: usize, log_open: RwSignal<bool>, readouts_open: R
             if !readouts_open.get() {
                 return String::new();
             }
-            snap.with(|sn| {
+            ctx.beside_logs.track();
+            snap.with_untracked(|sn| {
                 ctx.beside_runs.with_value(|runs| {
                     runs.get(i)
                         .map(|r| readouts_markup(&r.pg, sn))
