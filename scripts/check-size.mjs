@@ -170,7 +170,12 @@ import { gzipSync, constants } from "node:zlib";
 // The runs beside then took the session's snapshot key (the clock left out) instead of one
 // with the shown time: their snapshots and differences are built at events, not every
 // frame: 369 263 bytes (+90). So the budget is that rounded up to the next 0.1 kB.
-const BUDGET_GZIP_BYTES = 369_300;
+// Issue 15's third session: the describe line's `Elr: N/A` before Kafka 3.8 (+73 bytes:
+// 369 336), and the preset picker naming no preset for a session that is none (its
+// placeholder option, the chosen preset kept only while the session's title is its own,
+// the picker's value following it: +596): 369 932 bytes. So the budget is that rounded up
+// to the next 0.1 kB.
+const BUDGET_GZIP_BYTES = 370_000;
 // The embed loader (web/static/embed.js) is shipped too, but the playground never loads it:
 // documentation pages load it, and it loads the playground in an iframe. So it is not part
 // of the total above; it has a budget of its own, to stay one small script.
