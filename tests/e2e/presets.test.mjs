@@ -214,3 +214,14 @@ test("an embed of a preset loads it before it tells its host anything, and repor
   await waitForText(missing.page.frameLocator("#wm").locator('span[aria-label="kafka-topics --describe"]'), /^Topic: rep /);
   expect404(missing.problems, "zone-outage");
 });
+
+test("every preset's description fits the panel, a quoted address included", async () => {
+  const { page } = await app.open("/");
+  for (const name of presetNames()) {
+    await choosePreset(page, name);
+    const about = page.locator(".preset-about");
+    await about.waitFor();
+    const [scroll, client] = await about.evaluate((p) => [p.scrollWidth, p.clientWidth]);
+    assert.ok(scroll <= client, `${name}: the description is ${scroll} px wide in ${client} px`);
+  }
+});
