@@ -173,9 +173,10 @@ import { gzipSync, constants } from "node:zlib";
 // Issue 15's third session: the describe line's `Elr: N/A` before Kafka 3.8 (+73 bytes:
 // 369 336), and the preset picker naming no preset for a session that is none (its
 // placeholder option, the chosen preset kept only while the session's title is its own,
-// the picker's value following it: +596): 369 932 bytes. So the budget is that rounded up
-// to the next 0.1 kB.
-const BUDGET_GZIP_BYTES = 370_000;
+// the picker's value following it: +596): 369 932 bytes. Then the preset
+// unclean-by-replica-order (its name, title, description, source and digest in the catalog,
+// +367): 370 299 bytes. So the budget is that rounded up to the next 0.1 kB.
+const BUDGET_GZIP_BYTES = 370_300;
 // The embed loader (web/static/embed.js) is shipped too, but the playground never loads it:
 // documentation pages load it, and it loads the playground in an iframe. So it is not part
 // of the total above; it has a budget of its own, to stay one small script.
