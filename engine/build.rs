@@ -37,6 +37,7 @@ const ORDER: &[&str] = &[
     "min-isr-side-by-side",
     "elr-side-by-side",
     "kip-101-side-by-side",
+    "unclean-by-replica-order",
     "move-replica",
     "throttled-move",
     "slow-follower",

@@ -170,6 +170,12 @@ import { gzipSync, constants } from "node:zlib";
 // The runs beside then took the session's snapshot key (the clock left out) instead of one
 // with the shown time: their snapshots and differences are built at events, not every
 // frame: 369 263 bytes (+90). So the budget is that rounded up to the next 0.1 kB.
+// Issue 15's third session: the describe line's `Elr: N/A` before Kafka 3.8 (+73 bytes:
+// 369 336), and the preset picker naming no preset for a session that is none (its
+// placeholder option, the chosen preset kept only while the session's title is its own,
+// the picker's value following it: +596): 369 932 bytes. Then the preset
+// unclean-by-replica-order (its name, title, description, source and digest in the catalog,
+// +367): 370 299 bytes. So the budget is that rounded up to the next 0.1 kB.
 // Each run beside's own event log and read-outs (branch beside-log, 2026-12-06: its two
 // <details>, the rows and read-outs built from the run's own Playground and snapshot while
 // open, at the event log's pace): 369 263 -> 371 992 bytes, +2 729, measured at the
@@ -177,8 +183,9 @@ import { gzipSync, constants } from "node:zlib";
 // event log and read-outs"). The row list, rows, metrics and epochs code is shared with
 // the session's own read-outs, not written twice; a view of markup instead of elements,
 // a toggle listener and leaving out Kafka's metrics table were measured and did not pay.
-// It did not pay for itself. So the budget is raised by exactly that.
-const BUDGET_GZIP_BYTES = 372_029;
+// It did not pay for itself. Merged with main at 66e1a85 (370 299 bytes, above): 372 969
+// bytes, +2 670. So the budget is main's raised by exactly that.
+const BUDGET_GZIP_BYTES = 372_970;
 // The embed loader (web/static/embed.js) is shipped too, but the playground never loads it:
 // documentation pages load it, and it loads the playground in an iframe. So it is not part
 // of the total above; it has a budget of its own, to stay one small script.

@@ -8,7 +8,7 @@
 //! watermark link FILE [--base URL]
 //! watermark link --preset NAME [--base URL]
 //! watermark decode LINK
-//! watermark check FILE... [--preset NAME]... [--presets]
+//! watermark check FILE... [--preset NAME]... [--presets] [--json]
 //! watermark explore FILE [--budget N] [--seed S] [--faults LIST] [--max-faults K]
 //!                        [--jobs J] [--out FILE] [--base URL]
 //! watermark explore --preset NAME [...]
@@ -28,7 +28,7 @@ const USAGE: &str = "usage:
   watermark link FILE [--base URL]             print the share link of a scenario file
   watermark link --preset NAME [--base URL]    print the share link of a preset
   watermark decode LINK                        print the scenario JSON a share link holds
-  watermark check FILE... [--preset NAME]... [--presets]
+  watermark check FILE... [--preset NAME]... [--presets] [--json]
                                                run the scenarios' expectations; exit 1 if one fails
   watermark explore FILE [--budget N] [--seed S] [--faults LIST] [--max-faults K]
                     [--jobs J] [--out FILE] [--base URL]
@@ -38,7 +38,9 @@ const USAGE: &str = "usage:
 A scenario with `compare` prints the top run, then each variant's run under a header
 (=== compare[0]: acks=1 ===), then what differs at the end (=== differences at T ===).
 
---json  print the transcript as JSON lines
+--json  print the transcript as JSON lines; with check, a JSON object per scenario: its
+        expectations (`run`: 1 for compare[0], left out for the top run), each one's
+        mismatches, and the invariants broken
 --all   also print broker lifecycle lines (becoming leader or follower, starting)
 --metrics  after the transcript, Kafka's metrics at the end of the run, per broker and
         cluster-wide (as the `metrics` action prints them; with --json one JSON object)
@@ -232,9 +234,11 @@ fn compared(
 fn check(rest: &[String], out: &mut dyn Write) -> Result<ExitCode, String> {
     let io = |e: std::io::Error| e.to_string();
     let mut named: Vec<(String, Result<Scenario, String>)> = vec![];
+    let mut json = false;
     let mut i = 0;
     while i < rest.len() {
         match rest[i].as_str() {
+            "--json" => json = true,
             "--preset" => {
                 let name = flag_value(&rest[i..], "--preset")?.unwrap_or_default();
                 let s = watermark_engine::presets::preset(name).map_err(|e| e.to_string());
@@ -261,7 +265,12 @@ fn check(rest: &[String], out: &mut dyn Write) -> Result<ExitCode, String> {
         let scenario = match scenario {
             Ok(s) => s,
             Err(e) => {
-                writeln!(out, "{name}: cannot be checked: {e}").map_err(io)?;
+                if json {
+                    let v = serde_json::json!({ "scenario": name, "error": e });
+                    writeln!(out, "{v}").map_err(io)?;
+                } else {
+                    writeln!(out, "{name}: cannot be checked: {e}").map_err(io)?;
+                }
                 broken += 1;
                 continue;
             }
@@ -269,6 +278,18 @@ fn check(rest: &[String], out: &mut dyn Write) -> Result<ExitCode, String> {
         let (outcomes, violations) = watermark_engine::check::check_with_violations(scenario)
             .map_err(|e| format!("{name}: {e}"))?;
         let not_met = outcomes.iter().filter(|o| !o.met()).count();
+        if not_met > 0 || !violations.is_empty() {
+            failed += 1;
+        }
+        if json {
+            writeln!(
+                out,
+                "{}",
+                check_json(name, scenario, &outcomes, &violations)
+            )
+            .map_err(io)?;
+            continue;
+        }
         let n = outcomes.len();
         let verdict = match (n, not_met) {
             (0, _) => "no expectations".to_string(),
@@ -291,9 +312,6 @@ fn check(rest: &[String], out: &mut dyn Write) -> Result<ExitCode, String> {
             // A variant's violation names it already (`compare[0]: ...`).
             writeln!(out, "  invariant broken: {v}").map_err(io)?;
         }
-        if not_met > 0 || !violations.is_empty() {
-            failed += 1;
-        }
     }
     if broken > 0 {
         Ok(ExitCode::from(2))
@@ -302,6 +320,46 @@ fn check(rest: &[String], out: &mut dyn Write) -> Result<ExitCode, String> {
     } else {
         Ok(ExitCode::SUCCESS)
     }
+}
+
+/// `watermark check --json`'s object for one scenario: every expectation with the run it
+/// checks (`run`, 1 for `compare[0]`, as the scenario's `expect[].run`, with `compare` and
+/// the variant's title `run_title`; all left out for the top run), whether it was met and its mismatches, and the invariants the runs broke.
+fn check_json(
+    name: &str,
+    scenario: &Scenario,
+    outcomes: &[watermark_engine::check::Outcome],
+    violations: &[String],
+) -> serde_json::Value {
+    let expectations: Vec<serde_json::Value> = outcomes
+        .iter()
+        .map(|o| {
+            let mut v = serde_json::json!({
+                "index": o.index,
+                "at_ms": o.at,
+                "met": o.met(),
+                "mismatches": o.mismatches,
+            });
+            if let Some(run) = scenario.expect.get(o.index).and_then(|e| e.run) {
+                v["run"] = run.into();
+                let i = run.saturating_sub(1) as usize;
+                v["compare"] = i.into();
+                if let Some(variant) = scenario.compare.get(i) {
+                    v["run_title"] = variant.title().into();
+                }
+            }
+            if !o.label.is_empty() {
+                v["label"] = o.label.clone().into();
+            }
+            v
+        })
+        .collect();
+    serde_json::json!({
+        "scenario": name,
+        "met": outcomes.iter().all(|o| o.met()) && violations.is_empty(),
+        "expectations": expectations,
+        "violations": violations,
+    })
 }
 
 /// The value of `--name` as a number, if given; an error names the option.

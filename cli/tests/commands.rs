@@ -383,6 +383,42 @@ fn check_names_the_run_of_an_unmet_expectation() {
         out.contains("  compare[0]: expect[1] at 0.500s (\"acks=0's result\"): NOT MET\n"),
         "{out}"
     );
+    // --json: an object per scenario, each expectation naming its run.
+    let o = watermark(&[
+        "check",
+        "--json",
+        file.to_str().expect("UTF-8"),
+        "nope.json",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    let out = stdout(&o);
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert_eq!(lines[0]["met"], false);
+    assert_eq!(lines[0]["violations"], serde_json::json!([]));
+    let e = &lines[0]["expectations"];
+    assert_eq!(e[0]["met"], true);
+    assert!(e[0].get("run").is_none(), "{out}");
+    assert_eq!(e[1]["met"], false);
+    assert_eq!(e[1]["run"], 1);
+    assert_eq!(e[1]["compare"], 0);
+    assert_eq!(e[1]["run_title"], "acks=0");
+    assert_eq!(e[1]["label"], "acks=0's result");
+    assert_eq!(e[1]["at_ms"], 500);
+    assert_eq!(e[1]["mismatches"][0]["what"], "produce");
+    assert_eq!(lines[1]["scenario"], "nope.json");
+    assert!(
+        lines[1]["error"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("cannot read nope.json")),
+        "{out}"
+    );
+    let o = watermark(&["check", "--json", "--presets"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(stdout(&o).lines().all(|l| l.contains(r#""met":true"#)));
     let o = watermark(&["presets"]);
     assert!(
         stdout(&o).contains("compare[0]: min.insync.replicas=1\n"),

@@ -143,7 +143,7 @@ pub fn evaluate(sim: &Sim, e: &Expectation) -> Vec<Mismatch> {
         check(
             "describe".into(),
             d.clone(),
-            crate::describe::describe_line(sim.topics.name(tp), p),
+            crate::describe::describe_line(sim.topics.name(tp), p, sim.config.protocol),
         );
     }
     if let Some(l) = e.leader {

@@ -15,7 +15,13 @@ use crate::vec_map::VecMap;
 /// `kafka-topics.sh --describe`, one partition line, as the controller's metadata says.
 /// Written into one String (not a String per field joined after): the snapshot builds it
 /// every frame, and the joined form was twice the code.
-pub fn describe_line(tp: &TopicPartition, p: &PartitionRegistration) -> String {
+/// Before Kafka 3.8 (`protocol`'s [`Protocol::has_describe_topic_partitions`]) the tool has
+/// no ELR to print: `Elr: N/A LastKnownElr: N/A`.
+pub fn describe_line(
+    tp: &TopicPartition,
+    p: &PartitionRegistration,
+    protocol: crate::protocol::Protocol,
+) -> String {
     let mut out = format!("Topic: {} Partition: {} Leader: ", tp.topic, tp.partition);
     match p.leader {
         Some(l) => {
@@ -38,6 +44,10 @@ pub fn describe_line(tp: &TopicPartition, p: &PartitionRegistration) -> String {
             continue;
         }
         out.push_str(name);
+        if name.ends_with("Elr:") && !protocol.has_describe_topic_partitions() {
+            out.push_str(" N/A");
+            continue;
+        }
         if !ids.is_empty() {
             let _ = write!(out, " {}", Ids(ids));
         }
@@ -86,6 +96,7 @@ pub(crate) fn describe_lines(
             out.push(describe_line(
                 &info.partitions[usize::from(tp.partition)],
                 controller.partition(*tp),
+                config.protocol,
             ));
         }
     }
@@ -639,5 +650,50 @@ mod tests {
             "rep:0:5",
             "at the epoch start it answers"
         );
+    }
+
+    #[test]
+    fn the_eras_before_kafka_3_8_print_no_elr() {
+        // One broker of two stopped under each mode; a version-1 and a version-2 describe.
+        // KIP-966's DescribeTopicPartitions (3.8) carries the ELR: with it, the lists
+        // (empty under `no-elr`, as Kafka 4.0 with the feature at 0); without it, the tool's
+        // Metadata fallback has none, and it prints N/A.
+        let run = |version: u8, protocol: &str| {
+            let topics = if version == 2 {
+                r#""topics": [{"name": "rep", "replication_factor": 2}],"#
+            } else {
+                ""
+            };
+            let s = Scenario::from_json(&format!(
+                r#"{{"version": {version}, "protocol": "{protocol}", "brokers": 2, {topics}
+                    "config": {{"min.insync.replicas": 2}},
+                    "timeline": [{{"at": 1000, "action": "stop", "broker": 2}},
+                                 {{"at": 20000, "action": "describe"}}],
+                    "end_ms": 20001}}"#
+            ))
+            .expect("scenario");
+            let sim = crate::run(&s, true).expect("runs");
+            let mut lines = describe_at(&sim, 20000);
+            lines.retain(|l| l.contains("Partition:"));
+            lines
+        };
+        for version in [1, 2] {
+            let ends = |protocol: &str| {
+                let lines = run(version, protocol);
+                assert_eq!(lines.len(), 1, "{lines:?}");
+                let l = &lines[0];
+                l[l.find(" Isr:").expect("Isr")..].to_string()
+            };
+            assert_eq!(ends("kafka-4"), " Isr: 1 Elr: 2 LastKnownElr:");
+            assert_eq!(ends("no-elr"), " Isr: 1 Elr: LastKnownElr:");
+            for old in [
+                "pre-kip-903",
+                "pre-kip-320",
+                "kip-101-without-kip-279",
+                "pre-kip-101",
+            ] {
+                assert_eq!(ends(old), " Isr: 1 Elr: N/A LastKnownElr: N/A", "{old}");
+            }
+        }
     }
 }

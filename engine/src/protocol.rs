@@ -177,6 +177,18 @@ impl Protocol {
         matches!(self, Protocol::Kafka4 | Protocol::NoElr)
     }
 
+    /// KIP-966 (Kafka 3.8): the DescribeTopicPartitions API, whose answer carries each
+    /// partition's ELR and last known ELR. A `kafka-topics.sh --describe` of a cluster
+    /// without it falls back to a Metadata request
+    /// (KafkaAdminClient.generateDescribeTopicsCallWithDescribeTopicPartitionsApi's
+    /// handleUnsupportedVersionException), whose TopicPartitionInfo has no ELR, and prints
+    /// `Elr: N/A` and `LastKnownElr: N/A` (TopicCommand.PartitionDescription.printDescription).
+    /// `no-elr` answers it with empty lists, as Kafka 4.0 does with
+    /// `eligible.leader.replicas.version=0`; the eras before 3.8 do not.
+    pub fn has_describe_topic_partitions(self) -> bool {
+        matches!(self, Protocol::Kafka4 | Protocol::NoElr)
+    }
+
     /// KIP-380 (Kafka 2.2, broker epochs in the ZooKeeper controller) and KRaft's
     /// registrations: the controller tells a restarted broker from the process before it.
     /// Before it, a broker that crashed and came back before the controller acted kept its

@@ -1448,6 +1448,7 @@ impl Sim {
                     vec![crate::describe::describe_line(
                         self.topics.name(self.view_tp),
                         self.controller.partition(self.view_tp),
+                        self.config.protocol,
                     )]
                 } else {
                     crate::describe::describe_lines(

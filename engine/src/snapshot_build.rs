@@ -210,7 +210,7 @@ impl Sim {
                 acks_all_latency_max_ms: lat.iter().max().copied(),
                 kafka: self.kafka_metrics(),
             },
-            describe: crate::describe::describe_line(self.topics.name(tp), p),
+            describe: crate::describe::describe_line(self.topics.name(tp), p, self.config.protocol),
             offsets: self.offsets_line(),
             losses: self.losses.clone(),
             violations: self.violations.clone(),

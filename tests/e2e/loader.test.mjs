@@ -176,3 +176,38 @@ test("options on the script tag apply to every block; run() renders blocks added
   const last = await page.locator(".watermark-embed iframe").last().getAttribute("src");
   assert.equal(decodeLink(payloadOf(last)).topic, "later");
 });
+
+test("a preset is embedded by name, from data-watermark-preset or a preset's link", async () => {
+  const body = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Docs</title><link rel="icon" href="data:,"></head>
+<body>
+<div id="by-name" data-watermark-preset="frozen-follower" data-t="20000"></div>
+<div id="by-link" data-watermark="https://elsewhere.example/watermark/?preset=unclean-election&t=5"></div>
+<div id="unknown" data-watermark-preset="no-such-preset"></div>
+<div id="not-a-name" data-watermark-preset="Frozen Follower"></div>
+<script src="embed.js"></script>
+</body></html>`;
+  const { page } = await openDocs("docs-presets", body);
+  await page.waitForFunction(() => document.querySelectorAll(".watermark-error").length === 2, null, { timeout: 20_000 });
+  const embeds = page.locator(".watermark-embed iframe");
+  assert.equal(await embeds.count(), 2);
+  const srcs = await embeds.evaluateAll((els) => els.map((e) => e.getAttribute("src")));
+  // The readable address: the preset's name in the query, no scenario in the fragment.
+  assert.equal(srcs[0], `${app.url}?embed=1&t=20000&autoplay=0&controls=1&preset=frozen-follower`);
+  assert.equal(srcs[1], `${app.url}?embed=1&autoplay=0&controls=1&preset=unclean-election`);
+  // The page fetched the preset's file and opened it at the block's time.
+  const frozen = await mountedFrame(page, ".watermark-embed iframe >> nth=0");
+  await frozen.locator('[aria-label="Simulated time"]').filter({ hasText: "t = 0:20.000" }).waitFor({ timeout: 15_000 });
+  assert.match(await frozen.locator('span[aria-label="kafka-topics --describe"]').textContent(), /^Topic: rep Partition: 0 /);
+  const unclean = await mountedFrame(page, ".watermark-embed iframe >> nth=1");
+  await unclean.locator('span[aria-label="kafka-topics --describe"]').filter({ hasText: /^Topic: risky2 / }).waitFor({ timeout: 15_000 });
+  // An unknown preset: the embed says so and the loader shows it in place; a bad name never
+  // reaches a frame.
+  const texts = await page.locator(".watermark-error").evaluateAll((els) => els.map((e) => e.id || e.querySelector("p").textContent));
+  assert.equal(
+    texts.find((t) => t.includes("not a preset name")),
+    "Watermark cannot show this scenario: data-watermark-preset is not a preset name (lower-case letters, digits and -, as `watermark presets` lists them)",
+  );
+  assert.ok(texts.some((t) => t.includes('no preset named "no-such-preset"; the presets are: ')), `${texts}`);
+  assert.ok(await page.locator(".watermark-error #not-a-name").count() === 1, "the block stays below its error");
+});

@@ -139,6 +139,13 @@ test("a preset link whose file is missing or wrong opens the default scenario an
 
 test("choosing a preset in the Scenarios panel loads it, keeping the session until it is here", async () => {
   const { page, problems } = await openFresh(app, "/");
+  const picker = page.getByLabel("Preset", { exact: true });
+  const presetLink = page.getByRole("link", { name: "Link to this preset" });
+  // The default scenario is no preset: the picker names none, and describes none.
+  assert.equal(await picker.inputValue(), "");
+  assert.equal(await picker.locator("option:checked").textContent(), "Choose a preset…");
+  assert.equal(await presetLink.count(), 0);
+  assert.equal(await page.locator(".preset-about").count(), 0);
   const minIsr = presetScenario("min-isr-3");
   const gate = await hold(page, "min-isr-3");
   await page.getByLabel("Preset", { exact: true }).selectOption("min-isr-3");
@@ -160,8 +167,16 @@ test("choosing a preset in the Scenarios panel loads it, keeping the session unt
     `The preset “${zone.title}” (zone-outage) could not be loaded from presets/zone-outage.json: HTTP 404. Your session is as it was; Reset opens the default scenario.`,
   );
   assert.match(await describe(page).textContent(), /^Topic: strict /);
-  assert.equal(await page.getByLabel("Preset", { exact: true }).inputValue(), "min-isr-3");
+  assert.equal(await picker.inputValue(), "min-isr-3");
+  assert.match(await presetLink.getAttribute("href"), /\?preset=min-isr-3$/);
   expect404(problems, "zone-outage");
+
+  // Reset puts the default scenario in its place: the picker names no preset any more.
+  await page.getByRole("button", { name: "Reset" }).click();
+  await waitForText(describe(page), /^Topic: rep Partition: 0 /);
+  assert.equal(await picker.inputValue(), "");
+  assert.equal(await presetLink.count(), 0);
+  assert.equal(await page.locator(".preset-about").count(), 0);
 });
 
 test("an embed of a preset loads it before it tells its host anything, and reports a missing one", async () => {
@@ -198,4 +213,15 @@ test("an embed of a preset loads it before it tells its host anything, and repor
   assert.match(error.message, /^The preset “.+” \(zone-outage\) could not be loaded from presets\/zone-outage\.json: HTTP 404\. Showing the default scenario instead\.$/);
   await waitForText(missing.page.frameLocator("#wm").locator('span[aria-label="kafka-topics --describe"]'), /^Topic: rep /);
   expect404(missing.problems, "zone-outage");
+});
+
+test("every preset's description fits the panel, a quoted address included", async () => {
+  const { page } = await app.open("/");
+  for (const name of presetNames()) {
+    await choosePreset(page, name);
+    const about = page.locator(".preset-about");
+    await about.waitFor();
+    const [scroll, client] = await about.evaluate((p) => [p.scrollWidth, p.clientWidth]);
+    assert.ok(scroll <= client, `${name}: the description is ${scroll} px wide in ${client} px`);
+  }
 });

@@ -238,7 +238,8 @@ test(
 test("every preset link opens that preset, and Next step walks through its captions", async () => {
   const { page: first } = await openFresh("/");
   const options = await first.locator("select[aria-label=Preset] option").evaluateAll((os) => os.map((o) => o.value));
-  assert.deepEqual(options, Object.keys(PRESET_TOPICS), "the page lists every preset");
+  // First the placeholder the default scenario shows (it is no preset), then every preset.
+  assert.deepEqual(options, ["", ...Object.keys(PRESET_TOPICS)], "the page lists every preset");
 
   for (const [name, topic] of Object.entries(PRESET_TOPICS)) {
     const preset = presetScenario(name);

@@ -740,6 +740,7 @@ mod tests {
             "min-isr-side-by-side",
             "elr-side-by-side",
             "kip-101-side-by-side",
+            "unclean-by-replica-order",
         ] {
             let scenario = watermark_engine::presets::preset(name).expect(name);
             let straight = watermark_engine::check::check(&scenario).expect("checks");

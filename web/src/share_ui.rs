@@ -4,6 +4,7 @@
 //! (docs/embedding.md).
 
 use leptos::prelude::*;
+use std::fmt::Write as _;
 use wasm_bindgen::{JsCast, JsValue};
 use watermark_engine::{share, Scenario};
 
@@ -328,10 +329,13 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
     // The chosen preset's index in CATALOG: a u64, the type of another signal (each signal
     // type is code of its own).
     let chosen = RwSignal::new(preset_index(current.unwrap_or_default()));
+    // The picker names the chosen preset while the session is still it, by its title:
+    // Reset, an import or a found scenario put another in its place, and it names none.
     let chosen_preset = move || {
         usize::try_from(chosen.get())
             .ok()
             .and_then(|i| CATALOG.get(i))
+            .filter(|p| ctx.title.with(|t| t == p.title))
     };
     // Choosing a preset opens it, once its file is fetched: meanwhile the session stays as
     // it was and the notice says what loads. A preset chosen later wins over one still
@@ -408,20 +412,22 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
                 "Preset "
                 // The options as markup, the chosen one selected: only the picker itself
                 // changes the choice afterwards.
-                <select aria-label="Preset" on:change=open_preset inner_html=presets_markup(preset_name(chosen.get_untracked()))></select>
+                <select aria-label="Preset" on:change=open_preset inner_html=presets_markup(preset_name(chosen.get_untracked()))
+                    prop:value=move || chosen_preset().map_or("", |p| p.name).to_string()></select>
             </label>
             // The description and source as escaped markup (their line break is an element of
             // its own type otherwise).
+            // A session that is no preset (the default one, a link's, a stored one) names none.
             {move || chosen_preset().map(|s| view! {
                 <p class="preset-about" inner_html=format!(
                     "{}<br><small>Source: {}</small>",
                     session::escape_attr(s.description),
                     session::escape_attr(s.source)
                 )></p>
+                <div class="row">
+                    <a class="preset-link" href=format!("{}?preset={}", base_presets, s.name)>"Link to this preset"</a>
+                </div>
             }.into_any())}
-            <div class="row">
-                <a class="preset-link" href=move || format!("{}?preset={}", base_presets, preset_name(chosen.get()))>"Link to this preset"</a>
-            </div>
             // One click handler for the row's buttons (each names its action in `data-act`), and
             // one change handler for its file field.
             <div class="row" on:click=move |ev| match crate::panels::clicked_act(&ev).as_deref() {
@@ -477,11 +483,16 @@ pub fn SessionPanel(ctx: Ctx) -> impl IntoView {
     }
 }
 
-/// The index in CATALOG of the preset `name`, or of the first one if there is none of that
-/// name.
+/// The index in CATALOG of the preset `name`, or [`NO_PRESET`] if there is none of that name.
 fn preset_index(name: &str) -> u64 {
-    CATALOG.iter().position(|p| p.name == name).unwrap_or(0) as u64
+    CATALOG
+        .iter()
+        .position(|p| p.name == name)
+        .map_or(NO_PRESET, |i| i as u64)
 }
+
+/// The picker's choice when the session is no preset: its placeholder option is shown.
+const NO_PRESET: u64 = u64::MAX;
 
 /// The name of the preset at `index` in CATALOG.
 fn preset_name(index: u64) -> &'static str {
@@ -491,19 +502,21 @@ fn preset_name(index: u64) -> &'static str {
         .map_or("", |p| p.name)
 }
 
-/// The preset picker's options, `chosen` selected.
+/// The preset picker's options, `chosen` selected; first a placeholder that cannot be
+/// chosen, selected when `chosen` is empty (the session is no preset).
 fn presets_markup(chosen: &str) -> String {
-    CATALOG
-        .iter()
-        .map(|p| {
-            let selected = if p.name == chosen { " selected" } else { "" };
-            format!(
-                r#"<option value="{}"{selected}>{}</option>"#,
-                p.name,
-                session::escape_attr(p.title)
-            )
-        })
-        .collect()
+    let placeholder = if chosen.is_empty() { " selected" } else { "" };
+    let mut out = format!(r#"<option value="" disabled{placeholder}>Choose a preset…</option>"#);
+    for p in CATALOG {
+        let selected = if p.name == chosen { " selected" } else { "" };
+        let _ = write!(
+            out,
+            r#"<option value="{}"{selected}>{}</option>"#,
+            p.name,
+            session::escape_attr(p.title)
+        );
+    }
+    out
 }
 
 /// A checkbox of the embed's options and its label's text (static text of this file).
@@ -749,7 +762,30 @@ pub fn handle_host_message(ctx: Ctx, data: &JsValue) {
 
 #[cfg(test)]
 mod tests {
-    use super::caption_text;
+    use super::{caption_text, preset_index, preset_name, presets_markup, NO_PRESET};
+
+    #[test]
+    fn the_picker_names_no_preset_for_a_session_that_is_none() {
+        // No preset of that name (the default scenario, a link's): the placeholder, selected.
+        assert_eq!(preset_index("mine"), NO_PRESET);
+        assert_eq!(preset_name(NO_PRESET), "");
+        let none = presets_markup("");
+        assert!(none.starts_with(r#"<option value="" disabled selected>Choose a preset…</option><option value="acks-walkthrough">"#), "{none}");
+        assert_eq!(none.matches(" selected").count(), 1);
+        // A preset: it is selected, the placeholder is not.
+        let index = preset_index("frozen-follower");
+        assert_eq!(preset_name(index), "frozen-follower");
+        let one = presets_markup(preset_name(index));
+        assert!(
+            one.starts_with(r#"<option value="" disabled>Choose a preset…</option>"#),
+            "{one}"
+        );
+        assert!(
+            one.contains(r#"<option value="frozen-follower" selected>"#),
+            "{one}"
+        );
+        assert_eq!(one.matches(" selected").count(), 1);
+    }
 
     #[test]
     fn a_caption_for_a_moment_after_the_person_acted_says_it_is_off_script() {

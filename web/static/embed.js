@@ -1,8 +1,8 @@
 /* Watermark embed loader (docs/embedding.md). One tag on a documentation page:
  *   <script src="https://HOST/PATH/embed.js" defer></script>
  * turns each <pre class="watermark">SCENARIO JSON</pre>, <code class="language-watermark">
- * (a fenced ```watermark block as Markdown renderers write it) and <div data-watermark="LINK">
- * into a lazily loaded Watermark iframe from the folder embed.js was loaded from. Options are
+ * (a fenced ```watermark block as Markdown renderers write it), <div data-watermark="LINK">
+ * and <div data-watermark-preset="NAME"> into a lazily loaded Watermark iframe from the folder embed.js was loaded from. Options are
  * data attributes on the block, or on the script tag for every block: data-t (start time,
  * ms), data-autoplay, data-controls, data-height (px; without it the frame follows its
  * content), data-title. A block that cannot be shown says why in its place; the page is
@@ -29,9 +29,24 @@
     return "w1." + btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
   }
 
-  // The link payload (w1....) of a block: packed from its JSON, or read from data-watermark.
-  async function payloadOf(el) {
+  // A built-in preset's name, as `watermark presets` lists them (engine/presets/NAME.json).
+  const presetName = (name, where) => {
+    if (!/^[a-z0-9][a-z0-9-]{0,63}$/.test(name)) throw new Error(`${where} is not a preset name (lower-case letters, digits and -, as \`watermark presets\` lists them)`);
+    return name;
+  };
+
+  // What a block opens: { preset } from data-watermark-preset or a preset's link
+  // (?preset=NAME), else { payload } (w1....) packed from its JSON or read from data-watermark.
+  async function sourceOf(el) {
+    const preset = el.getAttribute("data-watermark-preset");
+    if (preset !== null) return { preset: presetName(preset.trim(), "data-watermark-preset") };
     const link = el.getAttribute("data-watermark");
+    const named = link !== null && !link.includes("#") && /[?&]preset=([^&]*)/.exec(link);
+    if (named) return { preset: presetName(decodeURIComponent(named[1]), "the link's preset") };
+    return { payload: await payloadOf(el, link) };
+  }
+
+  async function payloadOf(el, link) {
     if (link !== null && link.trim() !== "") {
       const l = link.trim();
       const p = ((l.split("#")[1] || l).split("&").find((x) => x.startsWith("s=")) || "s=" + (l.split("#")[1] || l)).slice(2);
@@ -72,7 +87,7 @@
     target.replaceWith(box);
     box.appendChild(target); // shown until the frame is ready or in place of an error
     try {
-      const payload = await payloadOf(el);
+      const source = await sourceOf(el);
       const o = (name) => opt(el, target, name);
       const height = parseInt(o("height"), 10);
       const t = parseInt(o("t") ?? o("start"), 10);
@@ -81,7 +96,8 @@
       q.set("autoplay", flag(o("autoplay"), false) ? "1" : "0");
       q.set("controls", flag(o("controls"), true) ? "1" : "0");
       const frame = document.createElement("iframe");
-      frame.src = new URL("?" + q + "#s=" + payload, base).href;
+      if (source.preset) q.set("preset", source.preset);
+      frame.src = new URL("?" + q + (source.payload ? "#s=" + source.payload : ""), base).href;
       frame.title = o("title") || "Watermark: Kafka replication, simulated";
       frame.loading = "lazy";
       frame.setAttribute("allow", "clipboard-write");
@@ -108,7 +124,7 @@
   // <pre class="language-watermark">: Docusaurus; <div class="language-watermark">: MkDocs
   // with pymdownx.superfences.
   const SELECTOR =
-    "pre.watermark, pre.language-watermark, code.language-watermark, div.language-watermark, [data-watermark]";
+    "pre.watermark, pre.language-watermark, code.language-watermark, div.language-watermark, [data-watermark], [data-watermark-preset]";
   function run(root) {
     const found = [...(root || document).querySelectorAll(SELECTOR)];
     // A block found inside another (a <code> in its <pre>) is rendered once, as the outer.

@@ -82,6 +82,10 @@ pub const GOLDEN: &[(&str, &str)] = &[
         "kip-101-side-by-side",
         include_str!("../golden/kip-101-side-by-side.txt"),
     ),
+    (
+        "unclean-by-replica-order",
+        include_str!("../golden/unclean-by-replica-order.txt"),
+    ),
 ];
 
 /// The golden text of a preset: its whole transcript, then its final snapshot as readable
