@@ -150,7 +150,7 @@ test("a link whose compare cannot run says what was wrong and opens the default"
     compare: [{ label: "nothing" }],
   };
   const { page } = await openFresh(app, `/${shareHash(bad)}`);
-  await waitForText(notice(page), /compare\[0\]: a variant must change protocol, config or acks/);
+  await waitForText(notice(page), /compare\[0\]: a variant must change protocol, config, topics or acks/);
   assert.equal(await runs(page).count(), 0);
   const tooMany = { ...bad, compare: [{ acks: "1" }, { acks: "0" }, { protocol: "no-elr" }] };
   const { page: other } = await openFresh(app, `/${shareHash(tooMany)}`);
