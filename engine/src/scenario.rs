@@ -249,6 +249,28 @@ pub struct TopicConfigs {
     pub flush_ms: Option<u64>,
 }
 
+/// The ranges of a topic's numeric configs (LogConfig): `min.insync.replicas` an INT,
+/// atLeast(1) (Kafka creates a topic whose value is above its replication factor: acks=all
+/// writes then fail with NOT_ENOUGH_REPLICAS); `flush.messages` a LONG, atLeast(1);
+/// `flush.ms` a LONG, atLeast(0).
+pub const TOPIC_CONFIG_RANGES: [crate::config::Range; 3] = [
+    crate::config::Range {
+        name: "min.insync.replicas",
+        min: 1,
+        max: i32::MAX as u64,
+    },
+    crate::config::Range {
+        name: "flush.messages",
+        min: 1,
+        max: crate::config::LOG_FLUSH_NEVER,
+    },
+    crate::config::Range {
+        name: "flush.ms",
+        min: 0,
+        max: crate::config::LOG_FLUSH_NEVER,
+    },
+];
+
 impl TopicConfigs {
     pub fn is_empty(&self) -> bool {
         self.min_insync_replicas.is_none()
@@ -270,33 +292,19 @@ impl TopicConfigs {
         }
     }
 
-    /// Each value against LogConfig's range; `field` is the configs' path
-    /// (`topics[0].configs`, `compare[0].topics.orders`), the error's the config's below it.
+    /// Each value against LogConfig's range ([`TOPIC_CONFIG_RANGES`]); `field` is the
+    /// configs' path (`topics[0].configs`, `compare[0].topics.orders`), the error's the
+    /// config's below it.
     pub(crate) fn validate(&self, field: &str) -> Result<(), ScenarioError> {
-        if let Some(m) = self.min_insync_replicas {
-            // LogConfig: min.insync.replicas is an INT, atLeast(1); Kafka creates a topic
-            // whose value is above its replication factor (acks=all writes then fail
-            // with NOT_ENOUGH_REPLICAS).
-            if m == 0 || m > i32::MAX as u32 {
+        let values = [
+            self.min_insync_replicas.map(u64::from),
+            self.flush_messages,
+            self.flush_ms,
+        ];
+        for (range, value) in TOPIC_CONFIG_RANGES.iter().zip(values) {
+            if let Some(v) = value.filter(|&v| v < range.min || v > range.max) {
                 return Err(ScenarioError::new(
-                    member(field, "min.insync.replicas"),
-                    format!(
-                        "min.insync.replicas must be a whole number in 1..={}, got {m}",
-                        i32::MAX
-                    ),
-                ));
-            }
-        }
-        // LogConfig: flush.messages is a LONG, atLeast(1); flush.ms a LONG, atLeast(0).
-        for (name, value, min) in [
-            ("flush.messages", self.flush_messages, 1),
-            ("flush.ms", self.flush_ms, 0),
-        ] {
-            let max = crate::config::LOG_FLUSH_NEVER;
-            if let Some(v) = value.filter(|&v| v < min || v > max) {
-                let range = crate::config::Range { name, min, max };
-                return Err(ScenarioError::new(
-                    member(field, name),
+                    member(field, range.name),
                     range.error(&v.to_string()).message,
                 ));
             }
@@ -304,24 +312,63 @@ impl TopicConfigs {
         Ok(())
     }
 
-    /// Kafka's `Configs:` form (`min.insync.replicas=1,flush.ms=0`): the configs set, in
-    /// the format's order (min.insync.replicas, unclean.leader.election.enable,
-    /// flush.messages, flush.ms), joined by commas.
-    pub fn text(&self) -> String {
-        let mut parts: Vec<String> = Vec::new();
+    /// The configs set, each with its value as Kafka prints it, in the format's order
+    /// (min.insync.replicas, unclean.leader.election.enable, flush.messages, flush.ms).
+    pub fn entries(&self) -> Vec<(&'static str, String)> {
+        let mut out: Vec<(&'static str, String)> = Vec::new();
         if let Some(m) = self.min_insync_replicas {
-            parts.push(format!("min.insync.replicas={m}"));
+            out.push(("min.insync.replicas", m.to_string()));
         }
         if let Some(b) = self.unclean_leader_election_enable {
-            parts.push(format!("unclean.leader.election.enable={b}"));
+            out.push(("unclean.leader.election.enable", b.to_string()));
         }
         if let Some(n) = self.flush_messages {
-            parts.push(format!("flush.messages={n}"));
+            out.push(("flush.messages", n.to_string()));
         }
         if let Some(n) = self.flush_ms {
-            parts.push(format!("flush.ms={n}"));
+            out.push(("flush.ms", n.to_string()));
         }
+        out
+    }
+
+    /// Kafka's `Configs:` form (`min.insync.replicas=1,flush.ms=0`): [`Self::entries`]
+    /// joined by commas.
+    pub fn text(&self) -> String {
+        let parts: Vec<String> = self
+            .entries()
+            .iter()
+            .map(|(name, value)| format!("{name}={value}"))
+            .collect();
         parts.join(",")
+    }
+
+    /// Sets the config `name` from its text (`2`, `true`), as the playground's choices
+    /// write it, checked as `topics[].configs` checks it; the error is of `name`.
+    pub fn set_text(&mut self, name: &str, text: &str) -> Result<(), ScenarioError> {
+        if name == "unclean.leader.election.enable" {
+            let b = text.parse::<bool>().map_err(|_| {
+                ScenarioError::new(name, format!("{name} must be true or false, got {text}"))
+            })?;
+            self.unclean_leader_election_enable = Some(b);
+            return Ok(());
+        }
+        let Some(range) = TOPIC_CONFIG_RANGES.iter().find(|r| r.name == name) else {
+            return Err(ScenarioError::new(
+                name,
+                format!("unknown topic config {name}; the topic configs are: min.insync.replicas, unclean.leader.election.enable, flush.messages, flush.ms"),
+            ));
+        };
+        let v = text
+            .parse::<u64>()
+            .ok()
+            .filter(|v| (range.min..=range.max).contains(v))
+            .ok_or_else(|| ScenarioError::new(name, range.error(text).message))?;
+        match name {
+            "min.insync.replicas" => self.min_insync_replicas = Some(v as u32),
+            "flush.messages" => self.flush_messages = Some(v),
+            _ => self.flush_ms = Some(v),
+        }
+        Ok(())
     }
 }
 
