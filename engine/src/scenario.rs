@@ -341,35 +341,6 @@ impl TopicConfigs {
             .collect();
         parts.join(",")
     }
-
-    /// Sets the config `name` from its text (`2`, `true`), as the playground's choices
-    /// write it, checked as `topics[].configs` checks it; the error is of `name`.
-    pub fn set_text(&mut self, name: &str, text: &str) -> Result<(), ScenarioError> {
-        if name == "unclean.leader.election.enable" {
-            let b = text.parse::<bool>().map_err(|_| {
-                ScenarioError::new(name, format!("{name} must be true or false, got {text}"))
-            })?;
-            self.unclean_leader_election_enable = Some(b);
-            return Ok(());
-        }
-        let Some(range) = TOPIC_CONFIG_RANGES.iter().find(|r| r.name == name) else {
-            return Err(ScenarioError::new(
-                name,
-                format!("unknown topic config {name}; the topic configs are: min.insync.replicas, unclean.leader.election.enable, flush.messages, flush.ms"),
-            ));
-        };
-        let v = text
-            .parse::<u64>()
-            .ok()
-            .filter(|v| (range.min..=range.max).contains(v))
-            .ok_or_else(|| ScenarioError::new(name, range.error(text).message))?;
-        match name {
-            "min.insync.replicas" => self.min_insync_replicas = Some(v as u32),
-            "flush.messages" => self.flush_messages = Some(v),
-            _ => self.flush_ms = Some(v),
-        }
-        Ok(())
-    }
 }
 
 /// A topic as the simulation creates it, whichever version the scenario is

@@ -433,6 +433,17 @@ pub(crate) const TOPIC_CONFIG_FIELDS: &[&str] = &[
     "flush.ms",
 ];
 
+impl TopicConfigs {
+    /// A topic's configs from a JSON object, read as `topics[].configs` is and each value
+    /// checked against its range; an error names `path` or the config below it (the
+    /// playground's choices of a topic's own configs are read so).
+    pub fn from_json(path: &str, v: &Value) -> Result<TopicConfigs, ScenarioError> {
+        let c = topic_configs(path, v)?;
+        c.validate(path)?;
+        Ok(c)
+    }
+}
+
 fn topic_configs(path: &str, v: &Value) -> R<TopicConfigs> {
     let obj = object(path, v, "struct TopicConfigs")?;
     known_fields(path, obj, TOPIC_CONFIG_FIELDS)?;

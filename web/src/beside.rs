@@ -13,6 +13,7 @@
 use leptos::prelude::*;
 use watermark_engine::compare::{self, Variant, MAX_VARIANTS};
 use watermark_engine::json::Value;
+use watermark_engine::scenario::TopicConfigs;
 use watermark_engine::types::Acks;
 use watermark_engine::{Action, Protocol, Scenario};
 
@@ -225,30 +226,11 @@ pub fn top_title(s: &Scenario) -> String {
         for name in v.config.keys() {
             push(format!("{name}={}", config_text(s, name)));
         }
-        for (topic, over) in v.topics.iter() {
+        // A topic's own configs, as the top run has them (the page offers a topic's only
+        // where it has its own).
+        for topic in v.topics.keys() {
             if let Some(t) = s.topics.iter().find(|t| t.name == *topic) {
-                // Each config the variant sets, as the topic has it: its own, else the broker's.
-                let own = t.configs.entries();
-                let parts: Vec<String> = over
-                    .entries()
-                    .iter()
-                    .map(|(name, _)| match own.iter().find(|(n, _)| n == name) {
-                        Some((_, value)) => format!("{name}={value}"),
-                        // The broker config the topic's overrides (LogConfig's synonyms).
-                        None => format!(
-                            "{name}={}",
-                            config_text(
-                                s,
-                                match *name {
-                                    "flush.ms" => "log.flush.interval.ms",
-                                    "flush.messages" => "log.flush.interval.messages",
-                                    other => other,
-                                }
-                            )
-                        ),
-                    })
-                    .collect();
-                push(format!("{topic}: {}", parts.join(",")));
+                push(format!("{topic}: {}", t.configs.text()));
             }
         }
         if v.protocol.is_some() {
@@ -410,6 +392,24 @@ pub fn variants_of(choice: &str) -> Result<Vec<Variant>, String> {
             let Some((name, value)) = change.split_once('=') else {
                 return Err(format!("not a change: {change}"));
             };
+            // A topic's own config (`orders:min.insync.replicas=1`; a topic name has no `:`),
+            // read and checked as `topics[].configs` is.
+            if let Some((topic, config)) = name.split_once(':') {
+                let value = watermark_engine::json::parse(value)
+                    .unwrap_or_else(|_| Value::String(value.to_string()));
+                let mut one = watermark_engine::json::Map::new();
+                one.insert(config.to_string(), value);
+                let c = TopicConfigs::from_json(topic, &Value::Object(one))
+                    .map_err(|e| e.to_string())?;
+                let mut configs = v
+                    .topics
+                    .get(&topic.to_string())
+                    .copied()
+                    .unwrap_or_default();
+                configs = configs.overridden_by(&c);
+                v.topics.insert(topic.to_string(), configs);
+                continue;
+            }
             match name {
                 "acks" => {
                     v.acks = Some(match value {
@@ -422,19 +422,6 @@ pub fn variants_of(choice: &str) -> Result<Vec<Variant>, String> {
                 "protocol" => {
                     v.protocol =
                         Some(Protocol::parse("protocol", value).map_err(|e| e.to_string())?)
-                }
-                // A topic's own config (`orders:min.insync.replicas=1`; a topic name has no
-                // `:`), checked as `topics[].configs` checks it.
-                _ if name.contains(':') => {
-                    let (topic, config) = name.split_once(':').unwrap_or_default();
-                    let mut c = v
-                        .topics
-                        .get(&topic.to_string())
-                        .copied()
-                        .unwrap_or_default();
-                    c.set_text(config, value)
-                        .map_err(|e| format!("{topic}: {}", e.message))?;
-                    v.topics.insert(topic.to_string(), c);
                 }
                 _ => {
                     // Checked as the run will take it (Config::set: the range, by name).
@@ -881,10 +868,13 @@ mod tests {
             )]
         );
         assert_eq!(runs("min.insync.replicas=1"), []);
-        // The top run is titled by the topic's own value.
+        // The top run is titled by the topic's own configs.
         let mut with = s.clone();
         with.compare = variants_of("orders:min.insync.replicas=1").expect("choice");
-        assert_eq!(top_title(&with), "orders: min.insync.replicas=3");
+        assert_eq!(
+            top_title(&with),
+            "orders: min.insync.replicas=3,unclean.leader.election.enable=false"
+        );
         assert_eq!(with.compare[0].title(), "orders: min.insync.replicas=1");
         // Selected when it is the scenario's.
         assert!(options_markup(&with, "orders")
@@ -898,7 +888,7 @@ mod tests {
         );
         assert_eq!(
             top_title(&with),
-            "orders: min.insync.replicas=3,flush.ms=9223372036854775807"
+            "orders: min.insync.replicas=3,unclean.leader.election.enable=false"
         );
         assert!(options_markup(&with, "orders").contains(
             r#"<option value="orders:min.insync.replicas=2&amp;orders:flush.ms=0" selected>orders: min.insync.replicas=2,flush.ms=0</option>"#
@@ -909,15 +899,15 @@ mod tests {
     fn a_topic_choice_that_cannot_be_read_says_why() {
         assert_eq!(
             variants_of("orders:min.insync.replicas=0").unwrap_err(),
-            "orders: min.insync.replicas must be a whole number in 1..=2147483647, got 0"
+            "orders.min.insync.replicas: min.insync.replicas must be a whole number in 1..=2147483647, got 0"
         );
         assert_eq!(
             variants_of("orders:unclean.leader.election.enable=yes").unwrap_err(),
-            "orders: unclean.leader.election.enable must be true or false, got yes"
+            "orders.unclean.leader.election.enable: invalid type: string \"yes\", expected a boolean"
         );
         assert_eq!(
             variants_of("orders:retention.ms=1").unwrap_err(),
-            "orders: unknown topic config retention.ms; the topic configs are: min.insync.replicas, unclean.leader.election.enable, flush.messages, flush.ms"
+            "orders: unknown field `retention.ms`, expected one of `min.insync.replicas`, `unclean.leader.election.enable`, `flush.messages`, `flush.ms`"
         );
     }
 
