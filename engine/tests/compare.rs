@@ -415,11 +415,12 @@ fn check_evaluates_each_expectation_on_its_run() {
 }
 
 /// The side-by-side presets.
-const COMPARE_PRESETS: [&str; 4] = [
+const COMPARE_PRESETS: [&str; 5] = [
     "acks-steps",
     "min-isr-side-by-side",
     "elr-side-by-side",
     "kip-101-side-by-side",
+    "topic-min-isr-side-by-side",
 ];
 
 #[test]

@@ -6,8 +6,9 @@
 /// FNV-1a of every preset's link, in preset order, each followed by a newline.
 /// (Changed by the zone-outage preset's describe-filter expectations and the historical
 /// modes' presets, issue 14's fifth session; then by the four side-by-side presets, issue
-/// 15's `compare`: every earlier preset's link is unchanged, tests/compare.rs.)
-const PRESET_LINKS_DIGEST: u64 = 0xb4ae_8d23_38f9_f554;
+/// 15's `compare`: every earlier preset's link is unchanged, tests/compare.rs; then by
+/// topic-min-isr-side-by-side, a variant of a topic's own configs.)
+const PRESET_LINKS_DIGEST: u64 = 0x6198_9478_2bcd_a409;
 
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 #[cfg_attr(not(target_arch = "wasm32"), test)]

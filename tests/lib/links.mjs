@@ -34,6 +34,7 @@ export const PRESET_TOPICS = {
   "min-isr-side-by-side": "orders",
   "elr-side-by-side": "elr",
   "kip-101-side-by-side": "kip101",
+  "topic-min-isr-side-by-side": "payments",
   "move-replica": "move",
   "throttled-move": "move",
   "slow-follower": "rep",

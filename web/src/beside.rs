@@ -650,6 +650,7 @@ mod tests {
             "min-isr-side-by-side",
             "elr-side-by-side",
             "kip-101-side-by-side",
+            "topic-min-isr-side-by-side",
         ] {
             let scenario = watermark_engine::presets::preset(name).expect(name);
             let straight = watermark_engine::check::check(&scenario).expect("checks");

@@ -82,6 +82,10 @@ pub const GOLDEN: &[(&str, &str)] = &[
         "kip-101-side-by-side",
         include_str!("../golden/kip-101-side-by-side.txt"),
     ),
+    (
+        "topic-min-isr-side-by-side",
+        include_str!("../golden/topic-min-isr-side-by-side.txt"),
+    ),
 ];
 
 /// The golden text of a preset: its whole transcript, then its final snapshot as readable
