@@ -170,7 +170,13 @@ import { gzipSync, constants } from "node:zlib";
 // The runs beside then took the session's snapshot key (the clock left out) instead of one
 // with the shown time: their snapshots and differences are built at events, not every
 // frame: 369 263 bytes (+90). So the budget is that rounded up to the next 0.1 kB.
-const BUDGET_GZIP_BYTES = 369_300;
+// Branch topic-variant (a variant's `topics`: version 2's per-topic configs overridden in a
+// run beside; BENCHMARKS.md, "A variant of a topic's own configs"): 369 263 -> 372 435 bytes,
+// +3 172, of which +2 852 the format's field (read, written, validated, applied, titled)
+// and the playground's choice of the shown topic's own setting, and +320 the
+// topic-min-isr-side-by-side preset's entry in the page's catalogue. The budget is raised
+// by exactly that.
+const BUDGET_GZIP_BYTES = 372_472;
 // The embed loader (web/static/embed.js) is shipped too, but the playground never loads it:
 // documentation pages load it, and it loads the playground in an iframe. So it is not part
 // of the total above; it has a budget of its own, to stay one small script.
