@@ -31,13 +31,14 @@ const ORDER: &[&str] = &[
     "pre-kip-101-hw-truncation",
     "pre-kip-101-divergence",
     "kip-279-divergence",
-    // Side by side (docs/history.md): one timeline, runs that differ in acks, a config or
-    // the protocol, on one clock.
+    // Side by side (docs/history.md): one timeline, runs that differ in acks, a config, a
+    // topic's own config or the protocol, on one clock.
     "acks-steps",
     "min-isr-side-by-side",
     "elr-side-by-side",
     "kip-101-side-by-side",
     "unclean-by-replica-order",
+    "topic-min-isr-side-by-side",
     "move-replica",
     "throttled-move",
     "slow-follower",

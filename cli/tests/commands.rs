@@ -426,3 +426,82 @@ fn check_names_the_run_of_an_unmet_expectation() {
         stdout(&o)
     );
 }
+
+/// A version-2 scenario of two topics with their own `min.insync.replicas=3`, compared with
+/// `orders` at 2 (a variant's `topics`): `run` prints the variant's header with its title
+/// and what differs, `check` checks each run's expectations, a bad topic is named.
+#[test]
+fn run_and_check_compare_a_topics_own_configs() {
+    let scenario = |compare: &str| {
+        format!(
+            r#"{{"version":2,"brokers":3,
+            "topics":[{{"name":"orders","assignment":[[1,2,3]],"configs":{{"min.insync.replicas":3}}}},
+                      {{"name":"payments","assignment":[[1,2,3]],"configs":{{"min.insync.replicas":3}}}}],
+            "timeline":[{{"at":100,"action":"kill","broker":3}},
+                        {{"at":40000,"action":"produce","topic":"orders","values":["o"],"retries":0}},
+                        {{"at":40000,"action":"produce","topic":"payments","values":["p"],"retries":0}}],
+            "compare":{compare},
+            "expect":[{{"at":41000,"topic":"orders","error":"NOT_ENOUGH_REPLICAS"}},
+                      {{"at":41000,"run":1,"topic":"orders","produce":"acks=all -> ok, offset=0"}},
+                      {{"at":41000,"run":1,"topic":"payments","error":"NOT_ENOUGH_REPLICAS"}}]}}"#
+        )
+    };
+    let file = temp_file(
+        "topic-variant.json",
+        &scenario(r#"[{"topics":{"orders":{"min.insync.replicas":2}}}]"#),
+    );
+    let path = file.to_str().expect("UTF-8");
+    let o = watermark(&["run", path]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let headers: Vec<&str> = out.lines().filter(|l| l.starts_with("===")).collect();
+    assert_eq!(
+        headers,
+        [
+            "=== compare[0]: orders: min.insync.replicas=2 ===",
+            "=== differences at 45.000s ==="
+        ]
+    );
+    let beside = out.split("=== ").nth(1).expect("the variant's section");
+    assert!(
+        beside.contains("[  40.004s] acks=all -> orders-0: ok, offset=0 (waited 4 ms)\n"),
+        "{out}"
+    );
+    assert!(
+        beside.contains("[  40.002s] acks=all -> payments-0: NOT_ENOUGH_REPLICAS\n"),
+        "{out}"
+    );
+    let diffs = out
+        .split("=== differences at 45.000s ===\n")
+        .nth(1)
+        .expect("a differences section");
+    assert_eq!(
+        diffs,
+        "compare[0]: elr: Elr: [3] (top), Elr: [] (compare[0])\n\
+         compare[0]: high watermark: high watermark 0 (top), high watermark 1 (compare[0])\n\
+         compare[0]: log end offset of broker 1: log end offset 0 (top), log end offset 1 (compare[0])\n\
+         compare[0]: log end offset of broker 2: log end offset 0 (top), log end offset 1 (compare[0])\n\
+         compare[0]: produce results: 0 acknowledged, 2 failed, 0 pending (top), 1 acknowledged, 1 failed, 0 pending (compare[0])\n"
+    );
+    let o = watermark(&["check", path]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains(": 3 expectations, all met\n"),
+        "{}",
+        stdout(&o)
+    );
+    // A topic the scenario does not have is named with the topics it has.
+    let bad = temp_file(
+        "topic-variant-bad.json",
+        &scenario(r#"[{"topics":{"nope":{"min.insync.replicas":2}}}]"#),
+    );
+    let o = watermark(&["check", bad.to_str().expect("UTF-8")]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains(
+            ".json: compare[0].topics.nope: unknown topic \"nope\"; the topics are: orders, payments\n"
+        ),
+        "{}",
+        stdout(&o)
+    );
+}

@@ -21,6 +21,8 @@ impl Variant {
     /// A person's action during a session, as this variant's run takes it: a `produce`'s
     /// `acks` replaced when the variant sets `acks`; a `set_config` of a config the variant
     /// overrides gives None (the comparison keeps its difference); anything else unchanged.
+    /// No action changes a topic's own configs (`set_config` is `kafka-configs.sh
+    /// --entity-type brokers`), so a variant's `topics` leave every action as it is.
     pub fn adapt(&self, action: &Action) -> Option<Action> {
         match action {
             Action::Produce(p) => {

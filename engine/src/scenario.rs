@@ -249,12 +249,97 @@ pub struct TopicConfigs {
     pub flush_ms: Option<u64>,
 }
 
+/// The ranges of a topic's numeric configs (LogConfig): `min.insync.replicas` an INT,
+/// atLeast(1) (Kafka creates a topic whose value is above its replication factor: acks=all
+/// writes then fail with NOT_ENOUGH_REPLICAS); `flush.messages` a LONG, atLeast(1);
+/// `flush.ms` a LONG, atLeast(0).
+pub const TOPIC_CONFIG_RANGES: [crate::config::Range; 3] = [
+    crate::config::Range {
+        name: "min.insync.replicas",
+        min: 1,
+        max: i32::MAX as u64,
+    },
+    crate::config::Range {
+        name: "flush.messages",
+        min: 1,
+        max: crate::config::LOG_FLUSH_NEVER,
+    },
+    crate::config::Range {
+        name: "flush.ms",
+        min: 0,
+        max: crate::config::LOG_FLUSH_NEVER,
+    },
+];
+
 impl TopicConfigs {
     pub fn is_empty(&self) -> bool {
         self.min_insync_replicas.is_none()
             && self.unclean_leader_election_enable.is_none()
             && self.flush_messages.is_none()
             && self.flush_ms.is_none()
+    }
+
+    /// These configs with each one `over` sets replacing this one's (a variant's topic
+    /// configs over the scenario's, [`Variant::topics`]).
+    pub fn overridden_by(self, over: &TopicConfigs) -> TopicConfigs {
+        TopicConfigs {
+            min_insync_replicas: over.min_insync_replicas.or(self.min_insync_replicas),
+            unclean_leader_election_enable: over
+                .unclean_leader_election_enable
+                .or(self.unclean_leader_election_enable),
+            flush_messages: over.flush_messages.or(self.flush_messages),
+            flush_ms: over.flush_ms.or(self.flush_ms),
+        }
+    }
+
+    /// Each value against LogConfig's range ([`TOPIC_CONFIG_RANGES`]); `field` is the
+    /// configs' path (`topics[0].configs`, `compare[0].topics.orders`), the error's the
+    /// config's below it.
+    pub(crate) fn validate(&self, field: &str) -> Result<(), ScenarioError> {
+        let values = [
+            self.min_insync_replicas.map(u64::from),
+            self.flush_messages,
+            self.flush_ms,
+        ];
+        for (range, value) in TOPIC_CONFIG_RANGES.iter().zip(values) {
+            if let Some(v) = value.filter(|&v| v < range.min || v > range.max) {
+                return Err(ScenarioError::new(
+                    member(field, range.name),
+                    range.error(&v.to_string()).message,
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The configs set, each with its value as Kafka prints it, in the format's order
+    /// (min.insync.replicas, unclean.leader.election.enable, flush.messages, flush.ms).
+    pub fn entries(&self) -> Vec<(&'static str, String)> {
+        let mut out: Vec<(&'static str, String)> = Vec::new();
+        if let Some(m) = self.min_insync_replicas {
+            out.push(("min.insync.replicas", m.to_string()));
+        }
+        if let Some(b) = self.unclean_leader_election_enable {
+            out.push(("unclean.leader.election.enable", b.to_string()));
+        }
+        if let Some(n) = self.flush_messages {
+            out.push(("flush.messages", n.to_string()));
+        }
+        if let Some(n) = self.flush_ms {
+            out.push(("flush.ms", n.to_string()));
+        }
+        out
+    }
+
+    /// Kafka's `Configs:` form (`min.insync.replicas=1,flush.ms=0`): [`Self::entries`]
+    /// joined by commas.
+    pub fn text(&self) -> String {
+        let parts: Vec<String> = self
+            .entries()
+            .iter()
+            .map(|(name, value)| format!("{name}={value}"))
+            .collect();
+        parts.join(",")
     }
 }
 
@@ -1312,34 +1397,7 @@ impl Scenario {
                     format!("at most {MAX_PARTITIONS} partitions over all topics, got {total} with this topic's"),
                 ));
             }
-            if let Some(m) = t.configs.min_insync_replicas {
-                // LogConfig: min.insync.replicas is an INT, atLeast(1); Kafka creates a topic
-                // whose value is above its replication factor (acks=all writes then fail
-                // with NOT_ENOUGH_REPLICAS).
-                if m == 0 || m > i32::MAX as u32 {
-                    return Err(ScenarioError::new(
-                        member(&member(&field, "configs"), "min.insync.replicas"),
-                        format!(
-                            "min.insync.replicas must be a whole number in 1..={}, got {m}",
-                            i32::MAX
-                        ),
-                    ));
-                }
-            }
-            // LogConfig: flush.messages is a LONG, atLeast(1); flush.ms a LONG, atLeast(0).
-            for (name, value, min) in [
-                ("flush.messages", t.configs.flush_messages, 1),
-                ("flush.ms", t.configs.flush_ms, 0),
-            ] {
-                let max = crate::config::LOG_FLUSH_NEVER;
-                if let Some(v) = value.filter(|&v| v < min || v > max) {
-                    let range = crate::config::Range { name, min, max };
-                    return Err(ScenarioError::new(
-                        member(&member(&field, "configs"), name),
-                        range.error(&v.to_string()).message,
-                    ));
-                }
-            }
+            t.configs.validate(&member(&field, "configs"))?;
         }
         Ok(())
     }
@@ -1641,6 +1699,11 @@ pub struct Variant {
     /// ranges. In name order, as every JSON object here.
     #[serde(default, skip_serializing_if = "crate::json::Map::is_empty")]
     pub config: crate::json::Map,
+    /// Version 2: overrides of topics' own `configs`, by topic name: each config given
+    /// replaces the topic's (or, where the topic sets none, the broker's for that topic),
+    /// with the names and ranges of `topics[].configs`. In name order.
+    #[serde(default, skip_serializing_if = "VecMap::is_empty")]
+    pub topics: VecMap<String, TopicConfigs>,
     /// Every `produce` of the timeline runs with this `acks` instead of its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub acks: Option<Acks>,
@@ -1648,7 +1711,9 @@ pub struct Variant {
 
 impl Variant {
     /// What the UI calls it: the label, else its changes in a fixed order, `acks` first,
-    /// then each config by name, then the protocol: `acks=1`, `min.insync.replicas=1`,
+    /// then each config by name, then each topic's configs by topic name (in the order of
+    /// `topics[].configs`' table, Kafka's `Configs:` form), then the protocol: `acks=1`,
+    /// `min.insync.replicas=1`, `orders: min.insync.replicas=1,flush.ms=0`,
     /// `protocol no-elr`, joined by ", ".
     pub fn title(&self) -> String {
         if !self.label.is_empty() {
@@ -1664,6 +1729,9 @@ impl Variant {
                 v => crate::json::value_text(v),
             };
             parts.push(format!("{name}={text}"));
+        }
+        for (topic, configs) in self.topics.iter() {
+            parts.push(format!("{topic}: {}", configs.text()));
         }
         if let Some(p) = self.protocol {
             parts.push(format!("protocol {}", p.name()));
@@ -1689,6 +1757,33 @@ impl Variant {
             s.config
                 .set(name, value)
                 .map_err(|e| ScenarioError::new(member(&config, &e.field), e.message))?;
+        }
+        // Each topic's own configs, as `topics[].configs` takes them, over the topic's.
+        let topics = member(field, "topics");
+        if !self.topics.is_empty() && s.version < 2 {
+            return Err(needs_version_2(&topics));
+        }
+        for (name, over) in self.topics.iter() {
+            let path = member(&topics, name);
+            let Some(t) = s.topics.iter_mut().find(|t| t.name == *name) else {
+                let names: Vec<&str> = top.topics.iter().map(|t| t.name.as_str()).collect();
+                return Err(ScenarioError::new(
+                    path,
+                    format!(
+                        "unknown topic {}; the topics are: {}",
+                        quoted(name),
+                        names.join(", ")
+                    ),
+                ));
+            };
+            if over.is_empty() {
+                return Err(ScenarioError::new(
+                    path,
+                    "a variant's topic sets at least one of its configs: min.insync.replicas, unclean.leader.election.enable, flush.messages, flush.ms",
+                ));
+            }
+            over.validate(&path)?;
+            t.configs = t.configs.overridden_by(over);
         }
         // Every action as the variant's run takes it (`Variant::adapt`): a produce with its
         // acks, and no change of a config it sets, so that a session's inputs, once in the
@@ -1778,10 +1873,14 @@ impl Scenario {
             // (acks with no produce yet, a config the top run has too): the playground's
             // person may produce or change the top run's setting later, and a session it
             // saved must open again.
-            if v.protocol.is_none() && v.config.is_empty() && v.acks.is_none() {
+            if v.protocol.is_none()
+                && v.config.is_empty()
+                && v.topics.is_empty()
+                && v.acks.is_none()
+            {
                 return Err(ScenarioError::new(
                     field,
-                    "a variant must change protocol, config or acks",
+                    "a variant must change protocol, config, topics or acks",
                 ));
             }
             self.variant(i)?;

@@ -433,6 +433,17 @@ pub(crate) const TOPIC_CONFIG_FIELDS: &[&str] = &[
     "flush.ms",
 ];
 
+impl TopicConfigs {
+    /// A topic's configs from a JSON object, read as `topics[].configs` is and each value
+    /// checked against its range; an error names `path` or the config below it (the
+    /// playground's choices of a topic's own configs are read so).
+    pub fn from_json(path: &str, v: &Value) -> Result<TopicConfigs, ScenarioError> {
+        let c = topic_configs(path, v)?;
+        c.validate(path)?;
+        Ok(c)
+    }
+}
+
 fn topic_configs(path: &str, v: &Value) -> R<TopicConfigs> {
     let obj = object(path, v, "struct TopicConfigs")?;
     known_fields(path, obj, TOPIC_CONFIG_FIELDS)?;
@@ -676,7 +687,7 @@ fn config(path: &str, v: &Value) -> R<Config> {
     Ok(c)
 }
 
-const VARIANT_FIELDS: &[&str] = &["label", "protocol", "config", "acks"];
+const VARIANT_FIELDS: &[&str] = &["label", "protocol", "config", "topics", "acks"];
 
 /// One entry of `compare` (`scenario::Variant`). Its `config` is kept as written (a map of
 /// names to values); `Scenario::validate` sets each as `set_config` does, with its path.
@@ -694,6 +705,15 @@ fn compare_variant(path: &str, v: &Value) -> R<Variant> {
     }
     if let Some(c) = get(obj, "config") {
         out.config = object(&at(path, "config"), c, "a map")?.clone();
+    }
+    // Each topic's configs as `topics[].configs` reads them; which topics the scenario has
+    // is `Scenario::validate`'s to check.
+    if let Some(t) = get(obj, "topics") {
+        let path = at(path, "topics");
+        for (name, c) in object(&path, t, "a map")?.iter() {
+            out.topics
+                .insert(name.clone(), topic_configs(&at(&path, name), c)?);
+        }
     }
     if let Some(a) = get(obj, "acks").filter(|a| !matches!(a, Value::Null)) {
         out.acks = Some(acks(&at(path, "acks"), a)?.0);
@@ -1211,6 +1231,14 @@ impl Writer {
         if !v.config.is_empty() {
             self.key("config").value(&Value::Object(v.config.clone()));
         }
+        if !v.topics.is_empty() {
+            self.key("topics").open('{');
+            for (name, c) in v.topics.iter() {
+                self.key(name);
+                self.topic_configs(c);
+            }
+            self.close('}');
+        }
         if let Some(a) = v.acks {
             self.key("acks").str(match a {
                 Acks::Zero => "0",
@@ -1238,22 +1266,27 @@ impl Writer {
             }
             self.close(']');
         }
-        let c = &t.configs;
-        if !c.is_empty() {
-            self.key("configs").open('{');
-            if let Some(n) = c.min_insync_replicas {
-                self.key(TOPIC_CONFIG_FIELDS[0]).u64(n.into());
-            }
-            if let Some(b) = c.unclean_leader_election_enable {
-                self.key(TOPIC_CONFIG_FIELDS[1]).bool(b);
-            }
-            if let Some(n) = c.flush_messages {
-                self.key(TOPIC_CONFIG_FIELDS[2]).u64(n);
-            }
-            if let Some(n) = c.flush_ms {
-                self.key(TOPIC_CONFIG_FIELDS[3]).u64(n);
-            }
-            self.close('}');
+        if !t.configs.is_empty() {
+            self.key("configs");
+            self.topic_configs(&t.configs);
+        }
+        self.close('}');
+    }
+
+    /// A topic's configs (`topics[].configs`, a variant's `topics`): the ones set.
+    fn topic_configs(&mut self, c: &TopicConfigs) {
+        self.open('{');
+        if let Some(n) = c.min_insync_replicas {
+            self.key(TOPIC_CONFIG_FIELDS[0]).u64(n.into());
+        }
+        if let Some(b) = c.unclean_leader_election_enable {
+            self.key(TOPIC_CONFIG_FIELDS[1]).bool(b);
+        }
+        if let Some(n) = c.flush_messages {
+            self.key(TOPIC_CONFIG_FIELDS[2]).u64(n);
+        }
+        if let Some(n) = c.flush_ms {
+            self.key(TOPIC_CONFIG_FIELDS[3]).u64(n);
         }
         self.close('}');
     }

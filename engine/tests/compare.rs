@@ -74,7 +74,7 @@ fn bad_variants_are_refused_with_the_field_and_the_range() {
         (
             r#"[{"label":"only a label"}]"#,
             "[]",
-            ("compare[0]", "a variant must change protocol, config or acks"),
+            ("compare[0]", "a variant must change protocol, config, topics or acks"),
         ),
         (
             r#"[{"config":{"min.insync.replicas":0}}]"#,
@@ -147,7 +147,7 @@ fn bad_variants_are_refused_with_the_field_and_the_range() {
             "[]",
             (
                 "compare[0]",
-                "unknown field `colour`, expected one of `label`, `protocol`, `config`, `acks`",
+                "unknown field `colour`, expected one of `label`, `protocol`, `config`, `topics`, `acks`",
             ),
         ),
         (
@@ -415,12 +415,13 @@ fn check_evaluates_each_expectation_on_its_run() {
 }
 
 /// The side-by-side presets.
-const COMPARE_PRESETS: [&str; 5] = [
+const COMPARE_PRESETS: [&str; 6] = [
     "acks-steps",
     "min-isr-side-by-side",
     "elr-side-by-side",
     "kip-101-side-by-side",
     "unclean-by-replica-order",
+    "topic-min-isr-side-by-side",
 ];
 
 #[test]
@@ -585,4 +586,357 @@ fn the_same_value_in_another_leader_epoch_is_a_different_record() {
         )
     );
     assert_eq!(found[0].what, "leader", "{found:?}");
+}
+
+// ---- a variant of topics' own configs (version 2) ---------------------------------------
+
+/// Three brokers, two topics on brokers 1, 2 and 3, each with its own
+/// `min.insync.replicas=3` over the broker's 2; broker 3 killed, then an acks=all write to
+/// each topic with the ISR at 2 of 3.
+fn two_topics(compare: &str) -> String {
+    format!(
+        r#"{{"version":2,"brokers":3,"seed":1,
+            "topics":[{{"name":"orders","assignment":[[1,2,3]],"configs":{{"min.insync.replicas":3}}}},
+                      {{"name":"payments","assignment":[[1,2,3]],"configs":{{"min.insync.replicas":3}}}}],
+            "config":{{"min.insync.replicas":2,"replica.lag.time.max.ms":2000,
+                       "broker.session.timeout.ms":3000,"broker.heartbeat.interval.ms":1000}},
+            "timeline":[
+              {{"at":100,"action":"kill","broker":3}},
+              {{"at":200,"action":"set_config","name":"min.insync.replicas","value":1}},
+              {{"at":6000,"action":"produce","acks":"all","topic":"orders","values":["o"],"retries":0}},
+              {{"at":6000,"action":"produce","acks":"all","topic":"payments","values":["p"],"retries":0}},
+              {{"at":7000,"action":"describe"}}],
+            "end_ms":8000,
+            "compare":{compare}}}"#
+    )
+}
+
+/// The transcript lines of a run that contain `text`, without their time.
+fn lines_with(sim: &Sim, text: &str) -> Vec<String> {
+    sim.transcript()
+        .iter()
+        .filter(|l| l.contains(text))
+        .map(|l| {
+            l.split_once("] ")
+                .map_or(l.as_str(), |(_, rest)| rest)
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn a_variant_of_a_topics_configs_runs_with_them_and_the_other_topics_as_they_are() {
+    let s = Scenario::from_json(&two_topics(
+        r#"[{"topics":{"orders":{"min.insync.replicas":2}}}]"#,
+    ))
+    .expect("valid");
+    let v = s.variant(0).unwrap();
+    let configs: Vec<Option<u32>> = v
+        .topics
+        .iter()
+        .map(|t| t.configs.min_insync_replicas)
+        .collect();
+    assert_eq!(
+        configs,
+        [Some(2), Some(3)],
+        "orders' own configs, payments' kept"
+    );
+    assert_eq!(v.config, s.config, "the broker configs are the scenario's");
+    // No timeline action changes a topic's own configs (set_config is kafka-configs.sh's
+    // broker entity): the variant's run has every action, the broker-level change too.
+    assert_eq!(v.timeline, s.timeline);
+    let top = watermark_engine::run(&s, true).unwrap();
+    let other = watermark_engine::run(&v, true).unwrap();
+    // Partition.checkEnoughReplicasReachMin: the topic's min.insync.replicas, not the
+    // broker's (set to 1 at 200 ms in both runs), against the ISR of 2.
+    assert_eq!(
+        lines_with(&top, "acks=all ->"),
+        [
+            "acks=all -> orders-0: NOT_ENOUGH_REPLICAS",
+            "acks=all -> payments-0: NOT_ENOUGH_REPLICAS"
+        ]
+    );
+    assert_eq!(
+        lines_with(&other, "acks=all ->"),
+        [
+            "acks=all -> payments-0: NOT_ENOUGH_REPLICAS",
+            "acks=all -> orders-0: ok, offset=0 (waited 4 ms)"
+        ]
+    );
+    // kafka-topics.sh --describe's topic line has the variant's configs.
+    assert_eq!(
+        lines_with(&other, "Configs:")
+            .iter()
+            .map(|l| l.rsplit_once("Configs: ").unwrap().1)
+            .collect::<Vec<_>>(),
+        ["min.insync.replicas=2", "min.insync.replicas=3"]
+    );
+    assert_eq!(
+        lines_with(&top, "Created topic orders"),
+        ["Created topic orders with replicas 1,2,3 (leader 1), 3 broker(s), min.insync.replicas=3"]
+    );
+    assert_eq!(
+        lines_with(&other, "Created topic orders"),
+        ["Created topic orders with replicas 1,2,3 (leader 1), 3 broker(s), min.insync.replicas=2"]
+    );
+    // What differs, of the partition shown (orders-0): KIP-966 keeps broker 3 eligible
+    // below orders' minimum 3, not below 2; the write is in the variant's logs only.
+    assert_eq!(
+        differences(&top, &other),
+        vec![
+            diff("elr", None, "Elr: [3]", "Elr: []"),
+            diff(
+                "high watermark",
+                None,
+                "high watermark 0",
+                "high watermark 1"
+            ),
+            diff(
+                "log end offset",
+                Some(1),
+                "log end offset 0",
+                "log end offset 1"
+            ),
+            diff(
+                "log end offset",
+                Some(2),
+                "log end offset 0",
+                "log end offset 1"
+            ),
+            diff(
+                "produce results",
+                None,
+                "0 acknowledged, 2 failed, 0 pending",
+                "1 acknowledged, 1 failed, 0 pending"
+            ),
+        ]
+    );
+    // Shown payments-0, the topic the variant leaves alone: only the produce results.
+    let (mut a, mut b) = (top.clone(), other.clone());
+    a.set_view_partition("payments", 0).unwrap();
+    b.set_view_partition("payments", 0).unwrap();
+    assert_eq!(
+        differences(&a, &b),
+        vec![diff(
+            "produce results",
+            None,
+            "0 acknowledged, 2 failed, 0 pending",
+            "1 acknowledged, 1 failed, 0 pending"
+        )]
+    );
+}
+
+#[test]
+fn a_variants_topic_configs_override_only_what_they_name() {
+    let s = Scenario::from_json(&two_topics(
+        r#"[{"topics":{"payments":{"unclean.leader.election.enable":true,"flush.ms":0}}},
+            {"acks":"1","topics":{"orders":{"flush.messages":1},"payments":{"min.insync.replicas":1}}}]"#,
+    ))
+    .expect("valid");
+    let configs = |i: usize| -> Vec<watermark_engine::scenario::TopicConfigs> {
+        s.variant(i)
+            .unwrap()
+            .topics
+            .iter()
+            .map(|t| t.configs)
+            .collect()
+    };
+    let c0 = configs(0);
+    assert_eq!(c0[0], s.topics[0].configs);
+    assert_eq!(
+        (
+            c0[1].min_insync_replicas,
+            c0[1].unclean_leader_election_enable,
+            c0[1].flush_messages,
+            c0[1].flush_ms
+        ),
+        (Some(3), Some(true), None, Some(0))
+    );
+    let c1 = configs(1);
+    assert_eq!(
+        (c1[0].min_insync_replicas, c1[0].flush_messages),
+        (Some(3), Some(1))
+    );
+    assert_eq!(c1[1].min_insync_replicas, Some(1));
+    // The top run's topics are as written.
+    assert_eq!(s.topics[1].configs.unclean_leader_election_enable, None);
+}
+
+#[test]
+fn a_variants_topic_configs_are_read_written_and_left_out_when_empty() {
+    let s = Scenario::from_json(&two_topics(
+        r#"[{"label":"orders at 2","topics":{"payments":{"flush.ms":0},"orders":{"unclean.leader.election.enable":true,"min.insync.replicas":2}},"acks":"1"}]"#,
+    ))
+    .expect("valid");
+    assert_eq!(s.compare[0].topics.len(), 2);
+    let text = s.to_json_pretty();
+    // After `config`, before `acks`; topics in name order, each config in the order of
+    // `topics[].configs`.
+    assert!(
+        text.contains(concat!(
+            "\"compare\": [\n    {\n      \"label\": \"orders at 2\",\n",
+            "      \"topics\": {\n        \"orders\": {\n          \"min.insync.replicas\": 2,\n",
+            "          \"unclean.leader.election.enable\": true\n        },\n",
+            "        \"payments\": {\n          \"flush.ms\": 0\n        }\n      },\n",
+            "      \"acks\": \"1\"\n    }\n  ]"
+        )),
+        "{text}"
+    );
+    let compact = watermark_engine::scenario_json::scenario(&s, false);
+    assert!(
+        compact.contains(r#""compare":[{"label":"orders at 2","topics":{"orders":{"min.insync.replicas":2,"unclean.leader.election.enable":true},"payments":{"flush.ms":0}},"acks":"1"}]"#),
+        "{compact}"
+    );
+    // The derived `Serialize` writes the same bytes, and both read them back the same.
+    let by_serde = serde_json::to_string(&s)
+        .unwrap()
+        .replace(r#""topic":"rep","#, "")
+        .replace(r#""assignment":[],"replication_factor":null,"#, "");
+    assert_eq!(compact, by_serde);
+    assert_eq!(Scenario::from_json(&text).unwrap(), s);
+    let derived: Scenario = serde_json::from_str(&compact).unwrap();
+    assert_eq!(derived, s);
+    // Through a share link and back, and written again, the same link.
+    let link = watermark_engine::share::encode(&s);
+    let back = watermark_engine::share::decode(&link).unwrap();
+    assert_eq!(back, s);
+    assert_eq!(watermark_engine::share::encode(&back), link);
+    // A variant without them writes no `topics`.
+    let plain = Scenario::from_json(&two_topics(r#"[{"acks":"1"}]"#)).unwrap();
+    assert!(plain.compare[0].topics.is_empty());
+    let compact = watermark_engine::scenario_json::scenario(&plain, false);
+    assert!(compact.contains(r#""compare":[{"acks":"1"}]"#), "{compact}");
+}
+
+/// A link written by the build before a variant had `topics` (a version-2 scenario of two
+/// topics with a variant of acks and a broker config): it opens as it was, and written
+/// again it is the same link.
+const LINK_BEFORE_TOPIC_VARIANTS: &str = "w1.pVPbbqMwEP2Vys_IgiS9LNJ-SRRFxgxkFmOztmmLIv59x4BJ6LbqQ3lAMHN8ZuZ4zpW9gnVoNMt3CfPoFbCcGVtS9KEAhyU8CNm43xlLWAlOWuz8BGcUcKa3EubvwpqGDrF8TzymQ0mfxyvTor0xEkw4h7VuQXtKH7Nkl-xPp4RJoyus6ciVtag5ajdoyS10CqUIpOOYrGSdGALBD-h240goB1CyPI3wL9FZwnotFQjN6UWDcFAggwwctCiCZJVQDhIGCmukQMRFDr6qTFxLkCtRc48t8Fa88zYMmdJzy1fg5YW_CfQr4vH_fEHXY6pqSmeb887IBvxUwvT-vgLN661Rijr8GhRpLliHLjzYVtiGywvIpjOoPQlFwVehYmtp3AJ-AWF9AeIDZnePceCCJJvSv5bKf3twnzZVksKk5bDJZbvYsbcIoU52eD687J8Oz3Nw-KgS3T22XIN_MzSSouG0HObknLpT6D77uD34Bz1NN2UWyrgn64Js5p-GSMeEKdRN8McpeK6lmTRMbhF-aU_IxWUNKrW6K_ggmVFP6QbWWVP2ZMUQCsxMTMeocB8EOTLDqFZnocJ3luteqbAFfbDN_OM83Vj8MRrOxXA2-rbZq7ZpsHcETka_2TuYCnR5DrO-LJvWdsLOw33nsnFtPiOm8R8";
+
+#[test]
+fn a_link_from_before_topic_variants_opens_unchanged() {
+    let s = watermark_engine::share::decode(LINK_BEFORE_TOPIC_VARIANTS).expect("opens");
+    assert_eq!(s.title, "orders beside acks=1");
+    assert_eq!(s.compare.len(), 1);
+    assert!(s.compare[0].topics.is_empty());
+    assert_eq!(s.compare[0].title(), "acks=1, min.insync.replicas=1");
+    assert_eq!(
+        watermark_engine::share::encode(&s),
+        LINK_BEFORE_TOPIC_VARIANTS
+    );
+}
+
+#[test]
+fn bad_topic_variants_are_refused_with_the_field_and_the_range() {
+    let cases: &[(&str, (&str, &str))] = &[
+        (
+            r#"[{"topics":{"nope":{"min.insync.replicas":1}}}]"#,
+            (
+                "compare[0].topics.nope",
+                "unknown topic \"nope\"; the topics are: orders, payments",
+            ),
+        ),
+        (
+            r#"[{"acks":"1"},{"topics":{"orders":{"retention.ms":1}}}]"#,
+            (
+                "compare[1].topics.orders",
+                "unknown field `retention.ms`, expected one of `min.insync.replicas`, `unclean.leader.election.enable`, `flush.messages`, `flush.ms`",
+            ),
+        ),
+        (
+            r#"[{"topics":{"orders":{"min.insync.replicas":0}}}]"#,
+            (
+                "compare[0].topics.orders.min.insync.replicas",
+                "min.insync.replicas must be a whole number in 1..=2147483647, got 0",
+            ),
+        ),
+        (
+            r#"[{"topics":{"payments":{"flush.messages":0}}}]"#,
+            (
+                "compare[0].topics.payments.flush.messages",
+                "flush.messages must be a whole number in 1..=9223372036854775807, got 0",
+            ),
+        ),
+        (
+            r#"[{"topics":{"orders":{"unclean.leader.election.enable":"yes"}}}]"#,
+            (
+                "compare[0].topics.orders.unclean.leader.election.enable",
+                "invalid type: string \"yes\", expected a boolean",
+            ),
+        ),
+        (
+            r#"[{"topics":{"orders":{}}}]"#,
+            (
+                "compare[0].topics.orders",
+                "a variant's topic sets at least one of its configs: min.insync.replicas, unclean.leader.election.enable, flush.messages, flush.ms",
+            ),
+        ),
+        (
+            r#"[{"topics":[]}]"#,
+            (
+                "compare[0].topics",
+                "invalid type: sequence, expected a map",
+            ),
+        ),
+        (
+            r#"[{"topics":{}}]"#,
+            (
+                "compare[0]",
+                "a variant must change protocol, config, topics or acks",
+            ),
+        ),
+    ];
+    for (compare, (field, message)) in cases {
+        let e = Scenario::from_json(&two_topics(compare)).expect_err(compare);
+        assert_eq!(
+            (e.field.as_str(), e.message.as_str()),
+            (*field, *message),
+            "{compare}"
+        );
+    }
+    // Version 1 has no topics of its own configs: the field names version 2.
+    let (field, message) = err(r#"[{"topics":{"rep":{"min.insync.replicas":1}}}]"#, "[]");
+    assert_eq!(
+        (field.as_str(), message.as_str()),
+        (
+            "compare[0].topics",
+            "`topics` needs version 2 (\"version\": 2)"
+        )
+    );
+}
+
+#[test]
+fn a_variant_is_titled_by_its_topic_configs_after_the_broker_configs() {
+    let v: Variant = serde_json::from_str(
+        r#"{"protocol":"no-elr","topics":{"payments":{"flush.ms":0,"min.insync.replicas":1},"orders":{"unclean.leader.election.enable":true}},
+            "config":{"min.insync.replicas":1},"acks":"1"}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        v.title(),
+        "acks=1, min.insync.replicas=1, orders: unclean.leader.election.enable=true, payments: min.insync.replicas=1,flush.ms=0, protocol no-elr"
+    );
+    let only: Variant =
+        serde_json::from_str(r#"{"topics":{"orders":{"min.insync.replicas":1}}}"#).unwrap();
+    assert_eq!(only.title(), "orders: min.insync.replicas=1");
+    // A person's actions: none changes a topic's own configs, so each is taken as it is.
+    let set = Action::SetConfig {
+        name: "min.insync.replicas".into(),
+        value: Value::from(3u64),
+    };
+    assert_eq!(only.adapt(&set), Some(set.clone()));
+}
+
+#[test]
+fn topic_variant_runs_are_deterministic() {
+    let s = Scenario::from_json(&two_topics(
+        r#"[{"topics":{"orders":{"min.insync.replicas":2}}},{"topics":{"payments":{"min.insync.replicas":1,"unclean.leader.election.enable":true}}}]"#,
+    ))
+    .unwrap();
+    for i in 0..s.compare.len() {
+        let a = watermark_engine::run(&s.variant(i).unwrap(), true).unwrap();
+        let b = watermark_engine::run(&s.variant(i).unwrap(), true).unwrap();
+        assert_eq!(a.transcript(), b.transcript(), "compare[{i}]");
+        assert!(a.violations().is_empty());
+    }
 }

@@ -197,6 +197,9 @@ fn full_scenario_v2() -> Value {
         "timeline": timeline,
         "end_ms": 60000,
         "off_script_ms": 12,
+        "compare": [{"topics": {"p.q": {"unclean.leader.election.enable": true, "flush.ms": 5},
+                                "orders": {"min.insync.replicas": 1, "flush.messages": 1}},
+                     "acks": "1"}],
         "expect": [{"at": 100, "leader": 1},
                    {"at": 100, "topic": "orders", "partition": 3, "hw": 0, "produce": "acks=all -> ok"},
                    {"at": 100, "partition": 1, "loss": false},
@@ -236,6 +239,10 @@ fn every_version_2_field_reads_as_serde_reads_it() {
     assert_eq!(
         (s.topic.as_str(), s.assignment.len(), s.replication_factor),
         ("rep", 0, None)
+    );
+    assert_eq!(
+        s.compare[0].title(),
+        "acks=1, orders: min.insync.replicas=1,flush.messages=1, p.q: unclean.leader.election.enable=true,flush.ms=5"
     );
     let first = s.first_topic();
     assert_eq!(s.client_rack.as_deref(), Some("b"));

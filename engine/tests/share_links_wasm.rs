@@ -8,8 +8,9 @@
 /// modes' presets, issue 14's fifth session; then by the four side-by-side presets, issue
 /// 15's `compare`: every earlier preset's link is unchanged, tests/compare.rs; then by the
 /// describe lines' `Elr: N/A` before Kafka 3.8, quoted by two presets' expectations; then
-/// by the preset unclean-by-replica-order, and last-replica-standing-no-elr's words on it.)
-const PRESET_LINKS_DIGEST: u64 = 0xfd02_f803_e982_51ed;
+/// by the presets unclean-by-replica-order (and last-replica-standing-no-elr's words on it)
+/// and topic-min-isr-side-by-side, a variant of a topic's own configs.)
+const PRESET_LINKS_DIGEST: u64 = 0xf8b6_83b9_2777_7e24;
 
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 #[cfg_attr(not(target_arch = "wasm32"), test)]

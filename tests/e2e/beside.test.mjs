@@ -130,6 +130,43 @@ test("acks=1 beside a person's session: each run takes the write with its own ac
   assert.equal(decodeLink(payloadOf(await shareLink(page))).compare, undefined);
 });
 
+test("a topic with its own min.insync.replicas: the choice is that topic's, and its write refused on top is acknowledged beside it", async () => {
+  // Version 2: orders keeps min.insync.replicas=3 of its own over the broker's 2, so the
+  // broker's minimum would change nothing for it (web/src/beside.rs, `choices`).
+  const scenario = {
+    version: 2,
+    brokers: 3,
+    topics: [
+      { name: "orders", assignment: [[1, 2, 3]], configs: { "min.insync.replicas": 3 } },
+      { name: "payments", assignment: [[1, 2, 3]] },
+    ],
+    config: { "min.insync.replicas": 2 },
+    timeline: [
+      { at: 100, action: "kill", broker: 3 },
+      { at: 12000, action: "produce", topic: "orders", values: ["o"], retries: 0 },
+    ],
+    end_ms: 14000,
+  };
+  const { page } = await openFresh(app, `/${shareHash(scenario)}`);
+  const options = await choice(page).locator("option").allTextContents();
+  assert.ok(options.includes("orders: min.insync.replicas=1"), options.join(" | "));
+  assert.ok(!options.includes("min.insync.replicas=1"), options.join(" | "));
+  await choice(page).selectOption("orders:min.insync.replicas=1");
+  await waitForText(
+    top(page),
+    /Top: this session's run \(orders: min\.insync\.replicas=3\)\. Below: the same timeline with orders: min\.insync\.replicas=1\.$/,
+  );
+  const below = run(page, "orders: min.insync.replicas=1");
+  await setRange(page, "Speed", SPEED_MAX);
+  await play(page);
+  await waitForText(produceResults(page), /NOT_ENOUGH_REPLICAS/, { timeout: 30_000 });
+  await poll(async () => /1 acknowledged/.test((await differences(below).textContent()) ?? ""), { timeout: 30_000 });
+  await pause(page);
+  assert.deepEqual(decodeLink(payloadOf(await shareLink(page))).compare, [
+    { topics: { orders: { "min.insync.replicas": 1 } } },
+  ]);
+});
+
 test("three runs: acks=all above acks=1 and acks=0, article 003's step view, in an embed too", async () => {
   const { page } = await openFresh(app, "/?preset=acks-steps&t=1040");
   assert.equal(await runs(page).count(), 2);
@@ -153,7 +190,7 @@ test("a link whose compare cannot run says what was wrong and opens the default"
     compare: [{ label: "nothing" }],
   };
   const { page } = await openFresh(app, `/${shareHash(bad)}`);
-  await waitForText(notice(page), /compare\[0\]: a variant must change protocol, config or acks/);
+  await waitForText(notice(page), /compare\[0\]: a variant must change protocol, config, topics or acks/);
   assert.equal(await runs(page).count(), 0);
   const tooMany = { ...bad, compare: [{ acks: "1" }, { acks: "0" }, { protocol: "no-elr" }] };
   const { page: other } = await openFresh(app, `/${shareHash(tooMany)}`);

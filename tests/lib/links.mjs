@@ -35,6 +35,7 @@ export const PRESET_TOPICS = {
   "elr-side-by-side": "elr",
   "kip-101-side-by-side": "kip101",
   "unclean-by-replica-order": "elr",
+  "topic-min-isr-side-by-side": "payments",
   "move-replica": "move",
   "throttled-move": "move",
   "slow-follower": "rep",

@@ -13,6 +13,7 @@
 use leptos::prelude::*;
 use watermark_engine::compare::{self, Variant, MAX_VARIANTS};
 use watermark_engine::json::Value;
+use watermark_engine::scenario::TopicConfigs;
 use watermark_engine::types::Acks;
 use watermark_engine::{Action, Protocol, Scenario};
 
@@ -274,6 +275,13 @@ pub fn top_title(s: &Scenario) -> String {
         for name in v.config.keys() {
             push(format!("{name}={}", config_text(s, name)));
         }
+        // A topic's own configs, as the top run has them (the page offers a topic's only
+        // where it has its own).
+        for topic in v.topics.keys() {
+            if let Some(t) = s.topics.iter().find(|t| t.name == *topic) {
+                push(format!("{topic}: {}", t.configs.text()));
+            }
+        }
         if v.protocol.is_some() {
             push(format!("protocol {}", s.protocol.name()));
         }
@@ -319,7 +327,10 @@ fn config_text(s: &Scenario, name: &str) -> String {
 /// The choices the page offers (the select's values): none; acks=1; acks=0; both (article
 /// 003's acks=0/1/all view); the other `min.insync.replicas`; the other unclean election;
 /// each other protocol. A `compare` that is none of these (from a link) is offered as it is.
-pub fn choices(s: &Scenario) -> Vec<(String, String)> {
+/// Where the shown topic of a version-2 scenario (`topic`) sets `min.insync.replicas` or
+/// `unclean.leader.election.enable` in its own `configs`, the broker's would change nothing
+/// for it: the other value is offered as that topic's (`orders:min.insync.replicas=1`).
+pub fn choices(s: &Scenario, topic: &str) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = vec![(String::new(), "nothing".to_string())];
     out.push(("acks=1".into(), "acks=1".into()));
     out.push(("acks=0".into(), "acks=0".into()));
@@ -327,16 +338,31 @@ pub fn choices(s: &Scenario) -> Vec<(String, String)> {
         "acks=1|acks=0".into(),
         "acks=1 and acks=0 (three runs)".into(),
     ));
-    let min = if s.config.min_insync_replicas > 1 {
-        1
-    } else {
-        2
+    let own = s
+        .topics
+        .iter()
+        .find(|t| t.name == topic)
+        .map(|t| t.configs)
+        .unwrap_or_default();
+    // The shown topic's own setting, else the broker's: (value, label) of the other one.
+    let mut other = |name: &str, own: Option<String>, broker: String| match own {
+        Some(v) => out.push((
+            format!("{topic}:{name}={v}"),
+            format!("{topic}: {name}={v}"),
+        )),
+        None => out.push((format!("{name}={broker}"), format!("{name}={broker}"))),
     };
-    let name = format!("min.insync.replicas={min}");
-    out.push((name.clone(), name));
-    let unclean = !s.config.unclean_leader_election_enable;
-    let name = format!("unclean.leader.election.enable={unclean}");
-    out.push((name.clone(), name));
+    let min = |m: u32| if m > 1 { 1 } else { 2 };
+    other(
+        "min.insync.replicas",
+        own.min_insync_replicas.map(|m| min(m).to_string()),
+        min(s.config.min_insync_replicas).to_string(),
+    );
+    other(
+        "unclean.leader.election.enable",
+        own.unclean_leader_election_enable.map(|u| (!u).to_string()),
+        (!s.config.unclean_leader_election_enable).to_string(),
+    );
     for &(p, n) in watermark_engine::protocol::PROTOCOLS {
         if p != s.protocol {
             out.push((
@@ -353,12 +379,13 @@ pub fn choices(s: &Scenario) -> Vec<(String, String)> {
     out
 }
 
-/// The select's options, the scenario's own choice selected.
-pub fn options_markup(s: &Scenario) -> String {
+/// The select's options, the scenario's own choice selected; `topic` is the shown one
+/// (version 2), whose own configs the choices change where it has them.
+pub fn options_markup(s: &Scenario, topic: &str) -> String {
     use crate::session::escape_attr as esc;
     let now = choice_of(&s.compare);
     let mut out = String::new();
-    for (value, label) in choices(s) {
+    for (value, label) in choices(s, topic) {
         let sel = if value == now { " selected" } else { "" };
         out.push_str(&format!(
             r#"<option value="{}"{sel}>{}</option>"#,
@@ -375,8 +402,9 @@ pub fn choice_of(compare: &[Variant]) -> String {
     parts.join("|")
 }
 
-/// One variant as a choice's part: `acks=1`, `min.insync.replicas=1`, `protocol=no-elr`;
-/// a variant of more than one change (from a link) joins them with `&`.
+/// One variant as a choice's part: `acks=1`, `min.insync.replicas=1`, a topic's own config
+/// `orders:min.insync.replicas=1`, `protocol=no-elr`; a variant of more than one change
+/// (from a link) joins them with `&`.
 fn part_of(v: &Variant) -> String {
     let mut parts = Vec::new();
     if let Some(a) = v.acks {
@@ -384,6 +412,11 @@ fn part_of(v: &Variant) -> String {
     }
     for (name, value) in v.config.iter() {
         parts.push(format!("{name}={}", value_text(value)));
+    }
+    for (topic, configs) in v.topics.iter() {
+        for (name, value) in configs.entries() {
+            parts.push(format!("{topic}:{name}={value}"));
+        }
     }
     if let Some(p) = v.protocol {
         parts.push(format!("protocol={}", p.name()));
@@ -408,6 +441,24 @@ pub fn variants_of(choice: &str) -> Result<Vec<Variant>, String> {
             let Some((name, value)) = change.split_once('=') else {
                 return Err(format!("not a change: {change}"));
             };
+            // A topic's own config (`orders:min.insync.replicas=1`; a topic name has no `:`),
+            // read and checked as `topics[].configs` is.
+            if let Some((topic, config)) = name.split_once(':') {
+                let value = watermark_engine::json::parse(value)
+                    .unwrap_or_else(|_| Value::String(value.to_string()));
+                let mut one = watermark_engine::json::Map::new();
+                one.insert(config.to_string(), value);
+                let c = TopicConfigs::from_json(topic, &Value::Object(one))
+                    .map_err(|e| e.to_string())?;
+                let mut configs = v
+                    .topics
+                    .get(&topic.to_string())
+                    .copied()
+                    .unwrap_or_default();
+                configs = configs.overridden_by(&c);
+                v.topics.insert(topic.to_string(), configs);
+                continue;
+            }
             match name {
                 "acks" => {
                     v.acks = Some(match value {
@@ -741,6 +792,7 @@ mod tests {
             "elr-side-by-side",
             "kip-101-side-by-side",
             "unclean-by-replica-order",
+            "topic-min-isr-side-by-side",
         ] {
             let scenario = watermark_engine::presets::preset(name).expect(name);
             let straight = watermark_engine::check::check(&scenario).expect("checks");
@@ -937,7 +989,7 @@ mod tests {
     #[test]
     fn every_choice_of_the_page_reads_back_as_itself() {
         let s = crate::model::default_scenario();
-        let all = choices(&s);
+        let all = choices(&s, "");
         assert!(all.len() >= 6 + watermark_engine::protocol::PROTOCOLS.len() - 1);
         for (value, _) in &all {
             let v = variants_of(value).expect(value);
@@ -958,7 +1010,7 @@ mod tests {
         // A compare the page does not offer (from a link) is offered as it is, selected.
         let mut linked = s.clone();
         linked.compare = variants_of("acks=1&replica.lag.time.max.ms=10000").expect("two changes");
-        let m = options_markup(&linked);
+        let m = options_markup(&linked, "");
         assert!(
             m.contains(r#"<option value="acks=1&amp;replica.lag.time.max.ms=10000" selected>"#),
             "{m}"
@@ -1029,6 +1081,122 @@ mod tests {
             "at most 2 runs beside"
         );
         assert_eq!(variants_of(""), Ok(vec![]));
+    }
+
+    /// Two topics on brokers 1, 2 and 3: `orders` with its own `min.insync.replicas=3` and
+    /// `unclean.leader.election.enable=false`, `payments` with none (the broker's 2);
+    /// broker 3 killed, then an acks=all write to `orders`.
+    fn two_topics() -> Scenario {
+        Scenario::from_json(
+            r#"{"version":2,"brokers":3,
+                "topics":[{"name":"orders","assignment":[[1,2,3]],
+                           "configs":{"min.insync.replicas":3,"unclean.leader.election.enable":false}},
+                          {"name":"payments","assignment":[[1,2,3]]}],
+                "config":{"min.insync.replicas":2},
+                "timeline":[{"at":100,"action":"kill","broker":3},
+                            {"at":40000,"action":"produce","topic":"orders","values":["o"],"retries":0}]}"#,
+        )
+        .expect("valid")
+    }
+
+    #[test]
+    fn a_topic_with_its_own_setting_is_offered_the_other_one_as_its_own() {
+        let s = two_topics();
+        let values = |topic: &str| -> Vec<String> {
+            choices(&s, topic).into_iter().map(|(v, _)| v).collect()
+        };
+        let orders = choices(&s, "orders");
+        assert!(orders.contains(&(
+            "orders:min.insync.replicas=1".to_string(),
+            "orders: min.insync.replicas=1".to_string()
+        )));
+        assert!(orders.contains(&(
+            "orders:unclean.leader.election.enable=true".to_string(),
+            "orders: unclean.leader.election.enable=true".to_string()
+        )));
+        assert!(!values("orders")
+            .iter()
+            .any(|v| v.starts_with("min.insync.replicas=")
+                || v.starts_with("unclean.leader.election.enable=")));
+        // payments sets neither: the broker's, the other of 2.
+        let payments = values("payments");
+        assert!(payments.contains(&"min.insync.replicas=1".to_string()));
+        assert!(payments.contains(&"unclean.leader.election.enable=true".to_string()));
+        assert!(!payments.iter().any(|v| v.contains(':')));
+        // Every choice reads back as itself and runs.
+        for topic in ["orders", "payments"] {
+            for value in values(topic) {
+                let v = variants_of(&value).expect(&value);
+                assert_eq!(choice_of(&v), value);
+                let mut with = s.clone();
+                with.compare = v;
+                assert!(with.validate().is_ok(), "{value} builds");
+            }
+        }
+        // The choice changes what it says: orders' write, refused at its own minimum 3 with
+        // 2 in sync, is acknowledged beside it; the broker's minimum would change nothing.
+        let runs = |choice: &str| {
+            let mut with = s.clone();
+            with.compare = variants_of(choice).expect(choice);
+            let top = watermark_engine::run(&with, true).expect("runs");
+            let beside =
+                watermark_engine::run(&with.variant(0).expect("a variant"), true).expect("runs");
+            compare::differences(&top, &beside)
+                .into_iter()
+                .map(|d| (d.what, d.top, d.other))
+                .filter(|(what, _, _)| what == "produce results")
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            runs("orders:min.insync.replicas=1"),
+            [(
+                "produce results".to_string(),
+                "0 acknowledged, 1 failed, 0 pending".to_string(),
+                "1 acknowledged, 0 failed, 0 pending".to_string()
+            )]
+        );
+        assert_eq!(runs("min.insync.replicas=1"), []);
+        // The top run is titled by the topic's own configs.
+        let mut with = s.clone();
+        with.compare = variants_of("orders:min.insync.replicas=1").expect("choice");
+        assert_eq!(
+            top_title(&with),
+            "orders: min.insync.replicas=3,unclean.leader.election.enable=false"
+        );
+        assert_eq!(with.compare[0].title(), "orders: min.insync.replicas=1");
+        // Selected when it is the scenario's.
+        assert!(options_markup(&with, "orders")
+            .contains(r#"<option value="orders:min.insync.replicas=1" selected>"#));
+        // A topic variant from a link, of several configs, is offered as it is.
+        with.compare =
+            variants_of("orders:flush.ms=0&orders:min.insync.replicas=2").expect("from a link");
+        assert_eq!(
+            choice_of(&with.compare),
+            "orders:min.insync.replicas=2&orders:flush.ms=0"
+        );
+        assert_eq!(
+            top_title(&with),
+            "orders: min.insync.replicas=3,unclean.leader.election.enable=false"
+        );
+        assert!(options_markup(&with, "orders").contains(
+            r#"<option value="orders:min.insync.replicas=2&amp;orders:flush.ms=0" selected>orders: min.insync.replicas=2,flush.ms=0</option>"#
+        ));
+    }
+
+    #[test]
+    fn a_topic_choice_that_cannot_be_read_says_why() {
+        assert_eq!(
+            variants_of("orders:min.insync.replicas=0").unwrap_err(),
+            "orders.min.insync.replicas: min.insync.replicas must be a whole number in 1..=2147483647, got 0"
+        );
+        assert_eq!(
+            variants_of("orders:unclean.leader.election.enable=yes").unwrap_err(),
+            "orders.unclean.leader.election.enable: invalid type: string \"yes\", expected a boolean"
+        );
+        assert_eq!(
+            variants_of("orders:retention.ms=1").unwrap_err(),
+            "orders: unknown field `retention.ms`, expected one of `min.insync.replicas`, `unclean.leader.election.enable`, `flush.messages`, `flush.ms`"
+        );
     }
 
     #[test]

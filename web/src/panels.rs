@@ -280,9 +280,10 @@ pub fn Settings(ctx: Ctx, undo: crate::undo::Undo) -> impl IntoView {
             <label class="beside-choice">"Side by side with "
                 <select aria-label="Side by side with"
                     inner_html=move || {
-                        status.track();
+                        // The shown topic (version 2): its own configs are what a choice changes.
+                        let topic = status.with(|s| s.topic.clone());
                         ctx.beside.track();
-                        ctx.pg.with_value(|pg| crate::beside::options_markup(pg.scenario()))
+                        ctx.pg.with_value(|pg| crate::beside::options_markup(pg.scenario(), &topic))
                     }
                     on:change=move |ev| match crate::beside::variants_of(&event_target_value(&ev)) {
                         Ok(v) => ctx.set_beside(v),

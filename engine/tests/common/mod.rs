@@ -86,6 +86,10 @@ pub const GOLDEN: &[(&str, &str)] = &[
         "unclean-by-replica-order",
         include_str!("../golden/unclean-by-replica-order.txt"),
     ),
+    (
+        "topic-min-isr-side-by-side",
+        include_str!("../golden/topic-min-isr-side-by-side.txt"),
+    ),
 ];
 
 /// The golden text of a preset: its whole transcript, then its final snapshot as readable
