@@ -70,9 +70,14 @@ for (const colorScheme of ["light", "dark"]) {
     await assertNoSeriousViolations(page, `protocol pre-kip-101, ${colorScheme}`);
   });
 
-  test(`runs side by side, their differences and the side-by-side choice (${colorScheme})`, async () => {
+  test(`runs side by side, their differences, event log, read-outs and the side-by-side choice (${colorScheme})`, async () => {
     const { page } = await openFresh(app, "/?preset=elr-side-by-side&t=52100", { colorScheme });
     await page.locator("section.beside ul.differences li").first().waitFor();
+    // The run beside's own event log and read-outs, open.
+    await page.locator("section.beside details.beside-log > summary").click();
+    await page.locator("section.beside details.beside-readouts > summary").click();
+    await page.locator("section.beside ol.log li.error").first().waitFor();
+    await page.locator("section.beside .beside-outs .kafka-metrics table").waitFor();
     await assertNoSeriousViolations(page, `side by side, ${colorScheme}`);
   });
 

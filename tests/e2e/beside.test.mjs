@@ -9,8 +9,10 @@ import { decodeLink, linkPath, payloadOf, presetScenario } from "../lib/links.mj
 import {
   button,
   describe,
+  eventLogText,
   fault,
   notice,
+  offsets,
   openFresh,
   pause,
   play,
@@ -19,6 +21,7 @@ import {
   setRange,
   shareLink,
   shareHash,
+  slider,
   SPEED_MAX,
   waitForClock,
   waitForText,
@@ -193,4 +196,61 @@ test("a link whose compare cannot run says what was wrong and opens the default"
   const { page: other } = await openFresh(app, `/${shareHash(tooMany)}`);
   await waitForText(notice(other), /compare: at most 2 variants, got 3/);
   assert.equal(await runs(other).count(), 0);
+});
+
+test("a run beside has its own event log and read-outs, at the shown moment, forward and back", async () => {
+  // min.insync.replicas 2 on top, 1 below: at 10 s the top run refuses the acks=all write
+  // (NOT_ENOUGH_REPLICAS), the run below has it acknowledged by the leader alone.
+  const { page } = await openFresh(app, "/?preset=min-isr-side-by-side&t=11500");
+  const below = run(page, "min.insync.replicas=1");
+  const log = below.getByRole("list", { name: "Event log of the run below (min.insync.replicas=1)", exact: true });
+  const outs = below.getByRole("group", { name: "Read-outs of the run below (min.insync.replicas=1)", exact: true });
+  const logDetails = below.locator("details.beside-log");
+  const outsDetails = below.locator("details.beside-readouts");
+  // Closed by default, and built only when opened.
+  await describeOf(below).waitFor();
+  assert.equal(await logDetails.getAttribute("open"), null);
+  assert.equal(await outsDetails.getAttribute("open"), null);
+  assert.equal(await log.locator("li").count(), 0);
+  assert.equal(await outs.locator("pre").count(), 0);
+  await waitForText(logDetails.locator("summary"), /^Event log of the run below \(min\.insync\.replicas=1\) \(newest at the top\)$/);
+
+  await logDetails.locator("summary").click();
+  await waitForText(log, /acks=all -> ok, offsets=3\.\.5/);
+  const lines = await log.locator("li").allTextContents();
+  // Newest first; the run's own offsets read-out (HW 6) and its acknowledgement, never the
+  // top run's refusal; the same classes as the session's own log.
+  assert.equal(lines[0], "[  11.000s] orders:0:6");
+  assert.ok(!lines.some((l) => /acks=all -> NOT_ENOUGH_REPLICAS/.test(l)), lines.join("\n"));
+  assert.equal(await log.locator("li.info.produce", { hasText: "offsets=3..5" }).count(), 1);
+  const own = await eventLogText(page);
+  assert.match(own, /acks=all -> NOT_ENOUGH_REPLICAS/);
+  assert.doesNotMatch(own, /offsets=3\.\.5/);
+
+  // The read-outs: the run below's kafka-get-offsets (HW 6 against the top's 3), its
+  // produce results and metrics.
+  await outsDetails.locator("summary").click();
+  await waitForText(outs.locator("pre.offsets"), /^orders:0:6$/);
+  await waitForText(offsets(page), /^orders:0:3$/);
+  await waitForText(outs.locator("pre.epochs"), /^broker 1: 0 1 0 0\n/);
+  assert.match(await outs.locator("ul.results").textContent(), /acks=all -> ok, offsets=3\.\.5/);
+  assert.match(await outs.locator("dl.metrics").textContent(), /Produce ok \/ failed2 \/ 0/);
+  await outs.locator(".kafka-metrics table").waitFor();
+
+  // Back to 9.95 s, before the write: the line leaves the run's log, its HW is 3 again.
+  await slider(page, "Timeline").fill("9950");
+  await poll(async () => !/offsets=3\.\.5/.test((await log.textContent()) ?? ""));
+  await waitForText(outs.locator("pre.offsets"), /^orders:0:3$/);
+  assert.doesNotMatch(await outs.locator("ul.results").textContent(), /offsets=3\.\.5/);
+  const back = await log.locator("li").allTextContents();
+  assert.ok(back.every((l) => !/\[\s*1[01]\.\d{3}s\]/.test(l)), back.join("\n"));
+  // Played forward again: it is back.
+  await setRange(page, "Speed", SPEED_MAX);
+  await play(page);
+  await waitForText(log, /acks=all -> ok, offsets=3\.\.5/);
+  await pause(page);
+
+  // Closed again, the log is left as it was and not followed.
+  await logDetails.locator("summary").click();
+  assert.equal(await logDetails.getAttribute("open"), null);
 });

@@ -6,7 +6,7 @@
 //   node tests/perf/frame-time.mjs [--seconds 10] [--speeds 0,1,10,100] [--records 300]
 //                                  [--latency 40] [--loads 5] [--css CSS] [--wasm-top N]
 //                                  [--cpu-throttle N] [--cluster] [--scroll SELECTOR]
-//                                  [--beside]
+//                                  [--beside] [--open-beside]
 //
 // For each speed it opens dist/ on a share link (7 brokers, RF 7, latency 40 ms, 300
 // single-record produce actions spread over the measured window, ?autoplay=1), sets the
@@ -72,6 +72,9 @@ const CLUSTER = process.argv.includes("--cluster");
 // --beside: the load's scenario with two runs beside it (`compare`: acks=1 and acks=0,
 // web/src/beside.rs): three simulations and three cluster views on one clock.
 const BESIDE = process.argv.includes("--beside");
+// --open-beside (with --beside): each run beside's event log and read-outs open (their
+// <details>), so they are rebuilt at each of the run's events.
+const OPEN_BESIDE = process.argv.includes("--open-beside");
 /** A frame counts as late when it took over 16.7 ms by more than vsync jitter (10%). */
 const LATE_MS = 16.7 * 1.1;
 
@@ -452,6 +455,9 @@ async function measureSpeed(context, url, speed) {
   await page.locator(APP_READY).waitFor({ state: "attached", timeout: 30_000 });
   const clock = page.getByLabel("Simulated time", { exact: true });
   if (CSS) await page.addStyleTag({ content: CSS });
+  if (OPEN_BESIDE) {
+    for (const summary of await page.locator("section.beside details > summary").all()) await summary.click();
+  }
   if (SCROLL) await page.locator(SCROLL).first().evaluate((el) => el.scrollIntoView({ block: "start" }));
   if (paused) {
     await page.waitForTimeout(2000);

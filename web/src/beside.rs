@@ -19,7 +19,9 @@ use watermark_engine::{Action, Protocol, Scenario};
 
 use crate::cluster::ClusterView;
 use crate::model::Playground;
+use crate::panels::Row;
 use crate::state::Ctx;
+use watermark_engine::snapshot::Snapshot;
 
 /// A run beside the session's own.
 #[derive(Clone)]
@@ -169,6 +171,53 @@ pub fn add_marks(runs: &[Beside], status: &mut crate::state::Status) {
             status.expect.push(e);
         }
     }
+}
+
+/// The event log of a run beside at its shown moment: its trace's rows (`panels::rows`, a
+/// run of retries as one) up to that moment, those of a kind `hidden` hides left out (the
+/// session's own log's filters), newest first, at most 200 (as the session's own log).
+pub fn log_rows(pg: &Playground, hidden: u64) -> Vec<Row> {
+    let lines = crate::state::newest_trace(pg);
+    crate::panels::newest_rows(&crate::panels::rows(lines.iter()), hidden)
+}
+
+/// The read-outs of a run beside at its shown moment, as markup, from its own snapshot and
+/// trace: the blocks of "In Kafka's words" that differ from run to run (the describe line is
+/// in the section already; the tools are the session's, and their lines are in each run's
+/// event log).
+pub fn readouts_markup(pg: &Playground, sn: &Snapshot) -> String {
+    use crate::panels::{
+        epochs_text, kafka_metrics_markup, level_class, many_partitions, metric_values, results_of,
+        rows, METRICS,
+    };
+    use crate::session::escape_attr as esc;
+    let lines = crate::state::newest_trace(pg);
+    let mut results = String::new();
+    for r in results_of(&rows(lines.iter())) {
+        results.push_str(&format!(
+            r#"<li class="{}">{}</li>"#,
+            level_class(&r),
+            esc(&r.1)
+        ));
+    }
+    let mut metrics = String::new();
+    for (k, v) in METRICS.iter().zip(metric_values(&sn.metrics)) {
+        metrics.push_str(&format!("<dt>{k}</dt><dd>{v}</dd>"));
+    }
+    format!(
+        concat!(
+            r#"<h3>kafka-get-offsets.sh</h3><pre class="offsets">{}</pre>"#,
+            r#"<h3>leader-epoch-checkpoint</h3><pre class="epochs">{}</pre>"#,
+            r#"<h3>Produce and consume results</h3><ul class="results">{}</ul>"#,
+            r#"<h3>Metrics</h3><dl class="metrics">{}</dl>"#,
+            r#"<h3>Kafka's metrics</h3><div class="kafka-metrics">{}</div>"#
+        ),
+        esc(&sn.offsets),
+        esc(&epochs_text(sn, many_partitions(pg.scenario()))),
+        results,
+        metrics,
+        kafka_metrics_markup(&sn.metrics.kafka)
+    )
 }
 
 /// The class of a run's section: `beside`, then `dN` for each broker N a difference is of
@@ -460,12 +509,82 @@ pub fn BesideTop(ctx: Ctx) -> impl IntoView {
     }
 }
 
+/// Keeps run `i`'s event log and read-outs (in its section's two `<details>`) showing its
+/// shown moment while each is open (`log_open`, `readouts_open`), refreshed at the event
+/// log's pace (`Ctx::beside_logs`: at most four times a second while playing, at once on a
+/// pause, an action or a seek). Closed, an effect reads only whether it is open, so the
+/// run's events wake nothing and build nothing.
+fn follow_details(ctx: Ctx, i: usize, log_open: RwSignal<bool>, readouts_open: RwSignal<bool>) {
+    let snap = ctx.beside_snaps[i];
+    // Each run's log keeps its rows' elements while they stay, as the session's own does.
+    let list = StoredValue::new_local(crate::panels::RowList::plain());
+    Effect::new(move |_| {
+        if !log_open.get() {
+            return;
+        }
+        ctx.beside_logs.track();
+        let hidden = ctx.log_hidden.get();
+        let rows = ctx.beside_runs.with_value(|runs| {
+            runs.get(i)
+                .map(|r| log_rows(&r.pg, hidden))
+                .unwrap_or_default()
+        });
+        if let Some(el) = crate::panels::page_element(&format!("ol[data-run=\"{i}\"]")) {
+            list.update_value(|l| l.sync(&el, &rows, crate::panels::log_class));
+        }
+    });
+    crate::patch::patch_effect(
+        Box::new(move || crate::panels::page_element(&format!("div[data-run=\"{i}\"]"))),
+        Box::new(move || {
+            if !readouts_open.get() {
+                return String::new();
+            }
+            ctx.beside_logs.track();
+            snap.with_untracked(|sn| {
+                ctx.beside_runs.with_value(|runs| {
+                    runs.get(i)
+                        .map(|r| readouts_markup(&r.pg, sn))
+                        .unwrap_or_default()
+                })
+            })
+        }),
+    );
+}
+
+/// A click on the summary of a run's event log or read-outs: sets `log` or `readouts` to
+/// whether its `<details>` is open once the click has toggled it (after this handler). A
+/// click, not the `toggle` event: one more event type is code of its own.
+fn toggled(ev: &leptos::ev::MouseEvent, log: RwSignal<bool>, readouts: RwSignal<bool>) {
+    use wasm_bindgen::JsCast;
+    let details = ev
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .and_then(|t| t.closest("summary").ok().flatten())
+        .and_then(|s| s.parent_element());
+    if let Some(d) = details {
+        let open = !d.has_attribute("open");
+        if d.class_name() == "beside-log" {
+            log.set(open);
+        } else {
+            readouts.set(open);
+        }
+    }
+}
+
 /// The runs beside, each under the one before: its title, its cluster view on the same
-/// clock, its describe line, and what differs from the top run.
+/// clock, its describe line, what differs from the top run, and (on the full page) its own
+/// event log and read-outs, each in a `<details>` closed until opened.
 #[component]
 pub fn BesideRuns(ctx: Ctx, labels: Memo<bool>) -> impl IntoView {
     (0..MAX_VARIANTS)
         .map(|i| {
+            let named = move |what: &str| {
+                format!(
+                    "{what} of the run below ({})",
+                    ctx.beside
+                        .with(|b| b.get(i).map(|v| v.title.clone()).unwrap_or_default())
+                )
+            };
             let shown = crate::panels::flag(Box::new(move || ctx.beside.with(|b| b.len() > i)));
             let lag = Memo::new(move |_| {
                 ctx.beside
@@ -477,14 +596,36 @@ pub fn BesideRuns(ctx: Ctx, labels: Memo<bool>) -> impl IntoView {
             };
             let snap = ctx.beside_snaps[i];
             view! {
-                {move || shown.get().then(|| view! {
-                    <section class=move || field(|v| &v.class) aria-label=move || format!("Beside: {}", field(|v| &v.title))>
+                {move || shown.get().then(|| {
+                    // Made with the section (closed), so a section built again starts
+                    // closed and its effects are made again with it.
+                    let log_open = RwSignal::new(false);
+                    let readouts_open = RwSignal::new(false);
+                    if !ctx.embed {
+                        follow_details(ctx, i, log_open, readouts_open);
+                    }
+                    view! {
+                    <section class=move || field(|v| &v.class) aria-label=move || format!("Beside: {}", field(|v| &v.title))
+                        on:click=move |ev| toggled(&ev, log_open, readouts_open)>
                         <h2 class="beside-title">"Below: the same timeline with "<b>{move || field(|v| &v.title)}</b></h2>
                         <ClusterView snap=snap clock=ctx.clock tick=ctx.tick lag_time_max_ms=lag width=ctx.width broker_ids=ctx.broker_ids labels=labels />
                         <p class="describe-mini" aria-label="kafka-topics --describe">{move || field(|v| &v.describe)}</p>
                         <ul class="differences" aria-label="What differs from the top run" inner_html=move || field(|v| &v.differences)></ul>
+                        // The run's own event log and read-outs (web/src/beside.rs,
+                        // follow_details): built only while open. Not in an embed, which
+                        // has no event log or read-outs of its own run either.
+                        {(!ctx.embed).then(|| view! {
+                            <details class="beside-log">
+                                <summary>{move || named("Event log")}" "<span class="hint">"(newest at the top)"</span></summary>
+                                <ol class="log" data-run=i.to_string() tabindex="0" aria-label=move || named("Event log")></ol>
+                            </details>
+                            <details class="beside-readouts">
+                                <summary>{move || named("Read-outs")}</summary>
+                                <div class="beside-outs" data-run=i.to_string() role="group" aria-label=move || named("Read-outs")></div>
+                            </details>
+                        }.into_any())}
                     </section>
-                }.into_any())}
+                }.into_any()})}
             }
         })
         .collect_view()
@@ -698,6 +839,151 @@ mod tests {
                 .count();
             assert_eq!(named, scenario.expect.len() - top, "{name}");
         }
+    }
+
+    /// The rows' texts.
+    fn texts(rows: &[Row]) -> Vec<String> {
+        rows.iter().map(|r| r.1.clone()).collect()
+    }
+
+    /// What the event logs hide by default (the main log's filters: broker lines).
+    fn default_hidden() -> u64 {
+        crate::panels::kind_bit(watermark_engine::event::TraceKind::Broker)
+    }
+
+    /// min-isr-side-by-side at `t` (the top run's minimum 2, the run beside's 1), the run
+    /// beside brought to it as the page does.
+    fn min_isr_at(t: u64) -> (Playground, Vec<Beside>) {
+        let scenario = watermark_engine::presets::preset("min-isr-side-by-side").expect("preset");
+        let mut main = Playground::new(scenario).expect("builds");
+        main.pause_at_captions = false;
+        let (mut runs, note) = build(&main);
+        assert_eq!(note, None);
+        main.run_to(t);
+        follow_all(&mut runs, &main, false);
+        (main, runs)
+    }
+
+    #[test]
+    fn a_run_besides_event_log_is_its_own_and_cut_at_the_shown_moment() {
+        let ok = "acks=all -> ok, offsets=3..5";
+        let refused = "acks=all -> NOT_ENOUGH_REPLICAS";
+        let (mut main, mut runs) = min_isr_at(11_500);
+        let below = texts(&log_rows(&runs[0].pg, default_hidden()));
+        let top = texts(&log_rows(&main, default_hidden()));
+        // The write at 10 s: acknowledged by the leader alone below (minimum 1), refused on
+        // top (minimum 2); each log has its own run's line only.
+        assert!(below.iter().any(|l| l.contains(ok)), "{below:#?}");
+        assert!(!below.iter().any(|l| l.contains(refused)), "{below:#?}");
+        assert!(top.iter().any(|l| l.contains(refused)), "{top:#?}");
+        assert!(!top.iter().any(|l| l.contains(ok)), "{top:#?}");
+        // The run's own `offsets` read-out at 11 s: HW 6 below, 3 on top.
+        assert!(
+            below.contains(&"[  11.000s] orders:0:6".to_string()),
+            "{below:#?}"
+        );
+        assert!(
+            top.contains(&"[  11.000s] orders:0:3".to_string()),
+            "{top:#?}"
+        );
+        // Newest first, as the page draws it, nothing after the shown moment, broker lines
+        // hidden as the session's log hides them by default.
+        let rows = log_rows(&runs[0].pg, default_hidden());
+        assert!(rows.windows(2).all(|w| w[0].0 > w[1].0));
+        assert!(rows.iter().all(|r| r.4 <= 11_500));
+        assert!(rows
+            .iter()
+            .all(|r| r.3 != watermark_engine::event::TraceKind::Broker));
+        assert!(log_rows(&runs[0].pg, 0)
+            .iter()
+            .any(|r| r.3 == watermark_engine::event::TraceKind::Broker));
+        // Back to 10.005 s, before the answer: the run beside's log is cut there, exactly
+        // the log of its run played straight to that moment.
+        main.seek(10_005);
+        follow_all(&mut runs, &main, false);
+        let back = log_rows(&runs[0].pg, default_hidden());
+        assert!(!texts(&back).iter().any(|l| l.contains(ok)), "{back:#?}");
+        assert!(back.iter().all(|r| r.4 <= 10_005));
+        let mut straight =
+            Playground::new(main.to_scenario().variant(0).expect("variant")).expect("builds");
+        straight.run_to(10_005);
+        assert_eq!(back, log_rows(&straight, default_hidden()));
+        // Forward again: the line is back.
+        main.run_to(11_500);
+        follow_all(&mut runs, &main, false);
+        assert_eq!(log_rows(&runs[0].pg, default_hidden()), rows);
+    }
+
+    #[test]
+    fn a_run_besides_log_shows_its_loss_lines() {
+        // KIP-101's scenario with Kafka 4.x on top and Kafka 0.10.2 beside: only the run
+        // beside loses an acknowledged record, and its log says so.
+        let mut s = watermark_engine::presets::preset("kip-101-side-by-side").expect("preset");
+        s.protocol = Protocol::Kafka4;
+        s.compare = variants_of("protocol=pre-kip-101").expect("choice");
+        s.expect.clear();
+        let mut main = Playground::new(s).expect("builds");
+        main.pause_at_captions = false;
+        let (mut runs, _) = build(&main);
+        main.run_to(20_000);
+        follow_all(&mut runs, &main, false);
+        let loss = |pg: &Playground| {
+            log_rows(pg, default_hidden())
+                .into_iter()
+                .filter(|r| r.3 == watermark_engine::event::TraceKind::Loss)
+                .collect::<Vec<_>>()
+        };
+        let lost = loss(&runs[0].pg);
+        assert!(!lost.is_empty());
+        assert!(lost
+            .iter()
+            .all(|r| r.2 == watermark_engine::event::Level::Error));
+        assert!(lost[0].1.contains("lost"), "{lost:#?}");
+        assert_eq!(loss(&main), vec![]);
+    }
+
+    #[test]
+    fn a_run_besides_read_outs_are_built_from_its_own_snapshot() {
+        let (main, runs) = min_isr_at(11_500);
+        let sn = |pg: &Playground| pg.current().snapshot_tail(crate::geometry::SNAPSHOT_TAIL);
+        let below = readouts_markup(&runs[0].pg, &sn(&runs[0].pg));
+        let top = readouts_markup(&main, &sn(&main));
+        assert!(
+            below.starts_with(concat!(
+                r#"<h3>kafka-get-offsets.sh</h3><pre class="offsets">orders:0:6</pre>"#,
+                r#"<h3>leader-epoch-checkpoint</h3><pre class="epochs">broker 1: 0 1 0 0"#
+            )),
+            "{below}"
+        );
+        assert!(
+            top.contains(r#"<pre class="offsets">orders:0:3</pre>"#),
+            "{top}"
+        );
+        // The produce results: the leader alone acknowledged below, refused on top.
+        assert!(
+            below.contains(r#"<li class="info">[  10.010s] acks=all -&gt; ok, offsets=3..5 (waited 10 ms)</li>"#),
+            "{below}"
+        );
+        assert!(
+            top.contains(
+                r#"<li class="error">[  10.010s] acks=all -&gt; NOT_ENOUGH_REPLICAS</li>"#
+            ),
+            "{top}"
+        );
+        assert!(
+            below.contains("<dt>Produce ok / failed</dt><dd>2 / 0</dd>"),
+            "{below}"
+        );
+        assert!(
+            top.contains("<dt>Produce ok / failed</dt><dd>1 / 1</dd>"),
+            "{top}"
+        );
+        // Kafka's metrics table of the run beside, and every text in it escaped (the patch
+        // reads only the five entities).
+        assert!(below.contains(&crate::panels::kafka_metrics_markup(
+            &sn(&runs[0].pg).metrics.kafka
+        )));
+        assert!(crate::patch::pieces(&below).is_some());
     }
 
     #[test]

@@ -728,7 +728,7 @@ const PRODUCE_V2: &str = "<label title=\"Where the records go, as KafkaProducer.
     <label title=\"Each record's value size in bytes (empty: the scenario's record_size_bytes, 1024 unless it says)\">size \
     <input type=\"number\" min=\"0\" max=\"1000000\" aria-label=\"Record size\" placeholder=\"record_size_bytes\"> bytes</label>";
 
-fn kind_name(k: TraceKind) -> &'static str {
+pub(crate) fn kind_name(k: TraceKind) -> &'static str {
     match k {
         TraceKind::Action => "actions",
         TraceKind::Readout => "read-outs",
@@ -746,7 +746,7 @@ fn kind_name(k: TraceKind) -> &'static str {
 }
 
 /// A kind's bit in a set of kinds.
-fn kind_bit(k: TraceKind) -> u64 {
+pub(crate) fn kind_bit(k: TraceKind) -> u64 {
     1 << (k as u64)
 }
 
@@ -783,7 +783,7 @@ fn filters_markup(hidden: u64) -> String {
 /// counts batches (a produce action's batch, or each of its records one by one): a batch
 /// fails once, when it is given up (an error not retried, delivery.timeout.ms, a cancel),
 /// however often it was retried before. The producer's own metrics count records.
-const METRICS: [&str; 11] = [
+pub(crate) const METRICS: [&str; 11] = [
     "Under-replicated",
     "Under min ISR",
     "Offline (no leader)",
@@ -838,7 +838,7 @@ pub fn kafka_metrics_markup(k: &watermark_engine::snapshot::KafkaMetrics) -> Str
     m
 }
 
-fn metric_values(m: &watermark_engine::snapshot::MetricsSnapshot) -> [String; 11] {
+pub(crate) fn metric_values(m: &watermark_engine::snapshot::MetricsSnapshot) -> [String; 11] {
     let yes = |b: bool| if b { "yes" } else { "no" }.to_string();
     [
         yes(m.under_replicated),
@@ -860,12 +860,12 @@ fn metric_values(m: &watermark_engine::snapshot::MetricsSnapshot) -> [String; 11
 
 /// A line of the event log or the produce results: (sequence number, text, level, kind,
 /// time). A run of retries is one line, the newest, saying how many it stands for.
-type Row = (u64, String, Level, TraceKind, u64);
+pub(crate) type Row = (u64, String, Level, TraceKind, u64);
 
 /// The producer's retry warnings come every retry.backoff.ms or so while an error lasts
 /// ("Got error produce response ... retrying"): each run of them, with no other produce
 /// line between, is shown as one row (the newest, at its place).
-fn rows<'a>(lines: impl Iterator<Item = &'a watermark_engine::TraceEvent>) -> Vec<Row> {
+pub(crate) fn rows<'a>(lines: impl Iterator<Item = &'a watermark_engine::TraceEvent>) -> Vec<Row> {
     let mut out: Vec<Row> = vec![];
     // The open run: its row's index in `out` and how many retries it holds.
     let mut run: Option<(usize, u32)> = None;
@@ -907,6 +907,61 @@ fn retry_left(ctx: Ctx, at: u64) -> Option<String> {
     })
 }
 
+/// The newest 200 of `all` whose kind `hidden` (a set of [`kind_bit`]s) does not hide,
+/// newest first.
+pub(crate) fn newest_rows(all: &[Row], hidden: u64) -> Vec<Row> {
+    all.iter()
+        .rev()
+        .filter(|e| hidden & kind_bit(e.3) == 0)
+        .take(200)
+        .cloned()
+        .collect()
+}
+
+/// The produce and consume results: the newest 8 produce or consume lines of `all`, newest
+/// first.
+pub(crate) fn results_of(all: &[Row]) -> Vec<Row> {
+    all.iter()
+        .rev()
+        .filter(|e| e.3 == TraceKind::Produce || e.3 == TraceKind::Consume)
+        .take(8)
+        .cloned()
+        .collect()
+}
+
+/// A result's class: its level (`info`, `warn`, `error`).
+pub(crate) fn level_class(r: &Row) -> String {
+    format!("{:?}", r.2).to_ascii_lowercase()
+}
+
+/// An event log line's class: its level and kind (`warn produce`, `error losses`).
+pub(crate) fn log_class(r: &Row) -> String {
+    format!("{} {}", level_class(r), kind_name(r.3).replace(' ', "-"))
+}
+
+/// Whether the scenario's cluster has more than one partition: the read-outs then name the
+/// partition in each line.
+pub(crate) fn many_partitions(s: &watermark_engine::Scenario) -> bool {
+    s.version >= 2 && s.topics.iter().map(|t| t.partition_count()).sum::<u32>() > 1
+}
+
+/// The shown partition's leader-epoch-checkpoint files, one line per broker with a replica;
+/// each line names it where the cluster has more than one (`many`), as the engine's
+/// `epochs` read-out does (`broker 2: orders-3: 0 1 0 0`).
+pub(crate) fn epochs_text(sn: &watermark_engine::snapshot::Snapshot, many: bool) -> String {
+    let label = if many {
+        format!("{}-{}: ", sn.topic, sn.partition)
+    } else {
+        String::new()
+    };
+    sn.brokers
+        .iter()
+        .filter(|b| b.hosts_replica)
+        .map(|b| format!("broker {}: {label}{}", b.id, b.leader_epoch_checkpoint))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn is_retry(r: &Row) -> bool {
     r.3 == TraceKind::Produce && r.2 == Level::Warn
 }
@@ -920,13 +975,29 @@ type RetrySpan = (u64, web_sys::Element, web_sys::Text);
 /// ones removed around it, which keeps a reader's place in the log (scroll anchoring). A
 /// retry row's span (what the producer does now, and Cancel) is updated with the clock.
 #[derive(Default)]
-struct RowList {
+pub(crate) struct RowList {
     /// The key of each drawn row, in order, and a retry row's time, span and text.
     drawn: Vec<((u64, String), Option<RetrySpan>)>,
+    /// Rows without a retry span: a run beside's log (its retries are not the session's,
+    /// which Cancel and the countdown speak of).
+    plain: bool,
 }
 
 impl RowList {
-    fn sync(&mut self, list: &web_sys::Element, rows: &[Row], class: fn(&Row) -> String) {
+    /// A list whose rows have no retry span (a run beside's log).
+    pub(crate) fn plain() -> Self {
+        RowList {
+            drawn: vec![],
+            plain: true,
+        }
+    }
+
+    pub(crate) fn sync(
+        &mut self,
+        list: &web_sys::Element,
+        rows: &[Row],
+        class: fn(&Row) -> String,
+    ) {
         let key = |r: &Row| (r.0, r.1.clone());
         let keys: Vec<(u64, String)> = rows.iter().map(key).collect();
         // The rows kept must keep their order; otherwise (never seen) everything is redrawn.
@@ -981,7 +1052,7 @@ impl RowList {
             };
             let _ = li.set_attribute("class", &class(r));
             li.set_text_content(Some(&r.1));
-            let retry = is_retry(r).then(|| {
+            let retry = (is_retry(r) && !self.plain).then(|| {
                 let span = doc.create_element("span").ok()?;
                 let _ = span.set_attribute("class", "retrying");
                 let _ = span.set_attribute("hidden", "");
@@ -1131,29 +1202,11 @@ fn watch_skipped(ctx: Ctx, el: &web_sys::Element) {
 #[component]
 pub fn Readouts(ctx: Ctx) -> impl IntoView {
     let snap = ctx.snap;
-    // The kinds hidden, as a set of bits: a u64, the type of another signal (each signal
-    // type is code of its own).
-    let hidden = RwSignal::new(kind_bit(TraceKind::Broker));
+    // The kinds hidden, as a set of bits (the runs beside hide them too).
+    let hidden = ctx.log_hidden;
     let epochs = move || {
-        // The shown partition's files; each line names it where the cluster has more than
-        // one, as the engine's `epochs` read-out does (`broker 2: orders-3: 0 1 0 0`).
-        let many = ctx.pg.with_value(|pg| {
-            let s = pg.scenario();
-            s.version >= 2 && s.topics.iter().map(|t| t.partition_count()).sum::<u32>() > 1
-        });
-        snap.with(|sn| {
-            let label = if many {
-                format!("{}-{}: ", sn.topic, sn.partition)
-            } else {
-                String::new()
-            };
-            sn.brokers
-                .iter()
-                .filter(|b| b.hosts_replica)
-                .map(|b| format!("broker {}: {label}{}", b.id, b.leader_epoch_checkpoint))
-                .collect::<Vec<_>>()
-                .join("\n")
-        })
+        let many = ctx.pg.with_value(|pg| many_partitions(pg.scenario()));
+        snap.with(|sn| epochs_text(sn, many))
     };
     // Rebuilt only when a value changes; the rows themselves stay.
     // A `Vec`, the type of another memo of the page (a memo of another type is kilobytes of
@@ -1169,28 +1222,13 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
     // Every line, a run of retries as one (a run is not broken by other kinds of lines, so
     // filtering after collapsing gives what collapsing the filtered lines would).
     let all = Memo::new(move |_| ctx.log.with(|l| rows(l.iter())));
-    let results = Memo::new(move |_| {
-        all.with(|l| {
-            l.iter()
-                .rev()
-                .filter(|e| e.3 == TraceKind::Produce || e.3 == TraceKind::Consume)
-                .take(8)
-                .cloned()
-                .collect::<Vec<_>>()
-        })
-    });
+    let results = Memo::new(move |_| all.with(|l| results_of(l)));
     // The newest 200 lines, oldest first as in a server log: new lines are appended (and old
     // ones dropped from the top), which keeps every other line's DOM node where it is.
     let lines = Signal::derive(move || {
         let hidden = hidden.get();
         all.with(|l| {
-            let mut v: Vec<Row> = l
-                .iter()
-                .rev()
-                .filter(|e| hidden & kind_bit(e.3) == 0)
-                .take(200)
-                .cloned()
-                .collect();
+            let mut v = newest_rows(l, hidden);
             v.reverse();
             v
         })
@@ -1208,22 +1246,10 @@ pub fn Readouts(ctx: Ctx) -> impl IntoView {
         ctx,
         ".readouts .results",
         results.into(),
-        |r| format!("{:?}", r.2).to_ascii_lowercase(),
+        level_class,
         false,
     );
-    row_list(
-        ctx,
-        ".readouts .log",
-        lines,
-        |l| {
-            format!(
-                "{} {}",
-                format!("{:?}", l.2).to_ascii_lowercase(),
-                kind_name(l.3).replace(' ', "-")
-            )
-        },
-        true,
-    );
+    row_list(ctx, ".readouts .log", lines, log_class, true);
     let on_log_scroll = move |_| {
         if let Some(el) = log() {
             let follow = el.scroll_top() + el.client_height() >= el.scroll_height() - 24;

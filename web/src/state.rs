@@ -87,6 +87,9 @@ pub struct Ctx {
     pub status: RwSignal<Status>,
     /// The trace up to the shown moment (newest last, bounded).
     pub log: RwSignal<Arc<Vec<TraceEvent>>>,
+    /// The kinds of line the event logs hide (the filters under "Event log", a set of
+    /// `panels::kind_bit`s): the session's own and each run beside's.
+    pub log_hidden: RwSignal<u64>,
     /// A message for the person: what an action did or why it was refused.
     pub notice: RwSignal<Option<String>>,
     /// Width available to the cluster view, in whole pixels (it is always whole: the
@@ -108,6 +111,10 @@ pub struct Ctx {
     pub beside: RwSignal<Vec<crate::beside::BesideView>>,
     /// Each run beside's shown state, for its cluster view (one signal a run).
     pub beside_snaps: [RwSignal<Arc<Snapshot>>; watermark_engine::compare::MAX_VARIANTS],
+    /// Counts the refreshes of the runs beside's event logs and read-outs: at the event
+    /// log's pace (at most every [`LOG_REFRESH_MS`] while playing; at once on a pause, an
+    /// action or a seek), when a run's state changed.
+    pub beside_logs: RwSignal<u64>,
     /// What publishing and saving remember between calls: one stored value, not one per
     /// field (each stored value's type is code of its own).
     book: StoredValue<Book>,
@@ -125,8 +132,10 @@ struct Book {
     /// (trace sequence, shown time) the log was last built at; and the real time (ms) of it.
     log_seq: (u64, u64),
     log_at: f64,
-    /// The log has lines not shown yet (it was refreshed too recently).
+    /// The log has lines not shown yet (it was refreshed too recently), or a run beside
+    /// changed since its log and read-outs were last refreshed (`beside_pending`).
     log_pending: bool,
+    beside_pending: bool,
 }
 
 /// Most trace lines the event log keeps on screen.
@@ -146,6 +155,20 @@ pub(crate) fn snap_key(pg: &Playground) -> SnapKey {
         pg.is_scrubbed_back(),
         pg.expectations_passed(),
     )
+}
+
+/// The newest [`LOG_LINES`] trace lines of `pg`'s shown state, oldest first: the event log's
+/// lines, of the session's own run and of each run beside.
+pub(crate) fn newest_trace(pg: &Playground) -> Vec<TraceEvent> {
+    let mut newest: Vec<TraceEvent> = pg
+        .current()
+        .trace_events()
+        .rev()
+        .take(LOG_LINES)
+        .cloned()
+        .collect();
+    newest.reverse();
+    newest
 }
 
 fn clock_of(pg: &Playground) -> Clock {
@@ -219,6 +242,9 @@ impl Ctx {
             tick: RwSignal::new(tick_of(clock.now)),
             status,
             log: RwSignal::new(Arc::new(vec![])),
+            log_hidden: RwSignal::new(crate::panels::kind_bit(
+                watermark_engine::event::TraceKind::Broker,
+            )),
             notice: RwSignal::new(None),
             width: RwSignal::new(width),
             broker_ids: Memo::new(move |_| {
@@ -234,6 +260,7 @@ impl Ctx {
             beside_runs: StoredValue::new(runs),
             beside: RwSignal::new(vec![]),
             beside_snaps: std::array::from_fn(|_| RwSignal::new(snap.get_untracked())),
+            beside_logs: RwSignal::new(0),
             book: StoredValue::new(Book {
                 dirty: false,
                 stored_is_current: false,
@@ -241,6 +268,7 @@ impl Ctx {
                 log_seq: (u64::MAX, u64::MAX),
                 log_at: f64::NEG_INFINITY,
                 log_pending: false,
+                beside_pending: false,
             }),
         };
         ctx.notice.set(note);
@@ -295,7 +323,7 @@ impl Ctx {
 
     fn publish_at(&self, frame_at: Option<f64>) {
         let (key, clock) = self.pg.with_value(|pg| (snap_key(pg), clock_of(pg)));
-        self.publish_beside(
+        let beside_changed = self.publish_beside(
             frame_at.is_none(),
             frame_at.is_none() || self.book().snap_key != Some(key),
         );
@@ -327,27 +355,25 @@ impl Ctx {
         let book = self.book();
         let (seq, shown_at) = book.log_seq;
         let stale = key.1 != seq || (key.3 && clock.now != shown_at);
+        // The runs beside's logs and read-outs follow the same pace (`beside_logs`).
+        let beside = book.beside_pending || beside_changed;
         let due = match frame_at {
             None => true,
             Some(at) => at - book.log_at >= LOG_REFRESH_MS,
         };
-        self.note(|b| b.log_pending = stale && !due);
-        if stale && due {
-            self.note(|b| {
-                b.log_seq = (key.1, clock.now);
+        self.note(|b| {
+            b.log_pending = (stale || beside) && !due;
+            b.beside_pending = beside && !due;
+            if (stale || beside) && due {
                 b.log_at = frame_at.unwrap_or(f64::NEG_INFINITY);
-            });
-            let lines: Vec<TraceEvent> = self.pg.with_value(|pg| {
-                let mut newest: Vec<TraceEvent> = pg
-                    .current()
-                    .trace_events()
-                    .rev()
-                    .take(LOG_LINES)
-                    .cloned()
-                    .collect();
-                newest.reverse();
-                newest
-            });
+            }
+        });
+        if beside && due {
+            self.beside_logs.update(|n| *n = n.wrapping_add(1));
+        }
+        if stale && due {
+            self.note(|b| b.log_seq = (key.1, clock.now));
+            let lines = self.pg.with_value(newest_trace);
             self.log.set(Arc::new(lines));
         }
     }
@@ -356,13 +382,13 @@ impl Ctx {
     /// changed: each one's snapshot when its state changed (`all`: every one), and their
     /// titles and differences from the session's own run when a run's or the session's own
     /// state (`main_changed`) did. Between events only the clock moves, as for the session's
-    /// own snapshot.
-    fn publish_beside(&self, all: bool, main_changed: bool) {
+    /// own snapshot. Returns whether a run's state changed.
+    fn publish_beside(&self, all: bool, main_changed: bool) -> bool {
         if self.beside_runs.with_value(Vec::is_empty) {
             if self.beside.with_untracked(|b| !b.is_empty()) {
                 self.beside.set(vec![]);
             }
-            return;
+            return false;
         }
         let changed = self.pg.with_value(|pg| {
             self.beside_runs
@@ -370,7 +396,7 @@ impl Ctx {
                 .unwrap_or_default()
         });
         if changed.is_empty() && !main_changed {
-            return;
+            return false;
         }
         for &i in &changed {
             let snap = self.beside_runs.with_value(|runs| {
@@ -394,6 +420,7 @@ impl Ctx {
         if self.beside.with_untracked(|b| *b != views) {
             self.beside.set(views);
         }
+        !changed.is_empty()
     }
 
     /// Sets the runs beside the session's own (the scenario's `compare`) and builds them
