@@ -717,8 +717,19 @@ impl Explorer {
             format!("{} (found by watermark explore)", scn.title)
         };
         scn.title = clip(&title, MAX_TEXT_LEN);
+        // The search runs the scenario's own run; a scenario that compares runs keeps its
+        // `compare`, whose variants take the same faults beside it, so the words say whose
+        // run broke the property.
+        let (whose, at) = if scn.compare.is_empty() {
+            ("", "Here")
+        } else {
+            (
+                ", in its own run (the top one; the runs beside take the same faults),",
+                "Here, in the top run,",
+            )
+        };
         let mut d = format!(
-            "watermark explore found a schedule of {} fault{} under which {}: {}",
+            "watermark explore found a schedule of {} fault{} under which{whose} {}: {}",
             s.len(),
             if s.len() == 1 { "" } else { "s" },
             v.property.words(),
@@ -740,7 +751,7 @@ impl Explorer {
             at: v.time_ms.min(end),
             action: Action::Note {
                 text: clip(
-                    &format!("Here {}: {}", v.property.words(), v.detail),
+                    &format!("{at} {}: {}", v.property.words(), v.detail),
                     MAX_TEXT_LEN,
                 ),
             },

@@ -88,6 +88,59 @@ fn search_and_verify(s: &Scenario, faults: Option<&str>, budget: u64) -> explore
 }
 
 #[test]
+fn a_side_by_side_scenarios_finding_keeps_its_runs_beside_and_says_whose_run_broke() {
+    // acks=1 on top, acks=all beside it: the search runs the top run; the written scenario
+    // keeps `compare`, and its words name the top run.
+    let mut s = scenario("1", 1, false, "kafka-4");
+    s.compare = vec![serde_json::from_str(r#"{"acks": "all"}"#).expect("a variant")];
+    let r = search_and_verify(&s, Some(PROCESS_FAULTS), 400);
+    let f = r.found.expect("acks=1 loses a record");
+    let written = explorer(&s, Some(PROCESS_FAULTS)).found_scenario(&f.shrunk, &f.shrunk_violation);
+    assert_eq!(written.compare, s.compare);
+    assert!(
+        written.description.starts_with(&format!(
+            "watermark explore found a schedule of {} fault{} under which, in its own run (the top one; the runs beside take the same faults), ",
+            f.shrunk.len(),
+            if f.shrunk.len() == 1 { "" } else { "s" }
+        )),
+        "{}",
+        written.description
+    );
+    let here = written
+        .timeline
+        .iter()
+        .filter(|a| matches!(&a.action, watermark_engine::Action::Note { text } if text.starts_with("Here, in the top run, ")))
+        .count();
+    assert_eq!(here, 1, "{}", written.to_json_pretty());
+    // The variant runs with the same faults.
+    let beside = written.variant(0).expect("the variant");
+    let faults = |sc: &Scenario| {
+        sc.timeline
+            .iter()
+            .filter(|a| !matches!(&a.action, watermark_engine::Action::Produce { .. }))
+            .count()
+    };
+    assert_eq!(faults(&beside), faults(&written));
+    // Without `compare`, the words are as before.
+    let plain = scenario("1", 1, false, "kafka-4");
+    let ex = explorer(&plain, Some(PROCESS_FAULTS));
+    let f = ex
+        .search(opts(400, 1))
+        .expect("search")
+        .found
+        .expect("found");
+    let written = ex.found_scenario(&f.shrunk, &f.shrunk_violation);
+    let here = format!("Here {}: ", f.shrunk_violation.property.words());
+    assert!(
+        written.timeline.iter().any(
+            |a| matches!(&a.action, watermark_engine::Action::Note { text } if text.starts_with(&here))
+        ),
+        "{}",
+        written.to_json_pretty()
+    );
+}
+
+#[test]
 fn kafka_4_with_acks_all_min_isr_2_and_no_unclean_election_loses_nothing() {
     // Every process and network fault, 400 schedules (about 2 s in a debug build).
     let r = search_and_verify(
