@@ -194,7 +194,9 @@ import { gzipSync, constants } from "node:zlib";
 // It did not pay for itself. Merged with main at 66e1a85 (370 299 bytes): 372 969, +2 670;
 // with main at b7ed62e (373 375 bytes, above, built here too): 375 927, +2 552. So the
 // budget is main's raised by exactly that.
-const BUDGET_GZIP_BYTES = 375_952;
+// The finder's words naming the top run of a side-by-side session (a744ff3): 375 963
+// bytes, +36. So the budget is that rounded up to the next 0.1 kB.
+const BUDGET_GZIP_BYTES = 376_000;
 // The embed loader (web/static/embed.js) is shipped too, but the playground never loads it:
 // documentation pages load it, and it loads the playground in an iframe. So it is not part
 // of the total above; it has a budget of its own, to stay one small script.
