@@ -297,6 +297,26 @@ test("a preset's walkthrough: step n of N, Previous and Next, a pause at each ca
   assert.equal(await clockMs(page), notes[0].at);
 });
 
+test("on a 375 px phone the walkthrough's caption is readable and its buttons are in the window", async () => {
+  const { page } = await openFresh(app, "/?preset=unclean-by-replica-order&t=20000");
+  await page.setViewportSize({ width: 375, height: 740 });
+  const bar = page.getByRole("group", { name: "Walkthrough", exact: true });
+  await bar.waitFor();
+  for (const control of [
+    button(page, "Previous step"),
+    button(page, "Next step"),
+    page.getByRole("checkbox", { name: "Pause at each step", exact: true }),
+  ]) {
+    await poll(async () => {
+      const box = await control.boundingBox();
+      return box && box.x >= 0 && box.x + box.width <= 375;
+    }, { message: async () => `${await control.evaluate((e) => e.outerHTML)} lies outside the window: ${JSON.stringify(await control.boundingBox())}` });
+  }
+  // The caption keeps at least 12rem of width, not a column of a word a line.
+  const width = await bar.locator(".caption").evaluate((c) => c.getBoundingClientRect().width);
+  assert.ok(width >= 192, `the caption is ${width} px wide`);
+});
+
 test("\"Pause at each step\" is the reader's choice: unticked, the next preset plays through its captions", async () => {
   const { page } = await openFresh(app, "/?preset=frozen-follower");
   const pausing = page.getByRole("checkbox", { name: "Pause at each step", exact: true });
