@@ -703,6 +703,35 @@ test("on a 375 px phone and in dark mode the page fits its width and keeps the c
   await app.screenshot(page, "playground-desktop-dark");
 });
 
+test("on a 375 px phone every control of a cluster's page is in the window, or in a box that scrolls", async () => {
+  // A version-2 cluster (the produce row's partitioner, key and size; the overview; zones)
+  // and a side-by-side one, every <details> opened.
+  for (const path of ["/?preset=zone-outage&t=20000", "/?preset=topic-min-isr-side-by-side&t=20000"]) {
+    const { page } = await openFresh(app, path);
+    await page.setViewportSize({ width: 375, height: 740 });
+    await page.locator(".produce").first().waitFor();
+    for (const summary of await page.locator("details:not([open]) > summary").all()) {
+      if (await summary.isVisible()) await summary.click();
+    }
+    await poll(async () => {
+      const out = await page.evaluate(() => {
+        const bad = [];
+        for (const e of document.querySelectorAll("button, input, select, a, textarea, summary")) {
+          const r = e.getBoundingClientRect();
+          if (r.width === 0 || r.height === 0 || (r.right <= window.innerWidth + 1 && r.left >= -1)) continue;
+          let up = e.parentElement;
+          while (up && !(/(auto|scroll)/.test(getComputedStyle(up).overflowX) && up.scrollWidth > up.clientWidth)) up = up.parentElement;
+          if (!up) bad.push(`${e.getAttribute("aria-label") || e.textContent.trim().slice(0, 30)} at ${Math.round(r.left)}–${Math.round(r.right)} px`);
+        }
+        return bad;
+      });
+      return out.length === 0 || out;
+    }).then((r) => assert.equal(r, true, `${path}: out of reach: ${r}`));
+    const widths = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+    assert.ok(widths[0] <= widths[1], `${path}: the page scrolls sideways: ${widths}`);
+  }
+});
+
 /** 5000 → `0:05.000`, as the page's clock shows it. */
 function fmt(ms) {
   return `${Math.floor(ms / 60_000)}:${String(Math.floor(ms / 1000) % 60).padStart(2, "0")}.${String(ms % 1000).padStart(3, "0")}`;
