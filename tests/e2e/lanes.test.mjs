@@ -315,6 +315,19 @@ test("on a 375 px phone the walkthrough's caption is readable and its buttons ar
   // The caption keeps at least 12rem of width, not a column of a word a line.
   const width = await bar.locator(".caption").evaluate((c) => c.getBoundingClientRect().width);
   assert.ok(width >= 192, `the caption is ${width} px wide`);
+  // A lane's menu keeps every item whole inside the window ("… from broker 1" and "… from
+  // broker 3" told apart).
+  await button(page, "Faults for broker 2").click();
+  const items = page.getByRole("menuitem");
+  await items.first().waitFor();
+  for (const item of await items.all()) {
+    const box = await item.boundingBox();
+    const name = await item.textContent();
+    assert.ok(box.x >= 0 && box.x + box.width <= 375, `${name}: ${JSON.stringify(box)}`);
+    const [scroll, client] = await item.evaluate((e) => [e.scrollWidth, e.clientWidth]);
+    assert.ok(scroll <= client, `${name} is cut: ${scroll} px in ${client}`);
+  }
+  assert.ok((await button(page, "Faults for broker 2").boundingBox()).x >= 0);
 });
 
 test("\"Pause at each step\" is the reader's choice: unticked, the next preset plays through its captions", async () => {
