@@ -703,12 +703,16 @@ test("on a 375 px phone and in dark mode the page fits its width and keeps the c
   await app.screenshot(page, "playground-desktop-dark");
 });
 
-test("on a 375 px phone every control of a cluster's page is in the window, or in a box that scrolls", async () => {
+test("on a 375 px and a 320 px phone every control of a cluster's page is in the window, or in a box that scrolls", async () => {
   // A version-2 cluster (the produce row's partitioner, key and size; the overview; zones)
   // and a side-by-side one, every <details> opened.
-  for (const path of ["/?preset=zone-outage&t=20000", "/?preset=topic-min-isr-side-by-side&t=20000"]) {
+  for (const [path, width] of [
+    ["/?preset=zone-outage&t=20000", 375],
+    ["/?preset=topic-min-isr-side-by-side&t=20000", 375],
+    ["/?preset=unclean-by-replica-order&t=52100", 320],
+  ]) {
     const { page } = await openFresh(app, path);
-    await page.setViewportSize({ width: 375, height: 740 });
+    await page.setViewportSize({ width, height: 740 });
     await page.locator(".produce").first().waitFor();
     for (const summary of await page.locator("details:not([open]) > summary").all()) {
       if (await summary.isVisible()) await summary.click();
@@ -728,7 +732,7 @@ test("on a 375 px phone every control of a cluster's page is in the window, or i
       return out.length === 0 || out;
     }).then((r) => assert.equal(r, true, `${path}: out of reach: ${r}`));
     const widths = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
-    assert.ok(widths[0] <= widths[1], `${path}: the page scrolls sideways: ${widths}`);
+    assert.ok(widths[0] <= widths[1], `${path} at ${width} px: the page scrolls sideways: ${widths}`);
   }
 });
 

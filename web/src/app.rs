@@ -39,9 +39,10 @@ fn stage_width(embed: bool) -> u64 {
     if embed {
         return (w - 16.0).clamp(300.0, geometry::MAX_STAGE_W) as u64;
     }
-    // Wide screens put the side panel beside the stage (see style/main.css).
+    // Wide screens put the side panel beside the stage (see style/main.css). The least is
+    // a 320 px phone's room (296 px), so the page never scrolls sideways there.
     let stage = if w >= 1100.0 { w - 400.0 } else { w - 24.0 };
-    stage.clamp(340.0, geometry::MAX_STAGE_W) as u64
+    stage.clamp(280.0, geometry::MAX_STAGE_W) as u64
 }
 
 fn typing_in_a_field(ev: &web_sys::KeyboardEvent) -> bool {
