@@ -448,3 +448,26 @@ test("the example page runs both embeds, resizes them, and drives them together"
   await page.waitForFunction(() => ["left", "right"].every((id) => Number(document.getElementById(id).dataset.time) > 20000));
   assert.deepEqual(await page.evaluate(() => Object.keys(localStorage)), [], "the embeds wrote nothing");
 });
+
+test("an embed in a phone-wide frame keeps its walkthrough's buttons in reach; in a documentation column, on one line", async () => {
+  for (const [width, oneLine] of [[320, false], [700, true]]) {
+    const { page } = await app.open("/?embed=1&preset=frozen-follower&t=20000");
+    await page.setViewportSize({ width, height: 600 });
+    const bar = page.getByRole("group", { name: "Walkthrough", exact: true });
+    await bar.waitFor();
+    for (const name of ["Previous step", "Next step"]) {
+      const control = page.getByRole("button", { name, exact: true });
+      let box;
+      const inside = async () => {
+        box = await control.boundingBox();
+        return box && box.x >= 0 && box.x + box.width <= width;
+      };
+      for (let i = 0; i < 40 && !(await inside()); i++) await page.waitForTimeout(50);
+      assert.ok(await inside(), `${width} px: ${name} at ${JSON.stringify(box)}`);
+    }
+    assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= width);
+    const height = await bar.evaluate((b) => b.getBoundingClientRect().height);
+    assert.equal(height < 50, oneLine, `${width} px: the bar is ${height} px high`);
+    await page.close();
+  }
+});
