@@ -786,15 +786,11 @@ mod tests {
 
     #[test]
     fn each_side_by_side_preset_meets_every_runs_expectations_played_frame_by_frame() {
-        for name in [
-            "acks-steps",
-            "min-isr-side-by-side",
-            "elr-side-by-side",
-            "kip-101-side-by-side",
-            "unclean-by-replica-order",
-            "topic-min-isr-side-by-side",
-        ] {
-            let scenario = watermark_engine::presets::preset(name).expect(name);
+        // Every preset that compares runs (engine/tests/compare.rs names them).
+        for (name, scenario) in watermark_engine::presets::PRESETS.iter().filter_map(|p| {
+            let s = watermark_engine::presets::preset(p.name).expect(p.name);
+            (!s.compare.is_empty()).then_some((p.name, s))
+        }) {
             let straight = watermark_engine::check::check(&scenario).expect("checks");
             let mut main = Playground::new(scenario.clone()).expect(name);
             let (mut runs, note) = build(&main);
